@@ -1,0 +1,26 @@
+"""Topology kinds by name, so presets can name them as data."""
+from __future__ import annotations
+
+from ppt.errors import ConfigError
+
+TOPOLOGIES: dict[str, type] = {}
+
+
+def register(cls):
+    """Class decorator: make a Topology subclass buildable from a preset by its ``kind``."""
+    TOPOLOGIES[cls.kind] = cls
+    return cls
+
+
+def build_topology(cfg: dict):
+    """Build the topology a preset's ``topology`` section describes."""
+    from ppt.interconnects import load_all  # noqa: F401  (registers every kind)
+    kind = cfg.get("kind") if isinstance(cfg, dict) else None
+    if kind is None:
+        raise ConfigError("topology is missing the field 'kind'")
+    try:
+        cls = TOPOLOGIES[kind]
+    except KeyError:
+        known = ", ".join(sorted(TOPOLOGIES))
+        raise ConfigError(f"unknown topology kind {kind!r}; choose one of: {known}") from None
+    return cls.from_config(cfg)

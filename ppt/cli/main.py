@@ -1,0 +1,61 @@
+"""The ``ppt`` command: one subcommand per module listed in COMMANDS.
+
+Each subcommand module defines ``HELP`` (one line), ``add_arguments(parser)``
+and ``run(args) -> int``.  A :class:`~ppt.errors.PPTError` raised anywhere is
+printed as one line on stderr with exit status 2, never as a traceback.
+"""
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+
+from ppt.errors import PPTError
+
+COMMANDS = ["systems", "topology", "bench", "run", "pingpong", "latency_survey",
+            "traffic", "snap", "replay", "trace_info"]
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse with a one-line error instead of usage + error."""
+
+    def error(self, message):
+        raise PPTError(f"{message} (see '{self.prog} --help')")
+
+
+def _available():
+    for name in COMMANDS:
+        try:
+            yield name, importlib.import_module(f"ppt.cli.{name}")
+        except ModuleNotFoundError as exc:
+            if exc.name != f"ppt.cli.{name}":
+                raise
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog="ppt", description="PPT: performance prediction of MPI applications "
+                     "on packet-level models of supercomputer interconnects.")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+    for name, module in _available():
+        cmd = sub.add_parser(name.replace("_", "-"), help=module.HELP, description=module.HELP)
+        module.add_arguments(cmd)
+        cmd.set_defaults(_run=module.run)
+    return parser
+
+
+def main(argv=None) -> int:
+    try:
+        args = build_parser().parse_args(argv)
+        if not getattr(args, "_run", None):
+            raise PPTError("no command given (see 'ppt --help')")
+        return args._run(args) or 0
+    except PPTError as exc:
+        print(f"ppt: error: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("ppt: interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

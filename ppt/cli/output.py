@@ -1,0 +1,39 @@
+"""Printing results: a JSON object with ``--json``, else an aligned table."""
+from __future__ import annotations
+
+import json
+import sys
+
+
+def add_json_flag(parser) -> None:
+    parser.add_argument("--json", action="store_true", help="print one JSON object on stdout")
+
+
+def emit(args, result: dict, headers=None, rows=None, title=None) -> None:
+    """Print ``result`` as JSON (``args.json``) or ``rows`` as a table under ``headers``."""
+    if getattr(args, "json", False):
+        json.dump(result, sys.stdout, sort_keys=True)
+        sys.stdout.write("\n")
+        return
+    if title:
+        print(title)
+    if rows is None:
+        rows = [[k, v] for k, v in result.items()]
+        headers = headers or ["field", "value"]
+    print(format_table(headers, rows))
+
+
+def format_table(headers, rows) -> str:
+    cells = [[_fmt(c) for c in row] for row in rows]
+    widths = [max(len(str(h)), *(len(r[i]) for r in cells)) if cells else len(str(h))
+              for i, h in enumerate(headers)]
+    lines = ["  ".join(str(h).rjust(w) for h, w in zip(headers, widths)),
+             "  ".join("-" * w for w in widths)]
+    lines += ["  ".join(c.rjust(w) for c, w in zip(r, widths)) for r in cells]
+    return "\n".join(lines)
+
+
+def _fmt(value) -> str:
+    if isinstance(value, float):
+        return f"{value:.6g}"
+    return str(value)
