@@ -1,0 +1,44 @@
+"""Progress of long runs on stderr: simulated time and events per second."""
+from __future__ import annotations
+
+import os
+import sys
+import time
+
+
+class Progress:
+    """A ``Simulation.progress`` hook printing at most every ``interval_s`` wall seconds.
+
+    Prints nothing when ``PPT_QUIET`` is set or on simulation ranks other than 0.
+    """
+
+    def __init__(self, label: str, interval_s: float = 2.0, stream=None):
+        self.label = label
+        self.interval_s = interval_s
+        self.stream = stream or sys.stderr
+        self.began = self.last = time.perf_counter()
+        self.enabled = not os.environ.get("PPT_QUIET")
+        self.shown = False
+
+    def __call__(self, sim) -> None:
+        wall = time.perf_counter()
+        if not self.enabled or sim.rank != 0 or wall - self.last < self.interval_s:
+            return
+        self.last = wall
+        rate = sim.events / max(wall - self.began, 1e-9)
+        self.note(f"simulated {sim.now * 1e6:,.1f} us, {sim.events:,} events, {rate:,.0f} events/s")
+
+    def note(self, text: str) -> None:
+        """One progress line (overwritten in place on a terminal)."""
+        if not self.enabled:
+            return
+        if self.stream.isatty():
+            self.stream.write(f"\r{self.label}: {text}\x1b[K")
+        else:
+            self.stream.write(f"{self.label}: {text}\n")
+        self.stream.flush()
+        self.shown = True
+
+    def done(self) -> None:
+        if self.shown and self.stream.isatty():
+            self.stream.write("\n")
