@@ -1,0 +1,38 @@
+"""Arguments shared by subcommands."""
+from __future__ import annotations
+
+from ppt.cli.output import add_json_flag
+
+
+def add_system_arguments(parser, positional: bool = True) -> None:
+    """SYSTEM (preset name or .json file), ``--set key=value`` overrides and ``--json``."""
+    if positional:
+        parser.add_argument("system", metavar="SYSTEM", help="system preset name (see 'ppt systems') or a .json preset file")
+    else:
+        parser.add_argument("--system", required=True, metavar="SYSTEM", help="system preset name or .json file")
+    parser.add_argument("--set", dest="overrides", action="append", default=[], metavar="KEY=VALUE",
+                        help="override a preset field, e.g. --set network.routing=val (repeatable)")
+    parser.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    add_json_flag(parser)
+
+
+def load_preset(args) -> dict:
+    from ppt.hardware.systems import load_system
+    return load_system(args.system, args.overrides)
+
+
+def parse_sizes(text: str) -> list[int]:
+    """``8,1024,1M`` -> byte counts (k, M, G suffixes are powers of 1024)."""
+    from ppt.errors import PPTError
+    scale = {"k": 1 << 10, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30}
+    sizes = []
+    for item in text.split(","):
+        item = item.strip()
+        try:
+            value = int(item[:-1]) * scale[item[-1]] if item and item[-1] in scale else int(item)
+        except ValueError:
+            raise PPTError(f"bad size {item!r}: give byte counts like 8,1024,1M") from None
+        if value < 0:
+            raise PPTError(f"bad size {item!r}: sizes must not be negative")
+        sizes.append(value)
+    return sizes

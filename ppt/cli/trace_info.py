@@ -1,0 +1,33 @@
+"""``ppt trace-info TRACE``: what a DUMPI trace set contains, read without simulating."""
+from __future__ import annotations
+
+from ppt.cli.output import add_json_flag, emit
+from ppt.traces.dumpi import TraceSet
+from ppt.traces.info import summarize
+
+HELP = "summarize a DUMPI trace set: ranks, calls by name, message and collective bytes, span"
+
+
+def add_arguments(parser) -> None:
+    parser.add_argument("trace", metavar="TRACE",
+                        help="trace set folder, its .meta file or its file prefix")
+    add_json_flag(parser)
+
+
+def run(args) -> int:
+    info = summarize(TraceSet(args.trace))
+    collective = info["collective_bytes"]
+    title = "\n".join([
+        f"trace      {info['trace']}",
+        f"ranks      {info['ranks']}",
+        f"records    {info['records']}"
+        + ("" if info["footer_counts_match"] else "  (differs from the trace footer's counts)"),
+        f"span       {info['span_s']:.6f} s",
+        f"p2p        {info['p2p_messages']} messages, {info['p2p_bytes']} bytes sent, "
+        f"{info['p2p_recv_posted_bytes']} bytes posted to receive",
+        f"collective {sum(collective.values())} bytes",
+        "",
+    ])
+    rows = [[name, count, collective.get(name, "")] for name, count in info["calls"].items()]
+    emit(args, info, headers=["call", "count", "collective bytes"], rows=rows, title=title)
+    return 0
