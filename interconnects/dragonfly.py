@@ -1,0 +1,474 @@
+"""Dragonfly networks and the group machinery shared with Cray Aries.
+
+A *grouped* network joins ``g`` identical groups of ``a`` routers; inside a
+group routers are wired by a small local graph (all-to-all for the dragonfly
+of Kim, Dally, Scott & Abts, "Technology-Driven, Highly-Scalable Dragonfly
+Topology", ISCA 2008; a 16 x 6 flattened butterfly for Aries), and every
+router owns ``h`` global ports whose links go to other groups.
+
+Global-link arrangements (how global port slot ``j = router*h + k`` of group
+``i`` is wired), applied to *trunks* of ``bundle`` consecutive slots so one
+trunk always reaches one group (Aries bundles 4 blue ports per trunk):
+
+* ``consecutive`` -- Kim et al.: trunk ``j`` of group ``i`` goes to the
+  ``j mod (g-1)``-th other group in increasing order (called "absolute" by
+  Hastings et al., "Comparing Global Link Arrangements for Dragonfly
+  Networks", IEEE Cluster 2015); with fewer than ``T+1`` groups the ``T``
+  trunks wrap around, giving ``T // (g-1)`` parallel trunks per group pair.
+* ``palmtree`` -- M. Garcia's arrangement as defined by Camarero, Vallejo &
+  Beivide, "Topological Characterization of Hamming and Dragonfly Networks and
+  Its Implications on Routing", ACM TACO 11(4), 2014: trunk ``j`` of group ``i``
+  goes to group ``i - 1 - (j mod (g-1))``, arriving on trunk ``T-1-j``;
+  needs ``(g-1)`` to divide ``T``.
+
+Routings (all pick their random choices from :meth:`Routing.rand`):
+
+* ``min`` -- local hops to a router owning a global link to the destination
+  group (its own link if it has one), the global hop, local hops to the
+  destination: ``2L+1`` router hops at most, ``L`` the local diameter.
+* ``val`` -- Valiant: minimal to a random intermediate group, then minimal to
+  the destination; inside one group, via a random intermediate router.
+* ``ugal`` -- UGAL-L: at the source router, per packet, MIN unless
+  ``occupancy[min port] * H_min > occupancy[val port] * H_val``.
+* ``par`` -- progressive adaptive routing (Jiang, Kim & Dally, ISCA 2009): the
+  UGAL-L choice is re-made at every router of the source group while the
+  packet still follows MIN.
+
+Virtual channels (deadlock freedom).  A path is cut into *phases*: a phase ends
+with a global hop, on reaching an intra-group Valiant router, or where PAR
+diverts a packet after at least one local hop.  A phase holds at most ``L``
+local hops; local hop ``l`` (0-based) of phase ``f`` uses VC ``L*f + l`` and
+the global hop ending phase ``f`` uses VC ``L*f + L - 1``.  Ranking channels by
+(VC, local before global), every packet's rank strictly increases hop by hop,
+so the channel dependency graph is acyclic.  VCs needed: ``L`` times 2 (MIN),
+3 (VAL, UGAL), 4 (PAR) -- 2/3/4 for the dragonfly (L=1) as in Kim et al. and
+Jiang et al., 4/6/8 for Aries (L=2).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ppt.config import field
+from ppt.errors import ConfigError
+from ppt.interconnects.registry import register
+from ppt.interconnects.topology import LinkClass, Packet, Routing, Topology
+
+ARRANGEMENTS = ("consecutive", "palmtree")
+
+_MIN, _VAL_GROUP, _VAL_ROUTER = 0, 1, 2
+_GOLDEN = 0x9E3779B97F4A7C15
+
+
+def complete_graph_ports(n: int) -> tuple[np.ndarray, np.ndarray]:
+    """Port wiring of ``n`` all-to-all members: ``(peer, peer_port)``, both ``(n, n-1)``.
+
+    Port ``q`` of member ``u`` reaches member ``q`` if ``q < u`` else ``q + 1``.
+    """
+    u = np.arange(n)[:, None]
+    q = np.arange(n - 1)[None, :]
+    peer = q + (q >= u)
+    return peer, u - (u > peer)
+
+
+def global_arrangement(num_groups: int, trunks: int, arrangement: str) -> tuple[np.ndarray, np.ndarray]:
+    """Peer group and peer trunk of every trunk of every group, ``(g, T)`` arrays, -1 if unused."""
+    g, m = num_groups, num_groups - 1
+    i = np.arange(g)[:, None]
+    tau = np.arange(trunks)[None, :]
+    if arrangement == "consecutive":
+        o = tau % m
+        group = o + (o >= i)
+        peer = (tau // m) * m + i - (i > group)
+        used = np.broadcast_to(tau < (trunks // m) * m, group.shape)
+        return np.where(used, group, -1), np.where(used, peer, -1)
+    group = (i - 1 - tau % m) % g
+    return group, np.broadcast_to(trunks - 1 - tau, group.shape).copy()
+
+
+class GroupedTopology(Topology):
+    """Identical groups of routers joined by global links (dragonfly family).
+
+    Router ``r`` is router ``r % a`` of group ``r // a``; its ports are the
+    local ports, then ``h`` global ports, then ``p`` node ports.  Nodes fill
+    routers in order (node ``n`` on router ``n // p``), so ``num_nodes`` may be
+    below ``a * g * p``.  ``local_diameter`` is the most local hops between two
+    routers of a group.
+    """
+
+    routings: dict = {}  # filled at the end of this module
+
+    num_groups: int
+    routers_per_group: int
+    nodes_per_router: int
+    local_diameter: int
+
+    def _build(self, *, num_groups, local_peer, local_peer_port, local_port_class, global_ports,
+               bundle, arrangement, nodes_per_router, num_nodes, link_classes, global_class,
+               node_class, router_delay_s):
+        a, lp = local_peer.shape
+        g, h, p = num_groups, global_ports, nodes_per_router
+        radix = lp + h + p
+        self.num_groups, self.routers_per_group, self.nodes_per_router = g, a, p
+        self.num_routers, self.num_nodes, self.radix = a * g, num_nodes, radix
+        self.link_classes, self.router_delay_s = tuple(link_classes), router_delay_s
+
+        peer = np.full((g, a, radix), -1, dtype=np.int64)
+        peer_port = np.full((g, a, radix), -1, dtype=np.int64)
+        cls = np.full((g, a, radix), -1, dtype=np.int64)
+        peer[:, :, :lp] = (np.arange(g) * a)[:, None, None] + local_peer
+        peer_port[:, :, :lp] = local_peer_port
+        cls[:, :, :lp] = local_port_class
+
+        trunks = a * h // bundle
+        trunk_group, trunk_peer = global_arrangement(g, trunks, arrangement)
+        slot_group = np.repeat(trunk_group, bundle, axis=1)
+        slot_peer = np.repeat(trunk_peer, bundle, axis=1) * bundle + np.tile(np.arange(bundle), trunks)
+        used = slot_group >= 0
+        peer[:, :, lp:lp + h] = np.where(used, slot_group * a + slot_peer // h, -1).reshape(g, a, h)
+        peer_port[:, :, lp:lp + h] = np.where(used, lp + slot_peer % h, -1).reshape(g, a, h)
+        cls[:, :, lp:lp + h] = np.where(used, global_class, -1).reshape(g, a, h)
+
+        node = np.arange(g * a * p).reshape(g, a, p)
+        present = node < num_nodes
+        peer_port[:, :, lp + h:] = np.where(present, node, -1)
+        cls[:, :, lp + h:] = np.where(present, node_class, -1)
+
+        self.port_peer = peer.reshape(a * g, radix)
+        self.port_peer_port = peer_port.reshape(a * g, radix)
+        self.port_class = cls.reshape(a * g, radix)
+        self.node_router = np.arange(num_nodes) // p
+        self.node_port = lp + h + np.arange(num_nodes) % p
+        self._local_tables(local_peer)
+        self._global_tables(lp, h)
+        self._node_router_list = self.node_router.tolist()
+        self._node_port_list = self.node_port.tolist()
+
+    def _local_tables(self, local_peer: np.ndarray) -> None:
+        """Hop distances inside a group and, per (router, target), the ports that get closer."""
+        a = local_peer.shape[0]
+        dist = np.full((a, a), -1, dtype=np.int64)
+        np.fill_diagonal(dist, 0)
+        adjacent = np.zeros((a, a), dtype=bool)
+        adjacent[np.arange(a)[:, None], local_peer] = True
+        reached = np.eye(a, dtype=bool)
+        frontier = reached.copy()
+        hops = 0
+        while not reached.all():
+            hops += 1
+            frontier = (frontier.astype(np.int64) @ adjacent.astype(np.int64) > 0) & ~reached
+            if not frontier.any():
+                raise ConfigError("the routers of a group are not connected; check the local wiring")
+            dist[frontier] = hops
+            reached |= frontier
+        self.local_diameter = hops
+        self.local_distance = dist
+        closer = dist[local_peer] == (dist - 1)[:, None, :]        # (u, port, v)
+        u, port, v = np.nonzero(closer)
+        order = np.lexsort((port, v, u))
+        key = (u * a + v)[order]
+        ports = port[order].tolist()
+        starts = np.searchsorted(key, np.arange(a * a)).tolist() + [len(ports)]
+        self._local_next = [tuple(ports[starts[i]:starts[i + 1]]) for i in range(a * a)]
+        self._local_dist = dist.ravel().tolist()
+
+    def _global_tables(self, lp: int, h: int) -> None:
+        """Global links per (group, group) and per (router, group), as Python lists for routing."""
+        a, g = self.routers_per_group, self.num_groups
+        glob = self.port_class[:, lp:lp + h] >= 0
+        router, slot = np.nonzero(glob)
+        port = slot + lp
+        to_group = self.port_peer[router, port] // a
+        key = (router // a) * g + to_group
+        order = np.argsort(key, kind="stable")
+        key, router, port, to_group = key[order], router[order], port[order], to_group[order]
+        self._gw_start = np.searchsorted(key, np.arange(g * g)).tolist()
+        self._gw_count = np.bincount(key, minlength=g * g).tolist()
+        self._gw_router, self._gw_port = router.tolist(), port.tolist()
+        rkey = router * g + to_group
+        order = np.argsort(rkey, kind="stable")
+        rkey, rport = rkey[order], port[order]
+        uniq, first = np.unique(rkey, return_index=True)
+        bounds = first.tolist() + [len(rkey)]
+        rport = rport.tolist()
+        self._direct = {k: tuple(rport[bounds[i]:bounds[i + 1]]) for i, k in enumerate(uniq.tolist())}
+        self._peer = self.port_peer.ravel().tolist()
+
+    # -- routing helpers (hot path: plain ints and lists) -------------------
+
+    def exit_link(self, key: int, router: int, group: int) -> tuple[int, int]:
+        """``(router, port)`` of the global link from ``router``'s group to ``group`` for ``key``.
+
+        A router owning links to ``group`` uses one of its own; otherwise the
+        choice depends only on ``key`` and ``group``, so every router of the
+        group sends the packet towards the same link.
+        """
+        g = self.num_groups
+        ports = self._direct.get(router * g + group)
+        if ports is not None:
+            return router, ports[(key >> 7) % len(ports)]
+        i = (router // self.routers_per_group) * g + group
+        j = self._gw_start[i] + ((key ^ (group * _GOLDEN)) >> 17) % self._gw_count[i]
+        return self._gw_router[j], self._gw_port[j]
+
+    def local_port(self, key: int, router: int, target: int) -> int:
+        """A port of ``router`` one hop closer to ``target`` in the same group (choice by ``key``)."""
+        a = self.routers_per_group
+        choices = self._local_next[(router % a) * a + target % a]
+        return choices[(key ^ target) % len(choices)]
+
+    def local_hops(self, router: int, target: int) -> int:
+        """Local hops between two routers of one group."""
+        a = self.routers_per_group
+        return self._local_dist[(router % a) * a + target % a]
+
+    def peer(self, router: int, port: int) -> int:
+        """The router at the far end of ``port`` of ``router``."""
+        return self._peer[router * self.radix + port]
+
+    # -- whole-topology figures ---------------------------------------------
+
+    def diameter(self) -> int:
+        """Largest router-to-router distance: min-plus over the links of each group pair.
+
+        Stops at the bound ``2L + 1`` (reached by the first pair in all but the
+        smallest instances), so it stays cheap for hundreds of groups.
+        """
+        a, g = self.routers_per_group, self.num_groups
+        dist, bound = self.local_distance, 2 * self.local_diameter + 1
+        routers, ports = np.array(self._gw_router), np.array(self._gw_port)
+        peers = self.port_peer[routers, ports]
+        worst = self.local_diameter
+        for s in range(g):
+            for t in range(s + 1, g):
+                i = s * g + t
+                k = slice(self._gw_start[i], self._gw_start[i] + self._gw_count[i])
+                links = np.unique(routers[k] % a * a + peers[k] % a)   # (local exit, local entry) pairs
+                best = np.full((a, a), bound, dtype=np.int64)
+                for chunk in np.array_split(links, -(-len(links) // 64)):
+                    via = dist[:, chunk // a][:, :, None] + dist[chunk % a, :][None, :, :]
+                    np.minimum(best, via.min(axis=1) + 1, out=best)
+                worst = max(worst, int(best.max()))
+                if worst == bound:
+                    return worst
+        return worst
+
+    def worst_case_destination(self, node: int, rand: int) -> int:
+        """Destination of ``node`` in the worst-case ("wc") pattern of Kim et al. 2008.
+
+        Every node of group ``i`` sends to a node of group ``i + 1`` (modulo the
+        groups that hold nodes), chosen by the non-negative integer ``rand``;
+        minimal routing then loads the few links from group ``i`` to ``i + 1``.
+        """
+        per_group = self.nodes_per_router * self.routers_per_group
+        populated = -(-self.num_nodes // per_group)
+        first = (node // per_group + 1) % populated * per_group
+        return first + rand % min(per_group, self.num_nodes - first)
+
+
+def check_group_limit(num_groups: int, trunks: int, where: str, limit_text: str) -> None:
+    """ConfigError unless ``2 <= num_groups <= trunks + 1`` (each group pair needs a trunk)."""
+    if num_groups < 2:
+        raise ConfigError(f"{where} = {num_groups}: a dragonfly needs at least 2 groups")
+    if num_groups > trunks + 1:
+        raise ConfigError(f"{where} = {num_groups} exceeds the limit of {trunks + 1} groups ({limit_text})")
+
+
+def check_arrangement(arrangement: str, num_groups: int, trunks: int, where: str) -> None:
+    """ConfigError for an unknown arrangement or a palmtree that does not fit."""
+    if arrangement not in ARRANGEMENTS:
+        raise ConfigError(f"{where} = {arrangement!r} is unknown; choose one of: {', '.join(ARRANGEMENTS)}")
+    if arrangement == "palmtree" and trunks % (num_groups - 1):
+        raise ConfigError(f"{where} = 'palmtree' needs g-1 = {num_groups - 1} to divide the "
+                          f"{trunks} global links of a group; use 'consecutive' or change g")
+
+
+def link_class(cfg: dict, name: str, prefix: str) -> LinkClass:
+    """LinkClass ``name`` from ``<prefix>_bandwidth_Bps`` and ``<prefix>_latency_s`` of ``cfg``."""
+    return LinkClass(name, field(cfg, f"{prefix}_bandwidth_Bps", "topology", float, positive=True),
+                     field(cfg, f"{prefix}_latency_s", "topology", float))
+
+
+@register
+class DragonflyTopology(GroupedTopology):
+    """Dragonfly of Kim et al. 2008: ``p`` nodes, ``a-1`` local and ``h`` global ports per router.
+
+    Radix ``k = p + a + h - 1``; ``g`` groups, from 2 up to ``a*h + 1``.
+    Link classes: 0 ``local``, 1 ``global``, 2 ``node``.
+    """
+
+    kind = "dragonfly"
+
+    def __init__(self, p: int, a: int, h: int, g: int, local: LinkClass, global_: LinkClass,
+                 node: LinkClass, router_delay_s: float, arrangement: str = "consecutive",
+                 num_nodes: int | None = None):
+        check_group_limit(g, a * h, "topology.g", f"a*h+1 with a={a}, h={h}")
+        check_arrangement(arrangement, g, a * h, "topology.arrangement")
+        num_nodes = p * a * g if num_nodes is None else num_nodes
+        if not 1 <= num_nodes <= p * a * g:
+            raise ConfigError(f"topology.num_nodes = {num_nodes} must be between 1 and p*a*g = {p * a * g}")
+        self.p, self.a, self.h, self.g, self.arrangement = p, a, h, g, arrangement
+        peer, peer_port = complete_graph_ports(a)
+        self._build(num_groups=g, local_peer=peer, local_peer_port=peer_port, local_port_class=0,
+                    global_ports=h, bundle=1, arrangement=arrangement, nodes_per_router=p,
+                    num_nodes=num_nodes, link_classes=(local, global_, node), global_class=1,
+                    node_class=2, router_delay_s=router_delay_s)
+
+    @classmethod
+    def from_config(cls, cfg: dict) -> "DragonflyTopology":
+        sizes = {k: field(cfg, k, "topology", int, positive=True) for k in ("p", "a", "h", "g")}
+        return cls(**sizes,
+                   local=link_class(cfg, "local", "local"),
+                   global_=link_class(cfg, "global", "global"),
+                   node=link_class(cfg, "node", "node"),
+                   router_delay_s=field(cfg, "router_delay_s", "topology", float),
+                   arrangement=field(cfg, "arrangement", "topology", str, default="consecutive"),
+                   num_nodes=field(cfg, "num_nodes", "topology", int, default=None))
+
+
+# -- routing ------------------------------------------------------------------
+
+class GroupRouting(Routing):
+    """Minimal routing on a :class:`GroupedTopology`; base of the non-minimal ones.
+
+    ``pkt.route`` holds the plan ``(mode, mid, bump, key)``: ``mode`` MIN,
+    Valiant via group ``mid`` or via router ``mid``; ``bump`` the extra phase of
+    a PAR diversion; ``key`` the packet's random word.
+    """
+
+    name = "min"
+    phases = 2
+
+    def __init__(self, topology: GroupedTopology, seed: int = 0):
+        super().__init__(topology, seed)
+        self.num_vcs = self.phases * topology.local_diameter
+        self._L = topology.local_diameter
+        self._a = topology.routers_per_group
+        self._node_router = topology._node_router_list
+        self._node_port = topology._node_port_list
+
+    def inject(self, pkt: Packet) -> None:
+        pkt.route = (_MIN, -1, 0, self.rand(pkt))
+
+    def route(self, pkt: Packet, router: int, occupancy) -> tuple[int, int]:
+        return self._next(pkt, router, pkt.route)
+
+    def _next(self, pkt: Packet, router: int, plan: tuple) -> tuple[int, int]:
+        """Port and VC of the next hop of ``plan`` from ``router`` (no side effects)."""
+        mode, mid, bump, key = plan
+        topo, a, L = self.topo, self._a, self._L
+        dst = self._node_router[pkt.dst]
+        group = -1
+        if mode == _VAL_ROUTER:
+            if router == mid or (pkt.hops and pkt.vc >= L):
+                phase, target = 1, dst
+            else:
+                phase, target = 0, mid
+        else:
+            here, src_g, dst_g = router // a, self._node_router[pkt.src] // a, dst // a
+            target = dst
+            if here == dst_g:
+                phase = 0 if here == src_g else bump + 1 + mode
+            elif here == src_g:
+                phase, group = bump, (mid if mode == _VAL_GROUP else dst_g)
+            else:
+                phase, group = bump + 1, dst_g
+        base = L * phase
+        if group >= 0:
+            target, port = topo.exit_link(key, router, group)
+            if target == router:
+                return port, base + L - 1
+        elif router == target:
+            return self._node_port[pkt.dst], pkt.vc
+        local = pkt.vc - base + 1 if pkt.hops and pkt.vc >= base else 0
+        return topo.local_port(key, router, target), base + local
+
+    def _hops(self, pkt: Packet, router: int, plan: tuple) -> int:
+        """Router hops ``plan`` takes from ``router`` on an idle network."""
+        mode, mid, _, key = plan
+        topo = self.topo
+        dst = self._node_router[pkt.dst]
+        if mode == _VAL_ROUTER:
+            return topo.local_hops(router, mid) + topo.local_hops(mid, dst)
+        hops = 0
+        for group in ((mid, dst // self._a) if mode == _VAL_GROUP else (dst // self._a,)):
+            if router // self._a != group:
+                gw, port = topo.exit_link(key, router, group)
+                hops += topo.local_hops(router, gw) + 1
+                router = topo.peer(gw, port)
+        return hops + topo.local_hops(router, dst)
+
+    def _valiant(self, pkt: Packet, key: int, bump: int, salt: int):
+        """A Valiant plan for ``pkt`` (random group, or random router of a shared group), or None."""
+        topo, a = self.topo, self._a
+        src, dst = self._node_router[pkt.src], self._node_router[pkt.dst]
+        pick = self.rand(pkt, salt)
+        if src // a != dst // a:
+            if topo.num_groups < 3:
+                return None
+            mid, low, high = pick % (topo.num_groups - 2), *sorted((src // a, dst // a))
+        elif src != dst and a >= 3:
+            mid, low, high = pick % (a - 2), *sorted((src % a, dst % a))
+        else:
+            return None
+        mid += mid >= low
+        mid += mid >= high
+        if src // a != dst // a:
+            return (_VAL_GROUP, mid, bump, key)
+        return (_VAL_ROUTER, src - src % a + mid, bump, key)
+
+    def _choose(self, pkt: Packet, router: int, occupancy, plan: tuple, bump: int, salt: int) -> tuple:
+        """UGAL-L: keep ``plan`` unless its first port's queue x hops exceeds the Valiant one's."""
+        queued = occupancy[self._next(pkt, router, plan)[0]]
+        if not queued:                      # an idle minimal port always wins
+            return plan
+        alternative = self._valiant(pkt, plan[3], bump, salt)
+        if alternative is None:
+            return plan
+        if queued * self._hops(pkt, router, plan) <= \
+                occupancy[self._next(pkt, router, alternative)[0]] * self._hops(pkt, router, alternative):
+            return plan
+        return alternative
+
+
+class ValiantRouting(GroupRouting):
+    """Valiant: via a random intermediate group (or router, inside one group)."""
+
+    name = "val"
+    phases = 3
+
+    def inject(self, pkt: Packet) -> None:
+        key = self.rand(pkt)
+        pkt.route = self._valiant(pkt, key, 0, 1) or (_MIN, -1, 0, key)
+
+
+class UgalRouting(GroupRouting):
+    """UGAL-L: MIN or Valiant chosen per packet at the source router."""
+
+    name = "ugal"
+    phases = 3
+
+    def route(self, pkt: Packet, router: int, occupancy) -> tuple[int, int]:
+        if pkt.hops == 0:
+            pkt.route = self._choose(pkt, router, occupancy, (_MIN, -1, 0, pkt.route[3]), 0, 1)
+        return self._next(pkt, router, pkt.route)
+
+
+class ProgressiveRouting(GroupRouting):
+    """PAR: the UGAL-L choice, re-made at each source-group router while on MIN."""
+
+    name = "par"
+    phases = 4
+
+    def route(self, pkt: Packet, router: int, occupancy) -> tuple[int, int]:
+        plan = pkt.route
+        if pkt.hops == 0:
+            pkt.route = self._choose(pkt, router, occupancy, (_MIN, -1, 0, plan[3]), 0, 1)
+        elif plan[0] == _MIN:
+            a, src, dst = self._a, self._node_router[pkt.src], self._node_router[pkt.dst]
+            if router // a == src // a != dst // a:
+                pkt.route = self._choose(pkt, router, occupancy, plan, 1, 2 + pkt.hops)
+        return self._next(pkt, router, pkt.route)
+
+
+GroupedTopology.routings = {"min": GroupRouting, "val": ValiantRouting,
+                            "ugal": UgalRouting, "par": ProgressiveRouting}
