@@ -1,0 +1,212 @@
+"""InfiniBand fat-tree: the m-port n-tree with multiple-LID (MLID) routing.
+
+Reference: X.-Y. Lin, Y.-C. Chung and T.-Y. Huang, "A multiple LID routing scheme
+for fat-tree-based InfiniBand networks", IPDPS 2004.  Numbering follows the paper
+(``half`` = m/2):
+
+* Processing node P(p0 p1 ... p_{n-1}) with p0 in [0, m) and p_i in [0, half):
+  2*half^n nodes.  Node id = the mixed-radix value of p (p0 most significant).
+* Switch SW<w, l> at level l in [0, n) (0 = roots, n-1 = leaves, height n+1 with
+  the nodes), label w = w0 ... w_{n-2}; roots have w in [0, half)^(n-1), the other
+  levels w0 in [0, m) and w_i in [0, half): (2n-1)*half^(n-1) switches.  Router
+  ids run level by level, inside a level by the mixed-radix value of w.
+* Ports: a root uses all m ports downward; other switches use ports [0, half)
+  down and [half, m) up.  Down port k of SW<w, l> meets up port w_l + half of
+  SW<w', l+1>, where w' is w with digit l replaced by k.  P(p) hangs off port
+  p_{n-1} of leaf SW<p0 ... p_{n-2}, n-1>.
+
+Routing is up*/down* through the lowest common ancestor, in the paper's LID
+form: every node owns a block of half^(n-1) LIDs, BaseLID(P) = id*half^(n-1) + 1,
+and a switch at level l forwards destination LID d down to port p'_l when the
+destination lies below it, else up to port half + floor((d-1)/half^(n-1-l)) mod half.
+The source chooses the LID offset, hence the up-path:
+
+* ``mlid`` (alias ``min``): the paper's path selection -- the offset is the
+  source's rank inside the subtree below the lowest common ancestor (its digits
+  after the common prefix), so sources spread over distinct up-links and roots.
+* ``dmodk`` (alias ``single``): one LID per node (offset = destination id mod
+  half^(n-1)); every path to a destination climbs to the same root (D-mod-K).
+
+A tree may be populated with fewer nodes than its capacity: nodes 0..num_nodes-1
+take the first leaf ports in id order; the remaining ports stay empty.  The
+model does not enforce InfiniBand's 48K unicast LID space (the published scheme
+needs 2*half^n * half^(n-1) LIDs).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ppt.config import field
+from ppt.errors import ConfigError
+from ppt.interconnects.registry import register
+from ppt.interconnects.topology import LinkClass, Routing, Topology
+
+SWITCH_LINK, TERMINAL_LINK = 0, 1
+
+
+@register
+class FatTree(Topology):
+    """An m-port n-tree of m-port switches (see module docstring)."""
+
+    kind = "fattree"
+
+    def __init__(self, ports: int, levels: int, link_bandwidth_Bps: float, link_latency_s: float,
+                 router_delay_s: float, num_nodes: int | None = None,
+                 terminal_bandwidth_Bps: float | None = None, terminal_latency_s: float | None = None):
+        if ports < 2 or ports % 2:
+            raise ConfigError(f"topology.ports must be an even number >= 2 (m-port n-tree), got {ports}")
+        if levels < 1:
+            raise ConfigError(f"topology.levels must be >= 1, got {levels}")
+        m, n, half = ports, levels, ports // 2
+        self.ports, self.levels, self.half = m, n, half
+        self.capacity = 2 * half ** n
+        if num_nodes is None:
+            num_nodes = self.capacity
+        if not 1 <= num_nodes <= self.capacity:
+            raise ConfigError(f"topology.num_nodes must be in 1..{self.capacity} "
+                              f"(2*(m/2)^n for m={m}, n={n}), got {num_nodes}")
+        self.num_nodes = num_nodes
+        self.lids_per_node = half ** (n - 1)
+        roots = half ** (n - 1)
+        per_level = m * half ** (n - 2) if n >= 2 else 0
+        self.level_offset = [0] + [roots + i * per_level for i in range(n - 1)]
+        self.num_routers = roots + (n - 1) * per_level
+        self.radix = m
+        self.router_delay_s = router_delay_s
+        self.link_classes = (
+            LinkClass("switch", link_bandwidth_Bps, link_latency_s),
+            LinkClass("terminal", terminal_bandwidth_Bps or link_bandwidth_Bps,
+                      link_latency_s if terminal_latency_s is None else terminal_latency_s),
+        )
+        self._build_ports(roots, per_level)
+        self.router_level = np.repeat(np.arange(n), [roots] + [per_level] * (n - 1))
+
+    @classmethod
+    def from_config(cls, cfg: dict) -> "FatTree":
+        where = "topology"
+        return cls(ports=field(cfg, "ports", where, int, positive=True),
+                   levels=field(cfg, "levels", where, int, positive=True),
+                   num_nodes=field(cfg, "num_nodes", where, int, default=None),
+                   link_bandwidth_Bps=field(cfg, "link_bandwidth_Bps", where, float, positive=True),
+                   link_latency_s=field(cfg, "link_latency_s", where, float),
+                   router_delay_s=field(cfg, "router_delay_s", where, float, default=0.0),
+                   terminal_bandwidth_Bps=field(cfg, "terminal_bandwidth_Bps", where, float, default=None),
+                   terminal_latency_s=field(cfg, "terminal_latency_s", where, float, default=None))
+
+    def _build_ports(self, roots: int, per_level: int) -> None:
+        m, n, half = self.ports, self.levels, self.half
+        shape = (self.num_routers, m)
+        self.port_peer = np.full(shape, -1, dtype=np.int32)
+        self.port_peer_port = np.full(shape, -1, dtype=np.int32)
+        self.port_class = np.full(shape, -1, dtype=np.int8)
+        for level in range(n - 1):
+            count, down = (roots, m) if level == 0 else (per_level, half)
+            place = half ** (n - 2 - level)          # weight of label digit `level`
+            upper = np.arange(count)[:, None]
+            digit = (upper // place) % half           # w_level of the upper switch
+            k = np.arange(down)[None, :]
+            lower = upper - digit * place + k * place
+            up_port = np.broadcast_to(half + digit, lower.shape)
+            urow = np.broadcast_to(self.level_offset[level] + upper, lower.shape)
+            lrow = self.level_offset[level + 1] + lower
+            kk = np.broadcast_to(k, lower.shape)
+            self.port_peer[urow, kk] = lrow
+            self.port_peer_port[urow, kk] = up_port
+            self.port_peer[lrow, up_port] = urow
+            self.port_peer_port[lrow, up_port] = kk
+            self.port_class[urow, kk] = SWITCH_LINK
+            self.port_class[lrow, up_port] = SWITCH_LINK
+        leaf_ports = m if n == 1 else half
+        nodes = np.arange(self.num_nodes)
+        self.node_router = (self.level_offset[n - 1] + nodes // leaf_ports).astype(np.int32)
+        self.node_port = (nodes % leaf_ports).astype(np.int32)
+        self.port_peer_port[self.node_router, self.node_port] = nodes
+        self.port_class[self.node_router, self.node_port] = TERMINAL_LINK
+
+    def node_digits(self, node: int) -> list[int]:
+        """The paper's label p0 p1 ... p_{n-1} of processing node ``node``."""
+        digits = []
+        for _ in range(self.levels - 1):
+            node, d = divmod(node, self.half)
+            digits.append(d)
+        return [node] + digits[::-1]
+
+    def common_prefix(self, a: int, b: int) -> int:
+        """Length of the common prefix of two node labels: the level of their lowest common ancestor."""
+        n, half = self.levels, self.half
+        for length in range(1, n + 1):
+            div = half ** (n - length)
+            if a // div != b // div:
+                return length - 1
+        return n
+
+    def base_lid(self, node: int) -> int:
+        """BaseLID(P): the first of the node's half^(n-1) LIDs (LIDs start at 1)."""
+        return node * self.lids_per_node + 1
+
+    def diameter(self) -> int:
+        """Switch-to-switch hop diameter: up n-1 levels and down again."""
+        return 2 * (self.levels - 1)
+
+
+class _LidRouting(Routing):
+    """The paper's switch forwarding rule on a destination LID chosen at the source."""
+
+    num_vcs = 1  # up*/down* paths cannot form a cyclic channel dependency
+
+    def __init__(self, topology: FatTree, seed: int = 0):
+        super().__init__(topology, seed)
+        n, half = topology.levels, topology.half
+        level = topology.router_level
+        index = np.arange(topology.num_routers) - np.asarray(topology.level_offset)[level]
+        digit_div = half ** (n - 1 - level)
+        below_div = np.where(level == 0, topology.capacity, half * digit_div)
+        prefix = np.where(level == 0, 0, index // digit_div)
+        digit_mod = np.where(level == 0, topology.ports, half)
+        # Per router: (below_div, prefix, digit_div, digit_mod); the destination is below
+        # the switch when dst // below_div == prefix, and then leaves on digit p'_level.
+        self._rows = list(zip(below_div.tolist(), prefix.tolist(), digit_div.tolist(), digit_mod.tolist()))
+        self._half = half
+
+    def lid_offset(self, src: int, dst: int) -> int:
+        """Which of the destination's LIDs (0-based offset) the source uses."""
+        raise NotImplementedError
+
+    def dlid(self, src: int, dst: int) -> int:
+        """Destination LID the source puts in the packet's local route header."""
+        return self.topo.base_lid(dst) + self.lid_offset(src, dst)
+
+    def inject(self, pkt) -> None:
+        pkt.route = self.dlid(pkt.src, pkt.dst)
+
+    def route(self, pkt, router, occupancy):
+        below_div, prefix, digit_div, digit_mod = self._rows[router]
+        dst = pkt.dst
+        if dst // below_div == prefix:
+            return (dst // digit_div) % digit_mod, 0
+        half = self._half
+        return half + ((pkt.route - 1) // digit_div) % half, 0
+
+
+class MlidRouting(_LidRouting):
+    """Multiple LIDs per node: the source's rank below the lowest common ancestor picks the LID."""
+
+    name = "mlid"
+
+    def lid_offset(self, src: int, dst: int) -> int:
+        topo = self.topo
+        alpha = topo.common_prefix(src, dst)
+        return src % topo.half ** max(topo.levels - 1 - alpha, 0)
+
+
+class DmodkRouting(_LidRouting):
+    """One LID per node: every source climbs towards the same root (destination mod k)."""
+
+    name = "dmodk"
+
+    def lid_offset(self, src: int, dst: int) -> int:
+        return dst % self.topo.lids_per_node
+
+
+FatTree.routings = {"mlid": MlidRouting, "min": MlidRouting,
+                    "dmodk": DmodkRouting, "single": DmodkRouting}
