@@ -1,0 +1,87 @@
+"""``ppt run``: run an MPI application script on a simulated system.
+
+The script is a Python file defining ``main(mpi)``; every rank calls it with
+its own ``mpi`` object (``mpi.COMM_WORLD``, ``mpi.compute(...)``, ... see
+:mod:`ppt.mpi.api`).  ``--script-args '...'`` reach the script as ``mpi.argv``.
+Under ``mpiexec -n K`` the simulation itself runs in parallel; rank 0 prints.
+"""
+from __future__ import annotations
+
+import importlib.util
+import shlex
+from pathlib import Path
+
+from ppt.cli.common import add_system_arguments, load_preset
+from ppt.cli.output import emit
+from ppt.errors import PPTError
+
+HELP = "run an MPI application script (defining main(mpi)) on a simulated system"
+
+#: The function every rank runs.
+ENTRY = "main"
+
+
+def add_arguments(parser) -> None:
+    parser.add_argument("script", metavar="SCRIPT.py", help="Python file defining main(mpi)")
+    add_system_arguments(parser, positional=False)
+    parser.add_argument("--ranks", type=int, required=True, help="number of MPI ranks")
+    parser.add_argument("--ranks-per-node", type=int, default=None,
+                        help="ranks per node (default: one per core)")
+    parser.add_argument("--mapping", default="linear", metavar="linear|round-robin|random|FILE",
+                        help="rank-to-node mapping (random uses --seed; FILE lists one node per rank)")
+    parser.add_argument("--network", choices=["packet", "analytic"], default="packet",
+                        help="packet-level model (default) or contention-free analytic model")
+    parser.add_argument("--algorithm", action="append", default=[], metavar="COLLECTIVE=NAME",
+                        help="collective algorithm, e.g. allreduce=ring (repeatable)")
+    parser.add_argument("--script-args", default="", metavar="'ARGS'",
+                        help="arguments for the script (one quoted string), seen by it as mpi.argv")
+
+
+def load_main(path: str):
+    """The ``main`` function of script ``path``."""
+    file = Path(path)
+    if not file.is_file():
+        raise PPTError(f"script {path!r} not found")
+    spec = importlib.util.spec_from_file_location(f"ppt_script_{file.stem}", file)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    main = getattr(module, ENTRY, None)
+    if not callable(main):
+        raise PPTError(f"script {file.name} defines no {ENTRY}(mpi) function; every rank runs {ENTRY}(mpi)")
+    return main
+
+
+def _algorithms(items) -> dict:
+    choices = {}
+    for item in items:
+        kind, sep, name = item.partition("=")
+        if not sep:
+            raise PPTError(f"--algorithm takes COLLECTIVE=NAME (e.g. allreduce=ring), got {item!r}")
+        choices[kind] = name
+    return choices
+
+
+def run(args) -> int:
+    from ppt.machine import Machine
+    from ppt.mpi import MPIJob
+    main = load_main(args.script)
+    machine = Machine(load_preset(args), network_kind=args.network, seed=args.seed)
+    job = MPIJob.on_machine(machine, args.ranks, args.ranks_per_node, args.mapping, args.seed,
+                            _algorithms(args.algorithm))
+    result = job.run(main, argv=shlex.split(args.script_args))
+    from ppt.engine import parallel
+    world = parallel.world()
+    if world is not None and world.rank != 0:
+        return 0
+    summary = result.as_json()
+    if args.json:
+        emit(args, summary)
+        return 0
+    print(f"{machine.name} ({args.network} network): {result.ranks} ranks on "
+          f"{len(set(e['node'] for e in result.per_rank))} nodes, predicted {result.predicted_s:.6g} s")
+    compute = sum(e["compute_s"] for e in result.per_rank) / result.ranks
+    comm = sum(e["comm_s"] for e in result.per_rank) / result.ranks
+    print(f"mean per rank: compute {compute:.6g} s, MPI {comm:.6g} s; network: "
+          + ", ".join(f"{k} {v:.6g}" if isinstance(v, float) else f"{k} {v}" for k, v in result.network.items()))
+    emit(args, summary, ["call", "count"], [[name, count] for name, count in result.calls.items()])
+    return 0

@@ -1,0 +1,174 @@
+"""The object every rank's main function receives (``def main(mpi): ...``), shaped like mpi4py's MPI.
+
+``mpi.COMM_WORLD`` / ``mpi.COMM_SELF`` are this rank's communicators;
+constants (``ANY_SOURCE``, ``ANY_TAG``, ``PROC_NULL``, ``UNDEFINED``) and ops
+(``SUM``, ``MAX``, ...) are attributes; time advances with ``compute`` and
+``sleep``; request helpers mirror mpi4py's ``Request.waitall`` and friends.
+"""
+from __future__ import annotations
+
+import math
+from numbers import Real
+
+from ppt.mpi import constants, ops
+from ppt.mpi.calls import mpi_call
+from ppt.mpi.p2p import Request, Status
+
+
+class MPI:
+    """One rank's view of the simulated MPI library."""
+
+    ANY_SOURCE = constants.ANY_SOURCE
+    ANY_TAG = constants.ANY_TAG
+    PROC_NULL = constants.PROC_NULL
+    UNDEFINED = constants.UNDEFINED
+    COMM_NULL = None
+    SUM, PROD, MAX, MIN = ops.SUM, ops.PROD, ops.MAX, ops.MIN
+    LAND, LOR, BAND, BOR, BXOR = ops.LAND, ops.LOR, ops.BAND, ops.BOR, ops.BXOR
+    Op = ops.Op
+    Status = Status
+    Request = Request
+
+    __slots__ = ("_rank", "COMM_WORLD", "COMM_SELF", "argv")
+
+    def __init__(self, rank, world, self_comm, argv=()):
+        self._rank = rank
+        self.COMM_WORLD = world
+        self.COMM_SELF = self_comm
+        #: Extra command-line arguments given to ``ppt run`` after ``--``.
+        self.argv = list(argv)
+
+    @property
+    def rank(self) -> int:
+        """World rank of this process."""
+        return self._rank.world_rank
+
+    @property
+    def size(self) -> int:
+        return self.COMM_WORLD.size
+
+    @property
+    def node(self) -> int:
+        """The compute node this rank runs on."""
+        return self._rank.node
+
+    # -- time ------------------------------------------------------------------
+    def wtime(self) -> float:
+        """Current simulated time, seconds."""
+        return self._rank.sim.now
+
+    def compute(self, work) -> float:
+        """Advance time by computing ``work``: a tasklist (timed by the node model) or seconds.
+
+        Returns the seconds spent.
+        """
+        rank = self._rank
+        if isinstance(work, Real) and not isinstance(work, bool):
+            seconds = float(work)
+            if not (math.isfinite(seconds) and seconds >= 0.0):
+                raise rank.error(f"compute time {work!r} must be a finite number of seconds >= 0", "compute")
+        else:
+            seconds = rank.job.core_view(rank).time_compute(work)
+        rank.stats.compute_s += seconds
+        rank.proc.sleep(seconds)
+        return seconds
+
+    def sleep(self, seconds: float) -> None:
+        """Let ``seconds`` of simulated time pass (counted as compute time)."""
+        if not (isinstance(seconds, Real) and math.isfinite(seconds) and seconds >= 0.0):
+            raise self._rank.error(f"sleep time {seconds!r} must be a finite number of seconds >= 0", "sleep")
+        self.compute(seconds)
+
+    # -- requests --------------------------------------------------------------
+    def _complete(self, req, status):
+        """Retire completed ``req``: returns its payload (receives) and fills ``status``."""
+        req.active = False
+        if req.status is not None:
+            req.status.copy_to(status)
+        return None if req.is_send else req.value
+
+    @mpi_call("MPI_Wait")
+    def wait(self, req, status=None):
+        if not req.active:
+            return None
+        self._rank.wait(req)
+        return self._complete(req, status)
+
+    @mpi_call("MPI_Test")
+    def test(self, req, status=None):
+        if not req.active:
+            return True, None
+        return (True, self._complete(req, status)) if req.done else (False, None)
+
+    @mpi_call("MPI_Waitall")
+    def waitall(self, requests, statuses=None) -> list:
+        """Wait for all; returns their payloads (None for sends)."""
+        values = []
+        for i, req in enumerate(requests):
+            if req.active:
+                self._rank.wait(req)
+                values.append(self._complete(req, statuses[i] if statuses else None))
+            else:
+                values.append(None)
+        return values
+
+    @mpi_call("MPI_Waitany")
+    def waitany(self, requests, status=None):
+        """``(index, payload)`` of one completed request (the lowest index); (UNDEFINED, None) if none active."""
+        while True:
+            pending = []
+            for i, req in enumerate(requests):
+                if req.active:
+                    if req.done:
+                        return i, self._complete(req, status)
+                    pending.append(req)
+            if not pending:
+                return constants.UNDEFINED, None
+            self._rank.block(pending)
+
+    @mpi_call("MPI_Waitsome")
+    def waitsome(self, requests, statuses=None):
+        """``(indices, payloads)`` of all requests complete once at least one is; (None, None) if none active."""
+        while True:
+            pending = [req for req in requests if req.active and not req.done]
+            indices, values = self._retire_done(requests, statuses)
+            if indices:
+                return indices, values
+            if not pending:
+                return None, None
+            self._rank.block(pending)
+
+    def _retire_done(self, requests, statuses):
+        indices, values = [], []
+        for i, req in enumerate(requests):
+            if req.active and req.done:
+                indices.append(i)
+                values.append(self._complete(req, statuses[len(indices) - 1] if statuses else None))
+        return indices, values
+
+    @mpi_call("MPI_Testall")
+    def testall(self, requests, statuses=None):
+        """``(True, payloads)`` if all are complete (retiring them), else ``(False, None)``."""
+        if all(req.done or not req.active for req in requests):
+            values = [self._complete(req, statuses[i] if statuses else None) if req.active else None
+                      for i, req in enumerate(requests)]
+            return True, values
+        return False, None
+
+    @mpi_call("MPI_Testany")
+    def testany(self, requests, status=None):
+        """``(index, flag, payload)``: the first complete request, or (UNDEFINED, False, None)."""
+        active = False
+        for i, req in enumerate(requests):
+            if req.active:
+                if req.done:
+                    return i, True, self._complete(req, status)
+                active = True
+        return constants.UNDEFINED, not active, None
+
+    @mpi_call("MPI_Testsome")
+    def testsome(self, requests, statuses=None):
+        """``(indices, payloads)`` of the complete requests (empty lists if none); (None, None) if none active."""
+        if not any(req.active for req in requests):
+            return None, None
+        return self._retire_done(requests, statuses)

@@ -1,0 +1,34 @@
+"""Bookkeeping around every top-level MPI call: call counts, time spent, and error naming."""
+from __future__ import annotations
+
+import functools
+
+
+def mpi_call(name: str):
+    """Decorate a method of an object with a ``_rank`` attribute as the MPI call ``name``.
+
+    The outermost call of a rank is counted and timed (``RankStats.comm_s``);
+    calls made inside it (a collective's point-to-point messages) are not.
+    A call on a freed communicator or group raises an MPIError.
+    """
+    def decorate(fn):
+        @functools.wraps(fn)
+        def call(self, *args, **kwargs):
+            rank = self._rank
+            if rank.call is not None:
+                return fn(self, *args, **kwargs)
+            rank.call = name
+            if getattr(self, "freed", False):
+                rank.call = None
+                raise rank.error(f"{self} was freed; it cannot be used any more", name)
+            sim = rank.sim
+            start = sim.now
+            stats = rank.stats
+            stats.count(name)
+            try:
+                return fn(self, *args, **kwargs)
+            finally:
+                stats.comm_s += sim.now - start
+                rank.call = None
+        return call
+    return decorate

@@ -1,0 +1,488 @@
+"""Communicators, groups and Cartesian communicators (mpi4py-like, sizes in bytes).
+
+Each rank holds its own communicator objects.  A communicator has an integer
+id agreed on by its members when it is created: every rank keeps the
+smallest id it has not used (``Rank.next_ctx``), creation takes the maximum
+over the parent's members (one small allreduce/allgather, as MPI libraries
+do) and every member moves past it.  Communicators sharing a member thus
+never share an id; disjoint ones may.  Id ``i`` gives context ``2i`` for
+point-to-point and ``2i + 1`` for collective traffic.
+"""
+from __future__ import annotations
+
+import math
+
+from ppt.mpi import collectives as coll
+from ppt.mpi.calls import mpi_call
+from ppt.mpi.collectives import Coll
+from ppt.mpi.constants import ANY_SOURCE, ANY_TAG, PROC_NULL, UNDEFINED
+from ppt.mpi.ops import MAX, SUM, as_op
+from ppt.mpi.payload import size_of
+
+#: Bytes of one integer in the agreement messages of communicator creation.
+INT_B = 4
+
+
+class Group:
+    """An ordered set of processes (world ranks); ``rank`` is the caller's rank in it or UNDEFINED."""
+
+    __slots__ = ("_rank", "members", "index", "freed")
+
+    def __init__(self, rank, members):
+        self._rank = rank
+        self.members = tuple(members)
+        self.index = {world: i for i, world in enumerate(self.members)}
+        self.freed = False
+
+    def __repr__(self):
+        return f"group of {len(self.members)}"
+
+    @property
+    def size(self) -> int:
+        return len(self.members)
+
+    @property
+    def rank(self) -> int:
+        return self.index.get(self._rank.world_rank, UNDEFINED)
+
+    def _check_ranks(self, ranks, call, unique=True) -> list[int]:
+        ranks = [int(r) for r in ranks]
+        for r in ranks:
+            if not 0 <= r < self.size:
+                raise self._rank.error(f"rank {r} is not in the {self} (0..{self.size - 1})", call)
+        if unique and len(set(ranks)) != len(ranks):
+            raise self._rank.error(f"ranks {ranks} repeat a rank", call)
+        return ranks
+
+    @mpi_call("MPI_Group_incl")
+    def incl(self, ranks) -> "Group":
+        """The group of the listed ranks, in that order."""
+        return Group(self._rank, [self.members[r] for r in self._check_ranks(ranks, "MPI_Group_incl")])
+
+    @mpi_call("MPI_Group_excl")
+    def excl(self, ranks) -> "Group":
+        """This group without the listed ranks (order kept)."""
+        drop = set(self._check_ranks(ranks, "MPI_Group_excl"))
+        return Group(self._rank, [w for i, w in enumerate(self.members) if i not in drop])
+
+    @mpi_call("MPI_Group_translate_ranks")
+    def translate_ranks(self, ranks, other: "Group") -> list[int]:
+        """Ranks in ``other`` of the listed ranks of this group (UNDEFINED where absent)."""
+        ranks = list(ranks)
+        self._check_ranks([r for r in ranks if r != PROC_NULL], "MPI_Group_translate_ranks", unique=False)
+        return [PROC_NULL if r == PROC_NULL else other.index.get(self.members[r], UNDEFINED) for r in ranks]
+
+    @mpi_call("MPI_Group_free")
+    def free(self) -> None:
+        self.freed = True
+
+
+class Comm:
+    """An intra-communicator as seen by one rank (``rank``, ``size``, ``name``)."""
+
+    __slots__ = ("_rank", "members", "index", "rank", "size", "ctx", "coll_ctx", "name", "coll_seq", "freed")
+
+    def __init__(self, rank, members, index, comm_id: int, name: str):
+        self._rank = rank
+        self.members = members          # world rank of each rank of this communicator
+        self.index = index              # world rank -> rank here (None: identity)
+        self.rank = rank.world_rank if index is None else index[rank.world_rank]
+        self.size = len(members)
+        self.ctx = 2 * comm_id
+        self.coll_ctx = 2 * comm_id + 1
+        self.name = name
+        self.coll_seq = 0
+        self.freed = False
+
+    def __repr__(self):
+        return f"communicator {self.name}"
+
+    # -- rank translation --------------------------------------------------
+    def world_of(self, rank: int) -> int:
+        if not 0 <= rank < self.size:
+            raise self._rank.error(f"rank {rank} is out of range for {self.name} of size {self.size}")
+        return self.members[rank]
+
+    def local_of(self, world: int) -> int:
+        return world if self.index is None else self.index[world]
+
+    def _check_peer(self, rank, what: str, wildcard: bool) -> None:
+        if rank == PROC_NULL or (wildcard and rank == ANY_SOURCE):
+            return
+        if not isinstance(rank, int) or not 0 <= rank < self.size:
+            raise self._rank.error(f"{what} {rank!r} is out of range for {self.name} of size {self.size}")
+
+    def _check_tag(self, tag, wildcard: bool) -> None:
+        if tag == ANY_TAG and wildcard:
+            return
+        if isinstance(tag, int) and tag < 0:
+            raise self._rank.error(f"tag {tag} is negative; tags are integers >= 0")
+
+    def _size(self, obj, nbytes) -> int:
+        nbytes = size_of(obj) if nbytes is None else nbytes
+        if not isinstance(nbytes, int) or nbytes < 0:
+            raise self._rank.error(f"message size {nbytes!r} must be an integer number of bytes >= 0")
+        return nbytes
+
+    # -- point to point ------------------------------------------------------
+    def _isend(self, obj, dest, tag, nbytes):
+        self._check_peer(dest, "destination", False)
+        self._check_tag(tag, False)
+        return self._rank.isend(self, dest, tag, self._size(obj, nbytes), obj, self.ctx)
+
+    def _irecv(self, source, tag):
+        self._check_peer(source, "source", True)
+        self._check_tag(tag, True)
+        return self._rank.irecv(self, source, tag, self.ctx)
+
+    @mpi_call("MPI_Send")
+    def send(self, obj=None, dest: int = 0, tag: int = 0, nbytes: int | None = None) -> None:
+        """Blocking send of ``obj`` (``nbytes`` on the wire; default: the payload's size)."""
+        self._rank.wait(self._isend(obj, dest, tag, nbytes))
+
+    @mpi_call("MPI_Isend")
+    def isend(self, obj=None, dest: int = 0, tag: int = 0, nbytes: int | None = None):
+        return self._isend(obj, dest, tag, nbytes)
+
+    @mpi_call("MPI_Recv")
+    def recv(self, source: int = ANY_SOURCE, tag: int = ANY_TAG, status=None):
+        """Blocking receive; returns the payload, fills ``status`` (a Status) if given."""
+        req = self._irecv(source, tag)
+        self._rank.wait(req)
+        req.status.copy_to(status)
+        return req.value
+
+    @mpi_call("MPI_Irecv")
+    def irecv(self, source: int = ANY_SOURCE, tag: int = ANY_TAG):
+        return self._irecv(source, tag)
+
+    @mpi_call("MPI_Sendrecv")
+    def sendrecv(self, sendobj=None, dest: int = 0, sendtag: int = 0, source: int = ANY_SOURCE,
+                 recvtag: int = ANY_TAG, nbytes: int | None = None, status=None):
+        """Send to ``dest`` and receive from ``source`` at the same time; returns the received payload."""
+        rreq = self._irecv(source, recvtag)
+        sreq = self._isend(sendobj, dest, sendtag, nbytes)
+        self._rank.wait(rreq)
+        self._rank.wait(sreq)
+        rreq.status.copy_to(status)
+        return rreq.value
+
+    @mpi_call("MPI_Probe")
+    def probe(self, source: int = ANY_SOURCE, tag: int = ANY_TAG, status=None):
+        """Block until a matching message can be received; returns its Status."""
+        self._check_peer(source, "source", True)
+        self._check_tag(tag, True)
+        found = self._rank.wait_probe(self, source, tag, self.ctx)
+        found.copy_to(status)
+        return found
+
+    @mpi_call("MPI_Iprobe")
+    def iprobe(self, source: int = ANY_SOURCE, tag: int = ANY_TAG, status=None):
+        """Status of a matching message if one can be received now, else None."""
+        self._check_peer(source, "source", True)
+        self._check_tag(tag, True)
+        found = self._rank.iprobe(self, source, tag, self.ctx)
+        if found is not None:
+            found.copy_to(status)
+        return found
+
+    # -- collectives ---------------------------------------------------------
+    def _root(self, root) -> int:
+        if not isinstance(root, int) or not 0 <= root < self.size:
+            raise self._rank.error(f"root {root!r} is out of range for {self.name} of size {self.size}")
+        return root
+
+    def _block_sizes(self, objs, nbytes) -> list[int]:
+        """Per-rank block sizes from an int, a list, or the payloads."""
+        if nbytes is None:
+            sizes = [size_of(o) for o in objs] if objs is not None else [0] * self.size
+        elif isinstance(nbytes, int):
+            sizes = [nbytes] * self.size
+        else:
+            sizes = list(nbytes)
+        if len(sizes) != self.size or any(not isinstance(s, int) or s < 0 for s in sizes):
+            raise self._rank.error(f"give {self.size} block sizes (integers >= 0), got {nbytes!r}")
+        return sizes
+
+    def _blocks(self, objs) -> list:
+        if objs is None:
+            return [None] * self.size
+        objs = list(objs)
+        if len(objs) != self.size:
+            raise self._rank.error(f"give {self.size} blocks (one per rank of {self.name}), got {len(objs)}")
+        return objs
+
+    @mpi_call("MPI_Barrier")
+    def barrier(self) -> None:
+        if self.size > 1:
+            coll.algorithm(self, "barrier", None)(Coll(self))
+
+    @mpi_call("MPI_Bcast")
+    def bcast(self, obj=None, root: int = 0, nbytes: int | None = None, algorithm: str | None = None):
+        """Root's ``obj`` on every rank."""
+        self._root(root)
+        if self.size == 1:
+            return obj
+        nbytes = self._size(obj, nbytes) if self.rank == root else 0
+        return coll.algorithm(self, "bcast", algorithm)(Coll(self, root), obj, root, nbytes)
+
+    @mpi_call("MPI_Reduce")
+    def reduce(self, obj=None, op=SUM, root: int = 0, nbytes: int | None = None, algorithm: str | None = None):
+        """``op`` over all ranks' ``obj`` (in rank order) on ``root``; None elsewhere."""
+        return self._reduce(obj, op, root, nbytes, algorithm)
+
+    def _reduce(self, obj, op, root, nbytes, algorithm):
+        self._root(root)
+        op = as_op(op)
+        if self.size == 1:
+            return obj
+        return coll.algorithm(self, "reduce", algorithm)(Coll(self, root), obj, op, root, self._size(obj, nbytes))
+
+    @mpi_call("MPI_Allreduce")
+    def allreduce(self, obj=None, op=SUM, nbytes: int | None = None, algorithm: str | None = None):
+        """``op`` over all ranks' ``obj`` on every rank."""
+        return self._allreduce(obj, op, nbytes, algorithm)
+
+    def _allreduce(self, obj, op, nbytes, algorithm):
+        op = as_op(op)
+        if self.size == 1:
+            return obj
+        nbytes = self._size(obj, nbytes)
+        fn = coll.algorithm(self, "allreduce", algorithm, nbytes, op)
+        return fn(Coll(self), obj, op, nbytes)
+
+    @mpi_call("MPI_Gather")
+    def gather(self, obj=None, root: int = 0, nbytes: int | None = None, algorithm: str | None = None):
+        """List of all ranks' ``obj`` on ``root`` (None elsewhere); ``nbytes``: this rank's block."""
+        return self._gather(obj, root, nbytes, algorithm)
+
+    @mpi_call("MPI_Gatherv")
+    def gatherv(self, obj=None, root: int = 0, nbytes: int | None = None, algorithm: str | None = None):
+        """As :meth:`gather`; block sizes may differ between ranks."""
+        return self._gather(obj, root, nbytes, algorithm)
+
+    def _gather(self, obj, root, nbytes, algorithm):
+        self._root(root)
+        if self.size == 1:
+            return [obj]
+        fn = coll.algorithm(self, "gather", algorithm)
+        return fn(Coll(self, root), obj, root, self._size(obj, nbytes))
+
+    @mpi_call("MPI_Scatter")
+    def scatter(self, objs=None, root: int = 0, nbytes=None, algorithm: str | None = None):
+        """Block ``objs[i]`` of the root to rank i; ``nbytes``: bytes per block (root only)."""
+        return self._scatter(objs, root, nbytes, algorithm)
+
+    @mpi_call("MPI_Scatterv")
+    def scatterv(self, objs=None, root: int = 0, nbytes=None, algorithm: str | None = None):
+        """As :meth:`scatter` with a list of per-rank block sizes."""
+        return self._scatter(objs, root, nbytes, algorithm)
+
+    def _scatter(self, objs, root, nbytes, algorithm):
+        self._root(root)
+        if self.rank == root:
+            objs = self._blocks(objs)
+            sizes = self._block_sizes(objs, nbytes)
+        else:
+            objs = sizes = None
+        if self.size == 1:
+            return objs[0]
+        return coll.algorithm(self, "scatter", algorithm)(Coll(self, root), objs, root, sizes)
+
+    @mpi_call("MPI_Allgather")
+    def allgather(self, obj=None, nbytes: int | None = None, algorithm: str | None = None):
+        """List of all ranks' ``obj`` on every rank."""
+        return self._allgather(obj, nbytes, algorithm, nbytes)
+
+    @mpi_call("MPI_Allgatherv")
+    def allgatherv(self, obj=None, nbytes: int | None = None, algorithm: str | None = None):
+        """As :meth:`allgather`; block sizes may differ between ranks."""
+        return self._allgather(obj, nbytes, algorithm, None)
+
+    def _allgather(self, obj, nbytes, algorithm, uniform_B):
+        if self.size == 1:
+            return [obj]
+        nbytes = self._size(obj, nbytes)
+        return coll.algorithm(self, "allgather", algorithm, uniform_B)(Coll(self), obj, nbytes)
+
+    @mpi_call("MPI_Alltoall")
+    def alltoall(self, objs=None, nbytes=None, algorithm: str | None = None):
+        """Block ``objs[j]`` to rank j; returns the blocks received, by source.  ``nbytes``: per block."""
+        return self._alltoall(objs, nbytes, algorithm)
+
+    @mpi_call("MPI_Alltoallv")
+    def alltoallv(self, objs=None, nbytes=None, algorithm: str | None = None):
+        """As :meth:`alltoall` with a list of per-destination block sizes."""
+        return self._alltoall(objs, nbytes, algorithm)
+
+    def _alltoall(self, objs, nbytes, algorithm):
+        objs = self._blocks(objs)
+        sizes = self._block_sizes(objs, nbytes)
+        if self.size == 1:
+            return objs
+        return coll.algorithm(self, "alltoall", algorithm)(Coll(self), objs, sizes)
+
+    @mpi_call("MPI_Reduce_scatter")
+    def reduce_scatter(self, objs=None, op=SUM, nbytes=None, algorithm: str | None = None):
+        """``op`` over ranks of block ``objs[i]``, delivered to rank i.  ``nbytes``: per block (int or list)."""
+        op = as_op(op)
+        objs = self._blocks(objs)
+        sizes = self._block_sizes(objs, nbytes)
+        if self.size == 1:
+            return objs[0]
+        fn = coll.algorithm(self, "reduce_scatter", algorithm, None, op)
+        return fn(Coll(self), objs, op, sizes)
+
+    @mpi_call("MPI_Scan")
+    def scan(self, obj=None, op=SUM, nbytes: int | None = None, algorithm: str | None = None):
+        """Inclusive prefix reduction: ``op`` over ranks 0..rank."""
+        return self._scan("scan", obj, op, nbytes, algorithm)
+
+    @mpi_call("MPI_Exscan")
+    def exscan(self, obj=None, op=SUM, nbytes: int | None = None, algorithm: str | None = None):
+        """Exclusive prefix reduction: ``op`` over ranks 0..rank-1 (None on rank 0)."""
+        return self._scan("exscan", obj, op, nbytes, algorithm)
+
+    def _scan(self, kind, obj, op, nbytes, algorithm):
+        op = as_op(op)
+        if self.size == 1:
+            return obj if kind == "scan" else None
+        return coll.algorithm(self, kind, algorithm)(Coll(self), obj, op, self._size(obj, nbytes))
+
+    # -- communicator management ---------------------------------------------------
+    def _new_id(self, agreed: int) -> int:
+        self._rank.next_ctx = agreed + 1
+        return agreed
+
+    def _child_name(self, kind: str, comm_id: int) -> str:
+        return f"{kind}#{comm_id}({self.name})"
+
+    def _make(self, members, comm_id, kind, cls=None, **extra):
+        job = self._rank.job
+        members, index = job.intern_members(members)
+        return (cls or Comm)(self._rank, members, index, comm_id, self._child_name(kind, comm_id), **extra)
+
+    @mpi_call("MPI_Comm_dup")
+    def dup(self) -> "Comm":
+        """A new communicator with the same members (separate message space)."""
+        comm_id = self._new_id(self._agree())
+        return self._make(self.members, comm_id, "dup")
+
+    def _agree(self) -> int:
+        """The largest ``next_ctx`` of all members (a 4-byte allreduce)."""
+        return self._allreduce(self._rank.next_ctx, MAX, INT_B, None)
+
+    @mpi_call("MPI_Comm_split")
+    def split(self, color: int = 0, key: int = 0):
+        """Communicator of the ranks with the same ``color``, ordered by (key, rank); None for UNDEFINED."""
+        if not isinstance(color, int) or (color < 0 and color != UNDEFINED):
+            raise self._rank.error(f"color {color!r} must be an integer >= 0 or UNDEFINED")
+        entries = self._allgather((color, key, self._rank.next_ctx), 3 * INT_B, None, 3 * INT_B)
+        comm_id = self._new_id(max(e[2] for e in entries))
+        if color == UNDEFINED:
+            return None
+        chosen = sorted((k, r) for r, (c, k, _) in enumerate(entries) if c == color)
+        return self._make([self.members[r] for _, r in chosen], comm_id, "split")
+
+    @mpi_call("MPI_Comm_create")
+    def create(self, group: Group):
+        """Communicator of ``group``'s members (a subset of this one); None on the others."""
+        missing = [w for w in group.members if w not in self._member_set()]
+        if missing:
+            raise self._rank.error(f"the group holds processes outside {self.name} (world ranks {missing[:4]})")
+        comm_id = self._new_id(self._agree())
+        if group.rank == UNDEFINED:
+            return None
+        return self._make(group.members, comm_id, "create")
+
+    def _member_set(self):
+        return self.members if self.index is None else self.index
+
+    @mpi_call("MPI_Comm_free")
+    def free(self) -> None:
+        """Mark freed; any later use is an error."""
+        self.freed = True
+
+    @property
+    def group(self) -> Group:
+        """The group of this communicator's members (MPI_Comm_group)."""
+        self._rank.stats.count("MPI_Comm_group")
+        return Group(self._rank, self.members)
+
+    @mpi_call("MPI_Cart_create")
+    def cart_create(self, dims, periods=None, reorder: bool = False):
+        """A Cartesian communicator over the first prod(dims) ranks (row-major); None on the others."""
+        dims = [int(d) for d in dims]
+        periods = [bool(p) for p in periods] if periods is not None else [False] * len(dims)
+        if not dims or any(d < 1 for d in dims) or len(periods) != len(dims):
+            raise self._rank.error(f"bad Cartesian shape dims={dims} periods={periods}: give positive "
+                                   "dims and one period flag per dim")
+        cells = math.prod(dims)
+        if cells > self.size:
+            raise self._rank.error(f"Cartesian grid {dims} has {cells} cells, more than the "
+                                   f"{self.size} ranks of {self.name}")
+        comm_id = self._new_id(self._agree())
+        if self.rank >= cells:
+            return None
+        return self._make(list(self.members[:cells]), comm_id, "cart", Cartcomm, dims=dims, periods=periods)
+
+
+class Cartcomm(Comm):
+    """A communicator with a Cartesian topology (row-major rank order)."""
+
+    __slots__ = ("dims", "periods")
+
+    def __init__(self, rank, members, index, comm_id, name, dims, periods):
+        super().__init__(rank, members, index, comm_id, name)
+        self.dims = tuple(dims)
+        self.periods = tuple(periods)
+
+    @property
+    def ndim(self) -> int:
+        return len(self.dims)
+
+    @property
+    def coords(self) -> tuple:
+        return self.cart_coords(self.rank)
+
+    def cart_coords(self, rank: int) -> tuple:
+        """Coordinates of ``rank``."""
+        if not 0 <= rank < self.size:
+            raise self._rank.error(f"rank {rank} is out of range for {self.name} of size {self.size}",
+                                   "MPI_Cart_coords")
+        coords = []
+        for d in reversed(self.dims):
+            rank, c = divmod(rank, d)
+            coords.append(c)
+        return tuple(reversed(coords))
+
+    def cart_rank(self, coords) -> int:
+        """Rank at ``coords`` (periodic dimensions wrap; others must be in range)."""
+        if len(coords) != len(self.dims):
+            raise self._rank.error(f"coordinates {tuple(coords)} need {len(self.dims)} entries", "MPI_Cart_rank")
+        rank = 0
+        for c, d, periodic in zip(coords, self.dims, self.periods):
+            if periodic:
+                c %= d
+            elif not 0 <= c < d:
+                raise self._rank.error(f"coordinate {c} is outside the non-periodic dimension of size {d}",
+                                       "MPI_Cart_rank")
+            rank = rank * d + c
+        return rank
+
+    def cart_shift(self, direction: int, disp: int = 1) -> tuple[int, int]:
+        """``(source, dest)``: the ranks ``disp`` steps down/up along ``direction`` (PROC_NULL off a
+        non-periodic edge)."""
+        if not 0 <= direction < len(self.dims):
+            raise self._rank.error(f"direction {direction} is not a dimension of {self.dims}", "MPI_Cart_shift")
+        here = list(self.coords)
+
+        def neighbour(step):
+            coords = list(here)
+            coords[direction] += step
+            c, d = coords[direction], self.dims[direction]
+            if not self.periods[direction] and not 0 <= c < d:
+                return PROC_NULL
+            return self.cart_rank(coords)
+
+        return neighbour(-disp), neighbour(disp)

@@ -1,0 +1,36 @@
+"""Deadlock reports: which ranks are blocked, and in which call."""
+from __future__ import annotations
+
+#: Ranks listed in the first line; more are listed one per line up to MAX_LINES.
+FIRST_LINE_RANKS = 4
+MAX_LINES = 16
+
+
+def describe(rank) -> str:
+    """``MPI_Recv(source=1, tag=7, comm=WORLD)``: the call a blocked rank waits in."""
+    call = rank.call or "MPI"
+    why = rank.proc.blocked_in
+    if isinstance(why, tuple) and why and why[0] == "probe":
+        _, comm, source, tag = why
+        return f"{call}(source={_wild(source, 'ANY_SOURCE')}, tag={_wild(tag, 'ANY_TAG')}, comm={comm.name})"
+    pending = [req for req in (why or ()) if not req.done]
+    if not pending:
+        return call
+    more = f", +{len(pending) - 1} more" if len(pending) > 1 else ""
+    return f"{call}({pending[0].describe()}{more})"
+
+
+def _wild(value, name):
+    return name if value == -1 else str(value)
+
+
+def deadlock_message(blocked: list[tuple[int, str]], now_s: float, total_ranks: int) -> str:
+    """One line for a few blocked ranks; for many, an informative first line and one line per rank."""
+    head = f"deadlock at t={now_s:.9g} s: {len(blocked)} of {total_ranks} ranks blocked"
+    listed = [f"rank {r} in {call}" for r, call in blocked]
+    if len(blocked) <= FIRST_LINE_RANKS:
+        return f"{head}: " + "; ".join(listed)
+    lines = [f"{head}, e.g. {listed[0]}"] + [f"  {entry}" for entry in listed[:MAX_LINES]]
+    if len(listed) > MAX_LINES:
+        lines.append(f"  ... and {len(listed) - MAX_LINES} more")
+    return "\n".join(lines)

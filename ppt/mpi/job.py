@@ -1,0 +1,186 @@
+"""An MPI job: N ranks placed on the nodes of a network, each running ``main(mpi, *args)``.
+
+Each rank is a process in the NIC entity of its node and talks to other ranks
+only through the network, so a job runs unchanged on the parallel engine
+(``mpiexec -n K``); per-rank results are gathered from all simulation ranks.
+"""
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+
+from ppt.engine import Simulation, parallel
+from ppt.errors import ConfigError, DeadlockError
+from ppt.mpi.api import MPI
+from ppt.mpi.collectives import check_algorithms
+from ppt.mpi.comm import Comm
+from ppt.mpi.deadlock import deadlock_message, describe
+from ppt.mpi.errors import MPIError
+from ppt.mpi.mapping import map_ranks
+from ppt.mpi.p2p import EAGER, Rank
+from ppt.mpi.stats import total_calls
+
+#: Communicator ids of COMM_WORLD and COMM_SELF.
+WORLD_ID, SELF_ID = 0, 1
+
+
+@dataclass
+class JobResult:
+    """Outcome of a job.  ``predicted_s``: when the last rank finished (s)."""
+
+    ranks: int
+    predicted_s: float
+    per_rank: list[dict]
+    calls: dict[str, int]
+    network: dict
+    #: Return value of every rank's main function, by world rank.
+    returns: list = field(repr=False)
+    events: int = 0
+    wall_s: float = 0.0
+
+    def as_json(self) -> dict:
+        return {"ranks": self.ranks, "predicted_s": self.predicted_s, "per_rank": self.per_rank,
+                "calls": self.calls, "network": self.network}
+
+
+class _NodeHost:
+    """Hands messages arriving at a node to the destination rank."""
+
+    __slots__ = ("ranks",)
+
+    def __init__(self):
+        self.ranks: dict[int, Rank] = {}
+
+    def __call__(self, msg) -> None:
+        self.ranks[msg[1]].arrive(msg)
+
+
+class MPIJob:
+    """``num_ranks`` ranks on ``network`` (a fresh :class:`~ppt.interconnects.network.Network`).
+
+    ``ranks_per_node`` and ``mapping`` (see :func:`~ppt.mpi.mapping.map_ranks`)
+    place ranks on nodes; ``node_model`` times ``compute(tasklist)``;
+    ``algorithms`` picks collective algorithms by collective name, e.g.
+    ``{"allreduce": "ring"}``.  ``comm``: the engine's mpi4py communicator
+    (default: the mpiexec world, if any).
+    """
+
+    def __init__(self, network, num_ranks: int, ranks_per_node: int = 1, mapping: str = "linear", seed: int = 0,
+                 node_model=None, algorithms: dict | None = None, comm=parallel.AUTO):
+        self.network = network
+        self.num_ranks = num_ranks
+        self.ranks_per_node = ranks_per_node
+        self.node_of = map_ranks(num_ranks, ranks_per_node, network.num_nodes, mapping, seed)
+        self.node_model = node_model
+        self.algorithms = check_algorithms(dict(algorithms or {}))
+        self.comm = comm
+        self._members: dict[tuple, tuple] = {}
+        self._cores: dict[int, object] = {}
+        self._ranks_on_node: dict[int, int] = {}
+        for node in self.node_of:
+            self._ranks_on_node[node] = self._ranks_on_node.get(node, 0) + 1
+
+    @classmethod
+    def on_machine(cls, machine, num_ranks: int, ranks_per_node: int | None = None, mapping: str = "linear",
+                   seed: int = 0, algorithms: dict | None = None, comm=parallel.AUTO) -> "MPIJob":
+        """A job on a :class:`~ppt.machine.Machine` (default: one rank per core)."""
+        per_node = ranks_per_node or machine.cores_per_node
+        if per_node > machine.cores_per_node:
+            raise ConfigError(f"{per_node} ranks per node exceed the {machine.cores_per_node} cores of a "
+                              f"{machine.name} node")
+        return cls(machine.network(), num_ranks, per_node, mapping, seed, machine.node_model, algorithms, comm)
+
+    # -- services for ranks ------------------------------------------------------
+    def intern_members(self, members):
+        """Shared ``(members, index)`` for a communicator's member list (memory saving)."""
+        members = tuple(members)
+        found = self._members.get(members)
+        if found is None:
+            found = self._members[members] = (members, {w: i for i, w in enumerate(members)})
+        return found
+
+    def core_view(self, rank):
+        """The node model as seen by ``rank`` (all ranks of its node active)."""
+        if self.node_model is None:
+            raise rank.error("compute(tasklist) needs a node model: run the job on a system, or give "
+                             "compute() a time in seconds", "compute")
+        active = self._ranks_on_node[rank.node]
+        view = self._cores.get(active)
+        if view is None:
+            view = self._cores[active] = self.node_model.core_view(active)
+        return view
+
+    # -- running -------------------------------------------------------------------
+    def run(self, main, *args, argv=()) -> JobResult:
+        """Run ``main(mpi, *args)`` on every rank; raises DeadlockError if ranks stay blocked."""
+        wall = time.perf_counter()
+        net = self.network
+        sim = Simulation(num_entities=net.num_entities, lookahead_s=net.lookahead_s, comm=self.comm, name="mpi")
+        net.build(sim)
+        ranks = self._start_ranks(sim, main, args, argv)
+        sim.run()
+        local = {"blocked": [(r.world_rank, describe(r)) for r in ranks if r.stats.finish_s is None],
+                 "per_rank": [self._rank_entry(r) for r in ranks],
+                 "returns": [(r.world_rank, r.result) for r in ranks],
+                 "stray": [_stray(r, env) for r in ranks for env in r.unreceived() if env[3] % 2],
+                 "network": net.stats(sim), "events": sim.events, "now": sim.now}
+        parts = _allgather(sim, local)
+        blocked = sorted(b for p in parts for b in p["blocked"])
+        if blocked:
+            raise DeadlockError(deadlock_message(blocked, max(p["now"] for p in parts), self.num_ranks))
+        stray = sorted(s for p in parts for s in p["stray"])
+        if stray:
+            raise MPIError(stray[0][1])
+        per_rank = sorted((e for p in parts for e in p["per_rank"]), key=lambda e: e["rank"])
+        returns = [value for _, value in sorted((x for p in parts for x in p["returns"]), key=lambda x: x[0])]
+        return JobResult(ranks=self.num_ranks, predicted_s=max(e["finish_s"] for e in per_rank),
+                         per_rank=per_rank, calls=total_calls(per_rank),
+                         network=net.merge_stats([p["network"] for p in parts]), returns=returns,
+                         events=sum(p["events"] for p in parts), wall_s=time.perf_counter() - wall)
+
+    def _start_ranks(self, sim, main, args, argv) -> list[Rank]:
+        net = self.network
+        hosts: dict[int, _NodeHost] = {}
+        ranks = []
+        for world_rank, node in enumerate(self.node_of):
+            if not sim.is_local(net.nic_eid(node)):
+                continue
+            nic = net.nic(sim, node)
+            host = hosts.get(node)
+            if host is None:
+                host = hosts[node] = _NodeHost()
+                nic.host = host
+            rank = Rank(self, world_rank, node, nic)
+            host.ranks[world_rank] = rank
+            world = Comm(rank, range(self.num_ranks), None, WORLD_ID, "WORLD")
+            self_comm = Comm(rank, (world_rank,), {world_rank: 0}, SELF_ID, "SELF")
+            rank.api = MPI(rank, world, self_comm, argv)
+            rank.proc = nic.start_process(_rank_body, rank, main, args, name=f"rank {world_rank}")
+            ranks.append(rank)
+        return ranks
+
+    def _rank_entry(self, rank) -> dict:
+        entry = rank.stats.as_dict(rank.world_rank, rank.node)
+        entry["unreceived_messages"] = len(rank.unreceived())
+        return entry
+
+
+def _rank_body(proc, rank, main, args) -> None:
+    rank.result = main(rank.api, *args)
+    rank.stats.finish_s = proc.now
+
+
+def _stray(rank, env) -> tuple:
+    """A collective message nobody received: a mismatched collective call."""
+    src = env[2]
+    what = ""
+    if env[0] == EAGER:
+        call, root, seq = env[7][0]
+        what = f" of {call}{'' if root is None else f'(root={root})'} (collective #{seq})"
+    return (rank.world_rank, f"rank {rank.world_rank}: collective mismatch: it never received the message{what} "
+                             f"sent by world rank {src}; the ranks called different collectives or roots")
+
+
+def _allgather(sim, obj) -> list:
+    parts = sim.gather(obj)
+    return parts if sim.size == 1 else sim.comm.bcast(parts, root=0)

@@ -1,0 +1,351 @@
+"""Point-to-point messaging of one simulated rank: matching, requests, eager and rendezvous.
+
+Every message goes through the network (``nic.send_message``) as a plain
+tuple, so it may cross simulation ranks.  Kinds:
+
+``(EAGER, dst, src, ctx, tag, seq, nbytes, data)``
+    a message of at most ``network.eager_threshold_B`` bytes, sent at once;
+``(RTS, dst, src, ctx, tag, seq, nbytes, send_id)``
+    rendezvous request-to-send (``CONTROL_B`` bytes on the wire);
+``(CTS, dst, src, send_id, recv_id)``
+    clear-to-send, returned when the receive is matched (``CONTROL_B`` bytes);
+``(DATA, dst, recv_id, data)``
+    the rendezvous payload (``nbytes`` on the wire).
+
+``dst``/``src`` are world ranks, ``ctx`` the communicator context (user and
+collective traffic of one communicator use different contexts).  MPI's
+non-overtaking rule holds whatever order the network delivers in: each sender
+numbers its messages to each receiver (``seq``) and the receiver matches them
+in that order.  A receive matches the earliest-arrived message with equal
+context and matching source/tag; an arriving message matches the
+earliest-posted receive.
+
+Sends complete when their last byte has left the NIC (eager: the message;
+rendezvous: the data after the CTS); receives when the data has arrived.
+"""
+from __future__ import annotations
+
+from ppt.mpi.constants import ANY_SOURCE, ANY_TAG, CONTROL_B, PROC_NULL, UNDEFINED
+from ppt.mpi.errors import MPIError
+from ppt.mpi.stats import RankStats
+
+EAGER, RTS, CTS, DATA = range(4)
+
+
+class Status:
+    """Source rank (in the receiving communicator), tag and size in bytes of a received message."""
+
+    __slots__ = ("source", "tag", "bytes")
+
+    def __init__(self, source: int = ANY_SOURCE, tag: int = ANY_TAG, nbytes: int = 0):
+        self.source = source
+        self.tag = tag
+        self.bytes = nbytes
+
+    def copy_to(self, other) -> None:
+        if other is not None:
+            other.source, other.tag, other.bytes = self.source, self.tag, self.bytes
+
+    def __repr__(self):
+        return f"Status(source={self.source}, tag={self.tag}, bytes={self.bytes})"
+
+
+class Request:
+    """A nonblocking send or receive.  After completion ``status`` (receives) and ``value`` are set."""
+
+    __slots__ = ("_rank", "is_send", "comm", "peer", "tag", "ctx", "nbytes", "value", "done",
+                 "active", "status", "waited", "post")
+
+    def __init__(self, rank, is_send, comm, peer, tag, ctx, nbytes=0, value=None):
+        self._rank = rank
+        self.is_send = is_send
+        self.comm = comm
+        self.peer = peer          # rank in comm (or ANY_SOURCE / PROC_NULL)
+        self.tag = tag
+        self.ctx = ctx
+        self.nbytes = nbytes
+        self.value = value        # send: the payload; receive: the received payload
+        self.done = False
+        self.active = True        # False once a wait/test has returned it
+        self.status = None
+        self.waited = False
+        self.post = 0
+
+    def finish(self) -> None:
+        """Mark complete and wake the rank if it waits for this request."""
+        self.done = True
+        rank = self._rank
+        if self.waited and rank.waiting:
+            rank.waiting = False
+            rank.proc.wake()
+
+    def wait(self, status=None):
+        """Block until complete; returns the received payload (None for sends)."""
+        return self._rank.api.wait(self, status)
+
+    def test(self, status=None):
+        """``(done, payload)`` without blocking."""
+        return self._rank.api.test(self, status)
+
+    @staticmethod
+    def waitall(requests, statuses=None):
+        return _api(requests).waitall(requests, statuses) if requests else []
+
+    @staticmethod
+    def waitany(requests, status=None):
+        return _api(requests).waitany(requests, status) if requests else (UNDEFINED, None)
+
+    @staticmethod
+    def waitsome(requests, statuses=None):
+        return _api(requests).waitsome(requests, statuses) if requests else (None, None)
+
+    @staticmethod
+    def testall(requests, statuses=None):
+        return _api(requests).testall(requests, statuses) if requests else (True, [])
+
+    @staticmethod
+    def testany(requests, status=None):
+        return _api(requests).testany(requests, status) if requests else (UNDEFINED, True, None)
+
+    @staticmethod
+    def testsome(requests, statuses=None):
+        return _api(requests).testsome(requests, statuses) if requests else (None, None)
+
+    def describe(self) -> str:
+        """``source=1, tag=7, comm=WORLD``-style arguments for reports."""
+        comm = self.comm
+        if self.ctx == comm.coll_ctx:
+            verb = "sending to" if self.is_send else "waiting for"
+            return f"{verb} rank {_rank_name(self.peer)}, comm={comm.name}"
+        if self.is_send:
+            return f"dest={self.peer}, tag={self.tag}, {self.nbytes} B, comm={comm.name}"
+        return f"source={_rank_name(self.peer)}, tag={_tag_name(self.tag)}, comm={comm.name}"
+
+
+def _api(requests):
+    return requests[0]._rank.api
+
+
+def _rank_name(rank: int) -> str:
+    return "ANY_SOURCE" if rank == ANY_SOURCE else str(rank)
+
+
+def _tag_name(tag) -> str:
+    return "ANY_TAG" if tag == ANY_TAG else str(tag)
+
+
+class Rank:
+    """One simulated MPI process: its messaging state, its process and its statistics.
+
+    Lives on the NIC entity of its node; every callback runs in that entity.
+    """
+
+    __slots__ = ("job", "world_rank", "node", "nic", "sim", "proc", "stats", "api", "call", "waiting",
+                 "probing", "posted", "posted_any", "unexpected", "early", "next_seq", "expected_seq",
+                 "pending_sends", "pending_recvs", "next_id", "post_count", "arrival_count", "next_ctx",
+                 "result", "eager_B", "node_of")
+
+    def __init__(self, job, world_rank: int, node: int, nic):
+        self.job = job
+        self.world_rank = world_rank
+        self.node = node
+        self.nic = nic
+        self.sim = nic.sim
+        self.proc = None
+        self.stats = RankStats()
+        self.api = None
+        #: Name of the top-level MPI call in progress (None outside MPI).
+        self.call = None
+        self.waiting = False
+        self.probing = False
+        self.posted: dict = {}         # (ctx, src) -> [receive requests]
+        self.posted_any: list = []     # receives with ANY_SOURCE
+        self.unexpected: dict = {}     # ctx -> {src: [(arrival, envelope)]}
+        self.early: dict = {}          # (src, seq) -> envelope that overtook an earlier one
+        self.next_seq: dict = {}       # dst -> next sequence number
+        self.expected_seq: dict = {}   # src -> next sequence number to match
+        self.pending_sends: dict = {}  # send_id -> rendezvous send waiting for CTS
+        self.pending_recvs: dict = {}  # recv_id -> matched rendezvous receive waiting for data
+        self.next_id = 0
+        self.post_count = 0
+        self.arrival_count = 0
+        #: Smallest communicator id this rank has not used (agreed on collectively).
+        self.next_ctx = 2
+        self.result = None
+        self.eager_B = job.network.eager_threshold_B
+        self.node_of = job.node_of
+
+    def __repr__(self):
+        return f"rank {self.world_rank}"
+
+    def error(self, message: str, call: str | None = None) -> MPIError:
+        return MPIError(f"rank {self.world_rank} in {call or self.call or 'MPI'}: {message}")
+
+    # -- sending -----------------------------------------------------------
+    def isend(self, comm, dest: int, tag, nbytes: int, data, ctx: int) -> Request:
+        """Start sending ``nbytes`` (payload ``data``) to rank ``dest`` of ``comm``."""
+        req = Request(self, True, comm, dest, tag, ctx, nbytes, data)
+        if dest == PROC_NULL:
+            req.done = True
+            return req
+        dst = comm.world_of(dest)
+        seq = self.next_seq.get(dst, 0)
+        self.next_seq[dst] = seq + 1
+        stats = self.stats
+        stats.messages_sent += 1
+        stats.bytes_sent += nbytes
+        if nbytes <= self.eager_B:
+            self.nic.send_message(self.node_of[dst], nbytes,
+                                  (EAGER, dst, self.world_rank, ctx, tag, seq, nbytes, data), req.finish)
+        else:
+            send_id = self.next_id = self.next_id + 1
+            self.pending_sends[send_id] = req
+            self.nic.send_message(self.node_of[dst], CONTROL_B,
+                                  (RTS, dst, self.world_rank, ctx, tag, seq, nbytes, send_id))
+        return req
+
+    # -- receiving ---------------------------------------------------------
+    def irecv(self, comm, source: int, tag, ctx: int) -> Request:
+        """Post a receive from rank ``source`` of ``comm`` (or ANY_SOURCE)."""
+        req = Request(self, False, comm, source, tag, ctx)
+        if source == PROC_NULL:
+            req.status = Status(PROC_NULL, ANY_TAG, 0)
+            req.done = True
+            return req
+        src = ANY_SOURCE if source == ANY_SOURCE else comm.world_of(source)
+        found = self._find_unexpected(ctx, src, tag, remove=True)
+        if found is not None:
+            self._match(req, found)
+            return req
+        self.post_count += 1
+        req.post = self.post_count
+        if src == ANY_SOURCE:
+            self.posted_any.append(req)
+        else:
+            self.posted.setdefault((ctx, src), []).append(req)
+        return req
+
+    def iprobe(self, comm, source: int, tag, ctx: int):
+        """Status of the first matching unreceived message, or None."""
+        if source == PROC_NULL:
+            return Status(PROC_NULL, ANY_TAG, 0)
+        src = ANY_SOURCE if source == ANY_SOURCE else comm.world_of(source)
+        env = self._find_unexpected(ctx, src, tag, remove=False)
+        if env is None:
+            return None
+        return Status(comm.local_of(env[2]), env[4], env[6])
+
+    def _find_unexpected(self, ctx, src, tag, remove):
+        by_src = self.unexpected.get(ctx)
+        if not by_src:
+            return None
+        best = best_list = best_index = None
+        sources = by_src.items() if src == ANY_SOURCE else ((src, by_src.get(src)),)
+        for _, entries in sources:
+            if not entries:
+                continue
+            for i, entry in enumerate(entries):
+                if tag == ANY_TAG or entry[1][4] == tag:
+                    if best is None or entry[0] < best[0]:
+                        best, best_list, best_index = entry, entries, i
+                    break
+        if best is None:
+            return None
+        if remove:
+            del best_list[best_index]
+            if not best_list:
+                del by_src[best[1][2]]
+        return best[1]
+
+    def _match(self, req, env) -> None:
+        """Receive ``req`` matched message ``env`` (EAGER or RTS)."""
+        src = env[2]
+        req.status = Status(req.comm.local_of(src), env[4], env[6])
+        if env[0] == EAGER:
+            req.value = env[7]
+            req.finish()
+            return
+        recv_id = self.next_id = self.next_id + 1
+        self.pending_recvs[recv_id] = req
+        self.nic.send_message(self.node_of[src], CONTROL_B, (CTS, src, self.world_rank, env[7], recv_id))
+
+    # -- arrivals (in the NIC entity) ---------------------------------------
+    def arrive(self, msg) -> None:
+        kind = msg[0]
+        if kind == DATA:
+            req = self.pending_recvs.pop(msg[2])
+            req.value = msg[3]
+            req.finish()
+        elif kind == CTS:
+            req = self.pending_sends.pop(msg[3])
+            dst = msg[2]
+            self.nic.send_message(self.node_of[dst], req.nbytes, (DATA, dst, msg[4], req.value), req.finish)
+        else:
+            src, seq = msg[2], msg[5]
+            expected = self.expected_seq.get(src, 0)
+            if seq != expected:
+                self.early[(src, seq)] = msg
+                return
+            self._incoming(msg)
+            expected += 1
+            early = self.early
+            while early and (src, expected) in early:
+                self._incoming(early.pop((src, expected)))
+                expected += 1
+            self.expected_seq[src] = expected
+
+    def _incoming(self, env) -> None:
+        """Match an EAGER/RTS envelope against posted receives, else keep it as unexpected."""
+        ctx, src, tag = env[3], env[2], env[4]
+        chosen = chosen_list = None
+        posted = self.posted.get((ctx, src))
+        if posted:
+            for req in posted:
+                if req.tag == ANY_TAG or req.tag == tag:
+                    chosen, chosen_list = req, posted
+                    break
+        for req in self.posted_any:
+            if req.ctx == ctx and (req.tag == ANY_TAG or req.tag == tag):
+                if chosen is None or req.post < chosen.post:
+                    chosen, chosen_list = req, self.posted_any
+                break
+        if chosen is None:
+            self.arrival_count += 1
+            self.unexpected.setdefault(ctx, {}).setdefault(src, []).append((self.arrival_count, env))
+            if self.probing and self.waiting:
+                self.waiting = False
+                self.proc.wake()
+            return
+        chosen_list.remove(chosen)
+        if not chosen_list and chosen_list is posted:
+            del self.posted[(ctx, src)]
+        self._match(chosen, env)
+
+    # -- blocking ----------------------------------------------------------
+    def block(self, requests) -> None:
+        """Hibernate until one of ``requests`` (pending ones) completes."""
+        for req in requests:
+            req.waited = True
+        self.waiting = True
+        self.proc.hibernate(requests)
+        for req in requests:
+            req.waited = False
+
+    def wait(self, req) -> None:
+        while not req.done:
+            self.block((req,))
+
+    def wait_probe(self, comm, source, tag, ctx) -> Status:
+        while True:
+            status = self.iprobe(comm, source, tag, ctx)
+            if status is not None:
+                return status
+            self.probing = True
+            self.waiting = True
+            self.proc.hibernate(("probe", comm, source, tag))
+            self.probing = False
+
+    def unreceived(self) -> list:
+        """Envelopes that arrived but were never received (in arrival order)."""
+        entries = [entry for by_src in self.unexpected.values() for items in by_src.values() for entry in items]
+        return [env for _, env in sorted(entries, key=lambda e: e[0])] + list(self.early.values())

@@ -1,0 +1,48 @@
+"""Real payloads carried by simulated messages: their size in bytes and how to cut them in chunks."""
+from __future__ import annotations
+
+import pickle
+
+import numpy as np
+
+#: Bytes of a Python scalar (a 64-bit number).
+SCALAR_B = 8
+
+
+def size_of(obj) -> int:
+    """Bytes a message carrying ``obj`` occupies: buffer size for arrays/bytes, 8 for numbers, else its pickle."""
+    if obj is None:
+        return 0
+    if isinstance(obj, np.ndarray):
+        return int(obj.nbytes)
+    if isinstance(obj, (bytes, bytearray, memoryview)):
+        return len(obj)
+    if isinstance(obj, np.generic):
+        return int(obj.itemsize)
+    if isinstance(obj, complex):
+        return 2 * SCALAR_B
+    if isinstance(obj, (bool, int, float)):
+        return SCALAR_B
+    if isinstance(obj, str):
+        return len(obj.encode())
+    return len(pickle.dumps(obj, protocol=pickle.HIGHEST_PROTOCOL))
+
+
+def split_sizes(nbytes: int, parts: int) -> list[int]:
+    """``nbytes`` cut into ``parts`` near-equal integer pieces (the first ones one byte larger)."""
+    base, extra = divmod(nbytes, parts)
+    return [base + (i < extra) for i in range(parts)]
+
+
+def split(obj, parts: int) -> list:
+    """``obj`` cut into ``parts`` chunks: numpy arrays along axis 0; any other object whole in chunk 0."""
+    if isinstance(obj, np.ndarray) and obj.ndim:
+        return np.array_split(obj, parts)
+    return [obj] + [None] * (parts - 1)
+
+
+def join(chunks: list):
+    """Inverse of :func:`split`."""
+    if isinstance(chunks[0], np.ndarray) and chunks[0].ndim:
+        return np.concatenate(chunks)
+    return chunks[0]

@@ -1,0 +1,23 @@
+"""Shared helpers of the MPI tests: run a rank program on a small analytic network."""
+from ppt.interconnects.analytic import AnalyticNetwork
+from ppt.mpi import MPIJob
+
+LATENCY_S = 1e-6
+BANDWIDTH_BPS = 1e9
+EAGER_B = 4096
+
+
+def network(nodes: int, eager_B: int = EAGER_B) -> AnalyticNetwork:
+    return AnalyticNetwork(nodes, latency_s=LATENCY_S, bandwidth_Bps=BANDWIDTH_BPS, eager_threshold_B=eager_B)
+
+
+def run(num_ranks: int, main, *args, ranks_per_node: int = 1, eager_B: int = EAGER_B, **job_kw):
+    """Run ``main(mpi, *args)`` on ``num_ranks`` ranks (one node each by default); the JobResult."""
+    nodes = -(-num_ranks // ranks_per_node)
+    job = MPIJob(network(nodes, eager_B), num_ranks, ranks_per_node=ranks_per_node, comm=None, **job_kw)
+    return job.run(main, *args)
+
+
+def message_s(nbytes: int) -> float:
+    """One eager message between two nodes on the test network."""
+    return LATENCY_S + nbytes / BANDWIDTH_BPS

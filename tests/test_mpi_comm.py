@@ -1,0 +1,194 @@
+"""Communicators, groups, Cartesian topologies, rank mapping, time and the LANL PPT aliases."""
+import pytest
+
+from mpi_helpers import run
+from ppt.errors import ConfigError
+from ppt.mpi import PROC_NULL, UNDEFINED, MPIError
+from ppt.mpi import lanl
+from ppt.mpi.mapping import map_ranks
+
+
+def test_split_orders_by_key_then_rank_and_undefined_gets_none():
+    def main(mpi):
+        comm = mpi.COMM_WORLD
+        color = UNDEFINED if comm.rank == 5 else comm.rank % 2
+        sub = comm.split(color, key=-(comm.rank // 2))
+        if sub is None:
+            return None
+        return sub.rank, sub.size, list(sub.members)
+
+    got = run(7, main).returns
+    # colour 0: ranks 0,2,4,6 with keys 0,-1,-2,-3 -> order 6,4,2,0; colour 1: 1,3 (keys 0,-1) -> 3,1
+    assert got[6] == (0, 4, [6, 4, 2, 0]) and got[0] == (3, 4, [6, 4, 2, 0])
+    assert got[3] == (0, 2, [3, 1]) and got[1] == (1, 2, [3, 1]) and got[5] is None
+
+
+def test_dup_has_its_own_message_space():
+    def main(mpi):
+        world = mpi.COMM_WORLD
+        dup = world.dup()
+        if world.rank == 0:
+            dup.send("on dup", 1, 0)
+            world.send("on world", 1, 0)
+            return None
+        return world.recv(0, 0), dup.recv(0, 0)
+
+    assert run(2, main).returns[1] == ("on world", "on dup")
+
+
+def test_context_ids_differ_for_overlapping_communicators_created_in_any_order():
+    def main(mpi):
+        world = mpi.COMM_WORLD
+        low = world.split(0 if world.rank < 3 else UNDEFINED)      # ranks 0-2
+        high = world.split(0 if world.rank >= 1 else UNDEFINED)    # ranks 1-3
+        ids = []
+        if low is not None:
+            ids.append(("low", low.ctx))
+        if high is not None:
+            ids.append(("high", high.ctx))
+        return ids
+
+    for ids in run(4, main).returns:
+        assert len({ctx for _, ctx in ids}) == len(ids)
+
+
+def test_groups_incl_excl_translate_and_create():
+    def main(mpi):
+        world = mpi.COMM_WORLD
+        group = world.group
+        evens = group.incl([4, 2, 0])
+        odds = group.excl([0, 2, 4])
+        translated = evens.translate_ranks([0, 1, 2], group)
+        back = group.translate_ranks([1, 2, PROC_NULL], evens)
+        comm = world.create(evens)
+        result = (evens.rank, odds.rank, evens.size, translated, back,
+                  None if comm is None else (comm.rank, comm.allreduce(world.rank)))
+        evens.free()
+        return result
+
+    got = run(5, main).returns
+    assert got[4] == (0, UNDEFINED, 3, [4, 2, 0], [UNDEFINED, 1, PROC_NULL], (0, 6))
+    assert got[3] == (UNDEFINED, 1, 3, [4, 2, 0], [UNDEFINED, 1, PROC_NULL], None)
+    assert got[0][5] == (2, 6)
+
+
+@pytest.mark.parametrize("use", [
+    lambda world, c, g: c.send(None, 0),
+    lambda world, c, g: c.barrier(),
+    lambda world, c, g: g.incl([0]),
+])
+def test_using_a_freed_communicator_or_group_is_an_error(use):
+    def main(mpi):
+        world = mpi.COMM_WORLD
+        comm = world.dup()
+        group = world.group
+        comm.free()
+        group.free()
+        use(world, comm, group)
+
+    with pytest.raises(MPIError, match=r"rank 0 in MPI_\w+: .* was freed"):
+        run(2, main)
+
+
+def test_group_rank_errors_name_the_call():
+    def main(mpi):
+        mpi.COMM_WORLD.group.incl([0, 9])
+
+    with pytest.raises(MPIError, match="rank 0 in MPI_Group_incl: rank 9 is not in the group of 3"):
+        run(3, main)
+
+
+def test_cartesian_coordinates_and_shifts_at_edges():
+    def main(mpi):
+        cart = mpi.COMM_WORLD.cart_create([3, 4], periods=[False, True])
+        if cart is None:
+            return None
+        return cart.coords, cart.cart_shift(0, 1), cart.cart_shift(1, 1), cart.cart_shift(1, -2)
+
+    got = run(13, main).returns
+    assert got[12] is None                       # outside the 3x4 grid
+    assert got[0] == ((0, 0), (PROC_NULL, 4), (3, 1), (2, 2))
+    assert got[11] == ((2, 3), (7, PROC_NULL), (10, 8), (9, 9))
+    assert got[5] == ((1, 1), (1, 9), (4, 6), (7, 7))
+
+
+def test_halo_exchange_with_proc_null_edges():
+    def main(mpi):
+        cart = mpi.COMM_WORLD.cart_create([4], periods=[False])
+        source, dest = cart.cart_shift(0, 1)
+        from_left = cart.sendrecv(cart.rank, dest, 0, source, 0, nbytes=800)
+        return from_left
+
+    assert run(4, main).returns == [None, 0, 1, 2]
+
+
+def test_cart_create_rejects_a_grid_larger_than_the_communicator():
+    def main(mpi):
+        mpi.COMM_WORLD.cart_create([2, 3])
+
+    with pytest.raises(MPIError, match="rank 0 in MPI_Cart_create: Cartesian grid \\[2, 3\\] has 6 cells"):
+        run(4, main)
+
+
+def test_compute_and_sleep_advance_time_and_count_as_compute():
+    def main(mpi):
+        mpi.compute(2e-3)
+        mpi.sleep(1e-3)
+        mpi.COMM_WORLD.barrier()
+        return mpi.wtime()
+
+    result = run(2, main)
+    assert result.per_rank[0]["compute_s"] == pytest.approx(3e-3)
+    assert result.per_rank[0]["comm_s"] == pytest.approx(result.predicted_s - 3e-3)
+    assert result.calls == {"MPI_Barrier": 2}
+
+
+def test_compute_of_a_tasklist_needs_a_node_model():
+    def main(mpi):
+        mpi.compute([("fALU", 1000)])
+
+    with pytest.raises(MPIError, match="rank 0 in compute: compute\\(tasklist\\) needs a node model"):
+        run(1, main)
+
+
+@pytest.mark.parametrize("mapping, expected", [
+    ("linear", [0, 0, 1, 1, 2]),
+    ("round-robin", [0, 1, 2, 0, 1]),
+])
+def test_rank_mappings(mapping, expected):
+    assert map_ranks(5, 2, 10, mapping) == expected
+
+
+def test_random_mapping_is_seeded_and_respects_ranks_per_node():
+    a, b, c = (map_ranks(12, 3, 100, "random", seed) for seed in (1, 1, 2))
+    assert a == b and a != c
+    assert max(a.count(n) for n in set(a)) <= 3 and len(set(a)) == 4
+
+
+def test_mapping_from_file_and_errors(tmp_path):
+    path = tmp_path / "map.txt"
+    path.write_text("# node per rank\n3 3\n0\n")
+    assert map_ranks(3, 2, 4, str(path)) == [3, 3, 0]
+    with pytest.raises(ConfigError, match="puts 2 ranks on node 3"):
+        map_ranks(3, 1, 4, str(path))
+    with pytest.raises(ConfigError, match="need 3 nodes, but the system has 2"):
+        map_ranks(5, 2, 2, "linear")
+
+
+def test_lanl_style_program_ports():
+    def app(comm_world, scale):
+        n, p = lanl.mpi_comm_size(comm_world), lanl.mpi_comm_rank(comm_world)
+        lanl.mpi_send((p + 1) % n, f"hello from {p}", 100, comm_world)
+        msg = lanl.mpi_recv(comm_world)
+        total = lanl.mpi_allreduce(p * scale, comm_world, op="max")
+        req = lanl.mpi_irecv(comm_world, (p - 1) % n, "t")
+        lanl.mpi_wait(lanl.mpi_isend((p + 1) % n, p, 8, comm_world, type="t"))
+        got = lanl.mpi_wait(req)
+        cart = lanl.mpi_cart_create(comm_world, [n], [False])
+        lanl.mpi_ext_sleep(1e-6, comm_world)
+        return msg["from_rank"], msg["data"], msg["data_size"], total, got["data"], \
+            lanl.mpi_cart_shift(cart, 0, 1), lanl.mpi_bcast(0, p, comm_world)
+
+    got = run(3, lanl.lanl_main(app), 10).returns
+    assert got[0] == (2, "hello from 2", 100, 20, 2, (None, 1), 0)
+    assert got[2] == (1, "hello from 1", 100, 20, 1, (1, None), 0)
