@@ -217,8 +217,9 @@ class SlimFly(Topology):
         """Minimal router hops between routers r and t (0, 1 or 2)."""
         return 0 if r == t else self.min_step(r, t)[1]
 
-    def worst_case_destination(self, node: int) -> int:
-        """Destination of ``node`` in the worst-case permutation for minimal routing.
+    def worst_case_destination(self, node: int, rand: int = 0) -> int:
+        """Destination of ``node`` in the worst-case permutation for minimal routing
+        (a fixed permutation: ``rand`` is unused).
 
         Let succ(0,x,y) = (1, x, y - x^2) and succ(1,m,c) = (0, m+1, m(m+1) + c): a
         bijection that moves every router over one of its cross links.  Router r sends

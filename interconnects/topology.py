@@ -41,11 +41,12 @@ class Packet:
     """One packet in flight.  ``size_B`` counts header + payload bytes.
 
     ``route`` is private to the routing algorithm (e.g. the Valiant intermediate),
-    set by :meth:`Routing.inject`; ``hops`` counts router-to-router hops taken.
+    set by :meth:`Routing.inject`; ``hops`` counts router-to-router hops taken;
+    ``msg`` is the message the packet belongs to (None for a response packet).
     """
 
     __slots__ = ("uid", "src", "dst", "size_B", "payload_B", "hops", "vc",
-                 "route", "msg", "inject_s", "last")
+                 "route", "msg", "inject_s", "last", "in_port", "from_eid")
 
     def __init__(self, uid, src, dst, size_B, payload_B=0, msg=None, inject_s=0.0, last=True):
         self.uid = uid
@@ -59,6 +60,9 @@ class Packet:
         self.msg = msg
         self.inject_s = inject_s
         self.last = last
+        #: Input port at the current router, and the entity that sent it there.
+        self.in_port = -1
+        self.from_eid = -1
 
 
 _MASK64 = (1 << 64) - 1
@@ -125,6 +129,14 @@ class Topology:
             known = ", ".join(sorted(self.routings))
             raise ConfigError(f"unknown routing {name!r} for {self.kind}; choose one of: {known}") from None
         return cls(self, seed=seed, **options)
+
+    def nodes_of_router(self, router: int) -> np.ndarray:
+        """Nodes attached to ``router``, in id order."""
+        order = self.__dict__.get("_node_order")
+        if order is None:
+            order = self._node_order = np.argsort(self.node_router, kind="stable")
+            self._node_first = np.searchsorted(self.node_router[order], np.arange(self.num_routers + 1))
+        return order[self._node_first[router]:self._node_first[router + 1]]
 
     def num_links(self) -> int:
         """Bidirectional router-to-router links (terminal links not counted)."""

@@ -14,6 +14,7 @@ the same events in the same order as in a serial run, so results are identical.
 from __future__ import annotations
 
 import math
+from bisect import bisect_right
 from heapq import heappop, heappush
 
 from greenlet import getcurrent
@@ -46,6 +47,7 @@ class Simulation:
         self.processes: set = set()
         self.events = 0
         self.num_entities = num_entities
+        self._block_starts = None
         self.lookahead_s = lookahead_s
         self.main_greenlet = getcurrent()
         self.comm = parallel.world() if comm is parallel.AUTO else comm
@@ -62,9 +64,17 @@ class Simulation:
         """Simulation rank that hosts entity ``eid`` (contiguous blocks of ids)."""
         if self.size == 1:
             return 0
+        if self._block_starts is not None:
+            return bisect_right(self._block_starts, eid) - 1
         if self.num_entities is None:
             return eid % self.size
         return eid * self.size // self.num_entities
+
+    def set_block_starts(self, starts: list[int]) -> None:
+        """Place ids ``starts[k] .. starts[k+1]-1`` on rank k (before any entity is created)."""
+        if len(starts) != self.size or starts[0] != 0 or sorted(starts) != list(starts):
+            raise SimulationError(f"block starts {starts[:4]}... must rise from 0, one per rank")
+        self._block_starts = list(starts)
 
     def is_local(self, eid: int) -> bool:
         return self.owner(eid) == self.rank

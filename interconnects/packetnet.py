@@ -1,0 +1,416 @@
+"""The packet-level network shared by every topology.
+
+Messages are cut into packets at the source NIC and reassembled at the
+destination NIC.  Every router output port serializes one packet at a time
+(``size_B / bandwidth_Bps``); a packet reaches the next router ``latency_s``
+(link) + ``router_delay_s`` (traversal of that router) after its
+serialization ends, so a lone packet's latency is the sum of serialization,
+link and router delays along its path (store-and-forward).
+
+Flow control: with ``network.buffer_B`` set, every router input port has that
+many bytes of buffer split evenly among the routing's virtual channels, and
+upstream ports send only with credits for the downstream (port, VC) buffer;
+credits return one link latency after the packet leaves that buffer.  Without
+it, buffers are unbounded.  Packets waiting for a port or credits queue per
+(output port, VC); a free port serves its VCs round-robin.
+
+Entity ids: router ``r`` is followed by its nodes' NICs, so routers and their
+nodes are contiguous; parallel runs place whole routers (with their NICs) in
+contiguous blocks, and the lookahead is the smallest router-to-router link
+latency.
+"""
+from __future__ import annotations
+
+from collections import deque
+
+import numpy as np
+
+from ppt.config import field
+from ppt.engine import Entity
+from ppt.errors import ConfigError
+from ppt.interconnects.network import Network, Nic
+from ppt.interconnects.packetizer import Packetizer
+from ppt.interconnects.stats import NetworkStats
+from ppt.interconnects.topology import Packet
+
+#: Packet uids are ``message uid << PACKET_BITS | packet index``.
+PACKET_BITS = 24
+
+
+class Router(Entity):
+    """One router: per-port serialization, per-(port, VC) queues, credits."""
+
+    __slots__ = ("net", "rid", "bw", "lat", "peer_eid", "peer_port", "arrive_delay", "free_at",
+                 "credits", "queues", "queued_B", "waking", "rr", "bytes_out", "busy_s", "max_queued_B",
+                 "occupancy")
+
+    def __init__(self, sim, eid, net, rid):
+        super().__init__(sim, eid, f"router[{rid}]")
+        self.net = net
+        self.rid = rid
+        topo = net.topo
+        radix = topo.radix
+        classes = net.class_bw, net.class_lat
+        cls = topo.port_class[rid].tolist()
+        peers = topo.port_peer[rid].tolist()
+        peer_ports = topo.port_peer_port[rid].tolist()
+        self.bw = [classes[0][c] if c >= 0 else 1.0 for c in cls]
+        self.lat = [classes[1][c] if c >= 0 else 0.0 for c in cls]
+        # Where each output port leads: a router eid (credits apply) or a NIC eid (ejection).
+        self.peer_eid = [net.router_eid[q] if q >= 0 else (net.nic_eid(pp) if pp >= 0 else -1)
+                         for q, pp in zip(peers, peer_ports)]
+        self.peer_port = [pp if q >= 0 else -1 for q, pp in zip(peers, peer_ports)]
+        self.arrive_delay = [lat + net.router_delay_s if q >= 0 else lat for lat, q in zip(self.lat, peers)]
+        self.free_at = [0.0] * radix
+        vcs = net.num_vcs
+        cap = net.vc_capacity_B
+        # Credits (bytes free per downstream VC buffer): only towards routers, only with finite buffers.
+        self.credits = [[cap] * vcs if q >= 0 and cap is not None else None for q in peers]
+        self.queues = [None] * radix
+        self.queued_B = [0] * radix
+        self.waking = [False] * radix
+        self.rr = [0] * radix
+        self.bytes_out = [0] * radix
+        self.busy_s = [0.0] * radix
+        self.max_queued_B = [0] * radix
+        self.occupancy = _Occupancy(self)
+
+    # -- services ---------------------------------------------------------
+    def arrive(self, pkt):
+        """A packet has fully arrived on input port ``pkt.in_port`` (VC ``pkt.vc``)."""
+        port, vc = self.net.routing.route(pkt, self.rid, self.occupancy)
+        credits = self.credits[port]
+        if (self.queues[port] is None or not self.queued_B[port]) and self.free_at[port] <= self.sim.now \
+                and (credits is None or credits[vc] >= pkt.size_B):
+            self._transmit(pkt, port, vc)
+            return
+        self._enqueue(pkt, port, vc)
+
+    def credit(self, data):
+        """Buffer space returned by the downstream router: ``(port, vc, bytes)``."""
+        port, vc, size = data
+        self.credits[port][vc] += size
+        if self.queued_B[port] and not self.waking[port]:
+            self._serve(port)
+
+    def port_free(self, port):
+        self.waking[port] = False
+        self._serve(port)
+
+    # -- internals --------------------------------------------------------
+    def _enqueue(self, pkt, port, vc):
+        queues = self.queues[port]
+        if queues is None:
+            queues = self.queues[port] = [deque() for _ in range(self.net.num_vcs)]
+        queues[vc].append(pkt)
+        queued = self.queued_B[port] = self.queued_B[port] + pkt.size_B
+        if queued > self.max_queued_B[port]:
+            self.max_queued_B[port] = queued
+        self._serve(port)
+
+    def _serve(self, port):
+        """Start the next eligible queued packet on ``port`` if the port is idle."""
+        now = self.sim.now
+        if self.free_at[port] > now:
+            if not self.waking[port]:
+                self.waking[port] = True
+                self.schedule(self.free_at[port] - now, self.port_free, port)
+            return
+        queues = self.queues[port]
+        credits = self.credits[port]
+        nvc = len(queues)
+        start = self.rr[port]
+        for i in range(nvc):
+            vc = (start + i) % nvc
+            q = queues[vc]
+            if q and (credits is None or credits[vc] >= q[0].size_B):
+                pkt = q.popleft()
+                self.queued_B[port] -= pkt.size_B
+                self.rr[port] = vc + 1
+                self._transmit(pkt, port, vc)
+                return
+
+    def _transmit(self, pkt, port, vc):
+        size = pkt.size_B
+        ser = size / self.bw[port]
+        now = self.sim.now
+        self.free_at[port] = now + ser
+        self.bytes_out[port] += size
+        self.busy_s[port] += ser
+        # Free the input buffer this packet held here.
+        self.net.return_credit(self, pkt)
+        credits = self.credits[port]
+        if credits is not None:
+            credits[vc] -= size
+        if self.peer_port[port] >= 0:
+            pkt.hops += 1
+            pkt.vc = vc
+            pkt.in_port = self.peer_port[port]
+            pkt.from_eid = self.eid
+            self.send(self.peer_eid[port], "arrive", pkt, ser + self.arrive_delay[port])
+        else:
+            self.send(self.peer_eid[port], "receive", pkt, ser + self.arrive_delay[port])
+        if self.queued_B[port]:
+            self.waking[port] = True
+            self.schedule(ser, self.port_free, port)
+
+
+class _Occupancy:
+    """``occupancy[port]``: bytes waiting for or being sent on an output port now."""
+
+    __slots__ = ("router",)
+
+    def __init__(self, router):
+        self.router = router
+
+    def __getitem__(self, port):
+        r = self.router
+        backlog = (r.free_at[port] - r.sim.now) * r.bw[port]
+        return r.queued_B[port] + (backlog if backlog > 0.0 else 0.0)
+
+    def __len__(self):
+        return len(self.router.free_at)
+
+
+class Message:
+    """A message being cut into packets at its source NIC."""
+
+    __slots__ = ("uid", "src", "dst", "nbytes", "npackets", "payload", "on_sent", "cut")
+
+    def __init__(self, uid, src, dst, nbytes, npackets, payload, on_sent):
+        self.uid = uid
+        self.src = src
+        self.dst = dst
+        self.nbytes = nbytes
+        self.npackets = npackets
+        self.payload = payload
+        self.on_sent = on_sent
+        self.cut = 0
+
+    def __reduce__(self):  # crossing simulation ranks: the sender's callback stays home
+        return (Message, (self.uid, self.src, self.dst, self.nbytes, self.npackets, self.payload, None))
+
+
+class PacketNic(Nic):
+    """A NIC: message packetization, injection with credits, reassembly."""
+
+    __slots__ = ("router_eid", "port", "bw", "arrive_delay", "free_at", "credit_B", "waking",
+                 "outq", "responses", "pending", "partial", "msg_seq", "source")
+
+    def __init__(self, sim, eid, net, node):
+        super().__init__(sim, eid, net, node)
+        topo = net.topo
+        router = int(topo.node_router[node])
+        self.router_eid = net.router_eid[router]
+        self.port = int(topo.node_port[node])
+        cls = int(topo.port_class[router, self.port])
+        self.bw = min(net.nic_bandwidth_Bps, net.class_bw[cls])
+        self.arrive_delay = net.class_lat[cls] + net.router_delay_s
+        self.free_at = 0.0
+        self.credit_B = net.vc_capacity_B
+        self.waking = False
+        self.outq = deque()
+        self.responses = deque()
+        self.pending = None
+        #: Packets still missing per message uid being reassembled here.
+        self.partial = {}
+        self.msg_seq = 0
+        #: Synthetic traffic generator (see traffic.py), or None.
+        self.source = None
+
+    def send_message(self, dst_node, nbytes, payload, on_sent=None):
+        net = self.net
+        if dst_node == self.node:
+            delay = net.shm_latency_s + nbytes / net.shm_bandwidth_Bps
+            self.schedule(delay, self.deliver, payload)
+            if on_sent is not None:
+                self.schedule(delay, _call, on_sent)
+            return
+        self.msg_seq += 1
+        msg = Message((self.node << 32) | self.msg_seq, self.node, dst_node, nbytes,
+                      net.packetizer.count(nbytes), payload, on_sent)
+        net.counters.messages_sent += 1
+        self.schedule(net.nic_latency_s, self._queue, msg)
+
+    def _queue(self, msg):
+        self.outq.append(msg)
+        self.pump()
+
+    def wake(self, _):
+        """Service: the time this NIC asked to look at its queues again."""
+        self.waking = False
+        self.pump()
+
+    def pump(self):
+        """Inject the next packet if the link is free and the router has buffer for it."""
+        now = self.sim.now
+        if self.free_at > now:
+            self._wake_at(self.free_at)
+            return
+        pkt = self.pending or self._next_packet(now)
+        if pkt is None:
+            return
+        if self.credit_B is not None and self.credit_B < pkt.size_B:
+            self.pending = pkt          # a credit from the router resumes us
+            return
+        self.pending = None
+        ser = pkt.size_B / self.bw
+        self.free_at = now + ser
+        if self.credit_B is not None:
+            self.credit_B -= pkt.size_B
+        pkt.in_port = self.port
+        pkt.from_eid = self.eid
+        pkt.vc = 0
+        self.net.counters.injected += 1
+        self.send(self.router_eid, "arrive", pkt, ser + self.arrive_delay)
+        if self.outq or self.responses or self.source is not None:
+            self._wake_at(self.free_at)
+
+    def _next_packet(self, now):
+        if self.responses:
+            return self.responses.popleft()
+        net = self.net
+        if self.outq:
+            msg = self.outq[0]
+            index = msg.cut
+            msg.cut += 1
+            payload = min(net.packetizer.max_payload_B, msg.nbytes - index * net.packetizer.max_payload_B)
+            pkt = Packet((msg.uid << PACKET_BITS) | index, msg.src, msg.dst,
+                         net.packetizer.size(max(payload, 0)), max(payload, 0), msg, now)
+            net.routing.inject(pkt)
+            if msg.cut == msg.npackets:
+                self.outq.popleft()
+                if msg.on_sent is not None:
+                    self.schedule(pkt.size_B / self.bw, _call, msg.on_sent)
+            return pkt
+        if self.source is not None:
+            pkt = self.source.take(self, now)
+            if pkt is None:
+                self._wake_at(self.source.next_s)
+            return pkt
+        return None
+
+    def _wake_at(self, time_s):
+        if not self.waking:
+            self.waking = True
+            self.schedule(time_s - self.sim.now, self.wake, None)
+
+    def credit(self, data):
+        """Buffer space returned by the router: ``(port, vc, bytes)``."""
+        self.credit_B += data[2]
+        if self.pending is not None and not self.waking:
+            self.pump()
+
+    def receive(self, pkt):
+        """Service: a packet has arrived from the router."""
+        net = self.net
+        now = self.sim.now
+        net.counters.record(now - pkt.inject_s, pkt.hops, pkt.size_B)
+        msg = pkt.msg
+        if msg is None:
+            net.counters.responses += 1
+            return
+        if net.packetizer.response_B:
+            self.msg_seq += 1
+            resp = Packet((((self.node << 32) | self.msg_seq) << PACKET_BITS), self.node, pkt.src,
+                          net.packetizer.response_size(), 0, None, now)
+            net.routing.inject(resp)
+            self.responses.append(resp)
+            self.pump()
+        if msg.npackets > 1:
+            left = self.partial.get(msg.uid, msg.npackets) - 1
+            if left:
+                self.partial[msg.uid] = left
+                return
+            del self.partial[msg.uid]
+        net.counters.messages_delivered += 1
+        if self.host is not None:
+            self.schedule(net.nic_latency_s, self.deliver, msg.payload)
+
+
+def _call(fn):
+    fn()
+
+
+class PacketNetwork(Network):
+    """Packet-level model of ``topology`` with the preset's ``network`` section ``cfg``."""
+
+    def __init__(self, topology, cfg: dict, seed: int = 0, routing: str | None = None):
+        self.topo = topology
+        self.routing = topology.routing(routing or field(cfg, "routing", "network", str, default="min"), seed=seed)
+        self.num_vcs = self.routing.num_vcs
+        self.packetizer = Packetizer(field(cfg, "packet", "network", dict))
+        buffer_B = field(cfg, "buffer_B", "network", int, default=None)
+        if buffer_B is None:
+            self.vc_capacity_B = None
+        else:
+            self.vc_capacity_B = buffer_B // self.num_vcs
+            biggest = self.packetizer.size(self.packetizer.max_payload_B)
+            if self.vc_capacity_B < biggest:
+                raise ConfigError(f"network.buffer_B {buffer_B} split over {self.num_vcs} VCs holds less than "
+                                  f"one {biggest}-byte packet; raise buffer_B or lower max_payload_B")
+        self.nic_bandwidth_Bps = field(cfg, "nic_bandwidth_Bps", "network", float, positive=True)
+        self.nic_latency_s = field(cfg, "nic_latency_s", "network", float, default=0.0)
+        self.shm_latency_s = field(cfg, "shm_latency_s", "network", float, default=max(self.nic_latency_s, 1e-7))
+        self.shm_bandwidth_Bps = field(cfg, "shm_bandwidth_Bps", "network", float, default=self.nic_bandwidth_Bps)
+        self.eager_threshold_B = field(cfg, "eager_threshold_B", "network", int, default=8192)
+        self.router_delay_s = float(topology.router_delay_s)
+        terminal = topology.link_classes[int(topology.port_class[topology.node_router[0], topology.node_port[0]])]
+        #: Bytes/s a node can inject (its NIC or its link to the router, whichever is slower).
+        self.injection_bandwidth_Bps = min(self.nic_bandwidth_Bps, terminal.bandwidth_Bps)
+        self.class_bw = [c.bandwidth_Bps for c in topology.link_classes]
+        self.class_lat = [c.latency_s for c in topology.link_classes]
+        self.num_nodes = int(topology.num_nodes)
+        nodes_per_router = np.bincount(topology.node_router, minlength=topology.num_routers)
+        first = np.concatenate(([0], np.cumsum(nodes_per_router + 1)[:-1]))
+        self.router_eid = first.tolist()
+        order = np.argsort(topology.node_router, kind="stable")
+        slot = np.empty(self.num_nodes, dtype=np.int64)
+        slot[order] = np.arange(self.num_nodes) - np.repeat(np.cumsum(nodes_per_router) - nodes_per_router,
+                                                              nodes_per_router)
+        self._nic_eid = (first[topology.node_router] + 1 + slot).tolist()
+        self.num_entities = int(topology.num_routers + self.num_nodes)
+        network_links = topology.port_class[topology.port_peer >= 0]
+        used = np.unique(network_links) if network_links.size else np.array([], dtype=int)
+        self.lookahead_s = min((self.class_lat[int(c)] for c in used), default=0.0)
+        self.counters = NetworkStats()
+        self.routers = []
+        self.nics = []
+
+    def nic_eid(self, node: int) -> int:
+        return self._nic_eid[node]
+
+    def build(self, sim) -> None:
+        """Create this rank's routers and NICs; whole routers (with their NICs) per rank."""
+        routers = self.topo.num_routers
+        if sim.size > 1:
+            sim.set_block_starts([self.router_eid[k * routers // sim.size] for k in range(sim.size)])
+        node_router = self.topo.node_router
+        for r in range(routers):
+            if sim.is_local(self.router_eid[r]):
+                self.routers.append(sim.add(Router(sim, self.router_eid[r], self, r)))
+        for n in range(self.num_nodes):
+            eid = self._nic_eid[n]
+            if sim.is_local(eid):
+                self.nics.append(sim.add(PacketNic(sim, eid, self, n)))
+
+    def return_credit(self, router, pkt):
+        """``pkt`` leaves ``router``: give its input buffer space back upstream."""
+        if self.vc_capacity_B is None:
+            return
+        port = pkt.in_port
+        router.send(pkt.from_eid, "credit", (router.peer_port[port], pkt.vc, pkt.size_B), router.lat[port])
+
+    def stats(self, sim) -> dict:
+        links = [{"router": r.rid, "port": p, "bytes": r.bytes_out[p], "busy_s": r.busy_s[p],
+                  "max_queue_B": r.max_queued_B[p]}
+                 for r in self.routers for p in range(len(r.bytes_out)) if r.bytes_out[p]]
+        summary = {"count": len(links), "bytes": sum(link["bytes"] for link in links),
+                   "max_queue_B": max((link["max_queue_B"] for link in links), default=0),
+                   "busiest": max(links, key=lambda link: (link["busy_s"], -link["router"], -link["port"]),
+                                  default=None)}
+        return {"counters": self.counters.as_dict(), "links": summary}
+
+    @staticmethod
+    def merge_stats(parts: list[dict]) -> dict:
+        return NetworkStats.merge([p["counters"] for p in parts], [p["links"] for p in parts])
