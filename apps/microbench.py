@@ -40,11 +40,16 @@ def collective_program(mpi, collective, sizes, repetitions):
     return times
 
 
-def pingpong(machine, sizes, repetitions: int = 4, ranks_per_node: int = 1) -> list[dict]:
-    """One-way time and bandwidth between ranks 0 and 1 (on different nodes unless ranks_per_node=2)."""
-    job = MPIJob.on_machine(machine, 2, ranks_per_node)
+def pingpong(machine, sizes, repetitions: int = 4, ranks_per_node: int = 1, nodes=None) -> list[dict]:
+    """One-way time (half the round trip) and bandwidth between ranks 0 and 1.
+
+    ``nodes``: (source node, destination node); default nodes 0 and 1 (or
+    both ranks on node 0 when ``ranks_per_node`` is 2).
+    """
+    mapping = list(nodes) if nodes is not None else "linear"
+    job = MPIJob.on_machine(machine, 2, max(ranks_per_node, 2 if nodes and nodes[0] == nodes[1] else 1), mapping)
     times = job.run(pingpong_program, list(sizes), repetitions).returns[0]
-    return [{"bytes": n, "one_way_s": t, "bandwidth_Bps": n / t if t else 0.0} for n, t in zip(sizes, times)]
+    return [{"bytes": n, "latency_s": t, "bandwidth_Bps": n / t if t else 0.0} for n, t in zip(sizes, times)]
 
 
 def collective_timing(machine, collective: str, num_ranks: int, sizes, repetitions: int = 2,

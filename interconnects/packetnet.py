@@ -22,6 +22,7 @@ latency.
 from __future__ import annotations
 
 from collections import deque
+from heapq import heappush
 
 import numpy as np
 
@@ -33,6 +34,7 @@ from ppt.interconnects.packetizer import Packetizer
 from ppt.interconnects.stats import NetworkStats
 from ppt.interconnects.topology import Packet
 
+INFINITY = float("inf")
 #: Packet uids are ``message uid << PACKET_BITS | packet index``.
 PACKET_BITS = 24
 
@@ -40,50 +42,52 @@ PACKET_BITS = 24
 class Router(Entity):
     """One router: per-port serialization, per-(port, VC) queues, credits."""
 
-    __slots__ = ("net", "rid", "bw", "lat", "peer_eid", "peer_port", "arrive_delay", "free_at",
-                 "credits", "queues", "queued_B", "waking", "rr", "bytes_out", "busy_s", "max_queued_B",
-                 "occupancy")
+    __slots__ = ("net", "rid", "route", "inv_bw", "lat", "peer_eid", "peer_port", "to_router",
+                 "arrive_delay", "peer_fn", "free_at", "credits", "queues", "queued_B", "waking", "rr",
+                 "bytes_out", "max_queued_B", "occupancy", "credit_on")
 
     def __init__(self, sim, eid, net, rid):
         super().__init__(sim, eid, f"router[{rid}]")
         self.net = net
         self.rid = rid
+        self.route = net.routing.route
         topo = net.topo
         radix = topo.radix
-        classes = net.class_bw, net.class_lat
         cls = topo.port_class[rid].tolist()
         peers = topo.port_peer[rid].tolist()
         peer_ports = topo.port_peer_port[rid].tolist()
-        self.bw = [classes[0][c] if c >= 0 else 1.0 for c in cls]
-        self.lat = [classes[1][c] if c >= 0 else 0.0 for c in cls]
-        # Where each output port leads: a router eid (credits apply) or a NIC eid (ejection).
+        self.inv_bw = [1.0 / net.class_bw[c] if c >= 0 else 0.0 for c in cls]
+        self.lat = [net.class_lat[c] if c >= 0 else 0.0 for c in cls]
+        self.to_router = [q >= 0 for q in peers]
+        # Where each output port leads: a router (credits apply) or a NIC (ejection).
         self.peer_eid = [net.router_eid[q] if q >= 0 else (net.nic_eid(pp) if pp >= 0 else -1)
                          for q, pp in zip(peers, peer_ports)]
         self.peer_port = [pp if q >= 0 else -1 for q, pp in zip(peers, peer_ports)]
         self.arrive_delay = [lat + net.router_delay_s if q >= 0 else lat for lat, q in zip(self.lat, peers)]
+        #: The peer's arrive/receive service once resolved (False: the peer is on another rank).
+        self.peer_fn = [None] * radix
         self.free_at = [0.0] * radix
-        vcs = net.num_vcs
         cap = net.vc_capacity_B
+        self.credit_on = cap is not None
         # Credits (bytes free per downstream VC buffer): only towards routers, only with finite buffers.
-        self.credits = [[cap] * vcs if q >= 0 and cap is not None else None for q in peers]
+        self.credits = [[cap] * net.num_vcs if q >= 0 and cap is not None else None for q in peers]
         self.queues = [None] * radix
         self.queued_B = [0] * radix
         self.waking = [False] * radix
         self.rr = [0] * radix
         self.bytes_out = [0] * radix
-        self.busy_s = [0.0] * radix
         self.max_queued_B = [0] * radix
         self.occupancy = _Occupancy(self)
 
     # -- services ---------------------------------------------------------
     def arrive(self, pkt):
         """A packet has fully arrived on input port ``pkt.in_port`` (VC ``pkt.vc``)."""
-        port, vc = self.net.routing.route(pkt, self.rid, self.occupancy)
-        credits = self.credits[port]
-        if (self.queues[port] is None or not self.queued_B[port]) and self.free_at[port] <= self.sim.now \
-                and (credits is None or credits[vc] >= pkt.size_B):
-            self._transmit(pkt, port, vc)
-            return
+        port, vc = self.route(pkt, self.rid, self.occupancy)
+        if self.free_at[port] <= self.sim.now and not self.queued_B[port]:
+            credits = self.credits[port]
+            if credits is None or credits[vc] >= pkt.size_B:
+                self._transmit(pkt, port, vc)
+                return
         self._enqueue(pkt, port, vc)
 
     def credit(self, data):
@@ -132,27 +136,43 @@ class Router(Entity):
 
     def _transmit(self, pkt, port, vc):
         size = pkt.size_B
-        ser = size / self.bw[port]
-        now = self.sim.now
-        self.free_at[port] = now + ser
+        ser = size * self.inv_bw[port]
+        sim = self.sim
+        at = sim.now + ser
+        self.free_at[port] = at
         self.bytes_out[port] += size
-        self.busy_s[port] += ser
-        # Free the input buffer this packet held here.
-        self.net.return_credit(self, pkt)
-        credits = self.credits[port]
-        if credits is not None:
-            credits[vc] -= size
-        if self.peer_port[port] >= 0:
+        if self.credit_on:
+            self.net.return_credit(self, pkt)     # the input buffer this packet held here is free
+            credits = self.credits[port]
+            if credits is not None:
+                credits[vc] -= size
+        if self.to_router[port]:
             pkt.hops += 1
             pkt.vc = vc
             pkt.in_port = self.peer_port[port]
             pkt.from_eid = self.eid
-            self.send(self.peer_eid[port], "arrive", pkt, ser + self.arrive_delay[port])
+        fn = self.peer_fn[port]
+        if fn is None:
+            fn = self._resolve(port)
+        self._key += 1
+        if fn:
+            heappush(sim.heap, (at + self.arrive_delay[port], self._key, fn, pkt))
         else:
-            self.send(self.peer_eid[port], "receive", pkt, ser + self.arrive_delay[port])
+            sim.send_remote(self, at + self.arrive_delay[port], self._key, self.peer_eid[port],
+                            "arrive" if self.to_router[port] else "receive", pkt)
         if self.queued_B[port]:
             self.waking[port] = True
             self.schedule(ser, self.port_free, port)
+
+    def _resolve(self, port):
+        peer = self.sim.entities.get(self.peer_eid[port])
+        fn = self.peer_fn[port] = (False if peer is None else
+                                   peer.arrive if self.to_router[port] else peer.receive)
+        return fn
+
+    def busy_s(self, port) -> float:
+        """Seconds port ``port`` has spent serializing packets."""
+        return self.bytes_out[port] * self.inv_bw[port]
 
 
 class _Occupancy:
@@ -165,7 +185,7 @@ class _Occupancy:
 
     def __getitem__(self, port):
         r = self.router
-        backlog = (r.free_at[port] - r.sim.now) * r.bw[port]
+        backlog = (r.free_at[port] - r.sim.now) / r.inv_bw[port] if r.inv_bw[port] else 0.0
         return r.queued_B[port] + (backlog if backlog > 0.0 else 0.0)
 
     def __len__(self):
@@ -263,7 +283,7 @@ class PacketNic(Nic):
         pkt.vc = 0
         self.net.counters.injected += 1
         self.send(self.router_eid, "arrive", pkt, ser + self.arrive_delay)
-        if self.outq or self.responses or self.source is not None:
+        if self.outq or self.responses or self.source is not None and self.source.next_s < INFINITY:
             self._wake_at(self.free_at)
 
     def _next_packet(self, now):
@@ -285,7 +305,7 @@ class PacketNic(Nic):
             return pkt
         if self.source is not None:
             pkt = self.source.take(self, now)
-            if pkt is None:
+            if pkt is None and self.source.next_s < INFINITY:
                 self._wake_at(self.source.next_s)
             return pkt
         return None
@@ -396,13 +416,11 @@ class PacketNetwork(Network):
 
     def return_credit(self, router, pkt):
         """``pkt`` leaves ``router``: give its input buffer space back upstream."""
-        if self.vc_capacity_B is None:
-            return
         port = pkt.in_port
         router.send(pkt.from_eid, "credit", (router.peer_port[port], pkt.vc, pkt.size_B), router.lat[port])
 
     def stats(self, sim) -> dict:
-        links = [{"router": r.rid, "port": p, "bytes": r.bytes_out[p], "busy_s": r.busy_s[p],
+        links = [{"router": r.rid, "port": p, "bytes": r.bytes_out[p], "busy_s": r.busy_s(p),
                   "max_queue_B": r.max_queued_B[p]}
                  for r in self.routers for p in range(len(r.bytes_out)) if r.bytes_out[p]]
         summary = {"count": len(links), "bytes": sum(link["bytes"] for link in links),

@@ -1,21 +1,30 @@
-"""Network statistics: per-packet latency and hops, per-link bytes and busy time."""
+"""Network statistics: per-packet latency and hops, per-link bytes and busy time.
+
+Latencies are summed as integer attoseconds so totals do not depend on the
+order packets are counted in (serial and parallel runs print identical means).
+"""
 from __future__ import annotations
+
+
+#: Attoseconds per second.
+ATTO = 10 ** 18
 
 
 class NetworkStats:
     """Counters of one simulation rank; :meth:`merge` combines ranks into the report."""
 
-    __slots__ = ("injected", "delivered", "latency_sum_s", "latency_max_s", "hops_sum", "hops_max",
+    __slots__ = ("injected", "delivered", "latency_sum_as", "latency_max_s", "hops_sum", "hops_max",
                  "bytes_delivered", "messages_sent", "messages_delivered", "responses")
 
     def __init__(self):
         self.injected = self.delivered = self.hops_sum = self.hops_max = 0
-        self.latency_sum_s = self.latency_max_s = 0.0
+        self.latency_sum_as = 0
+        self.latency_max_s = 0.0
         self.bytes_delivered = self.messages_sent = self.messages_delivered = self.responses = 0
 
     def record(self, latency_s: float, hops: int, size_B: int) -> None:
         self.delivered += 1
-        self.latency_sum_s += latency_s
+        self.latency_sum_as += round(latency_s * ATTO)
         if latency_s > self.latency_max_s:
             self.latency_max_s = latency_s
         self.hops_sum += hops
@@ -34,7 +43,7 @@ class NetworkStats:
         busiest = [link["busiest"] for link in links if link["busiest"] is not None]
         return {"packets": n, "packets_injected": total["injected"], "responses": total["responses"],
                 "messages": total["messages_delivered"], "bytes": total["bytes_delivered"],
-                "mean_latency_s": total["latency_sum_s"] / n if n else 0.0,
+                "mean_latency_s": total["latency_sum_as"] / ATTO / n if n else 0.0,
                 "max_latency_s": max(p["latency_max_s"] for p in parts),
                 "mean_hops": total["hops_sum"] / n if n else 0.0,
                 "max_hops": max(p["hops_max"] for p in parts),

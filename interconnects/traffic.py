@@ -14,6 +14,7 @@ import math
 
 from ppt.errors import ConfigError
 from ppt.interconnects.packetnet import PACKET_BITS, Message
+from ppt.interconnects.stats import ATTO
 from ppt.interconnects.topology import Packet, mix64
 
 _UNIT = 1.0 / (1 << 64)
@@ -168,7 +169,7 @@ def run_traffic(machine, pattern: str, load: float, routing: str | None = None, 
     before = net.counters.as_dict()
     sim.run(until_s=warmup_s + time_s)
     after = net.counters.as_dict()
-    window = {k: after[k] - before[k] for k in ("delivered", "latency_sum_s", "hops_sum", "bytes_delivered",
+    window = {k: after[k] - before[k] for k in ("delivered", "latency_sum_as", "hops_sum", "bytes_delivered",
                                                 "injected")}
     parts = sim.gather(window)
     events = sim.total_events()
@@ -178,7 +179,7 @@ def run_traffic(machine, pattern: str, load: float, routing: str | None = None, 
     n = total["delivered"]
     return {"system": machine.name, "pattern": pattern, "routing": net.routing.name, "offered_load": load,
             "accepted_fraction": total["bytes_delivered"] / (time_s * net.num_nodes * net.injection_bandwidth_Bps),
-            "mean_latency_s": total["latency_sum_s"] / n if n else 0.0,
+            "mean_latency_s": total["latency_sum_as"] / ATTO / n if n else 0.0,
             "mean_hops": total["hops_sum"] / n if n else 0.0, "packets": n,
             "packets_injected": total["injected"], "warmup_s": warmup_s, "time_s": time_s,
             "nodes": net.num_nodes, "events": events}

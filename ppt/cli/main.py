@@ -8,8 +8,10 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
 
+from ppt.engine.parallel import launched_rank
 from ppt.errors import PPTError
 
 COMMANDS = ["systems", "topology", "bench", "run", "pingpong", "latency_survey",
@@ -44,6 +46,9 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv=None) -> int:
+    if launched_rank() > 0:           # under mpiexec only simulation rank 0 prints
+        sys.stdout = open(os.devnull, "w")
+        sys.stderr = open(os.devnull, "w")
     try:
         args = build_parser().parse_args(argv)
         if not getattr(args, "_run", None):

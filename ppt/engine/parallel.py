@@ -20,6 +20,17 @@ def launched_ranks() -> int:
     return 1
 
 
+_RANK_VARIABLES = ("PMI_RANK", "OMPI_COMM_WORLD_RANK", "PMIX_RANK")
+
+
+def launched_rank() -> int:
+    """Our rank as mpiexec started us (0 when not under mpiexec)."""
+    for var in _RANK_VARIABLES:
+        if os.environ.get(var, "").isdigit():
+            return int(os.environ[var])
+    return 0
+
+
 def world():
     """mpi4py's COMM_WORLD under a multi-rank mpiexec, else None (MPI is not even loaded)."""
     if launched_ranks() <= 1:

@@ -17,14 +17,17 @@ def map_ranks(num_ranks: int, ranks_per_node: int, num_nodes: int, mapping: str 
     ``linear``: ranks fill nodes 0, 1, ... in blocks of ``ranks_per_node``;
     ``round-robin``: rank r on node r mod (nodes used); ``random``: the needed
     nodes drawn at random from the whole machine and ranks shuffled over their
-    slots (numpy generator seeded by ``seed``); anything else is a file with
-    one node id per rank (whitespace separated, ``#`` comments).
+    slots (numpy generator seeded by ``seed``); a sequence of node ids, one
+    per rank; anything else is a file with one node id per rank (whitespace
+    separated, ``#`` comments).
     """
     if num_ranks < 1:
         raise ConfigError(f"an MPI job needs at least one rank, got {num_ranks}")
     if ranks_per_node < 1:
         raise ConfigError(f"ranks per node must be at least 1, got {ranks_per_node}")
     nodes_used = -(-num_ranks // ranks_per_node)
+    if not isinstance(mapping, str):
+        return _checked([int(n) for n in mapping], "the mapping", num_ranks, ranks_per_node, num_nodes)
     if mapping not in MAPPINGS:
         return _from_file(mapping, num_ranks, ranks_per_node, num_nodes)
     if nodes_used > num_nodes:
@@ -49,13 +52,17 @@ def _from_file(path: str, num_ranks: int, ranks_per_node: int, num_nodes: int) -
         nodes = [int(w) for w in words]
     except ValueError:
         raise ConfigError(f"mapping file {file.name} must hold integer node ids, one per rank") from None
+    return _checked(nodes, f"mapping file {file.name}", num_ranks, ranks_per_node, num_nodes)
+
+
+def _checked(nodes: list[int], label: str, num_ranks: int, ranks_per_node: int, num_nodes: int) -> list[int]:
     if len(nodes) != num_ranks:
-        raise ConfigError(f"mapping file {file.name} lists {len(nodes)} nodes for {num_ranks} ranks")
+        raise ConfigError(f"{label} lists {len(nodes)} nodes for {num_ranks} ranks")
     bad = [n for n in nodes if not 0 <= n < num_nodes]
     if bad:
-        raise ConfigError(f"mapping file {file.name} names node {bad[0]}, outside 0..{num_nodes - 1}")
+        raise ConfigError(f"{label} names node {bad[0]}, outside 0..{num_nodes - 1}")
     counts = np.bincount(nodes)
     if counts.max() > ranks_per_node:
-        raise ConfigError(f"mapping file {file.name} puts {counts.max()} ranks on node {int(counts.argmax())}, "
+        raise ConfigError(f"{label} puts {counts.max()} ranks on node {int(counts.argmax())}, "
                           f"more than {ranks_per_node} ranks per node")
     return nodes

@@ -1,0 +1,76 @@
+"""Latency survey: node 0 sends one message to every other node, one at a time.
+
+Messages leave node 0 ``gap_s`` apart, a gap longer than any message's
+latency on the idle network (checked after the run), so each one crosses an
+otherwise idle network while the run stays free of cross-node callbacks (and
+so runs unchanged on the parallel engine).
+"""
+from __future__ import annotations
+
+import math
+
+from ppt.engine import Simulation
+from ppt.errors import SimulationError
+
+
+class _Recorder:
+    """Host of every NIC: records the latency of each arriving survey message."""
+
+    __slots__ = ("sim", "count", "sum_s", "min_s", "max_s")
+
+    def __init__(self, sim):
+        self.sim = sim
+        self.count = 0
+        self.sum_s = 0.0
+        self.min_s = math.inf
+        self.max_s = 0.0
+
+    def __call__(self, sent_s):
+        latency = self.sim.now - sent_s
+        self.count += 1
+        self.sum_s += latency
+        self.min_s = min(self.min_s, latency)
+        self.max_s = max(self.max_s, latency)
+
+
+def latency_survey(machine, nbytes: int = 8, progress=None, source: int = 0) -> dict | None:
+    """Min/mean/max one-way latency (s) from ``source`` to every other node (rank 0; None elsewhere)."""
+    net = machine.network()
+    sim = Simulation(num_entities=net.num_entities, lookahead_s=net.lookahead_s)
+    sim.progress = progress
+    net.build(sim)
+    recorder = _Recorder(sim)
+    for nic in net.nics:
+        nic.host = recorder
+    gap = _gap_s(machine, net, nbytes)
+    targets = [n for n in range(net.num_nodes) if n != source]
+    if sim.is_local(net.nic_eid(source)):
+        nic = net.nic(sim, source)
+
+        def send_next(index):
+            nic.send_message(targets[index], nbytes, sim.now)
+            if index + 1 < len(targets):
+                nic.schedule(gap, send_next, index + 1)
+
+        nic.schedule(0.0, send_next, 0)
+    sim.run()
+    parts = sim.gather((recorder.count, recorder.sum_s, recorder.min_s, recorder.max_s))
+    events = sim.total_events()
+    if parts is None:
+        return None
+    count = sum(p[0] for p in parts)
+    worst = max(p[3] for p in parts)
+    if worst >= gap:
+        raise SimulationError(f"survey messages overlapped (latency {worst:.3g} s >= gap {gap:.3g} s)")
+    return {"system": machine.name, "bytes": nbytes, "count": count, "min_s": min(p[2] for p in parts),
+            "mean_s": sum(p[1] for p in parts) / count, "max_s": worst, "events": events}
+
+
+def _gap_s(machine, net, nbytes) -> float:
+    """A safe upper bound on one message's latency on the idle network."""
+    topo = machine.topology
+    slowest = max(c.latency_s + net.packetizer.size(net.packetizer.max_payload_B) / c.bandwidth_Bps
+                  for c in topo.link_classes)
+    hops = topo.diameter() + 2
+    wire = net.packetizer.wire_bytes(nbytes) / net.injection_bandwidth_Bps
+    return 2.0 * (2 * net.nic_latency_s + hops * (slowest + topo.router_delay_s) + wire) + 1e-6

@@ -1,0 +1,29 @@
+"""``ppt latency-survey``: one message from node 0 to every other node on an idle network."""
+from __future__ import annotations
+
+from ppt.cli.common import add_system_arguments, load_preset
+from ppt.cli.output import emit
+
+HELP = "latency from node 0 to every other node, one message at a time on an idle network"
+
+
+def add_arguments(parser) -> None:
+    add_system_arguments(parser)
+    parser.add_argument("--bytes", type=int, default=8, help="message size in bytes (default 8)")
+    parser.add_argument("--network", default="packet", choices=["packet", "analytic"], help="network model")
+
+
+def run(args) -> int:
+    from ppt.errors import PPTError
+    from ppt.interconnects.survey import latency_survey
+    from ppt.machine import Machine
+    from ppt.progress import Progress
+    if args.bytes < 0:
+        raise PPTError(f"--bytes must not be negative, got {args.bytes}")
+    machine = Machine(load_preset(args), args.network, seed=args.seed)
+    progress = Progress(f"latency-survey {args.system}")
+    result = latency_survey(machine, args.bytes, progress)
+    progress.done()
+    if result is not None:
+        emit(args, result)
+    return 0

@@ -1,0 +1,149 @@
+"""The packet-level network core: closed-form latency and throughput, conservation, no deadlock,
+serial == parallel, and bad input."""
+import json
+import os
+import shutil
+import subprocess
+import sys
+
+import pytest
+
+from ppt.cli.main import main
+from ppt.engine import Simulation
+from ppt.interconnects.packetnet import PacketNetwork, PacketNic
+from ppt.interconnects.torus import Torus
+from ppt.interconnects.traffic import TrafficGenerator
+
+LINK_BW, LINK_LAT, ROUTER = 1e9, 50e-9, 20e-9
+TERM_BW, TERM_LAT, NIC_BW, NIC_LAT = 2e9, 10e-9, 4e9, 100e-9
+
+
+def ring_network(size=8, buffer_B=None, dims=None):
+    topo = Torus(dims or (size,), link_bandwidth_Bps=LINK_BW, link_latency_s=LINK_LAT,
+                 terminal_bandwidth_Bps=TERM_BW, terminal_latency_s=TERM_LAT, router_delay_s=ROUTER)
+    cfg = {"routing": "dor", "packet": {"header_B": 16, "max_payload_B": 64},
+           "nic_bandwidth_Bps": NIC_BW, "nic_latency_s": NIC_LAT}
+    if buffer_B:
+        cfg["buffer_B"] = buffer_B
+    net = PacketNetwork(topo, cfg)
+    sim = Simulation(num_entities=net.num_entities, lookahead_s=net.lookahead_s, comm=None)
+    net.build(sim)
+    return net, sim
+
+
+def deliver_times(net, sim, src, dst, nbytes):
+    arrivals = []
+    net.nic(sim, dst).host = lambda payload: arrivals.append(sim.now)
+    net.nic(sim, src).send_message(dst, nbytes, "m")
+    sim.run()
+    assert len(arrivals) == 1
+    return arrivals[0]
+
+
+@pytest.mark.parametrize("dst, hops", [(1, 1), (3, 3), (4, 4), (6, 2)])
+def test_lone_packet_latency_is_sum_of_serialization_link_and_router_delays(dst, hops):
+    net, sim = ring_network()
+    size = 16 + 40                                        # header + payload of a 40-byte message
+    expected = (NIC_LAT                                   # NIC traversal at the source
+                + size / TERM_BW + TERM_LAT + ROUTER      # node link into the first router
+                + hops * (size / LINK_BW + LINK_LAT + ROUTER)
+                + size / TERM_BW + TERM_LAT               # router to the destination NIC
+                + NIC_LAT)                                # NIC traversal at the destination
+    assert deliver_times(net, sim, 0, dst, 40) == pytest.approx(expected, rel=1e-12)
+    stats = net.merge_stats([net.stats(sim)])
+    assert stats["packets"] == 1 and stats["mean_hops"] == hops
+
+
+@pytest.mark.parametrize("buffer_B", [None, 4096])
+def test_long_message_throughput_approaches_bottleneck_minus_headers(buffer_B):
+    net, sim = ring_network(buffer_B=buffer_B)
+    nbytes = 4 << 20
+    elapsed = deliver_times(net, sim, 0, 3, nbytes)
+    payload_rate = nbytes / elapsed
+    bottleneck = LINK_BW * 64 / (64 + 16)                 # 16 header bytes per 64 payload bytes
+    assert payload_rate == pytest.approx(bottleneck, rel=0.005)
+    assert payload_rate < bottleneck
+
+
+def _count_receipts(monkeypatch):
+    seen = []
+    original = PacketNic.receive
+
+    def receive(self, pkt):
+        seen.append(pkt.uid)
+        original(self, pkt)
+
+    monkeypatch.setattr(PacketNic, "receive", receive)
+    return seen
+
+
+@pytest.mark.parametrize("dims", [(8,), (4, 4), (3, 5)])
+def test_saturating_uniform_load_conserves_packets_and_drains_without_deadlock(monkeypatch, dims):
+    seen = _count_receipts(monkeypatch)
+    net, sim = ring_network(dims=dims, buffer_B=2 * 2 * 80)   # two packets per VC
+    TrafficGenerator(net, "ur", 1.0, stop_s=3e-6).attach(net)
+    sim.run()                                                 # sources stop at 3 us, then the network drains
+    counters = net.counters
+    assert counters.injected > 100
+    assert counters.delivered == counters.injected == len(seen)
+    assert len(set(seen)) == len(seen)                        # every packet delivered exactly once
+    assert not sim.heap
+    # the load really saturated the network: some port queued and credits ran out
+    assert max(max(r.max_queued_B) for r in net.routers) > 0
+
+
+def test_accepted_load_follows_offered_load_below_saturation():
+    from ppt.hardware.systems import load_system
+    from ppt.interconnects.traffic import run_traffic
+    from ppt.machine import Machine
+    machine = Machine(load_system("fattree-4-3"))
+    result = run_traffic(machine, "ur", 0.3, warmup_s=20e-6, time_s=300e-6)
+    assert result["accepted_fraction"] == pytest.approx(0.3, rel=0.05)
+    assert 2 <= result["mean_hops"] <= 4
+
+
+def _mpiexec():
+    found = shutil.which("mpiexec", path=os.path.dirname(sys.executable)) or shutil.which("mpiexec")
+    if not found:
+        pytest.skip("mpiexec not installed")
+    return found
+
+
+@pytest.mark.parametrize("argv", [
+    ["traffic", "dragonfly-booksim", "--load", "0.6", "--routing", "ugal", "--warmup", "5e-7", "--time", "1e-6"],
+    ["pingpong", "darter", "--sizes", "8,65536", "--src", "0", "--dst", "700"],
+    ["latency-survey", "fattree-4-3"],
+])
+def test_parallel_run_prints_the_same_json_as_serial(argv):
+    env = dict(os.environ, PPT_QUIET="1")
+    cmd = [sys.executable, "-m", "ppt.cli.main", *argv, "--json"]
+    serial = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=300)
+    parallel = subprocess.run([_mpiexec(), "-n", "2", *cmd], capture_output=True, text=True, env=env, timeout=300)
+    assert serial.returncode == 0 and parallel.returncode == 0, serial.stderr + parallel.stderr
+    assert json.loads(serial.stdout)
+    assert parallel.stdout == serial.stdout
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["traffic", "torus-16x16x16", "--load", "0"], "--load must be in (0, 1]"),
+    (["traffic", "torus-16x16x16", "--load", "1.5"], "--load must be in (0, 1]"),
+    (["traffic", "darter", "--load", "0.5", "--pattern", "zigzag"], "unknown traffic pattern 'zigzag'"),
+    (["traffic", "darter", "--load", "0.5", "--routing", "fastest"], "unknown routing 'fastest'"),
+    (["traffic", "bgq-midplane", "--load", "0.5", "--pattern", "wc"], "pattern 'wc' is not defined"),
+    (["topology", "torus-16x16x16", "--set", "topology.dims=[16,0,16]"], "dims"),
+    (["topology", "nosuchsystem"], "unknown system 'nosuchsystem'"),
+    (["pingpong", "darter", "--sizes", "8,-1"], "must not be negative"),
+])
+def test_bad_input_gives_one_line_error(capsys, argv, message):
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert message in err and err.count("\n") == 1 and "Traceback" not in err
+
+
+def test_preset_missing_a_field_is_named(tmp_path, capsys):
+    preset = json.load(open(os.path.join(os.path.dirname(__file__), "..", "hardware", "systems", "darter.json")))
+    del preset["network"]["nic_bandwidth_Bps"]
+    path = tmp_path / "broken.json"
+    path.write_text(json.dumps(preset))
+    assert main(["pingpong", str(path), "--sizes", "8"]) == 2
+    assert "network is missing the field 'nic_bandwidth_Bps'" in capsys.readouterr().err
