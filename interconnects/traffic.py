@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import math
 
+from ppt.engine.parallel import AUTO
 from ppt.errors import ConfigError
 from ppt.interconnects.packetnet import PACKET_BITS, Message
 from ppt.interconnects.stats import ATTO
@@ -150,36 +151,44 @@ class TrafficGenerator:
 
 
 def run_traffic(machine, pattern: str, load: float, routing: str | None = None, warmup_s: float = 20e-6,
-                time_s: float = 100e-6, process: str = "exponential", progress=None) -> dict | None:
+                time_s: float = 100e-6, process: str = "exponential", progress=None, comm=AUTO) -> dict | None:
     """Offered vs accepted load, latency and hops of one synthetic-traffic run (rank 0; None elsewhere).
 
     ``accepted_fraction`` = mean bytes/s delivered per node during the
-    measurement window / node injection bandwidth.
+    measurement window / node injection bandwidth.  ``router_traversals``
+    (whole run) and ``run_s`` (wall seconds in the event loop) serve benchmarks.
     """
+    import time
     from ppt.engine import Simulation
     from ppt.interconnects.packetnet import PacketNetwork
     if not warmup_s >= 0.0 or not time_s > 0.0:
         raise ConfigError(f"need --warmup >= 0 and --time > 0, got {warmup_s} and {time_s}")
     net = PacketNetwork(machine.topology, machine.preset["network"], seed=machine.seed, routing=routing)
-    sim = Simulation(num_entities=net.num_entities, lookahead_s=net.lookahead_s)
+    sim = Simulation(num_entities=net.num_entities, lookahead_s=net.lookahead_s, comm=comm)
     sim.progress = progress
     net.build(sim)
     TrafficGenerator(net, pattern, load, process, machine.seed, stop_s=warmup_s + time_s).attach(net)
+    began = time.perf_counter()
     sim.run(until_s=warmup_s)
     before = net.counters.as_dict()
     sim.run(until_s=warmup_s + time_s)
+    run_s = time.perf_counter() - began
     after = net.counters.as_dict()
     window = {k: after[k] - before[k] for k in ("delivered", "latency_sum_as", "hops_sum", "bytes_delivered",
                                                 "injected")}
+    window["router_traversals"] = after["hops_sum"] + after["delivered"]
+    window["run_s"] = run_s
     parts = sim.gather(window)
     events = sim.total_events()
     if parts is None:
         return None
     total = {k: sum(p[k] for p in parts) for k in window}
+    total["run_s"] = max(p["run_s"] for p in parts)
     n = total["delivered"]
     return {"system": machine.name, "pattern": pattern, "routing": net.routing.name, "offered_load": load,
             "accepted_fraction": total["bytes_delivered"] / (time_s * net.num_nodes * net.injection_bandwidth_Bps),
             "mean_latency_s": total["latency_sum_as"] / ATTO / n if n else 0.0,
             "mean_hops": total["hops_sum"] / n if n else 0.0, "packets": n,
             "packets_injected": total["injected"], "warmup_s": warmup_s, "time_s": time_s,
-            "nodes": net.num_nodes, "events": events}
+            "nodes": net.num_nodes, "events": events, "router_traversals": total["router_traversals"],
+            "run_s": total["run_s"]}

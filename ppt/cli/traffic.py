@@ -28,5 +28,6 @@ def run(args) -> int:
                          args.process, progress)
     progress.done()
     if result is not None:
+        del result["run_s"]            # wall time: not part of the (deterministic) prediction
         emit(args, result)
     return 0

@@ -1,0 +1,1 @@
+"""Speed benchmarks reported by ``ppt bench`` (figures are ratios measured in one run)."""
