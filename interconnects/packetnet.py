@@ -43,7 +43,7 @@ class Router(Entity):
     """One router: per-port serialization, per-(port, VC) queues, credits."""
 
     __slots__ = ("net", "rid", "route", "inv_bw", "lat", "peer_eid", "peer_port", "to_router",
-                 "arrive_delay", "peer_fn", "free_at", "credits", "queues", "queued_B", "waking", "rr",
+                 "arrive_delay", "peer_fn", "free_at", "credits", "queues", "queued_B", "wake_s", "rr",
                  "bytes_out", "max_queued_B", "occupancy", "credit_on")
 
     def __init__(self, sim, eid, net, rid):
@@ -73,7 +73,8 @@ class Router(Entity):
         self.credits = [[cap] * net.num_vcs if q >= 0 and cap is not None else None for q in peers]
         self.queues = [None] * radix
         self.queued_B = [0] * radix
-        self.waking = [False] * radix
+        #: Time of the pending port_free event per port (inf: none); other port_free events are stale.
+        self.wake_s = [INFINITY] * radix
         self.rr = [0] * radix
         self.bytes_out = [0] * radix
         self.max_queued_B = [0] * radix
@@ -94,12 +95,19 @@ class Router(Entity):
         """Buffer space returned by the downstream router: ``(port, vc, bytes)``."""
         port, vc, size = data
         self.credits[port][vc] += size
-        if self.queued_B[port] and not self.waking[port]:
+        if self.queued_B[port] and self.wake_s[port] == INFINITY:
             self._serve(port)
 
     def port_free(self, port):
-        self.waking[port] = False
+        if self.sim.now != self.wake_s[port]:
+            return                                  # superseded by an earlier wake-up
+        self.wake_s[port] = INFINITY
         self._serve(port)
+
+    def _wake_at(self, port, time_s):
+        if time_s < self.wake_s[port]:
+            self.wake_s[port] = time_s
+            self.schedule_at(time_s, self.port_free, port)
 
     # -- internals --------------------------------------------------------
     def _enqueue(self, pkt, port, vc):
@@ -116,9 +124,7 @@ class Router(Entity):
         """Start the next eligible queued packet on ``port`` if the port is idle."""
         now = self.sim.now
         if self.free_at[port] > now:
-            if not self.waking[port]:
-                self.waking[port] = True
-                self.schedule(self.free_at[port] - now, self.port_free, port)
+            self._wake_at(port, self.free_at[port])
             return
         queues = self.queues[port]
         credits = self.credits[port]
@@ -161,8 +167,7 @@ class Router(Entity):
             sim.send_remote(self, at + self.arrive_delay[port], self._key, self.peer_eid[port],
                             "arrive" if self.to_router[port] else "receive", pkt)
         if self.queued_B[port]:
-            self.waking[port] = True
-            self.schedule(ser, self.port_free, port)
+            self._wake_at(port, at)
 
     def _resolve(self, port):
         peer = self.sim.entities.get(self.peer_eid[port])
@@ -214,7 +219,7 @@ class Message:
 class PacketNic(Nic):
     """A NIC: message packetization, injection with credits, reassembly."""
 
-    __slots__ = ("router_eid", "port", "bw", "arrive_delay", "free_at", "credit_B", "waking",
+    __slots__ = ("router_eid", "port", "bw", "arrive_delay", "free_at", "credit_B", "wake_s",
                  "outq", "responses", "pending", "partial", "msg_seq", "source")
 
     def __init__(self, sim, eid, net, node):
@@ -228,7 +233,8 @@ class PacketNic(Nic):
         self.arrive_delay = net.class_lat[cls] + net.router_delay_s
         self.free_at = 0.0
         self.credit_B = net.vc_capacity_B
-        self.waking = False
+        #: Time of the pending wake event (inf: none); other wake events are stale.
+        self.wake_s = INFINITY
         self.outq = deque()
         self.responses = deque()
         self.pending = None
@@ -258,7 +264,9 @@ class PacketNic(Nic):
 
     def wake(self, _):
         """Service: the time this NIC asked to look at its queues again."""
-        self.waking = False
+        if self.sim.now != self.wake_s:
+            return                                  # superseded by an earlier wake-up
+        self.wake_s = INFINITY
         self.pump()
 
     def pump(self):
@@ -311,14 +319,14 @@ class PacketNic(Nic):
         return None
 
     def _wake_at(self, time_s):
-        if not self.waking:
-            self.waking = True
-            self.schedule(time_s - self.sim.now, self.wake, None)
+        if time_s < self.wake_s:
+            self.wake_s = time_s
+            self.schedule_at(time_s, self.wake, None)
 
     def credit(self, data):
         """Buffer space returned by the router: ``(port, vc, bytes)``."""
         self.credit_B += data[2]
-        if self.pending is not None and not self.waking:
+        if self.pending is not None and self.wake_s == INFINITY:
             self.pump()
 
     def receive(self, pkt):

@@ -46,6 +46,13 @@ class Entity:
         self._key += 1
         heappush(self.sim.heap, (self.sim.now + delay_s, self._key, service, data))
 
+    def schedule_at(self, time_s: float, service, data=None) -> None:
+        """Run ``service`` at the absolute simulated time ``time_s`` (not before now)."""
+        if time_s < self.sim.now:
+            raise SimulationError(f"{self.name} scheduled an event in the past (at {time_s!r} s, now {self.sim.now!r} s)")
+        self._key += 1
+        heappush(self.sim.heap, (time_s, self._key, service, data))
+
     def send(self, eid: int, service: str, data=None, delay_s: float = 0.0) -> None:
         """Invoke ``service`` of the entity with id ``eid`` (on any simulation rank) after ``delay_s``."""
         if delay_s < 0.0:
