@@ -7,10 +7,9 @@ of the references it comes from, or how it was derived) and ``notes``
 """
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
-from ppt.errors import ConfigError
+from ppt.config import preset_names, read_preset
 from ppt.hardware.node import NodeModel
 
 PROCESSORS_DIR = Path(__file__).with_name("processors")
@@ -18,25 +17,12 @@ PROCESSORS_DIR = Path(__file__).with_name("processors")
 
 def list_processors() -> list[str]:
     """Names of the built-in processor presets."""
-    return sorted(p.stem for p in PROCESSORS_DIR.glob("*.json"))
+    return preset_names(PROCESSORS_DIR)
 
 
 def read_processor_config(name_or_path: str) -> dict:
     """The raw preset dict for a built-in name or a ``.json`` file path."""
-    path = Path(name_or_path)
-    if not (path.suffix == ".json" and path.is_file()):
-        path = PROCESSORS_DIR / f"{name_or_path}.json"
-        if not path.is_file():
-            known = ", ".join(list_processors())
-            raise ConfigError(f"unknown processor {name_or_path!r}; choose one of: {known} "
-                              f"(or give a .json processor file)")
-    try:
-        cfg = json.loads(path.read_text())
-    except json.JSONDecodeError as exc:
-        raise ConfigError(f"processor file {path.name} is not valid JSON: {exc.msg} at line {exc.lineno}") from None
-    if not isinstance(cfg, dict):
-        raise ConfigError(f"processor file {path.name} must hold a JSON object")
-    return cfg
+    return read_preset(PROCESSORS_DIR, name_or_path, "processor")
 
 
 def load_processor(name_or_path: str) -> NodeModel:

@@ -6,10 +6,10 @@ parsed as JSON when they parse, else kept as strings).
 """
 from __future__ import annotations
 
-import copy
 import json
 from pathlib import Path
 
+from ppt.config import preset_names, read_preset
 from ppt.errors import ConfigError
 
 SYSTEMS_DIR = Path(__file__).with_name("systems")
@@ -18,27 +18,15 @@ REQUIRED_SECTIONS = ("name", "topology", "network", "node")
 
 def list_systems() -> list[str]:
     """Names of the built-in system presets."""
-    return sorted(p.stem for p in SYSTEMS_DIR.glob("*.json"))
+    return preset_names(SYSTEMS_DIR)
 
 
 def load_system(name_or_path: str, overrides=()) -> dict:
     """The preset ``name_or_path`` (built-in name or a JSON file) with overrides applied."""
-    path = Path(name_or_path)
-    if not (path.suffix == ".json" and path.is_file()):
-        path = SYSTEMS_DIR / f"{name_or_path}.json"
-        if not path.is_file():
-            known = ", ".join(list_systems())
-            raise ConfigError(f"unknown system {name_or_path!r}; choose one of: {known} (or give a .json preset file)")
-    try:
-        preset = json.loads(path.read_text())
-    except json.JSONDecodeError as exc:
-        raise ConfigError(f"preset {path.name} is not valid JSON: {exc.msg} at line {exc.lineno}") from None
-    if not isinstance(preset, dict):
-        raise ConfigError(f"preset {path.name} must hold a JSON object")
+    preset = read_preset(SYSTEMS_DIR, name_or_path, "system")
     for section in REQUIRED_SECTIONS:
         if section not in preset:
-            raise ConfigError(f"preset {path.name} is missing the field {section!r}")
-    preset = copy.deepcopy(preset)
+            raise ConfigError(f"system {name_or_path!r} is missing the field {section!r}")
     for item in overrides:
         apply_override(preset, item)
     return preset

@@ -1,6 +1,9 @@
 """Reading configuration values with one-line errors that name the field."""
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 from ppt.errors import ConfigError
 
 _MISSING = object()
@@ -25,3 +28,28 @@ def field(cfg: dict, key: str, where: str, kind=None, default=_MISSING, positive
     if positive and not value > 0:
         raise ConfigError(f"{where}.{key} must be positive, got {value!r}")
     return value
+
+
+def preset_names(folder: Path) -> list[str]:
+    """Names of the ``*.json`` presets in ``folder``."""
+    return sorted(p.stem for p in folder.glob("*.json"))
+
+
+def read_preset(folder: Path, name_or_path: str, what: str) -> dict:
+    """The JSON object of preset ``name_or_path``: a built-in name in ``folder`` or a ``.json`` file.
+
+    ``what`` ("system", "processor") words the one-line errors.
+    """
+    path = Path(name_or_path)
+    if not (path.suffix == ".json" and path.is_file()):
+        path = folder / f"{name_or_path}.json"
+        if not path.is_file():
+            known = ", ".join(preset_names(folder))
+            raise ConfigError(f"unknown {what} {name_or_path!r}; choose one of: {known} (or give a .json {what} file)")
+    try:
+        cfg = json.loads(path.read_text())
+    except json.JSONDecodeError as exc:
+        raise ConfigError(f"{what} file {path.name} is not valid JSON: {exc.msg} at line {exc.lineno}") from None
+    if not isinstance(cfg, dict):
+        raise ConfigError(f"{what} file {path.name} must hold a JSON object")
+    return cfg

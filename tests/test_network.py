@@ -130,7 +130,7 @@ def test_parallel_run_prints_the_same_json_as_serial(argv):
     (["traffic", "darter", "--load", "0.5", "--pattern", "zigzag"], "unknown traffic pattern 'zigzag'"),
     (["traffic", "darter", "--load", "0.5", "--routing", "fastest"], "unknown routing 'fastest'"),
     (["traffic", "bgq-midplane", "--load", "0.5", "--pattern", "wc"], "pattern 'wc' is not defined"),
-    (["topology", "torus-16x16x16", "--set", "topology.dims=[16,0,16]"], "dims"),
+    (["topology", "torus-16x16x16", "--set", "topology.dims=[16,0,16]"], "topology.dims must be >= 1, got 0"),
     (["topology", "nosuchsystem"], "unknown system 'nosuchsystem'"),
     (["pingpong", "darter", "--sizes", "8,-1"], "must not be negative"),
 ])
