@@ -23,8 +23,11 @@ scan / exscan      ``recursive_doubling``, ``linear``
 =================  ==========================================================
 
 Default choices follow MPICH's published cut-offs: allreduce by recursive
-doubling up to 2,048 bytes, ring above (MPICH uses Rabenseifner's
-reduce-scatter/allgather there, same bandwidth term); allgather by recursive
+doubling up to 2,048 bytes per ring chunk (payload / ranks), ring above.
+MPICH uses Rabenseifner's reduce-scatter/allgather for long messages, which
+has the ring's bandwidth term with only 2 log2(P) latency terms; holding
+recursive doubling until ring chunks reach 2,048 bytes keeps the ring's
+2(P-1) latency terms from dominating mid-size messages; allgather by recursive
 doubling below 80 KiB total for powers of two, Bruck below 512 KiB, ring
 above.  A job or a call may name another algorithm.
 
@@ -39,7 +42,7 @@ from ppt.errors import PPTError
 from ppt.mpi.ops import blockwise
 from ppt.mpi.payload import join, split, split_sizes
 
-#: Allreduce payloads up to this size use recursive doubling (MPICH), bytes.
+#: Allreduce uses recursive doubling until ring chunks (payload / ranks) exceed this, bytes.
 ALLREDUCE_SHORT_B = 2048
 #: Allgather: recursive doubling below this total size (MPICH), bytes.
 ALLGATHER_SHORT_B = 81920
@@ -446,7 +449,8 @@ ALGORITHMS = {
 def default_algorithm(kind: str, size: int, nbytes=None, op=None) -> str:
     """MPICH-style default for collective ``kind`` on ``size`` ranks (``nbytes`` per rank if known)."""
     if kind == "allreduce":
-        return "recursive_doubling" if nbytes <= ALLREDUCE_SHORT_B or not op.commutative else "ring"
+        short = nbytes <= ALLREDUCE_SHORT_B * size
+        return "recursive_doubling" if short or not op.commutative else "ring"
     if kind == "allgather":
         if nbytes is None:
             return "bruck"
