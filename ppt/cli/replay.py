@@ -1,0 +1,76 @@
+"""``ppt replay TRACE --system SYSTEM``: predict a traced MPI program's run time on a simulated system.
+
+``--network ideal`` replays on a network with 1 ns latency and infinite
+bandwidth (the system then only fixes the node count), which shows how close
+the replay of the recorded compute gaps comes to the recorded span.
+"""
+from __future__ import annotations
+
+import time
+
+from ppt.cli.common import add_system_arguments, load_preset
+from ppt.cli.output import emit
+
+HELP = "replay a DUMPI trace set on a simulated system and predict its run time"
+
+NETWORKS = ("packet", "analytic", "ideal")
+
+
+def add_arguments(parser) -> None:
+    parser.add_argument("trace", metavar="TRACE", help="trace set folder, its .meta file or its file prefix")
+    add_system_arguments(parser, positional=False)
+    parser.add_argument("--network", choices=NETWORKS, default="packet",
+                        help="packet-level model (default), contention-free analytic model, or an ideal "
+                             "network (1 ns latency, infinite bandwidth) for validation")
+    parser.add_argument("--mapping", default="linear", metavar="linear|round-robin|random|FILE",
+                        help="rank-to-node mapping (random uses --seed; FILE lists one node per rank)")
+    parser.add_argument("--ranks-per-node", type=int, default=None,
+                        help="ranks per node (default: one per core)")
+    parser.add_argument("--compute-scale", type=float, default=1.0, metavar="F",
+                        help="multiply the recorded gaps between calls by F (0 ignores them; default 1)")
+    parser.add_argument("--skip-unsupported", action="store_true",
+                        help="leave out calls replay does not support instead of refusing the trace")
+
+
+def _job(args, trace):
+    from ppt.machine import Machine
+    from ppt.mpi import MPIJob
+    from ppt.traces.ideal import ideal_network
+    kind = "analytic" if args.network == "ideal" else args.network
+    machine = Machine(load_preset(args), network_kind=kind, seed=args.seed)
+    if args.network != "ideal":
+        return machine, MPIJob.on_machine(machine, trace.ranks, args.ranks_per_node, args.mapping, args.seed)
+    per_node = args.ranks_per_node or machine.cores_per_node
+    job = MPIJob(ideal_network(machine.num_nodes), trace.ranks, per_node, args.mapping, args.seed,
+                 machine.node_model)
+    return machine, job
+
+
+def run(args) -> int:
+    from ppt.engine import parallel
+    from ppt.progress import Progress
+    from ppt.traces.dumpi import TraceSet
+    from ppt.traces.replay import replay
+    trace = TraceSet(args.trace)
+    machine, job = _job(args, trace)
+    world = parallel.world()
+    leader = world is None or world.rank == 0
+    progress = Progress(f"replay {args.system}") if leader else None
+    began = time.perf_counter()
+    summary = replay(trace, job, args.compute_scale, args.skip_unsupported, progress)
+    wall_s = time.perf_counter() - began
+    if not leader:
+        return 0
+    progress.done()
+    if args.json:
+        emit(args, summary)
+        return 0
+    print(f"{summary['trace']}: {summary['ranks']} ranks, {summary['records']:,} records replayed on "
+          f"{machine.name} ({args.network} network) in {wall_s:.3g} s")
+    print(f"predicted {summary['predicted_s']:.6g} s, traced span {summary['trace_s']:.6g} s; "
+          f"{summary['bytes_p2p']:,} point-to-point bytes, {summary['packets']:,} packets, "
+          f"mean hops {summary['mean_hops']:.3g}")
+    if summary["skipped_calls"]:
+        print("skipped: " + ", ".join(f"{n} x{c}" for n, c in summary["skipped_calls"].items()))
+    emit(args, summary, ["call", "count"], [[name, count] for name, count in summary["calls"].items()])
+    return 0

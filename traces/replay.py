@@ -1,0 +1,470 @@
+"""Replay of a DUMPI trace set on the simulated MPI.
+
+Every trace rank becomes a simulated rank that reads its own records (streamed)
+and, for each one:
+
+1. computes for the recorded wall-clock gap since the previous call ended
+   (times ``compute_scale``; the first gap runs from the earliest call of any
+   rank).  A call's own recorded duration is never compute: on the traced
+   machine it holds waiting for peers (and, with ranks oversubscribed, for
+   other ranks' compute), which the simulation models itself;
+2. issues the call on the simulated MPI with the recorded arguments: peers,
+   tags and roots as ranks of the recorded communicator, sizes as
+   ``count x size(datatype)`` from the rank's type table, communicators,
+   groups, ops and requests mapped per rank (:mod:`ppt.traces.handles`).
+
+Each call runs under its traced name, so the job's call counts are the
+trace's.  Calls without communication (``Comm_rank``, ``Wtime``, ``Type_*``,
+``Init``, ``Finalize``, ...) are counted and take no simulated time.
+
+Completion calls follow the recorded outcome.  That is faithful, and it adds
+no waiting the traced run did not have, so a trace of a program that ran to
+completion replays without deadlock (as long as the simulated MPI sends at
+least the messages eagerly that the traced library did, and wildcard receives
+match as they did):
+
+* a ``Test``/``Testany``/``Testall``/``Testsome``/``Iprobe`` that recorded
+  success waits for exactly the requests (or the message) it reported -- the
+  traced run had them complete by then, so their matching calls precede this
+  point in the peers' recorded order; one that recorded failure is issued as
+  the non-blocking call and never waits;
+* ``Waitany``/``Waitsome`` complete the requests at the recorded indices.
+
+``Cart_sub`` is replayed as the equivalent ``Comm_split`` (colour: the
+coordinates in the dropped dimensions; key: the Cartesian rank).
+"""
+from __future__ import annotations
+
+import functools
+import os
+import time
+from collections import Counter
+
+from ppt.errors import ConfigError, TraceError
+from ppt.mpi.calls import mpi_call
+from ppt.mpi.comm import Group
+from ppt.traces.handles import Handles, color, peer
+
+#: Records a rank replays between two progress checks.
+PROGRESS_EVERY = 4096
+
+#: Calls that move no data between ranks: counted as calls, no simulated time.
+LOCAL_CALLS = frozenset("MPI_" + name for name in """
+    Init Init_thread Initialized Finalize Finalized Query_thread Is_thread_main Abort
+    Comm_rank Comm_size Comm_compare Comm_test_inter Comm_get_name Comm_set_name
+    Comm_set_errhandler Comm_get_errhandler Comm_get_attr Comm_set_attr Attr_get Attr_put
+    Errhandler_create Errhandler_set Errhandler_get Errhandler_free Error_string Error_class
+    Group_size Group_rank Group_compare Group_translate_ranks
+    Topo_test Dims_create Cartdim_get Cart_get Cart_rank Cart_coords Cart_shift Cart_map
+    Wtime Wtick Get_count Get_elements Get_processor_name Get_version Address Get_address
+    Pack Unpack Pack_size Buffer_attach Buffer_detach Keyval_create Keyval_free
+    Type_contiguous Type_vector Type_hvector Type_create_hvector Type_indexed Type_hindexed
+    Type_create_hindexed Type_struct Type_create_struct Type_create_indexed_block
+    Type_create_resized Type_create_subarray Type_dup Type_commit Type_free Type_size
+    Type_extent Type_get_extent Type_lb Type_ub
+""".split())
+
+
+@functools.lru_cache(maxsize=None)
+def _issuer(name: str):
+    """``issue(named, handler, args)``: run ``handler(args)`` as simulated MPI call ``name``.
+
+    Calls the handler makes on the simulated MPI are nested in this one, so the
+    job counts and times exactly one ``name`` call.
+    """
+    @mpi_call(name)
+    def issue(named, handler, args):
+        handler(args)
+    return issue
+
+
+class _Named:
+    """What :func:`ppt.mpi.calls.mpi_call` needs to count a call: the rank's state."""
+
+    __slots__ = ("_rank",)
+
+    def __init__(self, rank):
+        self._rank = rank
+
+
+class RankReplay:
+    """Replays one trace rank's records on its simulated ``mpi``.
+
+    ``sizes``: bytes per datatype id (the rank's type table); ``compute_scale``
+    multiplies recorded gaps; ``skip``: call names to leave out.
+    """
+
+    __slots__ = ("mpi", "rank", "handles", "sizes", "compute_scale", "skip", "named", "handlers",
+                 "p2p_bytes", "skipped")
+
+    def __init__(self, mpi, sizes, compute_scale: float = 1.0, skip=frozenset()):
+        self.mpi = mpi
+        self.rank = mpi.rank
+        self.handles = Handles(mpi, f"trace rank {self.rank}")
+        self.sizes = sizes
+        self.compute_scale = compute_scale
+        self.skip = skip
+        # mpi_call counts through the rank state; the per-rank mpi object keeps it private.
+        self.named = _Named(mpi._rank)
+        self.handlers = {name: getattr(self, method) for name, method in HANDLERS.items()}
+        self.p2p_bytes = 0
+        self.skipped = Counter()
+
+    def run(self, records, start_s: float, progress=None) -> dict:
+        """Replay ``records`` (in order); ``start_s``: trace time at which the job starts (s)."""
+        mpi, named, handlers, scale = self.mpi, self.named, self.handlers, self.compute_scale
+        last_stop = start_s
+        count = 0
+        for count, record in enumerate(records, 1):
+            gap = (record.wall_start - last_stop) * scale
+            if gap > 0.0:
+                mpi.sleep(gap)
+            last_stop = record.wall_stop
+            name = record.name
+            handler = handlers.get(name)
+            if handler is None:
+                if name not in self.skip:
+                    raise TraceError(f"trace rank {self.rank} calls {name}, which replay does not support; "
+                                     "rerun with --skip-unsupported to ignore it")
+                self.skipped[name] += 1
+                continue
+            _issuer(name)(named, handler, record.args)
+            if progress is not None and not count % PROGRESS_EVERY:
+                progress.advance(PROGRESS_EVERY, mpi.wtime())
+        return {"records": count, "p2p_bytes": self.p2p_bytes, "skipped": dict(self.skipped)}
+
+    # -- helpers ----------------------------------------------------------------
+    def _bytes(self, count: int, datatype: int) -> int:
+        sizes = self.sizes
+        if not 0 <= datatype < len(sizes):
+            raise TraceError(f"trace rank {self.rank} uses datatype {datatype}, which its type table "
+                             f"({len(sizes)} entries) lacks: the trace is damaged")
+        return count * sizes[datatype]
+
+    def _comm(self, a, key: str = "comm"):
+        return self.handles.comm(a[key])
+
+    def _sent(self, count: int, datatype: int) -> int:
+        nbytes = self._bytes(count, datatype)
+        self.p2p_bytes += nbytes
+        return nbytes
+
+    # -- point to point -----------------------------------------------------------
+    def local(self, a):
+        """A call without communication."""
+
+    def send(self, a):
+        self._comm(a).send(None, peer(a["dest"], False), a["tag"], self._sent(a["count"], a["datatype"]))
+
+    def isend(self, a):
+        req = self._comm(a).isend(None, peer(a["dest"], False), a["tag"], self._sent(a["count"], a["datatype"]))
+        self.handles.start(a["request"], req)
+
+    def recv(self, a):
+        self._comm(a).recv(peer(a["source"], True), a["tag"])
+
+    def irecv(self, a):
+        self.handles.start(a["request"], self._comm(a).irecv(peer(a["source"], True), a["tag"]))
+
+    def sendrecv(self, a):
+        self._comm(a).sendrecv(None, peer(a["dest"], False), a["sendtag"], peer(a["source"], True),
+                               a["recvtag"], self._sent(a["sendcount"], a["sendtype"]))
+
+    def sendrecv_replace(self, a):
+        self._comm(a).sendrecv(None, peer(a["dest"], False), a["sendtag"], peer(a["source"], True),
+                               a["recvtag"], self._sent(a["count"], a["datatype"]))
+
+    def probe(self, a):
+        self._comm(a).probe(peer(a["source"], True), a["tag"])
+
+    def iprobe(self, a):
+        """A successful Iprobe waits for its message; a failed one only looks."""
+        comm, source = self._comm(a), peer(a["source"], True)
+        if a["flag"]:
+            comm.probe(source, a["tag"])
+        else:
+            comm.iprobe(source, a["tag"])
+
+    # -- completion -----------------------------------------------------------------
+    def wait(self, a):
+        req = self.handles.take(a["request"])
+        if req is not None:
+            self.mpi.wait(req)
+
+    def waitall(self, a):
+        self.mpi.waitall(self.handles.take_all(a["requests"]))
+
+    def test(self, a):
+        if a["flag"]:
+            self.wait(a)
+        else:
+            reqs = self.handles.peek_all((a["request"],))
+            if reqs:
+                self.mpi.test(reqs[0])
+
+    def testall(self, a):
+        if a["flag"]:
+            self.waitall(a)
+        else:
+            self.mpi.testall(self.handles.peek_all(a["requests"]))
+
+    def waitany(self, a):
+        """Waitany and Testany: complete the request at the recorded index (if one was reported)."""
+        index, requests = a["index"], a["requests"]
+        if a.get("flag", 1) and 0 <= index < len(requests):
+            req = self.handles.take(requests[index])
+            if req is not None:
+                self.mpi.waitany([req])
+        else:
+            self.mpi.testany(self.handles.peek_all(requests))
+
+    def waitsome(self, a):
+        """Waitsome and Testsome: complete the requests at the recorded indices."""
+        requests = a["requests"]
+        if a["indices"]:
+            self.mpi.waitall(self.handles.take_all([requests[i] for i in a["indices"]]))
+        else:
+            self.mpi.testsome(self.handles.peek_all(requests))
+
+    # -- collectives ------------------------------------------------------------------
+    def barrier(self, a):
+        self._comm(a).barrier()
+
+    def bcast(self, a):
+        self._comm(a).bcast(None, a["root"], self._bytes(a["count"], a["datatype"]))
+
+    def reduce(self, a):
+        self._comm(a).reduce(None, self.handles.op(a["op"]), a["root"], self._bytes(a["count"], a["datatype"]))
+
+    def allreduce(self, a):
+        self._comm(a).allreduce(None, self.handles.op(a["op"]), self._bytes(a["count"], a["datatype"]))
+
+    def scan(self, a):
+        self._comm(a).scan(None, self.handles.op(a["op"]), self._bytes(a["count"], a["datatype"]))
+
+    def exscan(self, a):
+        self._comm(a).exscan(None, self.handles.op(a["op"]), self._bytes(a["count"], a["datatype"]))
+
+    def gather(self, a):
+        """Gather and Gatherv: each rank contributes ``sendcount`` items."""
+        self._comm(a).gatherv(None, a["root"], self._bytes(a["sendcount"], a["sendtype"]))
+
+    def scatter(self, a):
+        comm = self._comm(a)
+        blocks = self._bytes(a["sendcount"], a["sendtype"]) if comm.rank == a["root"] else None
+        comm.scatter(None, a["root"], blocks)
+
+    def scatterv(self, a):
+        comm = self._comm(a)
+        blocks = None
+        if comm.rank == a["root"]:
+            blocks = [self._bytes(n, a["sendtype"]) for n in a["sendcounts"]]
+        comm.scatterv(None, a["root"], blocks)
+
+    def allgather(self, a):
+        self._comm(a).allgather(None, self._bytes(a["sendcount"], a["sendtype"]))
+
+    def allgatherv(self, a):
+        self._comm(a).allgatherv(None, self._bytes(a["sendcount"], a["sendtype"]))
+
+    def alltoall(self, a):
+        self._comm(a).alltoall(None, self._bytes(a["sendcount"], a["sendtype"]))
+
+    def alltoallv(self, a):
+        self._comm(a).alltoallv(None, [self._bytes(n, a["sendtype"]) for n in a["sendcounts"]])
+
+    def alltoallw(self, a):
+        self._comm(a).alltoallv(None, [self._bytes(n, t) for n, t in zip(a["sendcounts"], a["sendtypes"])])
+
+    def reduce_scatter(self, a):
+        self._comm(a).reduce_scatter(None, self.handles.op(a["op"]),
+                                     [self._bytes(n, a["datatype"]) for n in a["recvcounts"]])
+
+    # -- communicators, groups, ops -------------------------------------------------------
+    def comm_dup(self, a):
+        self.handles.set_comm(a["newcomm"], self._comm(a, "oldcomm").dup())
+
+    def comm_split(self, a):
+        self.handles.set_comm(a["newcomm"], self._comm(a, "oldcomm").split(color(a["color"]), a["key"]))
+
+    def comm_create(self, a):
+        self.handles.set_comm(a["newcomm"], self._comm(a, "oldcomm").create(self.handles.group(a["group"])))
+
+    def cart_create(self, a):
+        new = self._comm(a, "oldcomm").cart_create(a["dims"], a["periods"], bool(a["reorder"]))
+        self.handles.set_comm(a["newcomm"], new)
+
+    def cart_sub(self, a):
+        cart = self._comm(a, "oldcomm")
+        if not hasattr(cart, "dims"):
+            raise TraceError(f"trace rank {self.rank} calls MPI_Cart_sub on communicator {a['oldcomm']}, "
+                             "which has no Cartesian topology: the trace is inconsistent")
+        dropped = 0
+        for coord, size, keep in zip(cart.coords, cart.dims, a["remain_dims"]):
+            if not keep:
+                dropped = dropped * size + coord
+        self.handles.set_comm(a["newcomm"], cart.split(dropped, cart.rank))
+
+    def comm_free(self, a):
+        comm = self.handles.free_comm(a["comm"])
+        if comm is not None:
+            comm.free()
+
+    def comm_group(self, a):
+        # Group of the members built directly: Comm.group counts an MPI_Comm_group of its own.
+        self.handles.groups[a["group"]] = Group(self.named._rank, self._comm(a).members)
+
+    def group_incl(self, a):
+        self.handles.groups[a["newgroup"]] = self.handles.group(a["group"]).incl(a["ranks"])
+
+    def group_excl(self, a):
+        self.handles.groups[a["newgroup"]] = self.handles.group(a["group"]).excl(a["ranks"])
+
+    def group_union(self, a):
+        first, second = self.handles.group(a["group1"]), self.handles.group(a["group2"])
+        members = first.members + tuple(w for w in second.members if w not in first.index)
+        self.handles.groups[a["newgroup"]] = Group(self.named._rank, members)
+
+    def group_intersection(self, a):
+        first, second = self.handles.group(a["group1"]), self.handles.group(a["group2"])
+        members = [w for w in first.members if w in second.index]
+        self.handles.groups[a["newgroup"]] = Group(self.named._rank, members)
+
+    def group_difference(self, a):
+        first, second = self.handles.group(a["group1"]), self.handles.group(a["group2"])
+        members = [w for w in first.members if w not in second.index]
+        self.handles.groups[a["newgroup"]] = Group(self.named._rank, members)
+
+    def group_free(self, a):
+        group = self.handles.groups.pop(a["group"], None)
+        if group is not None:
+            group.free()
+
+    def op_create(self, a):
+        self.handles.create_op(a["op"], bool(a["commute"]))
+
+    def op_free(self, a):
+        self.handles.ops.pop(a["op"], None)
+
+
+#: Replayed call -> RankReplay method.
+HANDLERS = {
+    **{name: "local" for name in LOCAL_CALLS},
+    "MPI_Send": "send", "MPI_Bsend": "send", "MPI_Ssend": "send", "MPI_Rsend": "send",
+    "MPI_Isend": "isend", "MPI_Ibsend": "isend", "MPI_Issend": "isend", "MPI_Irsend": "isend",
+    "MPI_Recv": "recv", "MPI_Irecv": "irecv",
+    "MPI_Sendrecv": "sendrecv", "MPI_Sendrecv_replace": "sendrecv_replace",
+    "MPI_Probe": "probe", "MPI_Iprobe": "iprobe",
+    "MPI_Wait": "wait", "MPI_Waitall": "waitall", "MPI_Waitany": "waitany", "MPI_Waitsome": "waitsome",
+    "MPI_Test": "test", "MPI_Testall": "testall", "MPI_Testany": "waitany", "MPI_Testsome": "waitsome",
+    "MPI_Barrier": "barrier", "MPI_Bcast": "bcast", "MPI_Reduce": "reduce", "MPI_Allreduce": "allreduce",
+    "MPI_Scan": "scan", "MPI_Exscan": "exscan",
+    "MPI_Gather": "gather", "MPI_Gatherv": "gather", "MPI_Scatter": "scatter", "MPI_Scatterv": "scatterv",
+    "MPI_Allgather": "allgather", "MPI_Allgatherv": "allgatherv",
+    "MPI_Alltoall": "alltoall", "MPI_Alltoallv": "alltoallv", "MPI_Alltoallw": "alltoallw",
+    "MPI_Reduce_scatter": "reduce_scatter",
+    "MPI_Comm_dup": "comm_dup", "MPI_Comm_split": "comm_split", "MPI_Comm_create": "comm_create",
+    "MPI_Cart_create": "cart_create", "MPI_Cart_sub": "cart_sub", "MPI_Comm_free": "comm_free",
+    "MPI_Comm_group": "comm_group", "MPI_Group_incl": "group_incl", "MPI_Group_excl": "group_excl",
+    "MPI_Group_union": "group_union", "MPI_Group_intersection": "group_intersection",
+    "MPI_Group_difference": "group_difference", "MPI_Group_free": "group_free",
+    "MPI_Op_create": "op_create", "MPI_Op_free": "op_free",
+}
+
+
+def trace_calls(trace) -> Counter:
+    """Calls by name over all ranks, from the trace files' footers (no records read)."""
+    calls = Counter()
+    for rank in range(trace.ranks):
+        calls.update(trace.footer_counts(rank))
+    return calls
+
+
+def unsupported_calls(calls) -> dict:
+    """``{name: count}`` of the calls in ``calls`` that replay cannot issue (most frequent first)."""
+    return {name: n for name, n in Counter(calls).most_common() if name not in HANDLERS}
+
+
+def first_call_s(trace) -> float:
+    """The earliest start of any rank's first call (trace wall-clock seconds)."""
+    starts = []
+    for rank in range(trace.ranks):
+        records = trace.records(rank)
+        first = next(records, None)
+        records.close()
+        if first is not None:
+            starts.append(first.wall_start)
+    return min(starts) if starts else 0.0
+
+
+class ReplayProgress:
+    """Records replayed so far, shown through a :class:`ppt.progress.Progress` at its interval."""
+
+    __slots__ = ("progress", "total", "done")
+
+    def __init__(self, progress, total_records: int):
+        self.progress = progress
+        self.total = max(total_records, 1)
+        self.done = 0
+
+    def advance(self, records: int, now_s: float) -> None:
+        self.done += records
+        progress = self.progress
+        wall = time.perf_counter()
+        if wall - progress.last >= progress.interval_s:
+            progress.last = wall
+            progress.note(f"{self.done:,} of {self.total:,} records ({100 * self.done / self.total:.0f}%), "
+                          f"simulated {now_s * 1e3:,.3f} ms")
+
+
+def _rank_main(mpi, trace, start_s, compute_scale, skip, progress):
+    rank = mpi.rank
+    replayer = RankReplay(mpi, trace.datatype_sizes(rank), compute_scale, skip)
+    return replayer.run(trace.records(rank), start_s, progress)
+
+
+def replay(trace, job, compute_scale: float = 1.0, skip_unsupported: bool = False, progress=None) -> dict:
+    """Replay TraceSet ``trace`` on MPIJob ``job`` (one simulated rank per trace rank).
+
+    Refuses (TraceError) a trace holding unsupported calls unless
+    ``skip_unsupported``.  ``progress``: a :class:`ppt.progress.Progress`.
+    Returns the prediction: ``predicted_s`` (simulated), ``trace_s`` (recorded
+    span), calls by name, point-to-point bytes, network packets and mean hops,
+    and per-rank statistics.  Times in seconds, sizes in bytes.
+    """
+    if job.num_ranks != trace.ranks:
+        raise ConfigError(f"the trace has {trace.ranks} ranks but the job {job.num_ranks}: replay needs one "
+                          "simulated rank per trace rank")
+    if not compute_scale >= 0.0:
+        raise ConfigError(f"compute scale {compute_scale} must be a number >= 0 (0 ignores the recorded gaps)")
+    calls = trace_calls(trace)
+    unsupported = unsupported_calls(calls)
+    if unsupported and not skip_unsupported:
+        listed = ", ".join(f"{name} x{n}" for name, n in unsupported.items())
+        raise TraceError(f"unsupported MPI calls in trace: {listed}; "
+                         "rerun with --skip-unsupported to ignore them")
+    counter = ReplayProgress(progress, sum(calls.values())) if progress is not None else None
+    result = job.run(_rank_main, trace, first_call_s(trace), compute_scale, frozenset(unsupported), counter)
+    start, stop = trace.span()
+    stats = result.network
+    skipped = Counter()
+    for ret in result.returns:
+        skipped.update(ret["skipped"])
+    records = sum(ret["records"] for ret in result.returns)
+    per_rank = [dict(entry, records=ret["records"], p2p_bytes=ret["p2p_bytes"])
+                for entry, ret in zip(result.per_rank, result.returns)]
+    return {
+        "trace": os.fspath(trace.meta_path),
+        "ranks": result.ranks,
+        "predicted_s": result.predicted_s,
+        "trace_s": stop - start,
+        "calls": result.calls,
+        "skipped_calls": dict(skipped.most_common()),
+        "records": records,
+        "bytes_p2p": sum(ret["p2p_bytes"] for ret in result.returns),
+        # The analytic model moves each message as one unit, so its messages are its packets.
+        "packets": stats.get("packets", stats.get("messages", 0)),
+        "mean_hops": stats.get("mean_hops", 0.0),
+        "network": stats,
+        "per_rank": per_rank,
+    }
