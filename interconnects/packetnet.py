@@ -10,9 +10,11 @@ link and router delays along its path (store-and-forward).
 Flow control: with ``network.buffer_B`` set, every router input port has that
 many bytes of buffer split evenly among the routing's virtual channels, and
 upstream ports send only with credits for the downstream (port, VC) buffer;
-credits return one link latency after the packet leaves that buffer.  Without
-it, buffers are unbounded.  Packets waiting for a port or credits queue per
-(output port, VC); a free port serves its VCs round-robin.
+credits return one link latency after the packet leaves that buffer.  Packets
+waiting for a port or credits queue per (output port, VC); a free port serves
+its VCs round-robin.  Without ``buffer_B`` buffers are unbounded, nothing ever
+blocks, and each output port is a FIFO whose departure times are computed when
+packets arrive (one event per hop).
 
 Entity ids: router ``r`` is followed by its nodes' NICs, so routers and their
 nodes are contiguous; parallel runs place whole routers (with their NICs) in
@@ -84,6 +86,9 @@ class Router(Entity):
     def arrive(self, pkt):
         """A packet has fully arrived on input port ``pkt.in_port`` (VC ``pkt.vc``)."""
         port, vc = self.route(pkt, self.rid, self.occupancy)
+        if not self.credit_on:
+            self._forward_fifo(pkt, port, vc)
+            return
         if self.free_at[port] <= self.sim.now and not self.queued_B[port]:
             credits = self.credits[port]
             if credits is None or credits[vc] >= pkt.size_B:
@@ -141,18 +146,35 @@ class Router(Entity):
                 return
 
     def _transmit(self, pkt, port, vc):
+        """Credit flow control: send ``pkt`` now on the idle ``port``."""
         size = pkt.size_B
-        ser = size * self.inv_bw[port]
-        sim = self.sim
-        at = sim.now + ser
-        self.free_at[port] = at
-        self.bytes_out[port] += size
-        if self.credit_on:
-            self.net.return_credit(self, pkt)     # the input buffer this packet held here is free
-            credits = self.credits[port]
-            if credits is not None:
-                credits[vc] -= size
-        if self.to_router[port]:
+        at = self.free_at[port] = self.sim.now + size * self.inv_bw[port]
+        self.net.return_credit(self, pkt)     # the input buffer this packet held here is free
+        credits = self.credits[port]
+        if credits is not None:
+            credits[vc] -= size
+        self._forward(pkt, port, vc, at)
+        if self.queued_B[port]:
+            self._wake_at(port, at)
+
+    def _forward_fifo(self, pkt, port, vc):
+        """Unbounded buffers: the output port is a FIFO, so the departure is known on arrival."""
+        now = self.sim.now
+        start = self.free_at[port]
+        if start > now:
+            backlog = int((start - now) / self.inv_bw[port])
+            if backlog > self.max_queued_B[port]:
+                self.max_queued_B[port] = backlog
+        else:
+            start = now
+        at = self.free_at[port] = start + pkt.size_B * self.inv_bw[port]
+        self._forward(pkt, port, vc, at)
+
+    def _forward(self, pkt, port, vc, at):
+        """Put ``pkt`` on the wire of ``port``; its serialization ends at ``at``."""
+        self.bytes_out[port] += pkt.size_B
+        to_router = self.to_router[port]
+        if to_router:
             pkt.hops += 1
             pkt.vc = vc
             pkt.in_port = self.peer_port[port]
@@ -161,13 +183,12 @@ class Router(Entity):
         if fn is None:
             fn = self._resolve(port)
         self._key += 1
+        sim = self.sim
         if fn:
             heappush(sim.heap, (at + self.arrive_delay[port], self._key, fn, pkt))
         else:
             sim.send_remote(self, at + self.arrive_delay[port], self._key, self.peer_eid[port],
-                            "arrive" if self.to_router[port] else "receive", pkt)
-        if self.queued_B[port]:
-            self._wake_at(port, at)
+                            "arrive" if to_router else "receive", pkt)
 
     def _resolve(self, port):
         peer = self.sim.entities.get(self.peer_eid[port])
@@ -219,7 +240,7 @@ class Message:
 class PacketNic(Nic):
     """A NIC: message packetization, injection with credits, reassembly."""
 
-    __slots__ = ("router_eid", "port", "bw", "arrive_delay", "free_at", "credit_B", "wake_s",
+    __slots__ = ("router_eid", "router_arrive", "port", "bw", "arrive_delay", "free_at", "credit_B", "wake_s",
                  "outq", "responses", "pending", "partial", "msg_seq", "source")
 
     def __init__(self, sim, eid, net, node):
@@ -227,6 +248,8 @@ class PacketNic(Nic):
         topo = net.topo
         router = int(topo.node_router[node])
         self.router_eid = net.router_eid[router]
+        #: The router's arrive service (routers are built first, on the same simulation rank).
+        self.router_arrive = sim.entities[self.router_eid].arrive
         self.port = int(topo.node_port[node])
         cls = int(topo.port_class[router, self.port])
         self.bw = min(net.nic_bandwidth_Bps, net.class_bw[cls])
@@ -259,6 +282,14 @@ class PacketNic(Nic):
         self.schedule(net.nic_latency_s, self._queue, msg)
 
     def _queue(self, msg):
+        if self.credit_B is None and self.source is None:
+            # Unbounded buffers: nothing can hold the NIC up, so lay out all packets now (FIFO).
+            start = max(self.free_at, self.sim.now)
+            for _ in range(msg.npackets):
+                start = self._launch(self._cut(msg, start), start)
+            if msg.on_sent is not None:
+                self.schedule_at(start, _call, msg.on_sent)
+            return
         self.outq.append(msg)
         self.pump()
 
@@ -282,30 +313,40 @@ class PacketNic(Nic):
             self.pending = pkt          # a credit from the router resumes us
             return
         self.pending = None
-        ser = pkt.size_B / self.bw
-        self.free_at = now + ser
         if self.credit_B is not None:
             self.credit_B -= pkt.size_B
+        self._launch(pkt, now)
+        if self.outq or self.responses or self.source is not None and self.source.next_s < INFINITY:
+            self._wake_at(self.free_at)
+
+    def _launch(self, pkt, start_s):
+        """Serialize ``pkt`` onto the link to the router from ``start_s``; returns when it ends."""
+        at = self.free_at = start_s + pkt.size_B / self.bw
         pkt.in_port = self.port
         pkt.from_eid = self.eid
         pkt.vc = 0
         self.net.counters.injected += 1
-        self.send(self.router_eid, "arrive", pkt, ser + self.arrive_delay)
-        if self.outq or self.responses or self.source is not None and self.source.next_s < INFINITY:
-            self._wake_at(self.free_at)
+        self._key += 1
+        heappush(self.sim.heap, (at + self.arrive_delay, self._key, self.router_arrive, pkt))
+        return at
+
+    def _cut(self, msg, created_s):
+        """The next packet of ``msg``."""
+        packetizer = self.net.packetizer
+        index = msg.cut
+        msg.cut += 1
+        payload = max(0, min(packetizer.max_payload_B, msg.nbytes - index * packetizer.max_payload_B))
+        pkt = Packet((msg.uid << PACKET_BITS) | index, msg.src, msg.dst, packetizer.size(payload), payload,
+                     msg, created_s)
+        self.net.routing.inject(pkt)
+        return pkt
 
     def _next_packet(self, now):
         if self.responses:
             return self.responses.popleft()
-        net = self.net
         if self.outq:
             msg = self.outq[0]
-            index = msg.cut
-            msg.cut += 1
-            payload = min(net.packetizer.max_payload_B, msg.nbytes - index * net.packetizer.max_payload_B)
-            pkt = Packet((msg.uid << PACKET_BITS) | index, msg.src, msg.dst,
-                         net.packetizer.size(max(payload, 0)), max(payload, 0), msg, now)
-            net.routing.inject(pkt)
+            pkt = self._cut(msg, now)
             if msg.cut == msg.npackets:
                 self.outq.popleft()
                 if msg.on_sent is not None:
@@ -343,8 +384,11 @@ class PacketNic(Nic):
             resp = Packet((((self.node << 32) | self.msg_seq) << PACKET_BITS), self.node, pkt.src,
                           net.packetizer.response_size(), 0, None, now)
             net.routing.inject(resp)
-            self.responses.append(resp)
-            self.pump()
+            if self.credit_B is None and self.source is None:
+                self._launch(resp, max(self.free_at, now))
+            else:
+                self.responses.append(resp)
+                self.pump()
         if msg.npackets > 1:
             left = self.partial.get(msg.uid, msg.npackets) - 1
             if left:
