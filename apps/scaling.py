@@ -1,0 +1,127 @@
+"""Strong-scaling studies of SNAPSim: one problem, growing core counts, one rank per core.
+
+The two studies of the design brief (strong scaling on Edison from one node up):
+
+1. 32 x 32 x 48 cells, 192 angles, 8 groups, 8-cell x chunks;
+2. 64 x 32 x 48 cells, 384 angles, 42 groups, 16-cell x chunks.
+
+"Angles" are read as the total number of discrete directions; SNAP's input
+``nang`` counts angles per octant (``sn.f90``), so the studies run SNAP with
+``nang = 192/8 = 24`` and ``384/8 = 48`` (48 is also the ``nang`` of SNAP's own
+benchmark input, ``qasnap/benchmark/inp``).
+
+Each point runs one time step, one outer iteration and ``iterations`` inner
+iterations (SNAP's ``iitm`` default is 5; a real run repeats until converged).
+The sweeps of all inner iterations are identical, so predicted time grows
+linearly with steps x iterations and a short run predicts the scaling shape.
+The y-z process grid is the most square ``npey x npez = cores`` with npey
+dividing ny and npez dividing nz (SNAP's input rule, ``input.f90``).
+"""
+from __future__ import annotations
+
+import math
+import time
+
+from ppt.apps.snap import SNAPSim
+from ppt.errors import ConfigError
+
+OCTANTS = 8
+STUDIES = {
+    1: {"nx": 32, "ny": 32, "nz": 48, "angles": 192, "ng": 8, "ichunk": 8},
+    2: {"nx": 64, "ny": 32, "nz": 48, "angles": 384, "ng": 42, "ichunk": 16},
+}
+DEFAULT_ITERATIONS = 1
+
+
+def decompose(cores: int, ny: int, nz: int) -> tuple[int, int]:
+    """The most square ``(npey, npez)`` with npey * npez = cores, npey | ny and npez | nz."""
+    if cores < 1:
+        raise ConfigError(f"core count must be positive, got {cores}")
+    options = [(p, cores // p) for p in range(1, cores + 1)
+               if cores % p == 0 and ny % p == 0 and nz % (cores // p) == 0]
+    if not options:
+        raise ConfigError(f"{cores} cores cannot be split into npey x npez with npey dividing ny={ny} and npez "
+                          f"dividing nz={nz} (at most {ny * nz} ranks); choose another core count")
+    return min(options, key=lambda d: (abs(math.log(d[0] / d[1])), d[0]))
+
+
+def study_sim(study: int, cores: int, iterations: int = DEFAULT_ITERATIONS, npey: int | None = None,
+              npez: int | None = None) -> SNAPSim:
+    """SNAPSim of ``study`` (1 or 2) on ``cores`` ranks; ``npey``/``npez`` force the process grid."""
+    if study not in STUDIES:
+        raise ConfigError(f"unknown study {study!r}; choose one of: {', '.join(map(str, STUDIES))}")
+    p = STUDIES[study]
+    if (npey is None) != (npez is None):
+        raise ConfigError("give both --npey and --npez, or neither (then the grid is chosen automatically)")
+    if npey is None:
+        npey, npez = decompose(cores, p["ny"], p["nz"])
+    elif npey * npez != cores:
+        raise ConfigError(f"npey x npez = {npey} x {npez} = {npey * npez} ranks, but {cores} cores were asked for")
+    return SNAPSim(nx=p["nx"], ny=p["ny"], nz=p["nz"], npey=npey, npez=npez, ichunk=p["ichunk"],
+                   nang=p["angles"] // OCTANTS, ng=p["ng"], inners=iterations)
+
+
+def check_cores(machine, cores_list) -> list[int]:
+    """Core counts that fit ``machine``: positive, whole nodes (or less than one node), not too many."""
+    if not cores_list:
+        raise ConfigError("give at least one core count, e.g. --cores 24,48,96")
+    per_node = machine.cores_per_node
+    total = per_node * machine.num_nodes
+    for cores in cores_list:
+        if cores < 1:
+            raise ConfigError(f"core count must be positive, got {cores}")
+        if cores > per_node and cores % per_node:
+            raise ConfigError(f"{cores} cores is not a whole number of {machine.name} nodes; use a multiple of "
+                              f"{per_node} (one rank per core)")
+        if cores > total:
+            raise ConfigError(f"{cores} cores exceed the {total} cores of {machine.name}")
+    return sorted(set(cores_list))
+
+
+def strong_scaling(machine, study: int, cores_list, iterations: int = DEFAULT_ITERATIONS, npey: int | None = None,
+                   npez: int | None = None, on_point=None) -> list[dict]:
+    """One result dict per core count (ascending): cores, npey, npez, predicted_s, compute_s, comm_s,
+    messages, speedup and efficiency (relative to the smallest count) and the wall time of the
+    simulation (wall_s).  ``on_point(result, index, total)`` is called after every point."""
+    cores_list = check_cores(machine, cores_list)
+    sims = [study_sim(study, c, iterations, npey, npez) for c in cores_list]     # validate all before running
+    results = []
+    for index, sim in enumerate(sims):
+        wall = time.perf_counter()
+        entry = sim.run(machine).as_json()
+        entry["wall_s"] = time.perf_counter() - wall
+        base = results[0] if results else entry
+        entry["speedup"] = base["predicted_s"] / entry["predicted_s"]
+        entry["efficiency"] = entry["speedup"] * base["cores"] / entry["cores"]
+        results.append(entry)
+        if on_point:
+            on_point(entry, index, len(sims))
+    return results
+
+
+def plot_scaling(results: list[dict], path: str, title: str) -> None:
+    """Predicted time vs cores (log-log) with the ideal strong-scaling line, as a PNG."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    import matplotlib.ticker
+    cores = [r["cores"] for r in results]
+    times = [r["predicted_s"] for r in results]
+    fig, ax = plt.subplots(figsize=(6, 4))
+    ax.loglog(cores, times, "o-", label="predicted")
+    ax.loglog(cores, [times[0] * cores[0] / c for c in cores], "--", color="grey", label="ideal")
+    ax.loglog(cores, [r["comm_s"] for r in results], "s:", label="communication (mean per rank)")
+    ax.set_xticks(cores, [str(c) for c in cores])
+    ax.xaxis.set_minor_formatter(matplotlib.ticker.NullFormatter())
+    ax.set_xlabel("cores")
+    ax.set_ylabel("time (s)")
+    ax.set_title(title)
+    ax.legend()
+    ax.grid(True, which="both", alpha=0.3)
+    fig.tight_layout()
+    try:
+        fig.savefig(path, format="png")
+    except OSError as exc:
+        raise ConfigError(f"cannot write plot {path!r}: {exc.strerror}") from None
+    finally:
+        plt.close(fig)

@@ -1,0 +1,219 @@
+"""SNAPSim: a stylized SNAP (discrete-ordinates transport) on the simulated MPI.
+
+The model follows the control flow of lanl/SNAP (``translv.f90`` ->
+``outer.f90`` -> ``inner.f90`` -> ``sweep.f90`` -> ``octsweep.f90`` ->
+``dim3_sweep.f90``) with the classic KBA sweep (``multiswp=0``, ``swp_typ=0``):
+
+    for each time step:
+        for each outer iteration:
+            outer source (cross-group scattering, all groups)
+            for each inner iteration:
+                inner source (all groups)
+                for each corner (jd, kd) in SNAP's corner_sch order:      # an octant pair
+                    for each group g:
+                        for iop in 1..2*nc:                                # x direction -, then +
+                            recv the y face from the upwind y neighbour (if any)
+                            recv the z face from the upwind z neighbour (if any)
+                            wait for the previous chunk's sends
+                            compute the chunk (dim3_sweep tasklist)
+                            isend the y and z faces to the downwind neighbours (if any)
+                allreduce MAX over ng doubles (inner convergence, ``glmax``)
+            allreduce MAX of one double (outer convergence)
+
+Octants and groups pipeline the way SNAP's do: there is no synchronisation
+between chunks, groups, x directions or corners, so a rank starts the next
+chunk as soon as its upstream faces arrive and the wavefronts of successive
+groups and octants follow each other through the process grid.
+
+Ranks form a 2-D Cartesian communicator over y-z: ``cart_create([npez, npey])``
+(row-major, so y is the fast coordinate as in SNAP, where
+``yproc = mod(iproc, npey)``).  ``jd = 1`` sweeps towards -y: faces arrive from
+the +y neighbour and leave to the -y neighbour (``thrd_comm.f90``
+``sweep_recv_bdry``/``sweep_send_bdry``).  A y face holds
+``nang x ichunk x nz_local`` doubles, a z face ``nang x ichunk x ny_local``.
+
+Angles: SNAP's input ``nang`` is the number of angles *per octant*
+(``sn.f90``: "nang - number of discrete ordinates per octant"; a 3-D run has
+``8 * nang`` directions).  :class:`SNAPSim` takes SNAP's ``nang``; the
+strong-scaling studies (:mod:`ppt.apps.scaling`) quote total angles.
+
+Not modelled: SNAP's newer concurrent-corner sweep (``multiswp=1``), OpenMP
+threads, the per-time-step cross-section expansion and ``dinv`` set-up, and
+the outer-iteration convergence test's flux copy.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ppt.apps.snap_counts import (WORD_B, chunk_count, inner_source_tasklist, outer_source_tasklist,
+                                  sweep_tasklist)
+from ppt.errors import ConfigError
+
+#: SNAP's corner orders (setup.f90, corner_sch): by (jd, kd); the first when npey <= npez.
+CORNERS_Y_FIRST = ((1, 1), (2, 1), (2, 2), (1, 2))
+CORNERS_Z_FIRST = ((1, 1), (1, 2), (2, 2), (2, 1))
+#: Tag spacing per group (SNAP: mtag = g*g_off + 2*nc*(jd-1 + 2*(kd-1)) + iop).
+CORNERS = 4
+
+
+@dataclass(frozen=True)
+class SNAPSim:
+    """SNAPSim of a SNAP problem: global mesh ``nx x ny x nz`` cells over ``npey x npez`` ranks,
+    ``ichunk`` x cells per chunk, ``nang`` angles per octant, ``ng`` groups, ``nmom``
+    scattering order, ``nsteps`` time steps of ``outers`` outer x ``inners`` inner iterations
+    (fixed counts: no convergence test decides)."""
+
+    nx: int
+    ny: int
+    nz: int
+    npey: int
+    npez: int
+    ichunk: int
+    nang: int
+    ng: int
+    nsteps: int = 1
+    outers: int = 1
+    inners: int = 1
+    nmom: int = 1
+
+    def __post_init__(self):
+        for name in ("nx", "ny", "nz", "npey", "npez", "ichunk", "nang", "ng", "nsteps", "outers", "inners",
+                     "nmom"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+                raise ConfigError(f"SNAP input {name} must be a positive integer, got {value!r}")
+        if self.nmom > 4:
+            raise ConfigError(f"SNAP input nmom must be 1 to 4 (SNAP's limit), got {self.nmom}")
+        if self.ny % self.npey:
+            raise ConfigError(f"npey={self.npey} does not divide ny={self.ny}; choose npey among the divisors of ny")
+        if self.nz % self.npez:
+            raise ConfigError(f"npez={self.npez} does not divide nz={self.nz}; choose npez among the divisors of nz")
+
+    @property
+    def ranks(self) -> int:
+        return self.npey * self.npez
+
+    @property
+    def ny_local(self) -> int:
+        return self.ny // self.npey
+
+    @property
+    def nz_local(self) -> int:
+        return self.nz // self.npez
+
+    @property
+    def nc(self) -> int:
+        """x-chunks per direction."""
+        return chunk_count(self.nx, self.ichunk)
+
+    @property
+    def corners(self) -> tuple:
+        return CORNERS_Y_FIRST if self.npey <= self.npez else CORNERS_Z_FIRST
+
+    @property
+    def sweeps(self) -> int:
+        """Inner iterations (full sweeps) in the run."""
+        return self.nsteps * self.outers * self.inners
+
+    def y_face_B(self) -> int:
+        """Bytes of a face sent along y: nang x ichunk x nz_local doubles."""
+        return self.nang * self.ichunk * self.nz_local * WORD_B
+
+    def z_face_B(self) -> int:
+        """Bytes of a face sent along z: nang x ichunk x ny_local doubles."""
+        return self.nang * self.ichunk * self.ny_local * WORD_B
+
+    def sends_per_rank(self, y: int, z: int) -> int:
+        """Closed-form sweep messages sent by the rank at (y, z): per sweep, per group and
+        per chunk (2 nc per corner) one message to each downwind neighbour that exists;
+        over the 4 corners the -y neighbour is downwind twice and the +y neighbour twice
+        (likewise z)."""
+        downwind = 2 * ((y > 0) + (y < self.npey - 1) + (z > 0) + (z < self.npez - 1))
+        return self.sweeps * self.ng * 2 * self.nc * downwind
+
+    def run(self, machine, ranks_per_node: int | None = None, record: bool = False, seed: int = 0) -> "SNAPResult":
+        """Run on ``machine`` (a :class:`~ppt.machine.Machine`), one rank per core by default
+        (``ranks_per_node`` = the node's cores); ``record`` keeps every rank's chunk log."""
+        from ppt.mpi import MPIJob
+        per_node = min(ranks_per_node or machine.cores_per_node, self.ranks)
+        job = MPIJob.on_machine(machine, self.ranks, per_node, seed=seed).run(snap_main, self, record)
+        ranks = job.per_rank
+        return SNAPResult(self, job.predicted_s, sum(r["compute_s"] for r in ranks) / len(ranks),
+                          sum(r["comm_s"] for r in ranks) / len(ranks), sum(r["messages_sent"] for r in ranks),
+                          job)
+
+
+def snap_main(mpi, inp: "SNAPSim", record: bool = False):
+    """Rank program.  With ``record``, returns this rank's chunk log
+    ``[(corner, group, iop, start_s, end_s), ...]`` (corner = SNAP's jd, kd pair index)."""
+    world = mpi.COMM_WORLD
+    cart = world.cart_create([inp.npez, inp.npey])
+    if cart is None:
+        return None
+    z, y = cart.coords
+    z_lo, z_hi = cart.cart_shift(0, 1)
+    y_lo, y_hi = cart.cart_shift(1, 1)
+    ny, nz, nc = inp.ny_local, inp.nz_local, inp.nc
+    work = {cells: sweep_tasklist(inp.nang, inp.ichunk, ny, nz, inp.ng, inp.nx, inp.nmom, cells)
+            for cells in {inp.ichunk, inp.nx - (nc - 1) * inp.ichunk}}
+    chunk_s: dict[int, float] = {}
+    outer_work = outer_source_tasklist(inp.nx, ny, nz, inp.ng, inp.nmom)
+    inner_work = inner_source_tasklist(inp.nx, ny, nz, inp.ng, inp.nmom)
+    y_face, z_face = inp.y_face_B(), inp.z_face_B()
+    log = [] if record else None
+    for _ in range(inp.nsteps):
+        for _ in range(inp.outers):
+            mpi.compute(outer_work)
+            for _ in range(inp.inners):
+                mpi.compute(inner_work)
+                sends = []
+                for corner, (jd, kd) in enumerate(inp.corners):
+                    y_up, y_down = (y_hi, y_lo) if jd == 1 else (y_lo, y_hi)
+                    z_up, z_down = (z_hi, z_lo) if kd == 1 else (z_lo, z_hi)
+                    for g in range(inp.ng):
+                        for iop in range(2 * nc):
+                            tag = (g * CORNERS + corner) * 2 * nc + iop
+                            if y_up >= 0:
+                                cart.recv(y_up, tag)
+                            if z_up >= 0:
+                                cart.recv(z_up, tag)
+                            if sends:
+                                mpi.waitall(sends)
+                            ich = nc - 1 - iop if iop < nc else iop - nc
+                            cells = min(inp.ichunk, inp.nx - ich * inp.ichunk)
+                            start = mpi.wtime()
+                            if cells in chunk_s:
+                                mpi.compute(chunk_s[cells])
+                            else:
+                                chunk_s[cells] = mpi.compute(work[cells])
+                            if record:
+                                log.append((corner, g, iop, start, mpi.wtime()))
+                            sends = []
+                            if y_down >= 0:
+                                sends.append(cart.isend(None, y_down, tag, nbytes=y_face))
+                            if z_down >= 0:
+                                sends.append(cart.isend(None, z_down, tag, nbytes=z_face))
+                mpi.waitall(sends)
+                cart.allreduce(None, op=mpi.MAX, nbytes=inp.ng * WORD_B)
+            cart.allreduce(None, op=mpi.MAX, nbytes=WORD_B)
+    return log
+
+
+@dataclass
+class SNAPResult:
+    """One SNAPSim run.  ``predicted_s``: simulated run time; ``compute_s`` / ``comm_s``: the
+    mean over ranks of time in compute and inside MPI calls; ``messages``: point-to-point
+    messages sent (all ranks, collectives included); ``job``: the full
+    :class:`~ppt.mpi.JobResult` (its ``returns`` hold the chunk logs of a recorded run)."""
+
+    sim: SNAPSim
+    predicted_s: float
+    compute_s: float
+    comm_s: float
+    messages: int
+    job: object
+
+    def as_json(self) -> dict:
+        return {"cores": self.sim.ranks, "npey": self.sim.npey, "npez": self.sim.npez,
+                "predicted_s": self.predicted_s, "compute_s": self.compute_s, "comm_s": self.comm_s,
+                "messages": self.messages}

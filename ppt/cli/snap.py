@@ -1,0 +1,73 @@
+"""``ppt snap``: strong scaling of SNAPSim on a system (table, JSON or plot).
+
+    ppt snap edison --study 1 --cores 24,48,96,192,384 --plot snap-edison.png
+
+One line per finished point on stderr ("cores 96: predicted 1.23 s (3/5)");
+``PPT_QUIET`` silences it.
+"""
+from __future__ import annotations
+
+import os
+import sys
+
+from ppt.cli.common import add_system_arguments, load_preset
+from ppt.cli.output import emit
+from ppt.errors import PPTError
+
+HELP = "strong-scaling prediction of SNAP (KBA transport sweeps) from one node up"
+
+#: Default network model.  Measured for 'ppt snap edison --study 1 --cores 24,48,96,192,384':
+#: packet 2.0 CPU-minutes (5.2 min wall on a 2-core machine shared with other jobs), analytic 6 s.
+DEFAULT_NETWORK = "packet"
+
+
+def add_arguments(parser) -> None:
+    add_system_arguments(parser)
+    parser.add_argument("--study", type=int, choices=[1, 2], default=1,
+                        help="1: 32x32x48 cells, 192 angles, 8 groups, 8-cell chunks; "
+                             "2: 64x32x48 cells, 384 angles, 42 groups, 16-cell chunks (default 1)")
+    parser.add_argument("--cores", required=True, metavar="N,N,...",
+                        help="core counts, one rank per core, e.g. 24,48,96 (whole nodes, or less than one)")
+    parser.add_argument("--network", choices=["packet", "analytic"], default=DEFAULT_NETWORK,
+                        help=f"network model (default {DEFAULT_NETWORK}: packet-level, about 2 minutes for study 1 "
+                             "on 24..384 Edison cores; analytic: contention-free latency/bandwidth model, "
+                             "seconds, use it for thousands of cores)")
+    parser.add_argument("--iterations", type=int, default=None, metavar="N",
+                        help="inner iterations simulated (one time step, one outer; default 1); "
+                             "predicted time grows linearly with it")
+    parser.add_argument("--npey", type=int, default=None, help="force the y process count (with --npez)")
+    parser.add_argument("--npez", type=int, default=None, help="force the z process count (with --npey)")
+    parser.add_argument("--plot", metavar="FILE.png", default=None, help="plot predicted time vs cores to a PNG")
+
+
+def _cores(text: str) -> list[int]:
+    try:
+        return [int(item) for item in text.split(",") if item.strip()]
+    except ValueError:
+        raise PPTError(f"bad --cores {text!r}: give core counts like 24,48,96") from None
+
+
+def run(args) -> int:
+    from ppt.apps.scaling import DEFAULT_ITERATIONS, plot_scaling, strong_scaling
+    from ppt.machine import Machine
+    iterations = DEFAULT_ITERATIONS if args.iterations is None else args.iterations
+    if iterations < 1:
+        raise PPTError(f"--iterations must be at least 1, got {iterations}")
+    machine = Machine(load_preset(args), network_kind=args.network, seed=args.seed)
+    quiet = bool(os.environ.get("PPT_QUIET"))
+
+    def progress(entry, index, total):
+        if not quiet:
+            print(f"cores {entry['cores']}: predicted {entry['predicted_s']:.4g} s "
+                  f"({index + 1}/{total}, {entry['wall_s']:.1f} s wall)", file=sys.stderr, flush=True)
+
+    results = strong_scaling(machine, args.study, _cores(args.cores), iterations, args.npey, args.npez, progress)
+    title = f"SNAP study {args.study} on {machine.name} ({args.network} network, {iterations} inner iteration(s))"
+    if args.plot:
+        plot_scaling(results, args.plot, title)
+    rows = [[r["cores"], f"{r['npey']}x{r['npez']}", r["predicted_s"], r["compute_s"], r["comm_s"],
+             round(r["speedup"], 3), round(r["efficiency"], 3)] for r in results]
+    emit(args, {"results": results, "study": args.study, "system": machine.name, "network": args.network,
+                "iterations": iterations},
+         ["cores", "npey x npez", "predicted_s", "compute_s", "comm_s", "speedup", "efficiency"], rows, title)
+    return 0
