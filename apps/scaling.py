@@ -15,7 +15,10 @@ iterations (SNAP's ``iitm`` default is 5; a real run repeats until converged).
 The sweeps of all inner iterations are identical, so predicted time grows
 linearly with steps x iterations and a short run predicts the scaling shape.
 The y-z process grid is the most square ``npey x npez = cores`` with npey
-dividing ny and npez dividing nz (SNAP's input rule, ``input.f90``).
+dividing ny and npez dividing nz (SNAP's input rule, ``input.f90``).  Core
+counts beyond what the mesh can give one rank each (study 2: 32 x 48 = 1,536)
+run hybrid, as SNAP does with OpenMP: the fewest threads per rank that make
+the rank count decomposable.
 """
 from __future__ import annotations
 
@@ -53,12 +56,26 @@ def study_sim(study: int, cores: int, iterations: int = DEFAULT_ITERATIONS, npey
     p = STUDIES[study]
     if (npey is None) != (npez is None):
         raise ConfigError("give both --npey and --npez, or neither (then the grid is chosen automatically)")
+    threads = 1
     if npey is None:
-        npey, npez = decompose(cores, p["ny"], p["nz"])
-    elif npey * npez != cores:
-        raise ConfigError(f"npey x npez = {npey} x {npez} = {npey * npez} ranks, but {cores} cores were asked for")
+        threads, (npey, npez) = hybrid_decompose(cores, p["ny"], p["nz"], p["ng"])
+    elif cores % (npey * npez) or cores // (npey * npez) > p["ng"]:
+        raise ConfigError(f"npey x npez = {npey} x {npez} = {npey * npez} ranks does not fit {cores} cores")
+    else:
+        threads = cores // (npey * npez)
     return SNAPSim(nx=p["nx"], ny=p["ny"], nz=p["nz"], npey=npey, npez=npez, ichunk=p["ichunk"],
-                   nang=p["angles"] // OCTANTS, ng=p["ng"], inners=iterations)
+                   nang=p["angles"] // OCTANTS, ng=p["ng"], inners=iterations, threads=threads)
+
+
+def hybrid_decompose(cores: int, ny: int, nz: int, ng: int) -> tuple[int, tuple[int, int]]:
+    """``(threads, (npey, npez))`` with the fewest threads per rank (at most ``ng``) that decompose."""
+    for threads in range(1, ng + 1):
+        if cores % threads == 0:
+            try:
+                return threads, decompose(cores // threads, ny, nz)
+            except ConfigError:
+                continue
+    return 1, decompose(cores, ny, nz)         # raises the one-line error for pure MPI
 
 
 def check_cores(machine, cores_list) -> list[int]:
@@ -79,7 +96,7 @@ def check_cores(machine, cores_list) -> list[int]:
 
 
 def strong_scaling(machine, study: int, cores_list, iterations: int = DEFAULT_ITERATIONS, npey: int | None = None,
-                   npez: int | None = None, on_point=None) -> list[dict]:
+                   npez: int | None = None, on_point=None, progress=None) -> list[dict]:
     """One result dict per core count (ascending): cores, npey, npez, predicted_s, compute_s, comm_s,
     messages, speedup and efficiency (relative to the smallest count) and the wall time of the
     simulation (wall_s).  ``on_point(result, index, total)`` is called after every point."""
@@ -88,7 +105,7 @@ def strong_scaling(machine, study: int, cores_list, iterations: int = DEFAULT_IT
     results = []
     for index, sim in enumerate(sims):
         wall = time.perf_counter()
-        entry = sim.run(machine).as_json()
+        entry = sim.run(machine, progress=progress).as_json()
         entry["wall_s"] = time.perf_counter() - wall
         base = results[0] if results else entry
         entry["speedup"] = base["predicted_s"] / entry["predicted_s"]

@@ -61,7 +61,8 @@ class SNAPSim:
     """SNAPSim of a SNAP problem: global mesh ``nx x ny x nz`` cells over ``npey x npez`` ranks,
     ``ichunk`` x cells per chunk, ``nang`` angles per octant, ``ng`` groups, ``nmom``
     scattering order, ``nsteps`` time steps of ``outers`` outer x ``inners`` inner iterations
-    (fixed counts: no convergence test decides)."""
+    (fixed counts: no convergence test decides); ``threads`` cores per rank (SNAP's OpenMP
+    threads work on different groups at once, so each rank's work splits evenly over them)."""
 
     nx: int
     ny: int
@@ -75,13 +76,16 @@ class SNAPSim:
     outers: int = 1
     inners: int = 1
     nmom: int = 1
+    threads: int = 1
 
     def __post_init__(self):
         for name in ("nx", "ny", "nz", "npey", "npez", "ichunk", "nang", "ng", "nsteps", "outers", "inners",
-                     "nmom"):
+                     "nmom", "threads"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:
                 raise ConfigError(f"SNAP input {name} must be a positive integer, got {value!r}")
+        if self.threads > self.ng:
+            raise ConfigError(f"{self.threads} threads per rank exceed the {self.ng} groups they share out")
         if self.nmom > 4:
             raise ConfigError(f"SNAP input nmom must be 1 to 4 (SNAP's limit), got {self.nmom}")
         if self.ny % self.npey:
@@ -131,12 +135,14 @@ class SNAPSim:
         downwind = 2 * ((y > 0) + (y < self.npey - 1) + (z > 0) + (z < self.npez - 1))
         return self.sweeps * self.ng * 2 * self.nc * downwind
 
-    def run(self, machine, ranks_per_node: int | None = None, record: bool = False, seed: int = 0) -> "SNAPResult":
+    def run(self, machine, ranks_per_node: int | None = None, record: bool = False, seed: int = 0,
+            progress=None) -> "SNAPResult":
         """Run on ``machine`` (a :class:`~ppt.machine.Machine`), one rank per core by default
         (``ranks_per_node`` = the node's cores); ``record`` keeps every rank's chunk log."""
         from ppt.mpi import MPIJob
-        per_node = min(ranks_per_node or machine.cores_per_node, self.ranks)
-        job = MPIJob.on_machine(machine, self.ranks, per_node, seed=seed).run(snap_main, self, record)
+        per_node = min(ranks_per_node or max(1, machine.cores_per_node // self.threads), self.ranks)
+        job = MPIJob.on_machine(machine, self.ranks, per_node, seed=seed, threads_per_rank=self.threads).run(
+            snap_main, self, record, progress=progress)
         ranks = job.per_rank
         return SNAPResult(self, job.predicted_s, sum(r["compute_s"] for r in ranks) / len(ranks),
                           sum(r["comm_s"] for r in ranks) / len(ranks), sum(r["messages_sent"] for r in ranks),
@@ -214,6 +220,7 @@ class SNAPResult:
     job: object
 
     def as_json(self) -> dict:
-        return {"cores": self.sim.ranks, "npey": self.sim.npey, "npez": self.sim.npez,
+        return {"cores": self.sim.ranks * self.sim.threads, "ranks": self.sim.ranks,
+                "threads": self.sim.threads, "npey": self.sim.npey, "npez": self.sim.npez,
                 "predicted_s": self.predicted_s, "compute_s": self.compute_s, "comm_s": self.comm_s,
                 "messages": self.messages}

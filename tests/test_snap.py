@@ -143,3 +143,32 @@ def test_cli_json_and_plot(tmp_path, capsys, monkeypatch):
     assert results[1]["speedup"] == pytest.approx(results[0]["predicted_s"] / results[1]["predicted_s"])
     assert 1 < results[1]["speedup"] < 2.5            # strong scaling: faster, not wildly superlinear
     assert plot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_study_2_beyond_one_rank_per_cell_column_runs_hybrid():
+    from ppt.apps.scaling import study_sim
+    sim = study_sim(2, 3072)
+    assert (sim.threads, sim.npey, sim.npez) == (2, 32, 48)
+    assert study_sim(2, 1536).threads == 1
+
+
+def test_threads_split_a_ranks_tasklist_over_their_cores():
+    from ppt.hardware.systems import load_system
+    from ppt.hardware.tasklist import Tasklist
+    from ppt.machine import Machine
+    from ppt.mpi import MPIJob
+
+    machine = Machine(load_system("edison"), "analytic")
+    work = Tasklist.from_list([("fALU", 4e6), ("MEM_ACCESS", 1e6, 8, [0.5, 0.5, 0.5])])
+    job = MPIJob.on_machine(machine, 12, threads_per_rank=2)
+
+    class Rank:          # a rank on node 0, which the linear mapping fills with all 12 ranks
+        node = 0
+
+    assert job._ranks_on_node[0] == 12
+    expected = machine.node_model.core_view(24).time_compute(work.scaled(0.5))
+    assert job.time_compute(Rank, work) == expected
+    # memory-bandwidth bound: a second thread per rank gains nothing, the node's bandwidth is shared
+    assert expected == pytest.approx(machine.node_model.core_view(12).time_compute(work))
+    flops = Tasklist.from_list([("fALU", 4e6)])
+    assert job.time_compute(Rank, flops) == pytest.approx(machine.node_model.core_view(12).time_compute(flops) / 2)

@@ -61,7 +61,13 @@ def run(args) -> int:
             print(f"cores {entry['cores']}: predicted {entry['predicted_s']:.4g} s "
                   f"({index + 1}/{total}, {entry['wall_s']:.1f} s wall)", file=sys.stderr, flush=True)
 
-    results = strong_scaling(machine, args.study, _cores(args.cores), iterations, args.npey, args.npez, progress)
+    from ppt.progress import Progress
+    sim_progress = Progress(f"snap {args.system}")
+    results = strong_scaling(machine, args.study, _cores(args.cores), iterations, args.npey, args.npez, progress,
+                             sim_progress)
+    sim_progress.done()
+    for entry in results:
+        del entry["wall_s"]            # wall time: not part of the (deterministic) prediction
     title = f"SNAP study {args.study} on {machine.name} ({args.network} network, {iterations} inner iteration(s))"
     if args.plot:
         plot_scaling(results, args.plot, title)

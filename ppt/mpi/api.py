@@ -68,7 +68,7 @@ class MPI:
             if not (math.isfinite(seconds) and seconds >= 0.0):
                 raise rank.error(f"compute time {work!r} must be a finite number of seconds >= 0", "compute")
         else:
-            seconds = rank.job.core_view(rank).time_compute(work)
+            seconds = rank.job.time_compute(rank, work)
         rank.stats.compute_s += seconds
         rank.proc.sleep(seconds)
         return seconds

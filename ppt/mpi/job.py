@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 
 from ppt.engine import Simulation, parallel
 from ppt.errors import ConfigError, DeadlockError
+from ppt.hardware.tasklist import Tasklist
 from ppt.mpi.api import MPI
 from ppt.mpi.collectives import check_algorithms
 from ppt.mpi.comm import Comm
@@ -61,17 +62,21 @@ class MPIJob:
     ``ranks_per_node`` and ``mapping`` (see :func:`~ppt.mpi.mapping.map_ranks`)
     place ranks on nodes; ``node_model`` times ``compute(tasklist)``;
     ``algorithms`` picks collective algorithms by collective name, e.g.
-    ``{"allreduce": "ring"}``.  ``comm``: the engine's mpi4py communicator
-    (default: the mpiexec world, if any).
+    ``{"allreduce": "ring"}``.  ``threads_per_rank``: cores each rank computes
+    on (hybrid MPI + threads; a tasklist is split evenly over them).  ``comm``:
+    the engine's mpi4py communicator (default: the mpiexec world, if any).
     """
 
     def __init__(self, network, num_ranks: int, ranks_per_node: int = 1, mapping: str = "linear", seed: int = 0,
-                 node_model=None, algorithms: dict | None = None, comm=parallel.AUTO):
+                 node_model=None, algorithms: dict | None = None, comm=parallel.AUTO, threads_per_rank: int = 1):
         self.network = network
         self.num_ranks = num_ranks
         self.ranks_per_node = ranks_per_node
         self.node_of = map_ranks(num_ranks, ranks_per_node, network.num_nodes, mapping, seed)
         self.node_model = node_model
+        if threads_per_rank < 1:
+            raise ConfigError(f"threads per rank must be at least 1, got {threads_per_rank}")
+        self.threads_per_rank = threads_per_rank
         self.algorithms = check_algorithms(dict(algorithms or {}))
         self.comm = comm
         self._members: dict[tuple, tuple] = {}
@@ -82,13 +87,16 @@ class MPIJob:
 
     @classmethod
     def on_machine(cls, machine, num_ranks: int, ranks_per_node: int | None = None, mapping: str = "linear",
-                   seed: int = 0, algorithms: dict | None = None, comm=parallel.AUTO) -> "MPIJob":
-        """A job on a :class:`~ppt.machine.Machine` (default: one rank per core)."""
-        per_node = ranks_per_node or machine.cores_per_node
-        if per_node > machine.cores_per_node:
-            raise ConfigError(f"{per_node} ranks per node exceed the {machine.cores_per_node} cores of a "
-                              f"{machine.name} node")
-        return cls(machine.network(), num_ranks, per_node, mapping, seed, machine.node_model, algorithms, comm)
+                   seed: int = 0, algorithms: dict | None = None, comm=parallel.AUTO,
+                   threads_per_rank: int = 1) -> "MPIJob":
+        """A job on a :class:`~ppt.machine.Machine` (default: one rank per core, or per
+        ``threads_per_rank`` cores)."""
+        per_node = ranks_per_node or max(1, machine.cores_per_node // threads_per_rank)
+        if per_node * threads_per_rank > machine.cores_per_node:
+            raise ConfigError(f"{per_node} ranks per node x {threads_per_rank} threads exceed the "
+                              f"{machine.cores_per_node} cores of a {machine.name} node")
+        return cls(machine.network(), num_ranks, per_node, mapping, seed, machine.node_model, algorithms, comm,
+                   threads_per_rank)
 
     # -- services for ranks ------------------------------------------------------
     def intern_members(self, members):
@@ -99,23 +107,34 @@ class MPIJob:
             found = self._members[members] = (members, {w: i for i, w in enumerate(members)})
         return found
 
+    def time_compute(self, rank, work) -> float:
+        """Seconds ``rank`` needs for tasklist ``work``, split over its threads."""
+        threads = self.threads_per_rank
+        if threads > 1:
+            work = (work if isinstance(work, Tasklist) else Tasklist.from_list(work)).scaled(1.0 / threads)
+        return self.core_view(rank).time_compute(work)
+
     def core_view(self, rank):
-        """The node model as seen by ``rank`` (all ranks of its node active)."""
+        """The node model as seen by one core of ``rank`` (every core of its ranks' threads active)."""
         if self.node_model is None:
             raise rank.error("compute(tasklist) needs a node model: run the job on a system, or give "
                              "compute() a time in seconds", "compute")
-        active = self._ranks_on_node[rank.node]
+        active = self._ranks_on_node[rank.node] * self.threads_per_rank
         view = self._cores.get(active)
         if view is None:
             view = self._cores[active] = self.node_model.core_view(active)
         return view
 
     # -- running -------------------------------------------------------------------
-    def run(self, main, *args, argv=()) -> JobResult:
-        """Run ``main(mpi, *args)`` on every rank; raises DeadlockError if ranks stay blocked."""
+    def run(self, main, *args, argv=(), progress=None) -> JobResult:
+        """Run ``main(mpi, *args)`` on every rank; raises DeadlockError if ranks stay blocked.
+
+        ``progress``: a hook for the simulation's progress reports (see :class:`ppt.progress.Progress`).
+        """
         wall = time.perf_counter()
         net = self.network
         sim = Simulation(num_entities=net.num_entities, lookahead_s=net.lookahead_s, comm=self.comm, name="mpi")
+        sim.progress = progress
         net.build(sim)
         ranks = self._start_ranks(sim, main, args, argv)
         sim.run()
