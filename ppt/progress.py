@@ -19,9 +19,13 @@ class Progress:
         self.began = self.last = time.perf_counter()
         self.enabled = not os.environ.get("PPT_QUIET")
         self.shown = False
+        self._sim = None
 
     def __call__(self, sim) -> None:
         wall = time.perf_counter()
+        if sim is not self._sim:          # a new simulation (e.g. the next point of a sweep)
+            self._sim = sim
+            self.began = wall
         if not self.enabled or sim.rank != 0 or wall - self.last < self.interval_s:
             return
         self.last = wall
