@@ -86,10 +86,19 @@ class Router(Entity):
     def arrive(self, pkt):
         """A packet has fully arrived on input port ``pkt.in_port`` (VC ``pkt.vc``)."""
         port, vc = self.route(pkt, self.rid, self.occupancy)
+        now = self.sim.now
         if not self.credit_on:
-            self._forward_fifo(pkt, port, vc)
+            # Unbounded buffers: the output port is a FIFO, so the departure is known on arrival.
+            start = self.free_at[port]
+            if start > now:
+                backlog = int((start - now) / self.inv_bw[port])
+                if backlog > self.max_queued_B[port]:
+                    self.max_queued_B[port] = backlog
+            else:
+                start = now
+            self._forward(pkt, port, vc, start + pkt.size_B * self.inv_bw[port])
             return
-        if self.free_at[port] <= self.sim.now and not self.queued_B[port]:
+        if self.free_at[port] <= now and not self.queued_B[port]:
             credits = self.credits[port]
             if credits is None or credits[vc] >= pkt.size_B:
                 self._transmit(pkt, port, vc)
@@ -148,7 +157,7 @@ class Router(Entity):
     def _transmit(self, pkt, port, vc):
         """Credit flow control: send ``pkt`` now on the idle ``port``."""
         size = pkt.size_B
-        at = self.free_at[port] = self.sim.now + size * self.inv_bw[port]
+        at = self.sim.now + size * self.inv_bw[port]
         self.net.return_credit(self, pkt)     # the input buffer this packet held here is free
         credits = self.credits[port]
         if credits is not None:
@@ -157,21 +166,9 @@ class Router(Entity):
         if self.queued_B[port]:
             self._wake_at(port, at)
 
-    def _forward_fifo(self, pkt, port, vc):
-        """Unbounded buffers: the output port is a FIFO, so the departure is known on arrival."""
-        now = self.sim.now
-        start = self.free_at[port]
-        if start > now:
-            backlog = int((start - now) / self.inv_bw[port])
-            if backlog > self.max_queued_B[port]:
-                self.max_queued_B[port] = backlog
-        else:
-            start = now
-        at = self.free_at[port] = start + pkt.size_B * self.inv_bw[port]
-        self._forward(pkt, port, vc, at)
-
     def _forward(self, pkt, port, vc, at):
         """Put ``pkt`` on the wire of ``port``; its serialization ends at ``at``."""
+        self.free_at[port] = at
         self.bytes_out[port] += pkt.size_B
         to_router = self.to_router[port]
         if to_router:
