@@ -2,9 +2,7 @@
 import functools
 import json
 import os
-import shutil
 from collections import Counter
-from pathlib import Path
 
 import pytest
 
@@ -14,12 +12,7 @@ from ppt.traces import libundumpi
 from ppt.traces.dumpi import TraceSet
 from ppt.traces.info import summarize
 
-TRACES = Path(__file__).resolve().parents[1].parent / "shared" / "traces"
-if not (TRACES / "MANIFEST.json").is_file():
-    pytest.skip(f"shared DUMPI traces not found at {TRACES} (expected next to the repository)",
-                allow_module_level=True)
-
-MANIFEST = {s["name"]: s for s in json.loads((TRACES / "MANIFEST.json").read_text())["sets"]}
+from shared_traces import MANIFEST, TRACES
 SETS = sorted(MANIFEST)
 
 
@@ -133,16 +126,6 @@ def test_cli_json_matches_summary_and_stderr_stays_clean(capfd):
     got = json.loads(out)
     assert got["calls"] == MANIFEST[name]["calls_all_ranks"]
     assert got["p2p_bytes"] == MANIFEST[name]["p2p"]["sent_bytes"]
-
-
-@pytest.fixture
-def copied_set(tmp_path):
-    """A writable copy of a small real trace set; returns (folder, .meta path, rank files)."""
-    folder = tmp_path / "set"
-    shutil.copytree(TRACES / MANIFEST["npb_ft_W_n4"]["folder"], folder)
-    for f in folder.iterdir():
-        f.chmod(0o644)
-    return folder, next(folder.glob("*.meta")), sorted(folder.glob("*.bin"))
 
 
 def assert_one_line_trace_error(path, *words):

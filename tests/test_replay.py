@@ -19,9 +19,7 @@ rank by rank, is the window the trace fixes:
 """
 import functools
 import json
-import shutil
 from collections import Counter
-from pathlib import Path
 
 import pytest
 
@@ -36,12 +34,7 @@ from ppt.traces.replay import RankReplay, replay
 
 from mpi_helpers import network
 
-TRACES = Path(__file__).resolve().parents[1].parent / "shared" / "traces"
-if not (TRACES / "MANIFEST.json").is_file():
-    pytest.skip(f"shared DUMPI traces not found at {TRACES} (expected next to the repository)",
-                allow_module_level=True)
-
-MANIFEST = {s["name"]: s for s in json.loads((TRACES / "MANIFEST.json").read_text())["sets"]}
+from shared_traces import MANIFEST, TRACES
 SETS = sorted(MANIFEST)
 #: One system per network family with a packet model (small ones: the test builds each).
 FAMILY_SYSTEMS = ["torus-16x16x16", "hopper", "bgq-midplane", "dragonfly-booksim", "darter",
@@ -228,15 +221,6 @@ def test_cli_json_has_the_promised_fields(capsys, monkeypatch):
             "per_rank"} <= set(got)
     assert got["calls"] == MANIFEST[name]["calls_all_ranks"] and len(got["per_rank"]) == 4
     assert got["trace_s"] == pytest.approx(windows(name)[1], abs=1e-9)
-
-
-@pytest.fixture
-def copied_set(tmp_path):
-    folder = tmp_path / "set"
-    shutil.copytree(TRACES / MANIFEST["npb_ft_W_n4"]["folder"], folder)
-    for f in folder.iterdir():
-        f.chmod(0o644)
-    return folder, next(folder.glob("*.meta")), sorted(folder.glob("*.bin"))
 
 
 def replay_cli(capsys, path, *extra):
