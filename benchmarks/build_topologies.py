@@ -25,8 +25,8 @@ def peak_rss_MB() -> float:
 def measure(name: str) -> dict:
     """Build preset ``name`` here and report its figures (run in a child process)."""
     from ppt.hardware.systems import load_system
-    from ppt.interconnects import load_all  # noqa: F401  (all topology imports precede the baseline)
-    from ppt.interconnects.registry import build_topology
+    from ppt.interconnects.registry import build_topology, load_all
+    load_all()                                 # imports precede the memory baseline
 
     cfg = load_system(name)
     base = peak_rss_MB()

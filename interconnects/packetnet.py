@@ -454,7 +454,6 @@ class PacketNetwork(Network):
         routers = self.topo.num_routers
         if sim.size > 1:
             sim.set_block_starts([self.router_eid[k * routers // sim.size] for k in range(sim.size)])
-        node_router = self.topo.node_router
         for r in range(routers):
             if sim.is_local(self.router_eid[r]):
                 self.routers.append(sim.add(Router(sim, self.router_eid[r], self, r)))

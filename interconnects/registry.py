@@ -1,9 +1,14 @@
 """Topology kinds by name, so presets can name them as data."""
 from __future__ import annotations
 
+import importlib
+
 from ppt.errors import ConfigError
 
 TOPOLOGIES: dict[str, type] = {}
+
+#: The modules that define topology kinds (each registers its classes when imported).
+MODULES = ("torus", "gemini", "bgq", "dragonfly", "aries", "fattree", "slimfly")
 
 
 def register(cls):
@@ -14,7 +19,7 @@ def register(cls):
 
 def build_topology(cfg: dict):
     """Build the topology a preset's ``topology`` section describes."""
-    from ppt.interconnects import load_all  # noqa: F401  (registers every kind)
+    load_all()
     kind = cfg.get("kind") if isinstance(cfg, dict) else None
     if kind is None:
         raise ConfigError("topology is missing the field 'kind'")
@@ -24,3 +29,9 @@ def build_topology(cfg: dict):
         known = ", ".join(sorted(TOPOLOGIES))
         raise ConfigError(f"unknown topology kind {kind!r}; choose one of: {known}") from None
     return cls.from_config(cfg)
+
+
+def load_all() -> None:
+    """Import every topology module so each kind is registered."""
+    for name in MODULES:
+        importlib.import_module(f"ppt.interconnects.{name}")

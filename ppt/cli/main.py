@@ -25,20 +25,12 @@ class _Parser(argparse.ArgumentParser):
         raise PPTError(f"{message} (see '{self.prog} --help')")
 
 
-def _available():
-    for name in COMMANDS:
-        try:
-            yield name, importlib.import_module(f"ppt.cli.{name}")
-        except ModuleNotFoundError as exc:
-            if exc.name != f"ppt.cli.{name}":
-                raise
-
-
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="ppt", description="PPT: performance prediction of MPI applications "
                      "on packet-level models of supercomputer interconnects.")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
-    for name, module in _available():
+    for name in COMMANDS:
+        module = importlib.import_module(f"ppt.cli.{name}")
         cmd = sub.add_parser(name.replace("_", "-"), help=module.HELP, description=module.HELP)
         module.add_arguments(cmd)
         cmd.set_defaults(_run=module.run)
