@@ -312,9 +312,11 @@ class PacketNic(Nic):
         self.pending = None
         if self.credit_B is not None:
             self.credit_B -= pkt.size_B
-        self._launch(pkt, now)
-        if self.outq or self.responses or self.source is not None and self.source.next_s < INFINITY:
-            self._wake_at(self.free_at)
+        free = self._launch(pkt, now)
+        if self.outq or self.responses:
+            self._wake_at(free)
+        elif self.source is not None and self.source.next_s < INFINITY:
+            self._wake_at(max(free, self.source.next_s))
 
     def _launch(self, pkt, start_s):
         """Serialize ``pkt`` onto the link to the router from ``start_s``; returns when it ends."""
