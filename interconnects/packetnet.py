@@ -46,7 +46,7 @@ class Router(Entity):
 
     __slots__ = ("net", "rid", "route", "inv_bw", "lat", "peer_eid", "peer_port", "to_router",
                  "arrive_delay", "peer_fn", "free_at", "credits", "queues", "queued_B", "wake_s", "rr",
-                 "bytes_out", "max_queued_B", "occupancy", "credit_on")
+                 "bytes_out", "max_queued_B", "occupancy", "credit_on", "arrivals")
 
     def __init__(self, sim, eid, net, rid):
         super().__init__(sim, eid, f"router[{rid}]")
@@ -81,10 +81,13 @@ class Router(Entity):
         self.bytes_out = [0] * radix
         self.max_queued_B = [0] * radix
         self.occupancy = _Occupancy(self)
+        #: Packets that have entered this router (router traversals).
+        self.arrivals = 0
 
     # -- services ---------------------------------------------------------
     def arrive(self, pkt):
         """A packet has fully arrived on input port ``pkt.in_port`` (VC ``pkt.vc``)."""
+        self.arrivals += 1
         port, vc = self.route(pkt, self.rid, self.occupancy)
         now = self.sim.now
         if not self.credit_on:
@@ -463,6 +466,10 @@ class PacketNetwork(Network):
             eid = self._nic_eid[n]
             if sim.is_local(eid):
                 self.nics.append(sim.add(PacketNic(sim, eid, self, n)))
+
+    def router_traversals(self) -> int:
+        """Packets that entered this rank's routers so far (delivered or still in flight)."""
+        return sum(r.arrivals for r in self.routers)
 
     def return_credit(self, router, pkt):
         """``pkt`` leaves ``router``: give its input buffer space back upstream."""
