@@ -59,7 +59,8 @@ def analytic_network(preset: dict, topo):
     link_bw = min(classes[c].bandwidth_Bps for c in used) if used else float("inf")
     terminal = classes[int(topo.port_class[topo.node_router[0], topo.node_port[0]])]
     nic_bw = field(net, "nic_bandwidth_Bps", "network", float, positive=True)
-    latency = field(net, "nic_latency_s", "network", float, default=0.0) + 2 * terminal.latency_s
+    # as in the packet model: one NIC traversal and one node link at each end
+    latency = 2 * (field(net, "nic_latency_s", "network", float, default=0.0) + terminal.latency_s)
     routing = topo.routing(field(net, "routing", "network", str, default="min"))
 
     from ppt.interconnects.topology import walk

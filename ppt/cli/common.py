@@ -16,6 +16,13 @@ def add_system_arguments(parser, positional: bool = True) -> None:
     add_json_flag(parser)
 
 
+def add_network_argument(parser) -> None:
+    """``--network packet|analytic`` (default packet)."""
+    from ppt.machine import NETWORK_KINDS
+    parser.add_argument("--network", choices=NETWORK_KINDS, default="packet",
+                        help="packet-level model (default) or contention-free analytic model")
+
+
 def load_preset(args) -> dict:
     from ppt.hardware.systems import load_system
     return load_system(args.system, args.overrides)

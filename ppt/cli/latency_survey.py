@@ -1,7 +1,7 @@
 """``ppt latency-survey``: one message from node 0 to every other node on an idle network."""
 from __future__ import annotations
 
-from ppt.cli.common import add_system_arguments, load_preset
+from ppt.cli.common import add_network_argument, add_system_arguments, load_preset
 from ppt.cli.output import emit
 
 HELP = "latency from node 0 to every other node, one message at a time on an idle network"
@@ -10,7 +10,7 @@ HELP = "latency from node 0 to every other node, one message at a time on an idl
 def add_arguments(parser) -> None:
     add_system_arguments(parser)
     parser.add_argument("--bytes", type=int, default=8, help="message size in bytes (default 8)")
-    parser.add_argument("--network", default="packet", choices=["packet", "analytic"], help="network model")
+    add_network_argument(parser)
 
 
 def run(args) -> int:

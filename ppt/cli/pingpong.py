@@ -1,7 +1,7 @@
 """``ppt pingpong``: MPI ping-pong between two nodes, through the full MPI layer."""
 from __future__ import annotations
 
-from ppt.cli.common import add_system_arguments, load_preset, parse_sizes
+from ppt.cli.common import add_network_argument, add_system_arguments, load_preset, parse_sizes
 from ppt.cli.output import emit
 
 HELP = "one-way MPI latency and bandwidth per message size between two nodes"
@@ -13,7 +13,7 @@ def add_arguments(parser) -> None:
     parser.add_argument("--src", type=int, default=0, help="node of rank 0 (default 0)")
     parser.add_argument("--dst", type=int, default=None, help="node of rank 1 (default 1)")
     parser.add_argument("--repetitions", type=int, default=2, help="round trips per size (default 2)")
-    parser.add_argument("--network", default="packet", choices=["packet", "analytic"], help="network model")
+    add_network_argument(parser)
 
 
 def run(args) -> int:

@@ -11,7 +11,7 @@ import importlib.util
 import shlex
 from pathlib import Path
 
-from ppt.cli.common import add_system_arguments, load_preset
+from ppt.cli.common import add_network_argument, add_system_arguments, load_preset
 from ppt.cli.output import emit
 from ppt.errors import PPTError
 
@@ -29,8 +29,7 @@ def add_arguments(parser) -> None:
                         help="ranks per node (default: one per core)")
     parser.add_argument("--mapping", default="linear", metavar="linear|round-robin|random|FILE",
                         help="rank-to-node mapping (random uses --seed; FILE lists one node per rank)")
-    parser.add_argument("--network", choices=["packet", "analytic"], default="packet",
-                        help="packet-level model (default) or contention-free analytic model")
+    add_network_argument(parser)
     parser.add_argument("--algorithm", action="append", default=[], metavar="COLLECTIVE=NAME",
                         help="collective algorithm, e.g. allreduce=ring (repeatable)")
     parser.add_argument("--script-args", default="", metavar="'ARGS'",
