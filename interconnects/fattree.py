@@ -39,7 +39,7 @@ import numpy as np
 from ppt.config import field
 from ppt.errors import ConfigError
 from ppt.interconnects.registry import register
-from ppt.interconnects.topology import LinkClass, Routing, Topology
+from ppt.interconnects.topology import Routing, Topology, switch_and_terminal
 
 SWITCH_LINK, TERMINAL_LINK = 0, 1
 
@@ -73,11 +73,8 @@ class FatTree(Topology):
         self.num_routers = roots + (n - 1) * per_level
         self.radix = m
         self.router_delay_s = router_delay_s
-        self.link_classes = (
-            LinkClass("switch", link_bandwidth_Bps, link_latency_s),
-            LinkClass("terminal", terminal_bandwidth_Bps or link_bandwidth_Bps,
-                      link_latency_s if terminal_latency_s is None else terminal_latency_s),
-        )
+        self.link_classes = switch_and_terminal("switch", link_bandwidth_Bps, link_latency_s,
+                                                terminal_bandwidth_Bps, terminal_latency_s)
         self._build_ports(roots, per_level)
         self.router_level = np.repeat(np.arange(n), [roots] + [per_level] * (n - 1))
 

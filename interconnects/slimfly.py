@@ -38,7 +38,7 @@ import numpy as np
 from ppt.config import field
 from ppt.errors import ConfigError
 from ppt.interconnects.registry import register
-from ppt.interconnects.topology import LinkClass, Routing, Topology
+from ppt.interconnects.topology import Routing, Topology, switch_and_terminal
 
 NETWORK_LINK, TERMINAL_LINK = 0, 1
 
@@ -114,11 +114,8 @@ class SlimFly(Topology):
         self.radix = p + self.network_radix
         self.router_delay_s = router_delay_s
         self.ugal_c_sf = ugal_c_sf
-        self.link_classes = (
-            LinkClass("network", link_bandwidth_Bps, link_latency_s),
-            LinkClass("terminal", terminal_bandwidth_Bps or link_bandwidth_Bps,
-                      link_latency_s if terminal_latency_s is None else terminal_latency_s),
-        )
+        self.link_classes = switch_and_terminal("network", link_bandwidth_Bps, link_latency_s,
+                                                terminal_bandwidth_Bps, terminal_latency_s)
         self._build_ports()
         self._make_tables()
 

@@ -65,6 +65,15 @@ class Packet:
         self.from_eid = -1
 
 
+def switch_and_terminal(name: str, bandwidth_Bps: float, latency_s: float, terminal_bandwidth_Bps=None,
+                        terminal_latency_s=None) -> tuple[LinkClass, LinkClass]:
+    """A topology's two link classes: switch-to-switch ``name`` and node ``terminal`` links
+    (the terminal ones default to the switch links' bandwidth and latency)."""
+    return (LinkClass(name, bandwidth_Bps, latency_s),
+            LinkClass("terminal", terminal_bandwidth_Bps or bandwidth_Bps,
+                      latency_s if terminal_latency_s is None else terminal_latency_s))
+
+
 _MASK64 = (1 << 64) - 1
 
 
