@@ -71,9 +71,15 @@ def run(args) -> int:
     title = f"SNAP study {args.study} on {machine.name} ({args.network} network, {iterations} inner iteration(s))"
     if args.plot:
         plot_scaling(results, args.plot, title)
-    rows = [[r["cores"], f"{r['npey']}x{r['npez']}", r["predicted_s"], r["compute_s"], r["comm_s"],
-             round(r["speedup"], 3), round(r["efficiency"], 3)] for r in results]
-    emit(args, {"results": results, "study": args.study, "system": machine.name, "network": args.network,
-                "iterations": iterations},
-         ["cores", "npey x npez", "predicted_s", "compute_s", "comm_s", "speedup", "efficiency"], rows, title)
+    rows = [[r["cores"], f"{r['npey']}x{r['npez']}" + (f" x{r['threads']}t" if r["threads"] > 1 else ""),
+             r["predicted_s"], r["compute_s"], r["comm_s"], round(r["speedup"], 3), round(r["efficiency"], 3)]
+            for r in results]
+    summary = {"results": results, "study": args.study, "system": machine.name, "network": args.network,
+               "iterations": iterations}
+    if args.plot:
+        summary["plot"] = args.plot
+    emit(args, summary, ["cores", "npey x npez", "predicted_s", "compute_s", "comm_s", "speedup", "efficiency"],
+         rows, title)
+    if args.plot and not args.json:
+        print(f"plot: {args.plot}")
     return 0
