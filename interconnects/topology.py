@@ -46,9 +46,9 @@ class Packet:
     """
 
     __slots__ = ("uid", "src", "dst", "size_B", "payload_B", "hops", "vc",
-                 "route", "msg", "inject_s", "last", "in_port", "from_eid")
+                 "route", "msg", "inject_s", "in_port", "from_eid")
 
-    def __init__(self, uid, src, dst, size_B, payload_B=0, msg=None, inject_s=0.0, last=True):
+    def __init__(self, uid, src, dst, size_B, payload_B=0, msg=None, inject_s=0.0):
         self.uid = uid
         self.src = src
         self.dst = dst
@@ -59,7 +59,6 @@ class Packet:
         self.route = None
         self.msg = msg
         self.inject_s = inject_s
-        self.last = last
         #: Input port at the current router, and the entity that sent it there.
         self.in_port = -1
         self.from_eid = -1
