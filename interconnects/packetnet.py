@@ -1,7 +1,8 @@
 """The packet-level network shared by every topology.
 
 Messages are cut into packets at the source NIC and reassembled at the
-destination NIC.  Every router output port serializes one packet at a time
+destination NIC; a message pays ``nic_latency_s`` at each NIC (before its
+first packet leaves, and after its last packet arrives).  Every router output port serializes one packet at a time
 (``size_B / bandwidth_Bps``); a packet reaches the next router ``latency_s``
 (link) + ``router_delay_s`` (traversal of that router) after its
 serialization ends, so a lone packet's latency is the sum of serialization,
