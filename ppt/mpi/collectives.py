@@ -219,18 +219,28 @@ def allreduce_recursive_doubling(c: Coll, obj, op, nbytes):
 
 
 def allreduce_ring(c: Coll, obj, op, nbytes):
+    _require_commutative(c, op, "allreduce", "recursive_doubling")
+    chunks = split(obj, c.size)
+    sizes = split_sizes(nbytes, c.size)
+    have = (c.me + 1) % c.size
+    _ring_reduce_scatter(c, chunks, sizes, op, have)
+    _ring_allgather(c, chunks, sizes, have)
+    return join(chunks)
+
+
+def _require_commutative(c: Coll, op, collective: str, alternative: str) -> None:
     if not op.commutative:
-        raise c.rank.error(f"the ring allreduce needs a commutative op, {op} is not; "
-                           "use algorithm='recursive_doubling'")
+        raise c.rank.error(f"the ring {collective} needs a commutative op, {op} is not; "
+                           f"use algorithm='{alternative}'")
+
+
+def _ring_reduce_scatter(c: Coll, blocks: list, sizes: list, op, have: int) -> None:
+    """Reduce ``blocks`` round the ring; this rank ends holding complete block ``have``."""
     me, size = c.me, c.size
-    chunks = split(obj, size)
-    sizes = split_sizes(nbytes, size)
     right, left = (me + 1) % size, (me - 1) % size
     for step in range(size - 1):
-        out, into = (me - step) % size, (me - step - 1) % size
-        chunks[into] = op(c.sendrecv(right, sizes[out], chunks[out], left)[0], chunks[into])
-    _ring_allgather(c, chunks, sizes, (me + 1) % size)
-    return join(chunks)
+        out, into = (have - 1 - step) % size, (have - 2 - step) % size
+        blocks[into] = op(c.sendrecv(right, sizes[out], blocks[out], left)[0], blocks[into])
 
 
 def _ring_allgather(c: Coll, blocks: list, sizes: list, have: int) -> None:
@@ -370,16 +380,10 @@ def alltoall_isend_irecv(c: Coll, objs, sizes):
 
 # -- reduce_scatter ------------------------------------------------------------
 def reduce_scatter_ring(c: Coll, objs, op, sizes):
-    if not op.commutative:
-        raise c.rank.error(f"the ring reduce_scatter needs a commutative op, {op} is not; "
-                           "use algorithm='reduce_scatterv'")
-    me, size = c.me, c.size
+    _require_commutative(c, op, "reduce_scatter", "reduce_scatterv")
     blocks = list(objs)
-    right, left = (me + 1) % size, (me - 1) % size
-    for step in range(size - 1):
-        out, into = (me - step - 1) % size, (me - step - 2) % size
-        blocks[into] = op(c.sendrecv(right, sizes[out], blocks[out], left)[0], blocks[into])
-    return blocks[me]
+    _ring_reduce_scatter(c, blocks, sizes, op, c.me)
+    return blocks[c.me]
 
 
 def reduce_scatter_reduce_scatterv(c: Coll, objs, op, sizes):
