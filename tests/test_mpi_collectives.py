@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 from mpi_helpers import message_s, run
+from ppt.errors import PPTError
 from ppt.mpi import MAX, MIN, PROD, SUM, MPIError, Op
 from ppt.mpi.collectives import ALGORITHMS
 
@@ -227,3 +228,15 @@ def test_mismatched_collectives_are_reported(calls, text):
 
     with pytest.raises(MPIError, match=text):
         run(3, main)
+
+
+@pytest.mark.parametrize("collective, alternative", [("allreduce", "recursive_doubling"),
+                                                     ("reduce_scatter", "reduce_scatterv")])
+def test_ring_algorithms_refuse_non_commutative_ops(collective, alternative):
+    def main(mpi):
+        comm = mpi.COMM_WORLD
+        value = [str(comm.rank)] * comm.size if collective == "reduce_scatter" else str(comm.rank)
+        getattr(comm, collective)(value, CONCAT, algorithm="ring")
+
+    with pytest.raises(PPTError, match=f"ring {collective} needs a commutative op.*algorithm='{alternative}'"):
+        run(4, main)
