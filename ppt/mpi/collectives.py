@@ -272,6 +272,11 @@ def gather_binomial(c: Coll, obj, root: int, nbytes):
             items.extend(got)
             nbytes += got_bytes
         mask <<= 1
+    return _by_rank(items, size)
+
+
+def _by_rank(items, size: int) -> list:
+    """``(rank, value)`` pairs as a list indexed by rank."""
     result = [None] * size
     for rank, value in items:
         result[rank] = value
@@ -334,10 +339,7 @@ def allgather_recursive_doubling(c: Coll, obj, nbytes):
         items = items + got
         nbytes += got_bytes
         mask <<= 1
-    result = [None] * size
-    for rank, value in items:
-        result[rank] = value
-    return result
+    return _by_rank(items, size)
 
 
 def allgather_bruck(c: Coll, obj, nbytes):
