@@ -430,7 +430,7 @@ class PacketNetwork(Network):
         self.shm_bandwidth_Bps = field(cfg, "shm_bandwidth_Bps", "network", float, default=self.nic_bandwidth_Bps)
         self.eager_threshold_B = field(cfg, "eager_threshold_B", "network", int, default=8192)
         self.router_delay_s = float(topology.router_delay_s)
-        terminal = topology.link_classes[int(topology.port_class[topology.node_router[0], topology.node_port[0]])]
+        terminal = topology.terminal_class()
         #: Bytes/s a node can inject (its NIC or its link to the router, whichever is slower).
         self.injection_bandwidth_Bps = min(self.nic_bandwidth_Bps, terminal.bandwidth_Bps)
         self.class_bw = [c.bandwidth_Bps for c in topology.link_classes]
@@ -445,9 +445,7 @@ class PacketNetwork(Network):
                                                               nodes_per_router)
         self._nic_eid = (first[topology.node_router] + 1 + slot).tolist()
         self.num_entities = int(topology.num_routers + self.num_nodes)
-        network_links = topology.port_class[topology.port_peer >= 0]
-        used = np.unique(network_links) if network_links.size else np.array([], dtype=int)
-        self.lookahead_s = min((self.class_lat[int(c)] for c in used), default=0.0)
+        self.lookahead_s = min((c.latency_s for c in topology.network_classes()), default=0.0)
         self.counters = NetworkStats()
         self.routers = []
         self.nics = []

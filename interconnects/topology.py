@@ -146,6 +146,15 @@ class Topology:
             self._node_first = np.searchsorted(self.node_router[order], np.arange(self.num_routers + 1))
         return order[self._node_first[router]:self._node_first[router + 1]]
 
+    def network_classes(self) -> list[LinkClass]:
+        """Link classes of the router-to-router links (no terminal links)."""
+        used = np.unique(self.port_class[self.port_peer >= 0])
+        return [self.link_classes[int(c)] for c in used]
+
+    def terminal_class(self) -> LinkClass:
+        """Link class of the node-to-router links (that of node 0)."""
+        return self.link_classes[int(self.port_class[self.node_router[0], self.node_port[0]])]
+
     def num_links(self) -> int:
         """Bidirectional router-to-router links (terminal links not counted)."""
         return int(np.count_nonzero(self.port_peer >= 0)) // 2

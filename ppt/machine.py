@@ -53,11 +53,10 @@ def analytic_network(preset: dict, topo):
     """The contention-free model of a preset: NIC latency, per-hop link+router delay, bottleneck bandwidth."""
     from ppt.interconnects.analytic import AnalyticNetwork
     net = preset["network"]
-    classes = topo.link_classes
-    used = {int(c) for c in set(topo.port_class[topo.port_peer >= 0].tolist())}
-    link_latency = min(classes[c].latency_s for c in used) if used else 0.0
-    link_bw = min(classes[c].bandwidth_Bps for c in used) if used else float("inf")
-    terminal = classes[int(topo.port_class[topo.node_router[0], topo.node_port[0]])]
+    links = topo.network_classes()
+    link_latency = min((c.latency_s for c in links), default=0.0)
+    link_bw = min((c.bandwidth_Bps for c in links), default=float("inf"))
+    terminal = topo.terminal_class()
     nic_bw = field(net, "nic_bandwidth_Bps", "network", float, positive=True)
     # as in the packet model: one NIC traversal and one node link at each end
     latency = 2 * (field(net, "nic_latency_s", "network", float, default=0.0) + terminal.latency_s)
