@@ -28,8 +28,14 @@ Routings (all pick their random choices from :meth:`Routing.rand`):
   destination: ``2L+1`` router hops at most, ``L`` the local diameter.
 * ``val`` -- Valiant: minimal to a random intermediate group, then minimal to
   the destination; inside one group, via a random intermediate router.
-* ``ugal`` -- UGAL-L: at the source router, per packet, MIN unless
-  ``occupancy[min port] * H_min > occupancy[val port] * H_val``.
+* ``ugal`` -- UGAL-L: at the source router, per packet, MIN unless one of
+  ``candidates`` (default 3) random Valiant paths has a smaller
+  ``occupancy[first port] * H`` than ``occupancy[min port] * H_min``.  A
+  candidate whose intermediate group hangs off the same gateway router as
+  the destination group (``h-1`` of ``g-2`` groups) leaves by the minimal
+  path's first port and can never win; with a single candidate that share of
+  packets would still go MIN into a saturated global link under adversarial
+  load, and its queue would back up into the injection buffers.
 * ``par`` -- progressive adaptive routing (Jiang, Kim & Dally, ISCA 2009): the
   UGAL-L choice is re-made at every router of the source group while the
   packet still follows MIN.
@@ -338,8 +344,10 @@ class GroupRouting(Routing):
     name = "min"
     phases = 2
 
-    def __init__(self, topology: GroupedTopology, seed: int = 0):
+    def __init__(self, topology: GroupedTopology, seed: int = 0, candidates: int = 3):
         super().__init__(topology, seed)
+        #: Valiant candidates weighed against the minimal path by the adaptive routings.
+        self.candidates = candidates
         self.num_vcs = self.phases * topology.local_diameter
         self._L = topology.local_diameter
         self._a = topology.routers_per_group
@@ -417,17 +425,25 @@ class GroupRouting(Routing):
         return (_VAL_ROUTER, src - src % a + mid, bump, key)
 
     def _choose(self, pkt: Packet, router: int, occupancy, plan: tuple, bump: int, salt: int) -> tuple:
-        """UGAL-L: keep ``plan`` unless its first port's queue x hops exceeds the Valiant one's."""
+        """UGAL-L: keep ``plan`` unless a Valiant candidate's first-port queue x hops is smaller.
+
+        ``candidates`` Valiant plans are drawn; one that leaves by the same
+        port as ``plan`` can never win (same queue, more hops), so several
+        candidates keep the choice informed where one random intermediate
+        often shares the minimal path's first hop.
+        """
         queued = occupancy[self._next(pkt, router, plan)[0]]
         if not queued:                      # an idle minimal port always wins
             return plan
-        alternative = self._valiant(pkt, plan[3], bump, salt)
-        if alternative is None:
-            return plan
-        if queued * self._hops(pkt, router, plan) <= \
-                occupancy[self._next(pkt, router, alternative)[0]] * self._hops(pkt, router, alternative):
-            return plan
-        return alternative
+        best, least = plan, queued * self._hops(pkt, router, plan)
+        for i in range(self.candidates):
+            alternative = self._valiant(pkt, plan[3], bump, salt + 16 * i)
+            if alternative is None:
+                break
+            cost = occupancy[self._next(pkt, router, alternative)[0]] * self._hops(pkt, router, alternative)
+            if cost < least:
+                best, least = alternative, cost
+        return best
 
 
 class ValiantRouting(GroupRouting):

@@ -9,7 +9,8 @@ serialization ends, so a lone packet's latency is the sum of serialization,
 link and router delays along its path (store-and-forward).
 
 Flow control: with ``network.buffer_B`` set, every router input port has that
-many bytes of buffer split evenly among the routing's virtual channels, and
+many bytes of buffer split evenly among the routing's virtual channels (or,
+with ``network.vc_buffer_B``, that many bytes per VC), and
 upstream ports send only with credits for the downstream (port, VC) buffer;
 credits return one link latency after the packet leaves that buffer.  Packets
 waiting for a port or credits queue per (output port, VC); a free port serves
@@ -407,6 +408,24 @@ def _call(fn):
     fn()
 
 
+def _vc_capacity_B(cfg: dict, num_vcs: int, packet_B: int) -> int | None:
+    """Bytes of buffer per (input port, VC): ``network.buffer_B`` per port split
+    evenly among the VCs, or ``network.vc_buffer_B`` per VC; None (unbounded) if neither."""
+    buffer_B = field(cfg, "buffer_B", "network", int, default=None, positive=True)
+    vc_buffer_B = field(cfg, "vc_buffer_B", "network", int, default=None, positive=True)
+    if buffer_B is not None and vc_buffer_B is not None:
+        raise ConfigError("network sets both buffer_B (per port, split among VCs) and vc_buffer_B (per VC); keep one")
+    if buffer_B is None and vc_buffer_B is None:
+        return None
+    capacity = vc_buffer_B if vc_buffer_B is not None else buffer_B // num_vcs
+    if capacity < packet_B:
+        given = f"vc_buffer_B {vc_buffer_B}" if vc_buffer_B is not None else \
+            f"buffer_B {buffer_B} split over {num_vcs} VCs"
+        raise ConfigError(f"network.{given} holds less than one {packet_B}-byte packet; "
+                          f"raise it or lower max_payload_B")
+    return capacity
+
+
 class PacketNetwork(Network):
     """Packet-level model of ``topology`` with the preset's ``network`` section ``cfg``."""
 
@@ -415,15 +434,7 @@ class PacketNetwork(Network):
         self.routing = topology.routing(routing or field(cfg, "routing", "network", str, default="min"), seed=seed)
         self.num_vcs = self.routing.num_vcs
         self.packetizer = Packetizer(field(cfg, "packet", "network", dict))
-        buffer_B = field(cfg, "buffer_B", "network", int, default=None)
-        if buffer_B is None:
-            self.vc_capacity_B = None
-        else:
-            self.vc_capacity_B = buffer_B // self.num_vcs
-            biggest = self.packetizer.size(self.packetizer.max_payload_B)
-            if self.vc_capacity_B < biggest:
-                raise ConfigError(f"network.buffer_B {buffer_B} split over {self.num_vcs} VCs holds less than "
-                                  f"one {biggest}-byte packet; raise buffer_B or lower max_payload_B")
+        self.vc_capacity_B = _vc_capacity_B(cfg, self.num_vcs, self.packetizer.size(self.packetizer.max_payload_B))
         self.nic_bandwidth_Bps = field(cfg, "nic_bandwidth_Bps", "network", float, positive=True)
         self.nic_latency_s = field(cfg, "nic_latency_s", "network", float, default=0.0)
         self.shm_latency_s = field(cfg, "shm_latency_s", "network", float, default=max(self.nic_latency_s, 1e-7))

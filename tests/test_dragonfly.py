@@ -218,29 +218,53 @@ def test_aries_intra_group_valiant_goes_through_another_router(trinity):
 
 def test_ugal_takes_min_when_idle_and_valiant_when_min_port_is_hot(booksim, trinity):
     for topo in (booksim, trinity):
-        ugal, minimal, valiant = topo.routing("ugal"), topo.routing("min"), topo.routing("val")
-        a = topo.routers_per_group
+        minimal, valiant = topo.routing("min"), topo.routing("val")
         src, dst = 5, topo.num_nodes - 3                              # different groups
-        diverted = 0
-        for uid in range(50):
-            min_port = trace(topo, minimal, src, dst, uid)[0][1]
-            val_port = trace(topo, valiant, src, dst, uid)[0][1]      # UGAL's Valiant candidate
-            idle = trace(topo, ugal, src, dst, uid)
-            assert idle[0][1] == min_port and len(groups_visited(topo, [h[0] for h in idle])) == 2
+        diverted = {}
+        for candidates in (1, 3):
+            ugal = topo.routing("ugal", candidates=candidates)
+            diverted[candidates] = 0
+            for uid in range(50):
+                min_port = trace(topo, minimal, src, dst, uid)[0][1]
+                idle = trace(topo, ugal, src, dst, uid)
+                assert idle[0][1] == min_port and len(groups_visited(topo, [h[0] for h in idle])) == 2
 
-            def hot(hop, radix):
-                occ = [0] * radix
-                if hop == 0:
-                    occ[min_port] = 10_000
-                return occ
-            busy = trace(topo, ugal, src, dst, uid, hot)
-            routers = [h[0] for h in busy] + [int(topo.node_router[dst])]
-            if val_port == min_port:       # same queue, Valiant is longer: MIN stays cheaper
-                assert busy[0][1] == min_port and len(groups_visited(topo, routers)) == 2
-            else:
-                assert busy[0][1] == val_port and len(groups_visited(topo, routers)) == 3
-                diverted += 1
-        assert diverted > 40
+                def hot(hop, radix):
+                    occ = [0] * radix
+                    if hop == 0:
+                        occ[min_port] = 10_000
+                    return occ
+                busy = trace(topo, ugal, src, dst, uid, hot)
+                routers = [h[0] for h in busy] + [int(topo.node_router[dst])]
+                if busy[0][1] == min_port:    # every candidate shared the hot port: MIN is shorter
+                    assert len(groups_visited(topo, routers)) == 2
+                else:
+                    assert len(groups_visited(topo, routers)) == 3
+                    diverted[candidates] += 1
+                if candidates == 1:             # the one candidate is VAL's own intermediate
+                    val_port = trace(topo, valiant, src, dst, uid)[0][1]
+                    assert (busy[0][1] == min_port) == (val_port == min_port)
+        assert diverted[1] > 35
+        assert diverted[3] >= diverted[1] and diverted[3] > 45
+
+
+def test_worst_case_traffic_meets_the_analytic_bounds():
+    """p=2, a=4, h=2, g=9 under WC (group i -> i+1), as fractions of a node's bandwidth:
+    MIN is capped by the one global link per group pair at 1/(a*p); Valiant crosses two
+    global links and never uses the i -> i+1 link, so at most (a*h - 1) / (2*a*p); UGAL adds
+    the direct link on top, at most ((a*h - 1) / 2 + 1) / (a*p), and must beat Valiant."""
+    from ppt.hardware.systems import load_system
+    from ppt.interconnects.traffic import run_traffic
+    from ppt.machine import Machine
+    machine = Machine(load_system("dragonfly-booksim", ["topology.p=2", "topology.a=4", "topology.h=2",
+                                                         "topology.g=9"]))
+    p, a, h = 2, 4, 2
+    accepted = {r: run_traffic(machine, "wc", 0.9, r, warmup_s=3e-6, time_s=5e-6, comm=None)["accepted_fraction"]
+                for r in ("min", "val", "ugal")}
+    assert accepted["min"] == pytest.approx(1 / (a * p), rel=0.03)
+    val_bound, ugal_bound = (a * h - 1) / (2 * a * p), ((a * h - 1) / 2 + 1) / (a * p)
+    assert 0.95 * val_bound <= accepted["val"] <= val_bound
+    assert accepted["val"] < 0.9 * ugal_bound <= accepted["ugal"] <= ugal_bound
 
 
 @pytest.mark.parametrize("name,vcs", [("min", 2), ("val", 3), ("ugal", 3), ("par", 4)])

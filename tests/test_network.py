@@ -9,6 +9,7 @@ import sys
 import pytest
 
 from ppt.cli.main import main
+from ppt.errors import ConfigError
 from ppt.engine import Simulation
 from ppt.interconnects.packetnet import PacketNetwork, PacketNic
 from ppt.interconnects.torus import Torus
@@ -18,14 +19,14 @@ LINK_BW, LINK_LAT, ROUTER = 1e9, 50e-9, 20e-9
 TERM_BW, TERM_LAT, NIC_BW, NIC_LAT = 2e9, 10e-9, 4e9, 100e-9
 
 
-def ring_network(size=8, buffer_B=None, dims=None):
+def ring_network(size=8, buffer_B=None, dims=None, **network):
     topo = Torus(dims or (size,), link_bandwidth_Bps=LINK_BW, link_latency_s=LINK_LAT,
                  terminal_bandwidth_Bps=TERM_BW, terminal_latency_s=TERM_LAT, router_delay_s=ROUTER)
     cfg = {"routing": "dor", "packet": {"header_B": 16, "max_payload_B": 64},
            "nic_bandwidth_Bps": NIC_BW, "nic_latency_s": NIC_LAT}
     if buffer_B:
         cfg["buffer_B"] = buffer_B
-    net = PacketNetwork(topo, cfg)
+    net = PacketNetwork(topo, {**cfg, **network})
     sim = Simulation(num_entities=net.num_entities, lookahead_s=net.lookahead_s, comm=None)
     net.build(sim)
     return net, sim
@@ -90,6 +91,18 @@ def test_saturating_uniform_load_conserves_packets_and_drains_without_deadlock(m
     assert not sim.heap
     # the load really saturated the network: some port queued and credits ran out
     assert max(max(r.max_queued_B) for r in net.routers) > 0
+
+
+def test_buffers_are_given_per_port_or_per_vc():
+    per_port, _ = ring_network(buffer_B=1000)             # DOR has 2 VCs
+    per_vc, _ = ring_network(vc_buffer_B=1000)
+    assert (per_port.vc_capacity_B, per_vc.vc_capacity_B) == (500, 1000)
+    with pytest.raises(ConfigError, match="both buffer_B .* and vc_buffer_B"):
+        ring_network(buffer_B=1000, vc_buffer_B=1000)
+    with pytest.raises(ConfigError, match="vc_buffer_B 64 holds less than one 80-byte packet"):
+        ring_network(vc_buffer_B=64)
+    with pytest.raises(ConfigError, match="buffer_B 100 split over 2 VCs holds less than one 80-byte packet"):
+        ring_network(buffer_B=100)
 
 
 def test_accepted_load_follows_offered_load_below_saturation():
