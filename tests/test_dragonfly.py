@@ -62,6 +62,16 @@ def trace(topo, routing, src, dst, uid, occupancy=lambda hop, radix: [0] * radix
         assert pkt.hops <= 16
 
 
+def hot_port(at_hop, port):
+    """Occupancy where only ``port`` of the router reached after ``at_hop`` hops is busy."""
+    def occupancy(hop, radix):
+        occ = [0] * radix
+        if hop == at_hop:
+            occ[port] = 10_000
+        return occ
+    return occupancy
+
+
 def groups_visited(topo, routers):
     seen = []
     for r in routers:
@@ -228,13 +238,7 @@ def test_ugal_takes_min_when_idle_and_valiant_when_min_port_is_hot(booksim, trin
                 min_port = trace(topo, minimal, src, dst, uid)[0][1]
                 idle = trace(topo, ugal, src, dst, uid)
                 assert idle[0][1] == min_port and len(groups_visited(topo, [h[0] for h in idle])) == 2
-
-                def hot(hop, radix):
-                    occ = [0] * radix
-                    if hop == 0:
-                        occ[min_port] = 10_000
-                    return occ
-                busy = trace(topo, ugal, src, dst, uid, hot)
+                busy = trace(topo, ugal, src, dst, uid, hot_port(0, min_port))
                 routers = [h[0] for h in busy] + [int(topo.node_router[dst])]
                 if busy[0][1] == min_port:    # every candidate shared the hot port: MIN is shorter
                     assert len(groups_visited(topo, routers)) == 2
@@ -294,13 +298,7 @@ def test_par_diverts_inside_the_source_group(booksim):
         if len(first) < 2 or first[0][3]:
             continue                                              # needs a local hop before the global one
         second_port = first[1][1]
-
-        def hot_second(hop, radix):
-            occ = [0] * radix
-            if hop == 1:
-                occ[second_port] = 10_000
-            return occ
-        hops = trace(booksim, par, s, d, uid, hot_second)
+        hops = trace(booksim, par, s, d, uid, hot_port(1, second_port))
         routers = [h[0] for h in hops] + [int(booksim.node_router[d])]
         assert hops[0][1] == first[0][1]                         # idle source: started on MIN
         assert len(groups_visited(booksim, routers)) == 3          # then switched to Valiant
