@@ -160,3 +160,15 @@ def test_preset_missing_a_field_is_named(tmp_path, capsys):
     path.write_text(json.dumps(preset))
     assert main(["pingpong", str(path), "--sizes", "8"]) == 2
     assert "network is missing the field 'nic_bandwidth_Bps'" in capsys.readouterr().err
+
+
+def test_traffic_warns_when_the_warm_up_is_shorter_than_the_packet_latency(capsys, monkeypatch):
+    monkeypatch.setenv("PPT_QUIET", "1")
+    small = ["--set", "topology.p=2", "--set", "topology.a=4", "--set", "topology.h=2", "--set", "topology.g=9"]
+    for warmup, warned in (("5e-8", True), ("3e-6", False)):
+        argv = ["traffic", "dragonfly-booksim", *small, "--pattern", "wc", "--routing", "min", "--load", "0.9",
+                "--warmup", warmup, "--time", "1e-6", "--json"]
+        assert main(argv) == 0
+        out, err = capsys.readouterr()
+        latency = json.loads(out)["mean_latency_s"]
+        assert ("exceeds the" in err) == warned == (latency > float(warmup))

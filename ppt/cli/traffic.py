@@ -1,6 +1,8 @@
 """``ppt traffic``: synthetic load on a packet network, accepted load and latency."""
 from __future__ import annotations
 
+import sys
+
 from ppt.cli.common import add_system_arguments, load_preset
 from ppt.cli.output import emit
 
@@ -29,5 +31,9 @@ def run(args) -> int:
     progress.done()
     if result is not None:
         del result["run_s"]            # wall time: not part of the (deterministic) prediction
+        if result["mean_latency_s"] > args.warmup:
+            print(f"warning: mean packet latency {result['mean_latency_s'] * 1e6:.3g} us exceeds the "
+                  f"{args.warmup * 1e6:.3g} us warm-up, so the network may still have been filling and the "
+                  f"accepted load read low; raise --warmup", file=sys.stderr)
         emit(args, result)
     return 0
