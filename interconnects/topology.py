@@ -189,30 +189,39 @@ class Topology:
                 "diameter": int(self.diameter())}
 
 
-def walk(topology: Topology, routing: Routing, src: int, dst: int, uid: int = 0,
-         max_hops: int = 64) -> list[int]:
-    """Routers a lone packet visits from node ``src`` to node ``dst`` on an idle network.
+def channels(topology: Topology, routing: Routing, src: int, dst: int, uid: int = 0,
+             occupancy=None, max_hops: int = 64) -> list[tuple[int, int, int]]:
+    """``(router, port, vc)`` of every channel a lone packet takes from node ``src`` to node ``dst``.
 
-    Follows ``routing.route`` hop by hop with zero occupancy; raises if the
-    packet does not reach ``dst`` within ``max_hops`` router hops.
+    Follows ``routing.route`` hop by hop, ending with the terminal port at the
+    destination router.  ``occupancy(hops, router)`` gives the per-port queue
+    view at each router (all zeros, an idle network, if None).  Raises if a VC
+    is out of range, the packet leaves at the wrong node, or it takes more
+    than ``max_hops`` router hops.
     """
     pkt = Packet(uid, src, dst, 64)
     routing.inject(pkt)
     router = int(topology.node_router[src])
-    path = [router]
     idle = [0] * topology.radix
+    taken = []
     while True:
-        port, vc = routing.route(pkt, router, idle)
+        port, vc = routing.route(pkt, router, idle if occupancy is None else occupancy(pkt.hops, router))
         if not 0 <= vc < routing.num_vcs:
             raise AssertionError(f"vc {vc} outside 0..{routing.num_vcs - 1}")
+        taken.append((router, port, vc))
         peer = int(topology.port_peer[router, port])
         if peer < 0:
             if int(topology.port_peer_port[router, port]) != dst:
                 raise AssertionError(f"packet left router {router} on port {port}, not at node {dst}")
-            return path
+            return taken
         pkt.vc = vc
         pkt.hops += 1
         router = peer
-        path.append(router)
         if pkt.hops > max_hops:
-            raise AssertionError(f"no delivery after {max_hops} hops: {path[:12]}...")
+            raise AssertionError(f"no delivery after {max_hops} hops: {[c[0] for c in taken[:12]]}...")
+
+
+def walk(topology: Topology, routing: Routing, src: int, dst: int, uid: int = 0,
+         max_hops: int = 64) -> list[int]:
+    """Routers a lone packet visits from node ``src`` to node ``dst`` on an idle network."""
+    return [router for router, _, _ in channels(topology, routing, src, dst, uid, max_hops=max_hops)]

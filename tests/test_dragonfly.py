@@ -11,7 +11,7 @@ from ppt.errors import ConfigError
 from ppt.interconnects.aries import AriesTopology
 from ppt.interconnects.dragonfly import DragonflyTopology
 from ppt.interconnects.registry import build_topology
-from ppt.interconnects.topology import LinkClass, Packet, Topology, walk
+from ppt.interconnects.topology import LinkClass, Topology, channels, walk
 
 SYSTEMS = Path(__file__).resolve().parents[1] / "hardware" / "systems"
 LINK = LinkClass("link", 1e9, 1e-7)
@@ -46,20 +46,11 @@ def aries(groups, num_nodes=None):
 
 def trace(topo, routing, src, dst, uid, occupancy=lambda hop, radix: [0] * radix):
     """Hops of one packet as (router, port, vc, global?) with ``occupancy(hop, radix)`` at each router."""
-    pkt = Packet(uid, src, dst, 64)
-    routing.inject(pkt)
-    router, hops = int(topo.node_router[src]), []
     global_class = len(topo.link_classes) - 2          # classes: local..., global, node
-    while True:
-        port, vc = routing.route(pkt, router, occupancy(pkt.hops, topo.radix))
-        assert 0 <= vc < routing.num_vcs
-        peer = int(topo.port_peer[router, port])
-        if peer < 0:
-            assert int(topo.port_peer_port[router, port]) == dst
-            return hops
-        hops.append((router, port, vc, int(topo.port_class[router, port]) == global_class))
-        pkt.vc, pkt.hops, router = vc, pkt.hops + 1, peer
-        assert pkt.hops <= 16
+    taken = channels(topo, routing, src, dst, uid, occupancy=lambda hops, router: occupancy(hops, topo.radix),
+                     max_hops=16)
+    return [(router, port, vc, int(topo.port_class[router, port]) == global_class)
+            for router, port, vc in taken[:-1]]
 
 
 def hot_port(at_hop, port):

@@ -8,7 +8,7 @@ from ppt.errors import ConfigError
 from ppt.hardware.systems import load_system
 from ppt.interconnects.registry import build_topology
 from ppt.interconnects.slimfly import SlimFly
-from ppt.interconnects.topology import Packet
+from ppt.interconnects.topology import Packet, channels
 
 
 def slimfly(q, p=1, **kw):
@@ -24,19 +24,8 @@ def adjacency(t):
 
 def trace(t, routing, src, dst, uid=0, occupancy=None):
     """[(router, port, vc)] of one packet; ``occupancy(router)`` gives the queue view (idle if None)."""
-    pkt = Packet(uid, src, dst, 256)
-    routing.inject(pkt)
-    router, hops = int(t.node_router[src]), []
-    while True:
-        occ = occupancy(router) if occupancy else [0] * t.radix
-        port, vc = routing.route(pkt, router, occ)
-        hops.append((router, port, vc))
-        peer = int(t.port_peer[router, port])
-        if peer < 0:
-            assert int(t.port_peer_port[router, port]) == dst
-            return hops
-        pkt.vc, pkt.hops, router = vc, pkt.hops + 1, peer
-        assert pkt.hops <= 8
+    return channels(t, routing, src, dst, uid, occupancy=occupancy and (lambda hops, router: occupancy(router)),
+                    max_hops=8)
 
 
 def network_hops(hops):

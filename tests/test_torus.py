@@ -13,7 +13,7 @@ from ppt.errors import ConfigError
 from ppt.interconnects.bgq import BlueGeneQ
 from ppt.interconnects.gemini import Gemini
 from ppt.interconnects.registry import build_topology
-from ppt.interconnects.topology import Packet, Topology, walk
+from ppt.interconnects.topology import Packet, Topology, channels, walk
 from ppt.interconnects.torus import Torus
 
 SYSTEMS = Path(ppt.hardware.__file__).parent / "systems"
@@ -45,20 +45,8 @@ def random_walk(topo, routing, src, dst, uid, rng):
 
     Returns the (router, port, vc) channels taken, ending with the terminal port.
     """
-    pkt = Packet(uid, src, dst, 64)
-    routing.inject(pkt)
-    router = int(topo.node_router[src])
-    channels = []
-    for _ in range(4 * topo.diameter() + 4):
-        port, vc = routing.route(pkt, router, rng.integers(0, 4, topo.radix).tolist())
-        assert 0 <= vc < routing.num_vcs
-        channels.append((router, port, vc))
-        peer = int(topo.port_peer[router, port])
-        if peer < 0:
-            assert int(topo.port_peer_port[router, port]) == dst
-            return channels
-        pkt.vc, pkt.hops, router = vc, pkt.hops + 1, peer
-    raise AssertionError("packet not delivered")
+    return channels(topo, routing, src, dst, uid, occupancy=lambda hops, router: rng.integers(0, 4, topo.radix).tolist(),
+                    max_hops=4 * topo.diameter() + 3)
 
 
 def dor_channels(topo, routing, src, dst, uid):
@@ -88,8 +76,8 @@ def is_acyclic(edges):
 def dependencies(paths):
     """Channel dependency edges between consecutive router-to-router channels of each path."""
     edges = set()
-    for channels in paths:
-        hops = channels[:-1]          # the last channel is the terminal (ejection) port
+    for path in paths:
+        hops = path[:-1]              # the last channel is the terminal (ejection) port
         edges.update(zip(hops, hops[1:]))
     return edges
 
