@@ -1,8 +1,8 @@
 """Static structure of an interconnect and the routing contract.
 
 A :class:`Topology` is pure data (numpy arrays), built once, shared by every
-simulation rank; it holds no simulation state.  The packet-level network core
-(:mod:`ppt.interconnects.network`) turns it into router and NIC entities.
+simulation rank; it holds no simulation state.  The packet-level network
+(:mod:`ppt.interconnects.packetnet`) hands its tables to the compiled core.
 
 Conventions (every topology follows them):
 
@@ -14,8 +14,9 @@ Conventions (every topology follows them):
 * ``port_class[r, p]`` indexes ``link_classes`` (``-1`` for an unused slot).
   Links are full duplex; ``bandwidth_Bps`` is per direction.
 * Node ``n`` hangs off port ``node_port[n]`` of router ``node_router[n]``.
-* Routing never uses global mutable state: its random choices come from
-  :meth:`Routing.rand`, a hash of (seed, packet uid, salt), so serial and
+* Routings are compiled (``csrc/``, one C function per topology and
+  algorithm) and registered with :func:`register_routing` beside the
+  topology; their random choices hash (seed, packet uid, salt), so serial and
   parallel runs of one model take exactly the same paths.
 """
 from __future__ import annotations
@@ -37,33 +38,6 @@ class LinkClass:
     latency_s: float
 
 
-class Packet:
-    """One packet in flight.  ``size_B`` counts header + payload bytes.
-
-    ``route`` is private to the routing algorithm (e.g. the Valiant intermediate),
-    set by :meth:`Routing.inject`; ``hops`` counts router-to-router hops taken;
-    ``msg`` is the message the packet belongs to (None for a response packet).
-    """
-
-    __slots__ = ("uid", "src", "dst", "size_B", "payload_B", "hops", "vc",
-                 "route", "msg", "inject_s", "in_port", "from_eid")
-
-    def __init__(self, uid, src, dst, size_B, payload_B=0, msg=None, inject_s=0.0):
-        self.uid = uid
-        self.src = src
-        self.dst = dst
-        self.size_B = size_B
-        self.payload_B = payload_B
-        self.hops = 0
-        self.vc = 0
-        self.route = None
-        self.msg = msg
-        self.inject_s = inject_s
-        #: Input port at the current router, and the entity that sent it there.
-        self.in_port = -1
-        self.from_eid = -1
-
-
 def switch_and_terminal(name: str, bandwidth_Bps: float, latency_s: float, terminal_bandwidth_Bps=None,
                         terminal_latency_s=None) -> tuple[LinkClass, LinkClass]:
     """A topology's two link classes: switch-to-switch ``name`` and node ``terminal`` links
@@ -77,46 +51,105 @@ _MASK64 = (1 << 64) - 1
 
 
 def mix64(x: int) -> int:
-    """SplitMix64 finaliser: a fast, well-spread 64-bit hash of an integer."""
+    """SplitMix64 finaliser: a fast, well-spread 64-bit hash of an integer (as ``ppt_mix64`` in C)."""
     x = (x + 0x9E3779B97F4A7C15) & _MASK64
     x = ((x ^ (x >> 30)) * 0xBF58476D1CE4E5B9) & _MASK64
     x = ((x ^ (x >> 27)) * 0x94D049BB133111EB) & _MASK64
     return x ^ (x >> 31)
 
 
-class Routing:
-    """Chooses, at each router, the output port and virtual channel of a packet.
+@dataclass(frozen=True)
+class RoutingSpec:
+    """A routing algorithm of one topology family, compiled in the packet core.
 
-    Subclasses set ``name`` and ``num_vcs`` and implement :meth:`route`.
-    ``occupancy`` passed to :meth:`route` is a sequence indexed by port of the
-    bytes queued at that output port of ``router`` now (adaptive routing reads it;
-    it is all zeros on an idle network).  At the destination router ``route``
-    returns the terminal port ``topology.node_port[pkt.dst]``.
+    ``route`` and ``inject`` name the C functions (``ppt_route_fn`` and
+    ``ppt_inject_fn`` of ``csrc/core.h``); ``num_vcs`` is a count or a function
+    of the topology; ``options`` the keyword options :meth:`Topology.routing`
+    accepts for it.
     """
 
-    name = "?"
-    num_vcs = 1
+    name: str
+    route: str
+    inject: str | None = None
+    num_vcs: object = 1
+    options: tuple = ()
 
-    def __init__(self, topology: "Topology", seed: int = 0):
+
+def register_routing(family: type, name: str, *, route: str, inject: str | None = None, num_vcs=1,
+                     options: tuple = (), aliases: tuple = ()) -> RoutingSpec:
+    """Make routing ``name`` (and its ``aliases``) of topology class ``family`` and its subclasses."""
+    if "routings" not in family.__dict__:
+        family.routings = dict(family.routings)
+    spec = RoutingSpec(name, route, inject, num_vcs, tuple(options))
+    for key in (name, *aliases):
+        family.routings[key] = spec
+    return spec
+
+
+class Routing:
+    """A compiled routing bound to one topology and seed.
+
+    ``route`` chooses, at each router, the output port and virtual channel of
+    a packet; random choices hash (seed, packet uid, salt), so serial and
+    parallel runs take the same paths.  ``c`` is the ``ppt_routing_t`` the
+    packet core calls; walks use :meth:`packet` and :meth:`route`.
+    """
+
+    def __init__(self, topology: "Topology", spec: RoutingSpec, seed: int = 0, **options):
+        from ppt.interconnects.packetcore import ffi, lib
+        unknown = sorted(set(options) - set(spec.options))
+        if unknown:
+            allowed = ", ".join(spec.options) or "none"
+            raise ConfigError(f"routing {spec.name!r} of {topology.kind} takes no option {unknown[0]!r} "
+                              f"(options: {allowed})")
         self.topo = topology
+        self.spec = spec
+        self.name = spec.name
         self.seed = seed
+        self.num_vcs = spec.num_vcs(topology) if callable(spec.num_vcs) else int(spec.num_vcs)
+        self._tables = topology.core_tables()
+        c = self.c = ffi.new("ppt_routing_t *")
+        c.route = ffi.addressof(lib, spec.route)
+        c.inject = ffi.addressof(lib, spec.inject) if spec.inject else ffi.NULL
+        c.topo = self._tables
+        c.seed = seed & _MASK64
+        c.num_vcs = self.num_vcs
+        c.candidates = int(options.get("candidates", 3))
+        c.c_sf = float(options.get("c_sf", getattr(topology, "ugal_c_sf", 1.0)))
+        self._ffi = ffi
+        self._vc = ffi.new("int32_t *")
+        self._occupancy = ffi.new("double[]", topology.radix)
 
-    def rand(self, pkt: Packet, salt: int = 0) -> int:
-        """A deterministic pseudo-random 64-bit integer for this packet and salt."""
-        return mix64((self.seed * 1000003 + pkt.uid) * 131 + salt)
+    def packet(self, uid: int, src: int, dst: int, size_B: int = 64):
+        """A fresh ``ppt_packet_t`` from node ``src`` to ``dst``, injected (routing state set)."""
+        pkt = self._ffi.new("ppt_packet_t *")
+        pkt.uid = uid & _MASK64
+        pkt.src, pkt.dst, pkt.size_B = src, dst, size_B
+        pkt.in_port = pkt.from_router = pkt.next = -1
+        pkt.npackets = 1
+        if self.spec.inject:
+            self.c.inject(self.c, pkt)
+        return pkt
 
-    def inject(self, pkt: Packet) -> None:
-        """Called once when the packet enters the network at its source NIC."""
-
-    def route(self, pkt: Packet, router: int, occupancy) -> tuple[int, int]:
-        raise NotImplementedError
+    def route(self, pkt, router: int, occupancy=None) -> tuple[int, int]:
+        """``(port, vc)`` of ``pkt``'s next channel at ``router``; ``occupancy[port]`` are the
+        bytes queued at each output port (an idle network if None)."""
+        occ = self._occupancy
+        for port in range(self.topo.radix):
+            occ[port] = occupancy[port] if occupancy is not None else 0.0
+        self.c.occupancy = occ
+        try:
+            port = self.c.route(self.c, pkt, router, self._vc)
+        finally:
+            self.c.occupancy = self._ffi.NULL
+        return port, self._vc[0]
 
 
 class Topology:
     """Routers, ports and links of one interconnect (see module docstring)."""
 
     kind = "?"
-    routings: dict[str, type[Routing]] = {}
+    routings: dict[str, RoutingSpec] = {}
 
     num_nodes: int
     num_routers: int
@@ -132,11 +165,22 @@ class Topology:
     def routing(self, name: str, seed: int = 0, **options) -> Routing:
         """The routing algorithm ``name`` (e.g. ``"min"``) for this topology."""
         try:
-            cls = self.routings[name]
+            spec = self.routings[name]
         except KeyError:
             known = ", ".join(sorted(self.routings))
             raise ConfigError(f"unknown routing {name!r} for {self.kind}; choose one of: {known}") from None
-        return cls(self, seed=seed, **options)
+        return Routing(self, spec, seed=seed, **options)
+
+    def core_tables(self):
+        """The ``ppt_*_t`` tables this topology's compiled routings read (built once, cached)."""
+        tables = self.__dict__.get("_core_tables")
+        if tables is None:
+            tables = self._core_tables = self.build_core_tables()
+        return tables
+
+    def build_core_tables(self):
+        """Build the topology's C routing tables (each topology implements it)."""
+        raise NotImplementedError
 
     def nodes_of_router(self, router: int) -> np.ndarray:
         """Nodes attached to ``router``, in id order."""
@@ -193,19 +237,17 @@ def channels(topology: Topology, routing: Routing, src: int, dst: int, uid: int 
              occupancy=None, max_hops: int = 64) -> list[tuple[int, int, int]]:
     """``(router, port, vc)`` of every channel a lone packet takes from node ``src`` to node ``dst``.
 
-    Follows ``routing.route`` hop by hop, ending with the terminal port at the
-    destination router.  ``occupancy(hops, router)`` gives the per-port queue
-    view at each router (all zeros, an idle network, if None).  Raises if a VC
-    is out of range, the packet leaves at the wrong node, or it takes more
-    than ``max_hops`` router hops.
+    Follows the compiled ``routing`` hop by hop, ending with the terminal port
+    at the destination router.  ``occupancy(hops, router)`` gives the per-port
+    queue view at each router (all zeros, an idle network, if None).  Raises
+    if a VC is out of range, the packet leaves at the wrong node, or it takes
+    more than ``max_hops`` router hops.
     """
-    pkt = Packet(uid, src, dst, 64)
-    routing.inject(pkt)
+    pkt = routing.packet(uid, src, dst)
     router = int(topology.node_router[src])
-    idle = [0] * topology.radix
     taken = []
     while True:
-        port, vc = routing.route(pkt, router, idle if occupancy is None else occupancy(pkt.hops, router))
+        port, vc = routing.route(pkt, router, None if occupancy is None else occupancy(pkt.hops, router))
         if not 0 <= vc < routing.num_vcs:
             raise AssertionError(f"vc {vc} outside 0..{routing.num_vcs - 1}")
         taken.append((router, port, vc))
@@ -215,6 +257,8 @@ def channels(topology: Topology, routing: Routing, src: int, dst: int, uid: int 
                 raise AssertionError(f"packet left router {router} on port {port}, not at node {dst}")
             return taken
         pkt.vc = vc
+        pkt.in_port = int(topology.port_peer_port[router, port])
+        pkt.from_router = router
         pkt.hops += 1
         router = peer
         if pkt.hops > max_hops:

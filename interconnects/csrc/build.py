@@ -1,0 +1,55 @@
+"""Builds the compiled packet core: C through cffi's API mode.
+
+Every ``*.h`` in this folder (public headers: declarations only, read by the C
+compiler and, without their ``#`` lines, by cffi's cdef) and every ``*.c`` is
+compiled into the extension ``ppt.interconnects._packetcore`` by the
+package's own install (``pip install -e .``).  Headers whose name starts with
+``_`` are private to the C sources.
+"""
+from __future__ import annotations
+
+import os
+import shutil
+import sys
+import sysconfig
+from pathlib import Path
+
+from cffi import FFI
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent.parent
+HEADERS = sorted((p for p in HERE.glob("*.h") if not p.name.startswith("_")),
+                 key=lambda p: (p.name != "core.h", p.name))
+SOURCES = sorted(HERE.glob("*.c"))
+
+
+def _require_toolchain() -> None:
+    """Stop the install with one line when the C compiler or Python's headers are missing."""
+    cc = (os.environ.get("CC") or sysconfig.get_config_var("CC") or "cc").split()[0]
+    if shutil.which(cc) is None:
+        sys.exit(f"error: PPT's packet core is C and needs a C compiler, but {cc!r} was not found; "
+                 f"install one (e.g. 'apt-get install gcc') and run the install again")
+    include = sysconfig.get_paths()["include"]
+    if not (Path(include) / "Python.h").is_file():
+        sys.exit(f"error: PPT's packet core needs the Python development headers (no Python.h in {include}); "
+                 f"install them (e.g. 'apt-get install python3-dev') and run the install again")
+
+
+def _cdef() -> str:
+    return "\n".join(line for header in HEADERS for line in header.read_text().splitlines()
+                     if not line.lstrip().startswith("#"))
+
+
+_require_toolchain()
+ffibuilder = FFI()
+ffibuilder.cdef(_cdef())
+ffibuilder.set_source(
+    "ppt.interconnects._packetcore",
+    "\n".join(f'#include "{header.name}"' for header in HEADERS),
+    sources=[os.path.relpath(source, ROOT) for source in SOURCES],
+    include_dirs=[os.path.relpath(HERE, ROOT)],
+    extra_compile_args=["-O2", "-std=c11", "-Wall", "-Wno-unused-function"],
+)
+
+if __name__ == "__main__":
+    ffibuilder.compile(verbose=True)
