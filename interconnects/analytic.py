@@ -7,7 +7,8 @@ topology and its minimal routing.
 from __future__ import annotations
 
 from ppt.errors import ConfigError
-from ppt.interconnects.network import Network, Nic
+from ppt.config import field
+from ppt.interconnects.network import Network, Nic, register_network
 
 
 class AnalyticNic(Nic):
@@ -34,6 +35,7 @@ def _call(fn):
     fn()
 
 
+@register_network("analytic")
 class AnalyticNetwork(Network):
     """Contention-free network.
 
@@ -60,7 +62,39 @@ class AnalyticNetwork(Network):
         self.local_bandwidth_Bps = local_bandwidth_Bps or bandwidth_Bps
         self.eager_threshold_B = eager_threshold_B
         self.lookahead_s = latency_s
+        self.injection_bandwidth_Bps = bandwidth_Bps
         self.messages = self.bytes = self.hop_sum = 0
+
+    @classmethod
+    def from_machine(cls, machine) -> "AnalyticNetwork":
+        """The contention-free model of a machine: NIC latency, per-hop link+router delay, bottleneck bandwidth."""
+        from ppt.interconnects.topology import walk
+        topo, net = machine.topology, machine.preset["network"]
+        links = topo.network_classes()
+        link_latency = min((c.latency_s for c in links), default=0.0)
+        link_bw = min((c.bandwidth_Bps for c in links), default=float("inf"))
+        terminal = topo.terminal_class()
+        nic_bw = field(net, "nic_bandwidth_Bps", "network", float, positive=True)
+        # as in the packet model: one NIC traversal and one node link at each end
+        latency = 2 * (field(net, "nic_latency_s", "network", float, default=0.0) + terminal.latency_s)
+        routing = topo.routing(field(net, "routing", "network", str, default="min"))
+        cache: dict[tuple[int, int], int] = {}
+
+        def hops(src: int, dst: int) -> int:
+            """Router hops of the route between nodes on the idle network (one walk per router pair)."""
+            key = (int(topo.node_router[src]), int(topo.node_router[dst]))
+            count = cache.get(key)
+            if count is None:
+                count = cache[key] = len(walk(topo, routing, src, dst)) - 1
+            return count
+
+        return cls(topo.num_nodes, latency_s=max(latency, 1e-9),
+                   bandwidth_Bps=min(nic_bw, terminal.bandwidth_Bps, link_bw),
+                   per_hop_s=link_latency + topo.router_delay_s, hops=hops,
+                   eager_threshold_B=field(net, "eager_threshold_B", "network", int, default=8192))
+
+    def idle_latency_bound_s(self, nbytes: int) -> float:
+        return 2.0 * (self.latency_s + 64 * self.per_hop_s + nbytes / self.bandwidth_Bps) + 1e-6
 
     def nic_eid(self, node: int) -> int:
         return node

@@ -1,9 +1,13 @@
-"""The interface between the MPI layer and every network model.
+"""The contract between the MPI layer, the drivers and every network model.
 
-A network owns one :class:`Nic` entity per compute node (plus, for packet
-models, router entities).  The MPI layer runs its rank processes inside the
-NIC entity of their node, sets ``nic.host`` to a callable that receives
-arriving messages, and sends with :meth:`Nic.send_message`.
+A network owns one :class:`Nic` entity per compute node that hosts work.  The
+MPI layer runs its rank processes inside the NIC entity of their node, sets
+``nic.host`` to a callable that receives arriving messages, and sends with
+:meth:`Nic.send_message`.  Drivers (latency survey, traffic, replay) use only
+the calls declared on :class:`Network`.
+
+Network kinds register by name (:func:`register_network`), so ``--network
+NAME`` has one lookup (:func:`network_kinds`, :func:`build_network`).
 
 Entity ids: every network numbers its entities so that a router and its
 nodes' NICs are contiguous (``Network.nic_eid``), which keeps them on the same
@@ -12,6 +16,40 @@ simulation rank under block placement.
 from __future__ import annotations
 
 from ppt.engine import Entity
+from ppt.engine.parallel import AUTO
+from ppt.errors import ConfigError
+
+NETWORKS: dict[str, type] = {}
+
+
+def register_network(name: str):
+    """Class decorator: network kind ``name`` (built with ``cls.from_machine(machine)``)."""
+    def register(cls):
+        cls.kind = name
+        NETWORKS[name] = cls
+        return cls
+    return register
+
+
+def network_kinds() -> list[str]:
+    """Names of the registered network kinds."""
+    _load()
+    return sorted(NETWORKS)
+
+
+def build_network(kind: str, machine) -> "Network":
+    """A fresh network of ``kind`` for ``machine`` (networks hold per-run state)."""
+    _load()
+    try:
+        cls = NETWORKS[kind]
+    except KeyError:
+        raise ConfigError(f"unknown network kind {kind!r}; choose one of: {', '.join(sorted(NETWORKS))}") from None
+    return cls.from_machine(machine)
+
+
+def _load() -> None:
+    import ppt.interconnects.analytic  # noqa: F401  (each module registers its kind)
+    import ppt.interconnects.packetnet  # noqa: F401
 
 
 class Nic(Entity):
@@ -45,6 +83,8 @@ class Nic(Entity):
 class Network:
     """Base of all network models.  Subclasses create entities in :meth:`build`."""
 
+    #: Registered name of the kind (set by :func:`register_network`).
+    kind: str = "?"
     #: Messages of at most this many bytes are sent eagerly by MPI.
     eager_threshold_B: int = 8192
     #: Smallest delay of any event between two entities (parallel lookahead), s.
@@ -52,17 +92,40 @@ class Network:
     num_nodes: int
     #: Total entity ids the model uses (block placement in parallel runs).
     num_entities: int
+    #: Bytes/s one node can inject.
+    injection_bandwidth_Bps: float
+
+    @classmethod
+    def from_machine(cls, machine) -> "Network":
+        raise NotImplementedError
+
+    def simulation(self, comm=AUTO, name: str = "ppt", progress=None):
+        """A new simulation holding this network, built (``comm``: the engine's mpi4py
+        communicator, None for a serial run; by default the mpiexec world, if any)."""
+        from ppt.engine import Simulation
+        sim = Simulation(num_entities=self.num_entities, lookahead_s=self.lookahead_s, comm=comm, name=name)
+        sim.progress = progress
+        self.build(sim)
+        return sim
 
     def nic_eid(self, node: int) -> int:
         raise NotImplementedError
 
     def build(self, sim) -> None:
-        """Create this rank's entities in ``sim``."""
+        """Create this rank's part of the network in ``sim``."""
         raise NotImplementedError
 
     def nic(self, sim, node: int) -> Nic:
-        """The NIC entity of ``node`` (it must live on this simulation rank)."""
+        """The NIC entity of ``node`` (it must live on this simulation rank; made on first use)."""
         return sim.entities[self.nic_eid(node)]
+
+    def local_nodes(self, sim) -> list[int]:
+        """Nodes whose NICs live on this simulation rank."""
+        return [n for n in range(self.num_nodes) if sim.is_local(self.nic_eid(n))]
+
+    def idle_latency_bound_s(self, nbytes: int) -> float:
+        """An upper bound (s) on one ``nbytes`` message's latency across the idle network."""
+        raise NotImplementedError
 
     def stats(self, sim) -> dict:
         """This rank's network statistics; :meth:`merge_stats` combines ranks."""

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import math
 
-from ppt.engine import Simulation
 from ppt.errors import SimulationError
 
 
@@ -36,13 +35,11 @@ class _Recorder:
 def latency_survey(machine, nbytes: int = 8, progress=None, source: int = 0) -> dict | None:
     """Min/mean/max one-way latency (s) from ``source`` to every other node (rank 0; None elsewhere)."""
     net = machine.network()
-    sim = Simulation(num_entities=net.num_entities, lookahead_s=net.lookahead_s)
-    sim.progress = progress
-    net.build(sim)
+    sim = net.simulation(name="survey", progress=progress)
     recorder = _Recorder(sim)
-    for nic in net.nics:
-        nic.host = recorder
-    gap = _gap_s(machine, net, nbytes)
+    for node in net.local_nodes(sim):
+        net.nic(sim, node).host = recorder
+    gap = net.idle_latency_bound_s(nbytes)
     targets = [n for n in range(net.num_nodes) if n != source]
     if sim.is_local(net.nic_eid(source)):
         nic = net.nic(sim, source)
@@ -64,13 +61,3 @@ def latency_survey(machine, nbytes: int = 8, progress=None, source: int = 0) -> 
         raise SimulationError(f"survey messages overlapped (latency {worst:.3g} s >= gap {gap:.3g} s)")
     return {"system": machine.name, "bytes": nbytes, "count": count, "min_s": min(p[2] for p in parts),
             "mean_s": sum(p[1] for p in parts) / count, "max_s": worst, "events": events}
-
-
-def _gap_s(machine, net, nbytes) -> float:
-    """A safe upper bound on one message's latency on the idle network."""
-    topo = machine.topology
-    slowest = max(c.latency_s + net.packetizer.size(net.packetizer.max_payload_B) / c.bandwidth_Bps
-                  for c in topo.link_classes)
-    hops = topo.diameter() + 2
-    wire = net.packetizer.wire_bytes(nbytes) / net.injection_bandwidth_Bps
-    return 2.0 * (2 * net.nic_latency_s + hops * (slowest + topo.router_delay_s) + wire) + 1e-6

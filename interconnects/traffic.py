@@ -1,29 +1,25 @@
-"""Synthetic traffic: open-loop packet sources and the accepted-load measurement.
+"""Synthetic traffic: open-loop packet sources in the packet core, and the accepted-load measurement.
 
 Every node injects single-packet messages of ``packet_B`` wire bytes at an
 offered load given as a fraction of its injection bandwidth, with exponential
-(Poisson) or Bernoulli (slotted) inter-arrival times.  Packets are created
-lazily when the NIC can take them, so an overloaded source costs no memory;
-a packet's latency counts from its creation (source queueing included).
-Random choices hash (seed, node, packet count), so runs are deterministic and
-serial and parallel runs agree.
+(Poisson) or Bernoulli (slotted) inter-arrival times; the sources run inside
+the compiled core (``csrc/traffic.c``).  Packets are created lazily when the
+NIC can take them, so an overloaded source costs no memory; a packet's
+latency counts from its creation (source queueing included).  Random choices
+hash (seed, node, packet count), so runs are deterministic and serial and
+parallel runs agree.
 """
 from __future__ import annotations
 
 import math
+import time
+
+import numpy as np
 
 from ppt.engine.parallel import AUTO
 from ppt.errors import ConfigError
-from ppt.interconnects.packetnet import PACKET_BITS, Message
 from ppt.interconnects.stats import ATTO
-from ppt.interconnects.topology import Packet, mix64
-
-_UNIT = 1.0 / (1 << 64)
-
-
-def _uniform(x: int) -> float:
-    """A float in (0, 1] from a 64-bit hash."""
-    return (x + 1) * _UNIT
+from ppt.interconnects.topology import mix64
 
 
 class Patterns:
@@ -36,88 +32,33 @@ class Patterns:
         self.n = int(topology.num_nodes)
         if name not in self.NAMES:
             raise ConfigError(f"unknown traffic pattern {name!r}; choose one of: {', '.join(self.NAMES)}")
-        if name == "wc" and not hasattr(topology, "worst_case_destination"):
+        if name == "wc" and not hasattr(topology, "worst_case_table"):
             raise ConfigError(f"pattern 'wc' is not defined for {topology.kind}; use ur, nn, bitcomp, transpose or tornado")
         if name == "transpose" and math.isqrt(self.n) ** 2 != self.n:
             raise ConfigError(f"pattern 'transpose' needs a square node count, got {self.n}")
         self.name = name
-        self.dest = getattr(self, "_" + name)
 
-    def _ur(self, node, rand):
-        dst = rand % (self.n - 1)
-        return dst + (dst >= node)
-
-    def _nn(self, node, rand):
-        """A node on a random neighbouring router (same slot where possible)."""
+    def configure(self, cfg, keep: list) -> None:
+        """Fill the pattern fields of a ``ppt_traffic_config_t`` (arrays kept alive in ``keep``)."""
+        from ppt.interconnects.packetcore import ffi, lib
         topo = self.topo
-        router = int(topo.node_router[node])
-        peers = [int(q) for q in topo.port_peer[router] if q >= 0]
-        target = peers[rand % len(peers)]
-        local = [int(x) for x in topo.nodes_of_router(target)]
-        if not local:
-            return self._ur(node, rand >> 20)
-        return local[node % len(local)]
 
-    def _bitcomp(self, node, rand):
-        return self.n - 1 - node
+        def c_array(values):
+            data = np.ascontiguousarray(values, dtype=np.int32)
+            keep.append(data)
+            return ffi.cast("int32_t *", ffi.from_buffer(data))
 
-    def _transpose(self, node, rand):
-        side = math.isqrt(self.n)
-        row, col = divmod(node, side)
-        return col * side + row
-
-    def _tornado(self, node, rand):
-        return (node + (self.n + 1) // 2 - 1) % self.n
-
-    def _wc(self, node, rand):
-        return self.topo.worst_case_destination(node, rand)
-
-
-class TrafficSource:
-    """Packet source of one NIC (``nic.source``); ``next_s`` is the next creation time."""
-
-    __slots__ = ("node", "gen", "count", "next_s", "stop_s")
-
-    def __init__(self, gen, node: int):
-        self.gen = gen
-        self.node = node
-        self.count = 0
-        self.stop_s = gen.stop_s
-        self.next_s = 0.0
-        self._advance()
-
-    def _advance(self):
-        gen = self.gen
-        h = mix64(gen.seed_key ^ (self.node << 24) ^ self.count)
-        if gen.process == "bernoulli":
-            slots = 1
-            while _uniform(h) > gen.load:
-                slots += 1
-                h = mix64(h)
-            self.next_s += slots * gen.slot_s
-        else:
-            self.next_s += -math.log(_uniform(h)) * gen.mean_gap_s
-        if self.next_s >= self.stop_s:
-            self.next_s = math.inf
-
-    def take(self, nic, now):
-        """The next packet if it has been created by ``now``, else None."""
-        if self.next_s > now:
-            return None
-        gen = self.gen
-        created = self.next_s
-        self.count += 1
-        rand = mix64(gen.seed_key * 31 + (self.node << 32) + self.count)
-        dst = gen.patterns.dest(self.node, rand)
-        if dst == self.node:          # fixed points of permutations send nothing
-            self._advance()
-            return self.take(nic, now)
-        uid = ((self.node << 32) | (1 << 31) | self.count) << PACKET_BITS
-        msg = Message(uid, self.node, dst, gen.payload_B, 1, None, None)
-        pkt = Packet(uid, self.node, dst, gen.packet_B, gen.payload_B, msg, created)
-        nic.net.routing.inject(pkt)
-        self._advance()
-        return pkt
+        codes = {"ur": lib.PPT_PATTERN_UR, "nn": lib.PPT_PATTERN_NN, "bitcomp": lib.PPT_PATTERN_BITCOMP,
+                 "transpose": lib.PPT_PATTERN_TRANSPOSE, "tornado": lib.PPT_PATTERN_TORNADO,
+                 "wc": lib.PPT_PATTERN_TABLE}
+        cfg.pattern = codes[self.name]
+        if self.name == "wc":
+            first, count = topo.worst_case_table()
+            cfg.table_first, cfg.table_count = c_array(first), c_array(count)
+        if self.name == "nn":
+            order = np.argsort(topo.node_router, kind="stable")
+            starts = np.searchsorted(topo.node_router[order], np.arange(topo.num_routers + 1))
+            cfg.router_nodes_start, cfg.router_nodes = c_array(starts), c_array(order)
 
 
 class TrafficGenerator:
@@ -145,9 +86,20 @@ class TrafficGenerator:
         self.mean_gap_s = self.slot_s / load
 
     def attach(self, net) -> None:
-        for nic in net.nics:
-            nic.source = TrafficSource(self, nic.node)
-            nic.pump()
+        """Start a source on every NIC of this rank's core."""
+        from ppt.interconnects.packetcore import ffi, lib
+        cfg = ffi.new("ppt_traffic_config_t *")
+        keep = []
+        self.patterns.configure(cfg, keep)
+        cfg.bernoulli = self.process == "bernoulli"
+        cfg.load = self.load
+        cfg.seed_key = self.seed_key
+        cfg.stop_s = self.stop_s
+        cfg.slot_s, cfg.mean_gap_s = self.slot_s, self.mean_gap_s
+        cfg.payload_B, cfg.packet_B = self.payload_B, self.packet_B
+        if lib.ppt_net_start_traffic(net.core.c, cfg) != 0:
+            raise ConfigError("out of memory starting the traffic sources")
+        net.core.reschedule()
 
 
 def run_traffic(machine, pattern: str, load: float, routing: str | None = None, warmup_s: float = 20e-6,
@@ -156,28 +108,28 @@ def run_traffic(machine, pattern: str, load: float, routing: str | None = None, 
 
     ``accepted_fraction`` = mean bytes/s delivered per node during the
     measurement window / node injection bandwidth.  ``router_traversals``
-    (packets entering routers over the whole run, in flight or delivered) and
-    ``run_s`` (wall seconds in the event loop) serve benchmarks.
+    (packets entering routers over the whole run, in flight or delivered),
+    ``core_events``, ``queue_depth`` (mean length of the core's event queue)
+    and ``run_s`` (wall seconds in the event loop) serve benchmarks; they are
+    not part of the deterministic prediction.
     """
-    import time
-    from ppt.engine import Simulation
     from ppt.interconnects.packetnet import PacketNetwork
-    if not warmup_s >= 0.0 or not time_s > 0.0:
-        raise ConfigError(f"need --warmup >= 0 and --time > 0, got {warmup_s} and {time_s}")
+    if not (0.0 <= warmup_s < math.inf) or not (0.0 < time_s < math.inf):
+        raise ConfigError(f"need a finite --warmup >= 0 and --time > 0, got {warmup_s} and {time_s}")
     net = PacketNetwork(machine.topology, machine.preset["network"], seed=machine.seed, routing=routing)
-    sim = Simulation(num_entities=net.num_entities, lookahead_s=net.lookahead_s, comm=comm)
-    sim.progress = progress
-    net.build(sim)
+    sim = net.simulation(comm=comm, name="traffic", progress=progress)
     TrafficGenerator(net, pattern, load, process, machine.seed, stop_s=warmup_s + time_s).attach(net)
     began = time.perf_counter()
     sim.run(until_s=warmup_s)
-    before = net.counters.as_dict()
+    before = net.counters()
     sim.run(until_s=warmup_s + time_s)
     run_s = time.perf_counter() - began
-    after = net.counters.as_dict()
+    after = net.counters()
     window = {k: after[k] - before[k] for k in ("delivered", "latency_sum_as", "hops_sum", "bytes_delivered",
                                                 "injected")}
-    window["router_traversals"] = net.router_traversals()
+    window["router_traversals"] = after["router_traversals"]
+    window["core_events"] = after["events"]
+    window["queue_depth_sum"] = after["queue_depth_sum"]
     window["run_s"] = run_s
     parts = sim.gather(window)
     events = sim.total_events()
@@ -185,6 +137,7 @@ def run_traffic(machine, pattern: str, load: float, routing: str | None = None, 
         return None
     total = {k: sum(p[k] for p in parts) for k in window}
     total["run_s"] = max(p["run_s"] for p in parts)
+    queue_depth = total.pop("queue_depth_sum") / max(1, total["core_events"])
     n = total["delivered"]
     return {"system": machine.name, "pattern": pattern, "routing": net.routing.name, "offered_load": load,
             "accepted_fraction": total["bytes_delivered"] / (time_s * net.num_nodes * net.injection_bandwidth_Bps),
@@ -192,4 +145,4 @@ def run_traffic(machine, pattern: str, load: float, routing: str | None = None, 
             "mean_hops": total["hops_sum"] / n if n else 0.0, "packets": n,
             "packets_injected": total["injected"], "warmup_s": warmup_s, "time_s": time_s,
             "nodes": net.num_nodes, "events": events, "router_traversals": total["router_traversals"],
-            "run_s": total["run_s"]}
+            "run_s": total["run_s"], "core_events": total["core_events"], "queue_depth": queue_depth}

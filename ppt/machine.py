@@ -6,9 +6,6 @@ from functools import cached_property
 from ppt.config import field
 from ppt.errors import ConfigError
 
-NETWORK_KINDS = ("packet", "analytic")
-
-
 class Machine:
     """System preset ``preset`` (a dict from :func:`ppt.hardware.systems.load_system`).
 
@@ -18,8 +15,9 @@ class Machine:
     """
 
     def __init__(self, preset: dict, network_kind: str = "packet", seed: int = 0):
-        if network_kind not in NETWORK_KINDS:
-            raise ConfigError(f"unknown network kind {network_kind!r}; choose one of: {', '.join(NETWORK_KINDS)}")
+        from ppt.interconnects.network import network_kinds
+        if network_kind not in network_kinds():
+            raise ConfigError(f"unknown network kind {network_kind!r}; choose one of: {', '.join(network_kinds())}")
         self.preset = preset
         self.name = preset.get("name", "?")
         self.network_kind = network_kind
@@ -42,38 +40,6 @@ class Machine:
         return int(self.topology.num_nodes)
 
     def network(self):
-        """A fresh network model (networks hold per-run state)."""
-        if self.network_kind == "analytic":
-            return analytic_network(self.preset, self.topology)
-        from ppt.interconnects.packetnet import PacketNetwork
-        return PacketNetwork(self.topology, self.preset["network"], seed=self.seed)
-
-
-def analytic_network(preset: dict, topo):
-    """The contention-free model of a preset: NIC latency, per-hop link+router delay, bottleneck bandwidth."""
-    from ppt.interconnects.analytic import AnalyticNetwork
-    net = preset["network"]
-    links = topo.network_classes()
-    link_latency = min((c.latency_s for c in links), default=0.0)
-    link_bw = min((c.bandwidth_Bps for c in links), default=float("inf"))
-    terminal = topo.terminal_class()
-    nic_bw = field(net, "nic_bandwidth_Bps", "network", float, positive=True)
-    # as in the packet model: one NIC traversal and one node link at each end
-    latency = 2 * (field(net, "nic_latency_s", "network", float, default=0.0) + terminal.latency_s)
-    routing = topo.routing(field(net, "routing", "network", str, default="min"))
-
-    from ppt.interconnects.topology import walk
-    cache: dict[tuple[int, int], int] = {}
-
-    def hops(src: int, dst: int) -> int:
-        """Router hops of the minimal route between nodes (one walk per router pair)."""
-        key = (int(topo.node_router[src]), int(topo.node_router[dst]))
-        count = cache.get(key)
-        if count is None:
-            count = cache[key] = len(walk(topo, routing, src, dst)) - 1
-        return count
-
-    return AnalyticNetwork(topo.num_nodes, latency_s=max(latency, 1e-9),
-                           bandwidth_Bps=min(nic_bw, terminal.bandwidth_Bps, link_bw),
-                           per_hop_s=link_latency + topo.router_delay_s, hops=hops,
-                           eager_threshold_B=field(net, "eager_threshold_B", "network", int, default=8192))
+        """A fresh network model of this machine's kind (networks hold per-run state)."""
+        from ppt.interconnects.network import build_network
+        return build_network(self.network_kind, self)

@@ -1,8 +1,94 @@
-/* Private to the C sources: the live network's state as seen by routings. */
+/* Private to the C sources: the live network's state, shared by net.c and traffic.c. */
 #ifndef PPT_NET_H
 #define PPT_NET_H
+#include <math.h>
+#include <stdlib.h>
 #include "core.h"
+#include "net.h"
+#include "_heap.h"
+
+/* Event kinds of the core's queue. */
+enum {
+    EV_ARRIVE = 1,      /* a packet (a) has fully arrived at router target */
+    EV_PORT_FREE,       /* output port a of router target may start its next packet */
+    EV_CREDIT,          /* b bytes of buffer back for output port (a & 0xffff), VC (a >> 16) */
+    EV_NIC_QUEUE,       /* message slot a enters the queue of NIC target */
+    EV_NIC_WAKE,        /* NIC target looks at its queues again */
+    EV_NIC_CREDIT,      /* b bytes of router buffer back for NIC target */
+    EV_NIC_RECEIVE,     /* a packet (a) has fully arrived at NIC target */
+    EV_DELIVER,         /* message uid (a, b) is handed to the host at node target */
+    EV_SENT,            /* the last byte of message uid (a, b) has left NIC target */
+};
+
+
+typedef struct message {
+    uint64_t uid;
+    int64_t nbytes;
+    int32_t src, dst, npackets, cut, next, notify_sent;
+} message_t;
+
+typedef struct source {     /* a synthetic traffic source of one NIC */
+    double next_s;
+    int64_t count;
+} source_t;
+
+/* Open-addressing map: message uid -> packets still missing at its destination. */
+typedef struct msgmap {
+    uint64_t *keys;         /* 0: empty slot (uids are never 0: node << 32 | seq with seq >= 1) */
+    int32_t *left;
+    int64_t mask, used;
+} msgmap_t;
+
+struct ppt_net {
+    ppt_net_config_t cfg;
+    ppt_routing_t routing;
+    int32_t radix, num_vcs, credit_on;
+    int32_t router_lo, router_hi;           /* routers of this rank: [lo, hi) */
+    int32_t *router_rank;                   /* owning rank of every router */
+    double now;
+    /* per router port [router * radix + port] */
+    double *inv_bw, *arrive_s, *link_s;     /* s/byte; s to the peer's arrival; link latency */
+    double *free_at, *wake_s;
+    int64_t *queued_B, *bytes_out, *max_queued_B;
+    int32_t *rr;
+    /* per (router, port, vc) with credits */
+    int64_t *credits;
+    int32_t *q_head, *q_tail;
+    uint64_t *router_seq;
+    /* per node */
+    double *nic_inv_bw, *nic_arrive_s, *nic_free_at, *nic_wake_s;
+    int64_t *nic_credit_B;
+    int32_t *nic_out_head, *nic_out_tail, *nic_resp_head, *nic_resp_tail, *nic_pending;
+    uint64_t *nic_msg_seq, *nic_seq;
+    ppt_heap_t queue;
+    /* packet pool and message slots, with free lists */
+    ppt_packet_t *pkts;
+    int32_t pkt_cap, pkt_free, pkts_live;
+    message_t *msgs;
+    int32_t msg_cap, msg_free;
+    msgmap_t partial;
+    /* outputs for Python, and events for other ranks */
+    ppt_output_t *out;
+    int64_t out_len, out_cap;
+    ppt_remote_t **outbox;
+    int64_t *outbox_len, *outbox_cap;
+    /* synthetic traffic */
+    int32_t traffic_on;
+    ppt_traffic_config_t traffic;
+    source_t *sources;
+    ppt_counters_t c;
+    unsigned __int128 latency_sum_as;
+};
+
+static inline int router_local(const ppt_net_t *net, int32_t r) { return r >= net->router_lo && r < net->router_hi; }
+static inline int node_local(const ppt_net_t *net, int32_t n) { return router_local(net, net->cfg.node_router[n]); }
+
+/* net.c, for traffic.c */
+int32_t ppt_packet_new(ppt_net_t *net);
+void ppt_nic_pump(ppt_net_t *net, int32_t node);
+void ppt_inject_prepare(ppt_net_t *net, ppt_packet_t *pkt);
+/* traffic.c, for net.c: the next synthetic packet of `node` created by now (-1: none) */
+int32_t ppt_traffic_take(ppt_net_t *net, int32_t node, double now);
 
 double ppt_net_port_occupancy(const struct ppt_net *net, int32_t router, int32_t port);
-
 #endif

@@ -1,7 +1,815 @@
+/* The packet network's hot path: routers, NICs, credits and the core's event queue.
+ *
+ * Timing (store-and-forward): an output port serializes one packet at a time
+ * (size / bandwidth); the packet reaches the next router one link latency
+ * plus one router delay after its serialization ends, so a lone packet's
+ * latency is the sum of serialization, link and router delays along its
+ * path.  A message pays nic_latency_s at the source NIC (before its first
+ * packet leaves) and at the destination NIC (after its last packet arrives).
+ *
+ * Flow control: with vc_capacity_B > 0 every router input port has that many
+ * bytes of buffer per VC and an upstream port sends only with credits for
+ * the downstream (port, VC) buffer; credits return one link latency after
+ * the packet leaves that buffer.  Packets waiting for a port or for credits
+ * queue per (output port, VC) and a free port serves its VCs round-robin.
+ * With unbounded buffers nothing blocks: each output port is a FIFO whose
+ * departure times are computed when packets arrive (one event per hop).
+ *
+ * Every event carries the key (creating entity id << 40 | its running count)
+ * and events run in (time, key) order, so each router and NIC sees the same
+ * events in the same order however routers are split over simulation ranks.
+ */
+#include <string.h>
+#include <stdio.h>
 #include "_net.h"
+
+#define KEY_BITS 40
+#define NONE (-1)
+
+/* ---------------------------------------------------------------- event queue */
+
+void *ppt_grow(void *p, int64_t *cap, size_t item, int64_t need)
+{
+    if (need <= *cap)
+        return p;
+    int64_t n = *cap ? *cap : 1024;
+    while (n < need)
+        n *= 2;
+    void *q = realloc(p, (size_t)n * item);
+    if (!q) {
+        fprintf(stderr, "ppt: out of memory growing a packet-core table to %lld entries\n", (long long)n);
+        abort();
+    }
+    *cap = n;
+    return q;
+}
+
+static inline uint64_t router_key(ppt_net_t *net, int32_t r)
+{
+    return ((uint64_t)net->cfg.router_eid[r] << KEY_BITS) + ++net->router_seq[r];
+}
+
+static inline uint64_t nic_key(ppt_net_t *net, int32_t node)
+{
+    return ((uint64_t)net->cfg.nic_eid[node] << KEY_BITS) + ++net->nic_seq[node];
+}
+
+static void post(ppt_net_t *net, double t, uint64_t key, int32_t kind, int32_t target, int32_t a, int32_t b)
+{
+    ppt_event_t ev = {t, key, kind, target, a, b};
+    heap_push(&net->queue, &ev);
+}
+
+/* An event for router `target`, here or on its own simulation rank (with the packet, if any). */
+static void post_router(ppt_net_t *net, double t, uint64_t key, int32_t kind, int32_t target, int32_t a,
+                        int32_t b, int32_t pkt)
+{
+    if (router_local(net, target)) {
+        post(net, t, key, kind, target, a, b);
+        return;
+    }
+    int32_t rank = net->router_rank[target];
+    net->outbox[rank] = ppt_grow(net->outbox[rank], &net->outbox_cap[rank], sizeof(ppt_remote_t),
+                             net->outbox_len[rank] + 1);
+    ppt_remote_t *r = &net->outbox[rank][net->outbox_len[rank]++];
+    memset(r, 0, sizeof *r);
+    r->t = t; r->key = key; r->kind = kind; r->target = target; r->a = a; r->b = b;
+    if (pkt != NONE) {
+        r->pkt = net->pkts[pkt];
+        r->pkt.next = NONE;
+        net->pkts[pkt].next = net->pkt_free;       /* the packet now lives on the other rank */
+        net->pkt_free = pkt;
+        net->pkts_live--;
+    }
+}
+
+static void output(ppt_net_t *net, double t, int32_t kind, int32_t node, uint64_t uid)
+{
+    net->out = ppt_grow(net->out, &net->out_cap, sizeof(ppt_output_t), net->out_len + 1);
+    ppt_output_t *o = &net->out[net->out_len++];
+    o->t = t; o->uid = uid; o->kind = kind; o->node = node;
+}
+
+/* ---------------------------------------------------------------- pools */
+
+int32_t ppt_packet_new(ppt_net_t *net)
+{
+    if (net->pkt_free == NONE) {
+        int64_t cap = net->pkt_cap;
+        net->pkts = ppt_grow(net->pkts, &cap, sizeof(ppt_packet_t), (int64_t)net->pkt_cap + 1);
+        for (int64_t i = cap - 1; i >= net->pkt_cap; i--) {
+            net->pkts[i].next = net->pkt_free;
+            net->pkt_free = (int32_t)i;
+        }
+        net->pkt_cap = (int32_t)cap;
+    }
+    int32_t p = net->pkt_free;
+    net->pkt_free = net->pkts[p].next;
+    memset(&net->pkts[p], 0, sizeof(ppt_packet_t));
+    net->pkts[p].next = NONE;
+    net->pkts_live++;
+    return p;
+}
+
+static void packet_free(ppt_net_t *net, int32_t p)
+{
+    net->pkts[p].next = net->pkt_free;
+    net->pkt_free = p;
+    net->pkts_live--;
+}
+
+static int32_t message_new(ppt_net_t *net)
+{
+    if (net->msg_free == NONE) {
+        int64_t cap = net->msg_cap;
+        net->msgs = ppt_grow(net->msgs, &cap, sizeof(message_t), (int64_t)net->msg_cap + 1);
+        for (int64_t i = cap - 1; i >= net->msg_cap; i--) {
+            net->msgs[i].next = net->msg_free;
+            net->msg_free = (int32_t)i;
+        }
+        net->msg_cap = (int32_t)cap;
+    }
+    int32_t m = net->msg_free;
+    net->msg_free = net->msgs[m].next;
+    net->msgs[m].next = NONE;
+    return m;
+}
+
+static void message_free(ppt_net_t *net, int32_t m)
+{
+    net->msgs[m].next = net->msg_free;
+    net->msg_free = m;
+}
+
+/* ---------------------------------------------------------------- reassembly map */
+
+static void map_grow(msgmap_t *map);
+
+static int64_t map_slot(const msgmap_t *map, uint64_t uid)
+{
+    int64_t i = (int64_t)(ppt_mix64(uid) & (uint64_t)map->mask);
+    while (map->keys[i] && map->keys[i] != uid)
+        i = (i + 1) & map->mask;
+    return i;
+}
+
+/* Packets of message `uid` still missing after one more arrived (npackets in all). */
+static int32_t map_arrived(msgmap_t *map, uint64_t uid, int32_t npackets)
+{
+    if (2 * (map->used + 1) > map->mask + 1)
+        map_grow(map);
+    int64_t i = map_slot(map, uid);
+    if (!map->keys[i]) {
+        map->keys[i] = uid;
+        map->left[i] = npackets;
+        map->used++;
+    }
+    int32_t left = --map->left[i];
+    if (left)
+        return left;
+    /* delete by backward shift, keeping every probe chain unbroken */
+    map->keys[i] = 0;
+    map->used--;
+    int64_t j = i;
+    for (;;) {
+        j = (j + 1) & map->mask;
+        if (!map->keys[j])
+            break;
+        int64_t home = (int64_t)(ppt_mix64(map->keys[j]) & (uint64_t)map->mask);
+        if (((j - home) & map->mask) >= ((j - i) & map->mask)) {
+            map->keys[i] = map->keys[j];
+            map->left[i] = map->left[j];
+            map->keys[j] = 0;
+            i = j;
+        }
+    }
+    return 0;
+}
+
+static void map_grow(msgmap_t *map)
+{
+    msgmap_t bigger = {0};
+    bigger.mask = map->mask ? 2 * map->mask + 1 : 1023;
+    bigger.keys = calloc((size_t)bigger.mask + 1, sizeof(uint64_t));
+    bigger.left = calloc((size_t)bigger.mask + 1, sizeof(int32_t));
+    if (!bigger.keys || !bigger.left) {
+        fprintf(stderr, "ppt: out of memory in the reassembly table\n");
+        abort();
+    }
+    for (int64_t i = 0; map->mask && i <= map->mask; i++)
+        if (map->keys[i]) {
+            int64_t s = map_slot(&bigger, map->keys[i]);
+            bigger.keys[s] = map->keys[i];
+            bigger.left[s] = map->left[i];
+            bigger.used++;
+        }
+    free(map->keys);
+    free(map->left);
+    *map = bigger;
+}
+
+/* ---------------------------------------------------------------- routers */
 
 double ppt_net_port_occupancy(const struct ppt_net *net, int32_t router, int32_t port)
 {
-    (void)net; (void)router; (void)port;
-    return 0.0;
+    int64_t i = (int64_t)router * net->radix + port;
+    double backlog = net->inv_bw[i] > 0.0 ? (net->free_at[i] - net->now) / net->inv_bw[i] : 0.0;
+    return (double)net->queued_B[i] + (backlog > 0.0 ? backlog : 0.0);
+}
+
+static void port_wake_at(ppt_net_t *net, int32_t r, int32_t port, double t)
+{
+    int64_t i = (int64_t)r * net->radix + port;
+    if (t < net->wake_s[i]) {
+        net->wake_s[i] = t;
+        post(net, t, router_key(net, r), EV_PORT_FREE, r, port, 0);
+    }
+}
+
+/* Put packet p on the wire of `port` of router r; its serialization ends at `at`. */
+static void forward(ppt_net_t *net, int32_t r, int32_t p, int32_t port, int32_t vc, double at)
+{
+    int64_t i = (int64_t)r * net->radix + port;
+    ppt_packet_t *pkt = &net->pkts[p];
+    net->free_at[i] = at;
+    net->bytes_out[i] += pkt->size_B;
+    int32_t peer = net->cfg.port_peer[i];
+    if (peer >= 0) {
+        pkt->hops++;
+        pkt->vc = vc;
+        pkt->in_port = net->cfg.port_peer_port[i];
+        pkt->from_router = r;
+        post_router(net, at + net->arrive_s[i], router_key(net, r), EV_ARRIVE, peer, p, 0, p);
+    } else {
+        int32_t node = net->cfg.port_peer_port[i];
+        post(net, at + net->arrive_s[i], router_key(net, r), EV_NIC_RECEIVE, node, p, 0);
+    }
+}
+
+/* The buffer packet p held at router r is free: credits go back upstream. */
+static void return_credit(ppt_net_t *net, int32_t r, const ppt_packet_t *pkt)
+{
+    int64_t i = (int64_t)r * net->radix + pkt->in_port;
+    uint64_t key = router_key(net, r);
+    double t = net->now + net->link_s[i];
+    if (pkt->from_router >= 0)
+        post_router(net, t, key, EV_CREDIT, pkt->from_router,
+                    net->cfg.port_peer_port[i] | (pkt->vc << 16), pkt->size_B, NONE);
+    else
+        post(net, t, key, EV_NIC_CREDIT, net->cfg.port_peer_port[i], 0, pkt->size_B);
+}
+
+/* Credit flow control: send packet p now on the idle `port`. */
+static void transmit(ppt_net_t *net, int32_t r, int32_t p, int32_t port, int32_t vc)
+{
+    int64_t i = (int64_t)r * net->radix + port;
+    ppt_packet_t *pkt = &net->pkts[p];
+    double at = net->now + pkt->size_B * net->inv_bw[i];
+    return_credit(net, r, pkt);
+    if (net->cfg.port_peer[i] >= 0)
+        net->credits[i * net->num_vcs + vc] -= pkt->size_B;
+    forward(net, r, p, port, vc, at);
+    if (net->queued_B[i])
+        port_wake_at(net, r, port, at);
+}
+
+/* Start the next eligible queued packet on `port` if the port is idle (round-robin over VCs). */
+static void serve(ppt_net_t *net, int32_t r, int32_t port)
+{
+    int64_t i = (int64_t)r * net->radix + port;
+    if (net->free_at[i] > net->now) {
+        port_wake_at(net, r, port, net->free_at[i]);
+        return;
+    }
+    int32_t nvc = net->num_vcs, start = net->rr[i];
+    int to_router = net->cfg.port_peer[i] >= 0;
+    for (int32_t k = 0; k < nvc; k++) {
+        int32_t vc = (start + k) % nvc;
+        int64_t q = i * nvc + vc;
+        int32_t p = net->q_head[q];
+        if (p == NONE)
+            continue;
+        if (to_router && net->credits[q] < net->pkts[p].size_B)
+            continue;
+        net->q_head[q] = net->pkts[p].next;
+        if (net->q_head[q] == NONE)
+            net->q_tail[q] = NONE;
+        net->pkts[p].next = NONE;
+        net->queued_B[i] -= net->pkts[p].size_B;
+        net->rr[i] = vc + 1;
+        transmit(net, r, p, port, vc);
+        return;
+    }
+}
+
+static void router_arrive(ppt_net_t *net, int32_t r, int32_t p)
+{
+    net->c.router_traversals++;
+    int32_t vc;
+    int32_t port = net->routing.route(&net->routing, &net->pkts[p], r, &vc);
+    int64_t i = (int64_t)r * net->radix + port;
+    int32_t size = net->pkts[p].size_B;
+    if (!net->credit_on) {
+        /* unbounded buffers: the output port is a FIFO, so the departure is known now */
+        double start = net->free_at[i];
+        if (start > net->now) {
+            int64_t backlog = (int64_t)((start - net->now) / net->inv_bw[i]);
+            if (backlog > net->max_queued_B[i])
+                net->max_queued_B[i] = backlog;
+        } else {
+            start = net->now;
+        }
+        forward(net, r, p, port, vc, start + size * net->inv_bw[i]);
+        return;
+    }
+    int64_t q = i * net->num_vcs + vc;
+    if (net->free_at[i] <= net->now && !net->queued_B[i]
+        && (net->cfg.port_peer[i] < 0 || net->credits[q] >= size)) {
+        transmit(net, r, p, port, vc);
+        return;
+    }
+    if (net->q_tail[q] == NONE)
+        net->q_head[q] = p;
+    else
+        net->pkts[net->q_tail[q]].next = p;
+    net->q_tail[q] = p;
+    net->queued_B[i] += size;
+    if (net->queued_B[i] > net->max_queued_B[i])
+        net->max_queued_B[i] = net->queued_B[i];
+    serve(net, r, port);
+}
+
+/* ---------------------------------------------------------------- NICs */
+
+static int32_t packet_size(const ppt_net_t *net, int32_t payload_B)
+{
+    int32_t chunk = net->cfg.chunk_B, raw = net->cfg.header_B + payload_B;
+    int32_t size = (raw + chunk - 1) / chunk * chunk;
+    return size > chunk ? size : chunk;
+}
+
+static int32_t response_size(const ppt_net_t *net)
+{
+    int32_t chunk = net->cfg.chunk_B;
+    return net->cfg.response_B == 0 ? packet_size(net, 0) : (net->cfg.response_B + chunk - 1) / chunk * chunk;
+}
+
+void ppt_inject_prepare(ppt_net_t *net, ppt_packet_t *pkt)
+{
+    pkt->in_port = pkt->from_router = NONE;
+    pkt->next = NONE;
+    if (net->routing.inject)
+        net->routing.inject(&net->routing, pkt);
+}
+
+static void nic_wake_at(ppt_net_t *net, int32_t node, double t)
+{
+    if (t < net->nic_wake_s[node]) {
+        net->nic_wake_s[node] = t;
+        post(net, t, nic_key(net, node), EV_NIC_WAKE, node, 0, 0);
+    }
+}
+
+/* Serialize packet p onto the link to the router from start_s; returns when it ends. */
+static double nic_launch(ppt_net_t *net, int32_t node, int32_t p, double start_s)
+{
+    ppt_packet_t *pkt = &net->pkts[p];
+    double at = net->nic_free_at[node] = start_s + pkt->size_B * net->nic_inv_bw[node];
+    pkt->in_port = net->cfg.node_port[node];
+    pkt->from_router = NONE;
+    pkt->vc = 0;
+    net->c.injected++;
+    net->c.injected_uid_hash += ppt_mix64(pkt->uid);
+    post(net, at + net->nic_arrive_s[node], nic_key(net, node), EV_ARRIVE, net->cfg.node_router[node], p, 0);
+    return at;
+}
+
+/* The next packet of message m, created at created_s. */
+static int32_t nic_cut(ppt_net_t *net, int32_t m, double created_s)
+{
+    message_t *msg = &net->msgs[m];
+    int32_t index = msg->cut++;
+    int64_t left = msg->nbytes - (int64_t)index * net->cfg.max_payload_B;
+    int32_t payload = left < 0 ? 0 : left > net->cfg.max_payload_B ? net->cfg.max_payload_B : (int32_t)left;
+    int32_t p = ppt_packet_new(net);
+    ppt_packet_t *pkt = &net->pkts[p];
+    pkt->uid = (msg->uid << 24) | (uint64_t)index;
+    pkt->src = msg->src;
+    pkt->dst = msg->dst;
+    pkt->size_B = packet_size(net, payload);
+    pkt->payload_B = payload;
+    pkt->npackets = msg->npackets;
+    pkt->inject_s = created_s;
+    ppt_inject_prepare(net, pkt);
+    return p;
+}
+
+static int32_t nic_next_packet(ppt_net_t *net, int32_t node)
+{
+    int32_t p = net->nic_resp_head[node];
+    if (p != NONE) {
+        net->nic_resp_head[node] = net->pkts[p].next;
+        if (net->nic_resp_head[node] == NONE)
+            net->nic_resp_tail[node] = NONE;
+        net->pkts[p].next = NONE;
+        return p;
+    }
+    int32_t m = net->nic_out_head[node];
+    if (m != NONE) {
+        p = nic_cut(net, m, net->now);
+        message_t *msg = &net->msgs[m];
+        if (msg->cut == msg->npackets) {
+            net->nic_out_head[node] = msg->next;
+            if (msg->next == NONE)
+                net->nic_out_tail[node] = NONE;
+            if (msg->notify_sent)
+                post(net, net->now + net->pkts[p].size_B * net->nic_inv_bw[node], nic_key(net, node), EV_SENT,
+                     node, (int32_t)(msg->uid >> 32), (int32_t)(uint32_t)msg->uid);
+            message_free(net, m);
+        }
+        return p;
+    }
+    if (net->traffic_on) {
+        p = ppt_traffic_take(net, node, net->now);
+        if (p == NONE && net->sources[node].next_s < INFINITY)
+            nic_wake_at(net, node, net->sources[node].next_s);
+        return p;
+    }
+    return NONE;
+}
+
+/* Inject the next packet if the link is free and the router has buffer for it. */
+void ppt_nic_pump(ppt_net_t *net, int32_t node)
+{
+    double now = net->now;
+    if (net->nic_free_at[node] > now) {
+        nic_wake_at(net, node, net->nic_free_at[node]);
+        return;
+    }
+    int32_t p = net->nic_pending[node];
+    if (p == NONE)
+        p = nic_next_packet(net, node);
+    if (p == NONE)
+        return;
+    int32_t size = net->pkts[p].size_B;
+    if (net->credit_on && net->nic_credit_B[node] < size) {
+        net->nic_pending[node] = p;             /* a credit from the router resumes us */
+        return;
+    }
+    net->nic_pending[node] = NONE;
+    if (net->credit_on)
+        net->nic_credit_B[node] -= size;
+    double free = nic_launch(net, node, p, now);
+    if (net->nic_out_head[node] != NONE || net->nic_resp_head[node] != NONE)
+        nic_wake_at(net, node, free);
+    else if (net->traffic_on && net->sources[node].next_s < INFINITY)
+        nic_wake_at(net, node, free > net->sources[node].next_s ? free : net->sources[node].next_s);
+}
+
+static void nic_queue(ppt_net_t *net, int32_t node, int32_t m)
+{
+    message_t *msg = &net->msgs[m];
+    if (!net->credit_on && !net->traffic_on) {
+        /* unbounded buffers: nothing can hold the NIC up, so lay out all packets now (FIFO) */
+        double start = net->nic_free_at[node] > net->now ? net->nic_free_at[node] : net->now;
+        while (msg->cut < msg->npackets) {
+            int32_t p = nic_cut(net, m, start);
+            start = nic_launch(net, node, p, start);
+            msg = &net->msgs[m];
+        }
+        if (msg->notify_sent)
+            post(net, start, nic_key(net, node), EV_SENT, node, (int32_t)(msg->uid >> 32),
+                 (int32_t)(uint32_t)msg->uid);
+        message_free(net, m);
+        return;
+    }
+    if (net->nic_out_tail[node] == NONE)
+        net->nic_out_head[node] = m;
+    else
+        net->msgs[net->nic_out_tail[node]].next = m;
+    net->nic_out_tail[node] = m;
+    ppt_nic_pump(net, node);
+}
+
+static void nic_receive(ppt_net_t *net, int32_t node, int32_t p)
+{
+    ppt_packet_t *pkt = &net->pkts[p];
+    double latency = net->now - pkt->inject_s;
+    net->c.delivered++;
+    net->c.delivered_uid_hash += ppt_mix64(pkt->uid);
+    net->latency_sum_as += (unsigned __int128)llround(latency * 1e18);
+    if (latency > net->c.latency_max_s)
+        net->c.latency_max_s = latency;
+    net->c.hops_sum += pkt->hops;
+    if (pkt->hops > net->c.hops_max)
+        net->c.hops_max = pkt->hops;
+    net->c.bytes_delivered += pkt->size_B;
+    if (pkt->npackets == 0) {                   /* a response packet ends here */
+        net->c.responses++;
+        packet_free(net, p);
+        return;
+    }
+    uint64_t msg_uid = pkt->uid >> 24;
+    int32_t npackets = pkt->npackets, src = pkt->src;
+    packet_free(net, p);
+    if (net->cfg.response_B) {
+        int32_t rp = ppt_packet_new(net);
+        ppt_packet_t *resp = &net->pkts[rp];
+        resp->uid = (((uint64_t)node << 32) | ++net->nic_msg_seq[node]) << 24;
+        resp->src = node;
+        resp->dst = src;
+        resp->size_B = response_size(net);
+        resp->npackets = 0;
+        resp->inject_s = net->now;
+        ppt_inject_prepare(net, resp);
+        if (!net->credit_on && !net->traffic_on) {
+            double start = net->nic_free_at[node] > net->now ? net->nic_free_at[node] : net->now;
+            nic_launch(net, node, rp, start);
+        } else {
+            if (net->nic_resp_tail[node] == NONE)
+                net->nic_resp_head[node] = rp;
+            else
+                net->pkts[net->nic_resp_tail[node]].next = rp;
+            net->nic_resp_tail[node] = rp;
+            ppt_nic_pump(net, node);
+        }
+    }
+    if (npackets > 1 && map_arrived(&net->partial, msg_uid, npackets))
+        return;
+    net->c.messages_delivered++;
+    if (!(msg_uid & (1ULL << 31)))              /* synthetic traffic has no host to tell */
+        post(net, net->now + net->cfg.nic_latency_s, nic_key(net, node), EV_DELIVER, node,
+             (int32_t)(msg_uid >> 32), (int32_t)(uint32_t)msg_uid);
+}
+
+/* ---------------------------------------------------------------- the run loop */
+
+static inline uint64_t uid_of(const ppt_event_t *ev)
+{
+    return ((uint64_t)(uint32_t)ev->a << 32) | (uint32_t)ev->b;
+}
+
+int64_t ppt_net_run(ppt_net_t *net, double until_s, int64_t max_events)
+{
+    ppt_event_t ev;
+    int64_t done = 0;
+    while (net->queue.len && net->queue.ev[0].t < until_s && done < max_events && !net->out_len) {
+        net->c.queue_depth_sum += net->queue.len;
+        heap_pop(&net->queue, &ev);
+        net->now = ev.t;
+        done++;
+        int32_t target = ev.target;
+        int64_t i;
+        switch (ev.kind) {
+        case EV_ARRIVE:
+            router_arrive(net, target, ev.a);
+            break;
+        case EV_PORT_FREE:
+            i = (int64_t)target * net->radix + ev.a;
+            if (net->now == net->wake_s[i]) {       /* else superseded by an earlier wake-up */
+                net->wake_s[i] = INFINITY;
+                serve(net, target, ev.a);
+            }
+            break;
+        case EV_CREDIT: {
+            int32_t port = ev.a & 0xffff, vc = ev.a >> 16;
+            i = (int64_t)target * net->radix + port;
+            net->credits[i * net->num_vcs + vc] += ev.b;
+            if (net->queued_B[i] && net->wake_s[i] == INFINITY)
+                serve(net, target, port);
+            break;
+        }
+        case EV_NIC_QUEUE:
+            nic_queue(net, target, ev.a);
+            break;
+        case EV_NIC_WAKE:
+            if (net->now == net->nic_wake_s[target]) {
+                net->nic_wake_s[target] = INFINITY;
+                ppt_nic_pump(net, target);
+            }
+            break;
+        case EV_NIC_CREDIT:
+            net->nic_credit_B[target] += ev.b;
+            if (net->nic_pending[target] != NONE && net->nic_wake_s[target] == INFINITY)
+                ppt_nic_pump(net, target);
+            break;
+        case EV_NIC_RECEIVE:
+            nic_receive(net, target, ev.a);
+            break;
+        case EV_DELIVER:
+            output(net, ev.t, PPT_OUT_DELIVER, target, uid_of(&ev));
+            break;
+        case EV_SENT:
+            output(net, ev.t, PPT_OUT_SENT, target, uid_of(&ev));
+            break;
+        }
+    }
+    net->c.events += done;
+    return done;
+}
+
+uint64_t ppt_net_send(ppt_net_t *net, int32_t src, int32_t dst, int64_t nbytes, int32_t notify_sent, double now_s)
+{
+    int32_t m = message_new(net);
+    message_t *msg = &net->msgs[m];
+    msg->uid = ((uint64_t)src << 32) | ++net->nic_msg_seq[src];
+    msg->nbytes = nbytes;
+    msg->src = src;
+    msg->dst = dst;
+    int64_t n = (nbytes + net->cfg.max_payload_B - 1) / net->cfg.max_payload_B;
+    msg->npackets = n > 1 ? (int32_t)n : 1;
+    msg->cut = 0;
+    msg->notify_sent = notify_sent;
+    net->c.messages_sent++;
+    post(net, now_s + net->cfg.nic_latency_s, nic_key(net, src), EV_NIC_QUEUE, src, m, 0);
+    return msg->uid;
+}
+
+/* ---------------------------------------------------------------- set-up and queries */
+
+static void *zalloc(size_t count, size_t size)
+{
+    void *p = calloc(count ? count : 1, size);      /* untouched pages of other ranks' routers stay free */
+    if (!p) {
+        fprintf(stderr, "ppt: out of memory allocating the packet core (%zu x %zu bytes)\n", count, size);
+        abort();
+    }
+    return p;
+}
+
+ppt_net_t *ppt_net_new(const ppt_net_config_t *cfg, const ppt_routing_t *routing)
+{
+    ppt_net_t *net = zalloc(1, sizeof *net);
+    net->cfg = *cfg;
+    net->routing = *routing;
+    net->routing.net = net;
+    net->routing.occupancy = NULL;
+    int32_t R = cfg->num_routers, N = cfg->num_nodes, radix = cfg->radix, nvc = cfg->num_vcs;
+    int64_t ports = (int64_t)R * radix;
+    net->radix = radix;
+    net->num_vcs = nvc;
+    net->credit_on = cfg->vc_capacity_B > 0;
+    net->router_lo = (int32_t)((int64_t)cfg->rank * R / cfg->num_ranks);
+    net->router_hi = (int32_t)((int64_t)(cfg->rank + 1) * R / cfg->num_ranks);
+    net->router_rank = zalloc((size_t)R, sizeof(int32_t));
+    for (int32_t k = 0; k < cfg->num_ranks; k++)
+        for (int64_t r = (int64_t)k * R / cfg->num_ranks; r < (int64_t)(k + 1) * R / cfg->num_ranks; r++)
+            net->router_rank[r] = k;
+    net->inv_bw = zalloc((size_t)ports, sizeof(double));
+    net->arrive_s = zalloc((size_t)ports, sizeof(double));
+    net->link_s = zalloc((size_t)ports, sizeof(double));
+    net->free_at = zalloc((size_t)ports, sizeof(double));
+    net->wake_s = zalloc((size_t)ports, sizeof(double));
+    net->queued_B = zalloc((size_t)ports, sizeof(int64_t));
+    net->bytes_out = zalloc((size_t)ports, sizeof(int64_t));
+    net->max_queued_B = zalloc((size_t)ports, sizeof(int64_t));
+    net->rr = zalloc((size_t)ports, sizeof(int32_t));
+    net->router_seq = zalloc((size_t)R, sizeof(uint64_t));
+    if (net->credit_on) {
+        net->credits = zalloc((size_t)(ports * nvc), sizeof(int64_t));
+        net->q_head = zalloc((size_t)(ports * nvc), sizeof(int32_t));
+        net->q_tail = zalloc((size_t)(ports * nvc), sizeof(int32_t));
+    }
+    for (int64_t i = (int64_t)net->router_lo * radix; i < (int64_t)net->router_hi * radix; i++) {
+        int8_t cls = cfg->port_class[i];
+        net->wake_s[i] = INFINITY;
+        if (cls < 0)
+            continue;
+        int to_router = cfg->port_peer[i] >= 0;
+        net->inv_bw[i] = 1.0 / cfg->class_bandwidth_Bps[cls];
+        net->link_s[i] = cfg->class_latency_s[cls];
+        net->arrive_s[i] = cfg->class_latency_s[cls] + (to_router ? cfg->router_delay_s : 0.0);
+        for (int32_t v = 0; net->credit_on && v < nvc; v++) {
+            net->credits[i * nvc + v] = to_router ? cfg->vc_capacity_B : 0;
+            net->q_head[i * nvc + v] = net->q_tail[i * nvc + v] = NONE;
+        }
+    }
+    net->nic_inv_bw = zalloc((size_t)N, sizeof(double));
+    net->nic_arrive_s = zalloc((size_t)N, sizeof(double));
+    net->nic_free_at = zalloc((size_t)N, sizeof(double));
+    net->nic_wake_s = zalloc((size_t)N, sizeof(double));
+    net->nic_credit_B = zalloc((size_t)N, sizeof(int64_t));
+    net->nic_out_head = zalloc((size_t)N, sizeof(int32_t));
+    net->nic_out_tail = zalloc((size_t)N, sizeof(int32_t));
+    net->nic_resp_head = zalloc((size_t)N, sizeof(int32_t));
+    net->nic_resp_tail = zalloc((size_t)N, sizeof(int32_t));
+    net->nic_pending = zalloc((size_t)N, sizeof(int32_t));
+    net->nic_msg_seq = zalloc((size_t)N, sizeof(uint64_t));
+    net->nic_seq = zalloc((size_t)N, sizeof(uint64_t));
+    for (int32_t n = 0; n < N; n++) {
+        if (!node_local(net, n))
+            continue;
+        int64_t i = (int64_t)cfg->node_router[n] * radix + cfg->node_port[n];
+        int8_t cls = cfg->port_class[i];
+        double bw = cfg->class_bandwidth_Bps[cls] < cfg->nic_bandwidth_Bps ? cfg->class_bandwidth_Bps[cls]
+                                                                           : cfg->nic_bandwidth_Bps;
+        net->nic_inv_bw[n] = 1.0 / bw;
+        net->nic_arrive_s[n] = cfg->class_latency_s[cls] + cfg->router_delay_s;
+        net->nic_wake_s[n] = INFINITY;
+        net->nic_credit_B[n] = cfg->vc_capacity_B;
+        net->nic_out_head[n] = net->nic_out_tail[n] = NONE;
+        net->nic_resp_head[n] = net->nic_resp_tail[n] = net->nic_pending[n] = NONE;
+    }
+    net->pkt_free = net->msg_free = NONE;
+    net->outbox = zalloc((size_t)cfg->num_ranks, sizeof(ppt_remote_t *));
+    net->outbox_len = zalloc((size_t)cfg->num_ranks, sizeof(int64_t));
+    net->outbox_cap = zalloc((size_t)cfg->num_ranks, sizeof(int64_t));
+    return net;
+}
+
+void ppt_net_free(ppt_net_t *net)
+{
+    if (!net)
+        return;
+    void *tables[] = {net->router_rank, net->inv_bw, net->arrive_s, net->link_s, net->free_at, net->wake_s,
+                      net->queued_B, net->bytes_out, net->max_queued_B, net->rr, net->router_seq, net->credits,
+                      net->q_head, net->q_tail, net->nic_inv_bw, net->nic_arrive_s, net->nic_free_at,
+                      net->nic_wake_s, net->nic_credit_B, net->nic_out_head, net->nic_out_tail,
+                      net->nic_resp_head, net->nic_resp_tail, net->nic_pending, net->nic_msg_seq, net->nic_seq,
+                      net->queue.ev, net->pkts, net->msgs, net->partial.keys, net->partial.left, net->out,
+                      net->sources, net->outbox_len, net->outbox_cap};
+    for (size_t k = 0; k < sizeof tables / sizeof *tables; k++)
+        free(tables[k]);
+    for (int32_t k = 0; k < net->cfg.num_ranks; k++)
+        free(net->outbox[k]);
+    free(net->outbox);
+    free(net);
+}
+
+const ppt_routing_t *ppt_net_routing(const ppt_net_t *net) { return &net->routing; }
+double ppt_net_next_time(const ppt_net_t *net) { return net->queue.len ? net->queue.ev[0].t : INFINITY; }
+double ppt_net_now(const ppt_net_t *net) { return net->now; }
+int64_t ppt_net_packets_in_flight(const ppt_net_t *net) { return net->pkts_live; }
+
+int64_t ppt_net_outputs(ppt_net_t *net, ppt_output_t **out)
+{
+    *out = net->out;
+    return net->out_len;
+}
+
+void ppt_net_clear_outputs(ppt_net_t *net) { net->out_len = 0; }
+
+int64_t ppt_net_outbox(ppt_net_t *net, int32_t rank, ppt_remote_t **events)
+{
+    *events = net->outbox[rank];
+    return net->outbox_len[rank];
+}
+
+double ppt_net_outbox_min_time(const ppt_net_t *net)
+{
+    double t = INFINITY;
+    for (int32_t k = 0; k < net->cfg.num_ranks; k++)
+        for (int64_t j = 0; j < net->outbox_len[k]; j++)
+            if (net->outbox[k][j].t < t)
+                t = net->outbox[k][j].t;
+    return t;
+}
+
+void ppt_net_clear_outbox(ppt_net_t *net)
+{
+    for (int32_t k = 0; k < net->cfg.num_ranks; k++)
+        net->outbox_len[k] = 0;
+}
+
+void ppt_net_receive(ppt_net_t *net, const ppt_remote_t *events, int64_t count)
+{
+    for (int64_t j = 0; j < count; j++) {
+        const ppt_remote_t *r = &events[j];
+        int32_t a = r->a;
+        if (r->kind == EV_ARRIVE) {
+            a = ppt_packet_new(net);
+            net->pkts[a] = r->pkt;
+            net->pkts[a].next = NONE;
+        }
+        post(net, r->t, r->key, r->kind, r->target, a, r->b);
+    }
+}
+
+void ppt_net_counters(const ppt_net_t *net, ppt_counters_t *out)
+{
+    *out = net->c;
+    out->latency_sum_as_hi = (uint64_t)(net->latency_sum_as >> 64);
+    out->latency_sum_as_lo = (uint64_t)net->latency_sum_as;
+}
+
+void ppt_net_link_summary(const ppt_net_t *net, ppt_link_summary_t *out)
+{
+    memset(out, 0, sizeof *out);
+    out->busiest_router = out->busiest_port = NONE;
+    for (int64_t i = (int64_t)net->router_lo * net->radix; i < (int64_t)net->router_hi * net->radix; i++) {
+        if (!net->bytes_out[i])
+            continue;
+        double busy = net->bytes_out[i] * net->inv_bw[i];
+        out->count++;
+        out->bytes += net->bytes_out[i];
+        if (net->max_queued_B[i] > out->max_queue_B)
+            out->max_queue_B = net->max_queued_B[i];
+        if (out->busiest_router == NONE || busy > out->busiest_busy_s) {   /* first (lowest id) wins ties */
+            out->busiest_router = (int32_t)(i / net->radix);
+            out->busiest_port = (int32_t)(i % net->radix);
+            out->busiest_bytes = net->bytes_out[i];
+            out->busiest_busy_s = busy;
+            out->busiest_max_queue_B = net->max_queued_B[i];
+        }
+    }
 }

@@ -17,10 +17,9 @@ def add_system_arguments(parser, positional: bool = True) -> None:
 
 
 def add_network_argument(parser) -> None:
-    """``--network packet|analytic`` (default packet)."""
-    from ppt.machine import NETWORK_KINDS
-    parser.add_argument("--network", choices=NETWORK_KINDS, default="packet",
-                        help="packet-level model (default) or contention-free analytic model")
+    """``--network KIND`` (default packet); the machine checks the name against the registered kinds."""
+    parser.add_argument("--network", default="packet", metavar="KIND",
+                        help="network model: packet (packet level, default) or analytic (contention-free)")
 
 
 def load_preset(args) -> dict:

@@ -30,7 +30,8 @@ def run(args) -> int:
                          args.process, progress)
     progress.done()
     if result is not None:
-        del result["run_s"]            # wall time: not part of the (deterministic) prediction
+        for key in ("run_s", "core_events", "queue_depth"):   # speed figures, not part of the prediction
+            del result[key]
         if result["mean_latency_s"] > args.warmup:
             print(f"warning: mean packet latency {result['mean_latency_s'] * 1e6:.3g} us exceeds the "
                   f"{args.warmup * 1e6:.3g} us warm-up, so the network may still have been filling and the "

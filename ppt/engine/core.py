@@ -76,8 +76,12 @@ class Simulation:
         self.size = self.comm.size if self.comm else 1
         #: End of the current parallel window; -inf outside windows (no check).
         self.window_end = -math.inf
+        #: Events run now only if earlier than this: the end of the current run or parallel window.
+        self.horizon = math.inf
         self._outbox: list[list] = [[] for _ in range(self.size)]
-        #: Called as ``progress(sim)`` every PROGRESS_EVENTS events (e.g. a stderr reporter).
+        #: Models that exchange their own cross-rank traffic in each parallel window (see add_exchange).
+        self.exchanges: list = []
+        #: Called as ``progress(sim)`` every 2**16 events (PROGRESS_MASK; e.g. a stderr reporter).
         self.progress = None
 
     # -- placement ------------------------------------------------------
@@ -121,6 +125,26 @@ class Simulation:
             raise SimulationError(f"entity {entity} has no service {name!r}")
         return fn
 
+    # -- fast scheduling -------------------------------------------------
+    def post(self, time_s: float, key, service, data=None) -> None:
+        """Queue ``service(data)`` at ``time_s`` with tie-break ``key``, unchecked (callers
+        guarantee ``time_s >= now``; a key above every entity key runs after them)."""
+        heappush(self.heap, (time_s, key, service, data))
+
+    def peek(self) -> float:
+        """Time of the next queued event (inf if none)."""
+        return self.heap[0][0] if self.heap else math.inf
+
+    def add_exchange(self, model) -> None:
+        """Register a model that moves its own events between simulation ranks.
+
+        In every parallel window exchange ``model.outgoing()`` gives one object
+        per rank (sent to that rank), ``model.outgoing_min_s()`` the earliest
+        time among them, and ``model.incoming(objects)`` receives what the
+        other ranks sent here.
+        """
+        self.exchanges.append(model)
+
     # -- cross-rank events ---------------------------------------------
     def send_remote(self, sender, time_s, key, eid, service, data):
         if self.size == 1 or not 0 <= eid < (self.num_entities or eid + 1):
@@ -160,6 +184,7 @@ class Simulation:
         heap = self.heap
         n = 0
         progress = self.progress
+        self.horizon = end
         try:
             while heap:
                 event = heappop(heap)

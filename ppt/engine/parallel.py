@@ -52,21 +52,27 @@ def run_windows(sim, end: float) -> None:
     comm, size = sim.comm, sim.size
     failure = None
     while True:
-        local_next = sim.heap[0][0] if sim.heap else math.inf
+        local_next = sim.peek()
         for batch in sim._outbox:
             for event in batch:
                 if event[0] < local_next:
                     local_next = event[0]
+        for model in sim.exchanges:
+            local_next = min(local_next, model.outgoing_min_s())
+        models = [model.outgoing() for model in sim.exchanges]
         note = None if failure is None else f"simulation rank {sim.rank}: {failure}"
-        received = comm.alltoall([(local_next, note, batch) for batch in sim._outbox])
+        received = comm.alltoall([(local_next, note, batch, [out[k] for out in models])
+                                  for k, batch in enumerate(sim._outbox)])
         sim._outbox = [[] for _ in range(size)]
         if failure is not None:
             raise failure
-        notes = [n for _, n, _ in received if n is not None]
+        notes = [n for _, n, _, _ in received if n is not None]
         if notes:
             raise SimulationError(notes[0])
-        sim._deliver(batch for _, _, batch in received)
-        start = min(t for t, _, _ in received)
+        sim._deliver(batch for _, _, batch, _ in received)
+        for index, model in enumerate(sim.exchanges):
+            model.incoming([extra[index] for _, _, _, extra in received])
+        start = min(t for t, _, _, _ in received)
         if start >= end:
             return
         sim.window_end = min(start + sim.lookahead_s, end)

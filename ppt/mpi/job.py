@@ -9,7 +9,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, field
 
-from ppt.engine import Simulation, parallel
+from ppt.engine import parallel
 from ppt.errors import ConfigError, DeadlockError
 from ppt.hardware.tasklist import Tasklist
 from ppt.mpi.api import MPI
@@ -133,9 +133,7 @@ class MPIJob:
         """
         wall = time.perf_counter()
         net = self.network
-        sim = Simulation(num_entities=net.num_entities, lookahead_s=net.lookahead_s, comm=self.comm, name="mpi")
-        sim.progress = progress
-        net.build(sim)
+        sim = net.simulation(comm=self.comm, name="mpi", progress=progress)
         ranks = self._start_ranks(sim, main, args, argv)
         sim.run()
         local = {"blocked": [(r.world_rank, describe(r)) for r in ranks if r.stats.finish_s is None],

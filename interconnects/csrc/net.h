@@ -1,0 +1,106 @@
+/* The packet network: routers, NICs and their events, run by the core's own event queue.
+ *
+ * Python builds a ppt_net_config_t from the topology's tables, creates the
+ * network with ppt_net_new(), hands it messages (ppt_net_send) at the current
+ * simulated time and runs it (ppt_net_run) up to the time of its own next
+ * event; the core stops after any event that Python must see (a message
+ * delivered at its destination, or its last byte sent at the source) and
+ * leaves it in the output list.  Times in seconds, sizes in bytes.
+ */
+#ifndef PPT_NET_API_H
+#define PPT_NET_API_H
+#include "core.h"
+
+typedef struct ppt_net ppt_net_t;
+
+typedef struct ppt_net_config {
+    int32_t num_routers, num_nodes, radix, num_vcs;
+    const int32_t *port_peer;       /* [router * radix + port]: peer router, -1 terminal/unused */
+    const int32_t *port_peer_port;  /* port at the peer router; node id on a terminal port */
+    const int8_t *port_class;       /* link class of the port, -1 unused */
+    const double *class_bandwidth_Bps, *class_latency_s;
+    const int32_t *node_router, *node_port;
+    const int64_t *router_eid, *nic_eid;   /* entity ids: event keys never depend on placement */
+    double router_delay_s;          /* added to every arrival at a router */
+    double nic_bandwidth_Bps;       /* the NIC injects at min(this, its terminal link) */
+    double nic_latency_s;           /* charged at the source NIC and again at the destination */
+    int64_t vc_capacity_B;          /* bytes per (input port, VC); 0: unbounded buffers */
+    int32_t header_B, max_payload_B, chunk_B, response_B;
+    int32_t rank, num_ranks;        /* this simulation rank; routers are split in blocks */
+} ppt_net_config_t;
+
+/* What Python must see: a message delivered (at its destination node) or sent (at its source node). */
+enum { PPT_OUT_DELIVER = 1, PPT_OUT_SENT = 2 };
+typedef struct ppt_output {
+    double t;
+    uint64_t uid;
+    int32_t kind, node;
+} ppt_output_t;
+
+/* An event for a router on another simulation rank (a packet, or credits returned). */
+typedef struct ppt_remote {
+    double t;
+    uint64_t key;
+    int32_t kind, target, a, b;
+    ppt_packet_t pkt;
+} ppt_remote_t;
+
+typedef struct ppt_counters {
+    int64_t injected, delivered, hops_sum, hops_max, bytes_delivered;
+    int64_t messages_sent, messages_delivered, responses, router_traversals, events;
+    int64_t queue_depth_sum;        /* sum over events of the queue length before each: mean depth */
+    uint64_t latency_sum_as_hi, latency_sum_as_lo;   /* sum of packet latencies, attoseconds */
+    uint64_t injected_uid_hash, delivered_uid_hash;   /* sums of mix64(uid): equal iff each packet arrived once */
+    double latency_max_s;
+} ppt_counters_t;
+
+typedef struct ppt_link_summary {
+    int64_t count, bytes, max_queue_B;
+    int32_t busiest_router, busiest_port;     /* -1 when no link carried bytes */
+    int64_t busiest_bytes;
+    double busiest_busy_s;
+    int64_t busiest_max_queue_B;
+} ppt_link_summary_t;
+
+/* Synthetic traffic (open-loop sources on every local NIC). */
+enum { PPT_PATTERN_UR, PPT_PATTERN_NN, PPT_PATTERN_BITCOMP, PPT_PATTERN_TRANSPOSE,
+       PPT_PATTERN_TORNADO, PPT_PATTERN_TABLE };
+typedef struct ppt_traffic_config {
+    int32_t pattern;
+    int32_t bernoulli;              /* 1: slotted Bernoulli arrivals, 0: exponential gaps */
+    double load;                    /* offered fraction of injection bandwidth, (0, 1] */
+    uint64_t seed_key;
+    double stop_s;                  /* no packet is created at or after this time */
+    double slot_s, mean_gap_s;
+    int32_t payload_B, packet_B;
+    const int32_t *table_first, *table_count;   /* PPT_PATTERN_TABLE: dst = first + rand % count */
+    const int32_t *router_nodes_start, *router_nodes;   /* nodes of each router (for nn) */
+} ppt_traffic_config_t;
+
+ppt_net_t *ppt_net_new(const ppt_net_config_t *cfg, const ppt_routing_t *routing);
+void ppt_net_free(ppt_net_t *net);
+/* Route and VC of a packet at a router using the live queues (walks through a running network). */
+const ppt_routing_t *ppt_net_routing(const ppt_net_t *net);
+
+/* A message of nbytes from node src to node dst handed over at time now_s; returns its uid. */
+uint64_t ppt_net_send(ppt_net_t *net, int32_t src, int32_t dst, int64_t nbytes, int32_t notify_sent, double now_s);
+/* Run events with time < until_s, at most max_events of them, stopping early after an event with
+ * output (see ppt_net_outputs).  Returns the number of events run. */
+int64_t ppt_net_run(ppt_net_t *net, double until_s, int64_t max_events);
+double ppt_net_next_time(const ppt_net_t *net);
+double ppt_net_now(const ppt_net_t *net);
+int64_t ppt_net_outputs(ppt_net_t *net, ppt_output_t **out);
+void ppt_net_clear_outputs(ppt_net_t *net);
+
+/* Parallel runs: events for routers of other simulation ranks, and their arrival here. */
+int64_t ppt_net_outbox(ppt_net_t *net, int32_t rank, ppt_remote_t **events);
+double ppt_net_outbox_min_time(const ppt_net_t *net);
+void ppt_net_clear_outbox(ppt_net_t *net);
+void ppt_net_receive(ppt_net_t *net, const ppt_remote_t *events, int64_t count);
+
+void ppt_net_counters(const ppt_net_t *net, ppt_counters_t *out);
+void ppt_net_link_summary(const ppt_net_t *net, ppt_link_summary_t *out);
+int64_t ppt_net_packets_in_flight(const ppt_net_t *net);
+
+int ppt_net_start_traffic(ppt_net_t *net, const ppt_traffic_config_t *cfg);
+#endif

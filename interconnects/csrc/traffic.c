@@ -1,0 +1,125 @@
+/* Synthetic traffic: open-loop packet sources on every NIC of this rank.
+ *
+ * Every node creates single-packet messages at an offered load (a fraction of
+ * its injection bandwidth) with exponential or slotted Bernoulli gaps.
+ * Packets are created lazily when the NIC can take them, so an overloaded
+ * source costs no memory; a packet's latency counts from its creation
+ * (source queueing included).  Random choices hash (seed, node, packet
+ * count), so runs are deterministic and serial and parallel runs agree.
+ */
+#include "_net.h"
+
+#define NONE (-1)
+
+static double uniform(uint64_t x)           /* in (0, 1] */
+{
+    return ((double)x + 1.0) * 0x1p-64;
+}
+
+static void advance(ppt_net_t *net, int32_t node)
+{
+    const ppt_traffic_config_t *t = &net->traffic;
+    source_t *s = &net->sources[node];
+    uint64_t h = ppt_mix64(t->seed_key ^ ((uint64_t)node << 24) ^ (uint64_t)s->count);
+    if (t->bernoulli) {
+        int64_t slots = 1;
+        while (uniform(h) > t->load) {
+            slots++;
+            h = ppt_mix64(h);
+        }
+        s->next_s += slots * t->slot_s;
+    } else {
+        s->next_s += -log(uniform(h)) * t->mean_gap_s;
+    }
+    if (s->next_s >= t->stop_s)
+        s->next_s = INFINITY;
+}
+
+static int32_t uniform_random(const ppt_net_t *net, int32_t node, uint64_t rand)
+{
+    int32_t dst = (int32_t)(rand % (uint64_t)(net->cfg.num_nodes - 1));
+    return dst + (dst >= node);
+}
+
+/* A node on a random neighbouring router (the same slot where possible). */
+static int32_t nearest_neighbour(const ppt_net_t *net, int32_t node, uint64_t rand)
+{
+    const ppt_traffic_config_t *t = &net->traffic;
+    int32_t radix = net->radix, router = net->cfg.node_router[node], peers = 0;
+    const int32_t *row = &net->cfg.port_peer[(int64_t)router * radix];
+    for (int32_t p = 0; p < radix; p++)
+        peers += row[p] >= 0;
+    int32_t pick = (int32_t)(rand % (uint64_t)peers), target = -1;
+    for (int32_t p = 0; p < radix && target < 0; p++)
+        if (row[p] >= 0 && pick-- == 0)
+            target = row[p];
+    int32_t first = t->router_nodes_start[target], count = t->router_nodes_start[target + 1] - first;
+    if (!count)
+        return uniform_random(net, node, rand >> 20);
+    return t->router_nodes[first + node % count];
+}
+
+static int32_t destination(const ppt_net_t *net, int32_t node, uint64_t rand)
+{
+    const ppt_traffic_config_t *t = &net->traffic;
+    int32_t n = net->cfg.num_nodes;
+    switch (t->pattern) {
+    case PPT_PATTERN_UR:
+        return uniform_random(net, node, rand);
+    case PPT_PATTERN_NN:
+        return nearest_neighbour(net, node, rand);
+    case PPT_PATTERN_BITCOMP:
+        return n - 1 - node;
+    case PPT_PATTERN_TRANSPOSE: {
+        int32_t side = (int32_t)llround(sqrt((double)n));
+        return (node % side) * side + node / side;
+    }
+    case PPT_PATTERN_TORNADO:
+        return (node + (n + 1) / 2 - 1) % n;
+    default:
+        return t->table_first[node] + (int32_t)(rand % (uint64_t)t->table_count[node]);
+    }
+}
+
+int32_t ppt_traffic_take(ppt_net_t *net, int32_t node, double now)
+{
+    const ppt_traffic_config_t *t = &net->traffic;
+    source_t *s = &net->sources[node];
+    while (s->next_s <= now) {
+        double created = s->next_s;
+        s->count++;
+        uint64_t rand = ppt_mix64(t->seed_key * 31 + ((uint64_t)node << 32) + (uint64_t)s->count);
+        int32_t dst = destination(net, node, rand);
+        advance(net, node);
+        if (dst == node)                        /* fixed points of permutations send nothing */
+            continue;
+        int32_t p = ppt_packet_new(net);
+        ppt_packet_t *pkt = &net->pkts[p];
+        pkt->uid = (((uint64_t)node << 32) | (1ULL << 31) | (uint64_t)s->count) << 24;
+        pkt->src = node;
+        pkt->dst = dst;
+        pkt->size_B = t->packet_B;
+        pkt->payload_B = t->payload_B;
+        pkt->npackets = 1;
+        pkt->inject_s = created;
+        ppt_inject_prepare(net, pkt);
+        return p;
+    }
+    return NONE;
+}
+
+int ppt_net_start_traffic(ppt_net_t *net, const ppt_traffic_config_t *cfg)
+{
+    net->traffic = *cfg;
+    net->traffic_on = 1;
+    net->sources = calloc((size_t)net->cfg.num_nodes, sizeof(source_t));
+    if (!net->sources)
+        return -1;
+    for (int32_t node = 0; node < net->cfg.num_nodes; node++) {
+        if (!node_local(net, node))
+            continue;
+        advance(net, node);
+        ppt_nic_pump(net, node);
+    }
+    return 0;
+}
