@@ -39,6 +39,17 @@ typedef struct msgmap {
     int64_t mask, used;
 } msgmap_t;
 
+/* One output port of a router: everything a hop touches, in one 64-byte record. */
+typedef struct port {
+    double free_at;         /* when the packet on the wire finishes serializing, s */
+    double inv_bw;          /* s per byte; 0 on an unused slot */
+    double arrive_s;        /* link latency (+ router delay towards a router), s */
+    int64_t bytes_out, max_queued_B;
+    int32_t peer, peer_port;    /* peer router and its port; -1 and the node on a terminal port */
+    int64_t queued_B;       /* bytes waiting for this port (credit flow control) */
+    double wake_s;          /* time of the pending PORT_FREE event, inf: none */
+} port_t;
+
 struct ppt_net {
     ppt_net_config_t cfg;
     ppt_routing_t routing;
@@ -46,20 +57,18 @@ struct ppt_net {
     int32_t router_lo, router_hi;           /* routers of this rank: [lo, hi) */
     int32_t *router_rank;                   /* owning rank of every router */
     double now;
-    /* per router port [router * radix + port] */
-    double *inv_bw, *arrive_s, *link_s;     /* s/byte; s to the peer's arrival; link latency */
-    double *free_at, *wake_s;
-    int64_t *queued_B, *bytes_out, *max_queued_B;
-    int32_t *rr;
+    port_t *ports;                          /* [router * radix + port] */
+    double *link_s;                         /* link latency per port (credits travel back on it), s */
+    int32_t *rr;                            /* round-robin VC pointer per port */
     /* per (router, port, vc) with credits */
     int64_t *credits;
     int32_t *q_head, *q_tail;
-    uint64_t *router_seq;
+    uint64_t *router_key;                   /* last event key of each router: eid << 40 | count */
     /* per node */
     double *nic_inv_bw, *nic_arrive_s, *nic_free_at, *nic_wake_s;
     int64_t *nic_credit_B;
     int32_t *nic_out_head, *nic_out_tail, *nic_resp_head, *nic_resp_tail, *nic_pending;
-    uint64_t *nic_msg_seq, *nic_seq;
+    uint64_t *nic_msg_seq, *nic_key;
     ppt_heap_t queue;
     /* packet pool and message slots, with free lists */
     ppt_packet_t *pkts;

@@ -44,15 +44,8 @@ void *ppt_grow(void *p, int64_t *cap, size_t item, int64_t need)
     return q;
 }
 
-static inline uint64_t router_key(ppt_net_t *net, int32_t r)
-{
-    return ((uint64_t)net->cfg.router_eid[r] << KEY_BITS) + ++net->router_seq[r];
-}
-
-static inline uint64_t nic_key(ppt_net_t *net, int32_t node)
-{
-    return ((uint64_t)net->cfg.nic_eid[node] << KEY_BITS) + ++net->nic_seq[node];
-}
+static inline uint64_t router_key(ppt_net_t *net, int32_t r) { return ++net->router_key[r]; }
+static inline uint64_t nic_key(ppt_net_t *net, int32_t node) { return ++net->nic_key[node]; }
 
 static void post(ppt_net_t *net, double t, uint64_t key, int32_t kind, int32_t target, int32_t a, int32_t b)
 {
@@ -212,16 +205,16 @@ static void map_grow(msgmap_t *map)
 
 double ppt_net_port_occupancy(const struct ppt_net *net, int32_t router, int32_t port)
 {
-    int64_t i = (int64_t)router * net->radix + port;
-    double backlog = net->inv_bw[i] > 0.0 ? (net->free_at[i] - net->now) / net->inv_bw[i] : 0.0;
-    return (double)net->queued_B[i] + (backlog > 0.0 ? backlog : 0.0);
+    const port_t *o = &net->ports[(int64_t)router * net->radix + port];
+    double backlog = o->inv_bw > 0.0 ? (o->free_at - net->now) / o->inv_bw : 0.0;
+    return (double)o->queued_B + (backlog > 0.0 ? backlog : 0.0);
 }
 
 static void port_wake_at(ppt_net_t *net, int32_t r, int32_t port, double t)
 {
-    int64_t i = (int64_t)r * net->radix + port;
-    if (t < net->wake_s[i]) {
-        net->wake_s[i] = t;
+    port_t *o = &net->ports[(int64_t)r * net->radix + port];
+    if (t < o->wake_s) {
+        o->wake_s = t;
         post(net, t, router_key(net, r), EV_PORT_FREE, r, port, 0);
     }
 }
@@ -229,20 +222,18 @@ static void port_wake_at(ppt_net_t *net, int32_t r, int32_t port, double t)
 /* Put packet p on the wire of `port` of router r; its serialization ends at `at`. */
 static void forward(ppt_net_t *net, int32_t r, int32_t p, int32_t port, int32_t vc, double at)
 {
-    int64_t i = (int64_t)r * net->radix + port;
+    port_t *o = &net->ports[(int64_t)r * net->radix + port];
     ppt_packet_t *pkt = &net->pkts[p];
-    net->free_at[i] = at;
-    net->bytes_out[i] += pkt->size_B;
-    int32_t peer = net->cfg.port_peer[i];
-    if (peer >= 0) {
+    o->free_at = at;
+    o->bytes_out += pkt->size_B;
+    if (o->peer >= 0) {
         pkt->hops++;
         pkt->vc = vc;
-        pkt->in_port = net->cfg.port_peer_port[i];
+        pkt->in_port = o->peer_port;
         pkt->from_router = r;
-        post_router(net, at + net->arrive_s[i], router_key(net, r), EV_ARRIVE, peer, p, 0, p);
+        post_router(net, at + o->arrive_s, router_key(net, r), EV_ARRIVE, o->peer, p, 0, p);
     } else {
-        int32_t node = net->cfg.port_peer_port[i];
-        post(net, at + net->arrive_s[i], router_key(net, r), EV_NIC_RECEIVE, node, p, 0);
+        post(net, at + o->arrive_s, router_key(net, r), EV_NIC_RECEIVE, o->peer_port, p, 0);
     }
 }
 
@@ -252,24 +243,25 @@ static void return_credit(ppt_net_t *net, int32_t r, const ppt_packet_t *pkt)
     int64_t i = (int64_t)r * net->radix + pkt->in_port;
     uint64_t key = router_key(net, r);
     double t = net->now + net->link_s[i];
+    int32_t back = net->ports[i].peer_port;     /* the upstream router's output port, or the node */
     if (pkt->from_router >= 0)
-        post_router(net, t, key, EV_CREDIT, pkt->from_router,
-                    net->cfg.port_peer_port[i] | (pkt->vc << 16), pkt->size_B, NONE);
+        post_router(net, t, key, EV_CREDIT, pkt->from_router, back | (pkt->vc << 16), pkt->size_B, NONE);
     else
-        post(net, t, key, EV_NIC_CREDIT, net->cfg.port_peer_port[i], 0, pkt->size_B);
+        post(net, t, key, EV_NIC_CREDIT, back, 0, pkt->size_B);
 }
 
 /* Credit flow control: send packet p now on the idle `port`. */
 static void transmit(ppt_net_t *net, int32_t r, int32_t p, int32_t port, int32_t vc)
 {
     int64_t i = (int64_t)r * net->radix + port;
+    port_t *o = &net->ports[i];
     ppt_packet_t *pkt = &net->pkts[p];
-    double at = net->now + pkt->size_B * net->inv_bw[i];
+    double at = net->now + pkt->size_B * o->inv_bw;
     return_credit(net, r, pkt);
-    if (net->cfg.port_peer[i] >= 0)
+    if (o->peer >= 0)
         net->credits[i * net->num_vcs + vc] -= pkt->size_B;
     forward(net, r, p, port, vc, at);
-    if (net->queued_B[i])
+    if (o->queued_B)
         port_wake_at(net, r, port, at);
 }
 
@@ -277,12 +269,13 @@ static void transmit(ppt_net_t *net, int32_t r, int32_t p, int32_t port, int32_t
 static void serve(ppt_net_t *net, int32_t r, int32_t port)
 {
     int64_t i = (int64_t)r * net->radix + port;
-    if (net->free_at[i] > net->now) {
-        port_wake_at(net, r, port, net->free_at[i]);
+    port_t *o = &net->ports[i];
+    if (o->free_at > net->now) {
+        port_wake_at(net, r, port, o->free_at);
         return;
     }
     int32_t nvc = net->num_vcs, start = net->rr[i];
-    int to_router = net->cfg.port_peer[i] >= 0;
+    int to_router = o->peer >= 0;
     for (int32_t k = 0; k < nvc; k++) {
         int32_t vc = (start + k) % nvc;
         int64_t q = i * nvc + vc;
@@ -295,7 +288,7 @@ static void serve(ppt_net_t *net, int32_t r, int32_t port)
         if (net->q_head[q] == NONE)
             net->q_tail[q] = NONE;
         net->pkts[p].next = NONE;
-        net->queued_B[i] -= net->pkts[p].size_B;
+        o->queued_B -= net->pkts[p].size_B;
         net->rr[i] = vc + 1;
         transmit(net, r, p, port, vc);
         return;
@@ -308,23 +301,23 @@ static void router_arrive(ppt_net_t *net, int32_t r, int32_t p)
     int32_t vc;
     int32_t port = net->routing.route(&net->routing, &net->pkts[p], r, &vc);
     int64_t i = (int64_t)r * net->radix + port;
+    port_t *o = &net->ports[i];
     int32_t size = net->pkts[p].size_B;
     if (!net->credit_on) {
         /* unbounded buffers: the output port is a FIFO, so the departure is known now */
-        double start = net->free_at[i];
+        double start = o->free_at;
         if (start > net->now) {
-            int64_t backlog = (int64_t)((start - net->now) / net->inv_bw[i]);
-            if (backlog > net->max_queued_B[i])
-                net->max_queued_B[i] = backlog;
+            int64_t backlog = (int64_t)((start - net->now) / o->inv_bw);
+            if (backlog > o->max_queued_B)
+                o->max_queued_B = backlog;
         } else {
             start = net->now;
         }
-        forward(net, r, p, port, vc, start + size * net->inv_bw[i]);
+        forward(net, r, p, port, vc, start + size * o->inv_bw);
         return;
     }
     int64_t q = i * net->num_vcs + vc;
-    if (net->free_at[i] <= net->now && !net->queued_B[i]
-        && (net->cfg.port_peer[i] < 0 || net->credits[q] >= size)) {
+    if (o->free_at <= net->now && !o->queued_B && (o->peer < 0 || net->credits[q] >= size)) {
         transmit(net, r, p, port, vc);
         return;
     }
@@ -333,9 +326,9 @@ static void router_arrive(ppt_net_t *net, int32_t r, int32_t p)
     else
         net->pkts[net->q_tail[q]].next = p;
     net->q_tail[q] = p;
-    net->queued_B[i] += size;
-    if (net->queued_B[i] > net->max_queued_B[i])
-        net->max_queued_B[i] = net->queued_B[i];
+    o->queued_B += size;
+    if (o->queued_B > o->max_queued_B)
+        o->max_queued_B = o->queued_B;
     serve(net, r, port);
 }
 
@@ -566,8 +559,8 @@ int64_t ppt_net_run(ppt_net_t *net, double until_s, int64_t max_events)
             break;
         case EV_PORT_FREE:
             i = (int64_t)target * net->radix + ev.a;
-            if (net->now == net->wake_s[i]) {       /* else superseded by an earlier wake-up */
-                net->wake_s[i] = INFINITY;
+            if (net->now == net->ports[i].wake_s) {     /* else superseded by an earlier wake-up */
+                net->ports[i].wake_s = INFINITY;
                 serve(net, target, ev.a);
             }
             break;
@@ -575,7 +568,7 @@ int64_t ppt_net_run(ppt_net_t *net, double until_s, int64_t max_events)
             int32_t port = ev.a & 0xffff, vc = ev.a >> 16;
             i = (int64_t)target * net->radix + port;
             net->credits[i * net->num_vcs + vc] += ev.b;
-            if (net->queued_B[i] && net->wake_s[i] == INFINITY)
+            if (net->ports[i].queued_B && net->ports[i].wake_s == INFINITY)
                 serve(net, target, port);
             break;
         }
@@ -655,16 +648,12 @@ ppt_net_t *ppt_net_new(const ppt_net_config_t *cfg, const ppt_routing_t *routing
     for (int32_t k = 0; k < cfg->num_ranks; k++)
         for (int64_t r = (int64_t)k * R / cfg->num_ranks; r < (int64_t)(k + 1) * R / cfg->num_ranks; r++)
             net->router_rank[r] = k;
-    net->inv_bw = zalloc((size_t)ports, sizeof(double));
-    net->arrive_s = zalloc((size_t)ports, sizeof(double));
+    net->ports = zalloc((size_t)ports, sizeof(port_t));
     net->link_s = zalloc((size_t)ports, sizeof(double));
-    net->free_at = zalloc((size_t)ports, sizeof(double));
-    net->wake_s = zalloc((size_t)ports, sizeof(double));
-    net->queued_B = zalloc((size_t)ports, sizeof(int64_t));
-    net->bytes_out = zalloc((size_t)ports, sizeof(int64_t));
-    net->max_queued_B = zalloc((size_t)ports, sizeof(int64_t));
     net->rr = zalloc((size_t)ports, sizeof(int32_t));
-    net->router_seq = zalloc((size_t)R, sizeof(uint64_t));
+    net->router_key = zalloc((size_t)R, sizeof(uint64_t));
+    for (int32_t r = net->router_lo; r < net->router_hi; r++)
+        net->router_key[r] = (uint64_t)cfg->router_eid[r] << KEY_BITS;
     if (net->credit_on) {
         net->credits = zalloc((size_t)(ports * nvc), sizeof(int64_t));
         net->q_head = zalloc((size_t)(ports * nvc), sizeof(int32_t));
@@ -672,13 +661,16 @@ ppt_net_t *ppt_net_new(const ppt_net_config_t *cfg, const ppt_routing_t *routing
     }
     for (int64_t i = (int64_t)net->router_lo * radix; i < (int64_t)net->router_hi * radix; i++) {
         int8_t cls = cfg->port_class[i];
-        net->wake_s[i] = INFINITY;
+        port_t *o = &net->ports[i];
+        o->wake_s = INFINITY;
+        o->peer = cfg->port_peer[i];
+        o->peer_port = cfg->port_peer_port[i];
         if (cls < 0)
             continue;
-        int to_router = cfg->port_peer[i] >= 0;
-        net->inv_bw[i] = 1.0 / cfg->class_bandwidth_Bps[cls];
+        int to_router = o->peer >= 0;
+        o->inv_bw = 1.0 / cfg->class_bandwidth_Bps[cls];
         net->link_s[i] = cfg->class_latency_s[cls];
-        net->arrive_s[i] = cfg->class_latency_s[cls] + (to_router ? cfg->router_delay_s : 0.0);
+        o->arrive_s = cfg->class_latency_s[cls] + (to_router ? cfg->router_delay_s : 0.0);
         for (int32_t v = 0; net->credit_on && v < nvc; v++) {
             net->credits[i * nvc + v] = to_router ? cfg->vc_capacity_B : 0;
             net->q_head[i * nvc + v] = net->q_tail[i * nvc + v] = NONE;
@@ -695,7 +687,7 @@ ppt_net_t *ppt_net_new(const ppt_net_config_t *cfg, const ppt_routing_t *routing
     net->nic_resp_tail = zalloc((size_t)N, sizeof(int32_t));
     net->nic_pending = zalloc((size_t)N, sizeof(int32_t));
     net->nic_msg_seq = zalloc((size_t)N, sizeof(uint64_t));
-    net->nic_seq = zalloc((size_t)N, sizeof(uint64_t));
+    net->nic_key = zalloc((size_t)N, sizeof(uint64_t));
     for (int32_t n = 0; n < N; n++) {
         if (!node_local(net, n))
             continue;
@@ -706,6 +698,7 @@ ppt_net_t *ppt_net_new(const ppt_net_config_t *cfg, const ppt_routing_t *routing
         net->nic_inv_bw[n] = 1.0 / bw;
         net->nic_arrive_s[n] = cfg->class_latency_s[cls] + cfg->router_delay_s;
         net->nic_wake_s[n] = INFINITY;
+        net->nic_key[n] = (uint64_t)cfg->nic_eid[n] << KEY_BITS;
         net->nic_credit_B[n] = cfg->vc_capacity_B;
         net->nic_out_head[n] = net->nic_out_tail[n] = NONE;
         net->nic_resp_head[n] = net->nic_resp_tail[n] = net->nic_pending[n] = NONE;
@@ -721,11 +714,10 @@ void ppt_net_free(ppt_net_t *net)
 {
     if (!net)
         return;
-    void *tables[] = {net->router_rank, net->inv_bw, net->arrive_s, net->link_s, net->free_at, net->wake_s,
-                      net->queued_B, net->bytes_out, net->max_queued_B, net->rr, net->router_seq, net->credits,
+    void *tables[] = {net->router_rank, net->ports, net->link_s, net->rr, net->router_key, net->credits,
                       net->q_head, net->q_tail, net->nic_inv_bw, net->nic_arrive_s, net->nic_free_at,
                       net->nic_wake_s, net->nic_credit_B, net->nic_out_head, net->nic_out_tail,
-                      net->nic_resp_head, net->nic_resp_tail, net->nic_pending, net->nic_msg_seq, net->nic_seq,
+                      net->nic_resp_head, net->nic_resp_tail, net->nic_pending, net->nic_msg_seq, net->nic_key,
                       net->queue.ev, net->pkts, net->msgs, net->partial.keys, net->partial.left, net->out,
                       net->sources, net->outbox_len, net->outbox_cap};
     for (size_t k = 0; k < sizeof tables / sizeof *tables; k++)
@@ -797,19 +789,20 @@ void ppt_net_link_summary(const ppt_net_t *net, ppt_link_summary_t *out)
     memset(out, 0, sizeof *out);
     out->busiest_router = out->busiest_port = NONE;
     for (int64_t i = (int64_t)net->router_lo * net->radix; i < (int64_t)net->router_hi * net->radix; i++) {
-        if (!net->bytes_out[i])
+        const port_t *o = &net->ports[i];
+        if (!o->bytes_out)
             continue;
-        double busy = net->bytes_out[i] * net->inv_bw[i];
+        double busy = o->bytes_out * o->inv_bw;
         out->count++;
-        out->bytes += net->bytes_out[i];
-        if (net->max_queued_B[i] > out->max_queue_B)
-            out->max_queue_B = net->max_queued_B[i];
+        out->bytes += o->bytes_out;
+        if (o->max_queued_B > out->max_queue_B)
+            out->max_queue_B = o->max_queued_B;
         if (out->busiest_router == NONE || busy > out->busiest_busy_s) {   /* first (lowest id) wins ties */
             out->busiest_router = (int32_t)(i / net->radix);
             out->busiest_port = (int32_t)(i % net->radix);
-            out->busiest_bytes = net->bytes_out[i];
+            out->busiest_bytes = o->bytes_out;
             out->busiest_busy_s = busy;
-            out->busiest_max_queue_B = net->max_queued_B[i];
+            out->busiest_max_queue_B = o->max_queued_B;
         }
     }
 }
