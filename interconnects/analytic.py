@@ -46,8 +46,7 @@ class AnalyticNetwork(Network):
     """
 
     def __init__(self, num_nodes: int, latency_s: float, bandwidth_Bps: float, per_hop_s: float = 0.0,
-                 hops=None, local_latency_s: float | None = None, local_bandwidth_Bps: float | None = None,
-                 eager_threshold_B: int = 8192):
+                 hops=None, local_latency_s: float | None = None, local_bandwidth_Bps: float | None = None):
         if num_nodes < 1:
             raise ConfigError(f"a network needs at least one node, got {num_nodes}")
         if not latency_s > 0.0 or not bandwidth_Bps > 0.0 or per_hop_s < 0.0:
@@ -60,7 +59,6 @@ class AnalyticNetwork(Network):
         self.hops = hops or (lambda src, dst: 0)
         self.local_latency_s = latency_s if local_latency_s is None else local_latency_s
         self.local_bandwidth_Bps = local_bandwidth_Bps or bandwidth_Bps
-        self.eager_threshold_B = eager_threshold_B
         self.lookahead_s = latency_s
         self.injection_bandwidth_Bps = bandwidth_Bps
         self.messages = self.bytes = self.hop_sum = 0
@@ -90,8 +88,7 @@ class AnalyticNetwork(Network):
 
         return cls(topo.num_nodes, latency_s=max(latency, 1e-9),
                    bandwidth_Bps=min(nic_bw, terminal.bandwidth_Bps, link_bw),
-                   per_hop_s=link_latency + topo.router_delay_s, hops=hops,
-                   eager_threshold_B=field(net, "eager_threshold_B", "network", int, default=8192))
+                   per_hop_s=link_latency + topo.router_delay_s, hops=hops)
 
     def idle_latency_bound_s(self, nbytes: int) -> float:
         return 2.0 * (self.latency_s + 64 * self.per_hop_s + nbytes / self.bandwidth_Bps) + 1e-6

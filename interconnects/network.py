@@ -85,8 +85,6 @@ class Network:
 
     #: Registered name of the kind (set by :func:`register_network`).
     kind: str = "?"
-    #: Messages of at most this many bytes are sent eagerly by MPI.
-    eager_threshold_B: int = 8192
     #: Smallest delay of any event between two entities (parallel lookahead), s.
     lookahead_s: float
     num_nodes: int

@@ -31,7 +31,7 @@ from ppt.errors import ConfigError
 from ppt.interconnects.network import Network, Nic, register_network
 from ppt.interconnects.packetcore import ffi, lib
 from ppt.interconnects.packetizer import Packetizer
-from ppt.interconnects.stats import NetworkStats
+from ppt.interconnects.stats import merge_network_stats
 
 INFINITY = math.inf
 #: Core events run per engine wake-up at most (progress reports come between them).
@@ -245,7 +245,6 @@ class PacketNetwork(Network):
             raise ConfigError(f"network.nic_latency_s must not be negative, got {self.nic_latency_s!r}")
         self.shm_latency_s = field(cfg, "shm_latency_s", "network", float, default=max(self.nic_latency_s, 1e-7))
         self.shm_bandwidth_Bps = field(cfg, "shm_bandwidth_Bps", "network", float, default=self.nic_bandwidth_Bps)
-        self.eager_threshold_B = field(cfg, "eager_threshold_B", "network", int, default=8192)
         self.router_delay_s = float(topology.router_delay_s)
         terminal = topology.terminal_class()
         #: Bytes/s a node can inject (its NIC or its link to the router, whichever is slower).
@@ -313,4 +312,4 @@ class PacketNetwork(Network):
 
     @staticmethod
     def merge_stats(parts: list[dict]) -> dict:
-        return NetworkStats.merge([p["counters"] for p in parts], [p["links"] for p in parts])
+        return merge_network_stats([p["counters"] for p in parts], [p["links"] for p in parts])

@@ -7,14 +7,15 @@ BANDWIDTH_BPS = 1e9
 EAGER_B = 4096
 
 
-def network(nodes: int, eager_B: int = EAGER_B) -> AnalyticNetwork:
-    return AnalyticNetwork(nodes, latency_s=LATENCY_S, bandwidth_Bps=BANDWIDTH_BPS, eager_threshold_B=eager_B)
+def network(nodes: int) -> AnalyticNetwork:
+    return AnalyticNetwork(nodes, latency_s=LATENCY_S, bandwidth_Bps=BANDWIDTH_BPS)
 
 
 def run(num_ranks: int, main, *args, ranks_per_node: int = 1, eager_B: int = EAGER_B, **job_kw):
     """Run ``main(mpi, *args)`` on ``num_ranks`` ranks (one node each by default); the JobResult."""
     nodes = -(-num_ranks // ranks_per_node)
-    job = MPIJob(network(nodes, eager_B), num_ranks, ranks_per_node=ranks_per_node, comm=None, **job_kw)
+    job = MPIJob(network(nodes), num_ranks, ranks_per_node=ranks_per_node, comm=None, eager_threshold_B=eager_B,
+                 **job_kw)
     return job.run(main, *args)
 
 

@@ -29,7 +29,7 @@ from ppt.machine import Machine
 from ppt.mpi import MPIJob
 from ppt.traces import replay as replay_mod
 from ppt.traces.dumpi import Record, TraceSet
-from ppt.traces.ideal import ideal_network
+from ppt.traces.ideal import IDEAL_EAGER_B, ideal_network
 from ppt.traces.replay import RankReplay, replay
 
 from mpi_helpers import network
@@ -46,7 +46,7 @@ def trace(name):
 
 
 def ideal_job(ranks):
-    return MPIJob(ideal_network(ranks), ranks, 1, comm=None)
+    return MPIJob(ideal_network(ranks), ranks, 1, comm=None, eager_threshold_B=IDEAL_EAGER_B)
 
 
 @functools.lru_cache(maxsize=None)

@@ -22,7 +22,7 @@ IDEAL_LATENCY_S = 1e-9
 IDEAL_EAGER_B = 4096
 
 
-def ideal_network(num_nodes: int, eager_threshold_B: int = IDEAL_EAGER_B) -> AnalyticNetwork:
-    """A contention-free network of ``num_nodes`` nodes with 1 ns latency and infinite bandwidth."""
-    return AnalyticNetwork(num_nodes, latency_s=IDEAL_LATENCY_S, bandwidth_Bps=math.inf,
-                           eager_threshold_B=eager_threshold_B)
+def ideal_network(num_nodes: int) -> AnalyticNetwork:
+    """A contention-free network of ``num_nodes`` nodes with 1 ns latency and infinite bandwidth
+    (replay it with ``MPIJob(..., eager_threshold_B=IDEAL_EAGER_B)``)."""
+    return AnalyticNetwork(num_nodes, latency_s=IDEAL_LATENCY_S, bandwidth_Bps=math.inf)

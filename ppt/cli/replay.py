@@ -35,14 +35,14 @@ def add_arguments(parser) -> None:
 def _job(args, trace):
     from ppt.machine import Machine
     from ppt.mpi import MPIJob
-    from ppt.traces.ideal import ideal_network
+    from ppt.traces.ideal import IDEAL_EAGER_B, ideal_network
     kind = "analytic" if args.network == "ideal" else args.network
     machine = Machine(load_preset(args), network_kind=kind, seed=args.seed)
     if args.network != "ideal":
         return machine, MPIJob.on_machine(machine, trace.ranks, args.ranks_per_node, args.mapping, args.seed)
     per_node = args.ranks_per_node or machine.cores_per_node
     job = MPIJob(ideal_network(machine.num_nodes), trace.ranks, per_node, args.mapping, args.seed,
-                 machine.node_model)
+                 machine.node_model, eager_threshold_B=IDEAL_EAGER_B)
     return machine, job
 
 

@@ -4,7 +4,7 @@ Every message goes through the network (``nic.send_message``) as a plain
 tuple, so it may cross simulation ranks.  Kinds:
 
 ``(EAGER, dst, src, ctx, tag, seq, nbytes, data)``
-    a message of at most ``network.eager_threshold_B`` bytes, sent at once;
+    a message of at most ``job.eager_threshold_B`` bytes, sent at once;
 ``(RTS, dst, src, ctx, tag, seq, nbytes, send_id)``
     rendezvous request-to-send (``CONTROL_B`` bytes on the wire);
 ``(CTS, dst, src, send_id, recv_id)``
@@ -172,7 +172,7 @@ class Rank:
         #: Smallest communicator id this rank has not used (agreed on collectively).
         self.next_ctx = 2
         self.result = None
-        self.eager_B = job.network.eager_threshold_B
+        self.eager_B = job.eager_threshold_B
         self.node_of = job.node_of
 
     def __repr__(self):
