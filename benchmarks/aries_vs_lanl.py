@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import time
 
-from ppt.engine import Simulation
 from ppt.hardware.systems import load_system
 from ppt.interconnects.survey import latency_survey
 from ppt.machine import Machine
@@ -22,15 +21,14 @@ LANL_MESSAGE_S = 33.4
 def one_message(machine, nbytes: int) -> dict:
     began = time.perf_counter()
     net = machine.network()
-    sim = Simulation(num_entities=net.num_entities, lookahead_s=net.lookahead_s, comm=None)
-    net.build(sim)
+    sim = net.simulation(comm=None)
     dst = net.num_nodes - 1
     arrived = []
     net.nic(sim, dst).host = lambda payload: arrived.append(sim.now)
     net.nic(sim, 0).send_message(dst, nbytes, None)
     sim.run()
     return {"wall_s": time.perf_counter() - began, "events": sim.events, "latency_s": arrived[0],
-            "packets": net.counters.delivered}
+            "packets": net.counters()["delivered"]}
 
 
 def main() -> None:

@@ -14,7 +14,6 @@ from __future__ import annotations
 import argparse
 import random
 
-from ppt.engine import Simulation
 from ppt.hardware.systems import load_system
 from ppt.interconnects.packetnet import PacketNetwork
 from ppt.machine import Machine
@@ -25,11 +24,10 @@ BYTES = 1024
 
 def mean_latency(machine, routing: str, pattern: str, count: int, seed: int = 1) -> float:
     net = PacketNetwork(machine.topology, machine.preset["network"], routing=routing)
-    sim = Simulation(num_entities=net.num_entities, lookahead_s=net.lookahead_s, comm=None)
-    net.build(sim)
+    sim = net.simulation(comm=None)
     latencies = []
-    for nic in net.nics:
-        nic.host = lambda sent_s: latencies.append(sim.now - sent_s)
+    for node in net.local_nodes(sim):
+        net.nic(sim, node).host = lambda sent_s: latencies.append(sim.now - sent_s)
     rng = random.Random(seed)
     n = net.num_nodes
     for i in range(count):

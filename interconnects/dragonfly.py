@@ -265,10 +265,16 @@ class GroupedTopology(Topology):
         groups that hold nodes), chosen by the non-negative integer ``rand``;
         minimal routing then loads the few links from group ``i`` to ``i + 1``.
         """
+        first, count = self.worst_case_table()
+        return int(first[node]) + rand % int(count[node])
+
+    def worst_case_table(self) -> tuple[np.ndarray, np.ndarray]:
+        """The "wc" pattern as data: node ``n`` sends to ``first[n] + rand % count[n]``."""
         per_group = self.nodes_per_router * self.routers_per_group
         populated = -(-self.num_nodes // per_group)
+        node = np.arange(self.num_nodes)
         first = (node // per_group + 1) % populated * per_group
-        return first + rand % min(per_group, self.num_nodes - first)
+        return first, np.minimum(per_group, self.num_nodes - first)
 
 
 def check_group_limit(num_groups: int, trunks: int, where: str, limit_text: str) -> None:

@@ -183,7 +183,7 @@ class PacketCore:
 
     # -- statistics -----------------------------------------------------------------
     def counters(self) -> dict:
-        """This rank's packet counters (the keys of :class:`NetworkStats`), plus router traversals."""
+        """This rank's packet counters (as merge_network_stats reads them) and speed figures."""
         c = ffi.new("ppt_counters_t *")
         lib.ppt_net_counters(self.c, c)
         return {"injected": c.injected, "delivered": c.delivered,
@@ -234,9 +234,14 @@ class PacketNetwork(Network):
     def __init__(self, topology, cfg: dict, seed: int = 0, routing: str | None = None):
         self.topo = topology
         self.routing = topology.routing(routing or field(cfg, "routing", "network", str, default="min"), seed=seed)
-        self.num_vcs = self.routing.num_vcs
+        #: Virtual channels per port: the hardware's (network.vcs) or, by default, what the routing needs.
+        self.num_vcs = field(cfg, "vcs", "network", int, default=self.routing.num_vcs, positive=True)
+        if self.num_vcs < self.routing.num_vcs:
+            raise ConfigError(f"routing {self.routing.name!r} needs {self.routing.num_vcs} virtual channels to be "
+                              f"deadlock-free but network.vcs is {self.num_vcs}; raise network.vcs or choose "
+                              f"another routing")
         if self.num_vcs > 32767:
-            raise ConfigError(f"routing {self.routing.name} needs {self.num_vcs} VCs; the core holds at most 32767")
+            raise ConfigError(f"network.vcs = {self.num_vcs}: the packet core holds at most 32767 VCs per port")
         self.packetizer = Packetizer(field(cfg, "packet", "network", dict))
         self.vc_capacity_B = _vc_capacity_B(cfg, self.num_vcs, self.packetizer.size(self.packetizer.max_payload_B))
         self.nic_bandwidth_Bps = field(cfg, "nic_bandwidth_Bps", "network", float, positive=True)

@@ -235,6 +235,16 @@ class SlimFly(Topology):
             target = self.q * self.q + nxt * self.q + self._sub[b][nxt]
         return target * self.p + local
 
+    def worst_case_table(self) -> tuple[np.ndarray, np.ndarray]:
+        """The worst-case permutation as data: node ``n`` sends to ``first[n]`` (``count`` is all ones)."""
+        q, fld = self.q, self.field
+        router, local = np.divmod(np.arange(self.num_nodes), self.p)
+        s, rest = np.divmod(router, q * q)
+        a, b = np.divmod(rest, q)
+        nxt = fld.add[a, 1]
+        target = np.where(s == 0, nxt * q + fld.add[b, a], q * q + nxt * q + fld.sub[b, nxt])
+        return target * self.p + local, np.ones(self.num_nodes, dtype=np.int64)
+
     def diameter(self) -> int:
         """MMS graphs have diameter 2."""
         return 2
