@@ -125,6 +125,10 @@ class Network:
         """An upper bound (s) on one ``nbytes`` message's latency across the idle network."""
         raise NotImplementedError
 
+    def start_traffic(self, source_cfg) -> None:
+        """Start synthetic packet sources on every NIC of this rank (a ``ppt_traffic_config_t``)."""
+        raise ConfigError(f"synthetic traffic runs on the packet network, not the {self.kind} network")
+
     def stats(self, sim) -> dict:
         """This rank's network statistics; :meth:`merge_stats` combines ranks."""
         return {}

@@ -308,6 +308,11 @@ class PacketNetwork(Network):
     def counters(self) -> dict:
         return self.core.counters()
 
+    def start_traffic(self, source_cfg) -> None:
+        if lib.ppt_net_start_traffic(self.core.c, source_cfg) != 0:
+            raise ConfigError("out of memory starting the traffic sources")
+        self.core.reschedule()
+
     def stats(self, sim) -> dict:
         counters = self.core.counters()
         for key in ("router_traversals", "injected_uid_hash", "delivered_uid_hash", "in_flight", "events",

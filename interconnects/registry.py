@@ -2,13 +2,11 @@
 from __future__ import annotations
 
 import importlib
+import pkgutil
 
 from ppt.errors import ConfigError
 
 TOPOLOGIES: dict[str, type] = {}
-
-#: The modules that define topology kinds (each registers its classes when imported).
-MODULES = ("torus", "gemini", "bgq", "dragonfly", "aries", "fattree", "slimfly")
 
 
 def register(cls):
@@ -32,6 +30,9 @@ def build_topology(cfg: dict):
 
 
 def load_all() -> None:
-    """Import every topology module so each kind is registered."""
-    for name in MODULES:
-        importlib.import_module(f"ppt.interconnects.{name}")
+    """Import every module of the package, so each topology kind (and its routings) registers itself:
+    a new topology is one new module."""
+    import ppt.interconnects as package
+    for module in pkgutil.iter_modules(package.__path__):
+        if not module.name.startswith("_"):
+            importlib.import_module(f"{package.__name__}.{module.name}")

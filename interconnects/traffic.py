@@ -87,7 +87,7 @@ class TrafficGenerator:
 
     def attach(self, net) -> None:
         """Start a source on every NIC of this rank's core."""
-        from ppt.interconnects.packetcore import ffi, lib
+        from ppt.interconnects.packetcore import ffi
         cfg = ffi.new("ppt_traffic_config_t *")
         keep = []
         self.patterns.configure(cfg, keep)
@@ -97,9 +97,7 @@ class TrafficGenerator:
         cfg.stop_s = self.stop_s
         cfg.slot_s, cfg.mean_gap_s = self.slot_s, self.mean_gap_s
         cfg.payload_B, cfg.packet_B = self.payload_B, self.packet_B
-        if lib.ppt_net_start_traffic(net.core.c, cfg) != 0:
-            raise ConfigError("out of memory starting the traffic sources")
-        net.core.reschedule()
+        net.start_traffic(cfg)
 
 
 def run_traffic(machine, pattern: str, load: float, routing: str | None = None, warmup_s: float = 20e-6,
