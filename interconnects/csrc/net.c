@@ -19,6 +19,7 @@
  * and events run in (time, key) order, so each router and NIC sees the same
  * events in the same order however routers are split over simulation ranks.
  */
+#include <stddef.h>
 #include <string.h>
 #include <stdio.h>
 #include "_net.h"
@@ -85,17 +86,23 @@ static void output(ppt_net_t *net, double t, int32_t kind, int32_t node, uint64_
 
 /* ---------------------------------------------------------------- pools */
 
+/* Grow a pool of `item`-byte records whose int32 free-list link sits `link` bytes into each. */
+static void pool_grow(void **items, int32_t *cap, int32_t *free_head, size_t item, size_t link)
+{
+    int64_t n = *cap;
+    *items = ppt_grow(*items, &n, item, (int64_t)*cap + 1);
+    for (int64_t i = n - 1; i >= *cap; i--) {
+        *(int32_t *)((char *)*items + i * item + link) = *free_head;
+        *free_head = (int32_t)i;
+    }
+    *cap = (int32_t)n;
+}
+
 int32_t ppt_packet_new(ppt_net_t *net)
 {
-    if (net->pkt_free == NONE) {
-        int64_t cap = net->pkt_cap;
-        net->pkts = ppt_grow(net->pkts, &cap, sizeof(ppt_packet_t), (int64_t)net->pkt_cap + 1);
-        for (int64_t i = cap - 1; i >= net->pkt_cap; i--) {
-            net->pkts[i].next = net->pkt_free;
-            net->pkt_free = (int32_t)i;
-        }
-        net->pkt_cap = (int32_t)cap;
-    }
+    if (net->pkt_free == NONE)
+        pool_grow((void **)&net->pkts, &net->pkt_cap, &net->pkt_free, sizeof(ppt_packet_t),
+                  offsetof(ppt_packet_t, next));
     int32_t p = net->pkt_free;
     net->pkt_free = net->pkts[p].next;
     memset(&net->pkts[p], 0, sizeof(ppt_packet_t));
@@ -113,15 +120,8 @@ static void packet_free(ppt_net_t *net, int32_t p)
 
 static int32_t message_new(ppt_net_t *net)
 {
-    if (net->msg_free == NONE) {
-        int64_t cap = net->msg_cap;
-        net->msgs = ppt_grow(net->msgs, &cap, sizeof(message_t), (int64_t)net->msg_cap + 1);
-        for (int64_t i = cap - 1; i >= net->msg_cap; i--) {
-            net->msgs[i].next = net->msg_free;
-            net->msg_free = (int32_t)i;
-        }
-        net->msg_cap = (int32_t)cap;
-    }
+    if (net->msg_free == NONE)
+        pool_grow((void **)&net->msgs, &net->msg_cap, &net->msg_free, sizeof(message_t), offsetof(message_t, next));
     int32_t m = net->msg_free;
     net->msg_free = net->msgs[m].next;
     net->msgs[m].next = NONE;
