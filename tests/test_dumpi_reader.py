@@ -152,3 +152,173 @@ def test_meta_naming_more_ranks_than_files_is_reported(copied_set):
     folder, meta, _ = copied_set
     meta.write_text(meta.read_text().replace("numprocs=4", "numprocs=8"))
     assert_one_line_trace_error(meta, "8 ranks", "missing")
+
+
+# -- damaged traces ------------------------------------------------------------------------
+
+def body_range(data):
+    """(first record byte, footer byte) of one rank file, from its index record."""
+    import struct
+    positions = struct.unpack(">7Q", data[-56:])
+    return positions[4] + 8, positions[5]
+
+
+def assert_names_damage(exc, path):
+    msg = str(exc)
+    assert "\n" not in msg and path.name in msg and "rank " in msg and "byte offset " in msg, msg
+
+
+FUZZ_SEED, FUZZ_CASES = 20261123, 90
+
+
+def test_fuzzed_traces_raise_one_line_or_read_the_same(copied_set):
+    """Random byte flips, zeroed blocks and truncations of a real trace (fixed seed).
+
+    Each case must raise a one-line TraceError naming the file, rank and byte offset, or
+    give the undamaged summary.  The one exception: a single flipped byte inside the
+    records may turn one recorded value into another plausible one (a count of 5 into
+    13); nothing in the format can tell such a value from a real one, so the calls must
+    still be the undamaged ones and only values may differ.
+    """
+    import random
+    folder, _, bins = copied_set
+    ref = summarize(TraceSet(folder))
+    original = {b: b.read_bytes() for b in bins}
+    rng = random.Random(FUZZ_SEED)
+    outcomes = Counter()
+    for _ in range(FUZZ_CASES):
+        path = rng.choice(bins)
+        data = bytearray(original[path])
+        kind = rng.choice(["flip", "zero", "truncate"])
+        offset = rng.randrange(len(data))
+        if kind == "flip":
+            data[offset] ^= rng.randrange(1, 256)
+        elif kind == "zero":
+            n = min(rng.randrange(1, 64), len(data) - offset)
+            data[offset:offset + n] = bytes(n)
+        else:
+            del data[offset:]
+        path.write_bytes(bytes(data))
+        try:
+            got = summarize(TraceSet(folder))
+        except TraceError as exc:
+            assert_names_damage(exc, path)
+            outcomes["error"] += 1
+        else:
+            if got == ref:
+                outcomes["same"] += 1
+            else:
+                first, footer = body_range(original[path])
+                assert kind == "flip" and first <= offset < footer, (kind, offset, got, ref)
+                assert got["calls"] == ref["calls"] and got["ranks"] == ref["ranks"]
+                outcomes["value changed"] += 1
+        finally:
+            path.write_bytes(original[path])
+    assert outcomes["error"] > FUZZ_CASES // 3 and outcomes["same"] > 0, outcomes
+
+
+def damage(path, offset, data=b"\xff\xff"):
+    raw = bytearray(path.read_bytes())
+    raw[offset:offset + len(data)] = data
+    path.write_bytes(bytes(raw))
+
+
+def test_function_without_reader_is_caught_before_libundumpi_asserts(copied_set):
+    folder, _, bins = copied_set
+    first, _ = body_range(bins[1].read_bytes())
+    damage(bins[1], first, (128).to_bytes(2, "big"))   # MPI_Pcontrol: libundumpi has no reader
+    with pytest.raises(TraceError) as err:
+        summarize(TraceSet(folder))
+    assert_names_damage(err.value, bins[1])
+    assert "function id 128" in str(err.value)
+
+
+def test_argument_damage_that_kills_libundumpi_is_reported(copied_set):
+    """MPI_Init's argc read as 2**31-1: libundumpi reads argv past the end and aborts (in the child)."""
+    folder, _, bins = copied_set
+    first, _ = body_range(bins[1].read_bytes())
+    damage(bins[1], first + 29, b"\x7f\xff\xff\xff")
+    with pytest.raises(TraceError) as err:
+        summarize(TraceSet(folder))
+    assert_names_damage(err.value, bins[1])
+    assert f"byte offset {first}" in str(err.value)
+
+
+def test_function_id_out_of_range_names_its_offset(copied_set):
+    folder, _, bins = copied_set
+    first, _ = body_range(bins[2].read_bytes())
+    damage(bins[2], first)                     # the first record's function id: 0xffff
+    with pytest.raises(TraceError) as err:
+        list(TraceSet(folder).records(2))
+    assert f"byte offset {first}" in str(err.value) and "function id 65535" in str(err.value)
+
+
+def test_time_jump_in_the_last_call_is_caught(copied_set):
+    """A flipped seconds field in the last call once gave a span of hours instead of 0.19 s."""
+    folder, _, bins = copied_set
+    ts = TraceSet(folder)
+    offsets = []
+    import ppt.traces.dumpi as dumpi
+    spans = {}
+    for _ in dumpi.read_chunks(str(bins[0]), 0, ts.ranks, None, spans):
+        pass
+    last_at = spans[0][3]
+    raw = bins[0].read_bytes()
+    config = raw[last_at + 2]
+    wall_stop = last_at + 5 + 12 * bool(config & 0x04) + 6
+    damage(bins[0], wall_stop, bytes([raw[wall_stop] ^ 0xd4]))
+    with pytest.raises(TraceError) as err:
+        summarize(TraceSet(folder))
+    assert_names_damage(err.value, bins[0])
+    assert f"byte offset {last_at}" in str(err.value)
+
+
+def test_footer_counts_must_match_the_records(copied_set):
+    from ppt.traces import libundumpi as lu
+    folder, _, bins = copied_set
+    raw = bins[3].read_bytes()
+    footer = body_range(raw)[1]
+    send = next(i for i, n in lu.function_labels().items() if n == "MPI_Barrier")
+    at = footer + 8 + 4 * send
+    damage(bins[3], at, (int.from_bytes(raw[at:at + 4], "big") + 1).to_bytes(4, "big"))
+    with pytest.raises(TraceError) as err:
+        summarize(TraceSet(folder))
+    assert_names_damage(err.value, bins[3])
+    assert "footer counts" in str(err.value)
+
+
+def test_file_of_another_rank_or_set_is_caught(copied_set):
+    folder, _, bins = copied_set
+    bins[1].write_bytes(bins[2].read_bytes())
+    with pytest.raises(TraceError) as err:
+        summarize(TraceSet(folder))
+    assert_names_damage(err.value, bins[1])
+    assert "another rank" in str(err.value)
+
+
+def test_meta_with_fewer_ranks_than_the_files_is_caught(copied_set):
+    folder, meta, _ = copied_set
+    meta.write_text(meta.read_text().replace("numprocs=4", "numprocs=2"))
+    with pytest.raises(TraceError) as err:
+        summarize(TraceSet(folder))
+    assert "another trace set" in str(err.value) and "\n" not in str(err.value)
+
+
+def test_empty_rank_file_and_folder_without_meta(copied_set, tmp_path):
+    folder, _, bins = copied_set
+    bins[0].write_bytes(b"")
+    assert_one_line_trace_error(folder, bins[0].name, "rank 0", "truncated")
+    assert_one_line_trace_error(tmp_path, "no .meta file")
+
+
+def test_cli_on_damaged_set_exits_2_with_one_line(copied_set):
+    import subprocess
+    import sys
+    folder, _, bins = copied_set
+    first, _ = body_range(bins[1].read_bytes())
+    damage(bins[1], first + 300, bytes(40))
+    proc = subprocess.run([sys.executable, "-m", "ppt.cli.main", "trace-info", str(folder)],
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 2 and proc.stdout == ""
+    assert proc.stderr.count("\n") == 1 and "Traceback" not in proc.stderr, proc.stderr
+    assert bins[1].name in proc.stderr and "rank 1" in proc.stderr and "byte offset" in proc.stderr

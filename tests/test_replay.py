@@ -24,6 +24,7 @@ from collections import Counter
 import pytest
 
 from ppt.cli.main import main
+from ppt.errors import TraceError
 from ppt.hardware.systems import load_system
 from ppt.machine import Machine
 from ppt.mpi import MPIJob
@@ -264,3 +265,21 @@ def test_skipped_calls_are_reported_and_left_out(monkeypatch):
     expected = Counter(MANIFEST["npb_ft_W_n4"]["calls_all_ranks"])
     assert got["skipped_calls"] == {"MPI_Comm_size": expected.pop("MPI_Comm_size")}
     assert got["calls"] == dict(expected)
+
+
+def test_skip_unsupported_works_from_the_records(capsys, monkeypatch):
+    """A call the footer does not list (e.g. user-function enter/exit records) is still skipped."""
+    monkeypatch.delitem(replay_mod.HANDLERS, "MPI_Comm_size")
+    footer_only = replay_mod.trace_calls
+
+    def without_comm_size(trace):
+        calls = footer_only(trace)
+        del calls["MPI_Comm_size"]
+        return calls
+    monkeypatch.setattr(replay_mod, "trace_calls", without_comm_size)
+    ts = trace("npb_ft_W_n4")
+    got = replay(ts, ideal_job(ts.ranks), skip_unsupported=True)
+    assert got["skipped_calls"] == {"MPI_Comm_size": MANIFEST["npb_ft_W_n4"]["calls_all_ranks"]["MPI_Comm_size"]}
+    # Without the flag the record-level refusal recommends it; with it, no error ever does.
+    with pytest.raises(TraceError, match="--skip-unsupported"):
+        replay(ts, ideal_job(ts.ranks))

@@ -21,8 +21,15 @@ attributes, ...) still arrive, by name, with empty ``args``.
 from __future__ import annotations
 
 import glob
+import mmap
 import os
 import re
+import signal
+import struct
+import subprocess
+import sys
+import tempfile
+from collections import Counter
 
 from ppt.errors import TraceError
 from ppt.traces import libundumpi as lu
@@ -251,28 +258,197 @@ class _Chunk:
         self.error = None
 
 
-def read_chunks(path: str):
-    """Iterate over lists of up to :data:`CHUNK_RECORDS` records of one rank's ``.bin``, in file order."""
+#: Set in the validating child process: a writable buffer where the reader keeps
+#: (rank, byte offset) of the record libundumpi is about to read, so the parent
+#: can say where the library died.
+_PROGRESS = None
+
+#: Ranks recorded as special values (ANY_SOURCE, PROC_NULL, ROOT of Open MPI and
+#: MPICH) are at least this; peers are below the trace's rank count.
+_LOWEST_PEER = -4
+_PEER_KEYS = ("dest", "source", "root")
+_COUNT_KEYS = ("count", "sendcount", "recvcount", "commsize", "ndim", "ndims", "blocklength")
+_NSEC = 1_000_000_000
+_TIMES = struct.Struct(">HIHI")   # one start/stop pair: 16-bit seconds, 32-bit nanoseconds
+
+
+def _note(rank, offset):
+    """In the validating child: remember where libundumpi is reading."""
+    if _PROGRESS is not None:
+        struct.pack_into("<qq", _PROGRESS, 0, rank, offset)
+
+
+def damaged(path, rank, offset, what) -> TraceError:
+    """The one-line error for damage found at ``offset`` of rank ``rank``'s file ``path``."""
+    return TraceError(f"{path}: rank {rank}, byte offset {offset}: {what}; the trace file is "
+                      "damaged (copy the trace set again)")
+
+
+_ENTER, _EXIT = "MPI_Function_enter", "MPI_Function_exit"   # not counted in the footer
+
+
+def _record_ids(table) -> frozenset:
+    return frozenset(i for i in range(lu.END_OF_STREAM) if table[i].handler != ffi.NULL)
+
+
+class _Body:
+    """Checks each record's header in the file before libundumpi reads it."""
+
+    def __init__(self, path, rank, data, body, footer, ids):
+        self.path, self.rank, self.data, self.ids = path, rank, data, ids
+        self.body, self.footer = body, footer
+
+    def fail(self, offset, what):
+        raise damaged(self.path, self.rank, offset, what)
+
+    def check_header(self, pos):
+        """Raise unless a well-formed record header starts at ``pos`` (inside the body)."""
+        data, footer = self.data, self.footer
+        if not self.body <= pos <= footer - 3:
+            self.fail(pos, f"a record starts outside the body (bytes {self.body}..{footer})")
+        func = int.from_bytes(data[pos:pos + 2], "big")
+        if func == lu.END_OF_STREAM:
+            return func
+        if func not in self.ids:
+            self.fail(pos, f"record has function id {func}, which DUMPI does not define")
+        config = data[pos + 2]
+        if not config & 0x40 or config & 0x30:
+            self.fail(pos, f"record has config byte 0x{config:02x} (bit 0x40 must be set, 0x30 clear)")
+        end = pos + 5 + 12 * (bool(config & 0x04) + bool(config & 0x08))
+        if end > footer:
+            self.fail(pos, "record header runs past the end of the body")
+        for at in range(pos + 5, end, 12):
+            _, n0, _, n1 = _TIMES.unpack_from(data, at)
+            if n0 >= _NSEC or n1 >= _NSEC:
+                self.fail(pos, "record has a timestamp with 1e9 or more nanoseconds")
+        return func
+
+
+_TYPE_KEYS = ("datatype", "sendtype", "recvtype")
+
+
+def _check_record(body, offset, rec, ranks, last_stop, types):
+    """Raise for a decoded record whose values cannot be right."""
+    if not rec.wall_start <= rec.wall_stop:
+        body.fail(offset, f"{rec.name} ends ({rec.wall_stop:.9f} s) before it starts ({rec.wall_start:.9f} s)")
+    previous = last_stop.get(rec.thread)
+    if previous is not None and rec.wall_start < previous:
+        body.fail(offset, f"{rec.name} starts at {rec.wall_start:.9f} s, before the previous call of its "
+                          f"thread ended ({previous:.9f} s): timestamps go backwards")
+    last_stop[rec.thread] = rec.wall_stop
+    a = rec.args
+    if not a:
+        return
+    if rec.name != "MPI_Get_count":
+        for key in _COUNT_KEYS:
+            n = a.get(key)
+            if n is not None and n < 0:
+                body.fail(offset, f"{rec.name} has {key}={n}, a negative count")
+    for key in _TYPE_KEYS:
+        t = a.get(key)
+        if t is not None and not 0 <= t < types:
+            body.fail(offset, f"{rec.name} has {key}={t}, which the rank's type table ({types} entries) lacks")
+    if a.get("commsize", 0) > ranks:
+        body.fail(offset, f"{rec.name} has commsize={a['commsize']} in a trace of {ranks} ranks")
+    for key in _PEER_KEYS:
+        peer = a.get(key)
+        if peer is not None and not _LOWEST_PEER <= peer < ranks:
+            body.fail(offset, f"{rec.name} has {key}={peer}, outside the trace's {ranks} ranks")
+    if a.get("comm") == lu.COMM_WORLD:
+        if rec.name == "MPI_Comm_size" and a["size"] != ranks:
+            body.fail(offset, f"MPI_Comm_size(MPI_COMM_WORLD) recorded {a['size']} ranks but the .meta "
+                              f"says {ranks}: the file belongs to another trace set")
+        if rec.name == "MPI_Comm_rank" and a["rank"] != body.rank:
+            body.fail(offset, f"MPI_Comm_rank(MPI_COMM_WORLD) recorded rank {a['rank']} in the file of "
+                              f"rank {body.rank}: the file belongs to another rank")
+    status = a.get("status")
+    if status is not None and status[2] < -1:
+        body.fail(offset, f"{rec.name} has a status of {status[2]} bytes")
+
+
+def read_chunks(path: str, rank: int = 0, ranks: int = None, footer_counts=None, spans=None,
+                types: int = 1 << 15):
+    """Iterate over lists of up to :data:`CHUNK_RECORDS` records of one rank's ``.bin``, in file order.
+
+    Every record's header (function id, config byte, timestamps) is checked in the file
+    before libundumpi reads it, and every decoded record afterwards (times, counts,
+    peers below ``ranks``); ``footer_counts`` (``{name: n}``) are compared with the
+    records read.  Damage raises :class:`TraceError` naming the file, rank and byte
+    offset.  ``spans`` (a dict) receives ``rank: (first start, last stop, first
+    offset, last offset)`` once the file is read to its end; ``types`` is the length of
+    the rank's type table, which every datatype argument must index.
+    """
     lib = lu.library()
     table = _handler_table()
+    ids = _record_ids(table)
+    ranks = ranks if ranks is not None else 1 << 30
+    _note(rank, 0)
+    lu.check_trace_file(path, rank)
     profile = lu.open_profile(path)
+    mapped = None
     try:
+        fields = lu.profile_fields(profile)
+        with open(path, "rb") as f:
+            mapped = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ)
+        body = _Body(path, rank, mapped, fields.body + 8, fields.footer, ids)
+        if not (0 < fields.body and fields.body + 8 <= fields.footer):
+            body.fail(fields.body, "the body section lies outside the file")
         lib.dumpi_start_stream_read(profile)
         chunk = _Chunk()
         handle = ffi.new_handle(chunk)
         finalized = ffi.new("int *")
-        more = True
+        progress = _PROGRESS
+        stream = fields.file
+        pos = lu.tell(stream)
+        calls = Counter()
+        last_stop = {}
+        first = last = None
+        more = pos < body.footer
         while more:
+            offsets = []
             for _ in range(CHUNK_RECORDS):
-                if not lib.undumpi_read_single_call(profile, table, handle, finalized):
+                func = body.check_header(pos)
+                if func == lu.END_OF_STREAM:
+                    more = False
+                    break
+                if progress is not None:
+                    struct.pack_into("<qq", progress, 0, rank, pos)
+                offsets.append(pos)
+                going = lib.undumpi_read_single_call(profile, table, handle, finalized)
+                end = lu.tell(stream)
+                if end > body.footer:
+                    body.fail(pos, "record runs past the end of the body")
+                pos = end
+                if not going or pos >= body.footer:
                     more = False
                     break
             if chunk.error is not None:
                 raise chunk.error
             records, chunk.records = chunk.records, []
+            if len(records) != len(offsets):
+                body.fail(offsets[len(records)] if len(records) < len(offsets) else pos,
+                          "libundumpi decoded a different number of records than it read")
+            for offset, rec in zip(offsets, records):
+                _check_record(body, offset, rec, ranks, last_stop, types)
+                calls[rec.name] += 1
             if records:
+                if first is None:
+                    first = (records[0].wall_start, offsets[0])
+                last = (max(r.wall_stop for r in records), offsets[-1])
                 yield records
+        if footer_counts is not None:
+            calls.pop(_ENTER, None)
+            calls.pop(_EXIT, None)
+            if dict(calls) != footer_counts:
+                diff = sorted(set(calls.items()) ^ set(footer_counts.items()))
+                name = diff[0][0]
+                body.fail(fields.footer, f"the footer counts {footer_counts.get(name, 0)} {name} calls but the "
+                                         f"records hold {calls.get(name, 0)}")
+        if spans is not None:
+            spans[rank] = (first[0], last[0], first[1], last[1]) if first else None
     finally:
+        if mapped is not None:
+            mapped.close()
         lu.close_profile(profile)
 
 
@@ -283,7 +459,7 @@ class TraceSet:
     prefix, or one of its ``.bin`` files.
     """
 
-    def __init__(self, path: str):
+    def __init__(self, path: str, _trusted: bool = False):
         self.meta_path = _find_meta(os.fspath(path))
         self.meta = _read_meta(self.meta_path)
         try:
@@ -302,48 +478,83 @@ class TraceSet:
             raise TraceError(f"{self.meta_path} names {self.ranks} ranks but {len(missing)} rank "
                              f"file(s) are missing (first: {os.path.basename(missing[0])}); "
                              "copy the whole trace set")
-        for f in self.rank_files:
-            lu.check_trace_file(f)
+        for rank, f in enumerate(self.rank_files):
+            lu.check_trace_file(f, rank)
         self._spans = {}
         self._sizes = {}
+        self._footers = {}
+        self._checked = _trusted
 
     def __repr__(self):
         return f"TraceSet({self.meta_path!r}, ranks={self.ranks})"
 
+    def check(self) -> None:
+        """Read the whole set once in a child process; raise :class:`TraceError` if it is damaged.
+
+        libundumpi aborts the process on some malformed records (and reads others past
+        their end), so the first read of a set happens in a child: damage is then a
+        one-line error naming the file, rank and byte offset, never a dead interpreter.
+        Called before any record, footer or type table is read.
+        """
+        if self._checked:
+            return
+        _check_in_child(self)
+        self._checked = True
+
     def records(self, rank: int):
         """Iterate over rank ``rank``'s records in file order (streamed)."""
-        first, last = float("inf"), float("-inf")
-        for records in read_chunks(self.rank_files[self._check(rank)]):
-            first = min(first, min(r.wall_start for r in records))
-            last = max(last, max(r.wall_stop for r in records))
+        self.check()
+        path = self.rank_files[self._check(rank)]
+        for records in read_chunks(path, rank, self.ranks, self.footer_counts(rank), self._spans,
+                                   len(self.datatype_sizes(rank))):
             yield from records
-        self._spans[rank] = (first, last) if first <= last else None   # None: no records
 
     def datatype_sizes(self, rank: int) -> tuple:
         """Bytes per datatype id in rank ``rank``'s type table (index = DUMPI datatype id)."""
+        self.check()
         if rank not in self._sizes:
             self._sizes[rank] = self._with_profile(rank, lu.read_datatype_sizes)
         return self._sizes[rank]
 
     def footer_counts(self, rank: int) -> dict:
         """The library's count of calls per function name in rank ``rank``'s footer (non-zero only)."""
-        counts = self._with_profile(rank, lu.read_footer_counts)
-        labels = lu.function_labels()
-        return {labels[i]: n for i, n in enumerate(counts) if n}
+        self.check()
+        if rank not in self._footers:
+            counts = self._with_profile(rank, lu.read_footer_counts)
+            labels = lu.function_labels()
+            self._footers[rank] = {labels[i]: n for i, n in enumerate(counts) if n}
+        return dict(self._footers[rank])
 
     def span(self) -> tuple:
         """(first call start, last call stop) over all ranks, wall-clock seconds.
 
-        Ranks already read to the end through :meth:`records` are not read again.
+        Ranks already read to the end through :meth:`records` are not read again.  The
+        ranks ran together from MPI_Init to MPI_Finalize, so a rank whose calls do not
+        overlap the others', or end later than the others' whole span after them, has
+        damaged timestamps (TraceError).
         """
         for rank in range(self.ranks):
             if rank not in self._spans:
                 for _ in self.records(rank):
                     pass
-        spans = [s for s in self._spans.values() if s]
+        spans = {r: s for r, s in self._spans.items() if s}
         if not spans:
             return (0.0, 0.0)
-        return (min(s for s, _ in spans), max(e for _, e in spans))
+        for rank, (start, stop, first_at, last_at) in spans.items():
+            others = [s for r, s in spans.items() if r != rank]
+            if not others:
+                break
+            o_start = min(s[0] for s in others)
+            o_stop = max(s[1] for s in others)
+            if start > o_stop or stop < o_start:
+                raise damaged(self.rank_files[rank], rank, first_at,
+                              f"its calls ({start:.6f}..{stop:.6f} s) do not overlap the other ranks' "
+                              f"({o_start:.6f}..{o_stop:.6f} s)")
+            if stop - o_stop > max(o_stop - o_start, 1e-3):
+                raise damaged(self.rank_files[rank], rank, last_at,
+                              f"its last call ends at {stop:.6f} s, {stop - o_stop:.6f} s after every other "
+                              f"rank finished (they span {o_stop - o_start:.6f} s)")
+        return (min(s[0] for s in spans.values()), max(s[1] for s in spans.values()))
 
     def _check(self, rank: int) -> int:
         if not 0 <= rank < self.ranks:
@@ -351,11 +562,69 @@ class TraceSet:
         return rank
 
     def _with_profile(self, rank, read):
+        _note(rank, 0)
         profile = lu.open_profile(self.rank_files[self._check(rank)])
         try:
             return read(profile)
         finally:
             lu.close_profile(profile)
+
+
+#: Seconds the validating child may take: a base plus this many per MiB of trace.
+CHECK_TIMEOUT_S, CHECK_S_PER_MIB = 60.0, 2.0
+
+
+def _check_in_child(trace_set) -> None:
+    """Read ``trace_set`` completely in a child Python; turn its failure into a TraceError."""
+    size = sum(os.path.getsize(f) for f in trace_set.rank_files)
+    timeout = CHECK_TIMEOUT_S + CHECK_S_PER_MIB * size / 2**20
+    with tempfile.TemporaryDirectory(prefix="ppt-trace-check-") as tmp:
+        progress = os.path.join(tmp, "progress")
+        with open(progress, "wb") as f:
+            f.write(struct.pack("<qq", -1, -1))
+        cmd = [sys.executable, "-c", "import sys; from ppt.traces.dumpi import _child_main; "
+               "sys.exit(_child_main(sys.argv[1], sys.argv[2]))", trace_set.meta_path, progress]
+        try:
+            proc = subprocess.run(cmd, stdin=subprocess.DEVNULL, capture_output=True, text=True,
+                                  timeout=timeout)
+            code, out = proc.returncode, proc.stdout.strip()
+        except subprocess.TimeoutExpired:
+            code, out = None, ""
+        if code == 0:
+            return
+        if code == 2 and out and "\n" not in out:
+            raise TraceError(out)
+        with open(progress, "rb") as f:
+            rank, offset = struct.unpack("<qq", f.read(16))
+    if code is None:
+        how = f"reading it did not finish within {timeout:.0f} s"
+    elif code < 0:
+        how = f"libundumpi died ({signal.Signals(-code).name}) reading the record there"
+    else:
+        last = (proc.stderr.strip().splitlines() or ["no message"])[-1]
+        how = f"checking it failed (exit {code}: {last})"
+    if rank < 0:
+        raise TraceError(f"{trace_set.meta_path}: {how} before reading any record; the trace set is "
+                         "damaged (copy it again)")
+    raise damaged(trace_set.rank_files[rank], rank, offset, how)
+
+
+def _child_main(meta_path: str, progress_path: str) -> int:
+    """Entry of the validating child: read every rank; exit 0, or 2 with the TraceError on stdout."""
+    global _PROGRESS
+    with open(progress_path, "r+b") as f:
+        _PROGRESS = mmap.mmap(f.fileno(), 16)
+    try:
+        ts = TraceSet(meta_path, _trusted=True)
+        for rank in range(ts.ranks):
+            ts.datatype_sizes(rank)
+            for _ in ts.records(rank):
+                pass
+        ts.span()
+    except TraceError as exc:
+        print(str(exc).replace("\n", " "))
+        return 2
+    return 0
 
 
 def _find_meta(path: str) -> str:

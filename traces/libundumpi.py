@@ -91,6 +91,14 @@ void libundumpi_populate_handlers(const libundumpi_callbacks *callback,
 const char *dumpi_function_label(int func);
 void free(void *ptr);
 
+/* The leading fields of struct dumpi_profile (dumpi/common/iodefs.h): the open
+   file and the section offsets the library took from the index record. */
+typedef struct {
+    void *file; int32_t cpu_time_offset, wall_time_offset;
+    int64_t header, body, footer, keyval, perflbl, addrlbl, sizelbl; char version[3];
+} dumpi_profile_fields;
+int64_t ftello(void *stream);
+
 /* Arguments of the calls that are decoded (dumpi/common/argtypes.h). */
 typedef struct { int count; dumpi_datatype datatype; dumpi_dest dest; dumpi_tag tag;
                  dumpi_comm comm; } dumpi_send;
@@ -231,6 +239,21 @@ def library():
 
 
 @functools.lru_cache(maxsize=None)
+def _libc():
+    return ffi.dlopen(None)
+
+
+def profile_fields(profile):
+    """The open file and section offsets of a profile (``dumpi_profile_fields *``)."""
+    return ffi.cast("dumpi_profile_fields *", profile)
+
+
+def tell(profile_file) -> int:
+    """Byte position of the library's read cursor in a profile's file."""
+    return _libc().ftello(profile_file)
+
+
+@functools.lru_cache(maxsize=None)
 def function_labels() -> dict:
     """Label ("MPI_Send", ..., "MPIO_Testsome", "MPI_Function_enter") per function id, from the library."""
     lib = library()
@@ -245,33 +268,39 @@ def new_handler_table():
     return callarr
 
 
-def check_trace_file(path: str) -> None:
+def check_trace_file(path: str, rank=None) -> None:
     """Validate the magic, index record and footer of one rank's ``.bin``.
 
-    Raises :class:`TraceError` for a missing, unreadable, truncated or foreign file, so
-    the library (which aborts on such input) only ever sees well-formed files.
+    Raises :class:`TraceError` (naming the file, ``rank`` and byte offset) for a
+    missing, unreadable, truncated or foreign file, so the library (which aborts on
+    such input) only ever sees well-formed files.
     """
+    where = f"{path}: rank {rank if rank is not None else '?'}, byte offset"
+
+    def bad(offset, what):
+        return TraceError(f"{where} {offset}: {what}; copy the whole trace set again")
+
     try:
         with open(path, "rb") as f:
             size = os.fstat(f.fileno()).st_size
             if size < 8 + INDEX_BYTES + FOOTER_BYTES:
-                raise TraceError(f"{path} is truncated ({size} bytes): copy the whole trace set again")
+                raise bad(size, f"the file is truncated ({size} bytes, too short for a DUMPI trace)")
             (head,) = struct.unpack(">Q", f.read(8))
             if head != HEAD_MAGIC:
-                raise TraceError(f"{path} is not a DUMPI trace file (bad magic); "
-                                 "pass a set written by sst-dumpi")
+                raise bad(0, "not a DUMPI trace file (bad magic), or damaged")
             f.seek(size - INDEX_BYTES)
             magic, *positions = struct.unpack(">8Q", f.read(INDEX_BYTES))
             header, body, footer = positions[3:6]
             if magic != HEAD_MAGIC or min(header, body, footer) <= 0 \
                     or any(p >= size for p in positions) \
+                    or not body < header < footer < size - INDEX_BYTES \
                     or footer + FOOTER_BYTES > size - INDEX_BYTES:
-                raise TraceError(f"{path} is truncated or damaged (no valid index record at its end): "
-                                 "copy the whole trace set again")
+                raise bad(size - INDEX_BYTES, "the file is truncated or damaged (no valid index record "
+                                              "at its end)")
             f.seek(footer)
             (foot,) = struct.unpack(">Q", f.read(8))
             if foot != FOOT_MAGIC:
-                raise TraceError(f"{path} is damaged (footer magic missing): copy the trace set again")
+                raise bad(footer, "the file is damaged (footer magic missing)")
     except OSError as exc:
         raise TraceError(f"cannot read trace file {path}: {exc.strerror}") from None
 

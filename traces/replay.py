@@ -91,19 +91,22 @@ class RankReplay:
     """Replays one trace rank's records on its simulated ``mpi``.
 
     ``sizes``: bytes per datatype id (the rank's type table); ``compute_scale``
-    multiplies recorded gaps; ``skip``: call names to leave out.
+    multiplies recorded gaps; ``skip``: call names to leave out; ``skip_unsupported``:
+    leave out every call replay cannot issue, as the records show them (a footer need
+    not list every recorded call, e.g. user-function enter/exit records).
     """
 
-    __slots__ = ("mpi", "rank", "handles", "sizes", "compute_scale", "skip", "named", "handlers",
-                 "p2p_bytes", "skipped")
+    __slots__ = ("mpi", "rank", "handles", "sizes", "compute_scale", "skip", "skip_unsupported", "named",
+                 "handlers", "p2p_bytes", "skipped")
 
-    def __init__(self, mpi, sizes, compute_scale: float = 1.0, skip=frozenset()):
+    def __init__(self, mpi, sizes, compute_scale: float = 1.0, skip=frozenset(), skip_unsupported=False):
         self.mpi = mpi
         self.rank = mpi.rank
         self.handles = Handles(mpi, f"trace rank {self.rank}")
         self.sizes = sizes
         self.compute_scale = compute_scale
         self.skip = skip
+        self.skip_unsupported = skip_unsupported
         # mpi_call counts through the rank state; the per-rank mpi object keeps it private.
         self.named = _Named(mpi._rank)
         self.handlers = {name: getattr(self, method) for name, method in HANDLERS.items()}
@@ -123,7 +126,7 @@ class RankReplay:
             name = record.name
             handler = handlers.get(name)
             if handler is None:
-                if name not in self.skip:
+                if name not in self.skip and not self.skip_unsupported:
                     raise TraceError(f"trace rank {self.rank} calls {name}, which replay does not support; "
                                      "rerun with --skip-unsupported to ignore it")
                 self.skipped[name] += 1
@@ -417,9 +420,9 @@ class ReplayProgress:
                           f"simulated {now_s * 1e3:,.3f} ms")
 
 
-def _rank_main(mpi, trace, start_s, compute_scale, skip, progress):
+def _rank_main(mpi, trace, start_s, compute_scale, skip, progress, skip_unsupported=False):
     rank = mpi.rank
-    replayer = RankReplay(mpi, trace.datatype_sizes(rank), compute_scale, skip)
+    replayer = RankReplay(mpi, trace.datatype_sizes(rank), compute_scale, skip, skip_unsupported)
     return replayer.run(trace.records(rank), start_s, progress)
 
 
@@ -444,7 +447,8 @@ def replay(trace, job, compute_scale: float = 1.0, skip_unsupported: bool = Fals
         raise TraceError(f"unsupported MPI calls in trace: {listed}; "
                          "rerun with --skip-unsupported to ignore them")
     counter = ReplayProgress(progress, sum(calls.values())) if progress is not None else None
-    result = job.run(_rank_main, trace, first_call_s(trace), compute_scale, frozenset(unsupported), counter)
+    result = job.run(_rank_main, trace, first_call_s(trace), compute_scale, frozenset(unsupported), counter,
+                     skip_unsupported)
     start, stop = trace.span()
     stats = result.network
     skipped = Counter()
