@@ -1,8 +1,20 @@
-/* Private to the C sources: the core's event queue, a 4-ary min-heap of events on (time, key). */
+/* Private to the C sources: the core's event queue.
+ *
+ * Events leave in (time, key) order; keys are unique, so the order is total
+ * and any correct queue gives the same run.  The queue is a calendar queue
+ * (R. Brown, "Calendar queues", CACM 31(10), 1988): a ring of buckets of
+ * `width` seconds each covers the near future, every bucket a small binary
+ * heap, and events beyond the ring wait in an overflow heap until the ring
+ * reaches them.  Push and pop cost O(1) on average when a bucket holds a few
+ * events; the ring is rebuilt with a new width when the number of pending
+ * events outgrows or undershoots it.
+ */
 #ifndef PPT_HEAP_H
 #define PPT_HEAP_H
+#include <math.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 
 typedef struct ppt_event {
     double t;
@@ -10,13 +22,13 @@ typedef struct ppt_event {
     int32_t kind, target, a, b;
 } ppt_event_t;
 
-typedef struct ppt_heap {
+/* Room for `need` items of `item` bytes in the array p of *cap items (doubling; aborts when memory runs out). */
+void *ppt_grow(void *p, int64_t *cap, size_t item, int64_t need);
+
+typedef struct ppt_heap {           /* a binary min-heap on (t, key) */
     ppt_event_t *ev;
     int64_t len, cap;
 } ppt_heap_t;
-
-/* Room for `need` items of `item` bytes in the array p of *cap items (doubling; aborts when memory runs out). */
-void *ppt_grow(void *p, int64_t *cap, size_t item, int64_t need);
 
 static inline int ev_less(const ppt_event_t *x, const ppt_event_t *y)
 {
@@ -30,7 +42,7 @@ static inline void heap_push(ppt_heap_t *heap, const ppt_event_t *ev)
     ppt_event_t *h = heap->ev;
     int64_t i = heap->len++;
     while (i > 0) {
-        int64_t parent = (i - 1) >> 2;
+        int64_t parent = (i - 1) >> 1;
         if (!ev_less(ev, &h[parent]))
             break;
         h[i] = h[parent];
@@ -46,20 +58,74 @@ static inline void heap_pop(ppt_heap_t *heap, ppt_event_t *top)
     ppt_event_t last = h[--heap->len];
     int64_t n = heap->len, i = 0;
     for (;;) {
-        int64_t child = 4 * i + 1;
+        int64_t child = 2 * i + 1;
         if (child >= n)
             break;
-        int64_t best = child, end = child + 4 < n ? child + 4 : n;
-        for (int64_t c = child + 1; c < end; c++)
-            if (ev_less(&h[c], &h[best]))
-                best = c;
-        if (!ev_less(&h[best], &last))
+        if (child + 1 < n && ev_less(&h[child + 1], &h[child]))
+            child++;
+        if (!ev_less(&h[child], &last))
             break;
-        h[i] = h[best];
-        i = best;
+        h[i] = h[child];
+        i = child;
     }
     if (n)
         h[i] = last;
 }
 
+typedef struct ppt_queue {
+    ppt_heap_t *bucket;     /* ring of nbuckets; bucket of day d is bucket[d & mask] */
+    int64_t nbuckets, mask;
+    double width;           /* seconds per bucket */
+    double per_width;       /* 1 / width */
+    int64_t today;          /* day (floor(t / width)) of the current bucket */
+    int64_t in_ring;        /* events in the ring */
+    ppt_heap_t later;       /* events of days >= today + nbuckets */
+    int64_t len;            /* all pending events */
+} ppt_queue_t;
+
+static inline int64_t queue_day(const ppt_queue_t *q, double t)
+{
+    return (int64_t)(t * q->per_width);     /* times are never negative: truncation is floor */
+}
+
+void ppt_queue_init(ppt_queue_t *q, int64_t nbuckets, double width);
+void ppt_queue_free(ppt_queue_t *q);
+/* Rebuild the ring for the pending events (new bucket count and width). */
+void ppt_queue_resize(ppt_queue_t *q);
+/* Bring the ring to the first non-empty day (overflow events move in as it advances). */
+void ppt_queue_advance(ppt_queue_t *q);
+
+static inline void queue_push(ppt_queue_t *q, const ppt_event_t *ev)
+{
+    int64_t day = queue_day(q, ev->t);
+    if (day < q->today)             /* only before the first pop: the ring starts at the earliest event */
+        day = q->today;
+    if (day - q->today < q->nbuckets) {
+        heap_push(&q->bucket[day & q->mask], ev);
+        q->in_ring++;
+    } else {
+        heap_push(&q->later, ev);
+    }
+    if (++q->len > 8 * q->nbuckets)
+        ppt_queue_resize(q);
+}
+
+/* The earliest event, or NULL when none is pending. */
+static inline const ppt_event_t *queue_peek(ppt_queue_t *q)
+{
+    if (!q->len)
+        return NULL;
+    if (!q->bucket[q->today & q->mask].len)
+        ppt_queue_advance(q);
+    return &q->bucket[q->today & q->mask].ev[0];
+}
+
+static inline void queue_pop(ppt_queue_t *q, ppt_event_t *top)
+{
+    queue_peek(q);
+    heap_pop(&q->bucket[q->today & q->mask], top);
+    q->in_ring--;
+    if (--q->len < q->nbuckets / 4 && q->nbuckets > 1024)
+        ppt_queue_resize(q);
+}
 #endif

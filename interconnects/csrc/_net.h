@@ -69,7 +69,7 @@ struct ppt_net {
     int64_t *nic_credit_B;
     int32_t *nic_out_head, *nic_out_tail, *nic_resp_head, *nic_resp_tail, *nic_pending;
     uint64_t *nic_msg_seq, *nic_key;
-    ppt_heap_t queue;
+    ppt_queue_t queue;
     /* packet pool and message slots, with free lists */
     ppt_packet_t *pkts;
     int32_t pkt_cap, pkt_free, pkts_live;

@@ -6,22 +6,23 @@
 
 uint64_t ppt_bare_loop(int64_t depth, int64_t events, uint64_t seed)
 {
-    ppt_heap_t heap = {0};
+    ppt_queue_t heap;
+    ppt_queue_init(&heap, 1024, 1e-9);
     uint64_t state = seed, sum = 0;
     for (int64_t i = 0; i < depth; i++) {
         state = ppt_mix64(state);
         ppt_event_t ev = {(double)(state >> 11) * 0x1p-53, (uint64_t)i, 1, (int32_t)i, 0, 0};
-        heap_push(&heap, &ev);
+        queue_push(&heap, &ev);
     }
     ppt_event_t ev;
     for (int64_t i = 0; i < events && heap.len; i++) {
-        heap_pop(&heap, &ev);
+        queue_pop(&heap, &ev);
         state = ppt_mix64(state ^ ev.key);
         sum += (uint64_t)ev.target;
         ev.t += (double)(state >> 11) * 0x1p-53;
         ev.key += (uint64_t)depth;
-        heap_push(&heap, &ev);
+        queue_push(&heap, &ev);
     }
-    free(heap.ev);
+    ppt_queue_free(&heap);
     return sum;
 }

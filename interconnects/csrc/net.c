@@ -29,29 +29,13 @@
 
 /* ---------------------------------------------------------------- event queue */
 
-void *ppt_grow(void *p, int64_t *cap, size_t item, int64_t need)
-{
-    if (need <= *cap)
-        return p;
-    int64_t n = *cap ? *cap : 1024;
-    while (n < need)
-        n *= 2;
-    void *q = realloc(p, (size_t)n * item);
-    if (!q) {
-        fprintf(stderr, "ppt: out of memory growing a packet-core table to %lld entries\n", (long long)n);
-        abort();
-    }
-    *cap = n;
-    return q;
-}
-
 static inline uint64_t router_key(ppt_net_t *net, int32_t r) { return ++net->router_key[r]; }
 static inline uint64_t nic_key(ppt_net_t *net, int32_t node) { return ++net->nic_key[node]; }
 
 static void post(ppt_net_t *net, double t, uint64_t key, int32_t kind, int32_t target, int32_t a, int32_t b)
 {
     ppt_event_t ev = {t, key, kind, target, a, b};
-    heap_push(&net->queue, &ev);
+    queue_push(&net->queue, &ev);
 }
 
 /* An event for router `target`, here or on its own simulation rank (with the packet, if any). */
@@ -546,9 +530,10 @@ int64_t ppt_net_run(ppt_net_t *net, double until_s, int64_t max_events)
 {
     ppt_event_t ev;
     int64_t done = 0;
-    while (net->queue.len && net->queue.ev[0].t < until_s && done < max_events && !net->out_len) {
+    const ppt_event_t *next;
+    while ((next = queue_peek(&net->queue)) && next->t < until_s && done < max_events && !net->out_len) {
         net->c.queue_depth_sum += net->queue.len;
-        heap_pop(&net->queue, &ev);
+        queue_pop(&net->queue, &ev);
         net->now = ev.t;
         done++;
         int32_t target = ev.target;
@@ -633,6 +618,7 @@ static void *zalloc(size_t count, size_t size)
 ppt_net_t *ppt_net_new(const ppt_net_config_t *cfg, const ppt_routing_t *routing)
 {
     ppt_net_t *net = zalloc(1, sizeof *net);
+    ppt_queue_init(&net->queue, 1024, 1e-9);
     net->cfg = *cfg;
     net->routing = *routing;
     net->routing.net = net;
@@ -718,18 +704,23 @@ void ppt_net_free(ppt_net_t *net)
                       net->q_head, net->q_tail, net->nic_inv_bw, net->nic_arrive_s, net->nic_free_at,
                       net->nic_wake_s, net->nic_credit_B, net->nic_out_head, net->nic_out_tail,
                       net->nic_resp_head, net->nic_resp_tail, net->nic_pending, net->nic_msg_seq, net->nic_key,
-                      net->queue.ev, net->pkts, net->msgs, net->partial.keys, net->partial.left, net->out,
+                      net->pkts, net->msgs, net->partial.keys, net->partial.left, net->out,
                       net->sources, net->outbox_len, net->outbox_cap};
     for (size_t k = 0; k < sizeof tables / sizeof *tables; k++)
         free(tables[k]);
     for (int32_t k = 0; k < net->cfg.num_ranks; k++)
         free(net->outbox[k]);
     free(net->outbox);
+    ppt_queue_free(&net->queue);
     free(net);
 }
 
 const ppt_routing_t *ppt_net_routing(const ppt_net_t *net) { return &net->routing; }
-double ppt_net_next_time(const ppt_net_t *net) { return net->queue.len ? net->queue.ev[0].t : INFINITY; }
+double ppt_net_next_time(ppt_net_t *net)
+{
+    const ppt_event_t *next = queue_peek(&net->queue);
+    return next ? next->t : INFINITY;
+}
 double ppt_net_now(const ppt_net_t *net) { return net->now; }
 int64_t ppt_net_packets_in_flight(const ppt_net_t *net) { return net->pkts_live; }
 

@@ -87,7 +87,7 @@ uint64_t ppt_net_send(ppt_net_t *net, int32_t src, int32_t dst, int64_t nbytes, 
 /* Run events with time < until_s, at most max_events of them, stopping early after an event with
  * output (see ppt_net_outputs).  Returns the number of events run. */
 int64_t ppt_net_run(ppt_net_t *net, double until_s, int64_t max_events);
-double ppt_net_next_time(const ppt_net_t *net);
+double ppt_net_next_time(ppt_net_t *net);
 double ppt_net_now(const ppt_net_t *net);
 int64_t ppt_net_outputs(ppt_net_t *net, ppt_output_t **out);
 void ppt_net_clear_outputs(ppt_net_t *net);
