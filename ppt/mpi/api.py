@@ -4,6 +4,9 @@
 constants (``ANY_SOURCE``, ``ANY_TAG``, ``PROC_NULL``, ``UNDEFINED``) and ops
 (``SUM``, ``MAX``, ...) are attributes; time advances with ``compute`` and
 ``sleep``; request helpers mirror mpi4py's ``Request.waitall`` and friends.
+mpi4py's capitalised names (``Wtime``, ``DOUBLE``, ``IN_PLACE``, and
+``Split``, ``Allreduce``, ``Get_source`` ... on the objects) come from
+:mod:`ppt.mpi.names`.
 """
 from __future__ import annotations
 
@@ -12,9 +15,11 @@ from numbers import Real
 
 from ppt.mpi import constants, ops
 from ppt.mpi.calls import mpi_call
+from ppt.mpi.names import fill, mpi4py_names
 from ppt.mpi.p2p import Request, Status
 
 
+@mpi4py_names
 class MPI:
     """One rank's view of the simulated MPI library."""
 
@@ -85,7 +90,11 @@ class MPI:
         req.active = False
         if req.status is not None:
             req.status.copy_to(status)
-        return None if req.is_send else req.value
+        if req.is_send:
+            return None
+        if req.buffer is not None:
+            fill(self._rank, req.buffer, req.value)
+        return req.value
 
     @mpi_call("MPI_Wait")
     def wait(self, req, status=None):

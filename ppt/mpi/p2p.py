@@ -27,11 +27,13 @@ from __future__ import annotations
 
 from ppt.mpi.constants import ANY_SOURCE, ANY_TAG, CONTROL_B, PROC_NULL, UNDEFINED
 from ppt.mpi.errors import MPIError
+from ppt.mpi.names import mpi4py_names
 from ppt.mpi.stats import RankStats
 
 EAGER, RTS, CTS, DATA = range(4)
 
 
+@mpi4py_names
 class Status:
     """Source rank (in the receiving communicator), tag and size in bytes of a received message."""
 
@@ -50,11 +52,12 @@ class Status:
         return f"Status(source={self.source}, tag={self.tag}, bytes={self.bytes})"
 
 
+@mpi4py_names
 class Request:
     """A nonblocking send or receive.  After completion ``status`` (receives) and ``value`` are set."""
 
     __slots__ = ("_rank", "is_send", "comm", "peer", "tag", "ctx", "nbytes", "value", "done",
-                 "active", "status", "waited", "post")
+                 "active", "status", "waited", "post", "buffer")
 
     def __init__(self, rank, is_send, comm, peer, tag, ctx, nbytes=0, value=None):
         self._rank = rank
@@ -70,6 +73,8 @@ class Request:
         self.status = None
         self.waited = False
         self.post = 0
+        #: mpi4py's ``Irecv(buf)``: the buffer the payload is copied into when a wait or test retires it.
+        self.buffer = None
 
     def finish(self) -> None:
         """Mark complete and wake the rank if it waits for this request."""
