@@ -246,3 +246,19 @@ def test_mpi4py_buffer_calls_copy_sends_and_fill_receive_buffers():
         return buf.tolist(), status.Get_count(), status.Get_count(MPI.DOUBLE), bytes(into)
 
     assert run(2, main).returns[1] == ([0.0, 0.0, 0.0], 24, 3, b"abc")
+
+
+def test_call_as_counts_and_times_one_call_under_the_given_name():
+    def exchange(comm, value):
+        return comm.sendrecv(value, dest=1 - comm.rank, source=1 - comm.rank, nbytes=1000)
+
+    def main(mpi):
+        comm = mpi.COMM_WORLD
+        got = mpi.call_as("MPI_Traced_exchange", exchange, comm, comm.rank)
+        group = mpi.group([1, 0])
+        return got, group.rank, group.size
+
+    result = run(2, main)
+    assert result.returns == [(1, 1, 2), (0, 0, 2)]
+    assert result.calls == {"MPI_Traced_exchange": 2}
+    assert all(entry["comm_s"] > 0.0 for entry in result.per_rank)

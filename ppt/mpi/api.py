@@ -14,7 +14,8 @@ import math
 from numbers import Real
 
 from ppt.mpi import constants, ops
-from ppt.mpi.calls import mpi_call
+from ppt.mpi.calls import as_call, mpi_call
+from ppt.mpi.comm import Group
 from ppt.mpi.names import fill, mpi4py_names
 from ppt.mpi.p2p import Request, Status
 
@@ -56,6 +57,20 @@ class MPI:
     def node(self) -> int:
         """The compute node this rank runs on."""
         return self._rank.node
+
+    # -- for tools driving the simulated MPI (trace replay) ------------------------
+    def call_as(self, name: str, fn, *args):
+        """Run ``fn(*args)`` as the MPI call ``name``; returns its result.
+
+        The call is counted and timed under ``name`` (e.g. ``"MPI_Cart_sub"``)
+        and the simulated MPI calls ``fn`` makes are part of it, not counted
+        themselves; inside another MPI call it is just ``fn(*args)``.
+        """
+        return as_call(name)(self, fn, args)
+
+    def group(self, world_ranks) -> Group:
+        """A group of the given world ranks, in that order, made without any MPI call."""
+        return Group(self._rank, world_ranks)
 
     # -- time ------------------------------------------------------------------
     def wtime(self) -> float:
