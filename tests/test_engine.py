@@ -272,3 +272,29 @@ def test_a_rank_failing_outside_its_window_stops_every_rank(fault, says):
                          stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=20)
     assert job.returncode != 0
     assert says in job.stderr
+
+
+def test_constants_named_in_engine_and_mpi_docs_exist():
+    # Docstrings and #: comments drift when a constant is renamed (PROGRESS_EVENTS for PROGRESS_MASK).
+    import ast
+    import importlib
+    import pkgutil
+
+    import ppt.engine
+    import ppt.mpi
+    modules = [importlib.import_module(f"{pkg.__name__}.{info.name}")
+               for pkg in (ppt.engine, ppt.mpi) for info in pkgutil.iter_modules(pkg.__path__)]
+    defined = set()
+    for module in modules:
+        defined.update(vars(module))
+        defined.update(name for value in vars(module).values() if isinstance(value, type) for name in vars(value))
+    missing = []
+    for module in modules:
+        source = open(module.__file__).read()
+        texts = [line for line in source.splitlines() if line.strip().startswith("#:")]
+        texts += [ast.get_docstring(node) or "" for node in ast.walk(ast.parse(source))
+                  if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef))]
+        for name in re.findall(r"\b[A-Z][A-Z0-9]*_[A-Z0-9_]*[A-Z0-9]\b", "\n".join(texts)):
+            if not name.startswith("MPI_") and name not in defined:
+                missing.append(f"{module.__name__}: {name}")
+    assert missing == []

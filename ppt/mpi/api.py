@@ -101,7 +101,7 @@ class MPI:
 
     # -- requests --------------------------------------------------------------
     def _complete(self, req, status):
-        """Retire completed ``req``: returns its payload (receives) and fills ``status``."""
+        """Retire completed ``req``: returns its payload (receives), fills ``status`` and any mpi4py receive buffer."""
         req.active = False
         if req.status is not None:
             req.status.copy_to(status)
@@ -181,7 +181,8 @@ class MPI:
 
     @mpi_call("MPI_Testany")
     def testany(self, requests, status=None):
-        """``(index, flag, payload)``: the first complete request, or (UNDEFINED, False, None)."""
+        """``(index, True, payload)`` of the first complete request; ``(UNDEFINED, False, None)`` if none is
+        complete yet, ``(UNDEFINED, True, None)`` if none is active."""
         active = False
         for i, req in enumerate(requests):
             if req.active:

@@ -127,7 +127,8 @@ class MPIJob:
 
     # -- running -------------------------------------------------------------------
     def run(self, main, *args, argv=(), progress=None) -> JobResult:
-        """Run ``main(mpi, *args)`` on every rank; raises DeadlockError if ranks stay blocked.
+        """Run ``main(mpi, *args)`` on every rank; raises DeadlockError if ranks stay blocked, MPIError if
+        ranks called mismatched collectives.
 
         ``progress``: a hook for the simulation's progress reports (see :class:`ppt.progress.Progress`).
         """
