@@ -1,9 +1,12 @@
 """The event engine: ordering, processes, end time, errors, PHOLD serial vs parallel."""
 import json
 import os
+import re
 import shutil
+import signal
 import subprocess
 import sys
+import time
 
 import pytest
 
@@ -169,3 +172,129 @@ def test_phold_serial_equals_two_rank_parallel():
     parallel = json.loads(out.stdout)
     assert parallel == {"events": serial["events"], "hash": serial["state_hash"]}
     assert serial["events"] > 20_000
+
+
+# -- stopping a parallel run together --------------------------------------------
+# Each test runs an mpiexec job of a few seconds; every wait has its own deadline,
+# so a regression (a hang) fails the test in about 20 s instead of blocking the suite.
+
+PID_THEN_PPT = """
+import os, sys
+from ppt.engine.parallel import launched_rank
+with open(os.path.join(sys.argv[1], f"pid{launched_rank()}"), "w") as f:
+    f.write(str(os.getpid()))
+from ppt.cli.main import main
+sys.exit(main(sys.argv[2:]))
+"""
+
+
+def _wait_for(condition, deadline_s: float, what: str) -> None:
+    stop = time.monotonic() + deadline_s
+    while not condition():
+        if time.monotonic() > stop:
+            raise AssertionError(f"gave up waiting for {what}")
+        time.sleep(0.05)
+
+
+@pytest.mark.mpiexec
+def test_sigint_to_one_rank_stops_every_rank_with_one_line_each(tmp_path):
+    err_path = tmp_path / "stderr"
+    with open(err_path, "w") as err:
+        job = subprocess.Popen([_mpiexec(), "-n", "2", sys.executable, "-c", PID_THEN_PPT, str(tmp_path),
+                                "bench", "engine", "--lps", "200", "--end", "1e9"],
+                               stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=err)
+    pids = {}
+    try:
+        _wait_for(lambda: "PHOLD on 2 simulation ranks" in err_path.read_text(), 15, "the parallel run")
+        for rank in (0, 1):
+            pids[rank] = int((tmp_path / f"pid{rank}").read_text())
+        time.sleep(1.0)   # both ranks are in the window loop now (the model takes milliseconds to build)
+        os.kill(pids[1], signal.SIGINT)
+        job.wait(timeout=10)
+    finally:
+        if job.poll() is None:
+            for pid in pids.values():
+                os.kill(pid, signal.SIGKILL)
+            job.kill()
+            job.wait()
+    lines = [line for line in err_path.read_text().splitlines() if "stopped" in line]
+    assert job.returncode == 130, err_path.read_text()
+    assert sorted(lines, key=lambda line: line.split()[3]) == [
+        AnyLine(r"ppt: simulation rank 0 of 2 stopped at t=\S+ s: simulation rank 1 was interrupted \(SIGINT\)"),
+        AnyLine(r"ppt: simulation rank 1 of 2 stopped at t=\S+ s: interrupted \(SIGINT\)")]
+    assert len({line.split()[8] for line in lines}) == 1, "the ranks stopped at different times"
+
+
+class AnyLine:
+    """Equal to a string that fully matches the regular expression."""
+
+    def __init__(self, pattern):
+        self.pattern = re.compile(pattern)
+
+    def __eq__(self, other):
+        return bool(self.pattern.fullmatch(other))
+
+    def __repr__(self):
+        return f"/{self.pattern.pattern}/"
+
+
+DYING_RANK = """
+import sys
+from ppt.engine import Entity, Simulation
+
+class Pinger(Entity):
+    def ping(self, n):
+        if n == 5 and self.sim.rank == 1:
+            if sys.argv[1] == "unpicklable":
+                self.send(0, "ping", lambda: None, 1.0)   # cannot cross to rank 0
+            else:
+                self.send(0, "no_such_service", n + 1, 1.0)
+            return
+        self.send(1 - self.eid, "ping", n + 1, 1.0)
+
+sim = Simulation(num_entities=2, lookahead_s=1.0)
+for eid in range(2):
+    sim.create(eid, Pinger)
+if 0 in sim.entities:
+    sim.entities[0].schedule(0.0, sim.entities[0].ping, 0)
+sim.run(100.0)
+"""
+
+
+@pytest.mark.mpiexec
+@pytest.mark.parametrize("fault, says", [
+    ("unpicklable", "ppt: simulation rank 1 of 2 stopped at t=5 s: AttributeError: Can't pickle"),
+    ("unknown service", "SimulationError: entity Pinger[0] has no service 'no_such_service'")])
+def test_a_rank_failing_outside_its_window_stops_every_rank(fault, says):
+    # Both faults hit one rank between windows (pickling its outgoing batch, delivering an
+    # incoming one); the other rank used to wait for ever in the next exchange.
+    job = subprocess.run([_mpiexec(), "-n", "2", sys.executable, "-c", DYING_RANK, fault],
+                         stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=20)
+    assert job.returncode != 0
+    assert says in job.stderr
+
+
+def test_constants_named_in_engine_and_mpi_docs_exist():
+    # Docstrings and #: comments drift when a constant is renamed (PROGRESS_EVENTS for PROGRESS_MASK).
+    import ast
+    import importlib
+    import pkgutil
+
+    import ppt.engine
+    import ppt.mpi
+    modules = [importlib.import_module(f"{pkg.__name__}.{info.name}")
+               for pkg in (ppt.engine, ppt.mpi) for info in pkgutil.iter_modules(pkg.__path__)]
+    defined = set()
+    for module in modules:
+        defined.update(vars(module))
+        defined.update(name for value in vars(module).values() if isinstance(value, type) for name in vars(value))
+    missing = []
+    for module in modules:
+        source = open(module.__file__).read()
+        texts = [line for line in source.splitlines() if line.strip().startswith("#:")]
+        texts += [ast.get_docstring(node) or "" for node in ast.walk(ast.parse(source))
+                  if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef))]
+        for name in re.findall(r"\b[A-Z][A-Z0-9]*_[A-Z0-9_]*[A-Z0-9]\b", "\n".join(texts)):
+            if not name.startswith("MPI_") and name not in defined:
+                missing.append(f"{module.__name__}: {name}")
+    assert missing == []

@@ -192,3 +192,73 @@ def test_lanl_style_program_ports():
     got = run(3, lanl.lanl_main(app), 10).returns
     assert got[0] == (2, "hello from 2", 100, 20, 2, (None, 1), 0)
     assert got[2] == (1, "hello from 1", 100, 20, 1, (1, None), 0)
+
+
+# -- mpi4py's spellings ------------------------------------------------------------
+def test_a_script_in_mpi4py_spellings_runs_on_the_simulated_mpi():
+    import mpi4py_script
+    result = run(4, mpi4py_script.main)
+    got = result.returns
+    assert got[1]["recv"] == [[0.0, 1.0, 2.0, 3.0], 0, 7, 4]
+    assert [r["p2p"] for r in got] == [[3, [3.0, -3.0]], [0, [0.0, 0.0]], [1, [1.0, -1.0]], [2, [2.0, -2.0]]]
+    assert [r["coll"] for r in got] == [[42.0, 6.0, 4.0, 12.0]] + [[42.0, 6.0, 0.0, 12.0]] * 3
+    assert got[0]["comms"] == [1, 2, 4, 4, 0, 2, 3, 1, 2, [0, 0], 3, ["null", 1]]
+    assert got[3]["comms"] == [0, 2, 4, 4, 3, 2, 3, 1, 2, [1, 1], 3, [2, "null"]]
+    # the capitalised names are the PEP 8 calls: counted under the same MPI names
+    assert result.calls["MPI_Comm_split"] == 4 and result.calls["MPI_Allreduce"] == 8
+    assert result.calls["MPI_Comm_free"] == 12 and result.calls["MPI_Irecv"] == 4
+
+
+@pytest.mark.mpiexec
+def test_the_mpi4py_script_gives_the_same_results_on_mpi4py():
+    import json
+    import os
+    import subprocess
+    import sys
+
+    import mpi4py_script
+    from test_engine import _mpiexec
+    real = subprocess.run([_mpiexec(), "-n", "4", sys.executable, mpi4py_script.__file__],
+                          stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=60,
+                          cwd=os.path.dirname(mpi4py_script.__file__))
+    assert real.returncode == 0, real.stderr
+    simulated = json.loads(json.dumps(run(4, mpi4py_script.main).returns))
+    assert json.loads(real.stdout) == simulated
+
+
+def test_mpi4py_buffer_calls_copy_sends_and_fill_receive_buffers():
+    import numpy as np
+
+    def main(MPI):
+        comm = MPI.COMM_WORLD
+        buf = np.full(3, float(comm.Get_rank()))
+        if comm.Get_rank() == 0:
+            comm.Send(buf, dest=1)
+            buf[:] = -1.0                       # reusing the buffer must not change the sent message
+            comm.Send([b"abc", MPI.BYTE], dest=1)
+            comm.Send(7, dest=1)
+            return None
+        status, into = MPI.Status(), bytearray(3)
+        comm.Recv([buf, 3, MPI.DOUBLE], source=0, status=status)
+        comm.Irecv(into, source=0).Wait()      # filled when the wait retires the request
+        with pytest.raises(MPIError, match="cannot receive into a tuple"):
+            comm.Recv((1, 2), source=0)
+        return buf.tolist(), status.Get_count(), status.Get_count(MPI.DOUBLE), bytes(into)
+
+    assert run(2, main).returns[1] == ([0.0, 0.0, 0.0], 24, 3, b"abc")
+
+
+def test_call_as_counts_and_times_one_call_under_the_given_name():
+    def exchange(comm, value):
+        return comm.sendrecv(value, dest=1 - comm.rank, source=1 - comm.rank, nbytes=1000)
+
+    def main(mpi):
+        comm = mpi.COMM_WORLD
+        got = mpi.call_as("MPI_Traced_exchange", exchange, comm, comm.rank)
+        group = mpi.group([1, 0])
+        return got, group.rank, group.size
+
+    result = run(2, main)
+    assert result.returns == [(1, 1, 2), (0, 0, 2)]
+    assert result.calls == {"MPI_Traced_exchange": 2}
+    assert all(entry["comm_s"] > 0.0 for entry in result.per_rank)

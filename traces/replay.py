@@ -35,14 +35,11 @@ coordinates in the dropped dimensions; key: the Cartesian rank).
 """
 from __future__ import annotations
 
-import functools
 import os
 import time
 from collections import Counter
 
 from ppt.errors import ConfigError, TraceError
-from ppt.mpi.calls import mpi_call
-from ppt.mpi.comm import Group
 from ppt.traces.handles import Handles, color, peer
 
 #: Records a rank replays between two progress checks.
@@ -65,28 +62,6 @@ LOCAL_CALLS = frozenset("MPI_" + name for name in """
 """.split())
 
 
-@functools.lru_cache(maxsize=None)
-def _issuer(name: str):
-    """``issue(named, handler, args)``: run ``handler(args)`` as simulated MPI call ``name``.
-
-    Calls the handler makes on the simulated MPI are nested in this one, so the
-    job counts and times exactly one ``name`` call.
-    """
-    @mpi_call(name)
-    def issue(named, handler, args):
-        handler(args)
-    return issue
-
-
-class _Named:
-    """What :func:`ppt.mpi.calls.mpi_call` needs to count a call: the rank's state."""
-
-    __slots__ = ("_rank",)
-
-    def __init__(self, rank):
-        self._rank = rank
-
-
 class RankReplay:
     """Replays one trace rank's records on its simulated ``mpi``.
 
@@ -96,8 +71,8 @@ class RankReplay:
     not list every recorded call, e.g. user-function enter/exit records).
     """
 
-    __slots__ = ("mpi", "rank", "handles", "sizes", "compute_scale", "skip", "skip_unsupported", "named",
-                 "handlers", "p2p_bytes", "skipped")
+    __slots__ = ("mpi", "rank", "handles", "sizes", "compute_scale", "skip", "skip_unsupported", "handlers",
+                 "p2p_bytes", "skipped")
 
     def __init__(self, mpi, sizes, compute_scale: float = 1.0, skip=frozenset(), skip_unsupported=False):
         self.mpi = mpi
@@ -107,15 +82,13 @@ class RankReplay:
         self.compute_scale = compute_scale
         self.skip = skip
         self.skip_unsupported = skip_unsupported
-        # mpi_call counts through the rank state; the per-rank mpi object keeps it private.
-        self.named = _Named(mpi._rank)
         self.handlers = {name: getattr(self, method) for name, method in HANDLERS.items()}
         self.p2p_bytes = 0
         self.skipped = Counter()
 
     def run(self, records, start_s: float, progress=None) -> dict:
         """Replay ``records`` (in order); ``start_s``: trace time at which the job starts (s)."""
-        mpi, named, handlers, scale = self.mpi, self.named, self.handlers, self.compute_scale
+        mpi, handlers, scale = self.mpi, self.handlers, self.compute_scale
         last_stop = start_s
         count = 0
         for count, record in enumerate(records, 1):
@@ -131,7 +104,9 @@ class RankReplay:
                                      "rerun with --skip-unsupported to ignore it")
                 self.skipped[name] += 1
                 continue
-            _issuer(name)(named, handler, record.args)
+            # the handler's simulated MPI calls are part of this one: the job counts
+            # and times exactly one call under the trace's name
+            mpi.call_as(name, handler, record.args)
             if progress is not None and not count % PROGRESS_EVERY:
                 progress.advance(PROGRESS_EVERY, mpi.wtime())
         return {"records": count, "p2p_bytes": self.p2p_bytes, "skipped": dict(self.skipped)}
@@ -315,7 +290,7 @@ class RankReplay:
 
     def comm_group(self, a):
         # Group of the members built directly: Comm.group counts an MPI_Comm_group of its own.
-        self.handles.groups[a["group"]] = Group(self.named._rank, self._comm(a).members)
+        self.handles.groups[a["group"]] = self.mpi.group(self._comm(a).members)
 
     def group_incl(self, a):
         self.handles.groups[a["newgroup"]] = self.handles.group(a["group"]).incl(a["ranks"])
@@ -326,17 +301,17 @@ class RankReplay:
     def group_union(self, a):
         first, second = self.handles.group(a["group1"]), self.handles.group(a["group2"])
         members = first.members + tuple(w for w in second.members if w not in first.index)
-        self.handles.groups[a["newgroup"]] = Group(self.named._rank, members)
+        self.handles.groups[a["newgroup"]] = self.mpi.group(members)
 
     def group_intersection(self, a):
         first, second = self.handles.group(a["group1"]), self.handles.group(a["group2"])
         members = [w for w in first.members if w in second.index]
-        self.handles.groups[a["newgroup"]] = Group(self.named._rank, members)
+        self.handles.groups[a["newgroup"]] = self.mpi.group(members)
 
     def group_difference(self, a):
         first, second = self.handles.group(a["group1"]), self.handles.group(a["group2"])
         members = [w for w in first.members if w not in second.index]
-        self.handles.groups[a["newgroup"]] = Group(self.named._rank, members)
+        self.handles.groups[a["newgroup"]] = self.mpi.group(members)
 
     def group_free(self, a):
         group = self.handles.groups.pop(a["group"], None)

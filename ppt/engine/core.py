@@ -5,10 +5,12 @@ simulation rank; ``key`` (creator entity id, creator's running count) breaks
 ties deterministically, independent of how entities are placed.
 
 Parallel mode (``mpiexec -n K``): entity ids are split into K contiguous
-blocks.  Each rank runs its events with ``time < window_start + lookahead``;
-events for entities of other ranks (which by the model's promise are at least
+blocks (dealt round-robin when the number of entities is not given).  Each
+rank runs its events with ``time < window_start + lookahead``; events for
+entities of other ranks (which by the model's promise are at least
 ``lookahead_s`` in the future) are exchanged in one all-to-all per window, and
-the next window starts at the global earliest pending event.  Every entity sees
+the next window starts at the global earliest pending event (see
+:mod:`ppt.engine.parallel`, which also stops all ranks together).  Every entity sees
 the same events in the same order as in a serial run, so results are identical.
 """
 from __future__ import annotations
@@ -81,12 +83,12 @@ class Simulation:
         self._outbox: list[list] = [[] for _ in range(self.size)]
         #: Models that exchange their own cross-rank traffic in each parallel window (see add_exchange).
         self.exchanges: list = []
-        #: Called as ``progress(sim)`` every 2**16 events (PROGRESS_MASK; e.g. a stderr reporter).
+        #: Called as ``progress(sim)`` every PROGRESS_MASK + 1 events (e.g. a stderr reporter).
         self.progress = None
 
     # -- placement ------------------------------------------------------
     def owner(self, eid: int) -> int:
-        """Simulation rank that hosts entity ``eid`` (contiguous blocks of ids)."""
+        """Simulation rank hosting entity ``eid``: blocks of ids (round-robin without ``num_entities``)."""
         if self.size == 1:
             return 0
         if self._block_starts is not None:

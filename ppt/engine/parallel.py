@@ -1,13 +1,39 @@
-"""MPI side of the engine: finding the world, and the synchronous window loop."""
+"""MPI side of the engine: finding the world, and the synchronous window loop.
+
+Stopping together
+-----------------
+A rank that leaves a parallel run on its own leaves the others waiting for
+ever in the next window exchange, so nothing may leave it alone:
+
+* an exception in a rank's window travels as a note in the next exchange and
+  every rank raises it (the message names the rank);
+* SIGINT (Ctrl-C, ``kill -INT``) on any rank only sets a flag, which the
+  next exchange carries the same way; every rank then prints one line on its
+  own stderr (file descriptor 2, which the command line leaves open on ranks
+  above 0) and raises :class:`Stopped` (exit status 130).  A second SIGINT,
+  or one outside the window loop, where there is no exchange to carry it,
+  prints the line and aborts the MPI job;
+* anything else that escapes the loop on one rank (a batch that cannot be
+  pickled, ...) prints the line and aborts the MPI job, whose launcher then
+  ends the other ranks.
+
+The flag is read once per window, beside the exchange, and serial runs never
+touch it.
+"""
 from __future__ import annotations
 
 import math
 import os
+import signal
+import threading
 
 from ppt.errors import SimulationError
 
 #: Sentinel: use MPI_COMM_WORLD when launched by mpiexec with more than one rank.
 AUTO = object()
+
+#: Exit status of a run stopped by SIGINT (the shell's 128 + SIGINT).
+INTERRUPTED_STATUS = 128 + signal.SIGINT
 
 _SIZE_VARIABLES = ("PMI_SIZE", "OMPI_COMM_WORLD_SIZE", "MPI_LOCALNRANKS", "PMIX_SIZE")
 
@@ -32,11 +58,73 @@ def launched_rank() -> int:
 
 
 def world():
-    """mpi4py's COMM_WORLD under a multi-rank mpiexec, else None (MPI is not even loaded)."""
+    """mpi4py's COMM_WORLD under a multi-rank mpiexec, else None (MPI is not even loaded).
+
+    Also routes SIGINT through :func:`guard_interrupts` from then on.
+    """
     if launched_ranks() <= 1:
         return None
     from mpi4py import MPI
-    return MPI.COMM_WORLD if MPI.COMM_WORLD.size > 1 else None
+    if MPI.COMM_WORLD.size <= 1:
+        return None
+    guard_interrupts(MPI.COMM_WORLD)
+    return MPI.COMM_WORLD
+
+
+class Stopped(SystemExit):
+    """All simulation ranks stopped together (e.g. one was interrupted); each has printed why.
+
+    A SystemExit, so a program under mpiexec ends quietly with ``code``
+    (130 after SIGINT) once every rank has said its line.
+    """
+
+
+class _Guard:
+    """Turns SIGINT into a flag while a window loop runs, and into an abort outside it."""
+
+    def __init__(self, comm):
+        self.comm = comm
+        self.interrupted = None   # name of the signal received inside a window loop
+        self.sim = None           # the simulation whose window loop runs, if any
+
+    def handle(self, signum, _frame):
+        name = signal.Signals(signum).name
+        if self.sim is not None and self.interrupted is None:
+            self.interrupted = name
+            return
+        again = " again" if self.sim is not None else " outside the simulation loop"
+        abort(self.comm, self.sim, f"interrupted ({name}){again}")
+
+
+_guard: _Guard | None = None
+
+
+def guard_interrupts(comm) -> _Guard | None:
+    """Install the SIGINT handler of parallel runs (once per process; main thread only)."""
+    global _guard
+    if _guard is None and threading.current_thread() is threading.main_thread():
+        _guard = _Guard(comm)
+        signal.signal(signal.SIGINT, _guard.handle)
+    return _guard
+
+
+def say(sim, comm, why: str, at_s: float | None = None) -> None:
+    """One line on this process's real stderr: which simulation rank stopped, when, and why."""
+    rank = comm.Get_rank() if sim is None else sim.rank
+    size = comm.Get_size() if sim is None else sim.size
+    when = "" if at_s is None else f" at t={at_s:.9g} s"
+    line = f"ppt: simulation rank {rank} of {size} stopped{when}: {why}\n"
+    try:
+        os.write(2, line.encode())
+    except OSError:
+        pass
+
+
+def abort(comm, sim, why: str) -> None:
+    """Last resort: say why, then abort the whole MPI job (does not return)."""
+    say(sim, comm, f"{why}; aborting all ranks", None if sim is None else sim.now)
+    comm.Abort(1)
+    os._exit(1)   # Abort does not return; should it ever, leave anyway
 
 
 def run_windows(sim, end: float) -> None:
@@ -44,11 +132,33 @@ def run_windows(sim, end: float) -> None:
 
     One all-to-all per window carries the cross-rank events together with each
     rank's earliest pending event time, from which every rank computes the same
-    next window start.
+    next window start, and any rank's note (a failure or an interrupt) that
+    stops all ranks together.
     """
     if not sim.lookahead_s > 0.0:
         raise SimulationError("a parallel run needs a positive lookahead (the model's smallest "
                               "delay between entities); run serially or fix the model")
+    guard = guard_interrupts(sim.comm)
+    outer = None if guard is None else guard.sim
+    if guard is not None:
+        guard.sim = sim
+    stop = None
+    try:
+        stop = _windows(sim, end, guard)
+    except BaseException as exc:   # this rank alone: the others would wait for ever
+        abort(sim.comm, sim, f"{type(exc).__name__}: {exc}")
+    finally:
+        if guard is not None:
+            guard.sim = outer
+    if stop is not None:
+        raise stop
+
+
+def _windows(sim, end: float, guard):
+    """The window loop; returns None at the end, or the exception every rank raises to stop.
+
+    Anything it raises instead happened on this rank only.
+    """
     comm, size = sim.comm, sim.size
     failure = None
     while True:
@@ -60,21 +170,25 @@ def run_windows(sim, end: float) -> None:
         for model in sim.exchanges:
             local_next = min(local_next, model.outgoing_min_s())
         models = [model.outgoing() for model in sim.exchanges]
-        note = None if failure is None else f"simulation rank {sim.rank}: {failure}"
+        note = None if failure is None else ("failure", sim.rank, str(failure))
+        if guard is not None and guard.interrupted and note is None:
+            note = ("interrupt", sim.rank, guard.interrupted)
         received = comm.alltoall([(local_next, note, batch, [out[k] for out in models])
                                   for k, batch in enumerate(sim._outbox)])
         sim._outbox = [[] for _ in range(size)]
-        if failure is not None:
-            raise failure
         notes = [n for _, n, _, _ in received if n is not None]
         if notes:
-            raise SimulationError(notes[0])
-        sim._deliver(batch for _, _, batch, _ in received)
-        for index, model in enumerate(sim.exchanges):
-            model.incoming([extra[index] for _, _, _, extra in received])
+            return _stop(sim, notes, failure, min(t for t, _, _, _ in received))
+        try:
+            sim._deliver(batch for _, _, batch, _ in received)
+            for index, model in enumerate(sim.exchanges):
+                model.incoming([extra[index] for _, _, _, extra in received])
+        except Exception as exc:  # report it with the next exchange, as a window's failure
+            failure = exc
+            continue
         start = min(t for t, _, _, _ in received)
         if start >= end:
-            return
+            return None
         sim.window_end = min(start + sim.lookahead_s, end)
         try:
             sim._run_window(sim.window_end)
@@ -82,6 +196,21 @@ def run_windows(sim, end: float) -> None:
             failure = exc
         finally:
             sim.window_end = -math.inf
+
+
+def _stop(sim, notes, failure, next_s: float) -> BaseException:
+    """The exception that stops this rank, given every rank's note of one exchange."""
+    failures = [n for n in notes if n[0] == "failure"]
+    if failures:
+        if failure is not None:
+            return failure
+        _, rank, text = failures[0]
+        return SimulationError(f"simulation rank {rank}: {text}")
+    interrupts = [n for n in notes if n[0] == "interrupt"]
+    _, rank, signame = next((n for n in interrupts if n[1] == sim.rank), interrupts[0])
+    why = f"interrupted ({signame})" if rank == sim.rank else f"simulation rank {rank} was interrupted ({signame})"
+    say(sim, sim.comm, why, next_s)
+    return Stopped(INTERRUPTED_STATUS)
 
 
 def max_op():

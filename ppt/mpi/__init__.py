@@ -9,8 +9,9 @@
 Modules: ``job`` (placing and running ranks), ``p2p`` (matching, eager and
 rendezvous protocols, requests), ``comm`` (communicators, groups, Cartesian
 topologies), ``collectives`` (named algorithms), ``api`` (the per-rank
-``mpi`` object), ``lanl`` (LANL PPT style ``mpi_*`` functions), ``deadlock``,
-``stats``, ``mapping``, ``ops``, ``payload``.
+``mpi`` object), ``names`` (mpi4py's capitalised spellings), ``lanl`` (LANL
+PPT style ``mpi_*`` functions), ``deadlock``, ``stats``, ``mapping``, ``ops``,
+``payload``.
 """
 from ppt.mpi.constants import ANY_SOURCE, ANY_TAG, PROC_NULL, UNDEFINED
 from ppt.mpi.errors import MPIError

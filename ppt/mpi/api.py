@@ -4,6 +4,9 @@
 constants (``ANY_SOURCE``, ``ANY_TAG``, ``PROC_NULL``, ``UNDEFINED``) and ops
 (``SUM``, ``MAX``, ...) are attributes; time advances with ``compute`` and
 ``sleep``; request helpers mirror mpi4py's ``Request.waitall`` and friends.
+mpi4py's capitalised names (``Wtime``, ``DOUBLE``, ``IN_PLACE``, and
+``Split``, ``Allreduce``, ``Get_source`` ... on the objects) come from
+:mod:`ppt.mpi.names`.
 """
 from __future__ import annotations
 
@@ -11,10 +14,13 @@ import math
 from numbers import Real
 
 from ppt.mpi import constants, ops
-from ppt.mpi.calls import mpi_call
+from ppt.mpi.calls import as_call, mpi_call
+from ppt.mpi.comm import Group
+from ppt.mpi.names import fill, mpi4py_names
 from ppt.mpi.p2p import Request, Status
 
 
+@mpi4py_names
 class MPI:
     """One rank's view of the simulated MPI library."""
 
@@ -52,6 +58,20 @@ class MPI:
         """The compute node this rank runs on."""
         return self._rank.node
 
+    # -- for tools driving the simulated MPI (trace replay) ------------------------
+    def call_as(self, name: str, fn, *args):
+        """Run ``fn(*args)`` as the MPI call ``name``; returns its result.
+
+        The call is counted and timed under ``name`` (e.g. ``"MPI_Cart_sub"``)
+        and the simulated MPI calls ``fn`` makes are part of it, not counted
+        themselves; inside another MPI call it is just ``fn(*args)``.
+        """
+        return as_call(name)(self, fn, args)
+
+    def group(self, world_ranks) -> Group:
+        """A group of the given world ranks, in that order, made without any MPI call."""
+        return Group(self._rank, world_ranks)
+
     # -- time ------------------------------------------------------------------
     def wtime(self) -> float:
         """Current simulated time, seconds."""
@@ -81,11 +101,15 @@ class MPI:
 
     # -- requests --------------------------------------------------------------
     def _complete(self, req, status):
-        """Retire completed ``req``: returns its payload (receives) and fills ``status``."""
+        """Retire completed ``req``: returns its payload (receives), fills ``status`` and any mpi4py receive buffer."""
         req.active = False
         if req.status is not None:
             req.status.copy_to(status)
-        return None if req.is_send else req.value
+        if req.is_send:
+            return None
+        if req.buffer is not None:
+            fill(self._rank, req.buffer, req.value)
+        return req.value
 
     @mpi_call("MPI_Wait")
     def wait(self, req, status=None):
@@ -157,7 +181,8 @@ class MPI:
 
     @mpi_call("MPI_Testany")
     def testany(self, requests, status=None):
-        """``(index, flag, payload)``: the first complete request, or (UNDEFINED, False, None)."""
+        """``(index, True, payload)`` of the first complete request; ``(UNDEFINED, False, None)`` if none is
+        complete yet, ``(UNDEFINED, True, None)`` if none is active."""
         active = False
         for i, req in enumerate(requests):
             if req.active:

@@ -32,3 +32,12 @@ def mpi_call(name: str):
                 rank.call = None
         return call
     return decorate
+
+
+@functools.lru_cache(maxsize=None)
+def as_call(name: str):
+    """``call(owner, fn, args)``: ``fn(*args)`` run as the MPI call ``name`` of ``owner`` (see MPI.call_as)."""
+    @mpi_call(name)
+    def call(owner, fn, args):
+        return fn(*args)
+    return call

@@ -16,6 +16,7 @@ from ppt.mpi import collectives as coll
 from ppt.mpi.calls import mpi_call
 from ppt.mpi.collectives import Coll
 from ppt.mpi.constants import ANY_SOURCE, ANY_TAG, PROC_NULL, UNDEFINED
+from ppt.mpi.names import mpi4py_names
 from ppt.mpi.ops import MAX, SUM, as_op
 from ppt.mpi.payload import size_of
 
@@ -23,6 +24,7 @@ from ppt.mpi.payload import size_of
 INT_B = 4
 
 
+@mpi4py_names
 class Group:
     """An ordered set of processes (world ranks); ``rank`` is the caller's rank in it or UNDEFINED."""
 
@@ -77,6 +79,7 @@ class Group:
         self.freed = True
 
 
+@mpi4py_names
 class Comm:
     """An intra-communicator as seen by one rank (``rank``, ``size``, ``name``)."""
 
@@ -427,6 +430,7 @@ class Comm:
         return self._make(list(self.members[:cells]), comm_id, "cart", Cartcomm, dims=dims, periods=periods)
 
 
+@mpi4py_names
 class Cartcomm(Comm):
     """A communicator with a Cartesian topology (row-major rank order)."""
 

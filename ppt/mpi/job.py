@@ -54,7 +54,7 @@ class _NodeHost:
         self.ranks: dict[int, Rank] = {}
 
     def __call__(self, msg) -> None:
-        self.ranks[msg[1]].arrive(msg)
+        self.ranks[msg.dst].arrive(msg)
 
 
 class MPIJob:
@@ -133,7 +133,8 @@ class MPIJob:
 
     # -- running -------------------------------------------------------------------
     def run(self, main, *args, argv=(), progress=None) -> JobResult:
-        """Run ``main(mpi, *args)`` on every rank; raises DeadlockError if ranks stay blocked.
+        """Run ``main(mpi, *args)`` on every rank; raises DeadlockError if ranks stay blocked, MPIError if
+        ranks called mismatched collectives.
 
         ``progress``: a hook for the simulation's progress reports (see :class:`ppt.progress.Progress`).
         """
@@ -145,7 +146,7 @@ class MPIJob:
         local = {"blocked": [(r.world_rank, describe(r)) for r in ranks if r.stats.finish_s is None],
                  "per_rank": [self._rank_entry(r) for r in ranks],
                  "returns": [(r.world_rank, r.result) for r in ranks],
-                 "stray": [_stray(r, env) for r in ranks for env in r.unreceived() if env[3] % 2],
+                 "stray": [_stray(r, env) for r in ranks for env in r.unreceived() if env.ctx % 2],
                  "network": net.stats(sim), "events": sim.events, "now": sim.now}
         parts = _allgather(sim, local)
         blocked = sorted(b for p in parts for b in p["blocked"])
@@ -195,13 +196,12 @@ def _rank_body(proc, rank, main, args) -> None:
 
 def _stray(rank, env) -> tuple:
     """A collective message nobody received: a mismatched collective call."""
-    src = env[2]
     what = ""
-    if env[0] == EAGER:
-        call, root, seq = env[7][0]
+    if env.kind == EAGER:
+        call, root, seq = env.data[0]
         what = f" of {call}{'' if root is None else f'(root={root})'} (collective #{seq})"
     return (rank.world_rank, f"rank {rank.world_rank}: collective mismatch: it never received the message{what} "
-                             f"sent by world rank {src}; the ranks called different collectives or roots")
+                             f"sent by world rank {env.src}; the ranks called different collectives or roots")
 
 
 def _allgather(sim, obj) -> list:

@@ -1,16 +1,20 @@
 """Point-to-point messaging of one simulated rank: matching, requests, eager and rendezvous.
 
-Every message goes through the network (``nic.send_message``) as a plain
-tuple, so it may cross simulation ranks.  Kinds:
+Every message goes through the network (``nic.send_message``) as a named
+tuple (cheap to build and to pickle, so it may cross simulation ranks) whose
+first two fields are ``kind`` and ``dst``.  Kinds:
 
-``(EAGER, dst, src, ctx, tag, seq, nbytes, data)``
+:class:`Eager` ``(EAGER, dst, src, ctx, tag, seq, nbytes, data)``
     a message of at most ``job.eager_threshold_B`` bytes, sent at once;
-``(RTS, dst, src, ctx, tag, seq, nbytes, send_id)``
+:class:`Rts` ``(RTS, dst, src, ctx, tag, seq, nbytes, send_id)``
     rendezvous request-to-send (``CONTROL_B`` bytes on the wire);
-``(CTS, dst, src, send_id, recv_id)``
+:class:`Cts` ``(CTS, dst, src, send_id, recv_id)``
     clear-to-send, returned when the receive is matched (``CONTROL_B`` bytes);
-``(DATA, dst, recv_id, data)``
+:class:`Data` ``(DATA, dst, recv_id, data)``
     the rendezvous payload (``nbytes`` on the wire).
+
+Eager messages and RTSs are the *envelopes* receives match on: both have
+``src``, ``ctx``, ``tag``, ``seq`` and ``nbytes``.
 
 ``dst``/``src`` are world ranks, ``ctx`` the communicator context (user and
 collective traffic of one communicator use different contexts).  MPI's
@@ -25,13 +29,62 @@ rendezvous: the data after the CTS); receives when the data has arrived.
 """
 from __future__ import annotations
 
+from typing import Any, NamedTuple
+
 from ppt.mpi.constants import ANY_SOURCE, ANY_TAG, CONTROL_B, PROC_NULL, UNDEFINED
 from ppt.mpi.errors import MPIError
+from ppt.mpi.names import mpi4py_names
 from ppt.mpi.stats import RankStats
 
 EAGER, RTS, CTS, DATA = range(4)
 
+#: Builds a message as ``_new(Eager, (EAGER, ...))``: a NamedTuple's own constructor is a
+#: Python function and would cost more than the rest of building the message.
+_new = tuple.__new__
 
+
+class Eager(NamedTuple):
+    """A message sent at once; ``data`` is its payload."""
+    kind: int
+    dst: int
+    src: int
+    ctx: int
+    tag: Any
+    seq: int
+    nbytes: int
+    data: Any
+
+
+class Rts(NamedTuple):
+    """Rendezvous request-to-send; ``send_id`` names the waiting send at the sender."""
+    kind: int
+    dst: int
+    src: int
+    ctx: int
+    tag: Any
+    seq: int
+    nbytes: int
+    send_id: int
+
+
+class Cts(NamedTuple):
+    """Clear-to-send from the receiver ``src`` of the send ``send_id``, for its receive ``recv_id``."""
+    kind: int
+    dst: int
+    src: int
+    send_id: int
+    recv_id: int
+
+
+class Data(NamedTuple):
+    """The payload of a rendezvous send, for the receive ``recv_id``."""
+    kind: int
+    dst: int
+    recv_id: int
+    data: Any
+
+
+@mpi4py_names
 class Status:
     """Source rank (in the receiving communicator), tag and size in bytes of a received message."""
 
@@ -50,11 +103,12 @@ class Status:
         return f"Status(source={self.source}, tag={self.tag}, bytes={self.bytes})"
 
 
+@mpi4py_names
 class Request:
     """A nonblocking send or receive.  After completion ``status`` (receives) and ``value`` are set."""
 
     __slots__ = ("_rank", "is_send", "comm", "peer", "tag", "ctx", "nbytes", "value", "done",
-                 "active", "status", "waited", "post")
+                 "active", "status", "waited", "post", "buffer")
 
     def __init__(self, rank, is_send, comm, peer, tag, ctx, nbytes=0, value=None):
         self._rank = rank
@@ -70,6 +124,8 @@ class Request:
         self.status = None
         self.waited = False
         self.post = 0
+        #: mpi4py's ``Irecv(buf)``: the buffer the payload is copied into when a wait or test retires it.
+        self.buffer = None
 
     def finish(self) -> None:
         """Mark complete and wake the rank if it waits for this request."""
@@ -196,12 +252,12 @@ class Rank:
         stats.bytes_sent += nbytes
         if nbytes <= self.eager_B:
             self.nic.send_message(self.node_of[dst], nbytes,
-                                  (EAGER, dst, self.world_rank, ctx, tag, seq, nbytes, data), req.finish)
+                                  _new(Eager, (EAGER, dst, self.world_rank, ctx, tag, seq, nbytes, data)), req.finish)
         else:
             send_id = self.next_id = self.next_id + 1
             self.pending_sends[send_id] = req
             self.nic.send_message(self.node_of[dst], CONTROL_B,
-                                  (RTS, dst, self.world_rank, ctx, tag, seq, nbytes, send_id))
+                                  _new(Rts, (RTS, dst, self.world_rank, ctx, tag, seq, nbytes, send_id)))
         return req
 
     # -- receiving ---------------------------------------------------------
@@ -233,7 +289,7 @@ class Rank:
         env = self._find_unexpected(ctx, src, tag, remove=False)
         if env is None:
             return None
-        return Status(comm.local_of(env[2]), env[4], env[6])
+        return Status(comm.local_of(env.src), env.tag, env.nbytes)
 
     def _find_unexpected(self, ctx, src, tag, remove):
         by_src = self.unexpected.get(ctx)
@@ -245,7 +301,7 @@ class Rank:
             if not entries:
                 continue
             for i, entry in enumerate(entries):
-                if tag == ANY_TAG or entry[1][4] == tag:
+                if tag == ANY_TAG or entry[1].tag == tag:
                     if best is None or entry[0] < best[0]:
                         best, best_list, best_index = entry, entries, i
                     break
@@ -254,34 +310,36 @@ class Rank:
         if remove:
             del best_list[best_index]
             if not best_list:
-                del by_src[best[1][2]]
+                del by_src[best[1].src]
         return best[1]
 
     def _match(self, req, env) -> None:
-        """Receive ``req`` matched message ``env`` (EAGER or RTS)."""
-        src = env[2]
-        req.status = Status(req.comm.local_of(src), env[4], env[6])
-        if env[0] == EAGER:
-            req.value = env[7]
+        """Receive ``req`` matched envelope ``env`` (Eager or Rts)."""
+        src = env.src
+        req.status = Status(req.comm.local_of(src), env.tag, env.nbytes)
+        if env.kind == EAGER:
+            req.value = env.data
             req.finish()
             return
         recv_id = self.next_id = self.next_id + 1
         self.pending_recvs[recv_id] = req
-        self.nic.send_message(self.node_of[src], CONTROL_B, (CTS, src, self.world_rank, env[7], recv_id))
+        self.nic.send_message(self.node_of[src], CONTROL_B,
+                              _new(Cts, (CTS, src, self.world_rank, env.send_id, recv_id)))
 
     # -- arrivals (in the NIC entity) ---------------------------------------
     def arrive(self, msg) -> None:
-        kind = msg[0]
+        kind = msg.kind
         if kind == DATA:
-            req = self.pending_recvs.pop(msg[2])
-            req.value = msg[3]
+            req = self.pending_recvs.pop(msg.recv_id)
+            req.value = msg.data
             req.finish()
         elif kind == CTS:
-            req = self.pending_sends.pop(msg[3])
-            dst = msg[2]
-            self.nic.send_message(self.node_of[dst], req.nbytes, (DATA, dst, msg[4], req.value), req.finish)
+            req = self.pending_sends.pop(msg.send_id)
+            dst = msg.src
+            self.nic.send_message(self.node_of[dst], req.nbytes, _new(Data, (DATA, dst, msg.recv_id, req.value)),
+                                  req.finish)
         else:
-            src, seq = msg[2], msg[5]
+            src, seq = msg.src, msg.seq
             expected = self.expected_seq.get(src, 0)
             if seq != expected:
                 self.early[(src, seq)] = msg
@@ -295,8 +353,8 @@ class Rank:
             self.expected_seq[src] = expected
 
     def _incoming(self, env) -> None:
-        """Match an EAGER/RTS envelope against posted receives, else keep it as unexpected."""
-        ctx, src, tag = env[3], env[2], env[4]
+        """Match an Eager/Rts envelope against posted receives, else keep it as unexpected."""
+        ctx, src, tag = env.ctx, env.src, env.tag
         chosen = chosen_list = None
         posted = self.posted.get((ctx, src))
         if posted:

@@ -2,9 +2,9 @@
 
 ``eager_threshold_B``: messages of at most this many bytes are sent eagerly
 (at once, buffered at the receiver); larger ones use the rendezvous
-protocol.  The default, 8192 bytes, is Cray MPICH's
-``MPICH_GNI_MAX_EAGER_MSG_SIZE`` (P. Burton, "Further MPI Programming",
-ECMWF 2015) and within the common 4-16 KiB range of other libraries.
+protocol.  The default, 8192 bytes, is Cray MPICH's default eager limit on
+its Gemini/Aries transport (P. Burton, "Further MPI Programming", ECMWF
+2015) and within the common 4-16 KiB range of other libraries.
 """
 from __future__ import annotations
 
