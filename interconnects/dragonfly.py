@@ -57,12 +57,10 @@ import numpy as np
 from ppt.config import field
 from ppt.errors import ConfigError
 from ppt.interconnects.registry import register
-from ppt.interconnects.topology import LinkClass, Packet, Routing, Topology
+from ppt.interconnects.topology import LinkClass, Topology, register_routing
 
 ARRANGEMENTS = ("consecutive", "palmtree")
 
-_MIN, _VAL_GROUP, _VAL_ROUTER = 0, 1, 2
-_GOLDEN = 0x9E3779B97F4A7C15
 
 
 def complete_graph_ports(n: int) -> tuple[np.ndarray, np.ndarray]:
@@ -101,7 +99,7 @@ class GroupedTopology(Topology):
     routers of a group.
     """
 
-    routings: dict = {}  # filled at the end of this module
+    routings: dict = {}  # registered at the end of this module
 
     num_groups: int
     routers_per_group: int
@@ -146,8 +144,6 @@ class GroupedTopology(Topology):
         self.node_port = lp + h + np.arange(num_nodes) % p
         self._local_tables(local_peer)
         self._global_tables(lp, h)
-        self._node_router_list = self.node_router.tolist()
-        self._node_port_list = self.node_port.tolist()
 
     def _local_tables(self, local_peer: np.ndarray) -> None:
         """Hop distances inside a group and, per (router, target), the ports that get closer."""
@@ -171,65 +167,37 @@ class GroupedTopology(Topology):
         closer = dist[local_peer] == (dist - 1)[:, None, :]        # (u, port, v)
         u, port, v = np.nonzero(closer)
         order = np.lexsort((port, v, u))
-        key = (u * a + v)[order]
-        ports = port[order].tolist()
-        starts = np.searchsorted(key, np.arange(a * a)).tolist() + [len(ports)]
-        self._local_next = [tuple(ports[starts[i]:starts[i + 1]]) for i in range(a * a)]
-        self._local_dist = dist.ravel().tolist()
+        #: Ports of local router u one hop closer to local router v: local_next[start[u*a+v]:start[u*a+v+1]].
+        self._local_next = port[order]
+        self._local_next_start = np.searchsorted((u * a + v)[order], np.arange(a * a + 1))
 
     def _global_tables(self, lp: int, h: int) -> None:
-        """Global links per (group, group) and per (router, group), as Python lists for routing."""
+        """The global links between every ordered pair of groups, in (router, port) order."""
         a, g = self.routers_per_group, self.num_groups
+        self._local_ports, self._global_ports = lp, h
         glob = self.port_class[:, lp:lp + h] >= 0
         router, slot = np.nonzero(glob)
         port = slot + lp
-        to_group = self.port_peer[router, port] // a
-        key = (router // a) * g + to_group
+        key = (router // a) * g + self.port_peer[router, port] // a
         order = np.argsort(key, kind="stable")
-        key, router, port, to_group = key[order], router[order], port[order], to_group[order]
-        self._gw_start = np.searchsorted(key, np.arange(g * g)).tolist()
-        self._gw_count = np.bincount(key, minlength=g * g).tolist()
-        self._gw_router, self._gw_port = router.tolist(), port.tolist()
-        rkey = router * g + to_group
-        order = np.argsort(rkey, kind="stable")
-        rkey, rport = rkey[order], port[order]
-        uniq, first = np.unique(rkey, return_index=True)
-        bounds = first.tolist() + [len(rkey)]
-        rport = rport.tolist()
-        self._direct = {k: tuple(rport[bounds[i]:bounds[i + 1]]) for i, k in enumerate(uniq.tolist())}
-        self._peer = self.port_peer.ravel().tolist()
+        key = key[order]
+        self._gw_start = np.searchsorted(key, np.arange(g * g))
+        self._gw_count = np.bincount(key, minlength=g * g)
+        self._gw_router, self._gw_port = router[order], port[order]
 
-    # -- routing helpers (hot path: plain ints and lists) -------------------
-
-    def exit_link(self, key: int, router: int, group: int) -> tuple[int, int]:
-        """``(router, port)`` of the global link from ``router``'s group to ``group`` for ``key``.
-
-        A router owning links to ``group`` uses one of its own; otherwise the
-        choice depends only on ``key`` and ``group``, so every router of the
-        group sends the packet towards the same link.
-        """
-        g = self.num_groups
-        ports = self._direct.get(router * g + group)
-        if ports is not None:
-            return router, ports[(key >> 7) % len(ports)]
-        i = (router // self.routers_per_group) * g + group
-        j = self._gw_start[i] + ((key ^ (group * _GOLDEN)) >> 17) % self._gw_count[i]
-        return self._gw_router[j], self._gw_port[j]
-
-    def local_port(self, key: int, router: int, target: int) -> int:
-        """A port of ``router`` one hop closer to ``target`` in the same group (choice by ``key``)."""
-        a = self.routers_per_group
-        choices = self._local_next[(router % a) * a + target % a]
-        return choices[(key ^ target) % len(choices)]
-
-    def local_hops(self, router: int, target: int) -> int:
-        """Local hops between two routers of one group."""
-        a = self.routers_per_group
-        return self._local_dist[(router % a) * a + target % a]
-
-    def peer(self, router: int, port: int) -> int:
-        """The router at the far end of ``port`` of ``router``."""
-        return self._peer[router * self.radix + port]
+    def build_core_tables(self):
+        """The ``ppt_grouped_t`` the compiled routings read."""
+        from ppt.interconnects.packetcore import array, ffi
+        t = ffi.new("ppt_grouped_t *")
+        t.a, t.g, t.L = self.routers_per_group, self.num_groups, self.local_diameter
+        t.radix, t.local_ports, t.global_ports = self.radix, self._local_ports, self._global_ports
+        keep = [array("int32_t", x) for x in (
+            self.port_peer.ravel(), self.node_router, self.node_port, self._local_next_start, self._local_next,
+            self.local_distance.ravel(), self._gw_start, self._gw_count, self._gw_router, self._gw_port)]
+        (t.port_peer, t.node_router, t.node_port, t.local_next_start, t.local_next, t.local_dist,
+         t.gw_start, t.gw_count, t.gw_router, t.gw_port) = keep
+        self._core_keep = keep
+        return t
 
     # -- whole-topology figures ---------------------------------------------
 
@@ -337,160 +305,17 @@ class DragonflyTopology(GroupedTopology):
                    num_nodes=field(cfg, "num_nodes", "topology", int, default=None))
 
 
-# -- routing ------------------------------------------------------------------
+# -- routing (csrc/grouped.c): phase x local-hop VCs, L per phase ---------------------------
 
-class GroupRouting(Routing):
-    """Minimal routing on a :class:`GroupedTopology`; base of the non-minimal ones.
-
-    ``pkt.route`` holds the plan ``(mode, mid, bump, key)``: ``mode`` MIN,
-    Valiant via group ``mid`` or via router ``mid``; ``bump`` the extra phase of
-    a PAR diversion; ``key`` the packet's random word.
-    """
-
-    name = "min"
-    phases = 2
-
-    def __init__(self, topology: GroupedTopology, seed: int = 0, candidates: int = 3):
-        super().__init__(topology, seed)
-        #: Valiant candidates weighed against the minimal path by the adaptive routings.
-        self.candidates = candidates
-        self.num_vcs = self.phases * topology.local_diameter
-        self._L = topology.local_diameter
-        self._a = topology.routers_per_group
-        self._node_router = topology._node_router_list
-        self._node_port = topology._node_port_list
-
-    def inject(self, pkt: Packet) -> None:
-        pkt.route = (_MIN, -1, 0, self.rand(pkt))
-
-    def route(self, pkt: Packet, router: int, occupancy) -> tuple[int, int]:
-        return self._next(pkt, router, pkt.route)
-
-    def _next(self, pkt: Packet, router: int, plan: tuple) -> tuple[int, int]:
-        """Port and VC of the next hop of ``plan`` from ``router`` (no side effects)."""
-        mode, mid, bump, key = plan
-        topo, a, L = self.topo, self._a, self._L
-        dst = self._node_router[pkt.dst]
-        group = -1
-        if mode == _VAL_ROUTER:
-            if router == mid or (pkt.hops and pkt.vc >= L):
-                phase, target = 1, dst
-            else:
-                phase, target = 0, mid
-        else:
-            here, src_g, dst_g = router // a, self._node_router[pkt.src] // a, dst // a
-            target = dst
-            if here == dst_g:
-                phase = 0 if here == src_g else bump + 1 + mode
-            elif here == src_g:
-                phase, group = bump, (mid if mode == _VAL_GROUP else dst_g)
-            else:
-                phase, group = bump + 1, dst_g
-        base = L * phase
-        if group >= 0:
-            target, port = topo.exit_link(key, router, group)
-            if target == router:
-                return port, base + L - 1
-        elif router == target:
-            return self._node_port[pkt.dst], pkt.vc
-        local = pkt.vc - base + 1 if pkt.hops and pkt.vc >= base else 0
-        return topo.local_port(key, router, target), base + local
-
-    def _hops(self, pkt: Packet, router: int, plan: tuple) -> int:
-        """Router hops ``plan`` takes from ``router`` on an idle network."""
-        mode, mid, _, key = plan
-        topo = self.topo
-        dst = self._node_router[pkt.dst]
-        if mode == _VAL_ROUTER:
-            return topo.local_hops(router, mid) + topo.local_hops(mid, dst)
-        hops = 0
-        for group in ((mid, dst // self._a) if mode == _VAL_GROUP else (dst // self._a,)):
-            if router // self._a != group:
-                gw, port = topo.exit_link(key, router, group)
-                hops += topo.local_hops(router, gw) + 1
-                router = topo.peer(gw, port)
-        return hops + topo.local_hops(router, dst)
-
-    def _valiant(self, pkt: Packet, key: int, bump: int, salt: int):
-        """A Valiant plan for ``pkt`` (random group, or random router of a shared group), or None."""
-        topo, a = self.topo, self._a
-        src, dst = self._node_router[pkt.src], self._node_router[pkt.dst]
-        pick = self.rand(pkt, salt)
-        if src // a != dst // a:
-            if topo.num_groups < 3:
-                return None
-            mid, low, high = pick % (topo.num_groups - 2), *sorted((src // a, dst // a))
-        elif src != dst and a >= 3:
-            mid, low, high = pick % (a - 2), *sorted((src % a, dst % a))
-        else:
-            return None
-        mid += mid >= low
-        mid += mid >= high
-        if src // a != dst // a:
-            return (_VAL_GROUP, mid, bump, key)
-        return (_VAL_ROUTER, src - src % a + mid, bump, key)
-
-    def _choose(self, pkt: Packet, router: int, occupancy, plan: tuple, bump: int, salt: int) -> tuple:
-        """UGAL-L: keep ``plan`` unless a Valiant candidate's first-port queue x hops is smaller.
-
-        ``candidates`` Valiant plans are drawn; one that leaves by the same
-        port as ``plan`` can never win (same queue, more hops), so several
-        candidates keep the choice informed where one random intermediate
-        often shares the minimal path's first hop.
-        """
-        queued = occupancy[self._next(pkt, router, plan)[0]]
-        if not queued:                      # an idle minimal port always wins
-            return plan
-        best, least = plan, queued * self._hops(pkt, router, plan)
-        for i in range(self.candidates):
-            alternative = self._valiant(pkt, plan[3], bump, salt + 16 * i)
-            if alternative is None:
-                break
-            cost = occupancy[self._next(pkt, router, alternative)[0]] * self._hops(pkt, router, alternative)
-            if cost < least:
-                best, least = alternative, cost
-        return best
+def _vcs(phases: int):
+    return lambda topology: phases * topology.local_diameter
 
 
-class ValiantRouting(GroupRouting):
-    """Valiant: via a random intermediate group (or router, inside one group)."""
-
-    name = "val"
-    phases = 3
-
-    def inject(self, pkt: Packet) -> None:
-        key = self.rand(pkt)
-        pkt.route = self._valiant(pkt, key, 0, 1) or (_MIN, -1, 0, key)
-
-
-class UgalRouting(GroupRouting):
-    """UGAL-L: MIN or Valiant chosen per packet at the source router."""
-
-    name = "ugal"
-    phases = 3
-
-    def route(self, pkt: Packet, router: int, occupancy) -> tuple[int, int]:
-        if pkt.hops == 0:
-            pkt.route = self._choose(pkt, router, occupancy, (_MIN, -1, 0, pkt.route[3]), 0, 1)
-        return self._next(pkt, router, pkt.route)
-
-
-class ProgressiveRouting(GroupRouting):
-    """PAR: the UGAL-L choice, re-made at each source-group router while on MIN."""
-
-    name = "par"
-    phases = 4
-
-    def route(self, pkt: Packet, router: int, occupancy) -> tuple[int, int]:
-        plan = pkt.route
-        if pkt.hops == 0:
-            pkt.route = self._choose(pkt, router, occupancy, (_MIN, -1, 0, plan[3]), 0, 1)
-        elif plan[0] == _MIN:
-            a, src, dst = self._a, self._node_router[pkt.src], self._node_router[pkt.dst]
-            if router // a == src // a != dst // a:
-                pkt.route = self._choose(pkt, router, occupancy, plan, 1, 2 + pkt.hops)
-        return self._next(pkt, router, pkt.route)
-
-
-GroupedTopology.routings = {"min": GroupRouting, "val": ValiantRouting,
-                            "ugal": UgalRouting, "par": ProgressiveRouting}
+register_routing(GroupedTopology, "min", route="ppt_grouped_min_route", inject="ppt_grouped_min_inject",
+                 num_vcs=_vcs(2))
+register_routing(GroupedTopology, "val", route="ppt_grouped_min_route", inject="ppt_grouped_val_inject",
+                 num_vcs=_vcs(3))
+register_routing(GroupedTopology, "ugal", route="ppt_grouped_ugal_route", inject="ppt_grouped_min_inject",
+                 num_vcs=_vcs(3), options=("candidates",))
+register_routing(GroupedTopology, "par", route="ppt_grouped_par_route", inject="ppt_grouped_min_inject",
+                 num_vcs=_vcs(4), options=("candidates",))

@@ -38,7 +38,7 @@ import numpy as np
 from ppt.config import field
 from ppt.errors import ConfigError
 from ppt.interconnects.registry import register
-from ppt.interconnects.topology import Routing, Topology, switch_and_terminal
+from ppt.interconnects.topology import Topology, register_routing, switch_and_terminal
 
 NETWORK_LINK, TERMINAL_LINK = 0, 1
 
@@ -117,7 +117,6 @@ class SlimFly(Topology):
         self.link_classes = switch_and_terminal("network", link_bandwidth_Bps, link_latency_s,
                                                 terminal_bandwidth_Bps, terminal_latency_s)
         self._build_ports()
-        self._make_tables()
 
     @classmethod
     def from_config(cls, cfg: dict) -> "SlimFly":
@@ -164,13 +163,20 @@ class SlimFly(Topology):
         peer[1][:, :, p + h:] = j * q + fld.add[fld.mul[a, j], b]          # (0, x=j, y=m*x+c)
         back[1][:, :, p + h:] = p + h + a
 
-    def _make_tables(self) -> None:
-        """Python-list copies of the field tables for the per-packet routing code."""
+    def build_core_tables(self):
+        """The ``ppt_slimfly_t`` the compiled routings read (field tables and generator indices)."""
+        from ppt.interconnects.packetcore import array, ffi
         fld = self.field
-        self._add, self._sub, self._mul = fld.add.tolist(), fld.sub.tolist(), fld.mul.tolist()
-        self._inv = fld.inv.tolist()
-        self._pos = (fld.position(fld.X).tolist(), fld.position(fld.Xp).tolist())
-        self._two = (fld.two_step(fld.X).tolist(), fld.two_step(fld.Xp).tolist())
+        t = ffi.new("ppt_slimfly_t *")
+        t.q, t.p, t.h, t.num_routers = self.q, self.p, self.h, self.num_routers
+        keep = [array("int32_t", fld.add.ravel()), array("int32_t", fld.sub.ravel()),
+                array("int32_t", fld.mul.ravel()), array("int32_t", fld.inv)]
+        t.add, t.sub, t.mul, t.inv = keep
+        for s, gens in enumerate((fld.X, fld.Xp)):
+            keep += [array("int32_t", fld.position(gens)), array("int32_t", fld.two_step(gens))]
+            t.pos[s], t.two[s] = keep[-2], keep[-1]
+        self._core_keep = keep
+        return t
 
     def coordinates(self, router: int) -> tuple[int, int, int]:
         """(s, x, y) of a subgraph-0 router or (s, m, c) of a subgraph-1 router."""
@@ -178,45 +184,23 @@ class SlimFly(Topology):
         return (s, *divmod(rest, self.q))
 
     def min_step(self, r: int, t: int) -> tuple[int, int]:
-        """(first output port, router hops) of the minimal path from router r to router t != r."""
-        q, p, h = self.q, self.p, self.h
-        sub, mul = self._sub, self._mul
-        sr, rest = divmod(r, q * q)
-        ar, br = divmod(rest, q)
-        st, rest = divmod(t, q * q)
-        at, bt = divmod(rest, q)
-        if sr == st:
-            if ar == at:                                   # one column: intra links only
-                diff = sub[bt][br]
-                i = self._pos[sr][diff]
-                if i >= 0:
-                    return p + i, 1
-                return p + self._pos[sr][self._two[sr][diff]], 2
-            # two columns of one subgraph meet at the one router of the other subgraph on both
-            if sr == 0:   # (0,x,y) -> (0,x',y'): m = (y - y') / (x - x')
-                return p + h + mul[sub[br][bt]][self._inv[sub[ar][at]]], 2
-            return p + h + mul[sub[bt][br]][self._inv[sub[ar][at]]], 2   # x = (c' - c) / (m - m')
-        if sr == 0:       # (0,x,y) -> (1,m,c)
-            x, y, m, c = ar, br, at, bt
-            on_line = self._add[mul[m][x]][c]              # (0, x, m*x + c) is t's neighbour
-            if on_line == y:
-                return p + h + m, 1
-            i = self._pos[0][sub[on_line][y]]
-            return (p + i if i >= 0 else p + h + m), 2     # else via (1, m, y - m*x)
-        m, c, x, y = ar, br, at, bt                        # (1,m,c) -> (0,x,y)
-        mx = mul[m][x]
-        if self._add[mx][c] == y:
-            return p + h + x, 1
-        i = self._pos[1][sub[sub[y][mx]][c]]               # via (1, m, y - m*x)
-        return (p + i if i >= 0 else p + h + x), 2        # else via (0, x, m*x + c)
+        """(first output port, router hops) of the minimal path from router r to router t != r (compiled)."""
+        from ppt.interconnects.packetcore import ffi, lib
+        hops = ffi.new("int32_t *")
+        port = lib.ppt_slimfly_min_step(self.core_tables(), r, t, hops)
+        return port, hops[0]
 
     def distance(self, r: int, t: int) -> int:
         """Minimal router hops between routers r and t (0, 1 or 2)."""
         return 0 if r == t else self.min_step(r, t)[1]
 
     def worst_case_destination(self, node: int, rand: int = 0) -> int:
-        """Destination of ``node`` in the worst-case permutation for minimal routing
-        (a fixed permutation: ``rand`` is unused).
+        """Destination of ``node`` in the worst-case permutation (``rand`` is unused; see worst_case_table)."""
+        return int(self.worst_case_table()[0][node])
+
+    def worst_case_table(self) -> tuple[np.ndarray, np.ndarray]:
+        """The worst-case permutation for minimal routing as data: node ``n`` sends to ``first[n]``
+        (``count`` is all ones: a fixed permutation).
 
         Let succ(0,x,y) = (1, x, y - x^2) and succ(1,m,c) = (0, m+1, m(m+1) + c): a
         bijection that moves every router over one of its cross links.  Router r sends
@@ -226,17 +210,6 @@ class SlimFly(Topology):
         r -> succ(r) thus carries two router pairs: r's (first hop) and the pair of
         succ^-1(r) (second hop).  Node i of router r sends to node i of its target.
         """
-        router, local = divmod(node, self.p)
-        s, a, b = self.coordinates(router)
-        nxt = self._add[a][1]
-        if s == 0:
-            target = nxt * self.q + self._add[b][a]
-        else:
-            target = self.q * self.q + nxt * self.q + self._sub[b][nxt]
-        return target * self.p + local
-
-    def worst_case_table(self) -> tuple[np.ndarray, np.ndarray]:
-        """The worst-case permutation as data: node ``n`` sends to ``first[n]`` (``count`` is all ones)."""
         q, fld = self.q, self.field
         router, local = np.divmod(np.arange(self.num_nodes), self.p)
         s, rest = np.divmod(router, q * q)
@@ -250,85 +223,8 @@ class SlimFly(Topology):
         return 2
 
 
-class MinRouting(Routing):
-    """Minimal routing (<= 2 router hops); VC i on hop i."""
-
-    name = "min"
-    num_vcs = 2
-
-    def __init__(self, topology: SlimFly, seed: int = 0):
-        super().__init__(topology, seed)
-        self._p = topology.p
-        self._min_step = topology.min_step
-
-    def route(self, pkt, router, occupancy):
-        target = pkt.dst // self._p
-        if router == target:
-            return pkt.dst % self._p, pkt.vc
-        return self._min_step(router, target)[0], pkt.hops
-
-
-class ValiantRouting(MinRouting):
-    """Valiant routing: minimal to a random intermediate router, then minimal to the destination.
-
-    At most 2 + 2 router hops; VC i on hop i.
-    """
-
-    name = "val"
-    num_vcs = 4
-
-    def inject(self, pkt):
-        pkt.route = self.rand(pkt, 1) % self.topo.num_routers
-
-    def route(self, pkt, router, occupancy):
-        mid = pkt.route
-        if mid == router:
-            pkt.route = mid = -1
-        if mid < 0:
-            return MinRouting.route(self, pkt, router, occupancy)
-        return self._min_step(router, mid)[0], pkt.hops
-
-
-class UgalRouting(ValiantRouting):
-    """UGAL-L at the source router: the minimal path against ``candidates`` random Valiant paths.
-
-    Cost of a path = bytes queued at its first output port; a Valiant path's cost is
-    scaled by (L_I / L_M) * c_SF (its hop count over the minimal one).  Ties keep
-    the minimal path.
-    """
-
-    name = "ugal"
-
-    def __init__(self, topology: SlimFly, seed: int = 0, c_sf: float | None = None, candidates: int = 3):
-        super().__init__(topology, seed)
-        self.c_sf = topology.ugal_c_sf if c_sf is None else c_sf
-        self.candidates = candidates
-
-    def inject(self, pkt):
-        pkt.route = None   # decided at the source router, where the queues are seen
-
-    def route(self, pkt, router, occupancy):
-        if pkt.route is None:
-            pkt.route = self._choose(pkt, router, occupancy)
-        return ValiantRouting.route(self, pkt, router, occupancy)
-
-    def _choose(self, pkt, router: int, occupancy) -> int:
-        """The intermediate router of the cheapest path, -1 for the minimal path."""
-        target = pkt.dst // self._p
-        if router == target:
-            return -1
-        port, l_min = self._min_step(router, target)
-        best, best_cost = -1, occupancy[port]
-        distance, routers = self.topo.distance, self.topo.num_routers
-        for i in range(self.candidates):
-            mid = self.rand(pkt, 2 + i) % routers
-            if mid == router or mid == target:
-                continue
-            first, l_up = self._min_step(router, mid)
-            cost = occupancy[first] * (l_up + distance(mid, target)) / l_min * self.c_sf
-            if cost < best_cost:
-                best, best_cost = mid, cost
-        return best
-
-
-SlimFly.routings = {"min": MinRouting, "val": ValiantRouting, "ugal": UgalRouting}
+# Routings (csrc/slimfly.c): hop-indexed VCs, VC i on router hop i.
+register_routing(SlimFly, "min", route="ppt_slimfly_min_route", num_vcs=2)
+register_routing(SlimFly, "val", route="ppt_slimfly_val_route", inject="ppt_slimfly_val_inject", num_vcs=4)
+register_routing(SlimFly, "ugal", route="ppt_slimfly_ugal_route", inject="ppt_slimfly_ugal_inject", num_vcs=4,
+                 options=("candidates", "c_sf"))

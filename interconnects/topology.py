@@ -114,8 +114,12 @@ class Routing:
         c.topo = self._tables
         c.seed = seed & _MASK64
         c.num_vcs = self.num_vcs
-        c.candidates = int(options.get("candidates", 3))
-        c.c_sf = float(options.get("c_sf", getattr(topology, "ugal_c_sf", 1.0)))
+        #: Valiant candidates the UGAL-type routings weigh (1 to 16), and Slim Fly's c_SF scale.
+        self.candidates = int(options.get("candidates", 3))
+        if not 1 <= self.candidates <= 16:
+            raise ConfigError(f"routing {spec.name!r}: candidates must be 1 to 16, got {self.candidates}")
+        self.c_sf = float(options.get("c_sf", getattr(topology, "ugal_c_sf", 1.0)))
+        c.candidates, c.c_sf = self.candidates, self.c_sf
         self._ffi = ffi
         self._vc = ffi.new("int32_t *")
         self._occupancy = ffi.new("double[]", topology.radix)

@@ -8,7 +8,7 @@ from ppt.errors import ConfigError
 from ppt.hardware.systems import load_system
 from ppt.interconnects.registry import build_topology
 from ppt.interconnects.slimfly import SlimFly
-from ppt.interconnects.topology import Packet, channels
+from ppt.interconnects.topology import channels
 
 
 def slimfly(q, p=1, **kw):
@@ -93,9 +93,8 @@ def test_valiant_paths_pass_the_intermediate_within_four_hops(q):
     lengths = Counter()
     for uid in range(3000):
         src, dst = (uid * 7919) % t.num_nodes, (uid * 104729 + 13) % t.num_nodes
-        pkt = Packet(uid, src, dst, 256)
-        r.inject(pkt)
-        mid = pkt.route
+        pkt = r.packet(uid, src, dst, 256)
+        mid = pkt.route[0]
         hops = trace(t, r, src, dst, uid=uid)
         routers = [h[0] for h in hops]
         assert mid in routers
