@@ -39,7 +39,7 @@ import numpy as np
 from ppt.config import field
 from ppt.errors import ConfigError
 from ppt.interconnects.registry import register
-from ppt.interconnects.topology import Routing, Topology, switch_and_terminal
+from ppt.interconnects.topology import Topology, register_routing, switch_and_terminal
 
 SWITCH_LINK, TERMINAL_LINK = 0, 1
 
@@ -141,69 +141,27 @@ class FatTree(Topology):
         """BaseLID(P): the first of the node's half^(n-1) LIDs (LIDs start at 1)."""
         return node * self.lids_per_node + 1
 
+    def build_core_tables(self):
+        """The ``ppt_fattree_t`` the compiled routings read: every switch's forwarding rule."""
+        from ppt.interconnects.packetcore import array, ffi
+        n, half = self.levels, self.half
+        level = self.router_level
+        index = np.arange(self.num_routers) - np.asarray(self.level_offset)[level]
+        digit_div = half ** (n - 1 - level)
+        t = ffi.new("ppt_fattree_t *")
+        t.levels, t.half, t.lids_per_node = n, half, self.lids_per_node
+        keep = [array("int64_t", np.where(level == 0, self.capacity, half * digit_div)),
+                array("int64_t", np.where(level == 0, 0, index // digit_div)),
+                array("int64_t", digit_div), array("int64_t", np.where(level == 0, self.ports, half))]
+        t.below_div, t.prefix, t.digit_div, t.digit_mod = keep
+        self._core_keep = keep
+        return t
+
     def diameter(self) -> int:
         """Switch-to-switch hop diameter: up n-1 levels and down again."""
         return 2 * (self.levels - 1)
 
 
-class _LidRouting(Routing):
-    """The paper's switch forwarding rule on a destination LID chosen at the source."""
-
-    num_vcs = 1  # up*/down* paths cannot form a cyclic channel dependency
-
-    def __init__(self, topology: FatTree, seed: int = 0):
-        super().__init__(topology, seed)
-        n, half = topology.levels, topology.half
-        level = topology.router_level
-        index = np.arange(topology.num_routers) - np.asarray(topology.level_offset)[level]
-        digit_div = half ** (n - 1 - level)
-        below_div = np.where(level == 0, topology.capacity, half * digit_div)
-        prefix = np.where(level == 0, 0, index // digit_div)
-        digit_mod = np.where(level == 0, topology.ports, half)
-        # Per router: (below_div, prefix, digit_div, digit_mod); the destination is below
-        # the switch when dst // below_div == prefix, and then leaves on digit p'_level.
-        self._rows = list(zip(below_div.tolist(), prefix.tolist(), digit_div.tolist(), digit_mod.tolist()))
-        self._half = half
-
-    def lid_offset(self, src: int, dst: int) -> int:
-        """Which of the destination's LIDs (0-based offset) the source uses."""
-        raise NotImplementedError
-
-    def dlid(self, src: int, dst: int) -> int:
-        """Destination LID the source puts in the packet's local route header."""
-        return self.topo.base_lid(dst) + self.lid_offset(src, dst)
-
-    def inject(self, pkt) -> None:
-        pkt.route = self.dlid(pkt.src, pkt.dst)
-
-    def route(self, pkt, router, occupancy):
-        below_div, prefix, digit_div, digit_mod = self._rows[router]
-        dst = pkt.dst
-        if dst // below_div == prefix:
-            return (dst // digit_div) % digit_mod, 0
-        half = self._half
-        return half + ((pkt.route - 1) // digit_div) % half, 0
-
-
-class MlidRouting(_LidRouting):
-    """Multiple LIDs per node: the source's rank below the lowest common ancestor picks the LID."""
-
-    name = "mlid"
-
-    def lid_offset(self, src: int, dst: int) -> int:
-        topo = self.topo
-        alpha = topo.common_prefix(src, dst)
-        return src % topo.half ** max(topo.levels - 1 - alpha, 0)
-
-
-class DmodkRouting(_LidRouting):
-    """One LID per node: every source climbs towards the same root (destination mod k)."""
-
-    name = "dmodk"
-
-    def lid_offset(self, src: int, dst: int) -> int:
-        return dst % self.topo.lids_per_node
-
-
-FatTree.routings = {"mlid": MlidRouting, "min": MlidRouting,
-                    "dmodk": DmodkRouting, "single": DmodkRouting}
+# Routings (csrc/fattree.c): up*/down* on the LID the source picks, one VC.
+register_routing(FatTree, "mlid", route="ppt_fattree_route", inject="ppt_fattree_mlid_inject", aliases=("min",))
+register_routing(FatTree, "dmodk", route="ppt_fattree_route", inject="ppt_fattree_dmodk_inject", aliases=("single",))

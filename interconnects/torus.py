@@ -36,10 +36,9 @@ import numpy as np
 from ppt.config import field
 from ppt.errors import ConfigError
 from ppt.interconnects.registry import register
-from ppt.interconnects.topology import LinkClass, Routing, Topology
+from ppt.interconnects.topology import LinkClass, Topology, register_routing
 
 _WHERE = "topology"
-_PICK_SHIFT = 32   # bits of the per-packet hash above the direction-tie bits
 
 
 def _number(value, key: str, kind, minimum, inclusive: bool):
@@ -65,104 +64,6 @@ def _per_dimension(value, n: int, key: str, kind, minimum, inclusive: bool) -> t
     return tuple(_number(v, key, kind, minimum, inclusive) for v in values)
 
 
-class _TorusRouting(Routing):
-    """Lookup tables shared by the torus routings (plain Python, for the hot path).
-
-    :meth:`inject` draws one hash per packet into ``pkt.route``; its low bits
-    break direction ties (bit ``d`` for dimension ``d``) and its high bits pick
-    among equal ports, so ``route`` does no hashing per hop.
-    """
-
-    def __init__(self, topology: Torus, seed: int = 0):
-        super().__init__(topology, seed)
-        self._node_router = topology.node_router.tolist()
-        self._node_port = topology.node_port.tolist()
-        #: (dimension, stride, size, + ports, - ports) of every dimension with links.
-        self._rings = tuple((d, s, k, *topology.direction_ports[d]) for d, (k, s)
-                            in enumerate(zip(topology.dims, topology.strides)) if k > 1)
-
-    def inject(self, pkt) -> None:
-        pkt.route = self.rand(pkt)
-
-
-class DimensionOrder(_TorusRouting):
-    """Dimension-order routing with dateline virtual channels (2 VCs)."""
-
-    name = "dor"
-    num_vcs = 2
-
-    def route(self, pkt, router, occupancy):
-        dst = pkt.dst
-        target = self._node_router[dst]
-        if router == target:
-            return self._node_port[dst], 0
-        for d, stride, k, plus, minus in self._rings:
-            c = router // stride % k
-            t = target // stride % k
-            if c != t:
-                break
-        start = self._node_router[pkt.src] // stride % k
-        ahead = (t - c) % k
-        if ahead + ahead < k or (ahead + ahead == k and not pkt.route >> d & 1):
-            ports, vc = plus, (1 if c < start or c == k - 1 else 0)
-        else:
-            ports, vc = minus, (1 if c > start or c == 0 else 0)
-        if len(ports) == 1:
-            return ports[0], vc
-        return ports[((pkt.route >> _PICK_SHIFT) + pkt.hops) % len(ports)], vc
-
-
-class MinimalAdaptive(_TorusRouting):
-    """Minimal adaptive routing by output occupancy, ``2 n`` VCs (see module docstring)."""
-
-    name = "adaptive"
-
-    def __init__(self, topology: Torus, seed: int = 0):
-        super().__init__(topology, seed)
-        self.num_vcs = max(2, 2 * len(self._rings))
-
-    def route(self, pkt, router, occupancy):
-        dst = pkt.dst
-        target = self._node_router[dst]
-        if router == target:
-            return self._node_port[dst], 0
-        source = self._node_router[pkt.src]
-        finished = 0
-        moves = []      # (ports, dateline vc) of each productive direction
-        along = None    # the (ports, vc) of the ring the packet is part-way along
-        for d, stride, k, plus, minus in self._rings:
-            c = router // stride % k
-            t = target // stride % k
-            if c == t:
-                finished += 1
-            elif along is None:
-                start = source // stride % k
-                ahead = (t - c) % k
-                if c != start:
-                    along = ((plus, 1 if c < start or c == k - 1 else 0) if ahead + ahead < k
-                             else (minus, 1 if c > start or c == 0 else 0))
-                else:
-                    if ahead + ahead <= k:
-                        moves.append((plus, 1 if c == k - 1 else 0))
-                    if ahead + ahead >= k:
-                        moves.append((minus, 1 if c == 0 else 0))
-        if along is not None:
-            moves = (along,)
-        best, least = [], None
-        for ports, vc in moves:
-            for port in ports:
-                load = occupancy[port]
-                if least is None or load < least:
-                    best, least = [(port, vc)], load
-                elif load == least:
-                    best.append((port, vc))
-        if len(best) > 1:
-            port, vc = best[((pkt.route >> _PICK_SHIFT) + pkt.hops) % len(best)]
-        else:
-            port, vc = best[0]
-        return port, 2 * finished + vc
-
-
 @register
 class Torus(Topology):
     """A k-ary n-cube with ``nodes_per_router`` compute nodes on each router.
@@ -179,7 +80,6 @@ class Torus(Topology):
     """
 
     kind = "torus"
-    routings = {"min": DimensionOrder, "dor": DimensionOrder, "adaptive": MinimalAdaptive}
     #: Parameters a machine kind fixes; a preset may not set them.
     fixed: dict = {}
 
@@ -277,6 +177,27 @@ class Torus(Topology):
                    terminal_bandwidth_Bps=field(cfg, "terminal_bandwidth_Bps", _WHERE),
                    **options)
 
+    def build_core_tables(self):
+        """The ``ppt_torus_t`` the compiled routings read: the rings and every router's coordinates."""
+        from ppt.interconnects.packetcore import array, ffi
+        rings = [d for d, k in enumerate(self.dims) if k > 1]
+        if len(rings) > 8:
+            raise ConfigError(f"{_WHERE}.dims: the packet core routes tori of at most 8 dimensions "
+                              f"with more than one router, got {len(rings)}")
+        t = ffi.new("ppt_torus_t *")
+        t.nrings = len(rings)
+        for j, d in enumerate(rings):
+            plus, minus = self.direction_ports[d]
+            t.dim[j], t.k[j], t.plus[j], t.minus[j], t.links[j] = d, self.dims[d], plus[0], minus[0], len(plus)
+        router = np.arange(self.num_routers, dtype=np.int64)
+        coord = np.stack([(router // self.strides[d]) % self.dims[d] for d in rings], axis=1) if rings else \
+            np.zeros((self.num_routers, 0), dtype=np.int64)
+        keep = [array("int32_t", coord.ravel()), array("int32_t", self.node_router),
+                array("int32_t", self.node_port)]
+        t.coord, t.node_router, t.node_port = keep
+        self._core_keep = keep
+        return t
+
     def coordinates(self, router: int) -> tuple[int, ...]:
         """Grid coordinates of ``router``."""
         return tuple((router // s) % k for s, k in zip(self.strides, self.dims))
@@ -298,3 +219,9 @@ class Torus(Topology):
         """Largest minimal hop count: sum of ``floor(k_d / 2)``."""
         return sum(k // 2 for k in self.dims)
 
+
+
+# Routings (csrc/torus.c): dimension order with dateline VCs, and minimal adaptive with 2n VCs.
+register_routing(Torus, "dor", route="ppt_torus_dor_route", inject="ppt_torus_inject", num_vcs=2, aliases=("min",))
+register_routing(Torus, "adaptive", route="ppt_torus_adaptive_route", inject="ppt_torus_inject",
+                 num_vcs=lambda torus: max(2, 2 * sum(k > 1 for k in torus.dims)))

@@ -13,7 +13,7 @@ from ppt.errors import ConfigError
 from ppt.interconnects.bgq import BlueGeneQ
 from ppt.interconnects.gemini import Gemini
 from ppt.interconnects.registry import build_topology
-from ppt.interconnects.topology import Packet, Topology, channels, walk
+from ppt.interconnects.topology import Topology, channels, walk
 from ppt.interconnects.torus import Torus
 
 SYSTEMS = Path(ppt.hardware.__file__).parent / "systems"
@@ -256,8 +256,7 @@ def test_adaptive_avoids_a_busy_port_and_dor_does_not():
     busy[x_plus] = 10_000
     for name, expected in (("adaptive", topo.direction_ports[1][0][0]), ("dor", x_plus)):
         routing = topo.routing(name)
-        pkt = Packet(1, src, dst, 64)
-        routing.inject(pkt)
+        pkt = routing.packet(1, src, dst, 64)
         assert routing.route(pkt, src, busy)[0] == expected     # adaptive goes +Y first
 
 
@@ -269,8 +268,7 @@ def test_dor_spreads_over_parallel_links_and_tied_directions():
     assert first == {topo.router_at((1, 0)), topo.router_at((5, 0))}
     ports = set()
     for uid in range(64):
-        pkt = Packet(uid, src, dst, 64)
-        routing.inject(pkt)
+        pkt = routing.packet(uid, src, dst, 64)
         ports.add(routing.route(pkt, src, [0] * topo.radix)[0])
     assert ports == set(topo.direction_ports[0][0]) | set(topo.direction_ports[0][1])
 
