@@ -10,7 +10,8 @@
 
 /* One packet.  Packets live in a pool and are named by their index. */
 typedef struct ppt_packet {
-    uint64_t uid;            /* message uid << 24 | packet index */
+    uint64_t uid;            /* message uid << 24 | packet index (mod 2^64): the key of its random choices */
+    uint64_t msg_uid;        /* its message: source node << 32 | the source's message count */
     int64_t route[4];        /* private to the routing (plan, intermediate, random key) */
     double inject_s;         /* creation time at the source NIC, s */
     int32_t src, dst;        /* source and destination nodes */

@@ -371,6 +371,7 @@ static int32_t nic_cut(ppt_net_t *net, int32_t m, double created_s)
     int32_t p = ppt_packet_new(net);
     ppt_packet_t *pkt = &net->pkts[p];
     pkt->uid = (msg->uid << 24) | (uint64_t)index;
+    pkt->msg_uid = msg->uid;
     pkt->src = msg->src;
     pkt->dst = msg->dst;
     pkt->size_B = packet_size(net, payload);
@@ -486,13 +487,14 @@ static void nic_receive(ppt_net_t *net, int32_t node, int32_t p)
         packet_free(net, p);
         return;
     }
-    uint64_t msg_uid = pkt->uid >> 24;
+    uint64_t msg_uid = pkt->msg_uid;
     int32_t npackets = pkt->npackets, src = pkt->src;
     packet_free(net, p);
     if (net->cfg.response_B) {
         int32_t rp = ppt_packet_new(net);
         ppt_packet_t *resp = &net->pkts[rp];
-        resp->uid = (((uint64_t)node << 32) | ++net->nic_msg_seq[node]) << 24;
+        resp->msg_uid = ((uint64_t)node << 32) | ++net->nic_msg_seq[node];
+        resp->uid = resp->msg_uid << 24;
         resp->src = node;
         resp->dst = src;
         resp->size_B = response_size(net);

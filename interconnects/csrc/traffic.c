@@ -95,7 +95,8 @@ int32_t ppt_traffic_take(ppt_net_t *net, int32_t node, double now)
             continue;
         int32_t p = ppt_packet_new(net);
         ppt_packet_t *pkt = &net->pkts[p];
-        pkt->uid = (((uint64_t)node << 32) | (1ULL << 31) | (uint64_t)s->count) << 24;
+        pkt->msg_uid = ((uint64_t)node << 32) | (1ULL << 31) | (uint64_t)s->count;
+        pkt->uid = pkt->msg_uid << 24;
         pkt->src = node;
         pkt->dst = dst;
         pkt->size_B = t->packet_B;
