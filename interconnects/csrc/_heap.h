@@ -72,8 +72,28 @@ static inline void heap_pop(ppt_heap_t *heap, ppt_event_t *top)
         h[i] = last;
 }
 
+/* A bucket: a small heap whose first BUCKET_INLINE events live beside its header (one or two cache
+ * lines touched per push), moving to an array of their own only when the bucket overflows. */
+#define BUCKET_INLINE 7
+typedef struct ppt_bucket {
+    ppt_heap_t heap;
+    ppt_event_t inline_ev[BUCKET_INLINE];
+} ppt_bucket_t;
+
+static inline void bucket_push(ppt_bucket_t *b, const ppt_event_t *ev)
+{
+    if (b->heap.len == b->heap.cap && b->heap.ev == b->inline_ev) {
+        b->heap.ev = NULL;
+        b->heap.cap = 0;
+        b->heap.ev = ppt_grow(NULL, &b->heap.cap, sizeof(ppt_event_t), 2 * BUCKET_INLINE);
+        for (int64_t i = 0; i < b->heap.len; i++)
+            b->heap.ev[i] = b->inline_ev[i];
+    }
+    heap_push(&b->heap, ev);
+}
+
 typedef struct ppt_queue {
-    ppt_heap_t *bucket;     /* ring of nbuckets; bucket of day d is bucket[d & mask] */
+    ppt_bucket_t *bucket;   /* ring of nbuckets; bucket of day d is bucket[d & mask] */
     int64_t nbuckets, mask;
     double width;           /* seconds per bucket */
     double per_width;       /* 1 / width */
@@ -101,7 +121,7 @@ static inline void queue_push(ppt_queue_t *q, const ppt_event_t *ev)
     if (day < q->today)             /* only before the first pop: the ring starts at the earliest event */
         day = q->today;
     if (day - q->today < q->nbuckets) {
-        heap_push(&q->bucket[day & q->mask], ev);
+        bucket_push(&q->bucket[day & q->mask], ev);
         q->in_ring++;
     } else {
         heap_push(&q->later, ev);
@@ -115,15 +135,15 @@ static inline const ppt_event_t *queue_peek(ppt_queue_t *q)
 {
     if (!q->len)
         return NULL;
-    if (!q->bucket[q->today & q->mask].len)
+    if (!q->bucket[q->today & q->mask].heap.len)
         ppt_queue_advance(q);
-    return &q->bucket[q->today & q->mask].ev[0];
+    return &q->bucket[q->today & q->mask].heap.ev[0];
 }
 
 static inline void queue_pop(ppt_queue_t *q, ppt_event_t *top)
 {
     queue_peek(q);
-    heap_pop(&q->bucket[q->today & q->mask], top);
+    heap_pop(&q->bucket[q->today & q->mask].heap, top);
     q->in_ring--;
     if (--q->len < q->nbuckets / 4 && q->nbuckets > 1024)
         ppt_queue_resize(q);

@@ -536,6 +536,9 @@ int64_t ppt_net_run(ppt_net_t *net, double until_s, int64_t max_events)
     while ((next = queue_peek(&net->queue)) && next->t < until_s && done < max_events && !net->out_len) {
         net->c.queue_depth_sum += net->queue.len;
         queue_pop(&net->queue, &ev);
+        const ppt_event_t *after = queue_peek(&net->queue);
+        if (after && (after->kind == EV_ARRIVE || after->kind == EV_NIC_RECEIVE))
+            __builtin_prefetch(&net->pkts[after->a]);   /* the next event's packet is a likely cache miss */
         net->now = ev.t;
         done++;
         int32_t target = ev.target;

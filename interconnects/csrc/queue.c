@@ -29,17 +29,23 @@ void ppt_queue_init(ppt_queue_t *q, int64_t nbuckets, double width)
     q->mask = nbuckets - 1;
     q->width = width;
     q->per_width = 1.0 / width;
-    q->bucket = calloc((size_t)nbuckets, sizeof(ppt_heap_t));
+    q->bucket = malloc((size_t)nbuckets * sizeof(ppt_bucket_t));
     if (!q->bucket) {
         fprintf(stderr, "ppt: out of memory for the event queue\n");
         abort();
+    }
+    for (int64_t i = 0; i < nbuckets; i++) {
+        q->bucket[i].heap.ev = q->bucket[i].inline_ev;
+        q->bucket[i].heap.len = 0;
+        q->bucket[i].heap.cap = BUCKET_INLINE;
     }
 }
 
 void ppt_queue_free(ppt_queue_t *q)
 {
     for (int64_t i = 0; i < q->nbuckets; i++)
-        free(q->bucket[i].ev);
+        if (q->bucket[i].heap.ev != q->bucket[i].inline_ev)
+            free(q->bucket[i].heap.ev);
     free(q->bucket);
     free(q->later.ev);
 }
@@ -47,13 +53,13 @@ void ppt_queue_free(ppt_queue_t *q)
 static void into_ring(ppt_queue_t *q, const ppt_event_t *ev)
 {
     int64_t day = queue_day(q, ev->t);
-    heap_push(&q->bucket[(day < q->today ? q->today : day) & q->mask], ev);
+    bucket_push(&q->bucket[(day < q->today ? q->today : day) & q->mask], ev);
     q->in_ring++;
 }
 
 void ppt_queue_advance(ppt_queue_t *q)
 {
-    while (!q->bucket[q->today & q->mask].len) {
+    while (!q->bucket[q->today & q->mask].heap.len) {
         if (q->in_ring)
             q->today++;
         else
@@ -82,8 +88,8 @@ void ppt_queue_resize(ppt_queue_t *q)
     }
     double first = INFINITY;
     for (int64_t i = 0; i < q->nbuckets; i++)
-        for (int64_t j = 0; j < q->bucket[i].len; j++)
-            all[k++] = q->bucket[i].ev[j];
+        for (int64_t j = 0; j < q->bucket[i].heap.len; j++)
+            all[k++] = q->bucket[i].heap.ev[j];
     for (int64_t j = 0; j < q->later.len; j++)
         all[k++] = q->later.ev[j];
     /* width: about six events per bucket where events are densest (between the sample's quartiles);
