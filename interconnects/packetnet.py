@@ -282,14 +282,16 @@ class PacketNetwork(Network):
         if sim.size > 1:
             sim.set_block_starts([int(self.router_eid[k * routers // sim.size]) for k in range(sim.size)])
         self.core = PacketCore(self, sim)
+        #: This rank's NIC entities made so far, by node.
+        self._nics: dict[int, PacketNic] = {}
 
     def nic(self, sim, node: int) -> PacketNic:
-        eid = self.nic_eid(node)
-        nic = sim.entities.get(eid)
+        nic = self._nics.get(node)
         if nic is None:
+            eid = self.nic_eid(node)
             if not sim.is_local(eid):
                 raise ConfigError(f"node {node} lives on simulation rank {sim.owner(eid)}, not {sim.rank}")
-            nic = sim.add(PacketNic(sim, eid, self, node))
+            nic = self._nics[node] = sim.add(PacketNic(sim, eid, self, node))
         return nic
 
     def local_nodes(self, sim):

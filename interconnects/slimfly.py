@@ -32,7 +32,6 @@ or (1, m, y - m*x), whichever is adjacent.
 """
 from __future__ import annotations
 
-import galois
 import numpy as np
 
 from ppt.config import field
@@ -47,6 +46,7 @@ class MMSField:
     """GF(q) lookup tables and the MMS generator sets X, X' for one prime power q."""
 
     def __init__(self, q: int):
+        import galois   # slow to import (it compiles with numba): only when a Slim Fly is built
         if not galois.is_prime_power(q):
             raise ConfigError(f"topology.q must be a prime power (Slim Fly needs GF(q)), got {q}")
         if q % 4 == 2:

@@ -2,8 +2,6 @@
 from __future__ import annotations
 
 from ppt.cli.output import add_json_flag, emit
-from ppt.traces.dumpi import TraceSet
-from ppt.traces.info import summarize
 
 HELP = "summarize a DUMPI trace set: ranks, calls by name, message and collective bytes, span"
 
@@ -15,6 +13,8 @@ def add_arguments(parser) -> None:
 
 
 def run(args) -> int:
+    from ppt.traces.dumpi import TraceSet        # the trace reader (cffi over libundumpi) only when needed
+    from ppt.traces.info import summarize
     info = summarize(TraceSet(args.trace))
     collective = info["collective_bytes"]
     title = "\n".join([
