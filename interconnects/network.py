@@ -21,6 +21,10 @@ from ppt.errors import ConfigError
 
 NETWORKS: dict[str, type] = {}
 
+#: Keys of a preset's ``network`` section, over all network kinds (each reads those it needs).
+NETWORK_FIELDS = ("routing", "packet", "buffer_B", "vc_buffer_B", "vcs", "nic_bandwidth_Bps", "nic_latency_s",
+                  "shm_latency_s", "shm_bandwidth_Bps")
+
 
 def register_network(name: str):
     """Class decorator: network kind ``name`` (built with ``cls.from_machine(machine)``)."""

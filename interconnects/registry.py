@@ -4,6 +4,7 @@ from __future__ import annotations
 import importlib
 import pkgutil
 
+from ppt.config import ReadTracker, reject_unknown
 from ppt.errors import ConfigError
 
 TOPOLOGIES: dict[str, type] = {}
@@ -26,7 +27,11 @@ def build_topology(cfg: dict):
     except KeyError:
         known = ", ".join(sorted(TOPOLOGIES))
         raise ConfigError(f"unknown topology kind {kind!r}; choose one of: {known}") from None
-    return cls.from_config(cfg)
+    tracked = ReadTracker(cfg)
+    topology = cls.from_config(tracked)
+    # the builder reads every key it supports: any other key is a typo or belongs to another kind
+    reject_unknown(cfg, "topology", tracked.read | {"kind"})
+    return topology
 
 
 def load_all() -> None:

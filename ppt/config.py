@@ -1,6 +1,7 @@
 """Reading configuration values with one-line errors that name the field."""
 from __future__ import annotations
 
+import difflib
 import json
 from pathlib import Path
 
@@ -53,3 +54,45 @@ def read_preset(folder: Path, name_or_path: str, what: str) -> dict:
     if not isinstance(cfg, dict):
         raise ConfigError(f"{what} file {path.name} must hold a JSON object")
     return cfg
+
+
+def reject_unknown(cfg: dict, where: str, known, elsewhere: dict | None = None) -> None:
+    """ConfigError for the first key of ``cfg`` not in ``known``, naming the nearest valid one.
+
+    ``elsewhere`` maps keys of other sections to their dotted names, so a key
+    put in the wrong section is pointed to its home (``mpi.eager_threshold_B``).
+    """
+    if not isinstance(cfg, dict):
+        return
+    for key in cfg:
+        if key in known:
+            continue
+        close = difflib.get_close_matches(key, list(known), n=1, cutoff=0.6)
+        away = difflib.get_close_matches(key, list(elsewhere or ()), n=1, cutoff=0.8)
+        if close:
+            hint = f"; did you mean {where}.{close[0]}?"
+        elif away:
+            hint = f"; did you mean {elsewhere[away[0]]}?"
+        else:
+            hint = f"; valid keys: {', '.join(sorted(known))}"
+        raise ConfigError(f"unknown setting {where}.{key}{hint}")
+
+
+class ReadTracker(dict):
+    """A section that remembers which keys its owner looked at (``in``, ``[]``, ``get``)."""
+
+    def __init__(self, cfg: dict):
+        super().__init__(cfg)
+        self.read: set = set()
+
+    def __contains__(self, key):
+        self.read.add(key)
+        return super().__contains__(key)
+
+    def __getitem__(self, key):
+        self.read.add(key)
+        return super().__getitem__(key)
+
+    def get(self, key, default=None):
+        self.read.add(key)
+        return super().get(key, default)

@@ -1,0 +1,71 @@
+"""The network contract: every network kind serves the same drivers, and presets hold no unknown key."""
+import json
+
+import pytest
+
+from ppt.apps.microbench import pingpong
+from ppt.cli.main import main
+from ppt.hardware.systems import list_systems, load_system
+from ppt.interconnects.network import network_kinds
+from ppt.interconnects.survey import latency_survey
+from ppt.machine import Machine
+from ppt.mpi.job import MPIJob
+
+
+@pytest.mark.parametrize("kind", network_kinds())
+def test_every_network_kind_serves_the_survey_pingpong_and_an_mpi_job(kind):
+    machine = Machine(load_system("fattree-4-3"), network_kind=kind)
+    survey = latency_survey(machine)
+    assert survey["count"] == machine.num_nodes - 1
+    assert 0 < survey["min_s"] <= survey["mean_s"] <= survey["max_s"]
+    small, large = pingpong(machine, [8, 1 << 16])
+    assert small["latency_s"] < large["latency_s"]
+    assert large["bandwidth_Bps"] <= machine.network().injection_bandwidth_Bps
+
+    def exchange(mpi):
+        comm = mpi.COMM_WORLD
+        return comm.sendrecv(comm.rank, dest=1 - comm.rank, source=1 - comm.rank, nbytes=64)
+
+    result = MPIJob.on_machine(machine, 2, ranks_per_node=1, comm=None).run(exchange)
+    assert result.returns == [1, 0] and result.predicted_s > 0
+
+
+@pytest.mark.parametrize("name", list_systems())
+def test_every_preset_builds_with_no_unknown_key(name):
+    machine = Machine(load_system(name))         # the sections' keys are checked when loading
+    assert machine.topology.num_nodes > 0        # and the topology's keys when it is built
+
+
+@pytest.mark.parametrize("setting, message", [
+    ("topology.levelz=9", "unknown setting topology.levelz; did you mean topology.levels?"),
+    ("network.eager_treshold_B=1", "unknown setting network.eager_treshold_B; did you mean mpi.eager_threshold_B?"),
+    ("network.packet.chunk=3", "did you mean network.packet.chunk_B?"),
+    ("node.coress=4", "did you mean node.cores?"),
+    ("mpi.eager=1", "unknown setting mpi.eager"),
+    ("topolgy.levels=2", "did you mean topology?"),
+])
+def test_a_misspelled_setting_is_one_line_naming_the_nearest_key(capsys, setting, message):
+    argv = ["traffic", "fattree-4-3", "--set", setting, "--load", "0.1", "--time", "1e-7", "--json"]
+    assert main(argv) == 2
+    out, err = capsys.readouterr()
+    assert message in err and err.count("\n") == 1 and "Traceback" not in err and out == ""
+
+
+def test_network_vcs_below_what_the_routing_needs_is_refused(capsys):
+    argv = ["traffic", "dragonfly-booksim", "--set", "network.vcs=2", "--routing", "ugal", "--load", "0.1",
+            "--time", "1e-7"]
+    assert main(argv) == 2
+    assert "routing 'ugal' needs 3 virtual channels to be deadlock-free but network.vcs is 2" in \
+        capsys.readouterr().err
+
+
+def test_a_known_key_in_a_json_preset_file_loads_and_a_typo_does_not(tmp_path, capsys):
+    preset = load_system("fattree-4-3")
+    path = tmp_path / "mine.json"
+    path.write_text(json.dumps(preset))
+    assert main(["topology", str(path), "--json"]) == 0
+    preset["topology"]["portz"] = 4
+    path.write_text(json.dumps(preset))
+    capsys.readouterr()
+    assert main(["topology", str(path)]) == 2
+    assert "unknown setting topology.portz; did you mean topology.ports?" in capsys.readouterr().err
