@@ -6,6 +6,7 @@ parsed as JSON when they parse, else kept as strings).
 """
 from __future__ import annotations
 
+import difflib
 import json
 from pathlib import Path
 
@@ -67,7 +68,6 @@ def apply_override(preset: dict, item: str) -> None:
     for part in parents:
         child = node.get(part)
         if not isinstance(child, dict):
-            import difflib
             close = difflib.get_close_matches(part, [k for k, v in node.items() if isinstance(v, dict)], n=1)
             hint = f"; did you mean {close[0]}?" if close else ""
             raise ConfigError(f"--set {key}: {part!r} is not a section of this preset{hint}")

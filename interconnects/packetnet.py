@@ -251,6 +251,9 @@ class PacketNetwork(Network):
         self.shm_latency_s = field(cfg, "shm_latency_s", "network", float, default=max(self.nic_latency_s, 1e-7))
         self.shm_bandwidth_Bps = field(cfg, "shm_bandwidth_Bps", "network", float, default=self.nic_bandwidth_Bps)
         self.router_delay_s = float(topology.router_delay_s)
+        if not 0.0 <= self.router_delay_s < math.inf:
+            raise ConfigError(f"topology.router_delay_s must be a finite number of seconds >= 0, "
+                              f"got {self.router_delay_s!r}")
         terminal = topology.terminal_class()
         #: Bytes/s a node can inject (its NIC or its link to the router, whichever is slower).
         self.injection_bandwidth_Bps = min(self.nic_bandwidth_Bps, terminal.bandwidth_Bps)

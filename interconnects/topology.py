@@ -21,6 +21,7 @@ Conventions (every topology follows them):
 """
 from __future__ import annotations
 
+import math
 from collections import deque
 from dataclasses import dataclass
 
@@ -36,6 +37,14 @@ class LinkClass:
     name: str
     bandwidth_Bps: float
     latency_s: float
+
+    def __post_init__(self):
+        if not 0.0 < self.bandwidth_Bps < math.inf:
+            raise ConfigError(f"topology: the {self.name} links' bandwidth must be a positive number of "
+                              f"bytes/s, got {self.bandwidth_Bps!r}")
+        if not 0.0 <= self.latency_s < math.inf:
+            raise ConfigError(f"topology: the {self.name} links' latency must be a finite number of seconds "
+                              f">= 0, got {self.latency_s!r}")
 
 
 def switch_and_terminal(name: str, bandwidth_Bps: float, latency_s: float, terminal_bandwidth_Bps=None,

@@ -69,3 +69,22 @@ def test_a_known_key_in_a_json_preset_file_loads_and_a_typo_does_not(tmp_path, c
     capsys.readouterr()
     assert main(["topology", str(path)]) == 2
     assert "unknown setting topology.portz; did you mean topology.ports?" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["pingpong", "fattree-4-3", "--set", "topology.link_latency_s=-1e-7", "--sizes", "8"],
+     "the switch links' latency must be a finite number of seconds >= 0, got -1e-07"),
+    (["pingpong", "fattree-4-3", "--set", "topology.router_delay_s=-1e-9", "--sizes", "8"],
+     "topology.router_delay_s must be a finite number of seconds >= 0"),
+    (["pingpong", "dragonfly-booksim", "--set", "topology.global_bandwidth_Bps=0", "--sizes", "8"],
+     "topology.global_bandwidth_Bps must be positive"),
+    (["traffic", "fattree-4-3", "--load", "0.1", "--time", "inf"], "argument --time: must be a finite number"),
+    (["traffic", "fattree-4-3", "--load", "0.1", "--warmup", "inf"], "argument --warmup: must be a finite number"),
+    (["traffic", "fattree-4-3", "--load", "0.1", "--warmup", "nan"], "argument --warmup: must be a finite number"),
+    (["run", "examples/halo3d.py", "--system", "hopper", "--ranks", "8", "--ranks-per-node", "0"],
+     "argument --ranks-per-node: must be a whole number of at least 1, got '0'"),
+])
+def test_values_without_physical_sense_are_refused_in_one_line(capsys, argv, message):
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert message in err and err.count("\n") == 1 and "Traceback" not in err

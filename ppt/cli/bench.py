@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import sys
 
+from ppt.cli.common import seconds
 from ppt.cli.output import add_json_flag, emit
 
 HELP = "measure simulator speed: engine (PHOLD vs a bare heapq loop) or network (packet-hops/s vs a bare compiled loop)"
@@ -15,8 +16,8 @@ def add_arguments(parser) -> None:
                         help="engine: simulated end time (default: about 300k events)")
     parser.add_argument("--system", default="torus-16x16x16", help="network: system preset (default torus-16x16x16)")
     parser.add_argument("--load", type=float, default=0.3, help="network: uniform random offered load (default 0.3)")
-    parser.add_argument("--warmup", type=float, default=2e-6, metavar="S", help="network: warm-up seconds (default 2e-6)")
-    parser.add_argument("--time", type=float, default=10e-6, metavar="S", help="network: measured seconds (default 10e-6)")
+    parser.add_argument("--warmup", type=seconds, default=2e-6, metavar="S", help="network: warm-up seconds (default 2e-6)")
+    parser.add_argument("--time", type=seconds, default=10e-6, metavar="S", help="network: measured seconds (default 10e-6)")
     add_json_flag(parser)
 
 

@@ -1,6 +1,9 @@
 """Arguments shared by subcommands."""
 from __future__ import annotations
 
+import argparse
+import math
+
 from ppt.cli.output import add_json_flag
 
 
@@ -42,3 +45,25 @@ def parse_sizes(text: str) -> list[int]:
             raise PPTError(f"bad size {item!r}: sizes must not be negative")
         sizes.append(value)
     return sizes
+
+
+def whole_number(text: str) -> int:
+    """argparse type: an integer of at least 1."""
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be a whole number of at least 1, got {text!r}")
+    return value
+
+
+def seconds(text: str) -> float:
+    """argparse type: a finite, non-negative time in seconds."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not 0.0 <= value < math.inf:
+        raise argparse.ArgumentTypeError(f"must be a finite number of seconds >= 0, got {text!r}")
+    return value

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import time
 
-from ppt.cli.common import add_system_arguments, load_preset
+from ppt.cli.common import add_system_arguments, load_preset, whole_number
 from ppt.cli.output import emit
 
 HELP = "replay a DUMPI trace set on a simulated system and predict its run time"
@@ -24,7 +24,7 @@ def add_arguments(parser) -> None:
                              "network (1 ns latency, infinite bandwidth) for validation")
     parser.add_argument("--mapping", default="linear", metavar="linear|round-robin|random|FILE",
                         help="rank-to-node mapping (random uses --seed; FILE lists one node per rank)")
-    parser.add_argument("--ranks-per-node", type=int, default=None,
+    parser.add_argument("--ranks-per-node", type=whole_number, default=None,
                         help="ranks per node (default: one per core)")
     parser.add_argument("--compute-scale", type=float, default=1.0, metavar="F",
                         help="multiply the recorded gaps between calls by F (0 ignores them; default 1)")

@@ -11,7 +11,7 @@ import importlib.util
 import shlex
 from pathlib import Path
 
-from ppt.cli.common import add_network_argument, add_system_arguments, load_preset
+from ppt.cli.common import add_network_argument, add_system_arguments, load_preset, whole_number
 from ppt.cli.output import emit
 from ppt.errors import PPTError
 
@@ -25,7 +25,7 @@ def add_arguments(parser) -> None:
     parser.add_argument("script", metavar="SCRIPT.py", help="Python file defining main(mpi)")
     add_system_arguments(parser, positional=False)
     parser.add_argument("--ranks", type=int, required=True, help="number of MPI ranks")
-    parser.add_argument("--ranks-per-node", type=int, default=None,
+    parser.add_argument("--ranks-per-node", type=whole_number, default=None,
                         help="ranks per node (default: one per core)")
     parser.add_argument("--mapping", default="linear", metavar="linear|round-robin|random|FILE",
                         help="rank-to-node mapping (random uses --seed; FILE lists one node per rank)")

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import sys
 
-from ppt.cli.common import add_system_arguments, load_preset
+from ppt.cli.common import add_system_arguments, load_preset, seconds
 from ppt.cli.output import emit
 
 HELP = "offered vs accepted load under synthetic traffic (ur, nn, bitcomp, transpose, tornado, wc)"
@@ -14,8 +14,8 @@ def add_arguments(parser) -> None:
     parser.add_argument("--pattern", default="ur", help="traffic pattern (default ur)")
     parser.add_argument("--routing", default=None, help="routing algorithm (default: the preset's)")
     parser.add_argument("--load", type=float, required=True, help="offered load, fraction of node bandwidth in (0, 1]")
-    parser.add_argument("--warmup", type=float, default=20e-6, metavar="S", help="warm-up, seconds (default 20e-6)")
-    parser.add_argument("--time", type=float, default=100e-6, metavar="S", help="measured window, seconds (default 100e-6)")
+    parser.add_argument("--warmup", type=seconds, default=20e-6, metavar="S", help="warm-up, seconds (default 20e-6)")
+    parser.add_argument("--time", type=seconds, default=100e-6, metavar="S", help="measured window, seconds (default 100e-6)")
     parser.add_argument("--process", default="exponential", choices=["exponential", "bernoulli"],
                         help="injection process (default exponential)")
 
