@@ -25,7 +25,8 @@ class Progress:
         wall = time.perf_counter()
         if sim is not self._sim:          # a new simulation (e.g. the next point of a sweep)
             self._sim = sim
-            self.began = wall
+            self.began = self.last = wall
+            return                        # no rate from an instant: wait for a full interval
         if not self.enabled or sim.rank != 0 or wall - self.last < self.interval_s:
             return
         self.last = wall

@@ -88,3 +88,47 @@ def test_values_without_physical_sense_are_refused_in_one_line(capsys, argv, mes
     assert main(argv) == 2
     err = capsys.readouterr().err
     assert message in err and err.count("\n") == 1 and "Traceback" not in err
+
+
+def test_run_json_stays_json_when_the_script_prints(tmp_path, capsys):
+    script = tmp_path / "chatty.py"
+    script.write_text("def main(mpi):\n    print('rank', mpi.COMM_WORLD.rank, 'says hello')\n")
+    assert main(["run", str(script), "--system", "hopper", "--ranks", "2", "--network", "analytic", "--json"]) == 0
+    out, err = capsys.readouterr()
+    assert json.loads(out)["ranks"] == 2 and "says hello" in err
+
+
+@pytest.mark.parametrize("source, message", [
+    ("def main(mpi)\n    pass\n", "script bad.py line 1: syntax error"),
+    ("import no_such_module_here\n", "script bad.py line 1 failed while loading: ModuleNotFoundError"),
+])
+def test_a_broken_script_is_one_line(tmp_path, capsys, source, message):
+    (tmp_path / "bad.py").write_text(source)
+    assert main(["run", str(tmp_path / "bad.py"), "--system", "hopper", "--ranks", "2"]) == 2
+    err = capsys.readouterr().err
+    assert message in err and err.count("\n") == 1
+
+
+def test_unbalanced_script_args_and_an_unwritable_plot_fail_before_running(tmp_path, capsys):
+    (tmp_path / "ok.py").write_text("def main(mpi):\n    pass\n")
+    assert main(["run", str(tmp_path / "ok.py"), "--system", "hopper", "--ranks", "2",
+                 "--script-args", "'open"]) == 2
+    assert "--script-args" in capsys.readouterr().err
+    missing = tmp_path / "no" / "such" / "plot.png"
+    assert main(["snap", "mira", "--study", "2", "--cores", "64", "--network", "analytic",
+                 "--plot", str(missing)]) == 2
+    out, err = capsys.readouterr()
+    assert "does not exist" in err and out == ""           # refused before any simulation ran
+
+
+def test_progress_reports_no_rate_from_an_instant():
+    from ppt.progress import Progress
+
+    class Sim:
+        rank, now, events = 0, 1e-6, 65536
+
+    lines = []
+    progress = Progress("x", interval_s=0.0)
+    progress.note = lines.append
+    progress(Sim())                      # a new simulation: too soon to know its rate
+    assert lines == []

@@ -2,7 +2,9 @@
 from __future__ import annotations
 
 import json
+import os
 import sys
+from pathlib import Path
 
 
 def add_json_flag(parser) -> None:
@@ -37,3 +39,16 @@ def _fmt(value) -> str:
     if isinstance(value, float):
         return f"{value:.6g}"
     return str(value)
+
+
+def check_writable(path: str, option: str = "--plot") -> None:
+    """PPTError now, before a long run, if ``path`` cannot be written."""
+    from ppt.errors import PPTError
+    target = Path(path)
+    folder = target.parent if str(target.parent) else Path(".")
+    if target.is_dir():
+        raise PPTError(f"{option} {path}: is a folder; give a file name such as {target / 'plot.png'}")
+    if not folder.is_dir():
+        raise PPTError(f"{option} {path}: folder {folder} does not exist; create it or choose another path")
+    if not os.access(folder, os.W_OK) or (target.exists() and not os.access(target, os.W_OK)):
+        raise PPTError(f"{option} {path}: cannot write there; choose a writable path")

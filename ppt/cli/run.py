@@ -7,8 +7,11 @@ Under ``mpiexec -n K`` the simulation itself runs in parallel; rank 0 prints.
 """
 from __future__ import annotations
 
+import contextlib
 import importlib.util
 import shlex
+import sys
+import traceback
 from pathlib import Path
 
 from ppt.cli.common import add_network_argument, add_system_arguments, load_preset, whole_number
@@ -43,11 +46,27 @@ def load_main(path: str):
         raise PPTError(f"script {path!r} not found")
     spec = importlib.util.spec_from_file_location(f"ppt_script_{file.stem}", file)
     module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
+    try:
+        with contextlib.redirect_stdout(sys.stderr):
+            spec.loader.exec_module(module)
+    except SyntaxError as exc:
+        raise PPTError(f"script {file.name} line {exc.lineno}: syntax error: {exc.msg}") from None
+    except Exception as exc:   # the script's own top level failed (a missing import, ...)
+        where = _script_line(exc, file)
+        raise PPTError(f"script {file.name}{where} failed while loading: {type(exc).__name__}: {exc}") from None
     main = getattr(module, ENTRY, None)
     if not callable(main):
         raise PPTError(f"script {file.name} defines no {ENTRY}(mpi) function; every rank runs {ENTRY}(mpi)")
     return main
+
+
+def _script_line(exc: BaseException, file: Path) -> str:
+    """`` line N`` of the innermost frame of ``exc`` inside ``file`` ('' if none)."""
+    line = ""
+    for frame in traceback.extract_tb(exc.__traceback__):
+        if Path(frame.filename) == file.resolve() or Path(frame.filename) == file:
+            line = f" line {frame.lineno}"
+    return line
 
 
 def _algorithms(items) -> dict:
@@ -64,10 +83,16 @@ def run(args) -> int:
     from ppt.machine import Machine
     from ppt.mpi import MPIJob
     main = load_main(args.script)
+    try:
+        argv = shlex.split(args.script_args)
+    except ValueError as exc:
+        raise PPTError(f"--script-args {args.script_args!r}: {exc}; quote the arguments as one string, "
+                       f"e.g. --script-args '--steps 10'") from None
     machine = Machine(load_preset(args), network_kind=args.network, seed=args.seed)
     job = MPIJob.on_machine(machine, args.ranks, args.ranks_per_node, args.mapping, args.seed,
                             _algorithms(args.algorithm))
-    result = job.run(main, argv=shlex.split(args.script_args))
+    with contextlib.redirect_stdout(sys.stderr):   # the model's own prints never mix into the results
+        result = job.run(main, argv=argv)
     from ppt.engine import parallel
     world = parallel.world()
     if world is not None and world.rank != 0:

@@ -11,7 +11,7 @@ import os
 import sys
 
 from ppt.cli.common import add_system_arguments, load_preset
-from ppt.cli.output import emit
+from ppt.cli.output import check_writable, emit
 from ppt.errors import PPTError
 
 HELP = "strong-scaling prediction of SNAP (KBA transport sweeps) from one node up"
@@ -50,6 +50,8 @@ def _cores(text: str) -> list[int]:
 def run(args) -> int:
     from ppt.apps.scaling import DEFAULT_ITERATIONS, plot_scaling, strong_scaling
     from ppt.machine import Machine
+    if args.plot:
+        check_writable(args.plot)         # before the run, not after it
     iterations = DEFAULT_ITERATIONS if args.iterations is None else args.iterations
     if iterations < 1:
         raise PPTError(f"--iterations must be at least 1, got {iterations}")
@@ -69,8 +71,6 @@ def run(args) -> int:
     for entry in results:
         del entry["wall_s"]            # wall time: not part of the (deterministic) prediction
     title = f"SNAP study {args.study} on {machine.name} ({args.network} network, {iterations} inner iteration(s))"
-    if args.plot:
-        plot_scaling(results, args.plot, title)
     rows = [[r["cores"], f"{r['npey']}x{r['npez']}" + (f" x{r['threads']}t" if r["threads"] > 1 else ""),
              r["predicted_s"], r["compute_s"], r["comm_s"], round(r["speedup"], 3), round(r["efficiency"], 3)]
             for r in results]
@@ -80,6 +80,11 @@ def run(args) -> int:
         summary["plot"] = args.plot
     emit(args, summary, ["cores", "npey x npez", "predicted_s", "compute_s", "comm_s", "speedup", "efficiency"],
          rows, title)
-    if args.plot and not args.json:
-        print(f"plot: {args.plot}")
+    if args.plot:                      # after the results are out: a failing plot loses nothing
+        try:
+            plot_scaling(results, args.plot, title)
+        except OSError as exc:
+            raise PPTError(f"--plot {args.plot}: {exc.strerror or exc}; the results above are complete") from None
+        if not args.json:
+            print(f"plot: {args.plot}")
     return 0
