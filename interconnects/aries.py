@@ -98,6 +98,10 @@ class AriesTopology(GroupedTopology):
                     router_delay_s=router_delay_s)
 
     @classmethod
+    def ports_estimate(cls, cfg: dict) -> int:
+        return int(cfg["groups"]) * ROUTERS_PER_GROUP * len(cls.port_tiles)
+
+    @classmethod
     def from_config(cls, cfg: dict) -> "AriesTopology":
         """Fields: groups, num_nodes (optional), {green,black,blue,node}_{bandwidth_Bps,latency_s}
         (black per tile), router_delay_s."""

@@ -294,6 +294,11 @@ class DragonflyTopology(GroupedTopology):
                     node_class=2, router_delay_s=router_delay_s)
 
     @classmethod
+    def ports_estimate(cls, cfg: dict) -> int:
+        p, a, h, g = (int(cfg[k]) for k in ("p", "a", "h", "g"))
+        return a * g * (p + a - 1 + h)
+
+    @classmethod
     def from_config(cls, cfg: dict) -> "DragonflyTopology":
         sizes = {k: field(cfg, k, "topology", int, positive=True) for k in ("p", "a", "h", "g")}
         return cls(**sizes,

@@ -79,6 +79,12 @@ class FatTree(Topology):
         self.router_level = np.repeat(np.arange(n), [roots] + [per_level] * (n - 1))
 
     @classmethod
+    def ports_estimate(cls, cfg: dict) -> int:
+        m, n = int(cfg["ports"]), int(cfg["levels"])
+        half = m // 2
+        return (half ** (n - 1) + (n - 1) * m * half ** max(n - 2, 0)) * m
+
+    @classmethod
     def from_config(cls, cfg: dict) -> "FatTree":
         where = "topology"
         return cls(ports=field(cfg, "ports", where, int, positive=True),

@@ -27,6 +27,7 @@ def build_topology(cfg: dict):
     except KeyError:
         known = ", ".join(sorted(TOPOLOGIES))
         raise ConfigError(f"unknown topology kind {kind!r}; choose one of: {known}") from None
+    _refuse_if_too_large(cls, cfg)
     tracked = ReadTracker(cfg)
     topology = cls.from_config(tracked)
     # the builder reads every key it supports: any other key is a typo or belongs to another kind
@@ -41,3 +42,33 @@ def load_all() -> None:
     for module in pkgutil.iter_modules(package.__path__):
         if not module.name.startswith("_"):
             importlib.import_module(f"{package.__name__}.{module.name}")
+
+
+#: Bytes per router port: the topology's tables (peer, peer port, class) and the packet core's
+#: port record, credits and queues of two VCs.
+BYTES_PER_PORT = 4 + 4 + 1 + 64 + 8 + 4 + 2 * 16
+
+
+def _refuse_if_too_large(cls, cfg: dict) -> None:
+    """ConfigError, before any array is made, when the topology cannot fit in this machine's memory."""
+    try:
+        need = cls.ports_estimate(cfg) * BYTES_PER_PORT
+    except (KeyError, TypeError, ValueError):
+        return                                   # malformed: the builder names the field
+    available = _available_bytes()
+    if available and need > available:
+        raise ConfigError(f"this {cls.kind} topology needs about {need / 2**30:,.1f} GiB for its router ports "
+                          f"and packet core but only {available / 2**30:,.1f} GiB of memory is available; "
+                          f"choose a smaller topology")
+
+
+def _available_bytes() -> int:
+    """Memory available to a new allocation (MemAvailable), 0 if unknown."""
+    try:
+        with open("/proc/meminfo") as meminfo:
+            for line in meminfo:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    return 0

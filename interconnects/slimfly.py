@@ -119,6 +119,11 @@ class SlimFly(Topology):
         self._build_ports()
 
     @classmethod
+    def ports_estimate(cls, cfg: dict) -> int:
+        q, p = int(cfg["q"]), int(cfg["p"])
+        return 2 * q * q * (p + (3 * q + 1) // 2)
+
+    @classmethod
     def from_config(cls, cfg: dict) -> "SlimFly":
         where = "topology"
         return cls(q=field(cfg, "q", where, int, positive=True),

@@ -175,6 +175,11 @@ class Topology:
     link_classes: tuple[LinkClass, ...]
     router_delay_s: float
 
+    @classmethod
+    def ports_estimate(cls, cfg: dict) -> int:
+        """Router ports (routers x radix) a preset section asks for, before building (0: unknown)."""
+        return 0
+
     def routing(self, name: str, seed: int = 0, **options) -> Routing:
         """The routing algorithm ``name`` (e.g. ``"min"``) for this topology."""
         try:

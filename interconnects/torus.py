@@ -158,6 +158,13 @@ class Torus(Topology):
         self.port_class[self.node_router, self.node_port] = len(self.dims)
 
     @classmethod
+    def ports_estimate(cls, cfg: dict) -> int:
+        dims = [int(k) for k in cfg["dims"]]
+        links = cfg.get("links_per_direction", cls.fixed.get("links_per_direction", 1))
+        links = [int(m) for m in links] if isinstance(links, (list, tuple)) else [int(links)] * len(dims)
+        return math.prod(dims) * (2 * sum(links) + int(cfg.get("nodes_per_router", cls.fixed.get("nodes_per_router", 1))))
+
+    @classmethod
     def from_config(cls, cfg: dict) -> "Torus":
         """Build from a preset's ``topology`` section (see the class docstring for fields)."""
         for key, value in cls.fixed.items():

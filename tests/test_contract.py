@@ -132,3 +132,9 @@ def test_progress_reports_no_rate_from_an_instant():
     progress.note = lines.append
     progress(Sim())                      # a new simulation: too soon to know its rate
     assert lines == []
+
+
+def test_a_topology_too_large_for_memory_is_refused_with_its_estimate(capsys):
+    assert main(["topology", "torus-16x16x16", "--set", "topology.dims=[1000,1000,1000]"]) == 2
+    err = capsys.readouterr().err
+    assert "needs about 7" in err and "GiB" in err and "memory is available" in err and err.count("\n") == 1
