@@ -67,3 +67,17 @@ def seconds(text: str) -> float:
     if not 0.0 <= value < math.inf:
         raise argparse.ArgumentTypeError(f"must be a finite number of seconds >= 0, got {text!r}")
     return value
+
+
+def add_job_arguments(parser) -> None:
+    """How an MPI job's ranks are placed on nodes: ``--ranks-per-node`` and ``--mapping``."""
+    parser.add_argument("--ranks-per-node", type=whole_number, default=None,
+                        help="ranks per node (default: one per core)")
+    parser.add_argument("--mapping", default="linear", metavar="linear|round-robin|random|FILE",
+                        help="rank-to-node mapping (random uses --seed; FILE lists one node per rank)")
+
+
+def is_leader() -> bool:
+    """True on the one process that prints results: serial runs, or simulation rank 0 under mpiexec."""
+    from ppt.engine.parallel import launched_rank
+    return launched_rank() == 0

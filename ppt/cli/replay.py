@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import time
 
-from ppt.cli.common import add_system_arguments, load_preset, whole_number
+from ppt.cli.common import add_job_arguments, add_system_arguments, is_leader, load_preset
 from ppt.cli.output import emit
 
 HELP = "replay a DUMPI trace set on a simulated system and predict its run time"
@@ -22,10 +22,7 @@ def add_arguments(parser) -> None:
     parser.add_argument("--network", choices=NETWORKS, default="packet",
                         help="packet-level model (default), contention-free analytic model, or an ideal "
                              "network (1 ns latency, infinite bandwidth) for validation")
-    parser.add_argument("--mapping", default="linear", metavar="linear|round-robin|random|FILE",
-                        help="rank-to-node mapping (random uses --seed; FILE lists one node per rank)")
-    parser.add_argument("--ranks-per-node", type=whole_number, default=None,
-                        help="ranks per node (default: one per core)")
+    add_job_arguments(parser)
     parser.add_argument("--compute-scale", type=float, default=1.0, metavar="F",
                         help="multiply the recorded gaps between calls by F (0 ignores them; default 1)")
     parser.add_argument("--skip-unsupported", action="store_true",
@@ -47,14 +44,12 @@ def _job(args, trace):
 
 
 def run(args) -> int:
-    from ppt.engine import parallel
     from ppt.progress import Progress
     from ppt.traces.dumpi import TraceSet
     from ppt.traces.replay import replay
     trace = TraceSet(args.trace)
     machine, job = _job(args, trace)
-    world = parallel.world()
-    leader = world is None or world.rank == 0
+    leader = is_leader()
     progress = Progress(f"replay {args.system}") if leader else None
     began = time.perf_counter()
     summary = replay(trace, job, args.compute_scale, args.skip_unsupported, progress)

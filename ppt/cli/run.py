@@ -14,7 +14,7 @@ import sys
 import traceback
 from pathlib import Path
 
-from ppt.cli.common import add_network_argument, add_system_arguments, load_preset, whole_number
+from ppt.cli.common import add_job_arguments, add_network_argument, add_system_arguments, is_leader, load_preset
 from ppt.cli.output import emit
 from ppt.errors import PPTError
 
@@ -28,10 +28,7 @@ def add_arguments(parser) -> None:
     parser.add_argument("script", metavar="SCRIPT.py", help="Python file defining main(mpi)")
     add_system_arguments(parser, positional=False)
     parser.add_argument("--ranks", type=int, required=True, help="number of MPI ranks")
-    parser.add_argument("--ranks-per-node", type=whole_number, default=None,
-                        help="ranks per node (default: one per core)")
-    parser.add_argument("--mapping", default="linear", metavar="linear|round-robin|random|FILE",
-                        help="rank-to-node mapping (random uses --seed; FILE lists one node per rank)")
+    add_job_arguments(parser)
     add_network_argument(parser)
     parser.add_argument("--algorithm", action="append", default=[], metavar="COLLECTIVE=NAME",
                         help="collective algorithm, e.g. allreduce=ring (repeatable)")
@@ -93,9 +90,7 @@ def run(args) -> int:
                             _algorithms(args.algorithm))
     with contextlib.redirect_stdout(sys.stderr):   # the model's own prints never mix into the results
         result = job.run(main, argv=argv)
-    from ppt.engine import parallel
-    world = parallel.world()
-    if world is not None and world.rank != 0:
+    if not is_leader():
         return 0
     summary = result.as_json()
     if args.json:
