@@ -95,6 +95,16 @@ int32_t ppt_packet_new(ppt_net_t *net)
     return p;
 }
 
+/* Append packet p to the FIFO (*head, *tail) of packets linked through their `next`. */
+static void packet_append(ppt_net_t *net, int32_t *head, int32_t *tail, int32_t p)
+{
+    if (*tail == NONE)
+        *head = p;
+    else
+        net->pkts[*tail].next = p;
+    *tail = p;
+}
+
 static void packet_free(ppt_net_t *net, int32_t p)
 {
     net->pkts[p].next = net->pkt_free;
@@ -305,11 +315,7 @@ static void router_arrive(ppt_net_t *net, int32_t r, int32_t p)
         transmit(net, r, p, port, vc);
         return;
     }
-    if (net->q_tail[q] == NONE)
-        net->q_head[q] = p;
-    else
-        net->pkts[net->q_tail[q]].next = p;
-    net->q_tail[q] = p;
+    packet_append(net, &net->q_head[q], &net->q_tail[q], p);
     o->queued_B += size;
     if (o->queued_B > o->max_queued_B)
         o->max_queued_B = o->queued_B;
@@ -505,11 +511,7 @@ static void nic_receive(ppt_net_t *net, int32_t node, int32_t p)
             double start = net->nic_free_at[node] > net->now ? net->nic_free_at[node] : net->now;
             nic_launch(net, node, rp, start);
         } else {
-            if (net->nic_resp_tail[node] == NONE)
-                net->nic_resp_head[node] = rp;
-            else
-                net->pkts[net->nic_resp_tail[node]].next = rp;
-            net->nic_resp_tail[node] = rp;
+            packet_append(net, &net->nic_resp_head[node], &net->nic_resp_tail[node], rp);
             ppt_nic_pump(net, node);
         }
     }
