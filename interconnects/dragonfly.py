@@ -21,7 +21,7 @@ trunk always reaches one group (Aries bundles 4 blue ports per trunk):
   goes to group ``i - 1 - (j mod (g-1))``, arriving on trunk ``T-1-j``;
   needs ``(g-1)`` to divide ``T``.
 
-Routings (all pick their random choices from :meth:`Routing.rand`):
+Routings (compiled in ``csrc/grouped.c``; random choices hash the seed, the packet and a salt):
 
 * ``min`` -- local hops to a router owning a global link to the destination
   group (its own link if it has one), the global hop, local hops to the
