@@ -145,19 +145,24 @@ class PacketCore:
         self.reschedule()
 
     def _hand_over(self, count: int) -> None:
-        """Run the core's outputs as engine events at their times, in the NICs they concern."""
+        """Run the core's outputs as engine events at their times, in the NICs they concern.
+
+        Each keeps the key of the core event that made it (core NIC keys use the upper half of
+        the NIC's key range), so its order among the NIC's other events at the same time never
+        depends on when it was handed over.
+        """
         out = self._outputs[0]
         net, sim = self.net, self.sim
-        done = [(out[i].t, out[i].kind, out[i].node, out[i].uid) for i in range(count)]
+        done = [(out[i].t, out[i].key, out[i].kind, out[i].node, out[i].uid) for i in range(count)]
         lib.ppt_net_clear_outputs(self.c)
-        for t, kind, node, uid in done:
+        for t, key, kind, node, uid in done:
             nic = net.nic(sim, node)
             if kind == lib.PPT_OUT_DELIVER:
                 payload = self.payloads.pop(uid, None)
                 if nic.host is not None:
-                    nic.schedule_at(t, nic.deliver, payload)
+                    sim.post(t, key, nic.deliver, payload)
             else:
-                nic.schedule_at(t, _call, self.on_sent.pop(uid))
+                sim.post(t, key, _call, self.on_sent.pop(uid))
 
     # -- parallel runs: the engine's window exchange ------------------------------
     def outgoing(self) -> list:

@@ -68,7 +68,10 @@ struct ppt_net {
     double *nic_inv_bw, *nic_arrive_s, *nic_free_at, *nic_wake_s;
     int64_t *nic_credit_B;
     int32_t *nic_out_head, *nic_out_tail, *nic_resp_head, *nic_resp_tail, *nic_pending;
-    uint64_t *nic_msg_seq, *nic_key;
+    uint64_t *nic_msg_seq;                  /* messages handed over by Python, per source node */
+    uint64_t *nic_resp_seq;                 /* response packets made by the core, per node */
+    uint64_t *nic_key;                      /* last key of the NIC's own (core) events */
+    uint64_t *nic_send_key;                 /* last key of events made by Python's hand-overs */
     ppt_queue_t queue;
     /* packet pool and message slots, with free lists */
     ppt_packet_t *pkts;

@@ -26,6 +26,9 @@
 
 #define KEY_BITS 40
 #define NONE (-1)
+/* Message uids are node << 32 | a count; responses and synthetic traffic count in their own ranges,
+ * so a message's uid never depends on how far the core ran before Python handed it over. */
+#define RESPONSE_BIT (1ULL << 30)
 
 /* ---------------------------------------------------------------- event queue */
 
@@ -61,11 +64,11 @@ static void post_router(ppt_net_t *net, double t, uint64_t key, int32_t kind, in
     }
 }
 
-static void output(ppt_net_t *net, double t, int32_t kind, int32_t node, uint64_t uid)
+static void output(ppt_net_t *net, const ppt_event_t *ev, int32_t kind, uint64_t uid)
 {
     net->out = ppt_grow(net->out, &net->out_cap, sizeof(ppt_output_t), net->out_len + 1);
     ppt_output_t *o = &net->out[net->out_len++];
-    o->t = t; o->uid = uid; o->kind = kind; o->node = node;
+    o->t = ev->t; o->key = ev->key; o->uid = uid; o->kind = kind; o->node = ev->target;
 }
 
 /* ---------------------------------------------------------------- pools */
@@ -499,7 +502,7 @@ static void nic_receive(ppt_net_t *net, int32_t node, int32_t p)
     if (net->cfg.response_B) {
         int32_t rp = ppt_packet_new(net);
         ppt_packet_t *resp = &net->pkts[rp];
-        resp->msg_uid = ((uint64_t)node << 32) | ++net->nic_msg_seq[node];
+        resp->msg_uid = ((uint64_t)node << 32) | RESPONSE_BIT | ++net->nic_resp_seq[node];
         resp->uid = resp->msg_uid << 24;
         resp->src = node;
         resp->dst = src;
@@ -535,7 +538,11 @@ int64_t ppt_net_run(ppt_net_t *net, double until_s, int64_t max_events)
     ppt_event_t ev;
     int64_t done = 0;
     const ppt_event_t *next;
-    while ((next = queue_peek(&net->queue)) && next->t < until_s && done < max_events && !net->out_len) {
+    /* Once an output at time t is out, Python may hand over new messages from t on, and they reach
+     * the core nic_latency_s later: events before t + nic_latency_s can still run, in this call. */
+    double limit = until_s;
+    int64_t seen = net->out_len;
+    while ((next = queue_peek(&net->queue)) && next->t < limit && done < max_events) {
         net->c.queue_depth_sum += net->queue.len;
         queue_pop(&net->queue, &ev);
         const ppt_event_t *after = queue_peek(&net->queue);
@@ -582,11 +589,16 @@ int64_t ppt_net_run(ppt_net_t *net, double until_s, int64_t max_events)
             nic_receive(net, target, ev.a);
             break;
         case EV_DELIVER:
-            output(net, ev.t, PPT_OUT_DELIVER, target, uid_of(&ev));
+            output(net, &ev, PPT_OUT_DELIVER, uid_of(&ev));
             break;
         case EV_SENT:
-            output(net, ev.t, PPT_OUT_SENT, target, uid_of(&ev));
+            output(net, &ev, PPT_OUT_SENT, uid_of(&ev));
             break;
+        }
+        if (net->out_len > seen && !seen) {
+            seen = net->out_len;
+            if (ev.t + net->cfg.nic_latency_s < limit)
+                limit = ev.t + net->cfg.nic_latency_s;
         }
     }
     net->c.events += done;
@@ -606,7 +618,7 @@ uint64_t ppt_net_send(ppt_net_t *net, int32_t src, int32_t dst, int64_t nbytes, 
     msg->cut = 0;
     msg->notify_sent = notify_sent;
     net->c.messages_sent++;
-    post(net, now_s + net->cfg.nic_latency_s, nic_key(net, src), EV_NIC_QUEUE, src, m, 0);
+    post(net, now_s + net->cfg.nic_latency_s, ++net->nic_send_key[src], EV_NIC_QUEUE, src, m, 0);
     return msg->uid;
 }
 
@@ -680,7 +692,9 @@ ppt_net_t *ppt_net_new(const ppt_net_config_t *cfg, const ppt_routing_t *routing
     net->nic_resp_tail = zalloc((size_t)N, sizeof(int32_t));
     net->nic_pending = zalloc((size_t)N, sizeof(int32_t));
     net->nic_msg_seq = zalloc((size_t)N, sizeof(uint64_t));
+    net->nic_resp_seq = zalloc((size_t)N, sizeof(uint64_t));
     net->nic_key = zalloc((size_t)N, sizeof(uint64_t));
+    net->nic_send_key = zalloc((size_t)N, sizeof(uint64_t));
     for (int32_t n = 0; n < N; n++) {
         if (!node_local(net, n))
             continue;
@@ -691,7 +705,10 @@ ppt_net_t *ppt_net_new(const ppt_net_config_t *cfg, const ppt_routing_t *routing
         net->nic_inv_bw[n] = 1.0 / bw;
         net->nic_arrive_s[n] = cfg->class_latency_s[cls] + cfg->router_delay_s;
         net->nic_wake_s[n] = INFINITY;
-        net->nic_key[n] = (uint64_t)cfg->nic_eid[n] << KEY_BITS;
+        /* a NIC's key range: the engine's own events of the NIC count from 0, events of messages
+         * Python hands over from 2^38, the core's own from 2^39: no count depends on another */
+        net->nic_send_key[n] = ((uint64_t)cfg->nic_eid[n] << KEY_BITS) | (1ULL << (KEY_BITS - 2));
+        net->nic_key[n] = ((uint64_t)cfg->nic_eid[n] << KEY_BITS) | (1ULL << (KEY_BITS - 1));
         net->nic_credit_B[n] = cfg->vc_capacity_B;
         net->nic_out_head[n] = net->nic_out_tail[n] = NONE;
         net->nic_resp_head[n] = net->nic_resp_tail[n] = net->nic_pending[n] = NONE;
@@ -710,7 +727,7 @@ void ppt_net_free(ppt_net_t *net)
     void *tables[] = {net->router_rank, net->ports, net->link_s, net->rr, net->router_key, net->credits,
                       net->q_head, net->q_tail, net->nic_inv_bw, net->nic_arrive_s, net->nic_free_at,
                       net->nic_wake_s, net->nic_credit_B, net->nic_out_head, net->nic_out_tail,
-                      net->nic_resp_head, net->nic_resp_tail, net->nic_pending, net->nic_msg_seq, net->nic_key,
+                      net->nic_resp_head, net->nic_resp_tail, net->nic_pending, net->nic_msg_seq, net->nic_resp_seq, net->nic_key, net->nic_send_key,
                       net->pkts, net->msgs, net->partial.keys, net->partial.left, net->out,
                       net->sources, net->outbox_len, net->outbox_cap};
     for (size_t k = 0; k < sizeof tables / sizeof *tables; k++)

@@ -33,6 +33,7 @@ typedef struct ppt_net_config {
 enum { PPT_OUT_DELIVER = 1, PPT_OUT_SENT = 2 };
 typedef struct ppt_output {
     double t;
+    uint64_t key;       /* the core event's key: the engine orders the hand-over by it */
     uint64_t uid;
     int32_t kind, node;
 } ppt_output_t;
@@ -84,8 +85,9 @@ const ppt_routing_t *ppt_net_routing(const ppt_net_t *net);
 
 /* A message of nbytes from node src to node dst handed over at time now_s; returns its uid. */
 uint64_t ppt_net_send(ppt_net_t *net, int32_t src, int32_t dst, int64_t nbytes, int32_t notify_sent, double now_s);
-/* Run events with time < until_s, at most max_events of them, stopping early after an event with
- * output (see ppt_net_outputs).  Returns the number of events run. */
+/* Run events with time < until_s, at most max_events of them; once an event has output (see
+ * ppt_net_outputs) at time t, only those before t + nic_latency_s, when a message Python sends in
+ * reply could first reach the core.  Returns the number of events run. */
 int64_t ppt_net_run(ppt_net_t *net, double until_s, int64_t max_events);
 double ppt_net_next_time(ppt_net_t *net);
 double ppt_net_now(const ppt_net_t *net);
