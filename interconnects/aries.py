@@ -110,8 +110,8 @@ class AriesTopology(GroupedTopology):
                    black_tile=link_class(cfg, "black", "black"),
                    blue=link_class(cfg, "blue", "blue"),
                    node=link_class(cfg, "node", "node"),
-                   router_delay_s=field(cfg, "router_delay_s", "topology", float),
-                   num_nodes=field(cfg, "num_nodes", "topology", int, default=None))
+                   router_delay_s=field(cfg, "router_delay_s", "topology", float, nonnegative=True),
+                   num_nodes=field(cfg, "num_nodes", "topology", int, default=None, positive=True))
 
     def tiles_in_use(self) -> np.ndarray:
         """Router tiles behind the connected ports, per router (at most ``ROUTER_TILES``)."""

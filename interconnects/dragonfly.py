@@ -265,7 +265,7 @@ def check_arrangement(arrangement: str, num_groups: int, trunks: int, where: str
 def link_class(cfg: dict, name: str, prefix: str) -> LinkClass:
     """LinkClass ``name`` from ``<prefix>_bandwidth_Bps`` and ``<prefix>_latency_s`` of ``cfg``."""
     return LinkClass(name, field(cfg, f"{prefix}_bandwidth_Bps", "topology", float, positive=True),
-                     field(cfg, f"{prefix}_latency_s", "topology", float))
+                     field(cfg, f"{prefix}_latency_s", "topology", float, nonnegative=True))
 
 
 @register
@@ -305,9 +305,9 @@ class DragonflyTopology(GroupedTopology):
                    local=link_class(cfg, "local", "local"),
                    global_=link_class(cfg, "global", "global"),
                    node=link_class(cfg, "node", "node"),
-                   router_delay_s=field(cfg, "router_delay_s", "topology", float),
+                   router_delay_s=field(cfg, "router_delay_s", "topology", float, nonnegative=True),
                    arrangement=field(cfg, "arrangement", "topology", str, default="consecutive"),
-                   num_nodes=field(cfg, "num_nodes", "topology", int, default=None))
+                   num_nodes=field(cfg, "num_nodes", "topology", int, default=None, positive=True))
 
 
 # -- routing (csrc/grouped.c): phase x local-hop VCs, L per phase ---------------------------

@@ -91,10 +91,12 @@ class FatTree(Topology):
                    levels=field(cfg, "levels", where, int, positive=True),
                    num_nodes=field(cfg, "num_nodes", where, int, default=None),
                    link_bandwidth_Bps=field(cfg, "link_bandwidth_Bps", where, float, positive=True),
-                   link_latency_s=field(cfg, "link_latency_s", where, float),
-                   router_delay_s=field(cfg, "router_delay_s", where, float, default=0.0),
-                   terminal_bandwidth_Bps=field(cfg, "terminal_bandwidth_Bps", where, float, default=None),
-                   terminal_latency_s=field(cfg, "terminal_latency_s", where, float, default=None))
+                   link_latency_s=field(cfg, "link_latency_s", where, float, nonnegative=True),
+                   router_delay_s=field(cfg, "router_delay_s", where, float, default=0.0, nonnegative=True),
+                   terminal_bandwidth_Bps=field(cfg, "terminal_bandwidth_Bps", where, float, default=None,
+                                                positive=True),
+                   terminal_latency_s=field(cfg, "terminal_latency_s", where, float, default=None,
+                                            nonnegative=True))
 
     def _build_ports(self, roots: int, per_level: int) -> None:
         m, n, half = self.ports, self.levels, self.half

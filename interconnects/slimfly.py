@@ -129,11 +129,13 @@ class SlimFly(Topology):
         return cls(q=field(cfg, "q", where, int, positive=True),
                    p=field(cfg, "p", where, int, positive=True),
                    link_bandwidth_Bps=field(cfg, "link_bandwidth_Bps", where, float, positive=True),
-                   link_latency_s=field(cfg, "link_latency_s", where, float),
-                   router_delay_s=field(cfg, "router_delay_s", where, float, default=0.0),
-                   terminal_bandwidth_Bps=field(cfg, "terminal_bandwidth_Bps", where, float, default=None),
-                   terminal_latency_s=field(cfg, "terminal_latency_s", where, float, default=None),
-                   router_radix=field(cfg, "router_radix", where, int, default=None),
+                   link_latency_s=field(cfg, "link_latency_s", where, float, nonnegative=True),
+                   router_delay_s=field(cfg, "router_delay_s", where, float, default=0.0, nonnegative=True),
+                   terminal_bandwidth_Bps=field(cfg, "terminal_bandwidth_Bps", where, float, default=None,
+                                                positive=True),
+                   terminal_latency_s=field(cfg, "terminal_latency_s", where, float, default=None,
+                                            nonnegative=True),
+                   router_radix=field(cfg, "router_radix", where, int, default=None, positive=True),
                    ugal_c_sf=field(cfg, "ugal_c_sf", where, float, default=1.0, positive=True))
 
     def _build_ports(self) -> None:

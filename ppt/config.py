@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import difflib
 import json
+import math
 from pathlib import Path
 
 from ppt.errors import ConfigError
@@ -10,8 +11,13 @@ from ppt.errors import ConfigError
 _MISSING = object()
 
 
-def field(cfg: dict, key: str, where: str, kind=None, default=_MISSING, positive=False):
-    """``cfg[key]`` converted with ``kind``; a ConfigError names ``where.key`` when absent or bad."""
+def field(cfg: dict, key: str, where: str, kind=None, default=_MISSING, positive=False, nonnegative=False):
+    """``cfg[key]`` converted with ``kind``; a ConfigError names ``where.key`` when absent or bad.
+
+    ``kind`` int or float refuses NaN and infinity; dict and list must be given
+    as such (no conversion).  ``positive``: the value must be > 0;
+    ``nonnegative``: >= 0 (latencies, delays).  A ``default`` is returned as is.
+    """
     if not isinstance(cfg, dict):
         raise ConfigError(f"{where} must be a mapping of fields, got {type(cfg).__name__}")
     if key not in cfg:
@@ -19,15 +25,24 @@ def field(cfg: dict, key: str, where: str, kind=None, default=_MISSING, positive
             raise ConfigError(f"{where} is missing the field {key!r}")
         return default
     value = cfg[key]
-    if kind is not None:
+    if kind in (dict, list):
+        if not isinstance(value, kind):
+            what = "a mapping of fields" if kind is dict else "a list"
+            raise ConfigError(f"{where}.{key} must be {what}, got {value!r}")
+    elif kind is not None:
         try:
-            if kind is int and (isinstance(value, bool) or float(value) != int(value)):
+            if kind in (int, float) and (isinstance(value, bool) or not math.isfinite(float(value))):
+                raise ValueError
+            if kind is int and float(value) != int(value):
                 raise ValueError
             value = kind(value)
-        except (TypeError, ValueError):
-            raise ConfigError(f"{where}.{key} must be {kind.__name__}, got {value!r}") from None
+        except (TypeError, ValueError, OverflowError):
+            finite = " (a finite number)" if kind in (int, float) else ""
+            raise ConfigError(f"{where}.{key} must be {kind.__name__}{finite}, got {value!r}") from None
     if positive and not value > 0:
         raise ConfigError(f"{where}.{key} must be positive, got {value!r}")
+    if nonnegative and not value >= 0:
+        raise ConfigError(f"{where}.{key} must not be negative, got {value!r}")
     return value
 
 

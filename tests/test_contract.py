@@ -73,9 +73,9 @@ def test_a_known_key_in_a_json_preset_file_loads_and_a_typo_does_not(tmp_path, c
 
 @pytest.mark.parametrize("argv, message", [
     (["pingpong", "fattree-4-3", "--set", "topology.link_latency_s=-1e-7", "--sizes", "8"],
-     "the switch links' latency must be a finite number of seconds >= 0, got -1e-07"),
+     "topology.link_latency_s must not be negative, got -1e-07"),
     (["pingpong", "fattree-4-3", "--set", "topology.router_delay_s=-1e-9", "--sizes", "8"],
-     "topology.router_delay_s must be a finite number of seconds >= 0"),
+     "topology.router_delay_s must not be negative"),
     (["pingpong", "dragonfly-booksim", "--set", "topology.global_bandwidth_Bps=0", "--sizes", "8"],
      "topology.global_bandwidth_Bps must be positive"),
     (["traffic", "fattree-4-3", "--load", "0.1", "--time", "inf"], "argument --time: must be a finite number"),
@@ -138,3 +138,17 @@ def test_a_topology_too_large_for_memory_is_refused_with_its_estimate(capsys):
     assert main(["topology", "torus-16x16x16", "--set", "topology.dims=[1000,1000,1000]"]) == 2
     err = capsys.readouterr().err
     assert "needs about 7" in err and "GiB" in err and "memory is available" in err and err.count("\n") == 1
+
+
+@pytest.mark.parametrize("system, setting", [
+    ("edison", "topology.green_latency_s=-1"),
+    ("dragonfly-booksim", "topology.global_latency_s=-1"),
+    ("slimfly-3k", "topology.link_latency_s=-1"),
+    ("fattree-4-3", "topology.router_delay_s=-1"),
+    ("torus-16x16x16", "topology.link_latency_s=-1"),
+    ("fattree-4-3", "topology.link_latency_s=nan"),
+])
+def test_a_negative_or_undefined_latency_is_refused_naming_the_field(capsys, system, setting):
+    assert main(["topology", system, "--set", setting]) == 2
+    err = capsys.readouterr().err
+    assert setting.split("=")[0] in err and err.count("\n") == 1, err

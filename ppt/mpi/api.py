@@ -41,7 +41,7 @@ class MPI:
         self._rank = rank
         self.COMM_WORLD = world
         self.COMM_SELF = self_comm
-        #: Extra command-line arguments given to ``ppt run`` after ``--``.
+        #: The script's arguments: ``ppt run --script-args 'ARGS'`` split like a shell command line.
         self.argv = list(argv)
 
     @property
