@@ -74,7 +74,8 @@ class AnalyticNetwork(Network):
         terminal = topo.terminal_class()
         nic_bw = field(net, "nic_bandwidth_Bps", "network", float, positive=True)
         # as in the packet model: one NIC traversal and one node link at each end
-        latency = 2 * (field(net, "nic_latency_s", "network", float, default=0.0) + terminal.latency_s)
+        latency = 2 * (field(net, "nic_latency_s", "network", float, default=0.0, nonnegative=True)
+                       + terminal.latency_s)
         routing = topo.routing(field(net, "routing", "network", str, default="min"))
         cache: dict[tuple[int, int], int] = {}
 

@@ -250,11 +250,11 @@ class PacketNetwork(Network):
         self.packetizer = Packetizer(field(cfg, "packet", "network", dict))
         self.vc_capacity_B = _vc_capacity_B(cfg, self.num_vcs, self.packetizer.size(self.packetizer.max_payload_B))
         self.nic_bandwidth_Bps = field(cfg, "nic_bandwidth_Bps", "network", float, positive=True)
-        self.nic_latency_s = field(cfg, "nic_latency_s", "network", float, default=0.0)
-        if self.nic_latency_s < 0.0:
-            raise ConfigError(f"network.nic_latency_s must not be negative, got {self.nic_latency_s!r}")
-        self.shm_latency_s = field(cfg, "shm_latency_s", "network", float, default=max(self.nic_latency_s, 1e-7))
-        self.shm_bandwidth_Bps = field(cfg, "shm_bandwidth_Bps", "network", float, default=self.nic_bandwidth_Bps)
+        self.nic_latency_s = field(cfg, "nic_latency_s", "network", float, default=0.0, nonnegative=True)
+        self.shm_latency_s = field(cfg, "shm_latency_s", "network", float, default=max(self.nic_latency_s, 1e-7),
+                                   nonnegative=True)
+        self.shm_bandwidth_Bps = field(cfg, "shm_bandwidth_Bps", "network", float, default=self.nic_bandwidth_Bps,
+                                       positive=True)
         self.router_delay_s = float(topology.router_delay_s)
         if not 0.0 <= self.router_delay_s < math.inf:
             raise ConfigError(f"topology.router_delay_s must be a finite number of seconds >= 0, "
