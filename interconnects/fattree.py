@@ -39,7 +39,7 @@ import numpy as np
 from ppt.config import field
 from ppt.errors import ConfigError
 from ppt.interconnects.registry import register
-from ppt.interconnects.topology import Topology, register_routing, switch_and_terminal
+from ppt.interconnects.topology import Topology, register_routing, switch_and_terminal, switch_link_fields
 
 SWITCH_LINK, TERMINAL_LINK = 0, 1
 
@@ -90,13 +90,7 @@ class FatTree(Topology):
         return cls(ports=field(cfg, "ports", where, int, positive=True),
                    levels=field(cfg, "levels", where, int, positive=True),
                    num_nodes=field(cfg, "num_nodes", where, int, default=None),
-                   link_bandwidth_Bps=field(cfg, "link_bandwidth_Bps", where, float, positive=True),
-                   link_latency_s=field(cfg, "link_latency_s", where, float, nonnegative=True),
-                   router_delay_s=field(cfg, "router_delay_s", where, float, default=0.0, nonnegative=True),
-                   terminal_bandwidth_Bps=field(cfg, "terminal_bandwidth_Bps", where, float, default=None,
-                                                positive=True),
-                   terminal_latency_s=field(cfg, "terminal_latency_s", where, float, default=None,
-                                            nonnegative=True))
+                   **switch_link_fields(cfg))
 
     def _build_ports(self, roots: int, per_level: int) -> None:
         m, n, half = self.ports, self.levels, self.half

@@ -37,7 +37,7 @@ import numpy as np
 from ppt.config import field
 from ppt.errors import ConfigError
 from ppt.interconnects.registry import register
-from ppt.interconnects.topology import Topology, register_routing, switch_and_terminal
+from ppt.interconnects.topology import Topology, register_routing, switch_and_terminal, switch_link_fields
 
 NETWORK_LINK, TERMINAL_LINK = 0, 1
 
@@ -128,13 +128,7 @@ class SlimFly(Topology):
         where = "topology"
         return cls(q=field(cfg, "q", where, int, positive=True),
                    p=field(cfg, "p", where, int, positive=True),
-                   link_bandwidth_Bps=field(cfg, "link_bandwidth_Bps", where, float, positive=True),
-                   link_latency_s=field(cfg, "link_latency_s", where, float, nonnegative=True),
-                   router_delay_s=field(cfg, "router_delay_s", where, float, default=0.0, nonnegative=True),
-                   terminal_bandwidth_Bps=field(cfg, "terminal_bandwidth_Bps", where, float, default=None,
-                                                positive=True),
-                   terminal_latency_s=field(cfg, "terminal_latency_s", where, float, default=None,
-                                            nonnegative=True),
+                   **switch_link_fields(cfg),
                    router_radix=field(cfg, "router_radix", where, int, default=None, positive=True),
                    ugal_c_sf=field(cfg, "ugal_c_sf", where, float, default=1.0, positive=True))
 

@@ -47,6 +47,20 @@ class LinkClass:
                               f">= 0, got {self.latency_s!r}")
 
 
+def switch_link_fields(cfg: dict) -> dict:
+    """The link fields of a one-switch-class topology's preset section, as keyword arguments:
+    ``link_bandwidth_Bps``, ``link_latency_s``, ``router_delay_s`` (default 0) and the optional
+    ``terminal_bandwidth_Bps`` and ``terminal_latency_s`` (see :func:`switch_and_terminal`)."""
+    from ppt.config import field
+    where = "topology"
+    return {"link_bandwidth_Bps": field(cfg, "link_bandwidth_Bps", where, float, positive=True),
+            "link_latency_s": field(cfg, "link_latency_s", where, float, nonnegative=True),
+            "router_delay_s": field(cfg, "router_delay_s", where, float, default=0.0, nonnegative=True),
+            "terminal_bandwidth_Bps": field(cfg, "terminal_bandwidth_Bps", where, float, default=None,
+                                            positive=True),
+            "terminal_latency_s": field(cfg, "terminal_latency_s", where, float, default=None, nonnegative=True)}
+
+
 def switch_and_terminal(name: str, bandwidth_Bps: float, latency_s: float, terminal_bandwidth_Bps=None,
                         terminal_latency_s=None) -> tuple[LinkClass, LinkClass]:
     """A topology's two link classes: switch-to-switch ``name`` and node ``terminal`` links
