@@ -17,12 +17,7 @@ except ImportError as exc:  # pragma: no cover - only on a broken install
 
 
 def array(ctype: str, values):
-    """A C array of ``ctype`` holding ``values`` (a numpy array or a sequence)."""
-    return ffi.new(f"{ctype}[]", [int(v) if ctype.startswith(("int", "uint")) else float(v) for v in values]) \
-        if not hasattr(values, "dtype") else _from_numpy(ctype, values)
-
-
-def _from_numpy(ctype: str, values):
+    """A C array of ``ctype`` owning a copy of the numpy array ``values``."""
     import numpy as np
     dtype = {"int32_t": np.int32, "int64_t": np.int64, "uint64_t": np.uint64, "double": np.float64,
              "int8_t": np.int8}[ctype]

@@ -739,13 +739,11 @@ void ppt_net_free(ppt_net_t *net)
     free(net);
 }
 
-const ppt_routing_t *ppt_net_routing(const ppt_net_t *net) { return &net->routing; }
 double ppt_net_next_time(ppt_net_t *net)
 {
     const ppt_event_t *next = queue_peek(&net->queue);
     return next ? next->t : INFINITY;
 }
-double ppt_net_now(const ppt_net_t *net) { return net->now; }
 int64_t ppt_net_packets_in_flight(const ppt_net_t *net) { return net->pkts_live; }
 
 int64_t ppt_net_outputs(ppt_net_t *net, ppt_output_t **out)

@@ -80,8 +80,6 @@ typedef struct ppt_traffic_config {
 
 ppt_net_t *ppt_net_new(const ppt_net_config_t *cfg, const ppt_routing_t *routing);
 void ppt_net_free(ppt_net_t *net);
-/* Route and VC of a packet at a router using the live queues (walks through a running network). */
-const ppt_routing_t *ppt_net_routing(const ppt_net_t *net);
 
 /* A message of nbytes from node src to node dst handed over at time now_s; returns its uid. */
 uint64_t ppt_net_send(ppt_net_t *net, int32_t src, int32_t dst, int64_t nbytes, int32_t notify_sent, double now_s);
@@ -90,7 +88,6 @@ uint64_t ppt_net_send(ppt_net_t *net, int32_t src, int32_t dst, int64_t nbytes, 
  * reply could first reach the core.  Returns the number of events run. */
 int64_t ppt_net_run(ppt_net_t *net, double until_s, int64_t max_events);
 double ppt_net_next_time(ppt_net_t *net);
-double ppt_net_now(const ppt_net_t *net);
 int64_t ppt_net_outputs(ppt_net_t *net, ppt_output_t **out);
 void ppt_net_clear_outputs(ppt_net_t *net);
 
