@@ -104,6 +104,10 @@ class PacketCore:
         self._keep.append(data)
         return ffi.cast(f"{ctype} *", ffi.from_buffer(data))
 
+    def keep(self, objects) -> None:
+        """Keep ``objects`` (arrays the core points into) alive as long as the core."""
+        self._keep.extend(objects)
+
     def owner(self, node: int) -> int:
         """Simulation rank of ``node``'s router."""
         return int(np.searchsorted(self.router_rank, self.net.topo.node_router[node], side="right")) - 1
@@ -318,7 +322,8 @@ class PacketNetwork(Network):
     def counters(self) -> dict:
         return self.core.counters()
 
-    def start_traffic(self, source_cfg) -> None:
+    def start_traffic(self, source_cfg, tables=()) -> None:
+        self.core.keep(tables)
         if lib.ppt_net_start_traffic(self.core.c, source_cfg) != 0:
             raise ConfigError("out of memory starting the traffic sources")
         self.core.reschedule()

@@ -97,11 +97,12 @@ class TrafficGenerator:
         cfg.stop_s = self.stop_s
         cfg.slot_s, cfg.mean_gap_s = self.slot_s, self.mean_gap_s
         cfg.payload_B, cfg.packet_B = self.payload_B, self.packet_B
-        net.start_traffic(cfg)
+        net.start_traffic(cfg, keep)
 
 
 def run_traffic(machine, pattern: str, load: float, routing: str | None = None, warmup_s: float = 20e-6,
-                time_s: float = 100e-6, process: str = "exponential", progress=None, comm=AUTO) -> dict | None:
+                time_s: float = 100e-6, process: str = "exponential", progress=None, comm=AUTO,
+                sampler=None) -> dict | None:
     """Offered vs accepted load, latency and hops of one synthetic-traffic run (rank 0; None elsewhere).
 
     ``accepted_fraction`` = mean bytes/s delivered per node during the
