@@ -18,6 +18,7 @@ import numpy as np
 
 from ppt.engine.parallel import AUTO
 from ppt.errors import ConfigError
+from ppt.interconnects import latency
 from ppt.interconnects.stats import ATTO
 from ppt.interconnects.topology import mix64
 
@@ -110,7 +111,8 @@ def run_traffic(machine, pattern: str, load: float, routing: str | None = None, 
     (packets entering routers over the whole run, in flight or delivered),
     ``core_events``, ``queue_depth`` (mean length of the core's event queue)
     and ``run_s`` (wall seconds in the event loop) serve benchmarks; they are
-    not part of the deterministic prediction.
+    not part of the deterministic prediction.  ``sampler``: a
+    :class:`~ppt.interconnects.sampling.Sampler` recording the whole run.
     """
     from ppt.interconnects.packetnet import PacketNetwork
     if not (0.0 <= warmup_s < math.inf) or not (0.0 < time_s < math.inf):
@@ -118,22 +120,29 @@ def run_traffic(machine, pattern: str, load: float, routing: str | None = None, 
     net = PacketNetwork(machine.topology, machine.preset["network"], seed=machine.seed, routing=routing)
     sim = net.simulation(comm=comm, name="traffic", progress=progress)
     TrafficGenerator(net, pattern, load, process, machine.seed, stop_s=warmup_s + time_s).attach(net)
+    run = sim.run
+    if sampler is not None:
+        sampler.attach(net, sim)
+        run = sampler.run
     began = time.perf_counter()
-    sim.run(until_s=warmup_s)
-    before = net.counters()
-    sim.run(until_s=warmup_s + time_s)
+    run(until_s=warmup_s)
+    before, hist_before = net.counters(), net.core.packet_latencies()
+    run(until_s=warmup_s + time_s)
     run_s = time.perf_counter() - began
     after = net.counters()
+    hist = latency.to_sparse(net.core.packet_latencies() - hist_before)
     window = {k: after[k] - before[k] for k in ("delivered", "latency_sum_as", "hops_sum", "bytes_delivered",
                                                 "injected")}
     window["router_traversals"] = after["router_traversals"]
     window["core_events"] = after["events"]
     window["queue_depth_sum"] = after["queue_depth_sum"]
     window["run_s"] = run_s
-    parts = sim.gather(window)
+    parts = sim.gather((window, hist))
     events = sim.total_events()
     if parts is None:
         return None
+    window_hist = latency.from_sparse([p[1] for p in parts])
+    parts = [p[0] for p in parts]
     total = {k: sum(p[k] for p in parts) for k in window}
     total["run_s"] = max(p["run_s"] for p in parts)
     queue_depth = total.pop("queue_depth_sum") / max(1, total["core_events"])
@@ -141,6 +150,7 @@ def run_traffic(machine, pattern: str, load: float, routing: str | None = None, 
     return {"system": machine.name, "pattern": pattern, "routing": net.routing.name, "offered_load": load,
             "accepted_fraction": total["bytes_delivered"] / (time_s * net.num_nodes * net.injection_bandwidth_Bps),
             "mean_latency_s": total["latency_sum_as"] / ATTO / n if n else 0.0,
+            **latency.summary(window_hist, "latency"),
             "mean_hops": total["hops_sum"] / n if n else 0.0, "packets": n,
             "packets_injected": total["injected"], "warmup_s": warmup_s, "time_s": time_s,
             "nodes": net.num_nodes, "events": events, "router_traversals": total["router_traversals"],
