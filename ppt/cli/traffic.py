@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import sys
 
-from ppt.cli.common import add_system_arguments, load_preset, seconds
+from ppt.cli.common import add_sampling_arguments, add_system_arguments, load_preset, sampling, seconds
 from ppt.cli.output import emit
 
 HELP = "offered vs accepted load under synthetic traffic (ur, nn, bitcomp, transpose, tornado, wc)"
@@ -18,6 +18,7 @@ def add_arguments(parser) -> None:
     parser.add_argument("--time", type=seconds, default=100e-6, metavar="S", help="measured window, seconds (default 100e-6)")
     parser.add_argument("--process", default="exponential", choices=["exponential", "bernoulli"],
                         help="injection process (default exponential)")
+    add_sampling_arguments(parser)
 
 
 def run(args) -> int:
@@ -26,8 +27,9 @@ def run(args) -> int:
     from ppt.progress import Progress
     machine = Machine(load_preset(args), seed=args.seed)
     progress = Progress(f"traffic {args.system}")
-    result = run_traffic(machine, args.pattern, args.load, args.routing, args.warmup, args.time,
-                         args.process, progress)
+    with sampling(args, machine.name) as sampler:
+        result = run_traffic(machine, args.pattern, args.load, args.routing, args.warmup, args.time,
+                             args.process, progress, sampler=sampler)
     progress.done()
     if result is not None:
         for key in ("run_s", "core_events", "queue_depth"):   # speed figures, not part of the prediction
