@@ -125,6 +125,11 @@ class Network:
         """Nodes whose NICs live on this simulation rank."""
         return [n for n in range(self.num_nodes) if sim.is_local(self.nic_eid(n))]
 
+    def host_every_node(self, sim, host) -> None:
+        """Make ``host`` the host of every node of this rank (drivers that treat all nodes alike)."""
+        for node in self.local_nodes(sim):
+            self.nic(sim, node).host = host
+
     def idle_latency_bound_s(self, nbytes: int) -> float:
         """An upper bound (s) on one ``nbytes`` message's latency across the idle network."""
         raise NotImplementedError

@@ -97,6 +97,8 @@ class PacketCore:
         self._wakes = 0
         #: Message latencies (hand-over to delivery, s) of messages delivered on this rank.
         self.message_latency = latency.new_histogram()
+        #: Host of the nodes that have no NIC entity (see PacketNetwork.host_every_node), or None.
+        self.default_host = None
         self._outputs = ffi.new("ppt_output_t **")
         self._remote = ffi.new("ppt_remote_t **")
         if sim.size > 1:
@@ -163,12 +165,16 @@ class PacketCore:
         net, sim = self.net, self.sim
         done = [(out[i].t, out[i].key, out[i].kind, out[i].node, out[i].uid) for i in range(count)]
         lib.ppt_net_clear_outputs(self.c)
+        nics = net._nics
         for t, key, kind, node, uid in done:
-            nic = net.nic(sim, node)
             if kind == lib.PPT_OUT_DELIVER:
                 payload, sent_s = self.payloads.pop(uid)
                 lib.ppt_hist_add(self.message_latency, t - sent_s)
-                if nic.host is not None:
+                nic = nics.get(node)
+                if nic is None:
+                    if self.default_host is not None:
+                        sim.post(t, key, self.default_host, payload)
+                elif nic.host is not None:
                     sim.post(t, key, nic.deliver, payload)
             else:
                 sim.post(t, key, _call, self.on_sent.pop(uid))
@@ -318,6 +324,10 @@ class PacketNetwork(Network):
                 raise ConfigError(f"node {node} lives on simulation rank {sim.owner(eid)}, not {sim.rank}")
             nic = self._nics[node] = sim.add(PacketNic(sim, eid, self, node))
         return nic
+
+    def host_every_node(self, sim, host) -> None:
+        """Deliveries to nodes without a NIC entity go to ``host`` (no entity is made per node)."""
+        self.core.default_host = host
 
     def local_nodes(self, sim):
         lo, hi = self.core.router_rank[sim.rank], self.core.router_rank[sim.rank + 1]
