@@ -53,6 +53,7 @@ def build_network(kind: str, machine) -> "Network":
 
 def _load() -> None:
     import ppt.interconnects.analytic  # noqa: F401  (each module registers its kind)
+    import ppt.interconnects.flownet  # noqa: F401
     import ppt.interconnects.packetnet  # noqa: F401
 
 

@@ -22,7 +22,8 @@ def add_system_arguments(parser, positional: bool = True) -> None:
 def add_network_argument(parser) -> None:
     """``--network KIND`` (default packet); the machine checks the name against the registered kinds."""
     parser.add_argument("--network", default="packet", metavar="KIND",
-                        help="network model: packet (packet level, default) or analytic (contention-free)")
+                        help="network model: packet (packet level, default), flow (max-min fair sharing of links "
+                             "and NICs) or analytic (contention-free)")
 
 
 def load_preset(args) -> dict:

@@ -13,15 +13,15 @@ from ppt.cli.output import emit
 
 HELP = "replay a DUMPI trace set on a simulated system and predict its run time"
 
-NETWORKS = ("packet", "analytic", "ideal")
+NETWORKS = ("packet", "flow", "analytic", "ideal")
 
 
 def add_arguments(parser) -> None:
     parser.add_argument("trace", metavar="TRACE", help="trace set folder, its .meta file or its file prefix")
     add_system_arguments(parser, positional=False)
     parser.add_argument("--network", choices=NETWORKS, default="packet",
-                        help="packet-level model (default), contention-free analytic model, or an ideal "
-                             "network (1 ns latency, infinite bandwidth) for validation")
+                        help="packet-level model (default), flow model (max-min fair sharing), contention-free "
+                             "analytic model, or an ideal network (1 ns latency, infinite bandwidth) for validation")
     add_job_arguments(parser)
     parser.add_argument("--compute-scale", type=float, default=1.0, metavar="F",
                         help="multiply the recorded gaps between calls by F (0 ignores them; default 1)")
