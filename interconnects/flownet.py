@@ -24,7 +24,6 @@ from ppt.engine import Entity
 from ppt.errors import ConfigError
 from ppt.interconnects.fairshare import FairShare, Resource
 from ppt.interconnects.network import Network, Nic, register_network
-from ppt.interconnects.nodememory import NodeMemory
 from ppt.interconnects.packetizer import Packetizer
 from ppt.interconnects.packetnet import PacketNetwork
 from ppt.interconnects.topology import channels
@@ -78,18 +77,15 @@ class FlowNetwork(Network):
     """Flow-level model of ``topology`` routed by ``routing`` (see module docstring).
 
     ``nic_bandwidth_Bps`` / ``nic_latency_s``: each NIC's bandwidth and its
-    latency (charged at both ends); ``packetizer``: packet headers on the wire;
-    ``node_memory``: the model of same-node messages.
+    latency (charged at both ends); ``packetizer``: packet headers on the wire.
     """
 
-    def __init__(self, topology, routing, nic_bandwidth_Bps: float, nic_latency_s: float, packetizer: Packetizer,
-                 node_memory: NodeMemory):
+    def __init__(self, topology, routing, nic_bandwidth_Bps: float, nic_latency_s: float, packetizer: Packetizer):
         self.topo = topology
         self.routing = routing
         self.nic_bandwidth_Bps = nic_bandwidth_Bps
         self.nic_latency_s = nic_latency_s
         self.packetizer = packetizer
-        self.node_memory = node_memory
         self.num_nodes = int(topology.num_nodes)
         self.num_entities = self.num_nodes + 1           # the NICs, then the solver
         self.injection_bandwidth_Bps = min(nic_bandwidth_Bps, topology.terminal_class().bandwidth_Bps)
@@ -113,8 +109,7 @@ class FlowNetwork(Network):
         return cls(topo, routing,
                    nic_bandwidth_Bps=field(cfg, "nic_bandwidth_Bps", "network", float, positive=True),
                    nic_latency_s=field(cfg, "nic_latency_s", "network", float, default=0.0, nonnegative=True),
-                   packetizer=Packetizer(field(cfg, "packet", "network", dict)),
-                   node_memory=NodeMemory.from_machine(machine))
+                   packetizer=Packetizer(field(cfg, "packet", "network", dict)))
 
     # -- entities -----------------------------------------------------------------
     def nic_eid(self, node: int) -> int:

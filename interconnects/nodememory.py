@@ -14,6 +14,14 @@ from ppt.errors import ConfigError
 from ppt.interconnects.fairshare import FairShare, Resource
 
 
+#: The processor preset field with the node's copy bandwidth (STREAM Copy: bytes read + bytes written per
+#: second); a message copy reads and writes each byte once, so messages move at half of it.
+COPY_FIELD = "copy_bandwidth_Bps"
+
+#: Latency of a same-node message when a network is built without a machine, s.
+DEFAULT_LATENCY_S = 1e-7
+
+
 class NodeMemory:
     """Same-node message copies: ``bandwidth_Bps`` per node shared by its copies, plus ``latency_s`` each."""
 
@@ -30,11 +38,20 @@ class NodeMemory:
 
     @classmethod
     def from_machine(cls, machine) -> "NodeMemory":
+        """The node memory of a machine: its processor preset's ``memory.copy_bandwidth_Bps`` and the
+        system preset's ``network.shm_latency_s`` (default: the NIC latency, at least 100 ns)."""
         from ppt.config import field
+        from ppt.hardware.presets import read_processor_config
+        name = field(machine.preset["node"], "processor", "node", str)
+        memory = field(read_processor_config(name), "memory", f"processor {name!r}", dict)
+        if COPY_FIELD not in memory:
+            raise ConfigError(f"processor {name!r} has no memory.{COPY_FIELD}: add the node's STREAM Copy "
+                              f"bandwidth (bytes/s, read + write bytes) to its preset; same-node messages "
+                              f"share it")
+        copy_Bps = field(memory, COPY_FIELD, f"processor {name!r}.memory", float, positive=True)
         net = machine.preset["network"]
         nic_latency = field(net, "nic_latency_s", "network", float, default=0.0, nonnegative=True)
-        return cls(field(net, "shm_bandwidth_Bps", "network", float,
-                         default=field(net, "nic_bandwidth_Bps", "network", float, positive=True), positive=True),
+        return cls(copy_Bps / 2,
                    field(net, "shm_latency_s", "network", float, default=max(nic_latency, 1e-7), nonnegative=True))
 
     def copy(self, nic, nbytes: int, payload, on_sent=None) -> None:

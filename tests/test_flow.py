@@ -8,6 +8,7 @@ import pytest
 from ppt.apps.microbench import pingpong
 from ppt.cli.main import main
 from ppt.engine import Entity, Simulation
+from ppt.hardware.presets import read_processor_config
 from ppt.hardware.systems import load_system
 from ppt.interconnects.fairshare import FairShare, Resource, max_min_rates
 from ppt.interconnects.topology import channels
@@ -141,3 +142,33 @@ def test_flow_on_an_adaptive_routing_says_it_uses_minimal_paths_and_runs(capsys)
     assert main(argv) == 0
     out, err = capsys.readouterr()
     assert err.count("\n") == 1 and "'par'" in err and "'min' routing" in err and json.loads(out)
+
+
+@pytest.mark.parametrize("kind", ["packet", "flow", "analytic"])
+def test_concurrent_copies_on_one_node_share_its_memory_bandwidth(kind):
+    """k simultaneous same-node messages of n bytes all end at latency + k n / B (B: half the node's
+    STREAM Copy bandwidth, a copy reads and writes every byte): never faster than the node's memory."""
+    machine = Machine(load_system("edison"), network_kind=kind)
+    net = machine.network()
+    sim = net.simulation(comm=None)
+    nbytes, k = 1 << 24, 3
+    arrivals = []
+    nic = net.nic(sim, 0)
+    nic.host = lambda payload: arrivals.append(sim.now)
+    for _ in range(k):
+        nic.send_message(0, nbytes, None)
+    sim.run()
+    memory = net.node_memory
+    copy_Bps = read_processor_config("ivybridge")["memory"]["copy_bandwidth_Bps"]
+    assert memory.bandwidth_Bps == copy_Bps / 2
+    assert arrivals == pytest.approx([memory.latency_s + k * nbytes / memory.bandwidth_Bps] * k, rel=1e-12)
+
+
+def test_a_processor_without_copy_bandwidth_names_the_field_to_add(tmp_path, capsys):
+    processor = read_processor_config("ivybridge")
+    del processor["memory"]["copy_bandwidth_Bps"]
+    path = tmp_path / "ivy.json"
+    path.write_text(json.dumps(processor))
+    assert main(["pingpong", "edison", "--set", f"node.processor={path}", "--sizes", "8"]) == 2
+    err = capsys.readouterr().err
+    assert "memory.copy_bandwidth_Bps" in err and "add" in err and err.count("\n") == 1
