@@ -25,6 +25,9 @@ def add_arguments(parser) -> None:
     add_job_arguments(parser)
     parser.add_argument("--compute-scale", type=float, default=1.0, metavar="F",
                         help="multiply the recorded gaps between calls by F (0 ignores them; default 1)")
+    parser.add_argument("--keep-startup", action="store_true",
+                        help="replay the time before each rank's MPI_Init ended (launch skew, pre-init work) as "
+                             "compute; by default it is dropped and reported per rank")
     parser.add_argument("--skip-unsupported", action="store_true",
                         help="leave out calls replay does not support instead of refusing the trace")
 
@@ -52,7 +55,7 @@ def run(args) -> int:
     leader = is_leader()
     progress = Progress(f"replay {args.system}") if leader else None
     began = time.perf_counter()
-    summary = replay(trace, job, args.compute_scale, args.skip_unsupported, progress)
+    summary = replay(trace, job, args.compute_scale, args.skip_unsupported, progress, args.keep_startup)
     wall_s = time.perf_counter() - began
     if not leader:
         return 0
@@ -65,6 +68,12 @@ def run(args) -> int:
     print(f"predicted {summary['predicted_s']:.6g} s, traced span {summary['trace_s']:.6g} s; "
           f"{summary['bytes_p2p']:,} point-to-point bytes, {summary['packets']:,} packets, "
           f"mean hops {summary['mean_hops']:.3g}")
+    per_rank = summary["per_rank"]
+    if not args.keep_startup:
+        print(f"start-up dropped (before the end of MPI_Init): up to {max(e['startup_dropped_s'] for e in per_rank):.6g} s "
+              f"per rank (--keep-startup keeps it)")
+    print(f"time in MPI calls per rank, mean: recorded {sum(e['recorded_mpi_s'] for e in per_rank) / len(per_rank):.6g} s, "
+          f"predicted {sum(e['comm_s'] for e in per_rank) / len(per_rank):.6g} s")
     if summary["skipped_calls"]:
         print("skipped: " + ", ".join(f"{n} x{c}" for n, c in summary["skipped_calls"].items()))
     emit(args, summary, ["call", "count"], [[name, count] for name, count in summary["calls"].items()])
