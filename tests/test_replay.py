@@ -327,3 +327,25 @@ def test_replay_cli_keeps_startup_on_request(capsys):
     dropped, kept = (json.loads(line) for line in capsys.readouterr().out.splitlines())
     assert dropped["startup"] == "dropped" and kept["startup"] == "kept"
     assert all(e["startup_dropped_s"] > 0 for e in dropped["per_rank"])
+
+
+def test_replay_says_how_many_nodes_it_uses_and_warns_about_a_one_node_job(capsys):
+    folder = str(TRACES / MANIFEST["osu_latency_n2"]["folder"])
+    assert main(["replay", folder, "--system", "edison", "--network", "ideal", "--json"]) == 0
+    err = capsys.readouterr().err
+    assert "2 ranks on 1 node" in err and "warning: the whole job sits on one node" in err
+    assert main(["replay", folder, "--system", "edison", "--network", "ideal", "--ranks-per-node", "1", "--json"]) == 0
+    err = capsys.readouterr().err
+    assert "2 ranks on 2 nodes" in err and "warning" not in err
+
+
+def test_replay_progress_reports_records_over_all_ranks_and_simulated_time():
+    from ppt.progress import Progress
+    lines = []
+    progress = Progress("replay", interval_s=0.0)
+    progress.note = lines.append
+    ts = trace("osu_latency_n2")
+    replay(ts, ideal_job(ts.ranks), progress=progress)
+    assert lines and all("of 10,664 records over all ranks" in line and "simulated" in line for line in lines)
+    done = [int(line.split(" of ")[0].replace(",", "")) for line in lines]
+    assert done == sorted(done) and done[-1] <= 10_664

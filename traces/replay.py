@@ -49,7 +49,7 @@ from ppt.errors import ConfigError, TraceError
 from ppt.traces.handles import Handles, color, peer
 
 #: Records a rank replays between two progress checks.
-PROGRESS_EVERY = 4096
+PROGRESS_EVERY = 256
 
 #: The calls whose end starts a rank's compute (unless start-up is kept).
 INIT_CALLS = frozenset(("MPI_Init", "MPI_Init_thread"))
@@ -400,9 +400,14 @@ def first_call_s(trace) -> float:
 
 
 class ReplayProgress:
-    """Records replayed so far, shown through a :class:`ppt.progress.Progress` at its interval."""
+    """Records replayed so far over all ranks, and simulated time, shown through a
+    :class:`ppt.progress.Progress` at its interval: as ranks replay records, and (as the
+    simulation's progress hook) while the network runs between them."""
 
     __slots__ = ("progress", "total", "done")
+
+    def __call__(self, sim) -> None:
+        self.advance(0, sim.now)
 
     def __init__(self, progress, total_records: int):
         self.progress = progress
@@ -415,7 +420,7 @@ class ReplayProgress:
         wall = time.perf_counter()
         if wall - progress.last >= progress.interval_s:
             progress.last = wall
-            progress.note(f"{self.done:,} of {self.total:,} records ({100 * self.done / self.total:.0f}%), "
+            progress.note(f"{self.done:,} of {self.total:,} records over all ranks ({100 * self.done / self.total:.0f}%), "
                           f"simulated {now_s * 1e3:,.3f} ms")
 
 
@@ -453,7 +458,7 @@ def replay(trace, job, compute_scale: float = 1.0, skip_unsupported: bool = Fals
                          "rerun with --skip-unsupported to ignore them")
     counter = ReplayProgress(progress, sum(calls.values())) if progress is not None else None
     result = job.run(_rank_main, trace, first_call_s(trace), compute_scale, frozenset(unsupported), counter,
-                     skip_unsupported, keep_startup)
+                     skip_unsupported, keep_startup, progress=counter)
     start, stop = trace.span()
     stats = result.network
     skipped = Counter()

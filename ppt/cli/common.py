@@ -82,3 +82,16 @@ def is_leader() -> bool:
     """True on the one process that prints results: serial runs, or simulation rank 0 under mpiexec."""
     from ppt.engine.parallel import launched_rank
     return launched_rank() == 0
+
+
+def report_placement(job) -> None:
+    """Say on stderr how many nodes the job's mapping uses, and warn when it puts a multi-rank job on one node."""
+    import sys
+    if not is_leader():
+        return
+    nodes = len(set(job.node_of))
+    print(f"{job.num_ranks} ranks on {nodes} node{'s' if nodes != 1 else ''} "
+          f"(at most {job.ranks_per_node} per node)", file=sys.stderr)
+    if nodes == 1 and job.num_ranks > 1:
+        print("warning: the whole job sits on one node, so every message is a same-node copy; "
+              "use --ranks-per-node to spread it", file=sys.stderr)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import time
 
-from ppt.cli.common import add_job_arguments, add_system_arguments, is_leader, load_preset
+from ppt.cli.common import add_job_arguments, add_system_arguments, is_leader, load_preset, report_placement
 from ppt.cli.output import emit
 
 HELP = "replay a DUMPI trace set on a simulated system and predict its run time"
@@ -52,6 +52,7 @@ def run(args) -> int:
     from ppt.traces.replay import replay
     trace = TraceSet(args.trace)
     machine, job = _job(args, trace)
+    report_placement(job)
     leader = is_leader()
     progress = Progress(f"replay {args.system}") if leader else None
     began = time.perf_counter()

@@ -14,7 +14,8 @@ import sys
 import traceback
 from pathlib import Path
 
-from ppt.cli.common import add_job_arguments, add_network_argument, add_system_arguments, is_leader, load_preset
+from ppt.cli.common import (add_job_arguments, add_network_argument, add_system_arguments, is_leader, load_preset,
+                             report_placement)
 from ppt.cli.output import emit
 from ppt.errors import PPTError
 
@@ -88,6 +89,7 @@ def run(args) -> int:
     machine = Machine(load_preset(args), network_kind=args.network, seed=args.seed)
     job = MPIJob.on_machine(machine, args.ranks, args.ranks_per_node, args.mapping, args.seed,
                             _algorithms(args.algorithm))
+    report_placement(job)
     with contextlib.redirect_stdout(sys.stderr):   # the model's own prints never mix into the results
         result = job.run(main, argv=argv)
     if not is_leader():
