@@ -329,7 +329,8 @@ def test_replay_cli_keeps_startup_on_request(capsys):
     assert all(e["startup_dropped_s"] > 0 for e in dropped["per_rank"])
 
 
-def test_replay_says_how_many_nodes_it_uses_and_warns_about_a_one_node_job(capsys):
+def test_replay_says_how_many_nodes_it_uses_and_warns_about_a_one_node_job(capsys, monkeypatch):
+    monkeypatch.delenv("PPT_QUIET", raising=False)
     folder = str(TRACES / MANIFEST["osu_latency_n2"]["folder"])
     assert main(["replay", folder, "--system", "edison", "--network", "ideal", "--json"]) == 0
     err = capsys.readouterr().err

@@ -85,13 +85,16 @@ def is_leader() -> bool:
 
 
 def report_placement(job) -> None:
-    """Say on stderr how many nodes the job's mapping uses, and warn when it puts a multi-rank job on one node."""
+    """Say on stderr how many nodes the job's mapping used (not under ``PPT_QUIET``), and warn when it put a
+    multi-rank job on one node (called after the run, so an error stays the only line)."""
+    import os
     import sys
     if not is_leader():
         return
     nodes = len(set(job.node_of))
-    print(f"{job.num_ranks} ranks on {nodes} node{'s' if nodes != 1 else ''} "
-          f"(at most {job.ranks_per_node} per node)", file=sys.stderr)
+    if not os.environ.get("PPT_QUIET"):
+        print(f"{job.num_ranks} ranks on {nodes} node{'s' if nodes != 1 else ''} "
+              f"(at most {job.ranks_per_node} per node)", file=sys.stderr)
     if nodes == 1 and job.num_ranks > 1:
         print("warning: the whole job sits on one node, so every message is a same-node copy; "
               "use --ranks-per-node to spread it", file=sys.stderr)

@@ -52,7 +52,6 @@ def run(args) -> int:
     from ppt.traces.replay import replay
     trace = TraceSet(args.trace)
     machine, job = _job(args, trace)
-    report_placement(job)
     leader = is_leader()
     progress = Progress(f"replay {args.system}") if leader else None
     began = time.perf_counter()
@@ -61,6 +60,7 @@ def run(args) -> int:
     if not leader:
         return 0
     progress.done()
+    report_placement(job)
     if args.json:
         emit(args, summary)
         return 0

@@ -89,11 +89,11 @@ def run(args) -> int:
     machine = Machine(load_preset(args), network_kind=args.network, seed=args.seed)
     job = MPIJob.on_machine(machine, args.ranks, args.ranks_per_node, args.mapping, args.seed,
                             _algorithms(args.algorithm))
-    report_placement(job)
     with contextlib.redirect_stdout(sys.stderr):   # the model's own prints never mix into the results
         result = job.run(main, argv=argv)
     if not is_leader():
         return 0
+    report_placement(job)
     summary = result.as_json()
     if args.json:
         emit(args, summary)
