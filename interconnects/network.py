@@ -129,8 +129,9 @@ class Network:
         """An upper bound (s) on one ``nbytes`` message's latency across the idle network."""
         raise NotImplementedError
 
-    def start_traffic(self, source_cfg) -> None:
-        """Start synthetic packet sources on every NIC of this rank (a ``ppt_traffic_config_t``)."""
+    def start_traffic(self, source_cfg, tables: list) -> None:
+        """Start synthetic packet sources on every NIC of this rank (a ``ppt_traffic_config_t``);
+        ``tables`` are the arrays ``source_cfg`` points into, kept alive as long as the network."""
         raise ConfigError(f"synthetic traffic runs on the packet network, not the {self.kind} network")
 
     def stats(self, sim) -> dict:

@@ -318,7 +318,8 @@ class PacketNetwork(Network):
     def counters(self) -> dict:
         return self.core.counters()
 
-    def start_traffic(self, source_cfg) -> None:
+    def start_traffic(self, source_cfg, tables: list) -> None:
+        self.core._keep.extend(tables)             # the core reads the pattern tables while it runs
         if lib.ppt_net_start_traffic(self.core.c, source_cfg) != 0:
             raise ConfigError("out of memory starting the traffic sources")
         self.core.reschedule()

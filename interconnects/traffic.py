@@ -97,7 +97,7 @@ class TrafficGenerator:
         cfg.stop_s = self.stop_s
         cfg.slot_s, cfg.mean_gap_s = self.slot_s, self.mean_gap_s
         cfg.payload_B, cfg.packet_B = self.payload_B, self.packet_B
-        net.start_traffic(cfg)
+        net.start_traffic(cfg, keep)
 
 
 def run_traffic(machine, pattern: str, load: float, routing: str | None = None, warmup_s: float = 20e-6,

@@ -173,3 +173,21 @@ def test_presets_have_the_published_sizes(name, nodes, routers, radix):
 def test_missing_field_is_named():
     with pytest.raises(ConfigError, match="'p'"):
         build_topology({"kind": "slimfly", "q": 5, "link_bandwidth_Bps": 1e9, "link_latency_s": 1e-8})
+
+
+def test_worst_case_traffic_keeps_its_destination_table_alive_while_the_core_runs():
+    """The core reads the pattern's table during the whole run, after the call that set it up returned."""
+    import gc
+
+    from ppt.interconnects.packetnet import PacketNetwork
+    from ppt.interconnects.traffic import TrafficGenerator
+    preset = load_system("slimfly-3k", ["topology.q=5", "topology.p=4"])
+    net = PacketNetwork(build_topology(preset["topology"]), preset["network"])
+    sim = net.simulation(comm=None)
+    TrafficGenerator(net, "wc", 0.05, stop_s=1e-6).attach(net)
+    gc.collect()
+    scribble = [np.full(net.num_nodes, -(1 << 30), dtype=np.int32) for _ in range(64)]   # reuse freed memory
+    sim.run()
+    counters = net.counters()
+    assert scribble and counters["delivered"] == counters["injected"] > 100
+    assert counters["hops_sum"] == 2 * counters["delivered"]      # WC pairs are two router hops apart
