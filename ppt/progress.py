@@ -50,7 +50,10 @@ class Progress:
 
 
 class PointProgress:
-    """A bar on stderr counting the finished points of a sweep (silent with ``PPT_QUIET``)."""
+    """A bar on stderr counting the finished points of a sweep (silent with ``PPT_QUIET``).
+
+    Points a traffic run found saturated get a line of their own above the bar.
+    """
 
     def __init__(self, label: str = "sweep"):
         self.label = label
@@ -62,6 +65,9 @@ class PointProgress:
                         disable=bool(os.environ.get("PPT_QUIET")), dynamic_ncols=True)
 
     def advance(self, point, result: dict) -> None:
+        if result.get("saturated") and not self.bar.disable:
+            self.bar.write(f"{self.label}: {point.label()}: saturated after {result['measured_s'] * 1e6:.3g} us",
+                           file=sys.stderr)
         self.bar.update(1)
 
     def close(self) -> None:
