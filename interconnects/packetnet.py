@@ -28,6 +28,7 @@ import numpy as np
 
 from ppt.config import field
 from ppt.errors import ConfigError
+from ppt.interconnects.links import port_link
 from ppt.interconnects.network import Network, Nic, register_network
 from ppt.interconnects.packetcore import ffi, lib
 from ppt.interconnects.packetizer import Packetizer
@@ -202,10 +203,12 @@ class PacketCore:
                 "queue_depth_sum": c.queue_depth_sum}
 
     def link_summary(self) -> dict:
+        """Links of this rank's routers that carried bytes since the start: their ``count``, total
+        ``bytes``, largest queue, and the ``busiest`` (most busy seconds) with its class and ends."""
         s = ffi.new("ppt_link_summary_t *")
         lib.ppt_net_link_summary(self.c, s)
         busiest = None if s.busiest_router < 0 else {
-            "router": s.busiest_router, "port": s.busiest_port, "bytes": s.busiest_bytes,
+            **port_link(self.net.topo, s.busiest_router, s.busiest_port), "bytes": s.busiest_bytes,
             "busy_s": s.busiest_busy_s, "max_queue_B": s.busiest_max_queue_B}
         return {"count": s.count, "bytes": s.bytes, "max_queue_B": s.max_queue_B, "busiest": busiest}
 
