@@ -310,13 +310,18 @@ class PacketNetwork(Network):
         nodes = np.nonzero((self.topo.node_router >= lo) & (self.topo.node_router < hi))[0]
         return nodes.tolist()
 
-    def idle_latency_bound_s(self, nbytes: int) -> float:
+    def idle_crossing_s(self, nbytes: int) -> float:
+        """Seconds an ``nbytes`` message takes across the idle network on a longest path of the
+        slowest links (a generous estimate of one message's latency, no margin added)."""
         topo, packetizer = self.topo, self.packetizer
         slowest = max(c.latency_s + packetizer.size(packetizer.max_payload_B) / c.bandwidth_Bps
                       for c in topo.link_classes)
         hops = topo.diameter() + 2
         wire = packetizer.wire_bytes(nbytes) / self.injection_bandwidth_Bps
-        return 2.0 * (2 * self.nic_latency_s + hops * (slowest + topo.router_delay_s) + wire) + 1e-6
+        return 2 * self.nic_latency_s + hops * (slowest + topo.router_delay_s) + wire
+
+    def idle_latency_bound_s(self, nbytes: int) -> float:
+        return 2.0 * self.idle_crossing_s(nbytes) + 1e-6
 
     def counters(self) -> dict:
         return self.core.counters()

@@ -5,7 +5,9 @@ After each, :class:`WindowMonitor` gets what the window delivered and says
 whether to go on:
 
 * **saturated** -- the network cannot carry the offered load: over the last
-  ``patience`` windows the deliveries per window stayed level (a network
+  ``patience`` windows (the caller makes them outlast a crossing of the idle
+  network, so a network still filling its pipeline is not taken for one
+  that is full) the deliveries per window stayed level (a network
   still filling after too short a warm-up delivers more each window) while
   either the backlog (packets the sources created but the network has not
   delivered) grew in every window by more than ``growth`` of the packets

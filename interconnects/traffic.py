@@ -151,8 +151,10 @@ def run_traffic(machine, pattern: str, load: float, routing: str | None = None, 
     generator.attach(net)
     window_s = time_s / windows
     capacity_B = window_s * net.num_nodes * net.injection_bandwidth_Bps
+    # a backlog must outgrow at least one crossing of the idle network before it means saturation
+    patience = max(3, math.ceil(net.idle_crossing_s(generator.payload_B) / window_s))
     monitor = WindowMonitor(generator.patterns.senders() * window_s / generator.mean_gap_s, warmup_s,
-                            latency_factor=latency_factor, precision=precision)
+                            patience=patience, latency_factor=latency_factor, precision=precision)
     began = time.perf_counter()
     sim.run(until_s=warmup_s)
     first = last = _totals(sim, net.counters())

@@ -91,3 +91,10 @@ def test_the_command_says_so_on_stderr_and_a_sweep_marks_the_saturated_point(tmp
     assert main(["sweep", "traffic", *small, "--loads", "0.05,0.5", "--json"]) == 0
     rows = json.loads(capsys.readouterr().out)["rows"]
     assert [(r["load"], r["saturated"]) for r in rows] == [(0.05, False), (0.5, True)]
+
+
+def test_a_network_still_filling_is_not_taken_for_a_saturated_one():
+    """Windows far shorter than a packet's crossing see deliveries lag creations without saturation."""
+    machine = Machine(load_system("slimfly-3k", ["topology.q=5", "topology.p=4"]))
+    result = run_traffic(machine, "ur", 0.1, "min", warmup_s=1e-7, time_s=2e-7, windows=10, comm=None)
+    assert not result["saturated"] and result["measured_s"] == pytest.approx(2e-7)
