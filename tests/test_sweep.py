@@ -63,6 +63,8 @@ def test_bad_input_is_one_line_exit_2_and_writes_nothing(tmp_path, capsys):
         (["--out", str(blocker / "sweep")], "is a file"),
         (["--out", str(blocker)], "is a file, not a folder"),
         (["--set", "network.routng=mlid,single"], "routng"),                    # misspelled key
+        (["--set", "topology.mm=4,6"], "unknown setting topology.mm"),          # misspelled topology key
+        (["--set", "topology.m=4,5"], "topology.m"),                            # a value the topology refuses
         (["--plot", str(tmp_path / "no" / "plot.png")], "does not exist"),
     ]
     for extra, message in cases:
@@ -126,3 +128,12 @@ def test_sweep_json_rows_plot_and_options_after_the_command(tmp_path, capsys):
     single = json.loads(capsys.readouterr().out)
     columns = flatten(single)                   # nested objects as dotted columns; lists stay in the point's file
     assert "busiest_link.class" in columns and {k: rows[3][k] for k in columns} == columns
+
+
+def test_a_point_that_fails_while_running_stops_the_sweep_in_one_line_keeping_finished_points(tmp_path, capsys):
+    out = tmp_path / "out"
+    argv = [*SWEEP[:-4], "--set", "network.routing=mlid,nonsense", "--load", "0.2", "--out", str(out)]
+    code, stdout, err = run_sweep(argv, capsys)
+    assert code == 2 and stdout == "" and err.count("\n") == 1
+    assert "sweep point network.routing=nonsense: unknown routing 'nonsense'" in err
+    assert len(list(out.glob("traffic-*.json"))) == 1 and not (out / "sweep.csv").exists()

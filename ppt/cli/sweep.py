@@ -67,18 +67,25 @@ def _options(args) -> argparse.Namespace:
     return args
 
 
-def _check_points(command: str, points) -> None:
-    """Every point's command line parses and names a valid preset, before anything runs."""
+def _check_points(points) -> None:
+    """Before anything runs: every point's command line parses, names a valid preset, and its
+    topology builds (so misspelled or impossible topology values are refused up front)."""
+    import json
+
     from ppt.cli.common import load_preset
     from ppt.cli.main import build_parser
+    from ppt.interconnects.registry import build_topology
     parser = build_parser()
-    checked = set()
+    presets, topologies = set(), set()
     for point in points:
         point_args = parser.parse_args([*point.argv, "--json"])
-        preset = (point_args.system, tuple(point_args.overrides))
-        if preset not in checked:
-            checked.add(preset)
-            load_preset(point_args)
+        if (point_args.system, tuple(point_args.overrides)) in presets:
+            continue
+        presets.add((point_args.system, tuple(point_args.overrides)))
+        topology = load_preset(point_args)["topology"]
+        if json.dumps(topology, sort_keys=True) not in topologies:
+            topologies.add(json.dumps(topology, sort_keys=True))
+            build_topology(topology)
 
 
 def run(args) -> int:
@@ -94,7 +101,7 @@ def run(args) -> int:
     if args.loads is not None and any(a == "--load" or a.startswith("--load=") for a in args.args):
         raise ConfigError("give --loads (swept) or --load (fixed), not both")
     points = grid.points(args.command, args.args)
-    _check_points(args.command, points)
+    _check_points(points)
     params = [axis.name for axis in grid.axes]
     x = args.x or (LOAD if LOAD in params else (params[-1] if params else None))
     if args.plot:
