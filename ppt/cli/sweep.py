@@ -9,7 +9,8 @@ each combination runs as ``ppt COMMAND ... --set KEY=V ... --json`` in its own
 process.  Every other argument goes to the command as written.  With
 ``--out DIR`` each finished point is kept as a JSON file and the table as
 ``DIR/sweep.csv``; rerunning the same sweep with the same ``--out`` runs only
-the points not yet there.
+the points not yet there.  ``--plot``, ``--json`` and ``--set`` anywhere on
+the line are the sweep's (each point still gets its ``--set`` values).
 """
 from __future__ import annotations
 
@@ -118,7 +119,7 @@ def run(args) -> int:
     if csv_path:
         write_atomic(Path(csv_path), to_csv(rows))
     columns = columns_of(rows)
-    shown = params + [c for c in varying(rows, columns) if c not in params]
+    shown = params + [c for c in varying(rows, columns) if c not in params and not _long_text(rows, c)]
     summary = {"command": args.command, "axes": {a.name: [a.typed(v) for v in a.values] for a in grid.axes},
                "rows": rows, "csv": csv_path, "plot": args.plot}
     emit(args, summary, shown, [[row.get(c, "") for c in shown] for row in rows],
@@ -130,6 +131,11 @@ def run(args) -> int:
             if path:
                 print(f"{name}: {path}")
     return 0
+
+
+def _long_text(rows, column: str) -> bool:
+    """True for a column of sentences (such as a stop reason): the CSV and JSON keep it, the table does not."""
+    return any(isinstance(row.get(column), str) and len(row[column]) > 24 for row in rows)
 
 
 def _plot(rows, params, x, args) -> None:
