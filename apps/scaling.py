@@ -96,24 +96,51 @@ def check_cores(machine, cores_list) -> list[int]:
 
 
 def strong_scaling(machine, study: int, cores_list, iterations: int = DEFAULT_ITERATIONS, npey: int | None = None,
-                   npez: int | None = None, on_point=None, progress=None) -> list[dict]:
+                   npez: int | None = None, on_point=None, progress=None, jobs: int = 1) -> list[dict]:
     """One result dict per core count (ascending): cores, npey, npez, predicted_s, compute_s, comm_s,
     messages, speedup and efficiency (relative to the smallest count) and the wall time of the
-    simulation (wall_s).  ``on_point(result, index, total)`` is called after every point."""
+    simulation (wall_s).  ``on_point(result, done, total)`` is called as each point finishes.
+
+    ``jobs`` > 1 runs that many points at a time in separate processes (largest first, each
+    deterministic, so the results are those of a serial run); ``progress`` then reports nothing.
+    """
     cores_list = check_cores(machine, cores_list)
     sims = [study_sim(study, c, iterations, npey, npez) for c in cores_list]     # validate all before running
-    results = []
-    for index, sim in enumerate(sims):
-        wall = time.perf_counter()
-        entry = sim.run(machine, progress=progress).as_json()
-        entry["wall_s"] = time.perf_counter() - wall
-        base = results[0] if results else entry
+    results: list[dict | None] = [None] * len(sims)
+
+    def finished(index, entry):
+        results[index] = entry
+        if on_point:
+            on_point(entry, sum(r is not None for r in results) - 1, len(sims))
+
+    if jobs > 1 and len(sims) > 1:
+        from concurrent.futures import ProcessPoolExecutor, as_completed
+        with ProcessPoolExecutor(min(jobs, len(sims))) as pool:
+            futures = {pool.submit(_run_point, machine.preset, machine.network_kind, machine.seed, sims[i]): i
+                       for i in sorted(range(len(sims)), key=lambda i: -cores_list[i])}
+            for future in as_completed(futures):
+                finished(futures[future], future.result())
+    else:
+        for index, sim in enumerate(sims):
+            finished(index, _timed(sim, machine, progress))
+    base = results[0]
+    for entry in results:
         entry["speedup"] = base["predicted_s"] / entry["predicted_s"]
         entry["efficiency"] = entry["speedup"] * base["cores"] / entry["cores"]
-        results.append(entry)
-        if on_point:
-            on_point(entry, index, len(sims))
     return results
+
+
+def _timed(sim, machine, progress=None) -> dict:
+    wall = time.perf_counter()
+    entry = sim.run(machine, progress=progress).as_json()
+    entry["wall_s"] = time.perf_counter() - wall
+    return entry
+
+
+def _run_point(preset: dict, network_kind: str, seed: int, sim) -> dict:
+    """One point in a worker process (the machine is rebuilt there from its preset)."""
+    from ppt.machine import Machine
+    return _timed(sim, Machine(preset, network_kind=network_kind, seed=seed))
 
 
 def plot_scaling(results: list[dict], path: str, title: str) -> None:

@@ -185,6 +185,9 @@ class GroupedTopology(Topology):
         self._gw_count = np.bincount(key, minlength=g * g)
         self._gw_router, self._gw_port = router[order], port[order]
 
+    def router_groups(self) -> np.ndarray:
+        return np.arange(self.num_routers) // self.routers_per_group
+
     def build_core_tables(self):
         """The ``ppt_grouped_t`` the compiled routings read."""
         from ppt.interconnects.packetcore import array, ffi

@@ -125,13 +125,18 @@ class Network:
         """Nodes whose NICs live on this simulation rank."""
         return [n for n in range(self.num_nodes) if sim.is_local(self.nic_eid(n))]
 
+    def host_every_node(self, sim, host) -> None:
+        """Make ``host`` the host of every node of this rank (drivers that treat all nodes alike)."""
+        for node in self.local_nodes(sim):
+            self.nic(sim, node).host = host
+
     def idle_latency_bound_s(self, nbytes: int) -> float:
         """An upper bound (s) on one ``nbytes`` message's latency across the idle network."""
         raise NotImplementedError
 
-    def start_traffic(self, source_cfg, tables: list) -> None:
-        """Start synthetic packet sources on every NIC of this rank (a ``ppt_traffic_config_t``);
-        ``tables`` are the arrays ``source_cfg`` points into, kept alive as long as the network."""
+    def start_traffic(self, source_cfg, tables=()) -> None:
+        """Start synthetic packet sources on every NIC of this rank (a ``ppt_traffic_config_t``
+        whose arrays are ``tables``: the network keeps them alive while its sources run)."""
         raise ConfigError(f"synthetic traffic runs on the packet network, not the {self.kind} network")
 
     def stats(self, sim) -> dict:

@@ -28,6 +28,7 @@ import numpy as np
 
 from ppt.config import field
 from ppt.errors import ConfigError
+from ppt.interconnects import latency
 from ppt.interconnects.links import port_link
 from ppt.interconnects.network import Network, Nic, register_network
 from ppt.interconnects.packetcore import ffi, lib
@@ -87,13 +88,18 @@ class PacketCore:
         cfg.rank, cfg.num_ranks = sim.rank, sim.size
         self.c = ffi.gc(lib.ppt_net_new(cfg, net.routing.c), lib.ppt_net_free)
         self._keep.append(net.routing)
-        #: Payloads of messages to be delivered on this rank, and on_sent callbacks, by message uid.
-        self.payloads: dict[int, object] = {}
+        #: (payload, time handed over) of messages to be delivered on this rank, and on_sent
+        #: callbacks, by message uid.
+        self.payloads: dict[int, tuple] = {}
         self.on_sent: dict[int, object] = {}
         self._payloads_out = [[] for _ in range(sim.size)]
         self.router_rank = (np.arange(sim.size + 1) * topo.num_routers) // sim.size
         self.wake_s = INFINITY
         self._wakes = 0
+        #: Message latencies (hand-over to delivery, s) of messages delivered on this rank.
+        self.message_latency = latency.new_histogram()
+        #: Host of the nodes that have no NIC entity (see PacketNetwork.host_every_node), or None.
+        self.default_host = None
         self._outputs = ffi.new("ppt_output_t **")
         self._remote = ffi.new("ppt_remote_t **")
         if sim.size > 1:
@@ -104,6 +110,10 @@ class PacketCore:
                                                    "double": np.float64}[ctype])
         self._keep.append(data)
         return ffi.cast(f"{ctype} *", ffi.from_buffer(data))
+
+    def keep(self, objects) -> None:
+        """Keep ``objects`` (arrays the core points into) alive as long as the core."""
+        self._keep.extend(objects)
 
     def owner(self, node: int) -> int:
         """Simulation rank of ``node``'s router."""
@@ -116,9 +126,9 @@ class PacketCore:
         uid = lib.ppt_net_send(self.c, src, dst, nbytes, on_sent is not None, sim.now)
         owner = self.owner(dst) if sim.size > 1 else 0
         if owner == sim.rank:
-            self.payloads[uid] = payload
+            self.payloads[uid] = (payload, sim.now)
         else:
-            self._payloads_out[owner].append((uid, payload))
+            self._payloads_out[owner].append((uid, (payload, sim.now)))
         if on_sent is not None:
             self.on_sent[uid] = on_sent
         self.reschedule()
@@ -156,11 +166,16 @@ class PacketCore:
         net, sim = self.net, self.sim
         done = [(out[i].t, out[i].key, out[i].kind, out[i].node, out[i].uid) for i in range(count)]
         lib.ppt_net_clear_outputs(self.c)
+        nics = net._nics
         for t, key, kind, node, uid in done:
-            nic = net.nic(sim, node)
             if kind == lib.PPT_OUT_DELIVER:
-                payload = self.payloads.pop(uid, None)
-                if nic.host is not None:
+                payload, sent_s = self.payloads.pop(uid)
+                lib.ppt_hist_add(self.message_latency, t - sent_s)
+                nic = nics.get(node)
+                if nic is None:
+                    if self.default_host is not None:
+                        sim.post(t, key, self.default_host, payload)
+                elif nic.host is not None:
                     sim.post(t, key, nic.deliver, payload)
             else:
                 sim.post(t, key, _call, self.on_sent.pop(uid))
@@ -201,6 +216,14 @@ class PacketCore:
                 "delivered_uid_hash": c.delivered_uid_hash,
                 "in_flight": lib.ppt_net_packets_in_flight(self.c), "events": c.events,
                 "queue_depth_sum": c.queue_depth_sum}
+
+    def packet_latencies(self) -> np.ndarray:
+        """Histogram of this rank's delivered packets' latencies (see :mod:`ppt.interconnects.latency`)."""
+        return latency.counts(lib.ppt_net_packet_latencies(self.c))
+
+    def message_latencies(self) -> np.ndarray:
+        """Histogram of this rank's delivered messages' latencies, hand-over to delivery."""
+        return latency.counts(self.message_latency)
 
     def link_summary(self) -> dict:
         """Links of this rank's routers that carried bytes since the start: their ``count``, total
@@ -305,6 +328,10 @@ class PacketNetwork(Network):
             nic = self._nics[node] = sim.add(PacketNic(sim, eid, self, node))
         return nic
 
+    def host_every_node(self, sim, host) -> None:
+        """Deliveries to nodes without a NIC entity go to ``host`` (no entity is made per node)."""
+        self.core.default_host = host
+
     def local_nodes(self, sim):
         lo, hi = self.core.router_rank[sim.rank], self.core.router_rank[sim.rank + 1]
         nodes = np.nonzero((self.topo.node_router >= lo) & (self.topo.node_router < hi))[0]
@@ -326,8 +353,8 @@ class PacketNetwork(Network):
     def counters(self) -> dict:
         return self.core.counters()
 
-    def start_traffic(self, source_cfg, tables: list) -> None:
-        self.core._keep.extend(tables)             # the core reads the pattern tables while it runs
+    def start_traffic(self, source_cfg, tables=()) -> None:
+        self.core.keep(tables)
         if lib.ppt_net_start_traffic(self.core.c, source_cfg) != 0:
             raise ConfigError("out of memory starting the traffic sources")
         self.core.reschedule()
@@ -337,8 +364,16 @@ class PacketNetwork(Network):
         for key in ("router_traversals", "injected_uid_hash", "delivered_uid_hash", "in_flight", "events",
                     "queue_depth_sum"):
             del counters[key]
-        return {"counters": counters, "links": self.core.link_summary()}
+        return {"counters": counters, "links": self.core.link_summary(),
+                "packet_latency": latency.to_sparse(self.core.packet_latencies()),
+                "message_latency": latency.to_sparse(self.core.message_latencies())}
 
     @staticmethod
     def merge_stats(parts: list[dict]) -> dict:
-        return merge_network_stats([p["counters"] for p in parts], [p["links"] for p in parts])
+        stats = merge_network_stats([p["counters"] for p in parts], [p["links"] for p in parts])
+        stats.update(latency.summary(latency.from_sparse([p["packet_latency"] for p in parts]), "latency",
+                                     stats["max_latency_s"]))
+        messages = latency.from_sparse([p["message_latency"] for p in parts])
+        stats.update(latency.summary(messages, "message_latency"))
+        stats["max_message_latency_s"] = latency.percentile_s(messages, 1.0)
+        return stats

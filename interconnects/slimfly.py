@@ -179,6 +179,10 @@ class SlimFly(Topology):
         self._core_keep = keep
         return t
 
+    def router_groups(self) -> np.ndarray:
+        """2q groups of q routers: the routers (s, x, *) of one column of one subgraph."""
+        return np.arange(self.num_routers) // self.q
+
     def coordinates(self, router: int) -> tuple[int, int, int]:
         """(s, x, y) of a subgraph-0 router or (s, m, c) of a subgraph-1 router."""
         s, rest = divmod(router, self.q * self.q)

@@ -37,8 +37,7 @@ def latency_survey(machine, nbytes: int = 8, progress=None, source: int = 0) -> 
     net = machine.network()
     sim = net.simulation(name="survey", progress=progress)
     recorder = _Recorder(sim)
-    for node in net.local_nodes(sim):
-        net.nic(sim, node).host = recorder
+    net.host_every_node(sim, recorder)
     gap = net.idle_latency_bound_s(nbytes)
     targets = [n for n in range(net.num_nodes) if n != source]
     if sim.is_local(net.nic_eid(source)):

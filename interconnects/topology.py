@@ -222,6 +222,11 @@ class Topology:
             self._node_first = np.searchsorted(self.node_router[order], np.arange(self.num_routers + 1))
         return order[self._node_first[router]:self._node_first[router + 1]]
 
+    def router_groups(self) -> np.ndarray | None:
+        """Group id of every router where the topology has groups (dragonfly groups, Slim Fly
+        subgraph columns); None otherwise.  Plots and sample files aggregate by it."""
+        return None
+
     def network_classes(self) -> list[LinkClass]:
         """Link classes of the router-to-router links (no terminal links)."""
         used = np.unique(self.port_class[self.port_peer >= 0])

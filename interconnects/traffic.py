@@ -18,6 +18,7 @@ import numpy as np
 
 from ppt.engine.parallel import AUTO
 from ppt.errors import ConfigError
+from ppt.interconnects import latency
 from ppt.interconnects.links import busiest
 from ppt.interconnects.stats import ATTO
 from ppt.interconnects.topology import mix64
@@ -117,7 +118,7 @@ class TrafficGenerator:
 
 def run_traffic(machine, pattern: str, load: float, routing: str | None = None, warmup_s: float = 20e-6,
                 time_s: float = 100e-6, process: str = "exponential", progress=None, comm=AUTO,
-                windows: int = 10, early_stop: bool = True, latency_factor: float = 2.0,
+                sampler=None, windows: int = 10, early_stop: bool = True, latency_factor: float = 2.0,
                 precision: float | None = None) -> dict | None:
     """Offered vs accepted load, latency and hops of one synthetic-traffic run (rank 0; None elsewhere).
 
@@ -137,7 +138,8 @@ def run_traffic(machine, pattern: str, load: float, routing: str | None = None, 
     (packets entering routers over the whole run, in flight or delivered),
     ``core_events``, ``queue_depth`` (mean length of the core's event queue)
     and ``run_s`` (wall seconds in the event loop) serve benchmarks; they are
-    not part of the deterministic prediction.
+    not part of the deterministic prediction.  ``sampler``: a
+    :class:`~ppt.interconnects.sampling.Sampler` recording the whole run.
     """
     from ppt.interconnects.packetnet import PacketNetwork
     from ppt.interconnects.steadystate import SATURATED, Window, WindowMonitor
@@ -149,6 +151,10 @@ def run_traffic(machine, pattern: str, load: float, routing: str | None = None, 
     sim = net.simulation(comm=comm, name="traffic", progress=progress)
     generator = TrafficGenerator(net, pattern, load, process, machine.seed, stop_s=warmup_s + time_s)
     generator.attach(net)
+    run = sim.run
+    if sampler is not None:
+        sampler.attach(net, sim)
+        run = sampler.run
     window_s = time_s / windows
     capacity_B = window_s * net.num_nodes * net.injection_bandwidth_Bps
     # a backlog must outgrow at least one crossing of the idle network before it means saturation
@@ -156,26 +162,29 @@ def run_traffic(machine, pattern: str, load: float, routing: str | None = None, 
     monitor = WindowMonitor(generator.patterns.senders() * window_s / generator.mean_gap_s, warmup_s,
                             patience=patience, latency_factor=latency_factor, precision=precision)
     began = time.perf_counter()
-    sim.run(until_s=warmup_s)
+    run(until_s=warmup_s)
     first = last = _totals(sim, net.counters())
+    hist_before = net.core.packet_latencies()
     verdict, measured = None, 0
     while measured < windows and (verdict is None or not early_stop):
         measured += 1
-        sim.run(until_s=warmup_s + measured * window_s)
+        run(until_s=warmup_s + measured * window_s)
         now = _totals(sim, net.counters())
         delivered = now["delivered"] - last["delivered"]
-        latency_s = (now["latency_sum_as"] - last["latency_sum_as"]) / ATTO / delivered if delivered else 0.0
+        window_latency_s = (now["latency_sum_as"] - last["latency_sum_as"]) / ATTO / delivered if delivered else 0.0
         accepted = (now["bytes_delivered"] - last["bytes_delivered"]) / capacity_B
-        found = monitor.add(Window(delivered, latency_s, accepted))
+        found = monitor.add(Window(delivered, window_latency_s, accepted))
         verdict = verdict if verdict == SATURATED else found
         last = now
     run_s = time.perf_counter() - began
     after = net.counters()
     speed = sim.gather({"run_s": run_s, "core_events": after["events"], "queue_depth_sum": after["queue_depth_sum"],
-                        "router_traversals": after["router_traversals"], "links": net.core.link_summary()})
+                        "router_traversals": after["router_traversals"], "links": net.core.link_summary(),
+                        "latencies": latency.to_sparse(net.core.packet_latencies() - hist_before)})
     events = sim.total_events()
     if speed is None:
         return None
+    window_hist = latency.from_sparse([p["latencies"] for p in speed])
     links = [p["links"] for p in speed]
     top = busiest(links)
     total = {k: last[k] - first[k] for k in ("delivered", "latency_sum_as", "hops_sum", "bytes_delivered", "injected")}
@@ -186,6 +195,7 @@ def run_traffic(machine, pattern: str, load: float, routing: str | None = None, 
     return {"system": machine.name, "pattern": pattern, "routing": net.routing.name, "offered_load": load,
             "accepted_fraction": total["bytes_delivered"] / (measured_s * net.num_nodes * net.injection_bandwidth_Bps),
             "mean_latency_s": total["latency_sum_as"] / ATTO / n if n else 0.0,
+            **latency.summary(window_hist, "latency"),
             "mean_hops": total["hops_sum"] / n if n else 0.0, "packets": n,
             "packets_injected": total["injected"], "warmup_s": warmup_s, "time_s": time_s,
             "measured_s": measured_s, "windows": windows, "saturated": verdict == SATURATED,

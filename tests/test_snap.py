@@ -145,6 +145,16 @@ def test_cli_json_and_plot(tmp_path, capsys, monkeypatch):
     assert plot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 
+def test_points_in_parallel_processes_give_the_serial_results(capsys, monkeypatch):
+    monkeypatch.setenv("PPT_QUIET", "1")
+    outputs = []
+    for jobs in ("1", "3"):
+        assert main(["snap", "edison", "--study", "1", "--cores", "24,48,96", "--json", "--jobs", jobs]) == 0
+        outputs.append(capsys.readouterr().out)
+    assert outputs[0] == outputs[1]
+    assert [r["cores"] for r in json.loads(outputs[0])["results"]] == [24, 48, 96]
+
+
 def test_study_2_beyond_one_rank_per_cell_column_runs_hybrid():
     from ppt.apps.scaling import study_sim
     sim = study_sim(2, 3072)

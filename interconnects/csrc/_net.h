@@ -6,6 +6,7 @@
 #include "core.h"
 #include "net.h"
 #include "_heap.h"
+#include "observe.h"
 
 /* Event kinds of the core's queue. */
 enum {
@@ -67,6 +68,7 @@ struct ppt_net {
     /* per node */
     double *nic_inv_bw, *nic_arrive_s, *nic_free_at, *nic_wake_s;
     int64_t *nic_credit_B;
+    int64_t *nic_injected_B, *nic_ejected_B;    /* bytes on the wire, cumulative */
     int32_t *nic_out_head, *nic_out_tail, *nic_resp_head, *nic_resp_tail, *nic_pending;
     uint64_t *nic_msg_seq;                  /* messages handed over by Python, per source node */
     uint64_t *nic_resp_seq;                 /* response packets made by the core, per node */
@@ -89,6 +91,7 @@ struct ppt_net {
     ppt_traffic_config_t traffic;
     source_t *sources;
     ppt_counters_t c;
+    ppt_histogram_t packet_latency;
     unsigned __int128 latency_sum_as;
 };
 

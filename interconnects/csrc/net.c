@@ -365,6 +365,7 @@ static double nic_launch(ppt_net_t *net, int32_t node, int32_t p, double start_s
     pkt->from_router = NONE;
     pkt->vc = 0;
     net->c.injected++;
+    net->nic_injected_B[node] += pkt->size_B;
     net->c.injected_uid_hash += ppt_mix64(pkt->uid);
     post(net, at + net->nic_arrive_s[node], nic_key(net, node), EV_ARRIVE, net->cfg.node_router[node], p, 0);
     return at;
@@ -487,6 +488,8 @@ static void nic_receive(ppt_net_t *net, int32_t node, int32_t p)
     net->latency_sum_as += (unsigned __int128)llround(latency * 1e18);
     if (latency > net->c.latency_max_s)
         net->c.latency_max_s = latency;
+    ppt_hist_add(&net->packet_latency, latency);
+    net->nic_ejected_B[node] += pkt->size_B;
     net->c.hops_sum += pkt->hops;
     if (pkt->hops > net->c.hops_max)
         net->c.hops_max = pkt->hops;
@@ -686,6 +689,8 @@ ppt_net_t *ppt_net_new(const ppt_net_config_t *cfg, const ppt_routing_t *routing
     net->nic_free_at = zalloc((size_t)N, sizeof(double));
     net->nic_wake_s = zalloc((size_t)N, sizeof(double));
     net->nic_credit_B = zalloc((size_t)N, sizeof(int64_t));
+    net->nic_injected_B = zalloc((size_t)N, sizeof(int64_t));
+    net->nic_ejected_B = zalloc((size_t)N, sizeof(int64_t));
     net->nic_out_head = zalloc((size_t)N, sizeof(int32_t));
     net->nic_out_tail = zalloc((size_t)N, sizeof(int32_t));
     net->nic_resp_head = zalloc((size_t)N, sizeof(int32_t));
@@ -726,7 +731,7 @@ void ppt_net_free(ppt_net_t *net)
         return;
     void *tables[] = {net->router_rank, net->ports, net->link_s, net->rr, net->router_key, net->credits,
                       net->q_head, net->q_tail, net->nic_inv_bw, net->nic_arrive_s, net->nic_free_at,
-                      net->nic_wake_s, net->nic_credit_B, net->nic_out_head, net->nic_out_tail,
+                      net->nic_wake_s, net->nic_credit_B, net->nic_injected_B, net->nic_ejected_B, net->nic_out_head, net->nic_out_tail,
                       net->nic_resp_head, net->nic_resp_tail, net->nic_pending, net->nic_msg_seq, net->nic_resp_seq, net->nic_key, net->nic_send_key,
                       net->pkts, net->msgs, net->partial.keys, net->partial.left, net->out,
                       net->sources, net->outbox_len, net->outbox_cap};

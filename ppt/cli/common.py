@@ -2,7 +2,9 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import math
+import sys
 
 from ppt.cli.output import add_json_flag
 
@@ -81,3 +83,39 @@ def is_leader() -> bool:
     """True on the one process that prints results: serial runs, or simulation rank 0 under mpiexec."""
     from ppt.engine.parallel import launched_rank
     return launched_rank() == 0
+
+
+def add_sampling_arguments(parser) -> None:
+    """``--sample-every S``, ``--samples FILE.npz`` and ``--sample-level port|router``."""
+    parser.add_argument("--sample-every", type=seconds, default=None, metavar="S",
+                        help="record per-port and per-NIC time series every S simulated seconds (packet network)")
+    parser.add_argument("--samples", default="samples.npz", metavar="FILE.npz",
+                        help="where --sample-every writes (default samples.npz; read it with 'ppt plot')")
+    parser.add_argument("--sample-level", default="port", choices=["port", "router"],
+                        help="port: every router port and NIC; router: summed per router and link class")
+
+
+@contextlib.contextmanager
+def sampling(args, system: str):
+    """The run's :class:`~ppt.interconnects.sampling.Sampler` (None without ``--sample-every``).
+
+    Every rank must leave the block normally for the file to be written (the
+    leader reports it on stderr); on an error the partial file is removed."""
+    if args.sample_every is None:
+        yield None
+        return
+    from ppt.cli.output import check_writable
+    from ppt.interconnects.sampling import Sampler
+    check_writable(args.samples, "--samples")
+    sampler = Sampler(args.samples, args.sample_every, args.sample_level, system)
+    try:
+        yield sampler
+    except BaseException:
+        sampler.abort()
+        raise
+    if sampler.net is None:
+        return
+    info = sampler.close()
+    if info is not None:
+        print(f"samples: {info['samples']} every {args.sample_every:g} s in {info['sample_file']} "
+              f"({info['sample_bytes'] / 1e6:.3g} MB)", file=sys.stderr)

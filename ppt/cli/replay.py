@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import time
 
-from ppt.cli.common import add_job_arguments, add_system_arguments, is_leader, load_preset
+from ppt.cli.common import add_job_arguments, add_sampling_arguments, add_system_arguments, is_leader, load_preset, sampling
 from ppt.cli.output import emit
 
 HELP = "replay a DUMPI trace set on a simulated system and predict its run time"
@@ -27,6 +27,7 @@ def add_arguments(parser) -> None:
                         help="multiply the recorded gaps between calls by F (0 ignores them; default 1)")
     parser.add_argument("--skip-unsupported", action="store_true",
                         help="leave out calls replay does not support instead of refusing the trace")
+    add_sampling_arguments(parser)
 
 
 def _job(args, trace):
@@ -52,7 +53,8 @@ def run(args) -> int:
     leader = is_leader()
     progress = Progress(f"replay {args.system}") if leader else None
     began = time.perf_counter()
-    summary = replay(trace, job, args.compute_scale, args.skip_unsupported, progress)
+    with sampling(args, machine.name) as job.sampler:
+        summary = replay(trace, job, args.compute_scale, args.skip_unsupported, progress)
     wall_s = time.perf_counter() - began
     if not leader:
         return 0

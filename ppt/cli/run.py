@@ -14,7 +14,8 @@ import sys
 import traceback
 from pathlib import Path
 
-from ppt.cli.common import add_job_arguments, add_network_argument, add_system_arguments, is_leader, load_preset
+from ppt.cli.common import (add_job_arguments, add_network_argument, add_sampling_arguments, add_system_arguments,
+                            is_leader, load_preset, sampling)
 from ppt.cli.output import emit
 from ppt.errors import PPTError
 
@@ -34,6 +35,7 @@ def add_arguments(parser) -> None:
                         help="collective algorithm, e.g. allreduce=ring (repeatable)")
     parser.add_argument("--script-args", default="", metavar="'ARGS'",
                         help="arguments for the script (one quoted string), seen by it as mpi.argv")
+    add_sampling_arguments(parser)
 
 
 def load_main(path: str):
@@ -88,8 +90,8 @@ def run(args) -> int:
     machine = Machine(load_preset(args), network_kind=args.network, seed=args.seed)
     job = MPIJob.on_machine(machine, args.ranks, args.ranks_per_node, args.mapping, args.seed,
                             _algorithms(args.algorithm))
-    with contextlib.redirect_stdout(sys.stderr):   # the model's own prints never mix into the results
-        result = job.run(main, argv=argv)
+    with sampling(args, machine.name) as job.sampler, contextlib.redirect_stdout(sys.stderr):
+        result = job.run(main, argv=argv)   # the model's own prints never mix into the results
     if not is_leader():
         return 0
     summary = result.as_json()

@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 import sys
 
-from ppt.cli.common import add_system_arguments, load_preset
+from ppt.cli.common import add_system_arguments, load_preset, whole_number
 from ppt.cli.output import check_writable, emit
 from ppt.errors import PPTError
 
@@ -38,6 +38,9 @@ def add_arguments(parser) -> None:
     parser.add_argument("--npey", type=int, default=None, help="force the y process count (with --npez)")
     parser.add_argument("--npez", type=int, default=None, help="force the z process count (with --npey)")
     parser.add_argument("--plot", metavar="FILE.png", default=None, help="plot predicted time vs cores to a PNG")
+    parser.add_argument("--jobs", type=whole_number, default=None, metavar="N",
+                        help="core counts simulated at a time, each in its own process (default: one per "
+                             "available CPU; 1 under mpiexec); results do not depend on it")
 
 
 def _cores(text: str) -> list[int]:
@@ -63,10 +66,12 @@ def run(args) -> int:
             print(f"cores {entry['cores']}: predicted {entry['predicted_s']:.4g} s "
                   f"({index + 1}/{total}, {entry['wall_s']:.1f} s wall)", file=sys.stderr, flush=True)
 
+    from ppt.engine.parallel import launched_ranks
     from ppt.progress import Progress
+    jobs = 1 if launched_ranks() > 1 else args.jobs or len(os.sched_getaffinity(0))   # mpiexec: one run at a time
     sim_progress = Progress(f"snap {args.system}")
     results = strong_scaling(machine, args.study, _cores(args.cores), iterations, args.npey, args.npez, progress,
-                             sim_progress)
+                             sim_progress, jobs)
     sim_progress.done()
     for entry in results:
         del entry["wall_s"]            # wall time: not part of the (deterministic) prediction

@@ -3,7 +3,8 @@ from __future__ import annotations
 
 import sys
 
-from ppt.cli.common import add_system_arguments, load_preset, seconds, whole_number
+from ppt.cli.common import (add_sampling_arguments, add_system_arguments, load_preset, sampling, seconds,
+                            whole_number)
 from ppt.cli.output import emit
 
 HELP = "offered vs accepted load under synthetic traffic (ur, nn, bitcomp, transpose, tornado, wc)"
@@ -27,6 +28,7 @@ def add_arguments(parser) -> None:
                              "(95%% confidence over the sub-windows), e.g. 0.02")
     parser.add_argument("--no-early-stop", dest="early_stop", action="store_false",
                         help="measure every sub-window even when saturated or converged")
+    add_sampling_arguments(parser)
 
 
 def run(args) -> int:
@@ -40,9 +42,11 @@ def run(args) -> int:
         raise ConfigError(f"--converge must be a fraction in (0, 1), e.g. 0.02, got {args.converge}")
     machine = Machine(load_preset(args), seed=args.seed)
     progress = Progress(f"traffic {args.system}")
-    result = run_traffic(machine, args.pattern, args.load, args.routing, args.warmup, args.time,
-                         args.process, progress, windows=args.windows, early_stop=args.early_stop,
-                         latency_factor=args.latency_factor, precision=args.converge)
+    with sampling(args, machine.name) as sampler:
+        result = run_traffic(machine, args.pattern, args.load, args.routing, args.warmup, args.time,
+                             args.process, progress, sampler=sampler, windows=args.windows,
+                             early_stop=args.early_stop, latency_factor=args.latency_factor,
+                             precision=args.converge)
     progress.done()
     if result is not None:
         for key in ("run_s", "core_events", "queue_depth"):   # speed figures, not part of the prediction

@@ -83,6 +83,8 @@ class MPIJob:
         if threads_per_rank < 1:
             raise ConfigError(f"threads per rank must be at least 1, got {threads_per_rank}")
         self.threads_per_rank = threads_per_rank
+        #: A :class:`~ppt.interconnects.sampling.Sampler` recording the network over time, or None.
+        self.sampler = None
         self.algorithms = check_algorithms(dict(algorithms or {}))
         self.comm = comm
         self._members: dict[tuple, tuple] = {}
@@ -142,7 +144,11 @@ class MPIJob:
         net = self.network
         sim = net.simulation(comm=self.comm, name="mpi", progress=progress)
         ranks = self._start_ranks(sim, main, args, argv)
-        sim.run()
+        if self.sampler is None:
+            sim.run()
+        else:
+            self.sampler.attach(net, sim)
+            self.sampler.run()
         local = {"blocked": [(r.world_rank, describe(r)) for r in ranks if r.stats.finish_s is None],
                  "per_rank": [self._rank_entry(r) for r in ranks],
                  "returns": [(r.world_rank, r.result) for r in ranks],

@@ -1,0 +1,57 @@
+/* Latency histograms and the counters sampling reads; see observe.h. */
+#include <math.h>
+#include "_net.h"
+#include "observe.h"
+
+#define SUB (1LL << PPT_HIST_SUB_BITS)
+#define HALF (SUB >> 1)
+_Static_assert(sizeof(ppt_histogram_t) == (64 - PPT_HIST_SUB_BITS + 1) * HALF * sizeof(int64_t),
+               "one bucket per (shift, mantissa) pair up to 2^63 ps");
+
+int32_t ppt_hist_bucket(int64_t ps)
+{
+    if (ps < SUB)
+        return (int32_t)(ps < 0 ? 0 : ps);
+    int32_t shift = 63 - __builtin_clzll((uint64_t)ps) - (PPT_HIST_SUB_BITS - 1);   /* >= 1 */
+    return (int32_t)(shift * HALF + (ps >> shift));
+}
+
+void ppt_hist_add(ppt_histogram_t *h, double seconds)
+{
+    double ps = seconds * 1e12;
+    h->count[ppt_hist_bucket(ps < 9.2e18 ? llround(ps) : INT64_MAX)]++;
+}
+
+const ppt_histogram_t *ppt_net_packet_latencies(const struct ppt_net *net) { return &net->packet_latency; }
+
+void ppt_net_port_bytes(const struct ppt_net *net, int64_t *bytes)
+{
+    for (int64_t i = (int64_t)net->router_lo * net->radix; i < (int64_t)net->router_hi * net->radix; i++)
+        bytes[i] = net->ports[i].bytes_out;
+}
+
+void ppt_net_port_queued(const struct ppt_net *net, double t_s, int64_t *queued_B)
+{
+    int32_t nvc = net->num_vcs;
+    for (int64_t i = (int64_t)net->router_lo * net->radix; i < (int64_t)net->router_hi * net->radix; i++) {
+        for (int32_t v = 0; v < nvc; v++)
+            queued_B[i * nvc + v] = 0;
+        if (!net->credit_on) {
+            const port_t *o = &net->ports[i];
+            queued_B[i * nvc] = o->free_at > t_s ? llround((o->free_at - t_s) / o->inv_bw) : 0;
+            continue;
+        }
+        for (int32_t v = 0; v < nvc; v++)
+            for (int32_t p = net->q_head[i * nvc + v]; p >= 0; p = net->pkts[p].next)
+                queued_B[i * nvc + v] += net->pkts[p].size_B;
+    }
+}
+
+void ppt_net_nic_bytes(const struct ppt_net *net, int64_t *injected_B, int64_t *ejected_B)
+{
+    for (int32_t n = 0; n < net->cfg.num_nodes; n++)
+        if (node_local(net, n)) {
+            injected_B[n] = net->nic_injected_B[n];
+            ejected_B[n] = net->nic_ejected_B[n];
+        }
+}

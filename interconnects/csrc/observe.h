@@ -1,0 +1,34 @@
+/* Looking inside the packet network: latency histograms and per-port / per-NIC counters for sampling.
+ *
+ * A histogram counts latencies in log-linear buckets of integer picoseconds (as HDR histograms do):
+ * values below 2^PPT_HIST_SUB_BITS ps each have a bucket of their own, larger ones fall in buckets
+ * 2^-(PPT_HIST_SUB_BITS - 1) of their value wide, so a percentile read from the buckets is within
+ * that relative resolution (0.2%) of the exact one.  Counts add, so ranks' histograms merge exactly.
+ */
+#ifndef PPT_OBSERVE_H
+#define PPT_OBSERVE_H
+#include "core.h"
+
+enum { PPT_HIST_SUB_BITS = 10 };
+typedef struct ppt_histogram {
+    int64_t count[28160];           /* (64 - PPT_HIST_SUB_BITS + 1) * 2^(PPT_HIST_SUB_BITS - 1) buckets */
+} ppt_histogram_t;
+
+/* The bucket of a latency of `ps` picoseconds (>= 0). */
+int32_t ppt_hist_bucket(int64_t ps);
+/* Count one latency of `seconds` (negative counts as 0). */
+void ppt_hist_add(ppt_histogram_t *h, double seconds);
+
+struct ppt_net;
+/* The network's histogram of packet latencies (creation at the source NIC to arrival at the destination). */
+const ppt_histogram_t *ppt_net_packet_latencies(const struct ppt_net *net);
+
+/* Cumulative bytes sent by every port of this rank's routers since the start ([router * radix + port];
+ * other ranks' routers are left alone). */
+void ppt_net_port_bytes(const struct ppt_net *net, int64_t *bytes);
+/* Bytes waiting at time t_s (every event before it run, none after) for each (port, VC) of this rank's
+ * routers ([(router * radix + port) * vcs + vc]); with unbounded buffers, the port's backlog, on VC 0. */
+void ppt_net_port_queued(const struct ppt_net *net, double t_s, int64_t *queued_B);
+/* Cumulative bytes each of this rank's NICs has injected and ejected ([node]). */
+void ppt_net_nic_bytes(const struct ppt_net *net, int64_t *injected_B, int64_t *ejected_B);
+#endif
