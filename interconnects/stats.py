@@ -6,8 +6,6 @@ identical means.
 """
 from __future__ import annotations
 
-from ppt.interconnects.links import busiest
-
 #: Attoseconds per second.
 ATTO = 10 ** 18
 
@@ -24,5 +22,4 @@ def merge_network_stats(parts: list[dict], links: list[dict]) -> dict:
             "max_hops": max(p["hops_max"] for p in parts),
             "links_used": sum(link["count"] for link in links),
             "link_bytes": sum(link["bytes"] for link in links),
-            "max_queue_B": max(link["max_queue_B"] for link in links),
-            "busiest_link": busiest(links)}
+            "max_queue_B": max(link["max_queue_B"] for link in links)}

@@ -19,7 +19,7 @@ import numpy as np
 from ppt.engine.parallel import AUTO
 from ppt.errors import ConfigError
 from ppt.interconnects import latency
-from ppt.interconnects.links import busiest
+from ppt.interconnects.links import link_report, local_load
 from ppt.interconnects.stats import ATTO
 from ppt.interconnects.topology import mix64
 
@@ -131,10 +131,10 @@ def run_traffic(machine, pattern: str, load: float, routing: str | None = None, 
     the part of the window actually measured.
 
     ``accepted_fraction`` = mean bytes/s delivered per node during the
-    measured time / node injection bandwidth.  ``links_used``, ``link_bytes``
-    and ``busiest_link`` (its class, ends, bytes, busy seconds and
-    ``utilization``, the busy fraction of the simulated time) count from the
-    start of the run, warm-up included.  ``router_traversals``
+    measured time / node injection bandwidth.  ``link_classes`` (per class:
+    links, bytes, utilization) and ``busiest_links`` (class, ends, bytes,
+    busy seconds, utilization) cover the measured time too
+    (:func:`~ppt.interconnects.links.link_report`).  ``router_traversals``
     (packets entering routers over the whole run, in flight or delivered),
     ``core_events``, ``queue_depth`` (mean length of the core's event queue)
     and ``run_s`` (wall seconds in the event loop) serve benchmarks; they are
@@ -164,7 +164,7 @@ def run_traffic(machine, pattern: str, load: float, routing: str | None = None, 
     began = time.perf_counter()
     run(until_s=warmup_s)
     first = last = _totals(sim, net.counters())
-    hist_before = net.core.packet_latencies()
+    hist_before, ports_before = net.core.packet_latencies(), net.core.port_bytes()
     verdict, measured = None, 0
     while measured < windows and (verdict is None or not early_stop):
         measured += 1
@@ -179,14 +179,13 @@ def run_traffic(machine, pattern: str, load: float, routing: str | None = None, 
     run_s = time.perf_counter() - began
     after = net.counters()
     speed = sim.gather({"run_s": run_s, "core_events": after["events"], "queue_depth_sum": after["queue_depth_sum"],
-                        "router_traversals": after["router_traversals"], "links": net.core.link_summary(),
+                        "router_traversals": after["router_traversals"],
+                        "load": local_load(net.topo, net.core.port_bytes() - ports_before, net.local_routers(sim)),
                         "latencies": latency.to_sparse(net.core.packet_latencies() - hist_before)})
     events = sim.total_events()
     if speed is None:
         return None
     window_hist = latency.from_sparse([p["latencies"] for p in speed])
-    links = [p["links"] for p in speed]
-    top = busiest(links)
     total = {k: last[k] - first[k] for k in ("delivered", "latency_sum_as", "hops_sum", "bytes_delivered", "injected")}
     core_events = sum(p["core_events"] for p in speed)
     n = total["delivered"]
@@ -202,8 +201,7 @@ def run_traffic(machine, pattern: str, load: float, routing: str | None = None, 
             "stopped_early": stopped, "stop_reason": monitor.reason if verdict else None,
             "windows_accepted_fraction": [w.accepted_fraction for w in monitor.windows],
             "windows_mean_latency_s": [w.mean_latency_s for w in monitor.windows],
-            "links_used": sum(link["count"] for link in links), "link_bytes": sum(link["bytes"] for link in links),
-            "busiest_link": top and {**top, "utilization": top["busy_s"] / (warmup_s + measured_s)},
+            **link_report([p["load"] for p in speed], measured_s),
             "nodes": net.num_nodes, "events": events,
             "router_traversals": sum(p["router_traversals"] for p in speed),
             "run_s": max(p["run_s"] for p in speed), "core_events": core_events,

@@ -43,7 +43,8 @@ def test_convergence_stops_once_both_means_are_known_to_the_stated_precision():
     assert early["stopped_early"] == "converged" and early["measured_s"] < full["measured_s"]
     assert early["accepted_fraction"] == pytest.approx(full["accepted_fraction"], rel=0.01)
     assert early["mean_latency_s"] == pytest.approx(full["mean_latency_s"], rel=0.01)
-    assert early["windows_accepted_fraction"] == full["windows_accepted_fraction"][:len(early["windows_accepted_fraction"])]
+    measured = len(early["windows_accepted_fraction"])
+    assert early["windows_accepted_fraction"] == full["windows_accepted_fraction"][:measured]
 
 
 def feed(monitor, windows):

@@ -127,7 +127,7 @@ def test_sweep_json_rows_plot_and_options_after_the_command(tmp_path, capsys):
                  "--load", "0.6", "--json"]) == 0
     single = json.loads(capsys.readouterr().out)
     columns = flatten(single)                   # nested objects as dotted columns; lists stay in the point's file
-    assert "busiest_link.class" in columns and {k: rows[3][k] for k in columns} == columns
+    assert "link_classes.terminal.utilization" in columns and {k: rows[3][k] for k in columns} == columns
 
 
 def test_a_point_that_fails_while_running_stops_the_sweep_in_one_line_keeping_finished_points(tmp_path, capsys):
