@@ -9,6 +9,7 @@ from __future__ import annotations
 from ppt.errors import ConfigError
 from ppt.config import field
 from ppt.interconnects.network import Network, Nic, register_network
+from ppt.interconnects.nodememory import NodeMemory
 
 
 class AnalyticNic(Nic):
@@ -16,19 +17,17 @@ class AnalyticNic(Nic):
 
     def send_message(self, dst_node, nbytes, payload, on_sent=None):
         net = self.net
-        wire_s = nbytes / net.bandwidth_Bps
         if dst_node == self.node:
-            delay = net.local_latency_s + nbytes / net.local_bandwidth_Bps
-            hops = 0
-        else:
-            hops = net.hops(self.node, dst_node)
-            delay = net.latency_s + hops * net.per_hop_s + wire_s
+            net.node_memory.copy(self, nbytes, payload, on_sent)
+            return
+        wire_s = nbytes / net.bandwidth_Bps
+        hops = net.hops(self.node, dst_node)
         net.messages += 1
         net.bytes += nbytes
         net.hop_sum += hops
-        self.send(net.nic_eid(dst_node), "deliver", payload, delay)
+        self.send(net.nic_eid(dst_node), "deliver", payload, net.latency_s + hops * net.per_hop_s + wire_s)
         if on_sent is not None:
-            self.schedule(wire_s if dst_node != self.node else delay, _call, on_sent)
+            self.schedule(wire_s, _call, on_sent)
 
 
 def _call(fn):
@@ -41,12 +40,13 @@ class AnalyticNetwork(Network):
 
     ``latency_s``: fixed end-to-end latency between different nodes (s);
     ``per_hop_s``: added per router hop; ``bandwidth_Bps``: bytes/s of a
-    message stream; ``hops(src, dst)``: router hops between nodes (default 0);
-    ``local_latency_s`` / ``local_bandwidth_Bps``: messages within a node.
+    message stream; ``hops(src, dst)``: router hops between nodes (default 0).
+    Messages within a node go through its memory (``node_memory``; by default at
+    ``bandwidth_Bps`` shared, after ``latency_s``).
     """
 
     def __init__(self, num_nodes: int, latency_s: float, bandwidth_Bps: float, per_hop_s: float = 0.0,
-                 hops=None, local_latency_s: float | None = None, local_bandwidth_Bps: float | None = None):
+                 hops=None):
         if num_nodes < 1:
             raise ConfigError(f"a network needs at least one node, got {num_nodes}")
         if not latency_s > 0.0 or not bandwidth_Bps > 0.0 or per_hop_s < 0.0:
@@ -57,8 +57,7 @@ class AnalyticNetwork(Network):
         self.per_hop_s = per_hop_s
         self.bandwidth_Bps = bandwidth_Bps
         self.hops = hops or (lambda src, dst: 0)
-        self.local_latency_s = latency_s if local_latency_s is None else local_latency_s
-        self.local_bandwidth_Bps = local_bandwidth_Bps or bandwidth_Bps
+        self.node_memory = NodeMemory(bandwidth_Bps, latency_s)
         self.lookahead_s = latency_s
         self.injection_bandwidth_Bps = bandwidth_Bps
         self.messages = self.bytes = self.hop_sum = 0

@@ -23,7 +23,7 @@ NETWORKS: dict[str, type] = {}
 
 #: Keys of a preset's ``network`` section, over all network kinds (each reads those it needs).
 NETWORK_FIELDS = ("routing", "packet", "buffer_B", "vc_buffer_B", "vcs", "nic_bandwidth_Bps", "nic_latency_s",
-                  "shm_latency_s", "shm_bandwidth_Bps")
+                  "shm_latency_s")
 
 
 def register_network(name: str):
@@ -43,16 +43,20 @@ def network_kinds() -> list[str]:
 
 def build_network(kind: str, machine) -> "Network":
     """A fresh network of ``kind`` for ``machine`` (networks hold per-run state)."""
+    from ppt.interconnects.nodememory import NodeMemory
     _load()
     try:
         cls = NETWORKS[kind]
     except KeyError:
         raise ConfigError(f"unknown network kind {kind!r}; choose one of: {', '.join(sorted(NETWORKS))}") from None
-    return cls.from_machine(machine)
+    net = cls.from_machine(machine)
+    net.node_memory = NodeMemory.from_machine(machine)
+    return net
 
 
 def _load() -> None:
     import ppt.interconnects.analytic  # noqa: F401  (each module registers its kind)
+    import ppt.interconnects.flownet  # noqa: F401
     import ppt.interconnects.packetnet  # noqa: F401
 
 
@@ -100,6 +104,20 @@ class Network:
     @classmethod
     def from_machine(cls, machine) -> "Network":
         raise NotImplementedError
+
+    @property
+    def node_memory(self):
+        """The model of same-node messages (:mod:`ppt.interconnects.nodememory`) every NIC hands them to:
+        the machine's (set by :func:`build_network`), or by default the injection bandwidth shared."""
+        memory = self.__dict__.get("_node_memory")
+        if memory is None:
+            from ppt.interconnects.nodememory import DEFAULT_LATENCY_S, NodeMemory
+            memory = self._node_memory = NodeMemory(self.injection_bandwidth_Bps, DEFAULT_LATENCY_S)
+        return memory
+
+    @node_memory.setter
+    def node_memory(self, memory) -> None:
+        self._node_memory = memory
 
     def simulation(self, comm=AUTO, name: str = "ppt", progress=None):
         """A new simulation holding this network, built (``comm``: the engine's mpi4py

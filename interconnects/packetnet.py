@@ -50,10 +50,7 @@ class PacketNic(Nic):
     def send_message(self, dst_node, nbytes, payload, on_sent=None):
         net = self.net
         if dst_node == self.node:
-            delay = net.shm_latency_s + nbytes / net.shm_bandwidth_Bps
-            self.schedule(delay, self.deliver, payload)
-            if on_sent is not None:
-                self.schedule(delay, _call, on_sent)
+            net.node_memory.copy(self, nbytes, payload, on_sent)
             return
         net.core.send(self.node, dst_node, nbytes, payload, on_sent)
 
@@ -280,10 +277,6 @@ class PacketNetwork(Network):
         self.vc_capacity_B = _vc_capacity_B(cfg, self.num_vcs, self.packetizer.size(self.packetizer.max_payload_B))
         self.nic_bandwidth_Bps = field(cfg, "nic_bandwidth_Bps", "network", float, positive=True)
         self.nic_latency_s = field(cfg, "nic_latency_s", "network", float, default=0.0, nonnegative=True)
-        self.shm_latency_s = field(cfg, "shm_latency_s", "network", float, default=max(self.nic_latency_s, 1e-7),
-                                   nonnegative=True)
-        self.shm_bandwidth_Bps = field(cfg, "shm_bandwidth_Bps", "network", float, default=self.nic_bandwidth_Bps,
-                                       positive=True)
         self.router_delay_s = float(topology.router_delay_s)
         if not 0.0 <= self.router_delay_s < math.inf:
             raise ConfigError(f"topology.router_delay_s must be a finite number of seconds >= 0, "

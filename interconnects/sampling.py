@@ -174,6 +174,8 @@ class Sampler:
         end = math.inf if until_s is None else until_s
         while True:
             due = (self.count + 1) * self.period_s
+            if abs(due - end) <= 1e-9 * self.period_s:
+                due = end                   # the same instant, up to rounding: one sample, not two
             if self.count >= MAX_SAMPLES:
                 raise ConfigError(f"--sample-every {self.period_s:g} s would take more than {MAX_SAMPLES:,} "
                                   f"samples; sample less often")

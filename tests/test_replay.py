@@ -8,14 +8,17 @@ latency).  None of that is compute, so the ideal replay cannot reproduce the
 full span (it gives 5-83 % of it for these traces).  What it must reproduce,
 rank by rank, is the window the trace fixes:
 
-* lower bound: the rank's own compute, i.e. its first-call offset plus the sum
-  of its gaps -- no compute is lost;
-* upper bound: when the rank started MPI_Finalize in the trace -- a call can
-  only wait for calls its peers issued earlier in their recorded order, so on
-  a network faster than the traced one every call starts no later than it did
-  when traced (the ideal network uses the traced library's 4 KiB eager limit,
-  so sends wait for receivers exactly when they did).  Tolerance: 1 us plus
-  1 ns per record for the ideal network's latency.
+* lower bound: the rank's own compute, i.e. the sum of its gaps after its
+  MPI_Init ended (start-up dropped; with it kept, from the trace's first call)
+  -- no compute is lost;
+* upper bound: when the rank started MPI_Finalize in the trace, counted from
+  the earliest end of MPI_Init of any rank (from the first call with start-up
+  kept) -- a call can only wait for calls its peers issued earlier in their
+  recorded order, so on a network faster than the traced one every call starts
+  no later than it did when traced, shifted by the least start-up dropped (the
+  ideal network uses the traced library's 4 KiB eager limit, so sends wait for
+  receivers exactly when they did).  Tolerance: 1 us plus 1 ns per record for
+  the ideal network's latency.
 """
 import functools
 import json
@@ -51,22 +54,32 @@ def ideal_job(ranks):
 
 
 @functools.lru_cache(maxsize=None)
-def ideal_replay(name, compute_scale=1.0):
+def ideal_replay(name, compute_scale=1.0, keep_startup=False):
     ts = trace(name)
-    return replay(ts, ideal_job(ts.ranks), compute_scale)
+    return replay(ts, ideal_job(ts.ranks), compute_scale, keep_startup=keep_startup)
 
 
 @functools.lru_cache(maxsize=None)
-def windows(name):
-    """Per rank (own compute, trace time of MPI_Finalize's start), both from the trace's first call."""
+def windows(name, keep_startup=False):
+    """Per rank (own compute, trace time of MPI_Finalize's start, records) from where replay starts the
+    rank's clock (the end of its MPI_Init, or with start-up kept the trace's first call), the latest
+    Finalize bound shifted by the least start-up, and the recorded span."""
     ts = trace(name)
     recs = {r: list(ts.records(r)) for r in range(ts.ranks)}
     start = min(rs[0].wall_start for rs in recs.values())
     out = []
     for rs in recs.values():
         assert rs[-1].name == "MPI_Finalize"
-        compute = rs[0].wall_start - start + sum(b.wall_start - a.wall_stop for a, b in zip(rs, rs[1:]))
-        out.append((compute, rs[-1].wall_start - start, len(rs)))
+        init = next(i for i, r in enumerate(rs) if r.name in ("MPI_Init", "MPI_Init_thread"))
+        first = 0 if keep_startup else init
+        anchor = start if keep_startup else rs[init].wall_stop
+        after = rs[first:] if keep_startup else rs[init:]
+        compute = (rs[0].wall_start - start if keep_startup else 0.0) + \
+            sum(b.wall_start - a.wall_stop for a, b in zip(after, after[1:]))
+        out.append((compute, rs[-1].wall_start - anchor, len(rs), anchor - start))
+    shift = min(o[3] for o in out)
+    out = [(compute, finalize + anchor_shift - shift, records)
+           for (compute, finalize, records, anchor_shift) in out]
     span = max(rs[-1].wall_stop for rs in recs.values()) - start
     return out, span
 
@@ -80,10 +93,11 @@ def test_replayed_calls_and_bytes_are_the_traces(name):
     assert got["skipped_calls"] == {}
 
 
+@pytest.mark.parametrize("keep_startup", [False, True])
 @pytest.mark.parametrize("name", SETS)
-def test_ideal_replay_stays_in_the_window_the_trace_fixes(name):
-    got = ideal_replay(name)
-    bounds, span = windows(name)
+def test_ideal_replay_stays_in_the_window_the_trace_fixes(name, keep_startup):
+    got = ideal_replay(name, keep_startup=keep_startup)
+    bounds, span = windows(name, keep_startup)
     assert got["trace_s"] == pytest.approx(span, abs=1e-9)
     for entry, (compute, finalize, records) in zip(got["per_rank"], bounds):
         slack = 1e-6 + 1e-9 * records
@@ -142,9 +156,9 @@ def rec(name, at_s, **args):
 
 
 def run_records(per_rank, algorithms=None):
-    """Replay one synthetic record list per rank; returns the JobResult."""
+    """Replay one synthetic record list per rank (no MPI_Init: gaps count from 0); returns the JobResult."""
     def main(mpi):
-        return RankReplay(mpi, SIZES).run(per_rank[mpi.rank], 0.0)
+        return RankReplay(mpi, SIZES).run(per_rank[mpi.rank], 0.0, keep_startup=True)
     job = MPIJob(network(len(per_rank)), len(per_rank), 1, algorithms=algorithms, comm=None)
     return job.run(main)
 
@@ -283,3 +297,56 @@ def test_skip_unsupported_works_from_the_records(capsys, monkeypatch):
     # Without the flag the record-level refusal recommends it; with it, no error ever does.
     with pytest.raises(TraceError, match="--skip-unsupported"):
         replay(ts, ideal_job(ts.ranks))
+
+
+@pytest.mark.parametrize("name", ["hpccg_n4", "osu_latency_n2"])
+def test_startup_dropped_is_each_ranks_time_to_the_end_of_mpi_init_and_mpi_time_is_the_recorded(name):
+    got = ideal_replay(name)
+    kept = ideal_replay(name, keep_startup=True)
+    ts = trace(name)
+    recs = {r: list(ts.records(r)) for r in range(ts.ranks)}
+    start = min(rs[0].wall_start for rs in recs.values())
+    for entry, kept_entry in zip(got["per_rank"], kept["per_rank"]):
+        rs = recs[entry["rank"]]
+        init = next(i for i, r in enumerate(rs) if r.name in ("MPI_Init", "MPI_Init_thread"))
+        assert entry["startup_dropped_s"] == pytest.approx(rs[init].wall_stop - start, abs=1e-9)
+        assert entry["recorded_mpi_s"] == pytest.approx(sum(r.wall_stop - r.wall_start for r in rs[init + 1:]),
+                                                        abs=1e-9)
+        assert kept_entry["startup_dropped_s"] == 0.0
+        # what was dropped is exactly the compute the kept replay adds before MPI_Init ended
+        pre = (rs[0].wall_start - start) + sum(b.wall_start - a.wall_stop for a, b in zip(rs[:init], rs[1:init + 1]))
+        assert kept_entry["compute_s"] - entry["compute_s"] == pytest.approx(pre, abs=1e-9)
+    assert got["startup"] == "dropped" and kept["startup"] == "kept"
+    assert got["calls"] == kept["calls"] == MANIFEST[name]["calls_all_ranks"]
+
+
+def test_replay_cli_keeps_startup_on_request(capsys):
+    argv = ["replay", str(TRACES / MANIFEST["osu_latency_n2"]["folder"]), "--system", "edison", "--network",
+            "ideal", "--ranks-per-node", "1", "--json"]
+    assert main(argv) == 0 and main(argv + ["--keep-startup"]) == 0
+    dropped, kept = (json.loads(line) for line in capsys.readouterr().out.splitlines())
+    assert dropped["startup"] == "dropped" and kept["startup"] == "kept"
+    assert all(e["startup_dropped_s"] > 0 for e in dropped["per_rank"])
+
+
+def test_replay_says_how_many_nodes_it_uses_and_warns_about_a_one_node_job(capsys, monkeypatch):
+    monkeypatch.delenv("PPT_QUIET", raising=False)
+    folder = str(TRACES / MANIFEST["osu_latency_n2"]["folder"])
+    assert main(["replay", folder, "--system", "edison", "--network", "ideal", "--json"]) == 0
+    err = capsys.readouterr().err
+    assert "2 ranks on 1 node" in err and "warning: the whole job sits on one node" in err
+    assert main(["replay", folder, "--system", "edison", "--network", "ideal", "--ranks-per-node", "1", "--json"]) == 0
+    err = capsys.readouterr().err
+    assert "2 ranks on 2 nodes" in err and "warning" not in err
+
+
+def test_replay_progress_reports_records_over_all_ranks_and_simulated_time():
+    from ppt.progress import Progress
+    lines = []
+    progress = Progress("replay", interval_s=0.0)
+    progress.note = lines.append
+    ts = trace("osu_latency_n2")
+    replay(ts, ideal_job(ts.ranks), progress=progress)
+    assert lines and all("of 10,664 records over all ranks" in line and "simulated" in line for line in lines)
+    done = [int(line.split(" of ")[0].replace(",", "")) for line in lines]
+    assert done == sorted(done) and done[-1] <= 10_664

@@ -192,3 +192,11 @@ def test_a_sample_file_of_another_version_or_kind_is_refused(tmp_path, capsys):
     junk.write_text("not a zip")
     assert main(["plot", str(junk)]) == 2
     assert "not a PPT sample file" in capsys.readouterr().err
+
+
+def test_a_run_ending_on_a_sample_time_up_to_rounding_gets_one_sample_there(tmp_path, capsys):
+    path = tmp_path / "s.npz"          # 37 x 1e-7 falls one rounding step short of 3e-6 + 0.7e-6
+    run_json(capsys, "traffic", "slimfly-3k", "--load", "0.1", "--warmup", "3e-6", "--time", "0.7e-6",
+             "--sample-every", "1e-7", "--samples", str(path), "--json")
+    _, arrays = read_samples(str(path))
+    assert len(arrays["t_s"]) == 37 and np.all(np.diff(arrays["t_s"]) > 0.99e-7)

@@ -4,10 +4,16 @@ Every trace rank becomes a simulated rank that reads its own records (streamed)
 and, for each one:
 
 1. computes for the recorded wall-clock gap since the previous call ended
-   (times ``compute_scale``; the first gap runs from the earliest call of any
-   rank).  A call's own recorded duration is never compute: on the traced
-   machine it holds waiting for peers (and, with ranks oversubscribed, for
-   other ranks' compute), which the simulation models itself;
+   (times ``compute_scale``).  Compute starts at the end of the rank's
+   ``MPI_Init``/``MPI_Init_thread``: what came before (launch skew between
+   ranks, the program's own start-up, calls before MPI_Init, the wait inside
+   MPI_Init) is the launcher's and the recorder's time, not the
+   application's, and is dropped and reported per rank.  With
+   ``keep_startup`` every rank's gaps run from the earliest call of any rank,
+   as recorded.  A call's own recorded duration is never compute: on the
+   traced machine it holds waiting for peers (and, with ranks oversubscribed,
+   for other ranks' compute), which the simulation models itself; it is
+   reported per rank beside the predicted time in MPI calls;
 2. issues the call on the simulated MPI with the recorded arguments: peers,
    tags and roots as ranks of the recorded communicator, sizes as
    ``count x size(datatype)`` from the rank's type table, communicators,
@@ -43,7 +49,10 @@ from ppt.errors import ConfigError, TraceError
 from ppt.traces.handles import Handles, color, peer
 
 #: Records a rank replays between two progress checks.
-PROGRESS_EVERY = 4096
+PROGRESS_EVERY = 256
+
+#: The calls whose end starts a rank's compute (unless start-up is kept).
+INIT_CALLS = frozenset(("MPI_Init", "MPI_Init_thread"))
 
 #: Calls that move no data between ranks: counted as calls, no simulated time.
 LOCAL_CALLS = frozenset("MPI_" + name for name in """
@@ -86,17 +95,31 @@ class RankReplay:
         self.p2p_bytes = 0
         self.skipped = Counter()
 
-    def run(self, records, start_s: float, progress=None) -> dict:
-        """Replay ``records`` (in order); ``start_s``: trace time at which the job starts (s)."""
+    def run(self, records, start_s: float, progress=None, keep_startup: bool = False, has_init: bool = True) -> dict:
+        """Replay ``records`` (in order); ``start_s``: trace time at which the job starts (s).
+
+        Unless ``keep_startup``, the gaps up to the end of the rank's MPI_Init (``has_init``: the rank
+        calls one; else up to its first call) are dropped and summed as ``startup_dropped_s``.
+        ``recorded_mpi_s``: the recorded time inside the calls replayed after start-up.
+        """
         mpi, handlers, scale = self.mpi, self.handlers, self.compute_scale
         last_stop = start_s
+        startup = not keep_startup
+        dropped = recorded_mpi = 0.0
         count = 0
         for count, record in enumerate(records, 1):
-            gap = (record.wall_start - last_stop) * scale
-            if gap > 0.0:
-                mpi.sleep(gap)
+            gap = record.wall_start - last_stop
             last_stop = record.wall_stop
             name = record.name
+            if startup:
+                dropped += max(gap, 0.0)
+                startup = has_init and name not in INIT_CALLS
+                if has_init:
+                    dropped += record.wall_stop - record.wall_start     # the start-up call itself
+            else:
+                if gap > 0.0:
+                    mpi.sleep(gap * scale)
+                recorded_mpi += record.wall_stop - record.wall_start
             handler = handlers.get(name)
             if handler is None:
                 if name not in self.skip and not self.skip_unsupported:
@@ -109,7 +132,8 @@ class RankReplay:
             mpi.call_as(name, handler, record.args)
             if progress is not None and not count % PROGRESS_EVERY:
                 progress.advance(PROGRESS_EVERY, mpi.wtime())
-        return {"records": count, "p2p_bytes": self.p2p_bytes, "skipped": dict(self.skipped)}
+        return {"records": count, "p2p_bytes": self.p2p_bytes, "skipped": dict(self.skipped),
+                "startup_dropped_s": dropped, "recorded_mpi_s": recorded_mpi}
 
     # -- helpers ----------------------------------------------------------------
     def _bytes(self, count: int, datatype: int) -> int:
@@ -376,9 +400,14 @@ def first_call_s(trace) -> float:
 
 
 class ReplayProgress:
-    """Records replayed so far, shown through a :class:`ppt.progress.Progress` at its interval."""
+    """Records replayed so far over all ranks, and simulated time, shown through a
+    :class:`ppt.progress.Progress` at its interval: as ranks replay records, and (as the
+    simulation's progress hook) while the network runs between them."""
 
     __slots__ = ("progress", "total", "done")
+
+    def __call__(self, sim) -> None:
+        self.advance(0, sim.now)
 
     def __init__(self, progress, total_records: int):
         self.progress = progress
@@ -391,24 +420,30 @@ class ReplayProgress:
         wall = time.perf_counter()
         if wall - progress.last >= progress.interval_s:
             progress.last = wall
-            progress.note(f"{self.done:,} of {self.total:,} records ({100 * self.done / self.total:.0f}%), "
+            progress.note(f"{self.done:,} of {self.total:,} records over all ranks ({100 * self.done / self.total:.0f}%), "
                           f"simulated {now_s * 1e3:,.3f} ms")
 
 
-def _rank_main(mpi, trace, start_s, compute_scale, skip, progress, skip_unsupported=False):
+def _rank_main(mpi, trace, start_s, compute_scale, skip, progress, skip_unsupported=False, keep_startup=False):
     rank = mpi.rank
     replayer = RankReplay(mpi, trace.datatype_sizes(rank), compute_scale, skip, skip_unsupported)
-    return replayer.run(trace.records(rank), start_s, progress)
+    has_init = any(trace.footer_counts(rank).get(name) for name in INIT_CALLS)
+    return replayer.run(trace.records(rank), start_s, progress, keep_startup, has_init)
 
 
-def replay(trace, job, compute_scale: float = 1.0, skip_unsupported: bool = False, progress=None) -> dict:
+def replay(trace, job, compute_scale: float = 1.0, skip_unsupported: bool = False, progress=None,
+           keep_startup: bool = False) -> dict:
     """Replay TraceSet ``trace`` on MPIJob ``job`` (one simulated rank per trace rank).
 
     Refuses (TraceError) a trace holding unsupported calls unless
     ``skip_unsupported``.  ``progress``: a :class:`ppt.progress.Progress`.
-    Returns the prediction: ``predicted_s`` (simulated), ``trace_s`` (recorded
-    span), calls by name, point-to-point bytes, network packets and mean hops,
-    and per-rank statistics.  Times in seconds, sizes in bytes.
+    ``keep_startup``: replay the time before each rank's MPI_Init ended as compute
+    (see the module docstring).  Returns the prediction: ``predicted_s``
+    (simulated), ``trace_s`` (recorded span), calls by name, point-to-point
+    bytes, network packets and mean hops, and per-rank statistics (with the
+    start-up time dropped, ``startup_dropped_s``, and the recorded time in MPI
+    calls, ``recorded_mpi_s``, beside the predicted ``comm_s``).  Times in
+    seconds, sizes in bytes.
     """
     if job.num_ranks != trace.ranks:
         raise ConfigError(f"the trace has {trace.ranks} ranks but the job {job.num_ranks}: replay needs one "
@@ -423,20 +458,22 @@ def replay(trace, job, compute_scale: float = 1.0, skip_unsupported: bool = Fals
                          "rerun with --skip-unsupported to ignore them")
     counter = ReplayProgress(progress, sum(calls.values())) if progress is not None else None
     result = job.run(_rank_main, trace, first_call_s(trace), compute_scale, frozenset(unsupported), counter,
-                     skip_unsupported)
+                     skip_unsupported, keep_startup, progress=counter)
     start, stop = trace.span()
     stats = result.network
     skipped = Counter()
     for ret in result.returns:
         skipped.update(ret["skipped"])
     records = sum(ret["records"] for ret in result.returns)
-    per_rank = [dict(entry, records=ret["records"], p2p_bytes=ret["p2p_bytes"])
+    per_rank = [dict(entry, records=ret["records"], p2p_bytes=ret["p2p_bytes"],
+                     startup_dropped_s=ret["startup_dropped_s"], recorded_mpi_s=ret["recorded_mpi_s"])
                 for entry, ret in zip(result.per_rank, result.returns)]
     return {
         "trace": os.fspath(trace.meta_path),
         "ranks": result.ranks,
         "predicted_s": result.predicted_s,
         "trace_s": stop - start,
+        "startup": "kept" if keep_startup else "dropped",
         "calls": result.calls,
         "skipped_calls": dict(skipped.most_common()),
         "records": records,

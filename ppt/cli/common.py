@@ -4,6 +4,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import math
+import os
 import sys
 
 from ppt.cli.output import add_json_flag
@@ -24,7 +25,8 @@ def add_system_arguments(parser, positional: bool = True) -> None:
 def add_network_argument(parser) -> None:
     """``--network KIND`` (default packet); the machine checks the name against the registered kinds."""
     parser.add_argument("--network", default="packet", metavar="KIND",
-                        help="network model: packet (packet level, default) or analytic (contention-free)")
+                        help="network model: packet (packet level, default), flow (max-min fair sharing of links "
+                             "and NICs) or analytic (contention-free)")
 
 
 def load_preset(args) -> dict:
@@ -119,3 +121,17 @@ def sampling(args, system: str):
     if info is not None:
         print(f"samples: {info['samples']} every {args.sample_every:g} s in {info['sample_file']} "
               f"({info['sample_bytes'] / 1e6:.3g} MB)", file=sys.stderr)
+
+
+def report_placement(job) -> None:
+    """Say on stderr how many nodes the job's mapping used (not under ``PPT_QUIET``), and warn when it put a
+    multi-rank job on one node (called after the run, so an error stays the only line)."""
+    if not is_leader():
+        return
+    nodes = len(set(job.node_of))
+    if not os.environ.get("PPT_QUIET"):
+        print(f"{job.num_ranks} ranks on {nodes} node{'s' if nodes != 1 else ''} "
+              f"(at most {job.ranks_per_node} per node)", file=sys.stderr)
+    if nodes == 1 and job.num_ranks > 1:
+        print("warning: the whole job sits on one node, so every message is a same-node copy; "
+              "use --ranks-per-node to spread it", file=sys.stderr)

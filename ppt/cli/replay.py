@@ -8,23 +8,27 @@ from __future__ import annotations
 
 import time
 
-from ppt.cli.common import add_job_arguments, add_sampling_arguments, add_system_arguments, is_leader, load_preset, sampling
+from ppt.cli.common import (add_job_arguments, add_sampling_arguments, add_system_arguments, is_leader, load_preset,
+                            report_placement, sampling)
 from ppt.cli.output import emit
 
 HELP = "replay a DUMPI trace set on a simulated system and predict its run time"
 
-NETWORKS = ("packet", "analytic", "ideal")
+NETWORKS = ("packet", "flow", "analytic", "ideal")
 
 
 def add_arguments(parser) -> None:
     parser.add_argument("trace", metavar="TRACE", help="trace set folder, its .meta file or its file prefix")
     add_system_arguments(parser, positional=False)
     parser.add_argument("--network", choices=NETWORKS, default="packet",
-                        help="packet-level model (default), contention-free analytic model, or an ideal "
-                             "network (1 ns latency, infinite bandwidth) for validation")
+                        help="packet-level model (default), flow model (max-min fair sharing), contention-free "
+                             "analytic model, or an ideal network (1 ns latency, infinite bandwidth) for validation")
     add_job_arguments(parser)
     parser.add_argument("--compute-scale", type=float, default=1.0, metavar="F",
                         help="multiply the recorded gaps between calls by F (0 ignores them; default 1)")
+    parser.add_argument("--keep-startup", action="store_true",
+                        help="replay the time before each rank's MPI_Init ended (launch skew, pre-init work) as "
+                             "compute; by default it is dropped and reported per rank")
     parser.add_argument("--skip-unsupported", action="store_true",
                         help="leave out calls replay does not support instead of refusing the trace")
     add_sampling_arguments(parser)
@@ -54,11 +58,12 @@ def run(args) -> int:
     progress = Progress(f"replay {args.system}") if leader else None
     began = time.perf_counter()
     with sampling(args, machine.name) as job.sampler:
-        summary = replay(trace, job, args.compute_scale, args.skip_unsupported, progress)
+        summary = replay(trace, job, args.compute_scale, args.skip_unsupported, progress, args.keep_startup)
     wall_s = time.perf_counter() - began
     if not leader:
         return 0
     progress.done()
+    report_placement(job)
     if args.json:
         emit(args, summary)
         return 0
@@ -67,6 +72,12 @@ def run(args) -> int:
     print(f"predicted {summary['predicted_s']:.6g} s, traced span {summary['trace_s']:.6g} s; "
           f"{summary['bytes_p2p']:,} point-to-point bytes, {summary['packets']:,} packets, "
           f"mean hops {summary['mean_hops']:.3g}")
+    per_rank = summary["per_rank"]
+    if not args.keep_startup:
+        print(f"start-up dropped (before the end of MPI_Init): up to {max(e['startup_dropped_s'] for e in per_rank):.6g} s "
+              f"per rank (--keep-startup keeps it)")
+    print(f"time in MPI calls per rank, mean: recorded {sum(e['recorded_mpi_s'] for e in per_rank) / len(per_rank):.6g} s, "
+          f"predicted {sum(e['comm_s'] for e in per_rank) / len(per_rank):.6g} s")
     if summary["skipped_calls"]:
         print("skipped: " + ", ".join(f"{n} x{c}" for n, c in summary["skipped_calls"].items()))
     emit(args, summary, ["call", "count"], [[name, count] for name, count in summary["calls"].items()])

@@ -15,7 +15,7 @@ import traceback
 from pathlib import Path
 
 from ppt.cli.common import (add_job_arguments, add_network_argument, add_sampling_arguments, add_system_arguments,
-                            is_leader, load_preset, sampling)
+                            is_leader, load_preset, report_placement, sampling)
 from ppt.cli.output import emit
 from ppt.errors import PPTError
 
@@ -94,6 +94,7 @@ def run(args) -> int:
         result = job.run(main, argv=argv)   # the model's own prints never mix into the results
     if not is_leader():
         return 0
+    report_placement(job)
     summary = result.as_json()
     if args.json:
         emit(args, summary)

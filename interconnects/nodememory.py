@@ -1,0 +1,82 @@
+"""Transfers within one node: copies through the node's memory, which concurrent copies share.
+
+A message between two ranks of one node is a copy through shared memory: it
+takes ``latency_s`` plus its bytes at its share of the node's copy bandwidth,
+``bandwidth_Bps`` split max-min fairly (here: equally) among the copies in
+progress on that node (:mod:`ppt.interconnects.fairshare`).  Every network
+kind hands its same-node messages to this model.
+"""
+from __future__ import annotations
+
+import math
+
+from ppt.errors import ConfigError
+from ppt.interconnects.fairshare import FairShare, Resource
+
+
+#: The processor preset field with the node's copy bandwidth (STREAM Copy: bytes read + bytes written per
+#: second); a message copy reads and writes each byte once, so messages move at half of it.
+COPY_FIELD = "copy_bandwidth_Bps"
+
+#: Latency of a same-node message when a network is built without a machine, s.
+DEFAULT_LATENCY_S = 1e-7
+
+
+class NodeMemory:
+    """Same-node message copies: ``bandwidth_Bps`` per node shared by its copies, plus ``latency_s`` each."""
+
+    def __init__(self, bandwidth_Bps: float, latency_s: float):
+        if not bandwidth_Bps > 0.0 or not 0.0 <= latency_s < math.inf:
+            raise ConfigError(f"node memory needs bandwidth_Bps > 0 and a finite latency_s >= 0, "
+                              f"got {bandwidth_Bps!r} and {latency_s!r}")
+        self.bandwidth_Bps = bandwidth_Bps
+        self.latency_s = latency_s
+        #: Per node: the fair sharing of its copies (scheduled by its NIC) and its memory.
+        self._nodes: dict[int, tuple[FairShare, tuple[Resource]]] = {}
+        self.copies = 0
+        self.bytes = 0
+
+    @classmethod
+    def from_machine(cls, machine) -> "NodeMemory":
+        """The node memory of a machine: its processor preset's ``memory.copy_bandwidth_Bps`` and the
+        system preset's ``network.shm_latency_s`` (default: the NIC latency, at least 100 ns)."""
+        from ppt.config import field
+        from ppt.hardware.presets import read_processor_config
+        name = field(machine.preset["node"], "processor", "node", str)
+        memory = field(read_processor_config(name), "memory", f"processor {name!r}", dict)
+        if COPY_FIELD not in memory:
+            raise ConfigError(f"processor {name!r} has no memory.{COPY_FIELD}: add the node's STREAM Copy "
+                              f"bandwidth (bytes/s, read + write bytes) to its preset; same-node messages "
+                              f"share it")
+        copy_Bps = field(memory, COPY_FIELD, f"processor {name!r}.memory", float, positive=True)
+        net = machine.preset["network"]
+        nic_latency = field(net, "nic_latency_s", "network", float, default=0.0, nonnegative=True)
+        return cls(copy_Bps / 2,
+                   field(net, "shm_latency_s", "network", float, default=max(nic_latency, 1e-7), nonnegative=True))
+
+    def copy(self, nic, nbytes: int, payload, on_sent=None) -> None:
+        """Copy ``nbytes`` within ``nic``'s node; the payload reaches its host, then ``on_sent()`` runs."""
+        self.copies += 1
+        self.bytes += nbytes
+        if self.bandwidth_Bps == math.inf:
+            _arrive((nic, payload, on_sent), self.latency_s)
+            return
+        node = self._nodes.get(nic.node)
+        if node is None:
+            node = self._nodes[nic.node] = (FairShare(nic), (Resource(0, self.bandwidth_Bps),))
+        share, memory = node
+        share.start(memory, nbytes, self._copied, (nic, payload, on_sent))
+
+    def _copied(self, copy) -> None:
+        _arrive(copy, self.latency_s)
+
+
+def _arrive(copy, delay_s: float) -> None:
+    nic, payload, on_sent = copy
+    nic.schedule(delay_s, nic.deliver, payload)
+    if on_sent is not None:
+        nic.schedule(delay_s, _call, on_sent)
+
+
+def _call(fn):
+    fn()

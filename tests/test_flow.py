@@ -1,0 +1,174 @@
+"""The flow network: max-min fair sharing against closed forms and a brute-force characterisation,
+incremental resharing, and agreement with the packet network on bandwidth-bound messages."""
+import json
+import random
+
+import pytest
+
+from ppt.apps.microbench import pingpong
+from ppt.cli.main import main
+from ppt.engine import Entity, Simulation
+from ppt.hardware.presets import read_processor_config
+from ppt.hardware.systems import load_system
+from ppt.interconnects.fairshare import FairShare, Resource, max_min_rates
+from ppt.interconnects.topology import channels
+from ppt.machine import Machine
+
+
+def solver():
+    sim = Simulation(num_entities=1, comm=None)
+    return sim, FairShare(sim.add(Entity(sim, 0)))
+
+
+def finish_times(starts):
+    """Run flows given as ``(start_s, resources, nbytes)``; their completion times, in order."""
+    sim, share = solver()
+    done = {}
+    for index, (start_s, resources, nbytes) in enumerate(starts):
+        share.entity.schedule(start_s, lambda i, r=resources, n=nbytes: share.start(r, n, _record(done, sim), i),
+                              index)
+    sim.run()
+    return [done[i] for i in range(len(starts))], share
+
+
+def _record(done, sim):
+    return lambda i: done.__setitem__(i, sim.now)
+
+
+def test_k_flows_on_one_link_each_get_one_kth_and_finish_together():
+    for k in (1, 2, 3, 7):
+        link = Resource(0, 5e9)
+        times, _ = finish_times([(0.0, (link,), 1e6)] * k)
+        assert times == pytest.approx([k * 1e6 / 5e9] * k, rel=1e-12)
+
+
+def test_textbook_three_links_three_flows():
+    # a (1 B/s): flows 0, 1;  b (2 B/s): flows 1, 2;  c (3 B/s): flow 2.  Link a is the first
+    # bottleneck (1/2 each for flows 0 and 1); flow 2 gets what b has left, 2 - 1/2 = 3/2 < 3.
+    a, b, c = Resource(0, 1.0), Resource(1, 2.0), Resource(2, 3.0)
+    flows = _FlowStub.make([(a,), (a, b), (b, c)])
+    assert max_min_rates(flows, [a, b, c]) == pytest.approx([0.5, 0.5, 1.5], rel=1e-12)
+
+
+class _FlowStub:
+    __slots__ = ("resources",)
+
+    @staticmethod
+    def make(paths):
+        flows = []
+        for path in paths:
+            f = _FlowStub()
+            f.resources = path
+            for r in path:
+                r.flows[f] = None
+            flows.append(f)
+        return flows
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_random_instances_are_max_min_fair(seed):
+    """Max-min fairness, checked directly: rates are feasible and every flow crosses a full resource
+    on which no flow gets more (so raising it would need lowering a flow no richer)."""
+    rng = random.Random(seed)
+    resources = [Resource(i, rng.choice([1.0, 2.0, 3.5, 10.0])) for i in range(rng.randint(2, 8))]
+    paths = [tuple(rng.sample(resources, rng.randint(1, min(4, len(resources))))) for _ in range(rng.randint(1, 12))]
+    flows = _FlowStub.make(paths)
+    rates = max_min_rates(flows, resources)
+    rate = dict(zip(flows, rates))
+    for r in resources:
+        assert sum(rate[f] for f in r.flows) <= r.capacity_Bps * (1 + 1e-9)
+    for f in flows:
+        assert any(sum(rate[g] for g in r.flows) >= r.capacity_Bps * (1 - 1e-9)
+                   and rate[f] >= max(rate[g] for g in r.flows) * (1 - 1e-9) for r in f.resources)
+
+
+def test_a_flow_speeds_up_when_its_competitor_ends():
+    # two flows share C; the short one (a bytes) ends at 2a/C, when the long one (b bytes) has moved a
+    # bytes; alone, it ends at 2a/C + (b - a)/C = (a + b)/C
+    C, a, b = 4e9, 1e6, 3e6
+    link = Resource(0, C)
+    times, _ = finish_times([(0.0, (link,), a), (0.0, (link,), b)])
+    assert times == pytest.approx([2 * a / C, (a + b) / C], rel=1e-12)
+    # a late starter: alone until t0, then half rate
+    t0 = 1e-4
+    link = Resource(0, C)
+    times, _ = finish_times([(0.0, (link,), b), (t0, (link,), a)])
+    moved = C * t0
+    assert times[1] == pytest.approx(t0 + 2 * a / C, rel=1e-12)
+    assert times[0] == pytest.approx(t0 + 2 * a / C + (b - moved - a) / C, rel=1e-12)
+
+
+def test_resharing_touches_only_flows_connected_to_the_change():
+    left, right, shared = Resource(0, 1e9), Resource(1, 1e9), Resource(2, 1e9)
+    # flows 0, 1 share `left`; flow 2 is alone on `right`; flow 3 starts later on `left` only
+    times, share = finish_times([(0.0, (left,), 1e6), (0.0, (left, shared), 1e6), (0.0, (right,), 4e6),
+                                 (1e-4, (left,), 1e5)])
+    # resharings: t=0 (the three starts, one batch), t=1e-4 (flows 0, 1, 3: never flow 2), the end of
+    # flow 3 (flows 0, 1), the simultaneous ends of flows 0 and 1 (one batch, none left), the end of flow 2
+    assert share.reshares == 5
+    assert share.reshared_flows == 3 + 3 + 2 + 0 + 0
+    assert times[2] == pytest.approx(4e6 / 1e9, rel=1e-12)       # untouched by what happened on `left`
+
+
+def test_one_message_moves_at_its_path_bottleneck():
+    machine = Machine(load_system("fattree-4-3"), network_kind="flow")
+    net = machine.network()
+    sim = net.simulation(comm=None)
+    arrivals, sent = [], []
+    net.nic(sim, 15).host = lambda payload: arrivals.append(sim.now)
+    nbytes = 1 << 22
+    net.nic(sim, 0).send_message(15, nbytes, "m", on_sent=lambda: sent.append(sim.now))
+    sim.run()
+    topo = machine.topology
+    routing = topo.routing("mlid")
+    bottleneck = min([net.injection_bandwidth_Bps, net.nic_bandwidth_Bps]
+                     + [topo.link_classes[topo.port_class[r, p]].bandwidth_Bps
+                        for r, p, _ in channels(topo, routing, 0, 15)])
+    assert sent == pytest.approx([net.packetizer.wire_bytes(nbytes) / bottleneck], rel=1e-9)
+    assert arrivals[0] > sent[0]
+
+
+@pytest.mark.parametrize("system", ["fattree-4-3", "bgq-midplane"])
+def test_flow_pingpong_is_within_ten_percent_of_packet_from_64_kib(system):
+    sizes = [1 << 16, 1 << 20]
+    packet = pingpong(Machine(load_system(system)), sizes, repetitions=1)
+    flow = pingpong(Machine(load_system(system), network_kind="flow"), sizes, repetitions=1)
+    for p, f in zip(packet, flow):
+        assert f["latency_s"] == pytest.approx(p["latency_s"], rel=0.10)
+
+
+def test_flow_on_an_adaptive_routing_says_it_uses_minimal_paths_and_runs(capsys):
+    argv = ["pingpong", "edison", "--network", "flow", "--sizes", "8", "--json", "--set", "network.routing=par"]
+    assert main(argv) == 0
+    out, err = capsys.readouterr()
+    assert err.count("\n") == 1 and "'par'" in err and "'min' routing" in err and json.loads(out)
+
+
+@pytest.mark.parametrize("kind", ["packet", "flow", "analytic"])
+def test_concurrent_copies_on_one_node_share_its_memory_bandwidth(kind):
+    """k simultaneous same-node messages of n bytes all end at latency + k n / B (B: half the node's
+    STREAM Copy bandwidth, a copy reads and writes every byte): never faster than the node's memory."""
+    machine = Machine(load_system("edison"), network_kind=kind)
+    net = machine.network()
+    sim = net.simulation(comm=None)
+    nbytes, k = 1 << 24, 3
+    arrivals = []
+    nic = net.nic(sim, 0)
+    nic.host = lambda payload: arrivals.append(sim.now)
+    for _ in range(k):
+        nic.send_message(0, nbytes, None)
+    sim.run()
+    memory = net.node_memory
+    copy_Bps = read_processor_config("ivybridge")["memory"]["copy_bandwidth_Bps"]
+    assert memory.bandwidth_Bps == copy_Bps / 2
+    assert arrivals == pytest.approx([memory.latency_s + k * nbytes / memory.bandwidth_Bps] * k, rel=1e-12)
+
+
+def test_a_processor_without_copy_bandwidth_names_the_field_to_add(tmp_path, capsys):
+    processor = read_processor_config("ivybridge")
+    del processor["memory"]["copy_bandwidth_Bps"]
+    path = tmp_path / "ivy.json"
+    path.write_text(json.dumps(processor))
+    assert main(["pingpong", "edison", "--set", f"node.processor={path}", "--sizes", "8"]) == 2
+    err = capsys.readouterr().err
+    assert "memory.copy_bandwidth_Bps" in err and "add" in err and err.count("\n") == 1
