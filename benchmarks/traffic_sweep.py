@@ -1,24 +1,21 @@
-"""Offered-load sweeps under synthetic traffic: accepted load and latency per routing and pattern.
+"""Offered-load sweeps under synthetic traffic, drawn as one figure: accepted load and latency
+against offered load for every (pattern, routing).
 
     python benchmarks/traffic_sweep.py SYSTEM --patterns ur,wc --routings min,val,ugal \\
-        --loads 0.1,0.2,...,1.0 [--warmup S --time S] [--jobs N] [--plot docs/SYSTEM-traffic.png] [--json out.json]
+        --loads 0.1,0.2,...,1.0 [--warmup S --time S] [--jobs N] [--out DIR] --plot docs/SYSTEM-traffic.png
 
-Prints one row per run and, with --plot, a PNG with accepted load and mean
-latency against offered load for every (pattern, routing).  The runs are
-independent: ``--jobs N`` runs N of them at a time in separate processes
-(rows then print as runs finish; the JSON and the plot are in sweep order).
+Each pattern is one ``ppt sweep traffic SYSTEM --pattern P --set network.routing=... --loads ...``
+(run in parallel with ``--jobs``, resumable with ``--out DIR``); this script only draws the figure.
 """
 from __future__ import annotations
 
 import argparse
+import contextlib
+import io
 import json
 import sys
-import time
-from concurrent.futures import ProcessPoolExecutor, as_completed
 
-from ppt.hardware.systems import load_system
-from ppt.interconnects.traffic import run_traffic
-from ppt.machine import Machine
+from ppt.cli.main import main as ppt
 
 
 def main() -> None:
@@ -27,45 +24,26 @@ def main() -> None:
     parser.add_argument("--patterns", default="ur,wc")
     parser.add_argument("--routings", default="min,val,ugal")
     parser.add_argument("--loads", default="0.1,0.2,0.3,0.4,0.5,0.6,0.7,0.8,0.9,1.0")
-    parser.add_argument("--warmup", type=float, default=2e-6)
-    parser.add_argument("--time", type=float, default=3e-6)
+    parser.add_argument("--warmup", default="2e-6", help="warm-up, seconds (default 2e-6)")
+    parser.add_argument("--time", default="3e-6", help="measured window, seconds (default 3e-6)")
     parser.add_argument("--set", dest="overrides", action="append", default=[])
-    parser.add_argument("--jobs", type=int, default=1, help="runs at a time, each in its own process")
-    parser.add_argument("--plot")
-    parser.add_argument("--json")
+    parser.add_argument("--jobs", default="1", help="runs at a time, each in its own process")
+    parser.add_argument("--out", help="folder keeping every point (a rerun resumes)")
+    parser.add_argument("--plot", required=True)
     args = parser.parse_args()
-    runs = [(args.system, args.overrides, pattern, routing, float(load), args.warmup, args.time)
-            for pattern in args.patterns.split(",") for routing in args.routings.split(",")
-            for load in args.loads.split(",")]
-    print(f"{'pattern':>7} {'routing':>7} {'offered':>7} {'accepted':>8} {'latency_us':>10} {'hops':>5} {'wall_s':>6}")
-    if args.jobs > 1:
-        with ProcessPoolExecutor(args.jobs) as pool:
-            futures = [pool.submit(run_point, *run) for run in runs]
-            for future in as_completed(futures):
-                print_row(future.result())
-            rows = [future.result() for future in futures]
-    else:
-        rows = [print_row(run_point(*run)) for run in runs]
-    if args.json:
-        with open(args.json, "w") as out:
-            json.dump(rows, out, indent=1)
-    if args.plot:
-        plot(rows, args.plot, f"{args.system}: {args.warmup * 1e6:g} us warm-up, {args.time * 1e6:g} us measured")
-
-
-def run_point(system, overrides, pattern, routing, load, warmup_s, time_s) -> dict:
-    """One ``ppt traffic`` run, with its wall time."""
-    began = time.perf_counter()
-    machine = Machine(load_system(system, overrides))
-    row = run_traffic(machine, pattern, load, routing, warmup_s, time_s, comm=None)
-    row["wall_s"] = time.perf_counter() - began
-    return row
-
-
-def print_row(r: dict) -> dict:
-    print(f"{r['pattern']:>7} {r['routing']:>7} {r['offered_load']:7.2f} {r['accepted_fraction']:8.3f} "
-          f"{r['mean_latency_s'] * 1e6:10.3f} {r['mean_hops']:5.2f} {r['wall_s']:6.1f}", flush=True)
-    return r
+    rows = []
+    for pattern in args.patterns.split(","):
+        argv = ["sweep", "traffic", args.system, "--pattern", pattern, "--set", f"network.routing={args.routings}",
+                "--loads", args.loads, "--warmup", args.warmup, "--time", args.time, "--jobs", args.jobs, "--json"]
+        argv += [arg for item in args.overrides for arg in ("--set", item)]
+        argv += ["--out", f"{args.out}/{pattern}"] if args.out else []
+        with contextlib.redirect_stdout(io.StringIO()) as out:
+            code = ppt(argv)
+        if code:
+            sys.exit(code)
+        rows += json.loads(out.getvalue())["rows"]
+    plot(rows, args.plot, f"{args.system}: {float(args.warmup) * 1e6:g} us warm-up, "
+                          f"{float(args.time) * 1e6:g} us measured")
 
 
 def plot(rows, path, title) -> None:

@@ -183,6 +183,7 @@ class FlowNetwork(Network):
 
     # -- contract ------------------------------------------------------------------------
     #: The packet network's bound holds here: the same path delays, no queueing on an idle network.
+    idle_crossing_s = PacketNetwork.idle_crossing_s
     idle_latency_bound_s = PacketNetwork.idle_latency_bound_s
 
     def stats(self, sim) -> dict:

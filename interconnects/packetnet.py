@@ -29,6 +29,7 @@ import numpy as np
 from ppt.config import field
 from ppt.errors import ConfigError
 from ppt.interconnects import latency
+from ppt.interconnects.links import link_report, local_load
 from ppt.interconnects.network import Network, Nic, register_network
 from ppt.interconnects.packetcore import ffi, lib
 from ppt.interconnects.packetizer import Packetizer
@@ -222,12 +223,17 @@ class PacketCore:
         return latency.counts(self.message_latency)
 
     def link_summary(self) -> dict:
+        """Links of this rank's routers that carried bytes since the start: their ``count``, total
+        ``bytes`` and largest queue."""
         s = ffi.new("ppt_link_summary_t *")
         lib.ppt_net_link_summary(self.c, s)
-        busiest = None if s.busiest_router < 0 else {
-            "router": s.busiest_router, "port": s.busiest_port, "bytes": s.busiest_bytes,
-            "busy_s": s.busiest_busy_s, "max_queue_B": s.busiest_max_queue_B}
-        return {"count": s.count, "bytes": s.bytes, "max_queue_B": s.max_queue_B, "busiest": busiest}
+        return {"count": s.count, "bytes": s.bytes, "max_queue_B": s.max_queue_B}
+
+    def port_bytes(self) -> np.ndarray:
+        """Bytes each port of this rank's routers sent since the start ([router * radix + port]; 0 elsewhere)."""
+        sent = np.zeros(self.net.topo.num_routers * self.net.topo.radix, dtype=np.int64)
+        lib.ppt_net_port_bytes(self.c, ffi.cast("int64_t *", ffi.from_buffer(sent)))
+        return sent
 
 
 def _call(fn):
@@ -322,18 +328,27 @@ class PacketNetwork(Network):
         """Deliveries to nodes without a NIC entity go to ``host`` (no entity is made per node)."""
         self.core.default_host = host
 
+    def local_routers(self, sim) -> range:
+        """Routers this simulation rank's core simulates."""
+        return range(int(self.core.router_rank[sim.rank]), int(self.core.router_rank[sim.rank + 1]))
+
     def local_nodes(self, sim):
         lo, hi = self.core.router_rank[sim.rank], self.core.router_rank[sim.rank + 1]
         nodes = np.nonzero((self.topo.node_router >= lo) & (self.topo.node_router < hi))[0]
         return nodes.tolist()
 
-    def idle_latency_bound_s(self, nbytes: int) -> float:
+    def idle_crossing_s(self, nbytes: int) -> float:
+        """Seconds an ``nbytes`` message takes across the idle network on a longest path of the
+        slowest links (a generous estimate of one message's latency, no margin added)."""
         topo, packetizer = self.topo, self.packetizer
         slowest = max(c.latency_s + packetizer.size(packetizer.max_payload_B) / c.bandwidth_Bps
                       for c in topo.link_classes)
         hops = topo.diameter() + 2
         wire = packetizer.wire_bytes(nbytes) / self.injection_bandwidth_Bps
-        return 2.0 * (2 * self.nic_latency_s + hops * (slowest + topo.router_delay_s) + wire) + 1e-6
+        return 2 * self.nic_latency_s + hops * (slowest + topo.router_delay_s) + wire
+
+    def idle_latency_bound_s(self, nbytes: int) -> float:
+        return 2.0 * self.idle_crossing_s(nbytes) + 1e-6
 
     def counters(self) -> dict:
         return self.core.counters()
@@ -349,13 +364,15 @@ class PacketNetwork(Network):
         for key in ("router_traversals", "injected_uid_hash", "delivered_uid_hash", "in_flight", "events",
                     "queue_depth_sum"):
             del counters[key]
-        return {"counters": counters, "links": self.core.link_summary(),
+        return {"counters": counters, "links": self.core.link_summary(), "span_s": sim.now,
+                "load": local_load(self.topo, self.core.port_bytes(), self.local_routers(sim)),
                 "packet_latency": latency.to_sparse(self.core.packet_latencies()),
                 "message_latency": latency.to_sparse(self.core.message_latencies())}
 
     @staticmethod
     def merge_stats(parts: list[dict]) -> dict:
         stats = merge_network_stats([p["counters"] for p in parts], [p["links"] for p in parts])
+        stats.update(link_report([p["load"] for p in parts], max(p["span_s"] for p in parts)))
         stats.update(latency.summary(latency.from_sparse([p["packet_latency"] for p in parts]), "latency",
                                      stats["max_latency_s"]))
         messages = latency.from_sparse([p["message_latency"] for p in parts])

@@ -14,7 +14,6 @@ def merge_network_stats(parts: list[dict], links: list[dict]) -> dict:
     """Totals over simulation ranks: ``parts`` packet counters, ``links`` per-rank link summaries."""
     total = {k: sum(p[k] for p in parts) for k in parts[0] if k != "latency_max_s"}
     n = total["delivered"]
-    busiest = [link["busiest"] for link in links if link["busiest"] is not None]
     return {"packets": n, "packets_injected": total["injected"], "responses": total["responses"],
             "messages": total["messages_delivered"], "bytes": total["bytes_delivered"],
             "mean_latency_s": total["latency_sum_as"] / ATTO / n if n else 0.0,
@@ -23,5 +22,4 @@ def merge_network_stats(parts: list[dict], links: list[dict]) -> dict:
             "max_hops": max(p["hops_max"] for p in parts),
             "links_used": sum(link["count"] for link in links),
             "link_bytes": sum(link["bytes"] for link in links),
-            "max_queue_B": max(link["max_queue_B"] for link in links),
-            "busiest_link": max(busiest, key=lambda b: (b["busy_s"], -b["router"], -b["port"]), default=None)}
+            "max_queue_B": max(link["max_queue_B"] for link in links)}

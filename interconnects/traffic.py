@@ -19,6 +19,7 @@ import numpy as np
 from ppt.engine.parallel import AUTO
 from ppt.errors import ConfigError
 from ppt.interconnects import latency
+from ppt.interconnects.links import link_report, local_load
 from ppt.interconnects.stats import ATTO
 from ppt.interconnects.topology import mix64
 
@@ -38,6 +39,20 @@ class Patterns:
         if name == "transpose" and math.isqrt(self.n) ** 2 != self.n:
             raise ConfigError(f"pattern 'transpose' needs a square node count, got {self.n}")
         self.name = name
+
+    def senders(self) -> float:
+        """Expected number of nodes whose arrivals become packets: an arrival whose destination is
+        its own node (a fixed point of a permutation, as ``csrc/traffic.c`` computes them) sends nothing."""
+        n, node = self.n, np.arange(self.n)
+        if self.name in ("ur", "nn"):
+            return float(n)
+        if self.name == "wc":
+            first, count = self.topo.worst_case_table()
+            return float(n - np.sum(((first <= node) & (node < first + count)) / count))
+        side = math.isqrt(n)
+        dest = {"bitcomp": n - 1 - node, "transpose": (node % side) * side + node // side,
+                "tornado": (node + (n + 1) // 2 - 1) % n}[self.name]
+        return float(np.count_nonzero(dest != node))
 
     def configure(self, cfg, keep: list) -> None:
         """Fill the pattern fields of a ``ppt_traffic_config_t`` (arrays kept alive in ``keep``)."""
@@ -103,11 +118,23 @@ class TrafficGenerator:
 
 def run_traffic(machine, pattern: str, load: float, routing: str | None = None, warmup_s: float = 20e-6,
                 time_s: float = 100e-6, process: str = "exponential", progress=None, comm=AUTO,
-                sampler=None) -> dict | None:
+                sampler=None, windows: int = 10, early_stop: bool = True, latency_factor: float = 2.0,
+                precision: float | None = None) -> dict | None:
     """Offered vs accepted load, latency and hops of one synthetic-traffic run (rank 0; None elsewhere).
 
+    The measurement window ``time_s`` is split into ``windows`` equal
+    sub-windows; after each, :class:`~ppt.interconnects.steadystate.WindowMonitor`
+    (with ``latency_factor`` and, if given, ``precision``) decides whether the
+    network is saturated or the measurement has converged.  With
+    ``early_stop`` the run then ends (``stopped_early`` says why, with
+    ``stop_reason``); ``saturated`` is reported either way.  ``measured_s`` is
+    the part of the window actually measured.
+
     ``accepted_fraction`` = mean bytes/s delivered per node during the
-    measurement window / node injection bandwidth.  ``router_traversals``
+    measured time / node injection bandwidth.  ``link_classes`` (per class:
+    links, bytes, utilization) and ``busiest_links`` (class, ends, bytes,
+    busy seconds, utilization) cover the measured time too
+    (:func:`~ppt.interconnects.links.link_report`).  ``router_traversals``
     (packets entering routers over the whole run, in flight or delivered),
     ``core_events``, ``queue_depth`` (mean length of the core's event queue)
     and ``run_s`` (wall seconds in the event loop) serve benchmarks; they are
@@ -115,43 +142,75 @@ def run_traffic(machine, pattern: str, load: float, routing: str | None = None, 
     :class:`~ppt.interconnects.sampling.Sampler` recording the whole run.
     """
     from ppt.interconnects.packetnet import PacketNetwork
+    from ppt.interconnects.steadystate import SATURATED, Window, WindowMonitor
     if not (0.0 <= warmup_s < math.inf) or not (0.0 < time_s < math.inf):
         raise ConfigError(f"need a finite --warmup >= 0 and --time > 0, got {warmup_s} and {time_s}")
+    if windows < 1:
+        raise ConfigError(f"--windows must be at least 1, got {windows}")
     net = PacketNetwork(machine.topology, machine.preset["network"], seed=machine.seed, routing=routing)
     sim = net.simulation(comm=comm, name="traffic", progress=progress)
-    TrafficGenerator(net, pattern, load, process, machine.seed, stop_s=warmup_s + time_s).attach(net)
+    generator = TrafficGenerator(net, pattern, load, process, machine.seed, stop_s=warmup_s + time_s)
+    generator.attach(net)
     run = sim.run
     if sampler is not None:
         sampler.attach(net, sim)
         run = sampler.run
+    window_s = time_s / windows
+    capacity_B = window_s * net.num_nodes * net.injection_bandwidth_Bps
+    # a backlog must outgrow at least one crossing of the idle network before it means saturation
+    patience = max(3, math.ceil(net.idle_crossing_s(generator.payload_B) / window_s))
+    monitor = WindowMonitor(generator.patterns.senders() * window_s / generator.mean_gap_s, warmup_s,
+                            patience=patience, latency_factor=latency_factor, precision=precision)
     began = time.perf_counter()
     run(until_s=warmup_s)
-    before, hist_before = net.counters(), net.core.packet_latencies()
-    run(until_s=warmup_s + time_s)
+    first = last = _totals(sim, net.counters())
+    hist_before, ports_before = net.core.packet_latencies(), net.core.port_bytes()
+    verdict, measured = None, 0
+    while measured < windows and (verdict is None or not early_stop):
+        measured += 1
+        run(until_s=warmup_s + measured * window_s)
+        now = _totals(sim, net.counters())
+        delivered = now["delivered"] - last["delivered"]
+        window_latency_s = (now["latency_sum_as"] - last["latency_sum_as"]) / ATTO / delivered if delivered else 0.0
+        accepted = (now["bytes_delivered"] - last["bytes_delivered"]) / capacity_B
+        found = monitor.add(Window(delivered, window_latency_s, accepted))
+        verdict = verdict if verdict == SATURATED else found
+        last = now
     run_s = time.perf_counter() - began
     after = net.counters()
-    hist = latency.to_sparse(net.core.packet_latencies() - hist_before)
-    window = {k: after[k] - before[k] for k in ("delivered", "latency_sum_as", "hops_sum", "bytes_delivered",
-                                                "injected")}
-    window["router_traversals"] = after["router_traversals"]
-    window["core_events"] = after["events"]
-    window["queue_depth_sum"] = after["queue_depth_sum"]
-    window["run_s"] = run_s
-    parts = sim.gather((window, hist))
+    speed = sim.gather({"run_s": run_s, "core_events": after["events"], "queue_depth_sum": after["queue_depth_sum"],
+                        "router_traversals": after["router_traversals"],
+                        "load": local_load(net.topo, net.core.port_bytes() - ports_before, net.local_routers(sim)),
+                        "latencies": latency.to_sparse(net.core.packet_latencies() - hist_before)})
     events = sim.total_events()
-    if parts is None:
+    if speed is None:
         return None
-    window_hist = latency.from_sparse([p[1] for p in parts])
-    parts = [p[0] for p in parts]
-    total = {k: sum(p[k] for p in parts) for k in window}
-    total["run_s"] = max(p["run_s"] for p in parts)
-    queue_depth = total.pop("queue_depth_sum") / max(1, total["core_events"])
+    window_hist = latency.from_sparse([p["latencies"] for p in speed])
+    total = {k: last[k] - first[k] for k in ("delivered", "latency_sum_as", "hops_sum", "bytes_delivered", "injected")}
+    core_events = sum(p["core_events"] for p in speed)
     n = total["delivered"]
+    measured_s = measured * window_s
+    stopped = verdict if early_stop and measured < windows else None
     return {"system": machine.name, "pattern": pattern, "routing": net.routing.name, "offered_load": load,
-            "accepted_fraction": total["bytes_delivered"] / (time_s * net.num_nodes * net.injection_bandwidth_Bps),
+            "accepted_fraction": total["bytes_delivered"] / (measured_s * net.num_nodes * net.injection_bandwidth_Bps),
             "mean_latency_s": total["latency_sum_as"] / ATTO / n if n else 0.0,
             **latency.summary(window_hist, "latency"),
             "mean_hops": total["hops_sum"] / n if n else 0.0, "packets": n,
             "packets_injected": total["injected"], "warmup_s": warmup_s, "time_s": time_s,
-            "nodes": net.num_nodes, "events": events, "router_traversals": total["router_traversals"],
-            "run_s": total["run_s"], "core_events": total["core_events"], "queue_depth": queue_depth}
+            "measured_s": measured_s, "windows": windows, "saturated": verdict == SATURATED,
+            "stopped_early": stopped, "stop_reason": monitor.reason if verdict else None,
+            "windows_accepted_fraction": [w.accepted_fraction for w in monitor.windows],
+            "windows_mean_latency_s": [w.mean_latency_s for w in monitor.windows],
+            **link_report([p["load"] for p in speed], measured_s),
+            "nodes": net.num_nodes, "events": events,
+            "router_traversals": sum(p["router_traversals"] for p in speed),
+            "run_s": max(p["run_s"] for p in speed), "core_events": core_events,
+            "queue_depth": sum(p["queue_depth_sum"] for p in speed) / max(1, core_events)}
+
+
+def _totals(sim, counters: dict) -> dict:
+    """Packet counters summed over every simulation rank, known to every rank (they decide together)."""
+    keys = ("delivered", "latency_sum_as", "hops_sum", "bytes_delivered", "injected")
+    mine = {k: counters[k] for k in keys}
+    parts = [mine] if sim.size == 1 else sim.comm.allgather(mine)
+    return {k: sum(p[k] for p in parts) for k in keys}

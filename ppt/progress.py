@@ -47,3 +47,28 @@ class Progress:
     def done(self) -> None:
         if self.shown and self.stream.isatty():
             self.stream.write("\n")
+
+
+class PointProgress:
+    """A bar on stderr counting the finished points of a sweep (silent with ``PPT_QUIET``).
+
+    Points a traffic run found saturated get a line of their own above the bar.
+    """
+
+    def __init__(self, label: str = "sweep"):
+        self.label = label
+        self.bar = None
+
+    def start(self, total: int, done: int = 0) -> None:
+        from tqdm import tqdm
+        self.bar = tqdm(total=total, initial=done, desc=self.label, unit="point", file=sys.stderr,
+                        disable=bool(os.environ.get("PPT_QUIET")), dynamic_ncols=True)
+
+    def advance(self, point, result: dict) -> None:
+        if result.get("saturated") and not self.bar.disable:
+            self.bar.write(f"{self.label}: {point.label()}: saturated after {result['measured_s'] * 1e6:.3g} us",
+                           file=sys.stderr)
+        self.bar.update(1)
+
+    def close(self) -> None:
+        self.bar.close()

@@ -152,9 +152,14 @@ def test_traffic_warns_when_the_warm_up_is_shorter_than_the_packet_latency(capsy
     monkeypatch.setenv("PPT_QUIET", "1")
     small = ["--set", "topology.p=2", "--set", "topology.a=4", "--set", "topology.h=2", "--set", "topology.g=9"]
     for warmup, warned in (("5e-8", True), ("3e-6", False)):
-        argv = ["traffic", "dragonfly-booksim", *small, "--pattern", "wc", "--routing", "min", "--load", "0.9",
+        argv = ["traffic", "dragonfly-booksim", *small, "--pattern", "ur", "--routing", "min", "--load", "0.3",
                 "--warmup", warmup, "--time", "1e-6", "--json"]
         assert main(argv) == 0
         out, err = capsys.readouterr()
         latency = json.loads(out)["mean_latency_s"]
         assert ("exceeds the" in err) == warned == (latency > float(warmup))
+    # a saturated network's latency outgrows any warm-up: it is reported as saturated instead
+    argv[argv.index("ur"):argv.index("--warmup")] = ["wc", "--routing", "min", "--load", "0.9"]
+    assert main(argv) == 0
+    out, err = capsys.readouterr()
+    assert json.loads(out)["saturated"] and err.startswith("saturated:") and "exceeds the" not in err

@@ -15,7 +15,7 @@ from ppt.engine.parallel import launched_rank
 from ppt.errors import PPTError
 
 COMMANDS = ["systems", "topology", "bench", "run", "pingpong", "latency_survey",
-            "traffic", "snap", "replay", "trace_info", "plot"]
+            "traffic", "snap", "replay", "trace_info", "sweep", "plot"]
 
 
 class _Parser(argparse.ArgumentParser):

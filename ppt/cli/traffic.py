@@ -3,7 +3,8 @@ from __future__ import annotations
 
 import sys
 
-from ppt.cli.common import add_sampling_arguments, add_system_arguments, load_preset, sampling, seconds
+from ppt.cli.common import (add_sampling_arguments, add_system_arguments, load_preset, sampling, seconds,
+                            whole_number)
 from ppt.cli.output import emit
 
 HELP = "offered vs accepted load under synthetic traffic (ur, nn, bitcomp, transpose, tornado, wc)"
@@ -18,6 +19,15 @@ def add_arguments(parser) -> None:
     parser.add_argument("--time", type=seconds, default=100e-6, metavar="S", help="measured window, seconds (default 100e-6)")
     parser.add_argument("--process", default="exponential", choices=["exponential", "bernoulli"],
                         help="injection process (default exponential)")
+    parser.add_argument("--windows", type=whole_number, default=10, metavar="N",
+                        help="split the measured window into N sub-windows, checked for saturation (default 10)")
+    parser.add_argument("--latency-factor", type=float, default=2.0, metavar="F",
+                        help="saturated when window latency keeps rising to F x the first window's (default 2)")
+    parser.add_argument("--converge", type=float, default=None, metavar="REL",
+                        help="stop once accepted load and latency are known to within REL of their means "
+                             "(95%% confidence over the sub-windows), e.g. 0.02")
+    parser.add_argument("--no-early-stop", dest="early_stop", action="store_false",
+                        help="measure every sub-window even when saturated or converged")
     add_sampling_arguments(parser)
 
 
@@ -25,18 +35,29 @@ def run(args) -> int:
     from ppt.interconnects.traffic import run_traffic
     from ppt.machine import Machine
     from ppt.progress import Progress
+    from ppt.errors import ConfigError
+    if not args.latency_factor > 1.0:
+        raise ConfigError(f"--latency-factor must be above 1, got {args.latency_factor}")
+    if args.converge is not None and not 0.0 < args.converge < 1.0:
+        raise ConfigError(f"--converge must be a fraction in (0, 1), e.g. 0.02, got {args.converge}")
     machine = Machine(load_preset(args), seed=args.seed)
     progress = Progress(f"traffic {args.system}")
     with sampling(args, machine.name) as sampler:
         result = run_traffic(machine, args.pattern, args.load, args.routing, args.warmup, args.time,
-                             args.process, progress, sampler=sampler)
+                             args.process, progress, sampler=sampler, windows=args.windows,
+                             early_stop=args.early_stop, latency_factor=args.latency_factor,
+                             precision=args.converge)
     progress.done()
     if result is not None:
         for key in ("run_s", "core_events", "queue_depth"):   # speed figures, not part of the prediction
             del result[key]
-        if result["mean_latency_s"] > args.warmup:
+        if result["saturated"] or result["stopped_early"]:
+            span = (f"stopped early after {result['measured_s'] * 1e6:.3g} of {args.time * 1e6:.3g} us"
+                    if result["stopped_early"] else f"measured all {args.time * 1e6:.3g} us (--no-early-stop)")
+            print(f"{result['stopped_early'] or 'saturated'}: {result['stop_reason']}; {span}", file=sys.stderr)
+        if result["mean_latency_s"] > args.warmup and not result["saturated"]:
             print(f"warning: mean packet latency {result['mean_latency_s'] * 1e6:.3g} us exceeds the "
                   f"{args.warmup * 1e6:.3g} us warm-up, so the network may still have been filling and the "
                   f"accepted load read low; raise --warmup", file=sys.stderr)
-        emit(args, result)
+        emit(args, result, ["field", "value"], [[k, v] for k, v in result.items() if not isinstance(v, list)])
     return 0

@@ -1,0 +1,1 @@
+"""Parameter sweeps over any result-producing command: grid, runner, per-point store, table and plot."""
