@@ -107,8 +107,17 @@ def draw_all(meta: dict, arrays: dict, prefix: str) -> list[str]:
 
     if "group_bytes" in arrays:
         fig, ax = plt.subplots(figsize=(6, 5))
-        image = ax.imshow(arrays["group_bytes"] / 1e6, origin="lower", interpolation="nearest", cmap="magma")
-        fig.colorbar(image, ax=ax, label="bytes over router links (MB)")
+        mb = arrays["group_bytes"] / 1e6
+        positive = mb[mb > 0]
+        norm = None            # a log scale where in-group traffic would drown the rest
+        if positive.size and positive.max() > 10 * positive.min():
+            from matplotlib.colors import LogNorm
+            norm = LogNorm(vmin=positive.min(), vmax=positive.max())
+        cmap = plt.get_cmap("magma").copy()
+        cmap.set_bad("lightgrey")
+        image = ax.imshow(np.where(mb > 0, mb, np.nan), origin="lower", interpolation="nearest", cmap=cmap,
+                          norm=norm)
+        fig.colorbar(image, ax=ax, label="bytes over router links (MB; grey: none)")
         ax.set(xlabel="destination group", ylabel="source group", title="traffic between router groups")
         save(fig, "groups")
 
