@@ -29,6 +29,7 @@ import numpy as np
 from ppt.config import field
 from ppt.errors import ConfigError
 from ppt.interconnects import latency
+from ppt.interconnects.latency import Latencies
 from ppt.interconnects.links import link_report, local_load
 from ppt.interconnects.network import Network, Nic, register_network
 from ppt.interconnects.packetcore import ffi, lib
@@ -214,13 +215,13 @@ class PacketCore:
                 "in_flight": lib.ppt_net_packets_in_flight(self.c), "events": c.events,
                 "queue_depth_sum": c.queue_depth_sum}
 
-    def packet_latencies(self) -> np.ndarray:
-        """Histogram of this rank's delivered packets' latencies (see :mod:`ppt.interconnects.latency`)."""
-        return latency.counts(lib.ppt_net_packet_latencies(self.c))
+    def packet_latencies(self) -> Latencies:
+        """This rank's delivered packets' latencies so far."""
+        return Latencies.of(lib.ppt_net_packet_latencies(self.c))
 
-    def message_latencies(self) -> np.ndarray:
-        """Histogram of this rank's delivered messages' latencies, hand-over to delivery."""
-        return latency.counts(self.message_latency)
+    def message_latencies(self) -> Latencies:
+        """This rank's delivered messages' latencies so far, hand-over to delivery."""
+        return Latencies.of(self.message_latency)
 
     def link_summary(self) -> dict:
         """Links of this rank's routers that carried bytes since the start: their ``count``, total
@@ -366,16 +367,15 @@ class PacketNetwork(Network):
             del counters[key]
         return {"counters": counters, "links": self.core.link_summary(), "span_s": sim.now,
                 "load": local_load(self.topo, self.core.port_bytes(), self.local_routers(sim)),
-                "packet_latency": latency.to_sparse(self.core.packet_latencies()),
-                "message_latency": latency.to_sparse(self.core.message_latencies())}
+                "packet_latency": self.core.packet_latencies().wire(),
+                "message_latency": self.core.message_latencies().wire()}
 
     @staticmethod
     def merge_stats(parts: list[dict]) -> dict:
         stats = merge_network_stats([p["counters"] for p in parts], [p["links"] for p in parts])
         stats.update(link_report([p["load"] for p in parts], max(p["span_s"] for p in parts)))
-        stats.update(latency.summary(latency.from_sparse([p["packet_latency"] for p in parts]), "latency",
-                                     stats["max_latency_s"]))
-        messages = latency.from_sparse([p["message_latency"] for p in parts])
-        stats.update(latency.summary(messages, "message_latency"))
-        stats["max_message_latency_s"] = latency.percentile_s(messages, 1.0)
+        stats.update(Latencies.merge([p["packet_latency"] for p in parts]).summary("latency", stats["max_latency_s"]))
+        messages = Latencies.merge([p["message_latency"] for p in parts])
+        stats.update(messages.summary("message_latency"))
+        stats["max_message_latency_s"] = messages.percentile_s(1.0)
         return stats

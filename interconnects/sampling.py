@@ -31,7 +31,7 @@ from pathlib import Path
 import numpy as np
 
 from ppt.errors import ConfigError, PPTError
-from ppt.interconnects import latency
+from ppt.interconnects.latency import Latencies
 from ppt.interconnects.packetcore import ffi, lib
 
 #: Version of the sample file layout; ``ppt plot`` refuses other versions.
@@ -201,8 +201,7 @@ class Sampler:
         if self.end_s > self.last_s:
             self.sample(self.end_s)
         net, topo = self.net, self.net.topo
-        hists = self.sim.gather((latency.to_sparse(net.core.packet_latencies()),
-                                 latency.to_sparse(net.core.message_latencies())))
+        hists = self.sim.gather((net.core.packet_latencies().wire(), net.core.message_latencies().wire()))
         if hists is None:
             return None
         classes = topo.link_classes
@@ -216,8 +215,8 @@ class Sampler:
                                 for k in range(len(classes))]}
         extra = {"meta": np.array(json.dumps(meta, sort_keys=True)),
                  "port_class": np.asarray(topo.port_class, dtype=np.int8),
-                 "packet_latency": latency.from_sparse([h[0] for h in hists]),
-                 "message_latency": latency.from_sparse([h[1] for h in hists])}
+                 "packet_latency": Latencies.merge([h[0] for h in hists]).counts,
+                 "message_latency": Latencies.merge([h[1] for h in hists]).counts}
         groups = topo.router_groups()
         if groups is not None:
             extra["router_group"] = groups

@@ -18,7 +18,7 @@ import numpy as np
 
 from ppt.engine.parallel import AUTO
 from ppt.errors import ConfigError
-from ppt.interconnects import latency
+from ppt.interconnects.latency import Latencies
 from ppt.interconnects.links import link_report, local_load
 from ppt.interconnects.stats import ATTO
 from ppt.interconnects.topology import mix64
@@ -181,11 +181,11 @@ def run_traffic(machine, pattern: str, load: float, routing: str | None = None, 
     speed = sim.gather({"run_s": run_s, "core_events": after["events"], "queue_depth_sum": after["queue_depth_sum"],
                         "router_traversals": after["router_traversals"],
                         "load": local_load(net.topo, net.core.port_bytes() - ports_before, net.local_routers(sim)),
-                        "latencies": latency.to_sparse(net.core.packet_latencies() - hist_before)})
+                        "latencies": net.core.packet_latencies().since(hist_before).wire()})
     events = sim.total_events()
     if speed is None:
         return None
-    window_hist = latency.from_sparse([p["latencies"] for p in speed])
+    window_latencies = Latencies.merge([p["latencies"] for p in speed])
     total = {k: last[k] - first[k] for k in ("delivered", "latency_sum_as", "hops_sum", "bytes_delivered", "injected")}
     core_events = sum(p["core_events"] for p in speed)
     n = total["delivered"]
@@ -194,7 +194,7 @@ def run_traffic(machine, pattern: str, load: float, routing: str | None = None, 
     return {"system": machine.name, "pattern": pattern, "routing": net.routing.name, "offered_load": load,
             "accepted_fraction": total["bytes_delivered"] / (measured_s * net.num_nodes * net.injection_bandwidth_Bps),
             "mean_latency_s": total["latency_sum_as"] / ATTO / n if n else 0.0,
-            **latency.summary(window_hist, "latency"),
+            **window_latencies.summary("latency"),
             "mean_hops": total["hops_sum"] / n if n else 0.0, "packets": n,
             "packets_injected": total["injected"], "warmup_s": warmup_s, "time_s": time_s,
             "measured_s": measured_s, "windows": windows, "saturated": verdict == SATURATED,

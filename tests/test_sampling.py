@@ -51,20 +51,42 @@ def test_every_latency_falls_inside_its_bucket_and_small_ones_are_exact():
             assert (lo, hi) == (ps * 1e-12, (ps + 1) * 1e-12)
 
 
-@pytest.mark.parametrize("seed", [0, 1, 2])
-def test_percentiles_match_the_sorted_list_to_the_resolution(seed):
-    rng = np.random.default_rng(seed)
-    seconds = np.concatenate([rng.lognormal(math.log(1e-6), 1.0, 5000), rng.uniform(0, 1e-9, 500)])
+def histogram_of(seconds):
     hist = latency.new_histogram()
     for s in seconds.tolist():
         lib.ppt_hist_add(hist, s)
-    counts = latency.counts(hist)
-    exact = np.sort(np.round(seconds * 1e12)) * 1e-12
+    return latency.Latencies.of(hist)
+
+
+def nearest_rank(values, q):
+    ordered = np.sort(values)
+    return ordered[math.ceil(q * len(ordered)) - 1]
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_percentiles_of_kept_values_match_the_sorted_list_exactly(seed):
+    rng = np.random.default_rng(seed)
+    seconds = np.concatenate([rng.lognormal(math.log(1e-6), 1.0, 5000), rng.uniform(0, 1e-9, 500)])
+    rng.shuffle(seconds)
+    whole = histogram_of(seconds)
     for q in (0.5, 0.9, 0.99, 0.999, 1.0):
-        nearest_rank = exact[math.ceil(q * len(exact)) - 1]
-        assert latency.percentile_s(counts, q) == pytest.approx(nearest_rank, rel=2.0 ** -(latency.SUB_BITS - 1),
-                                                                abs=1e-12)
-    assert latency.percentile_s(counts, 1.0, max_s=exact[-1]) <= exact[-1]
+        assert whole.percentile_s(q) == nearest_rank(seconds, q)
+    # a window (values after a snapshot) and two ranks merged are exact too
+    first = histogram_of(seconds[:2000])
+    assert histogram_of(seconds).since(first).percentile_s(0.99) == nearest_rank(seconds[2000:], 0.99)
+    merged = latency.Latencies.merge([histogram_of(seconds[:100]).wire(), histogram_of(seconds[100:]).wire()])
+    assert merged.percentile_s(0.999) == nearest_rank(seconds, 0.999)
+
+
+def test_beyond_the_kept_values_percentiles_hold_to_the_bucket_resolution():
+    rng = np.random.default_rng(7)
+    seconds = rng.lognormal(math.log(1e-6), 1.0, latency.EXACT + 5000)
+    approximate = histogram_of(seconds)
+    assert approximate.exact is None
+    ps = np.round(seconds * 1e12) * 1e-12
+    for q in (0.5, 0.99, 0.999):
+        assert approximate.percentile_s(q) == pytest.approx(nearest_rank(ps, q), rel=2.0 ** -(latency.SUB_BITS - 1))
+    assert approximate.percentile_s(1.0, max_s=ps.max()) <= ps.max()
 
 
 def test_a_lone_packet_reports_its_latency_at_every_percentile():
@@ -91,10 +113,9 @@ def test_a_lone_packet_reports_its_latency_at_every_percentile():
     stats = result.network
     assert stats["packets"] == 1 and stats["max_latency_s"] == pytest.approx(closed_form_s, rel=1e-12)
     for key in ("latency_p50_s", "latency_p99_s", "latency_p999_s"):
-        assert stats[key] == pytest.approx(closed_form_s, rel=2.0 ** -(latency.SUB_BITS - 1))
+        assert stats[key] == pytest.approx(closed_form_s, rel=1e-12)
     # the message latency adds the NIC latency at both ends to the packet's
-    assert stats["message_latency_p50_s"] == pytest.approx(closed_form_s + 2 * net["nic_latency_s"],
-                                                           rel=2.0 ** -(latency.SUB_BITS - 1))
+    assert stats["message_latency_p50_s"] == pytest.approx(closed_form_s + 2 * net["nic_latency_s"], rel=1e-12)
 
 
 def test_traffic_reports_window_percentiles_in_order(capsys):
