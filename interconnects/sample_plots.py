@@ -113,8 +113,7 @@ def draw_all(meta: dict, arrays: dict, prefix: str) -> list[str]:
         if positive.size and positive.max() > 10 * positive.min():
             from matplotlib.colors import LogNorm
             norm = LogNorm(vmin=positive.min(), vmax=positive.max())
-        cmap = plt.get_cmap("magma").copy()
-        cmap.set_bad("lightgrey")
+        cmap = plt.get_cmap("magma").with_extremes(bad="lightgrey")
         image = ax.imshow(np.where(mb > 0, mb, np.nan), origin="lower", interpolation="nearest", cmap=cmap,
                           norm=norm)
         fig.colorbar(image, ax=ax, label="bytes over router links (MB; grey: none)")
