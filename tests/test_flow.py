@@ -10,23 +10,24 @@ from ppt.cli.main import main
 from ppt.engine import Entity, Simulation
 from ppt.hardware.presets import read_processor_config
 from ppt.hardware.systems import load_system
-from ppt.interconnects.fairshare import FairShare, Resource, max_min_rates
+from ppt.interconnects.fairshare import FairShare
 from ppt.interconnects.topology import channels
 from ppt.machine import Machine
 
 
-def solver():
+def solver(capacities_Bps):
     sim = Simulation(num_entities=1, comm=None)
-    return sim, FairShare(sim.add(Entity(sim, 0)))
+    return sim, FairShare(sim.add(Entity(sim, 0)), capacities_Bps)
 
 
-def finish_times(starts):
-    """Run flows given as ``(start_s, resources, nbytes)``; their completion times, in order."""
-    sim, share = solver()
+def finish_times(capacities_Bps, starts):
+    """Run messages given as ``(start_s, routes, nbytes)`` (routes: lists of resource ids) over resources
+    of ``capacities_Bps``; their completion times, in order."""
+    sim, share = solver(capacities_Bps)
     done = {}
-    for index, (start_s, resources, nbytes) in enumerate(starts):
-        share.entity.schedule(start_s, lambda i, r=resources, n=nbytes: share.start(r, n, _record(done, sim), i),
-                              index)
+    for index, (start_s, routes, nbytes) in enumerate(starts):
+        path = share.path(routes)
+        share.entity.schedule(start_s, lambda i, p=path, n=nbytes: share.start(p, n, _record(done, sim), i), index)
     sim.run()
     return [done[i] for i in range(len(starts))], share
 
@@ -35,34 +36,42 @@ def _record(done, sim):
     return lambda i: done.__setitem__(i, sim.now)
 
 
+def rates(capacities_Bps, routes):
+    """Rates (bytes/s) of one-route messages on ``routes`` all started at time 0."""
+    sim, share = solver(capacities_Bps)
+    messages = [share.start(share.path([route]), 1e300, None) for route in routes]
+    sim.run(until_s=1e-300)
+    return [share.rate_Bps(m) for m in messages]
+
+
+def test_one_flow_moves_at_its_bottleneck():
+    assert rates([5.0, 2.0, 3.0], [[0, 1, 2]]) == [2.0]
+
+
 def test_k_flows_on_one_link_each_get_one_kth_and_finish_together():
     for k in (1, 2, 3, 7):
-        link = Resource(0, 5e9)
-        times, _ = finish_times([(0.0, (link,), 1e6)] * k)
+        assert rates([5e9], [[0]] * k) == pytest.approx([5e9 / k] * k, rel=1e-12)
+        times, _ = finish_times([5e9], [(0.0, [[0]], 1e6)] * k)
         assert times == pytest.approx([k * 1e6 / 5e9] * k, rel=1e-12)
 
 
 def test_textbook_three_links_three_flows():
     # a (1 B/s): flows 0, 1;  b (2 B/s): flows 1, 2;  c (3 B/s): flow 2.  Link a is the first
     # bottleneck (1/2 each for flows 0 and 1); flow 2 gets what b has left, 2 - 1/2 = 3/2 < 3.
-    a, b, c = Resource(0, 1.0), Resource(1, 2.0), Resource(2, 3.0)
-    flows = _FlowStub.make([(a,), (a, b), (b, c)])
-    assert max_min_rates(flows, [a, b, c]) == pytest.approx([0.5, 0.5, 1.5], rel=1e-12)
+    assert rates([1.0, 2.0, 3.0], [[0], [0, 1], [1, 2]]) == pytest.approx([0.5, 0.5, 1.5], rel=1e-12)
 
 
-class _FlowStub:
-    __slots__ = ("resources",)
+def test_a_message_split_over_routes_moves_at_their_sum():
+    # two disjoint routes of 1 and 3 B/s: half the bytes on each, the slow half decides
+    times, _ = finish_times([1.0, 3.0], [(0.0, [[0], [1]], 6.0)])
+    assert times == pytest.approx([3.0], rel=1e-12)
 
-    @staticmethod
-    def make(paths):
-        flows = []
-        for path in paths:
-            f = _FlowStub()
-            f.resources = path
-            for r in path:
-                r.flows[f] = None
-            flows.append(f)
-        return flows
+
+def test_a_route_crossing_a_resource_twice_or_out_of_range_is_refused():
+    _, share = solver([1.0, 1.0])
+    for routes in ([[0, 1, 0]], [[2]], [[]], []):
+        with pytest.raises(ValueError):
+            share.path(routes)
 
 
 @pytest.mark.parametrize("seed", range(20))
@@ -70,39 +79,37 @@ def test_random_instances_are_max_min_fair(seed):
     """Max-min fairness, checked directly: rates are feasible and every flow crosses a full resource
     on which no flow gets more (so raising it would need lowering a flow no richer)."""
     rng = random.Random(seed)
-    resources = [Resource(i, rng.choice([1.0, 2.0, 3.5, 10.0])) for i in range(rng.randint(2, 8))]
-    paths = [tuple(rng.sample(resources, rng.randint(1, min(4, len(resources))))) for _ in range(rng.randint(1, 12))]
-    flows = _FlowStub.make(paths)
-    rates = max_min_rates(flows, resources)
-    rate = dict(zip(flows, rates))
-    for r in resources:
-        assert sum(rate[f] for f in r.flows) <= r.capacity_Bps * (1 + 1e-9)
-    for f in flows:
-        assert any(sum(rate[g] for g in r.flows) >= r.capacity_Bps * (1 - 1e-9)
-                   and rate[f] >= max(rate[g] for g in r.flows) * (1 - 1e-9) for r in f.resources)
+    capacities = [rng.choice([1.0, 2.0, 3.5, 10.0]) for _ in range(rng.randint(2, 8))]
+    routes = [rng.sample(range(len(capacities)), rng.randint(1, min(4, len(capacities))))
+              for _ in range(rng.randint(1, 12))]
+    rate = rates(capacities, routes)
+    crossing = [[f for f, route in enumerate(routes) if r in route] for r in range(len(capacities))]
+    for r, flows in enumerate(crossing):
+        assert sum(rate[f] for f in flows) <= capacities[r] * (1 + 1e-9)
+    for f, route in enumerate(routes):
+        assert any(sum(rate[g] for g in crossing[r]) >= capacities[r] * (1 - 1e-9)
+                   and rate[f] >= max(rate[g] for g in crossing[r]) * (1 - 1e-9) for r in route)
 
 
 def test_a_flow_speeds_up_when_its_competitor_ends():
     # two flows share C; the short one (a bytes) ends at 2a/C, when the long one (b bytes) has moved a
     # bytes; alone, it ends at 2a/C + (b - a)/C = (a + b)/C
     C, a, b = 4e9, 1e6, 3e6
-    link = Resource(0, C)
-    times, _ = finish_times([(0.0, (link,), a), (0.0, (link,), b)])
+    times, _ = finish_times([C], [(0.0, [[0]], a), (0.0, [[0]], b)])
     assert times == pytest.approx([2 * a / C, (a + b) / C], rel=1e-12)
     # a late starter: alone until t0, then half rate
     t0 = 1e-4
-    link = Resource(0, C)
-    times, _ = finish_times([(0.0, (link,), b), (t0, (link,), a)])
+    times, _ = finish_times([C], [(0.0, [[0]], b), (t0, [[0]], a)])
     moved = C * t0
     assert times[1] == pytest.approx(t0 + 2 * a / C, rel=1e-12)
     assert times[0] == pytest.approx(t0 + 2 * a / C + (b - moved - a) / C, rel=1e-12)
 
 
 def test_resharing_touches_only_flows_connected_to_the_change():
-    left, right, shared = Resource(0, 1e9), Resource(1, 1e9), Resource(2, 1e9)
+    left, right, shared = 0, 1, 2
     # flows 0, 1 share `left`; flow 2 is alone on `right`; flow 3 starts later on `left` only
-    times, share = finish_times([(0.0, (left,), 1e6), (0.0, (left, shared), 1e6), (0.0, (right,), 4e6),
-                                 (1e-4, (left,), 1e5)])
+    times, share = finish_times([1e9] * 3, [(0.0, [[left]], 1e6), (0.0, [[left, shared]], 1e6),
+                                            (0.0, [[right]], 4e6), (1e-4, [[left]], 1e5)])
     # resharings: t=0 (the three starts, one batch), t=1e-4 (flows 0, 1, 3: never flow 2), the end of
     # flow 3 (flows 0, 1), the simultaneous ends of flows 0 and 1 (one batch, none left), the end of flow 2
     assert share.reshares == 5
