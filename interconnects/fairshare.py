@@ -4,7 +4,9 @@ The sharing itself is compiled (``csrc/flow.c``): resources numbered
 ``0 .. n-1`` of given capacities (bytes/s); a message moves over a path (one
 or more routes, its bytes split evenly over them, one flow per route) at the
 max-min fair rates, recomputed when a flow starts or ends over the flows
-connected to it through shared resources.  This module drives it from the
+connected to it through shared resources.  A message may wait in a queue
+(numbered ``0 .. num_queues-1``, e.g. one per NIC): a queue moves its
+messages one at a time, in the order they were started.  This module drives it from the
 engine, once per message:
 
 All starts and ends at one simulated time are reshared once: the first change
@@ -26,12 +28,12 @@ _DONE_BATCH = 256
 
 class FairShare:
     """The messages of one model over resources of ``capacity_Bps`` (a sequence, bytes/s, indexed by
-    resource id), scheduled through ``entity`` (see module docstring)."""
+    resource id) and ``num_queues`` queues, scheduled through ``entity`` (see module docstring)."""
 
-    def __init__(self, entity, capacity_Bps):
+    def __init__(self, entity, capacity_Bps, num_queues: int = 0):
         self.entity = entity
         caps = array("double", capacity_Bps)
-        self.c = ffi.gc(lib.ppt_flows_new(len(capacity_Bps), caps), lib.ppt_flows_free)
+        self.c = ffi.gc(lib.ppt_flows_new(len(capacity_Bps), caps, num_queues), lib.ppt_flows_free)
         self._done = ffi.new("int32_t[]", _DONE_BATCH)
         self._messages: dict[int, tuple] = {}
         self._pending = False
@@ -46,10 +48,11 @@ class FairShare:
             raise ValueError(f"not a path: {routes!r} (empty, a resource out of range or repeated in a route)")
         return path
 
-    def start(self, path: int, nbytes: float, on_done, data=None) -> int:
-        """Start moving ``nbytes`` over ``path``; ``on_done(data)`` runs when the last byte is through.
-        Returns the message's id (reused after it is done)."""
-        message = lib.ppt_flows_start(self.c, self.entity.sim.now, path, nbytes)
+    def start(self, path: int, nbytes: float, on_done, data=None, queue: int = -1) -> int:
+        """Start moving ``nbytes`` over ``path``, behind the messages of ``queue`` (-1: none);
+        ``on_done(data)`` runs when the last byte is through.  Returns the message's id (reused after
+        it is done)."""
+        message = lib.ppt_flows_start(self.c, self.entity.sim.now, path, nbytes, queue)
         self._messages[message] = (on_done, data)
         if not self._pending:
             self._pending = True
@@ -91,6 +94,5 @@ class FairShare:
             self._pending = True
             self.entity.schedule(0.0, self._reshare)
         messages = self._messages
-        for message in ended:
-            on_done, data = messages.pop(message)
+        for on_done, data in [messages.pop(message) for message in ended]:    # ids are free for reuse now
             on_done(data)

@@ -6,7 +6,10 @@ on the path the topology's minimal routing gives (the last one, the port to
 ``d``, also bounded by ``d``'s NIC).  Its bytes on the wire (payload plus the
 preset's packet headers) move at the max-min fair rate of those resources,
 recomputed when any flow sharing them starts or ends
-(:mod:`ppt.interconnects.fairshare`).  When the last byte is through, the
+(:mod:`ppt.interconnects.fairshare`).  A NIC injects its messages one at a
+time, in the order they were sent, as the packet network's NIC does: a
+message's flow starts when the one before it from the same node is through
+(a small message waits behind a large one).  When the last byte is through, the
 sender's buffer is free; the message arrives one path latency later: both
 NICs' latency, every link latency and router delay on the path, and the
 serialization of the first packet on each link (store and forward).
@@ -53,7 +56,8 @@ class FlowNic(Nic):
         net.hop_sum += hops
         packetizer = net.packetizer
         latency = latency_s + packet_s_per_B * packetizer.size(min(nbytes, packetizer.max_payload_B))
-        net.share.start(path, packetizer.wire_bytes(nbytes), net.message_done, (dst_node, payload, on_sent, latency))
+        net.share.start(path, packetizer.wire_bytes(nbytes), net.message_done, (dst_node, payload, on_sent, latency),
+                        queue=self.node)
 
 
 @register_network("flow")
@@ -103,7 +107,8 @@ class FlowNetwork(Network):
             raise ConfigError("the flow network runs in one process: run it without mpiexec")
         for node in range(self.num_nodes):
             sim.create(node, FlowNic, self, node)
-        self.share = FairShare(sim.create(self.num_nodes, Entity, "flows"), self._capacities_Bps())
+        self.share = FairShare(sim.create(self.num_nodes, Entity, "flows"), self._capacities_Bps(),
+                               num_queues=self.num_nodes)
         self._walk_tables = self._tables()
 
     def message_done(self, message) -> None:

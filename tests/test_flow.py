@@ -20,14 +20,16 @@ def solver(capacities_Bps):
     return sim, FairShare(sim.add(Entity(sim, 0)), capacities_Bps)
 
 
-def finish_times(capacities_Bps, starts):
+def finish_times(capacities_Bps, starts, queue=-1):
     """Run messages given as ``(start_s, routes, nbytes)`` (routes: lists of resource ids) over resources
-    of ``capacities_Bps``; their completion times, in order."""
-    sim, share = solver(capacities_Bps)
+    of ``capacities_Bps``, all in ``queue`` (-1: none); their completion times, in order."""
+    sim = Simulation(num_entities=1, comm=None)
+    share = FairShare(sim.add(Entity(sim, 0)), capacities_Bps, num_queues=1)
     done = {}
     for index, (start_s, routes, nbytes) in enumerate(starts):
         path = share.path(routes)
-        share.entity.schedule(start_s, lambda i, p=path, n=nbytes: share.start(p, n, _record(done, sim), i), index)
+        share.entity.schedule(start_s, lambda i, p=path, n=nbytes: share.start(p, n, _record(done, sim), i, queue),
+                              index)
     sim.run()
     return [done[i] for i in range(len(starts))], share
 
@@ -105,6 +107,14 @@ def test_a_flow_speeds_up_when_its_competitor_ends():
     assert times[0] == pytest.approx(t0 + 2 * a / C + (b - moved - a) / C, rel=1e-12)
 
 
+def test_a_queue_moves_its_messages_one_at_a_time_in_order():
+    # three messages on disjoint routes of 1 B/s: together without a queue, one after another in one
+    n = 5.0
+    starts = [(0.0, [[0]], n), (0.0, [[1]], n), (1.0, [[2]], n)]
+    assert finish_times([1.0] * 3, starts)[0] == pytest.approx([n, n, 1.0 + n], rel=1e-12)
+    assert finish_times([1.0] * 3, starts, queue=0)[0] == pytest.approx([n, 2 * n, 3 * n], rel=1e-12)
+
+
 def test_resharing_touches_only_flows_connected_to_the_change():
     left, right, shared = 0, 1, 2
     # flows 0, 1 share `left`; flow 2 is alone on `right`; flow 3 starts later on `left` only
@@ -133,6 +143,21 @@ def test_one_message_moves_at_its_path_bottleneck():
                         for r, p, _ in channels(topo, routing, 0, 15)])
     assert sent == pytest.approx([net.packetizer.wire_bytes(nbytes) / bottleneck], rel=1e-9)
     assert arrivals[0] > sent[0]
+
+
+def test_a_nic_sends_its_messages_one_after_another():
+    """Two messages from one node to two others: the second leaves when the first is through (the
+    packet network's NIC is a FIFO of messages), so its buffer is free one message time later."""
+    machine = Machine(load_system("fattree-4-3"), network_kind="flow")
+    net = machine.network()
+    sim = net.simulation(comm=None)
+    sent = []
+    nbytes = 1 << 20
+    for dst in (15, 14):
+        net.nic(sim, dst).host = lambda payload: None
+        net.nic(sim, 0).send_message(dst, nbytes, None, on_sent=lambda: sent.append(sim.now))
+    sim.run()
+    assert sent[1] == pytest.approx(2 * sent[0], rel=1e-9)
 
 
 @pytest.mark.parametrize("system", ["fattree-4-3", "bgq-midplane"])

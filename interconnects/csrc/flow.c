@@ -6,6 +6,8 @@
  *  - a flow's bytes left at time t are remaining_B - rate_Bps * (t - since_s); it finishes at
  *    finish_s (infinity until its first resharing), and is in the completion heap, ordered by
  *    (finish_s, seq), from its start to its end;
+ *  - a queue's active message is the only one of its messages with flows; the others wait in
+ *    start order, linked through msg_t.next;
  *  - progressive filling needs every flow of a resource it looks at: the connected component of
  *    the touched resources has that property by construction.
  */
@@ -40,6 +42,18 @@ typedef struct {
     int32_t slot_cap;
 } flow_t;
 
+typedef struct {
+    int32_t left;             /* flows still moving, or to start; 0: a free id */
+    int32_t path, queue;
+    int32_t next;             /* the message waiting behind it in its queue, -1 for none */
+    double nbytes_B;
+} msg_t;
+
+typedef struct {
+    int32_t active;           /* the message moving, -1 if none */
+    int32_t head, tail;       /* messages waiting for it, -1 if none */
+} queue_t;
+
 /* A growable array of int32_t. */
 typedef struct {
     int32_t *v;
@@ -55,8 +69,10 @@ struct ppt_flows {
     flow_t *flow;
     int32_t nflow_slots, flow_cap;
     ivec_t free_flows;
-    int32_t *msg_left;        /* per message id: its flows still moving (0: free id) */
+    msg_t *msg;
     int32_t nmsg_slots, msg_cap;
+    queue_t *queue_of;
+    int32_t num_queues;
     ivec_t free_msgs;
     ivec_t done_heap;         /* completion heap of flow ids */
     ivec_t fill_heap;         /* progressive filling heap of resource ids */
@@ -158,9 +174,13 @@ static void heap_remove(ppt_flows_t *fs, ivec_t *h, before_fn before, int32_t it
 }
 
 /* -- set-up ------------------------------------------------------------------------------------ */
-ppt_flows_t *ppt_flows_new(int32_t num_resources, const double *capacity_Bps)
+ppt_flows_t *ppt_flows_new(int32_t num_resources, const double *capacity_Bps, int32_t num_queues)
 {
     ppt_flows_t *fs = calloc(1, sizeof *fs);
+    fs->num_queues = num_queues;
+    fs->queue_of = calloc((size_t)(num_queues > 0 ? num_queues : 1), sizeof *fs->queue_of);
+    for (int32_t q = 0; q < num_queues; q++)
+        fs->queue_of[q].active = fs->queue_of[q].head = fs->queue_of[q].tail = -1;
     fs->num_resources = num_resources;
     fs->res = calloc((size_t)(num_resources > 0 ? num_resources : 1), sizeof *fs->res);
     for (int32_t i = 0; i < num_resources; i++) {
@@ -186,7 +206,8 @@ void ppt_flows_free(ppt_flows_t *fs)
         free(vecs[i]->v);
     free(fs->res);
     free(fs->flow);
-    free(fs->msg_left);
+    free(fs->msg);
+    free(fs->queue_of);
     free(fs);
 }
 
@@ -230,17 +251,12 @@ static void touch(ppt_flows_t *fs, int32_t route)
         push(&fs->changed, fs->hop.v[h]);
 }
 
-static int32_t new_message(ppt_flows_t *fs, int32_t flows)
+static int32_t new_message(ppt_flows_t *fs)
 {
-    int32_t m;
-    if (fs->free_msgs.n) {
-        m = fs->free_msgs.v[--fs->free_msgs.n];
-    } else {
-        m = fs->nmsg_slots++;
-        fs->msg_left = grow(fs->msg_left, &fs->msg_cap, fs->nmsg_slots, sizeof(int32_t));
-    }
-    fs->msg_left[m] = flows;
-    return m;
+    if (fs->free_msgs.n)
+        return fs->free_msgs.v[--fs->free_msgs.n];
+    fs->msg = grow(fs->msg, &fs->msg_cap, fs->nmsg_slots + 1, sizeof(msg_t));
+    return fs->nmsg_slots++;
 }
 
 static int32_t new_flow(ppt_flows_t *fs)
@@ -253,16 +269,16 @@ static int32_t new_flow(ppt_flows_t *fs)
     return f;
 }
 
-int32_t ppt_flows_start(ppt_flows_t *fs, double now_s, int32_t path, double nbytes_B)
+/* Start the flows of message m (one per route of its path) at now_s. */
+static void start_flows(ppt_flows_t *fs, double now_s, int32_t m)
 {
-    int32_t first = fs->path_first.v[path], routes = fs->path_first.v[path + 1] - first;
-    int32_t m = new_message(fs, routes);
+    int32_t first = fs->path_first.v[fs->msg[m].path], routes = fs->path_first.v[fs->msg[m].path + 1] - first;
     for (int32_t route = first; route < first + routes; route++) {
         int32_t f = new_flow(fs);
         int32_t h0 = fs->route_first.v[route], len = fs->route_first.v[route + 1] - h0;
         flow_t *fl = &fs->flow[f];
         fl->slot = grow(fl->slot, &fl->slot_cap, len, sizeof(int32_t));
-        fl->remaining_B = nbytes_B / routes;
+        fl->remaining_B = fs->msg[m].nbytes_B / routes;
         fl->rate_Bps = 0.0;
         fl->since_s = now_s;
         fl->finish_s = INFINITY;
@@ -278,7 +294,47 @@ int32_t ppt_flows_start(ppt_flows_t *fs, double now_s, int32_t path, double nbyt
         heap_add(fs, &fs->done_heap, done_before, f);
         touch(fs, route);
     }
+}
+
+int32_t ppt_flows_start(ppt_flows_t *fs, double now_s, int32_t path, double nbytes_B, int32_t queue)
+{
+    int32_t m = new_message(fs);
+    msg_t *msg = &fs->msg[m];
+    msg->left = fs->path_first.v[path + 1] - fs->path_first.v[path];
+    msg->path = path;
+    msg->queue = queue;
+    msg->next = -1;
+    msg->nbytes_B = nbytes_B;
+    if (queue >= 0) {
+        queue_t *q = &fs->queue_of[queue];
+        if (q->active >= 0) {            /* wait behind the queue's last message */
+            if (q->tail >= 0)
+                fs->msg[q->tail].next = m;
+            else
+                q->head = m;
+            q->tail = m;
+            return m;
+        }
+        q->active = m;
+    }
+    start_flows(fs, now_s, m);
     return m;
+}
+
+/* Message m is through: its queue's next message, if any, starts at now_s. */
+static void message_done(ppt_flows_t *fs, double now_s, int32_t m)
+{
+    push(&fs->free_msgs, m);
+    if (fs->msg[m].queue < 0)
+        return;
+    queue_t *q = &fs->queue_of[fs->msg[m].queue];
+    q->active = q->head;
+    if (q->head < 0)
+        return;
+    q->head = fs->msg[q->head].next;
+    if (q->head < 0)
+        q->tail = -1;
+    start_flows(fs, now_s, q->active);
 }
 
 /* Take flow f off its resources (swap with the last of each list) and recycle it. */
@@ -316,9 +372,9 @@ int32_t ppt_flows_finish(ppt_flows_t *fs, double now_s, int32_t *done, int32_t m
         heap_remove(fs, &fs->done_heap, done_before, f);
         int32_t m = fs->flow[f].message;
         end_flow(fs, f);
-        if (--fs->msg_left[m] == 0) {
+        if (--fs->msg[m].left == 0) {
             done[n++] = m;
-            push(&fs->free_msgs, m);
+            message_done(fs, now_s, m);
         }
     }
     return n;
