@@ -5,8 +5,8 @@ The sharing itself is compiled (``csrc/flow.c``): resources numbered
 or more routes, its bytes split evenly over them, one flow per route) at the
 max-min fair rates, recomputed when a flow starts or ends over the flows
 connected to it through shared resources.  A message may wait in a queue
-(numbered ``0 .. num_queues-1``, e.g. one per NIC): a queue moves its
-messages one at a time, in the order they were started.  This module drives it from the
+(numbered from 0, e.g. one per NIC): a queue moves its messages one at a
+time, in the order they were started.  This module drives it from the
 engine, once per message:
 
 All starts and ends at one simulated time are reshared once: the first change
@@ -28,12 +28,12 @@ _DONE_BATCH = 256
 
 class FairShare:
     """The messages of one model over resources of ``capacity_Bps`` (a sequence, bytes/s, indexed by
-    resource id) and ``num_queues`` queues, scheduled through ``entity`` (see module docstring)."""
+    resource id), scheduled through ``entity`` (see module docstring)."""
 
-    def __init__(self, entity, capacity_Bps, num_queues: int = 0):
+    def __init__(self, entity, capacity_Bps):
         self.entity = entity
         caps = array("double", capacity_Bps)
-        self.c = ffi.gc(lib.ppt_flows_new(len(capacity_Bps), caps, num_queues), lib.ppt_flows_free)
+        self.c = ffi.gc(lib.ppt_flows_new(len(capacity_Bps), caps), lib.ppt_flows_free)
         self._done = ffi.new("int32_t[]", _DONE_BATCH)
         self._messages: dict[int, tuple] = {}
         self._pending = False

@@ -6,10 +6,13 @@ on the path the topology's minimal routing gives (the last one, the port to
 ``d``, also bounded by ``d``'s NIC).  Its bytes on the wire (payload plus the
 preset's packet headers) move at the max-min fair rate of those resources,
 recomputed when any flow sharing them starts or ends
-(:mod:`ppt.interconnects.fairshare`).  A NIC injects its messages one at a
-time, in the order they were sent, as the packet network's NIC does: a
-message's flow starts when the one before it from the same node is through
-(a small message waits behind a large one).  When the last byte is through, the
+(:mod:`ppt.interconnects.fairshare`).  Messages keep the order the packet
+network's FIFOs give them: where it has credit flow control (the preset sets
+``network.buffer_B`` or ``vc_buffer_B``), a NIC whose message cannot advance
+is held by back-pressure, so a node's messages move one at a time, in the
+order they were sent; with unbounded buffers the NIC never waits, but every
+port is a FIFO, so a message waits behind the earlier messages of its node
+pair.  When the last byte is through, the
 sender's buffer is free; the message arrives one path latency later: both
 NICs' latency, every link latency and router delay on the path, and the
 serialization of the first packet on each link (store and forward).
@@ -31,7 +34,7 @@ from ppt.interconnects.fairshare import FairShare
 from ppt.interconnects.network import Network, Nic, register_network
 from ppt.interconnects.packetcore import array, ffi, lib
 from ppt.interconnects.packetizer import Packetizer
-from ppt.interconnects.packetnet import PacketNetwork
+from ppt.interconnects.packetnet import PacketNetwork, _vc_capacity_B
 
 
 #: Packets whose routes a flow's path is sampled from (its distinct routes share the flow's bytes).
@@ -50,14 +53,14 @@ class FlowNic(Nic):
         if dst_node == self.node:
             net.node_memory.copy(self, nbytes, payload, on_sent)
             return
-        path, hops, latency_s, packet_s_per_B = net.path(self.node, dst_node)
+        path, hops, latency_s, packet_s_per_B, queue = net.path(self.node, dst_node)
         net.messages += 1
         net.bytes += nbytes
         net.hop_sum += hops
         packetizer = net.packetizer
         latency = latency_s + packet_s_per_B * packetizer.size(min(nbytes, packetizer.max_payload_B))
         net.share.start(path, packetizer.wire_bytes(nbytes), net.message_done, (dst_node, payload, on_sent, latency),
-                        queue=self.node)
+                        queue=queue)
 
 
 @register_network("flow")
@@ -65,15 +68,18 @@ class FlowNetwork(Network):
     """Flow-level model of ``topology`` routed by ``routing`` (see module docstring).
 
     ``nic_bandwidth_Bps`` / ``nic_latency_s``: each NIC's bandwidth and its
-    latency (charged at both ends); ``packetizer``: packet headers on the wire.
+    latency (charged at both ends); ``packetizer``: packet headers on the wire; ``backpressure``:
+    the packet network it stands for has credit flow control (see module docstring).
     """
 
-    def __init__(self, topology, routing, nic_bandwidth_Bps: float, nic_latency_s: float, packetizer: Packetizer):
+    def __init__(self, topology, routing, nic_bandwidth_Bps: float, nic_latency_s: float, packetizer: Packetizer,
+                 backpressure: bool = False):
         self.topo = topology
         self.routing = routing
         self.nic_bandwidth_Bps = nic_bandwidth_Bps
         self.nic_latency_s = nic_latency_s
         self.packetizer = packetizer
+        self.backpressure = backpressure
         self.num_nodes = int(topology.num_nodes)
         self.num_entities = self.num_nodes + 1           # the NICs, then the solver
         self.injection_bandwidth_Bps = min(nic_bandwidth_Bps, topology.terminal_class().bandwidth_Bps)
@@ -93,10 +99,13 @@ class FlowNetwork(Network):
                 print(f"flow network: routing {asked!r} adapts or takes non-minimal paths; flows use the "
                       f"'min' routing instead", file=sys.stderr)
             routing = topo.routing("min", seed=machine.seed)
+        packetizer = Packetizer(field(cfg, "packet", "network", dict))
         return cls(topo, routing,
                    nic_bandwidth_Bps=field(cfg, "nic_bandwidth_Bps", "network", float, positive=True),
                    nic_latency_s=field(cfg, "nic_latency_s", "network", float, default=0.0, nonnegative=True),
-                   packetizer=Packetizer(field(cfg, "packet", "network", dict)))
+                   packetizer=packetizer,
+                   backpressure=_vc_capacity_B(cfg, routing.num_vcs, packetizer.size(packetizer.max_payload_B))
+                   is not None)
 
     # -- entities -----------------------------------------------------------------
     def nic_eid(self, node: int) -> int:
@@ -107,8 +116,7 @@ class FlowNetwork(Network):
             raise ConfigError("the flow network runs in one process: run it without mpiexec")
         for node in range(self.num_nodes):
             sim.create(node, FlowNic, self, node)
-        self.share = FairShare(sim.create(self.num_nodes, Entity, "flows"), self._capacities_Bps(),
-                               num_queues=self.num_nodes)
+        self.share = FairShare(sim.create(self.num_nodes, Entity, "flows"), self._capacities_Bps())
         self._walk_tables = self._tables()
 
     def message_done(self, message) -> None:
@@ -120,8 +128,9 @@ class FlowNetwork(Network):
 
     # -- paths --------------------------------------------------------------------------
     def path(self, src: int, dst: int) -> tuple:
-        """``(path id, router hops, fixed latency (s), packet store-and-forward (s/B))`` between nodes
-        ``src`` and ``dst`` (walked once per pair, by the compiled core)."""
+        """``(path id, router hops, fixed latency (s), packet store-and-forward (s/B), queue)`` between
+        nodes ``src`` and ``dst`` (walked once per pair, by the compiled core); the queue orders the
+        messages as the module docstring says: per source node under back-pressure, else per pair."""
         key = (src, dst)
         path = self._paths.get(key)
         if path is None:
@@ -130,7 +139,8 @@ class FlowNetwork(Network):
             if found.path < 0:
                 raise ConfigError(f"flow network: routing {self.routing.name!r} does not lead from node {src} "
                                   f"to node {dst}")
-            path = self._paths[key] = (found.path, found.hops, found.latency_s, found.packet_s_per_B)
+            queue = src if self.backpressure else len(self._paths)
+            path = self._paths[key] = (found.path, found.hops, found.latency_s, found.packet_s_per_B, queue)
         return path
 
     def _capacities_Bps(self) -> np.ndarray:

@@ -24,7 +24,7 @@ def finish_times(capacities_Bps, starts, queue=-1):
     """Run messages given as ``(start_s, routes, nbytes)`` (routes: lists of resource ids) over resources
     of ``capacities_Bps``, all in ``queue`` (-1: none); their completion times, in order."""
     sim = Simulation(num_entities=1, comm=None)
-    share = FairShare(sim.add(Entity(sim, 0)), capacities_Bps, num_queues=1)
+    share = FairShare(sim.add(Entity(sim, 0)), capacities_Bps)
     done = {}
     for index, (start_s, routes, nbytes) in enumerate(starts):
         path = share.path(routes)
@@ -145,19 +145,32 @@ def test_one_message_moves_at_its_path_bottleneck():
     assert arrivals[0] > sent[0]
 
 
-def test_a_nic_sends_its_messages_one_after_another():
-    """Two messages from one node to two others: the second leaves when the first is through (the
-    packet network's NIC is a FIFO of messages), so its buffer is free one message time later."""
-    machine = Machine(load_system("fattree-4-3"), network_kind="flow")
-    net = machine.network()
+def sent_times(system, destinations, nbytes=1 << 20):
+    """When the buffers of messages from node 0 to ``destinations``, all sent at time 0, are free."""
+    net = Machine(load_system(system), network_kind="flow").network()
     sim = net.simulation(comm=None)
-    sent = []
-    nbytes = 1 << 20
-    for dst in (15, 14):
+    sent = {}
+    for index, dst in enumerate(destinations):
         net.nic(sim, dst).host = lambda payload: None
-        net.nic(sim, 0).send_message(dst, nbytes, None, on_sent=lambda: sent.append(sim.now))
+        net.nic(sim, 0).send_message(dst, nbytes, None, on_sent=lambda i=index: sent.__setitem__(i, sim.now))
     sim.run()
-    assert sent[1] == pytest.approx(2 * sent[0], rel=1e-9)
+    return [sent[i] for i in range(len(destinations))]
+
+
+def test_under_back_pressure_a_nic_sends_its_messages_one_after_another():
+    """dragonfly-booksim has credit flow control: a NIC holds its later messages until the earlier
+    ones are through (to any destinations), so the second is free one message time after the first."""
+    first, second = sent_times("dragonfly-booksim", [5, 9])
+    assert second == pytest.approx(2 * first, rel=1e-9)
+
+
+def test_with_unbounded_buffers_only_messages_of_one_pair_keep_their_order():
+    """fattree-4-3 has unbounded buffers: messages to two nodes share the NIC and end together, two
+    messages to one node move one after the other (FIFO ports)."""
+    apart = sent_times("fattree-4-3", [15, 14])
+    assert apart[1] == pytest.approx(apart[0], rel=1e-9)
+    first, second = sent_times("fattree-4-3", [15, 15])
+    assert second == pytest.approx(2 * first, rel=1e-9) and apart[0] == pytest.approx(second, rel=1e-9)
 
 
 @pytest.mark.parametrize("system", ["fattree-4-3", "bgq-midplane"])

@@ -72,7 +72,7 @@ struct ppt_flows {
     msg_t *msg;
     int32_t nmsg_slots, msg_cap;
     queue_t *queue_of;
-    int32_t num_queues;
+    int32_t num_queues, queue_cap;
     ivec_t free_msgs;
     ivec_t done_heap;         /* completion heap of flow ids */
     ivec_t fill_heap;         /* progressive filling heap of resource ids */
@@ -174,13 +174,9 @@ static void heap_remove(ppt_flows_t *fs, ivec_t *h, before_fn before, int32_t it
 }
 
 /* -- set-up ------------------------------------------------------------------------------------ */
-ppt_flows_t *ppt_flows_new(int32_t num_resources, const double *capacity_Bps, int32_t num_queues)
+ppt_flows_t *ppt_flows_new(int32_t num_resources, const double *capacity_Bps)
 {
     ppt_flows_t *fs = calloc(1, sizeof *fs);
-    fs->num_queues = num_queues;
-    fs->queue_of = calloc((size_t)(num_queues > 0 ? num_queues : 1), sizeof *fs->queue_of);
-    for (int32_t q = 0; q < num_queues; q++)
-        fs->queue_of[q].active = fs->queue_of[q].head = fs->queue_of[q].tail = -1;
     fs->num_resources = num_resources;
     fs->res = calloc((size_t)(num_resources > 0 ? num_resources : 1), sizeof *fs->res);
     for (int32_t i = 0; i < num_resources; i++) {
@@ -306,6 +302,11 @@ int32_t ppt_flows_start(ppt_flows_t *fs, double now_s, int32_t path, double nbyt
     msg->next = -1;
     msg->nbytes_B = nbytes_B;
     if (queue >= 0) {
+        if (queue >= fs->num_queues) {   /* queues are made on first use, idle */
+            fs->queue_of = grow(fs->queue_of, &fs->queue_cap, queue + 1, sizeof(queue_t));
+            for (; fs->num_queues <= queue; fs->num_queues++)
+                fs->queue_of[fs->num_queues] = (queue_t){-1, -1, -1};
+        }
         queue_t *q = &fs->queue_of[queue];
         if (q->active >= 0) {            /* wait behind the queue's last message */
             if (q->tail >= 0)

@@ -4,7 +4,7 @@
  * a capacity in bytes/s.  A path is one or more routes, each a list of
  * distinct resources; a message started on a path moves its bytes split
  * evenly over the path's routes, one flow per route.  Messages may be
- * started on a queue (a NIC's injection): a queue moves one message at a
+ * started on a queue (numbered from 0 by the caller, e.g. a NIC): a queue moves one message at a
  * time, in the order they were started; the next one's flows start when the
  * last flow of the one before has finished.  Rates are max-min fair
  * (progressive filling) and are recomputed by ppt_flows_reshare() over the
@@ -19,9 +19,8 @@
 
 typedef struct ppt_flows ppt_flows_t;
 
-/* A solver over `num_resources` resources of capacity_Bps[i] > 0 bytes/s (copied) and queues
- * 0 .. num_queues-1. */
-ppt_flows_t *ppt_flows_new(int32_t num_resources, const double *capacity_Bps, int32_t num_queues);
+/* A solver over `num_resources` resources of capacity_Bps[i] > 0 bytes/s (copied). */
+ppt_flows_t *ppt_flows_new(int32_t num_resources, const double *capacity_Bps);
 void ppt_flows_free(ppt_flows_t *fs);
 double ppt_flows_capacity_Bps(const ppt_flows_t *fs, int32_t resource);
 
