@@ -15,7 +15,9 @@ port is a FIFO, so a message waits behind the earlier messages of its node
 pair.  When the last byte is through, the
 sender's buffer is free; the message arrives one path latency later: both
 NICs' latency, every link latency and router delay on the path, and the
-serialization of the first packet on each link (store and forward).
+serialization of the first packet on each link but the slowest (the fill
+time of the packet network's store-and-forward pipeline; the slowest link's
+share is in the bytes' time).
 
 Where this model class is known to err, and by how much, is in
 ``docs/flow-network.md``.  The flow network runs in one process (its sharing

@@ -173,6 +173,26 @@ def test_with_unbounded_buffers_only_messages_of_one_pair_keep_their_order():
     assert second == pytest.approx(2 * first, rel=1e-9) and apart[0] == pytest.approx(second, rel=1e-9)
 
 
+def arrival_s(system, kind, src, dst, nbytes):
+    net = Machine(load_system(system), network_kind=kind).network()
+    sim = net.simulation(comm=None)
+    arrivals = []
+    net.nic(sim, dst).host = lambda payload: arrivals.append(sim.now)
+    net.nic(sim, src).send_message(dst, nbytes, None)
+    sim.run()
+    return arrivals[0]
+
+
+@pytest.mark.parametrize("system, src, dst", [("bgq-midplane", 0, 40), ("fattree-4-3", 1, 14),
+                                              ("dragonfly-booksim", 0, 40)])
+@pytest.mark.parametrize("nbytes", [8, 1000, 4096, 65536])
+def test_a_lone_message_arrives_when_the_packet_network_delivers_it(system, src, dst, nbytes):
+    """On an idle network the flow's time (latency, pipeline fill, bytes at the bottleneck) is the
+    packet network's store-and-forward pipeline exactly, whatever the number of packets."""
+    assert arrival_s(system, "flow", src, dst, nbytes) == pytest.approx(arrival_s(system, "packet", src, dst, nbytes),
+                                                                        rel=1e-9)
+
+
 @pytest.mark.parametrize("system", ["fattree-4-3", "bgq-midplane"])
 def test_flow_pingpong_is_within_ten_percent_of_packet_from_64_kib(system):
     sizes = [1 << 16, 1 << 20]

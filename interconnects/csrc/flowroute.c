@@ -7,7 +7,9 @@
 #define MAX_SAMPLES 64
 
 /* One packet's route as resource ids (returns their count, 0 if it got lost), its fixed latency and
- * its per-byte store-and-forward time. */
+ * its per-byte store-and-forward time: a message of n packets of p bytes pipelined through stages of
+ * bandwidths b_i takes p * sum(1 / b_i) + (n - 1) * p / min(b_i); the flow moves all n * p bytes at
+ * (at most) min(b_i), so the rest is p * (sum(1 / b_i) - 1 / min(b_i)). */
 static int32_t walk(const ppt_flows_t *fs, const ppt_flow_topo_t *t, const ppt_routing_t *rt, int32_t src,
                     int32_t dst, uint64_t uid, int32_t *rids, double *latency_s, double *packet_s_per_B)
 {
@@ -24,15 +26,20 @@ static int32_t walk(const ppt_flows_t *fs, const ppt_flow_topo_t *t, const ppt_r
     int32_t n = 0, router = t->node_router[src], vc;
     rids[n++] = src;
     *latency_s = t->fixed_latency_s;
-    *packet_s_per_B = 1.0 / ppt_flows_capacity_Bps(fs, src);
+    double slowest_Bps = ppt_flows_capacity_Bps(fs, src);
+    *packet_s_per_B = 1.0 / slowest_Bps;
     while (n <= MAX_HOPS + 1) {
         int32_t port = rt->route(rt, &pkt, router, &vc);
         int32_t at = router * t->radix + port, peer = t->port_peer[at];
         rids[n] = t->num_nodes + at;
-        *packet_s_per_B += 1.0 / ppt_flows_capacity_Bps(fs, rids[n++]);
+        double bandwidth_Bps = ppt_flows_capacity_Bps(fs, rids[n++]);
+        *packet_s_per_B += 1.0 / bandwidth_Bps;
+        slowest_Bps = bandwidth_Bps < slowest_Bps ? bandwidth_Bps : slowest_Bps;
         *latency_s += t->port_latency_s[at];
-        if (peer < 0)
+        if (peer < 0) {
+            *packet_s_per_B -= 1.0 / slowest_Bps;
             return t->port_peer_port[at] == dst ? n : 0;
+        }
         *latency_s += t->router_delay_s;
         pkt.vc = vc;
         pkt.in_port = t->port_peer_port[at];

@@ -18,7 +18,7 @@ typedef struct ppt_flow_topo {
 
 /* What a path costs beyond sharing: router hops, and of its slowest route (the largest
  * (latency, packet) pair) the fixed latency (s) and the seconds per byte of one packet
- * stored and forwarded on every resource. */
+ * stored and forwarded on every resource but the slowest (the pipeline's fill time). */
 typedef struct ppt_flow_path {
     int32_t path;                   /* the solver's path id, -1 if the routing failed */
     int32_t hops;
