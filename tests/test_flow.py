@@ -1,5 +1,6 @@
 """The flow network: max-min fair sharing against closed forms and a brute-force characterisation,
 incremental resharing, and agreement with the packet network on bandwidth-bound messages."""
+import itertools
 import json
 import random
 
@@ -93,6 +94,42 @@ def test_random_instances_are_max_min_fair(seed):
                    and rate[f] >= max(rate[g] for g in crossing[r]) * (1 - 1e-9) for r in route)
 
 
+@pytest.mark.parametrize("seed", range(10))
+def test_rates_stay_max_min_fair_as_flows_come_and_go(seed):
+    """Messages start and end at random times; at random moments the active ones' rates meet the
+    definition of max-min fairness (the shortcuts of incremental resharing never break it)."""
+    rng = random.Random(seed)
+    capacities = [rng.choice([1.0, 2.0, 3.5, 10.0]) for _ in range(rng.randint(2, 8))]
+    sim, share = solver(capacities)
+    active = {}                          # start number -> (message id, route)
+    problems, crowded, keys = [], [], itertools.count()
+
+    def start(route):
+        key = next(keys)
+        active[key] = (share.start(share.path([route]), rng.uniform(0.1, 5.0), active.pop, key), route)
+
+    def probe(_):
+        routes = list(active.values())
+        crowded.append(len(routes) > 2)
+        rate = {m: share.rate_Bps(m) for m, _ in routes}
+        for r, cap in enumerate(capacities):
+            if sum(rate[m] for m, route in routes if r in route) > cap * (1 + 1e-9):
+                problems.append(("over", sim.now, r))
+        for m, route in routes:
+            if not any(sum(rate[g] for g, other in routes if r in other) >= capacities[r] * (1 - 1e-9)
+                       and rate[m] >= max(rate[g] for g, other in routes if r in other) * (1 - 1e-9)
+                       for r in route):
+                problems.append(("no bottleneck", sim.now, m))
+
+    for _ in range(40):
+        route = rng.sample(range(len(capacities)), rng.randint(1, min(4, len(capacities))))
+        share.entity.schedule(rng.uniform(0.0, 3.0), start, route)
+    for _ in range(30):
+        share.entity.schedule(rng.uniform(0.0, 4.0) + 1e-7, probe)      # after the resharing of its time
+    sim.run()
+    assert not problems and not active and any(crowded)
+
+
 def test_a_flow_speeds_up_when_its_competitor_ends():
     # two flows share C; the short one (a bytes) ends at 2a/C, when the long one (b bytes) has moved a
     # bytes; alone, it ends at 2a/C + (b - a)/C = (a + b)/C
@@ -120,10 +157,12 @@ def test_resharing_touches_only_flows_connected_to_the_change():
     # flows 0, 1 share `left`; flow 2 is alone on `right`; flow 3 starts later on `left` only
     times, share = finish_times([1e9] * 3, [(0.0, [[left]], 1e6), (0.0, [[left, shared]], 1e6),
                                             (0.0, [[right]], 4e6), (1e-4, [[left]], 1e5)])
-    # resharings: t=0 (the three starts, one batch), t=1e-4 (flows 0, 1, 3: never flow 2), the end of
-    # flow 3 (flows 0, 1), the simultaneous ends of flows 0 and 1 (one batch, none left), the end of flow 2
+    # resharings: t=0 (the three starts, one batch: flows 0 and 2 fit in idle links, flow 1 finds `left`
+    # full, so flows 0 and 1 are reshared), t=1e-4 (flow 3 finds `left` full: flows 0, 1, 3; never flow
+    # 2), the end of flow 3 (flows 0, 1), the simultaneous ends of flows 0 and 1 (one batch, none left),
+    # the end of flow 2 (none left)
     assert share.reshares == 5
-    assert share.reshared_flows == 3 + 3 + 2 + 0 + 0
+    assert share.reshared_flows == 2 + 3 + 2 + 0 + 0
     assert times[2] == pytest.approx(4e6 / 1e9, rel=1e-12)       # untouched by what happened on `left`
 
 

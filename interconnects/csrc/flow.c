@@ -8,8 +8,16 @@
  *    (finish_s, seq), from its start to its end;
  *  - a queue's active message is the only one of its messages with flows; the others wait in
  *    start order, linked through msg_t.next;
+ *  - a resource's used_Bps is the sum of its flows' rates (exact after a resharing that covers it,
+ *    kept by additions in between); it is full when used_Bps >= (1 - FULL) * capacity_Bps;
  *  - progressive filling needs every flow of a resource it looks at: the connected component of
  *    the touched resources has that property by construction.
+ *
+ * Resharing takes two shortcuts, both exact consequences of the max-min definition (every flow
+ * crosses a full resource on which no flow is faster): a new flow that fits in the capacity left on
+ * its route, and is then the fastest on a resource it fills, gets that rate and changes no other; an
+ * ending flow only lets the flows of resources it kept full speed up.  Everything else is reshared
+ * over the connected component.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -19,9 +27,12 @@
 
 /* A flow never gets less than this fraction of its bottleneck's capacity (guards against rounding). */
 #define MIN_SHARE 1e-12
+/* A resource with less than this fraction of its capacity unused is full. */
+#define FULL 1e-9
 
 typedef struct {
     double capacity_Bps;
+    double used_Bps;          /* the sum of its flows' rates */
     int32_t *flows;           /* active flows crossing it */
     int32_t nflows, cap;
     int64_t seen;             /* the last component search that reached it */
@@ -77,6 +88,7 @@ struct ppt_flows {
     ivec_t done_heap;         /* completion heap of flow ids */
     ivec_t fill_heap;         /* progressive filling heap of resource ids */
     ivec_t changed;           /* resources touched since the last resharing (may repeat) */
+    ivec_t fresh;             /* flows started since the last resharing, in start order */
     ivec_t comp_flows, comp_res, queue;
     int64_t epoch, seq;
     int64_t reshares, reshared_flows;
@@ -197,7 +209,7 @@ void ppt_flows_free(ppt_flows_t *fs)
     for (int32_t i = 0; i < fs->nflow_slots; i++)
         free(fs->flow[i].slot);
     ivec_t *vecs[] = {&fs->path_first, &fs->route_first, &fs->hop, &fs->free_flows, &fs->free_msgs,
-                      &fs->done_heap, &fs->fill_heap, &fs->changed, &fs->comp_flows, &fs->comp_res, &fs->queue};
+                      &fs->done_heap, &fs->fill_heap, &fs->changed, &fs->fresh, &fs->comp_flows, &fs->comp_res, &fs->queue};
     for (size_t i = 0; i < sizeof vecs / sizeof vecs[0]; i++)
         free(vecs[i]->v);
     free(fs->res);
@@ -288,7 +300,7 @@ static void start_flows(ppt_flows_t *fs, double now_s, int32_t m)
             r->flows[r->nflows++] = f;
         }
         heap_add(fs, &fs->done_heap, done_before, f);
-        touch(fs, route);
+        push(&fs->fresh, f);
     }
 }
 
@@ -338,7 +350,13 @@ static void message_done(ppt_flows_t *fs, double now_s, int32_t m)
     start_flows(fs, now_s, q->active);
 }
 
-/* Take flow f off its resources (swap with the last of each list) and recycle it. */
+static int full(const resource_t *r)
+{
+    return r->used_Bps >= (1.0 - FULL) * r->capacity_Bps;
+}
+
+/* Take flow f off its resources (swap with the last of each list), mark the full ones that keep flows
+ * (only their flows may speed up), and recycle f. */
 static void end_flow(ppt_flows_t *fs, int32_t f)
 {
     flow_t *fl = &fs->flow[f];
@@ -346,6 +364,8 @@ static void end_flow(ppt_flows_t *fs, int32_t f)
     for (int32_t i = 0; i < len; i++) {
         int32_t rid = fs->hop.v[h0 + i];
         resource_t *r = &fs->res[rid];
+        int was_full = full(r);
+        r->used_Bps -= fl->rate_Bps;
         int32_t last = r->flows[--r->nflows];
         if (last != f) {
             flow_t *lf = &fs->flow[last];
@@ -355,8 +375,9 @@ static void end_flow(ppt_flows_t *fs, int32_t f)
             r->flows[fl->slot[i]] = last;
             lf->slot[j] = fl->slot[i];
         }
+        if (was_full && r->nflows)
+            push(&fs->changed, rid);
     }
-    touch(fs, fl->route);
     push(&fs->free_flows, f);
 }
 
@@ -471,8 +492,46 @@ static void fill(ppt_flows_t *fs)
     }
 }
 
+/* Give new flow f, at now_s, the capacity left on its route if that is its max-min rate (see the
+ * top of this file); returns whether it did. */
+static int fits(ppt_flows_t *fs, int32_t f, double now_s)
+{
+    flow_t *fl = &fs->flow[f];
+    int32_t h0 = fs->route_first.v[fl->route], h1 = fs->route_first.v[fl->route + 1];
+    double rate = INFINITY;
+    for (int32_t h = h0; h < h1; h++) {
+        const resource_t *r = &fs->res[fs->hop.v[h]];
+        if (full(r))
+            return 0;
+        if (r->capacity_Bps - r->used_Bps < rate)
+            rate = r->capacity_Bps - r->used_Bps;
+    }
+    int bottleneck = 0;
+    for (int32_t h = h0; h < h1 && !bottleneck; h++) {
+        const resource_t *r = &fs->res[fs->hop.v[h]];
+        if (r->capacity_Bps - r->used_Bps > rate)
+            continue;                               /* f would not fill it */
+        bottleneck = 1;
+        for (int32_t k = 0; k < r->nflows && bottleneck; k++)
+            bottleneck = fs->flow[r->flows[k]].rate_Bps <= rate;
+    }
+    if (!bottleneck)
+        return 0;
+    for (int32_t h = h0; h < h1; h++)
+        fs->res[fs->hop.v[h]].used_Bps += rate;
+    fl->rate_Bps = rate;
+    fl->since_s = now_s;
+    fl->finish_s = now_s + fl->remaining_B / rate;
+    heap_fix(fs, &fs->done_heap, done_before, fl->heap_at);
+    return 1;
+}
+
 void ppt_flows_reshare(ppt_flows_t *fs, double now_s)
 {
+    for (int32_t i = 0; i < fs->fresh.n; i++)
+        if (!fits(fs, fs->fresh.v[i], now_s))
+            touch(fs, fs->flow[fs->fresh.v[i]].route);
+    fs->fresh.n = 0;
     component(fs);
     for (int32_t i = 0; i < fs->comp_flows.n; i++) {
         flow_t *fl = &fs->flow[fs->comp_flows.v[i]];
@@ -489,6 +548,12 @@ void ppt_flows_reshare(ppt_flows_t *fs, double now_s)
         fl->rate_Bps = fl->new_rate_Bps;
         fl->finish_s = now_s + fl->remaining_B / fl->rate_Bps;
         heap_fix(fs, &fs->done_heap, done_before, fl->heap_at);
+    }
+    for (int32_t i = 0; i < fs->comp_res.n; i++) {
+        resource_t *r = &fs->res[fs->comp_res.v[i]];
+        r->used_Bps = 0.0;
+        for (int32_t k = 0; k < r->nflows; k++)
+            r->used_Bps += fs->flow[r->flows[k]].rate_Bps;
     }
     fs->reshares++;
     fs->reshared_flows += fs->comp_flows.n;
