@@ -12,12 +12,11 @@ network's FIFOs give them: where it has credit flow control (the preset sets
 is held by back-pressure, so a node's messages move one at a time, in the
 order they were sent; with unbounded buffers the NIC never waits, but every
 port is a FIFO, so a message waits behind the earlier messages of its node
-pair.  When the last byte is through, the
-sender's buffer is free; the message arrives one path latency later: both
-NICs' latency, every link latency and router delay on the path, and the
-serialization of the first packet on each link but the slowest (the fill
-time of the packet network's store-and-forward pipeline; the slowest link's
-share is in the bytes' time).
+pair.  When the last byte is through, the sender's buffer is free; the
+message arrives one path latency later: both NICs' latency, every link
+latency and router delay on the path, and the serialization of the first
+packet on each link but the slowest (the fill time of the packet network's
+store-and-forward pipeline; the slowest link's share is in the bytes' time).
 
 Where this model class is known to err, and by how much, is in
 ``docs/flow-network.md``.  The flow network runs in one process (its sharing
