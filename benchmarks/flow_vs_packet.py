@@ -1,14 +1,18 @@
-"""Flow network against packet network: predicted times and wall times on the same workloads.
+"""Flow network against packet network: predicted times and run times on the same workloads.
 
-    python benchmarks/flow_vs_packet.py [--systems bgq-midplane,dragonfly-booksim,fattree-4-3]
-        [--ranks 64] [--ranks-per-node 1]
+    python benchmarks/flow_vs_packet.py [--systems bgq-midplane,dragonfly-booksim,stampede]
+        [--ranks 64,256,1024] [--workloads pingpong,allreduce,alltoall] [--timeout-s 120]
 
-Prints, per system and workload, the packet and flow predictions (s), flow/packet - 1,
-and the wall-time ratio packet/flow.  Each run is serial and independent.
+Prints one markdown row per (system, workload, ranks, bytes): the packet and flow predictions (s),
+flow/packet - 1, and each run's CPU time with the ratio packet/flow.  Every run is serial, in its own
+process, and stopped after --timeout-s; a workload whose packet run was stopped is not run at more
+ranks.  CPU time (not wall time) is reported because it does not depend on what else the machine runs;
+for these serial runs the two agree on an idle machine.
 """
 from __future__ import annotations
 
 import argparse
+import multiprocessing
 import sys
 import time
 
@@ -18,46 +22,76 @@ from ppt.machine import Machine
 
 PINGPONG_SIZES = [8, 1 << 10, 1 << 16, 1 << 20, 1 << 22]
 COLLECTIVE_SIZES = [1 << 10, 1 << 20]
+KINDS = ("packet", "flow")
 
 
-def timed(fn):
-    began = time.perf_counter()
-    value = fn()
-    return value, time.perf_counter() - began
+def _case(system, kind, workload, ranks, nbytes, reply) -> None:
+    """Run one workload (in a child process) and send back (predicted s, CPU s)."""
+    machine = Machine(load_system(system), network_kind=kind)
+    began = time.process_time()
+    if workload == "pingpong":
+        predicted = pingpong(machine, [nbytes], repetitions=1)[0]["latency_s"]
+    else:
+        predicted = collective_timing(machine, workload, ranks, [nbytes], repetitions=1, ranks_per_node=1)[0]["time_s"]
+    reply.send((predicted, time.process_time() - began))
 
 
+def run_case(timeout_s, *case):
+    """(predicted s, CPU s) of one run, or None if it was stopped after ``timeout_s``."""
+    context = multiprocessing.get_context("fork")
+    receive, reply = context.Pipe(duplex=False)
+    child = context.Process(target=_case, args=(*case, reply))
+    child.start()
+    result = receive.recv() if receive.poll(timeout_s) else None
+    if result is None:
+        child.terminate()
+    child.join()
+    return result
 
 
-def _workloads(system, ranks, ranks_per_node):
-    def machine(kind):
-        return Machine(load_system(system), network_kind=kind)
+def cases(systems, ranks, workloads):
+    for system in systems:
+        nodes = Machine(load_system(system), network_kind="flow").topology.num_nodes
+        for workload in workloads:
+            if workload == "pingpong":
+                yield from ((system, workload, 2, size) for size in PINGPONG_SIZES)
+                continue
+            for count in ranks:
+                if count > nodes:
+                    print(f"| {system} | {workload} | {count} | | {system} has {nodes} nodes: not run (one rank per "
+                          f"node) | | | | | |")
+                    continue
+                yield from ((system, workload, count, size) for size in COLLECTIVE_SIZES)
 
-    runs = {kind: timed(lambda k=kind: pingpong(machine(k), PINGPONG_SIZES, repetitions=1)) for kind in ("packet", "flow")}
-    for i, size in enumerate(PINGPONG_SIZES):
-        yield (system, "pingpong", 2, size, runs["packet"][0][i]["latency_s"], runs["flow"][0][i]["latency_s"],
-               runs["packet"][1], runs["flow"][1])
-    for collective in ("allreduce", "alltoall"):
-        runs = {kind: timed(lambda k=kind: collective_timing(machine(k), collective, ranks, COLLECTIVE_SIZES,
-                                                             repetitions=1, ranks_per_node=ranks_per_node))
-                for kind in ("packet", "flow")}
-        for i, size in enumerate(COLLECTIVE_SIZES):
-            yield (system, collective, ranks, size, runs["packet"][0][i]["time_s"], runs["flow"][0][i]["time_s"],
-                   runs["packet"][1], runs["flow"][1])
+
+def _cell(result, index, fmt):
+    return format(result[index], fmt) if result else ""
 
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--systems", default="bgq-midplane,dragonfly-booksim,fattree-4-3")
-    parser.add_argument("--ranks", type=int, default=64)
-    parser.add_argument("--ranks-per-node", type=int, default=1)
+    parser.add_argument("--systems", default="bgq-midplane,dragonfly-booksim,stampede")
+    parser.add_argument("--ranks", default="64,256,1024")
+    parser.add_argument("--workloads", default="pingpong,allreduce,alltoall")
+    parser.add_argument("--timeout-s", type=float, default=120.0)
     args = parser.parse_args(argv)
-    print("| system | workload | ranks | bytes | packet (s) | flow (s) | flow/packet - 1 | wall packet (s) | "
-          "wall flow (s) | wall ratio |")
+    print("| system | workload | ranks | bytes | packet (s) | flow (s) | flow/packet - 1 | CPU packet (s) | "
+          "CPU flow (s) | CPU ratio |")
     print("|---|---|---|---|---|---|---|---|---|---|")
-    for system in args.systems.split(","):
-        for name, work, ranks, size, packet, flow, wall_p, wall_f in _workloads(system, args.ranks, args.ranks_per_node):
-            print(f"| {name} | {work} | {ranks} | {size} | {packet:.4g} | {flow:.4g} | {flow / packet - 1:+.1%} | "
-                  f"{wall_p:.3g} | {wall_f:.3g} | {wall_p / wall_f:.3g} |", flush=True)
+    stopped = set()
+    for system, workload, count, size in cases(args.systems.split(","), [int(r) for r in args.ranks.split(",")],
+                                               args.workloads.split(",")):
+        if (system, workload, size) in stopped:
+            print(f"| {system} | {workload} | {count} | {size} | not run | | | | | |", flush=True)
+            continue
+        packet, flow = (run_case(args.timeout_s, system, kind, workload, count, size) for kind in KINDS)
+        if packet is None:
+            stopped.add((system, workload, size))
+        deviation = f"{flow[0] / packet[0] - 1:+.1%}" if packet and flow else ""
+        ratio = f"{packet[1] / flow[1]:.3g}" if packet and flow else ""
+        print(f"| {system} | {workload} | {count} | {size} | {_cell(packet, 0, '.4g') or f'stopped at {args.timeout_s:g} s'} | "
+              f"{_cell(flow, 0, '.4g') or f'stopped at {args.timeout_s:g} s'} | {deviation} | {_cell(packet, 1, '.3g')} | {_cell(flow, 1, '.3g')} | "
+              f"{ratio} |", flush=True)
     return 0
 
 

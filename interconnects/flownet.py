@@ -6,10 +6,17 @@ on the path the topology's minimal routing gives (the last one, the port to
 ``d``, also bounded by ``d``'s NIC).  Its bytes on the wire (payload plus the
 preset's packet headers) move at the max-min fair rate of those resources,
 recomputed when any flow sharing them starts or ends
-(:mod:`ppt.interconnects.fairshare`).  When the last byte is through, the
-sender's buffer is free; the message arrives one path latency later: both
-NICs' latency, every link latency and router delay on the path, and the
-serialization of the first packet on each link (store and forward).
+(:mod:`ppt.interconnects.fairshare`).  Messages keep the order the packet
+network's FIFOs give them: where it has credit flow control (the preset sets
+``network.buffer_B`` or ``vc_buffer_B``), a NIC whose message cannot advance
+is held by back-pressure, so a node's messages move one at a time, in the
+order they were sent; with unbounded buffers the NIC never waits, but every
+port is a FIFO, so a message waits behind the earlier messages of its node
+pair.  When the last byte is through, the sender's buffer is free; the
+message arrives one path latency later: both NICs' latency, every link
+latency and router delay on the path, and the serialization of the first
+packet on each link but the slowest (the fill time of the packet network's
+store-and-forward pipeline; the slowest link's share is in the bytes' time).
 
 Where this model class is known to err, and by how much, is in
 ``docs/flow-network.md``.  The flow network runs in one process (its sharing
@@ -19,14 +26,16 @@ from __future__ import annotations
 
 import sys
 
+import numpy as np
+
 from ppt.config import field
 from ppt.engine import Entity
 from ppt.errors import ConfigError
-from ppt.interconnects.fairshare import FairShare, Resource
+from ppt.interconnects.fairshare import FairShare
 from ppt.interconnects.network import Network, Nic, register_network
+from ppt.interconnects.packetcore import array, ffi, lib
 from ppt.interconnects.packetizer import Packetizer
-from ppt.interconnects.packetnet import PacketNetwork
-from ppt.interconnects.topology import channels
+from ppt.interconnects.packetnet import PacketNetwork, _vc_capacity_B
 
 
 #: Packets whose routes a flow's path is sampled from (its distinct routes share the flow's bytes).
@@ -45,31 +54,14 @@ class FlowNic(Nic):
         if dst_node == self.node:
             net.node_memory.copy(self, nbytes, payload, on_sent)
             return
-        path = net.path(self.node, dst_node)
+        path, hops, latency_s, packet_s_per_B, queue = net.path(self.node, dst_node)
         net.messages += 1
         net.bytes += nbytes
-        net.hop_sum += path.hops
+        net.hop_sum += hops
         packetizer = net.packetizer
-        latency = path.latency_s + path.packet_s * packetizer.size(min(nbytes, packetizer.max_payload_B))
-        message = [len(path.routes), dst_node, payload, on_sent, latency]
-        part_B = packetizer.wire_bytes(nbytes) / len(path.routes)
-        start, done = net.share.start, net.part_done
-        for resources in path.routes:
-            start(resources, part_B, done, message)
-
-
-class Path:
-    """The routes between two nodes (each a tuple of the resources it crosses; a message's bytes are
-    split evenly over them), router hops, and the fixed latency (s) of the longest route;
-    ``packet_s``: seconds per byte of one packet stored and forwarded on every link of it."""
-
-    __slots__ = ("routes", "hops", "latency_s", "packet_s")
-
-    def __init__(self, routes, hops, latency_s, packet_s):
-        self.routes = routes
-        self.hops = hops
-        self.latency_s = latency_s
-        self.packet_s = packet_s
+        latency = latency_s + packet_s_per_B * packetizer.size(min(nbytes, packetizer.max_payload_B))
+        net.share.start(path, packetizer.wire_bytes(nbytes), net.message_done, (dst_node, payload, on_sent, latency),
+                        queue=queue)
 
 
 @register_network("flow")
@@ -77,21 +69,23 @@ class FlowNetwork(Network):
     """Flow-level model of ``topology`` routed by ``routing`` (see module docstring).
 
     ``nic_bandwidth_Bps`` / ``nic_latency_s``: each NIC's bandwidth and its
-    latency (charged at both ends); ``packetizer``: packet headers on the wire.
+    latency (charged at both ends); ``packetizer``: packet headers on the wire; ``backpressure``:
+    the packet network it stands for has credit flow control (see module docstring).
     """
 
-    def __init__(self, topology, routing, nic_bandwidth_Bps: float, nic_latency_s: float, packetizer: Packetizer):
+    def __init__(self, topology, routing, nic_bandwidth_Bps: float, nic_latency_s: float, packetizer: Packetizer,
+                 backpressure: bool = False):
         self.topo = topology
         self.routing = routing
         self.nic_bandwidth_Bps = nic_bandwidth_Bps
         self.nic_latency_s = nic_latency_s
         self.packetizer = packetizer
+        self.backpressure = backpressure
         self.num_nodes = int(topology.num_nodes)
         self.num_entities = self.num_nodes + 1           # the NICs, then the solver
         self.injection_bandwidth_Bps = min(nic_bandwidth_Bps, topology.terminal_class().bandwidth_Bps)
         self.lookahead_s = min((c.latency_s for c in topology.network_classes()), default=0.0)
-        self._paths: dict[tuple[int, int], Path] = {}
-        self._resources: dict[int, Resource] = {}
+        self._paths: dict[tuple[int, int], tuple] = {}
         self.share = None
         self.messages = self.bytes = self.hop_sum = 0
 
@@ -106,10 +100,13 @@ class FlowNetwork(Network):
                 print(f"flow network: routing {asked!r} adapts or takes non-minimal paths; flows use the "
                       f"'min' routing instead", file=sys.stderr)
             routing = topo.routing("min", seed=machine.seed)
+        packetizer = Packetizer(field(cfg, "packet", "network", dict))
         return cls(topo, routing,
                    nic_bandwidth_Bps=field(cfg, "nic_bandwidth_Bps", "network", float, positive=True),
                    nic_latency_s=field(cfg, "nic_latency_s", "network", float, default=0.0, nonnegative=True),
-                   packetizer=Packetizer(field(cfg, "packet", "network", dict)))
+                   packetizer=packetizer,
+                   backpressure=_vc_capacity_B(cfg, routing.num_vcs, packetizer.size(packetizer.max_payload_B))
+                   is not None)
 
     # -- entities -----------------------------------------------------------------
     def nic_eid(self, node: int) -> int:
@@ -120,66 +117,60 @@ class FlowNetwork(Network):
             raise ConfigError("the flow network runs in one process: run it without mpiexec")
         for node in range(self.num_nodes):
             sim.create(node, FlowNic, self, node)
-        self.share = FairShare(sim.create(self.num_nodes, Entity, "flows"))
+        self.share = FairShare(sim.create(self.num_nodes, Entity, "flows"), self._capacities_Bps())
+        self._walk_tables = self._tables()
 
-    def part_done(self, message) -> None:
-        """One route's share of a message is through; after the last, free the sender's buffer and
-        deliver one latency later."""
-        message[0] -= 1
-        if message[0]:
-            return
-        _, dst_node, payload, on_sent, latency = message
+    def message_done(self, message) -> None:
+        """A message's last byte is through: free the sender's buffer and deliver one latency later."""
+        dst_node, payload, on_sent, latency = message
         self.share.entity.send(dst_node, "deliver", payload, latency)
         if on_sent is not None:
             on_sent()
 
     # -- paths --------------------------------------------------------------------------
-    def path(self, src: int, dst: int) -> Path:
-        """The path between nodes ``src`` and ``dst`` (computed once per pair)."""
+    def path(self, src: int, dst: int) -> tuple:
+        """``(path id, router hops, fixed latency (s), packet store-and-forward (s/B), queue)`` between
+        nodes ``src`` and ``dst`` (walked once per pair, by the compiled core); the queue orders the
+        messages as the module docstring says: per source node under back-pressure, else per pair."""
         key = (src, dst)
         path = self._paths.get(key)
         if path is None:
-            path = self._paths[key] = self._route(src, dst)
+            found = lib.ppt_flow_route(self.share.c, self._walk_tables, self.routing.c, src, dst, PATH_SAMPLES,
+                                       (src * self.num_nodes + dst) * PATH_SAMPLES)
+            if found.path < 0:
+                raise ConfigError(f"flow network: routing {self.routing.name!r} does not lead from node {src} "
+                                  f"to node {dst}")
+            queue = src if self.backpressure else len(self._paths)
+            path = self._paths[key] = (found.path, found.hops, found.latency_s, found.packet_s_per_B, queue)
         return path
 
-    def _route(self, src: int, dst: int) -> Path:
-        """Every distinct route among ``PATH_SAMPLES`` packets' (the routing's random choices, such as
-        which of two equally short ways round a torus ring, are made per packet)."""
-        routes, longest = {}, (0.0, 0.0)
-        hops = 0
-        for sample in range(PATH_SAMPLES):
-            taken = tuple(channels(self.topo, self.routing, src, dst, uid=(src * self.num_nodes + dst) * PATH_SAMPLES
-                                   + sample))
-            if taken in routes:
-                continue
-            resources, latency_s, packet_s = self._resources_of(src, taken)
-            routes[taken] = resources
-            longest = max(longest, (latency_s, packet_s))
-            hops = len(taken) - 1
-        return Path(tuple(routes.values()), hops, *longest)
-
-    def _resources_of(self, src: int, taken) -> tuple[tuple, float, float]:
-        """Resources, fixed latency (s) and per-byte packet serialization (s/B) of the channels ``taken``."""
+    def _capacities_Bps(self) -> np.ndarray:
+        """Capacity of every resource (bytes/s), numbered as ``csrc/flowroute.h`` says: each node's
+        injection, then every router port (a port to a node also bounded by that node's NIC)."""
         topo = self.topo
-        radix, classes = topo.radix, topo.link_classes
-        terminal = topo.terminal_class()
-        resources = [self._resource(src, self.injection_bandwidth_Bps)]
-        latency = 2 * self.nic_latency_s + terminal.latency_s + topo.router_delay_s
-        packet_s = 1.0 / self.injection_bandwidth_Bps
-        for router, port, _ in taken:
-            link = classes[int(topo.port_class[router, port])]
-            last = int(topo.port_peer[router, port]) < 0
-            bandwidth = min(link.bandwidth_Bps, self.nic_bandwidth_Bps) if last else link.bandwidth_Bps
-            resources.append(self._resource(self.num_nodes + router * radix + port, bandwidth))
-            latency += link.latency_s + (0.0 if last else topo.router_delay_s)
-            packet_s += 1.0 / bandwidth
-        return tuple(resources), latency, packet_s
+        bandwidth = np.array([c.bandwidth_Bps for c in topo.link_classes])
+        used = topo.port_class >= 0
+        ports = np.where(used, bandwidth[np.where(used, topo.port_class, 0)], 1.0)   # unused slots: never crossed
+        ports = np.where(used & (topo.port_peer < 0), np.minimum(ports, self.nic_bandwidth_Bps), ports)
+        return np.concatenate([np.full(self.num_nodes, self.injection_bandwidth_Bps), ports.ravel()])
 
-    def _resource(self, rid: int, capacity_Bps: float) -> Resource:
-        resource = self._resources.get(rid)
-        if resource is None:
-            resource = self._resources[rid] = Resource(rid, capacity_Bps)
-        return resource
+    def _tables(self):
+        """The ``ppt_flow_topo_t`` walks read (its arrays kept alive beside it)."""
+        topo = self.topo
+        latency = np.array([c.latency_s for c in topo.link_classes])
+        arrays = {"node_router": array("int32_t", topo.node_router),
+                  "port_peer": array("int32_t", topo.port_peer.ravel()),
+                  "port_peer_port": array("int32_t", topo.port_peer_port.ravel()),
+                  "port_latency_s": array("double", np.where(topo.port_class >= 0, latency[topo.port_class], 0.0)
+                                          .ravel())}
+        tables = ffi.new("ppt_flow_topo_t *")
+        for name, values in arrays.items():
+            setattr(tables, name, values)
+        tables.num_nodes, tables.radix = self.num_nodes, int(topo.radix)
+        tables.fixed_latency_s = 2 * self.nic_latency_s + topo.terminal_class().latency_s + topo.router_delay_s
+        tables.router_delay_s = topo.router_delay_s
+        self._table_arrays = arrays
+        return tables
 
     # -- contract ------------------------------------------------------------------------
     #: The packet network's bound holds here: the same path delays, no queueing on an idle network.

@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 
 from ppt.errors import ConfigError
-from ppt.interconnects.fairshare import FairShare, Resource
+from ppt.interconnects.fairshare import FairShare
 
 
 #: The processor preset field with the node's copy bandwidth (STREAM Copy: bytes read + bytes written per
@@ -31,8 +31,8 @@ class NodeMemory:
                               f"got {bandwidth_Bps!r} and {latency_s!r}")
         self.bandwidth_Bps = bandwidth_Bps
         self.latency_s = latency_s
-        #: Per node: the fair sharing of its copies (scheduled by its NIC) and its memory.
-        self._nodes: dict[int, tuple[FairShare, tuple[Resource]]] = {}
+        #: Per node: the fair sharing of its copies (scheduled by its NIC) and the path through its memory.
+        self._nodes: dict[int, tuple[FairShare, int]] = {}
         self.copies = 0
         self.bytes = 0
 
@@ -63,7 +63,8 @@ class NodeMemory:
             return
         node = self._nodes.get(nic.node)
         if node is None:
-            node = self._nodes[nic.node] = (FairShare(nic), (Resource(0, self.bandwidth_Bps),))
+            share = FairShare(nic, [self.bandwidth_Bps])
+            node = self._nodes[nic.node] = (share, share.path([[0]]))
         share, memory = node
         share.start(memory, nbytes, self._copied, (nic, payload, on_sent))
 

@@ -1,5 +1,6 @@
 """The flow network: max-min fair sharing against closed forms and a brute-force characterisation,
 incremental resharing, and agreement with the packet network on bandwidth-bound messages."""
+import itertools
 import json
 import random
 
@@ -10,22 +11,25 @@ from ppt.cli.main import main
 from ppt.engine import Entity, Simulation
 from ppt.hardware.presets import read_processor_config
 from ppt.hardware.systems import load_system
-from ppt.interconnects.fairshare import FairShare, Resource, max_min_rates
+from ppt.interconnects.fairshare import FairShare
 from ppt.interconnects.topology import channels
 from ppt.machine import Machine
 
 
-def solver():
+def solver(capacities_Bps):
     sim = Simulation(num_entities=1, comm=None)
-    return sim, FairShare(sim.add(Entity(sim, 0)))
+    return sim, FairShare(sim.add(Entity(sim, 0)), capacities_Bps)
 
 
-def finish_times(starts):
-    """Run flows given as ``(start_s, resources, nbytes)``; their completion times, in order."""
-    sim, share = solver()
+def finish_times(capacities_Bps, starts, queue=-1):
+    """Run messages given as ``(start_s, routes, nbytes)`` (routes: lists of resource ids) over resources
+    of ``capacities_Bps``, all in ``queue`` (-1: none); their completion times, in order."""
+    sim = Simulation(num_entities=1, comm=None)
+    share = FairShare(sim.add(Entity(sim, 0)), capacities_Bps)
     done = {}
-    for index, (start_s, resources, nbytes) in enumerate(starts):
-        share.entity.schedule(start_s, lambda i, r=resources, n=nbytes: share.start(r, n, _record(done, sim), i),
+    for index, (start_s, routes, nbytes) in enumerate(starts):
+        path = share.path(routes)
+        share.entity.schedule(start_s, lambda i, p=path, n=nbytes: share.start(p, n, _record(done, sim), i, queue),
                               index)
     sim.run()
     return [done[i] for i in range(len(starts))], share
@@ -35,34 +39,42 @@ def _record(done, sim):
     return lambda i: done.__setitem__(i, sim.now)
 
 
+def rates(capacities_Bps, routes):
+    """Rates (bytes/s) of one-route messages on ``routes`` all started at time 0."""
+    sim, share = solver(capacities_Bps)
+    messages = [share.start(share.path([route]), 1e300, None) for route in routes]
+    sim.run(until_s=1e-300)
+    return [share.rate_Bps(m) for m in messages]
+
+
+def test_one_flow_moves_at_its_bottleneck():
+    assert rates([5.0, 2.0, 3.0], [[0, 1, 2]]) == [2.0]
+
+
 def test_k_flows_on_one_link_each_get_one_kth_and_finish_together():
     for k in (1, 2, 3, 7):
-        link = Resource(0, 5e9)
-        times, _ = finish_times([(0.0, (link,), 1e6)] * k)
+        assert rates([5e9], [[0]] * k) == pytest.approx([5e9 / k] * k, rel=1e-12)
+        times, _ = finish_times([5e9], [(0.0, [[0]], 1e6)] * k)
         assert times == pytest.approx([k * 1e6 / 5e9] * k, rel=1e-12)
 
 
 def test_textbook_three_links_three_flows():
     # a (1 B/s): flows 0, 1;  b (2 B/s): flows 1, 2;  c (3 B/s): flow 2.  Link a is the first
     # bottleneck (1/2 each for flows 0 and 1); flow 2 gets what b has left, 2 - 1/2 = 3/2 < 3.
-    a, b, c = Resource(0, 1.0), Resource(1, 2.0), Resource(2, 3.0)
-    flows = _FlowStub.make([(a,), (a, b), (b, c)])
-    assert max_min_rates(flows, [a, b, c]) == pytest.approx([0.5, 0.5, 1.5], rel=1e-12)
+    assert rates([1.0, 2.0, 3.0], [[0], [0, 1], [1, 2]]) == pytest.approx([0.5, 0.5, 1.5], rel=1e-12)
 
 
-class _FlowStub:
-    __slots__ = ("resources",)
+def test_a_message_split_over_routes_moves_at_their_sum():
+    # two disjoint routes of 1 and 3 B/s: half the bytes on each, the slow half decides
+    times, _ = finish_times([1.0, 3.0], [(0.0, [[0], [1]], 6.0)])
+    assert times == pytest.approx([3.0], rel=1e-12)
 
-    @staticmethod
-    def make(paths):
-        flows = []
-        for path in paths:
-            f = _FlowStub()
-            f.resources = path
-            for r in path:
-                r.flows[f] = None
-            flows.append(f)
-        return flows
+
+def test_a_route_crossing_a_resource_twice_or_out_of_range_is_refused():
+    _, share = solver([1.0, 1.0])
+    for routes in ([[0, 1, 0]], [[2]], [[]], []):
+        with pytest.raises(ValueError):
+            share.path(routes)
 
 
 @pytest.mark.parametrize("seed", range(20))
@@ -70,43 +82,87 @@ def test_random_instances_are_max_min_fair(seed):
     """Max-min fairness, checked directly: rates are feasible and every flow crosses a full resource
     on which no flow gets more (so raising it would need lowering a flow no richer)."""
     rng = random.Random(seed)
-    resources = [Resource(i, rng.choice([1.0, 2.0, 3.5, 10.0])) for i in range(rng.randint(2, 8))]
-    paths = [tuple(rng.sample(resources, rng.randint(1, min(4, len(resources))))) for _ in range(rng.randint(1, 12))]
-    flows = _FlowStub.make(paths)
-    rates = max_min_rates(flows, resources)
-    rate = dict(zip(flows, rates))
-    for r in resources:
-        assert sum(rate[f] for f in r.flows) <= r.capacity_Bps * (1 + 1e-9)
-    for f in flows:
-        assert any(sum(rate[g] for g in r.flows) >= r.capacity_Bps * (1 - 1e-9)
-                   and rate[f] >= max(rate[g] for g in r.flows) * (1 - 1e-9) for r in f.resources)
+    capacities = [rng.choice([1.0, 2.0, 3.5, 10.0]) for _ in range(rng.randint(2, 8))]
+    routes = [rng.sample(range(len(capacities)), rng.randint(1, min(4, len(capacities))))
+              for _ in range(rng.randint(1, 12))]
+    rate = rates(capacities, routes)
+    crossing = [[f for f, route in enumerate(routes) if r in route] for r in range(len(capacities))]
+    for r, flows in enumerate(crossing):
+        assert sum(rate[f] for f in flows) <= capacities[r] * (1 + 1e-9)
+    for f, route in enumerate(routes):
+        assert any(sum(rate[g] for g in crossing[r]) >= capacities[r] * (1 - 1e-9)
+                   and rate[f] >= max(rate[g] for g in crossing[r]) * (1 - 1e-9) for r in route)
+
+
+@pytest.mark.parametrize("seed", range(10))
+def test_rates_stay_max_min_fair_as_flows_come_and_go(seed):
+    """Messages start and end at random times; at random moments the active ones' rates meet the
+    definition of max-min fairness (the shortcuts of incremental resharing never break it)."""
+    rng = random.Random(seed)
+    capacities = [rng.choice([1.0, 2.0, 3.5, 10.0]) for _ in range(rng.randint(2, 8))]
+    sim, share = solver(capacities)
+    active = {}                          # start number -> (message id, route)
+    problems, crowded, keys = [], [], itertools.count()
+
+    def start(route):
+        key = next(keys)
+        active[key] = (share.start(share.path([route]), rng.uniform(0.1, 5.0), active.pop, key), route)
+
+    def probe(_):
+        routes = list(active.values())
+        crowded.append(len(routes) > 2)
+        rate = {m: share.rate_Bps(m) for m, _ in routes}
+        for r, cap in enumerate(capacities):
+            if sum(rate[m] for m, route in routes if r in route) > cap * (1 + 1e-9):
+                problems.append(("over", sim.now, r))
+        for m, route in routes:
+            if not any(sum(rate[g] for g, other in routes if r in other) >= capacities[r] * (1 - 1e-9)
+                       and rate[m] >= max(rate[g] for g, other in routes if r in other) * (1 - 1e-9)
+                       for r in route):
+                problems.append(("no bottleneck", sim.now, m))
+
+    for _ in range(40):
+        route = rng.sample(range(len(capacities)), rng.randint(1, min(4, len(capacities))))
+        share.entity.schedule(rng.uniform(0.0, 3.0), start, route)
+    for _ in range(30):
+        share.entity.schedule(rng.uniform(0.0, 4.0) + 1e-7, probe)      # after the resharing of its time
+    sim.run()
+    assert not problems and not active and any(crowded)
 
 
 def test_a_flow_speeds_up_when_its_competitor_ends():
     # two flows share C; the short one (a bytes) ends at 2a/C, when the long one (b bytes) has moved a
     # bytes; alone, it ends at 2a/C + (b - a)/C = (a + b)/C
     C, a, b = 4e9, 1e6, 3e6
-    link = Resource(0, C)
-    times, _ = finish_times([(0.0, (link,), a), (0.0, (link,), b)])
+    times, _ = finish_times([C], [(0.0, [[0]], a), (0.0, [[0]], b)])
     assert times == pytest.approx([2 * a / C, (a + b) / C], rel=1e-12)
     # a late starter: alone until t0, then half rate
     t0 = 1e-4
-    link = Resource(0, C)
-    times, _ = finish_times([(0.0, (link,), b), (t0, (link,), a)])
+    times, _ = finish_times([C], [(0.0, [[0]], b), (t0, [[0]], a)])
     moved = C * t0
     assert times[1] == pytest.approx(t0 + 2 * a / C, rel=1e-12)
     assert times[0] == pytest.approx(t0 + 2 * a / C + (b - moved - a) / C, rel=1e-12)
 
 
+def test_a_queue_moves_its_messages_one_at_a_time_in_order():
+    # three messages on disjoint routes of 1 B/s: together without a queue, one after another in one
+    n = 5.0
+    starts = [(0.0, [[0]], n), (0.0, [[1]], n), (1.0, [[2]], n)]
+    assert finish_times([1.0] * 3, starts)[0] == pytest.approx([n, n, 1.0 + n], rel=1e-12)
+    assert finish_times([1.0] * 3, starts, queue=0)[0] == pytest.approx([n, 2 * n, 3 * n], rel=1e-12)
+
+
 def test_resharing_touches_only_flows_connected_to_the_change():
-    left, right, shared = Resource(0, 1e9), Resource(1, 1e9), Resource(2, 1e9)
+    left, right, shared = 0, 1, 2
     # flows 0, 1 share `left`; flow 2 is alone on `right`; flow 3 starts later on `left` only
-    times, share = finish_times([(0.0, (left,), 1e6), (0.0, (left, shared), 1e6), (0.0, (right,), 4e6),
-                                 (1e-4, (left,), 1e5)])
-    # resharings: t=0 (the three starts, one batch), t=1e-4 (flows 0, 1, 3: never flow 2), the end of
-    # flow 3 (flows 0, 1), the simultaneous ends of flows 0 and 1 (one batch, none left), the end of flow 2
+    times, share = finish_times([1e9] * 3, [(0.0, [[left]], 1e6), (0.0, [[left, shared]], 1e6),
+                                            (0.0, [[right]], 4e6), (1e-4, [[left]], 1e5)])
+    # resharings: t=0 (the three starts, one batch: flows 0 and 2 fit in idle links, flow 1 finds `left`
+    # full, so flows 0 and 1 are reshared), t=1e-4 (flow 3 finds `left` full: flows 0, 1, 3; never flow
+    # 2), the end of flow 3 (flows 0, 1), the simultaneous ends of flows 0 and 1 (one batch, none left),
+    # the end of flow 2 (none left)
     assert share.reshares == 5
-    assert share.reshared_flows == 3 + 3 + 2 + 0 + 0
+    assert share.reshared_flows == 2 + 3 + 2 + 0 + 0
     assert times[2] == pytest.approx(4e6 / 1e9, rel=1e-12)       # untouched by what happened on `left`
 
 
@@ -126,6 +182,54 @@ def test_one_message_moves_at_its_path_bottleneck():
                         for r, p, _ in channels(topo, routing, 0, 15)])
     assert sent == pytest.approx([net.packetizer.wire_bytes(nbytes) / bottleneck], rel=1e-9)
     assert arrivals[0] > sent[0]
+
+
+def sent_times(system, destinations, nbytes=1 << 20):
+    """When the buffers of messages from node 0 to ``destinations``, all sent at time 0, are free."""
+    net = Machine(load_system(system), network_kind="flow").network()
+    sim = net.simulation(comm=None)
+    sent = {}
+    for index, dst in enumerate(destinations):
+        net.nic(sim, dst).host = lambda payload: None
+        net.nic(sim, 0).send_message(dst, nbytes, None, on_sent=lambda i=index: sent.__setitem__(i, sim.now))
+    sim.run()
+    return [sent[i] for i in range(len(destinations))]
+
+
+def test_under_back_pressure_a_nic_sends_its_messages_one_after_another():
+    """dragonfly-booksim has credit flow control: a NIC holds its later messages until the earlier
+    ones are through (to any destinations), so the second is free one message time after the first."""
+    first, second = sent_times("dragonfly-booksim", [5, 9])
+    assert second == pytest.approx(2 * first, rel=1e-9)
+
+
+def test_with_unbounded_buffers_only_messages_of_one_pair_keep_their_order():
+    """fattree-4-3 has unbounded buffers: messages to two nodes share the NIC and end together, two
+    messages to one node move one after the other (FIFO ports)."""
+    apart = sent_times("fattree-4-3", [15, 14])
+    assert apart[1] == pytest.approx(apart[0], rel=1e-9)
+    first, second = sent_times("fattree-4-3", [15, 15])
+    assert second == pytest.approx(2 * first, rel=1e-9) and apart[0] == pytest.approx(second, rel=1e-9)
+
+
+def arrival_s(system, kind, src, dst, nbytes):
+    net = Machine(load_system(system), network_kind=kind).network()
+    sim = net.simulation(comm=None)
+    arrivals = []
+    net.nic(sim, dst).host = lambda payload: arrivals.append(sim.now)
+    net.nic(sim, src).send_message(dst, nbytes, None)
+    sim.run()
+    return arrivals[0]
+
+
+@pytest.mark.parametrize("system, src, dst", [("bgq-midplane", 0, 40), ("fattree-4-3", 1, 14),
+                                              ("dragonfly-booksim", 0, 40)])
+@pytest.mark.parametrize("nbytes", [8, 1000, 4096, 65536])
+def test_a_lone_message_arrives_when_the_packet_network_delivers_it(system, src, dst, nbytes):
+    """On an idle network the flow's time (latency, pipeline fill, bytes at the bottleneck) is the
+    packet network's store-and-forward pipeline exactly, whatever the number of packets."""
+    assert arrival_s(system, "flow", src, dst, nbytes) == pytest.approx(arrival_s(system, "packet", src, dst, nbytes),
+                                                                        rel=1e-9)
 
 
 @pytest.mark.parametrize("system", ["fattree-4-3", "bgq-midplane"])

@@ -28,10 +28,10 @@ def add_arguments(parser) -> None:
                              "2: 64x32x48 cells, 384 angles, 42 groups, 16-cell chunks (default 1)")
     parser.add_argument("--cores", required=True, metavar="N,N,...",
                         help="core counts, one rank per core, e.g. 24,48,96 (whole nodes, or less than one)")
-    parser.add_argument("--network", choices=["packet", "analytic"], default=DEFAULT_NETWORK,
+    parser.add_argument("--network", choices=["packet", "flow", "analytic"], default=DEFAULT_NETWORK,
                         help=f"network model (default {DEFAULT_NETWORK}: packet-level, about 2 minutes for study 1 "
-                             "on 24..384 Edison cores; analytic: contention-free latency/bandwidth model, "
-                             "seconds, use it for thousands of cores)")
+                             "on 24..384 Edison cores; flow: max-min fair sharing of links and NICs; analytic: "
+                             "contention-free latency/bandwidth model, seconds, use it for thousands of cores)")
     parser.add_argument("--iterations", type=int, default=None, metavar="N",
                         help="inner iterations simulated (one time step, one outer; default 1); "
                              "predicted time grows linearly with it")
