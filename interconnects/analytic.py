@@ -15,11 +15,8 @@ from ppt.interconnects.nodememory import NodeMemory
 class AnalyticNic(Nic):
     __slots__ = ()
 
-    def send_message(self, dst_node, nbytes, payload, on_sent=None):
+    def send_off_node(self, dst_node, nbytes, payload, on_sent):
         net = self.net
-        if dst_node == self.node:
-            net.node_memory.copy(self, nbytes, payload, on_sent)
-            return
         wire_s = nbytes / net.bandwidth_Bps
         hops = net.hops(self.node, dst_node)
         net.messages += 1

@@ -49,11 +49,8 @@ _SAID: set = set()
 class FlowNic(Nic):
     __slots__ = ()
 
-    def send_message(self, dst_node, nbytes, payload, on_sent=None):
+    def send_off_node(self, dst_node, nbytes, payload, on_sent):
         net = self.net
-        if dst_node == self.node:
-            net.node_memory.copy(self, nbytes, payload, on_sent)
-            return
         path, hops, latency_s, packet_s_per_B, queue = net.path(self.node, dst_node)
         net.messages += 1
         net.bytes += nbytes

@@ -79,8 +79,16 @@ class Nic(Entity):
         """Send ``nbytes`` to node ``dst_node``; ``payload`` reaches its host.
 
         ``on_sent()`` runs in this entity once the last byte has left this NIC
-        (the send buffer may be reused).
+        (the send buffer may be reused).  Within the node the copy goes through
+        the node's memory (``net.node_memory``), in every network kind.
         """
+        if dst_node == self.node:
+            self.net.node_memory.copy(self, nbytes, payload, on_sent)
+        else:
+            self.send_off_node(dst_node, nbytes, payload, on_sent)
+
+    def send_off_node(self, dst_node: int, nbytes: int, payload, on_sent) -> None:
+        """:meth:`send_message` to another node: what each network kind models."""
         raise NotImplementedError
 
     def deliver(self, payload) -> None:

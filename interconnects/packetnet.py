@@ -44,16 +44,12 @@ WAKE_KEY = 1 << 63
 
 
 class PacketNic(Nic):
-    """A node's NIC: hands messages to the core (or, within the node, to the node's memory)."""
+    """A node's NIC: hands messages for other nodes to the core."""
 
     __slots__ = ()
 
-    def send_message(self, dst_node, nbytes, payload, on_sent=None):
-        net = self.net
-        if dst_node == self.node:
-            net.node_memory.copy(self, nbytes, payload, on_sent)
-            return
-        net.core.send(self.node, dst_node, nbytes, payload, on_sent)
+    def send_off_node(self, dst_node, nbytes, payload, on_sent):
+        self.net.core.send(self.node, dst_node, nbytes, payload, on_sent)
 
 
 class PacketCore:
