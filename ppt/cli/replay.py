@@ -37,6 +37,7 @@ def add_arguments(parser) -> None:
 def _job(args, trace):
     from ppt.machine import Machine
     from ppt.mpi import MPIJob
+    from ppt.mpi.settings import MPISettings
     from ppt.traces.ideal import IDEAL_EAGER_B, ideal_network
     kind = "analytic" if args.network == "ideal" else args.network
     machine = Machine(load_preset(args), network_kind=kind, seed=args.seed)
@@ -44,7 +45,7 @@ def _job(args, trace):
         return machine, MPIJob.on_machine(machine, trace.ranks, args.ranks_per_node, args.mapping, args.seed)
     per_node = args.ranks_per_node or machine.cores_per_node
     job = MPIJob(ideal_network(machine.num_nodes), trace.ranks, per_node, args.mapping, args.seed,
-                 machine.node_model, eager_threshold_B=IDEAL_EAGER_B)
+                 machine.node_model, settings=MPISettings(IDEAL_EAGER_B))
     return machine, job
 
 
