@@ -95,6 +95,20 @@ def check_cores(machine, cores_list) -> list[int]:
     return sorted(set(cores_list))
 
 
+def packet_hops(machine, study: int, cores_list, iterations: int = DEFAULT_ITERATIONS, npey: int | None = None,
+                npez: int | None = None) -> float:
+    """Estimated packet-hops of the whole study on ``machine``'s packet network (sweep messages between
+    nodes, ranks placed as :meth:`SNAPSim.run` places them), for ``--network auto``."""
+    from ppt.interconnects.autochoice import Estimator
+    from ppt.mpi.mapping import map_ranks
+    total = 0.0
+    for cores in check_cores(machine, cores_list):
+        sim = study_sim(study, cores, iterations, npey, npez)
+        per_node = min(max(1, machine.cores_per_node // sim.threads), sim.ranks)
+        total += Estimator(machine, map_ranks(sim.ranks, per_node, machine.num_nodes)).pairs(sim.sweep_traffic())
+    return total
+
+
 def strong_scaling(machine, study: int, cores_list, iterations: int = DEFAULT_ITERATIONS, npey: int | None = None,
                    npez: int | None = None, on_point=None, progress=None, jobs: int = 1) -> list[dict]:
     """One result dict per core count (ascending): cores, npey, npez, predicted_s, compute_s, comm_s,

@@ -135,6 +135,19 @@ class SNAPSim:
         downwind = 2 * ((y > 0) + (y < self.npey - 1) + (z > 0) + (z < self.npez - 1))
         return self.sweeps * self.ng * 2 * self.nc * downwind
 
+    def sweep_traffic(self):
+        """``(source rank, destination rank, bytes, messages)`` of every rank's sweep messages to each
+        neighbour (the per-iteration allreduces are left out): each existing neighbour is downwind in 2 of
+        the 4 corners, for every sweep, group and chunk.  Rank = z * npey + y (row-major Cartesian grid)."""
+        per_neighbour = self.sweeps * self.ng * 2 * self.nc * 2
+        for z in range(self.npez):
+            for y in range(self.npey):
+                rank = z * self.npey + y
+                for dy, dz, nbytes in ((-1, 0, self.y_face_B()), (1, 0, self.y_face_B()),
+                                       (0, -1, self.z_face_B()), (0, 1, self.z_face_B())):
+                    if 0 <= y + dy < self.npey and 0 <= z + dz < self.npez:
+                        yield rank, rank + dz * self.npey + dy, nbytes, per_neighbour
+
     def run(self, machine, ranks_per_node: int | None = None, record: bool = False, seed: int = 0,
             progress=None) -> "SNAPResult":
         """Run on ``machine`` (a :class:`~ppt.machine.Machine`), one rank per core by default

@@ -12,6 +12,7 @@ from pathlib import Path
 
 from ppt.config import preset_names, read_preset, reject_unknown
 from ppt.errors import ConfigError
+from ppt.mpi.settings import MPI_FIELDS
 
 SYSTEMS_DIR = Path(__file__).with_name("systems")
 REQUIRED_SECTIONS = ("name", "topology", "network", "node")
@@ -20,7 +21,7 @@ REQUIRED_SECTIONS = ("name", "topology", "network", "node")
 SECTION_KEYS = {
     "": ("name", "description", "sources", "topology", "network", "mpi", "node"),
     "node": ("processor", "cores"),
-    "mpi": ("eager_threshold_B",),
+    "mpi": MPI_FIELDS,
     "network.packet": ("header_B", "max_payload_B", "chunk_B", "response_B"),
 }
 

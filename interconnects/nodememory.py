@@ -18,7 +18,7 @@ from ppt.interconnects.fairshare import FairShare
 #: second); a message copy reads and writes each byte once, so messages move at half of it.
 COPY_FIELD = "copy_bandwidth_Bps"
 
-#: Latency of a same-node message when a network is built without a machine, s.
+#: Latency of a same-node copy when neither the preset nor the network gives one, s.
 DEFAULT_LATENCY_S = 1e-7
 
 
@@ -39,7 +39,8 @@ class NodeMemory:
     @classmethod
     def from_machine(cls, machine) -> "NodeMemory":
         """The node memory of a machine: its processor preset's ``memory.copy_bandwidth_Bps`` and the
-        system preset's ``network.shm_latency_s`` (default: the NIC latency, at least 100 ns)."""
+        system preset's ``network.shm_latency_s`` (default 100 ns: the hardware part only, as the MPI
+        library's per-message overheads are charged by the MPI layer, :mod:`ppt.mpi.settings`)."""
         from ppt.config import field
         from ppt.hardware.presets import read_processor_config
         name = field(machine.preset["node"], "processor", "node", str)
@@ -49,10 +50,8 @@ class NodeMemory:
                               f"bandwidth (bytes/s, read + write bytes) to its preset; same-node messages "
                               f"share it")
         copy_Bps = field(memory, COPY_FIELD, f"processor {name!r}.memory", float, positive=True)
-        net = machine.preset["network"]
-        nic_latency = field(net, "nic_latency_s", "network", float, default=0.0, nonnegative=True)
-        return cls(copy_Bps / 2,
-                   field(net, "shm_latency_s", "network", float, default=max(nic_latency, 1e-7), nonnegative=True))
+        return cls(copy_Bps / 2, field(machine.preset["network"], "shm_latency_s", "network", float,
+                                       default=DEFAULT_LATENCY_S, nonnegative=True))
 
     def copy(self, nic, nbytes: int, payload, on_sent=None) -> None:
         """Copy ``nbytes`` within ``nic``'s node; the payload reaches its host, then ``on_sent()`` runs."""

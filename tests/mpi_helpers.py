@@ -1,6 +1,7 @@
 """Shared helpers of the MPI tests: run a rank program on a small analytic network."""
 from ppt.interconnects.analytic import AnalyticNetwork
 from ppt.mpi import MPIJob
+from ppt.mpi.settings import MPISettings
 
 LATENCY_S = 1e-6
 BANDWIDTH_BPS = 1e9
@@ -11,11 +12,12 @@ def network(nodes: int) -> AnalyticNetwork:
     return AnalyticNetwork(nodes, latency_s=LATENCY_S, bandwidth_Bps=BANDWIDTH_BPS)
 
 
-def run(num_ranks: int, main, *args, ranks_per_node: int = 1, eager_B: int = EAGER_B, **job_kw):
+def run(num_ranks: int, main, *args, ranks_per_node: int = 1, eager_B: int = EAGER_B, send_overhead_s: float = 0.0,
+        recv_overhead_s: float = 0.0, **job_kw):
     """Run ``main(mpi, *args)`` on ``num_ranks`` ranks (one node each by default); the JobResult."""
     nodes = -(-num_ranks // ranks_per_node)
-    job = MPIJob(network(nodes), num_ranks, ranks_per_node=ranks_per_node, comm=None, eager_threshold_B=eager_B,
-                 **job_kw)
+    settings = MPISettings(eager_B, send_overhead_s, recv_overhead_s)
+    job = MPIJob(network(nodes), num_ranks, ranks_per_node=ranks_per_node, comm=None, settings=settings, **job_kw)
     return job.run(main, *args)
 
 

@@ -42,6 +42,8 @@ def test_every_preset_builds_with_no_unknown_key(name):
     ("network.packet.chunk=3", "did you mean network.packet.chunk_B?"),
     ("node.coress=4", "did you mean node.cores?"),
     ("mpi.eager=1", "unknown setting mpi.eager"),
+    ("mpi.send_overhead=1e-6", "did you mean mpi.send_overhead_s?"),
+    ("network.recv_overhead_s=1e-6", "did you mean mpi.recv_overhead_s?"),
     ("topolgy.levels=2", "did you mean topology?"),
 ])
 def test_a_misspelled_setting_is_one_line_naming_the_nearest_key(capsys, setting, message):
@@ -78,6 +80,8 @@ def test_a_known_key_in_a_json_preset_file_loads_and_a_typo_does_not(tmp_path, c
      "topology.router_delay_s must not be negative"),
     (["pingpong", "dragonfly-booksim", "--set", "topology.global_bandwidth_Bps=0", "--sizes", "8"],
      "topology.global_bandwidth_Bps must be positive"),
+    (["pingpong", "fattree-4-3", "--set", "mpi.recv_overhead_s=-1e-6", "--sizes", "8"],
+     "mpi.recv_overhead_s must not be negative, got -1e-06"),
     (["traffic", "fattree-4-3", "--load", "0.1", "--time", "inf"], "argument --time: must be a finite number"),
     (["traffic", "fattree-4-3", "--load", "0.1", "--warmup", "inf"], "argument --warmup: must be a finite number"),
     (["traffic", "fattree-4-3", "--load", "0.1", "--warmup", "nan"], "argument --warmup: must be a finite number"),

@@ -151,6 +151,71 @@ def test_pingpong_time_matches_the_protocol_formula(nbytes):
     assert result.per_rank[0]["messages_sent"] == reps and result.per_rank[0]["bytes_sent"] == reps * nbytes
 
 
+@pytest.mark.parametrize("nbytes", [0, EAGER_B + 1])
+def test_software_overheads_add_to_the_one_way_time_of_a_lone_message(nbytes):
+    """LogGP: a lone message's MPI latency is the network's latency plus o_send + o_recv."""
+    o_send, o_recv = 0.7e-6, 0.4e-6
+
+    def main(mpi):
+        comm = mpi.COMM_WORLD
+        if comm.rank == 0:
+            comm.send(None, 1, nbytes=nbytes)
+            comm.recv(1)
+        else:
+            comm.recv(0)
+            comm.send(None, 0, nbytes=nbytes)
+        return mpi.wtime()
+
+    bare = run(2, main).returns[0]
+    loaded = run(2, main, send_overhead_s=o_send, recv_overhead_s=o_recv)
+    assert loaded.returns[0] == pytest.approx(bare + 2 * (o_send + o_recv), rel=1e-12)
+    assert loaded.per_rank[0]["comm_s"] == pytest.approx(loaded.returns[0], rel=1e-12)
+
+
+def test_overheads_are_busy_time_of_the_rank_so_messages_queue_behind_them():
+    """Three back-to-back sends leave o_send apart; the receiver takes each o_recv after the later of its
+    arrival and the end of the previous take."""
+    o_send, o_recv = 2e-6, 3e-6
+
+    def main(mpi):
+        comm = mpi.COMM_WORLD
+        if comm.rank == 0:
+            mpi.Request.waitall([comm.isend(None, 1, nbytes=0) for _ in range(3)])
+            return mpi.wtime()
+        taken = []
+        for _ in range(3):
+            comm.recv(0)
+            taken.append(mpi.wtime())
+        return taken
+
+    result = run(2, main, send_overhead_s=o_send, recv_overhead_s=o_recv)
+    assert result.returns[0] == pytest.approx(3 * o_send, rel=1e-12)
+    taken, done = [], 0.0
+    for i in range(3):
+        done = max((i + 1) * o_send + message_s(0), done) + o_recv
+        taken.append(done)
+    assert result.returns[1] == pytest.approx(taken, rel=1e-12)
+
+
+def test_a_receive_found_complete_later_still_costs_its_overhead_once():
+    o_recv = 5e-6
+
+    def main(mpi):
+        comm = mpi.COMM_WORLD
+        if comm.rank == 0:
+            comm.send(None, 1, nbytes=0)
+            return None
+        req = comm.irecv(0)
+        mpi.sleep(1e-3)                           # the message arrived long ago
+        flag, _ = req.test()
+        after_test = mpi.wtime()
+        req.wait()
+        return flag, after_test, mpi.wtime()
+
+    flag, after_test, after_wait = run(2, main, recv_overhead_s=o_recv).returns[1]
+    assert flag and after_test == pytest.approx(1e-3 + o_recv, rel=1e-12) and after_wait == after_test
+
+
 def test_rendezvous_send_waits_for_the_receiver():
     def main(mpi):
         comm = mpi.COMM_WORLD

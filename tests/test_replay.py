@@ -31,6 +31,7 @@ from ppt.errors import TraceError
 from ppt.hardware.systems import load_system
 from ppt.machine import Machine
 from ppt.mpi import MPIJob
+from ppt.mpi.settings import MPISettings
 from ppt.traces import replay as replay_mod
 from ppt.traces.dumpi import Record, TraceSet
 from ppt.traces.ideal import IDEAL_EAGER_B, ideal_network
@@ -50,7 +51,7 @@ def trace(name):
 
 
 def ideal_job(ranks):
-    return MPIJob(ideal_network(ranks), ranks, 1, comm=None, eager_threshold_B=IDEAL_EAGER_B)
+    return MPIJob(ideal_network(ranks), ranks, 1, comm=None, settings=MPISettings(IDEAL_EAGER_B))
 
 
 @functools.lru_cache(maxsize=None)

@@ -24,5 +24,5 @@ IDEAL_EAGER_B = 4096
 
 def ideal_network(num_nodes: int) -> AnalyticNetwork:
     """A contention-free network of ``num_nodes`` nodes with 1 ns latency and infinite bandwidth
-    (replay it with ``MPIJob(..., eager_threshold_B=IDEAL_EAGER_B)``)."""
+    (replay it with ``MPIJob(..., settings=MPISettings(IDEAL_EAGER_B))``)."""
     return AnalyticNetwork(num_nodes, latency_s=IDEAL_LATENCY_S, bandwidth_Bps=math.inf)

@@ -29,6 +29,22 @@ def add_network_argument(parser) -> None:
                              "and NICs) or analytic (contention-free)")
 
 
+def pick_network(args, packet_hops) -> str:
+    """The network kind to run: ``args.network``, or for ``auto`` the packet network unless
+    ``packet_hops()`` (its estimated packet-hops) exceeds the budget of
+    :mod:`ppt.interconnects.autochoice`; the choice and its reason go to stderr in one line.
+    Sampling (``--sample-every``) observes the packet network, so it makes ``auto`` choose it."""
+    if args.network != "auto":
+        return args.network
+    if getattr(args, "sample_every", None) is not None:
+        return "packet"
+    from ppt.interconnects.autochoice import choose
+    kind, reason = choose(packet_hops())
+    if is_leader() and not os.environ.get("PPT_QUIET"):
+        print(f"network: {reason}", file=sys.stderr)
+    return kind
+
+
 def load_preset(args) -> dict:
     from ppt.hardware.systems import load_system
     return load_system(args.system, args.overrides)

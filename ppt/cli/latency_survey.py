@@ -1,10 +1,15 @@
-"""``ppt latency-survey``: one message from node 0 to every other node on an idle network."""
+"""``ppt latency-survey``: one message from node 0 to every other node on an idle network.
+
+Reports the MPI-level latency (``min_s``, ``mean_s``, ``max_s``: what an MPI
+ping-pong measures) and the network level NIC to NIC (``network_min_s`` ...:
+the hardware figure), which differ by the preset's MPI overheads.
+"""
 from __future__ import annotations
 
 from ppt.cli.common import add_network_argument, add_system_arguments, load_preset
 from ppt.cli.output import emit
 
-HELP = "latency from node 0 to every other node, one message at a time on an idle network"
+HELP = "MPI-level and NIC-to-NIC latency from node 0 to every other node, one message at a time on an idle network"
 
 
 def add_arguments(parser) -> None:

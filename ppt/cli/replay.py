@@ -9,20 +9,22 @@ from __future__ import annotations
 import time
 
 from ppt.cli.common import (add_job_arguments, add_sampling_arguments, add_system_arguments, is_leader, load_preset,
-                            report_placement, sampling)
+                            pick_network, report_placement, sampling)
 from ppt.cli.output import emit
 
 HELP = "replay a DUMPI trace set on a simulated system and predict its run time"
 
-NETWORKS = ("packet", "flow", "analytic", "ideal")
+NETWORKS = ("auto", "packet", "flow", "analytic", "ideal")
 
 
 def add_arguments(parser) -> None:
     parser.add_argument("trace", metavar="TRACE", help="trace set folder, its .meta file or its file prefix")
     add_system_arguments(parser, positional=False)
-    parser.add_argument("--network", choices=NETWORKS, default="packet",
-                        help="packet-level model (default), flow model (max-min fair sharing), contention-free "
-                             "analytic model, or an ideal network (1 ns latency, infinite bandwidth) for validation")
+    parser.add_argument("--network", choices=NETWORKS, default="auto",
+                        help="auto (default): the packet-level model unless its estimated cost from the trace's "
+                             "bytes exceeds the budget, then the flow model (stderr says which ran); packet, flow "
+                             "(max-min fair sharing), contention-free analytic model, or an ideal network (1 ns "
+                             "latency, infinite bandwidth) for validation")
     add_job_arguments(parser)
     parser.add_argument("--compute-scale", type=float, default=1.0, metavar="F",
                         help="multiply the recorded gaps between calls by F (0 ignores them; default 1)")
@@ -34,17 +36,35 @@ def add_arguments(parser) -> None:
     add_sampling_arguments(parser)
 
 
+def _packet_hops(preset, args, trace) -> float:
+    """Estimated packet-hops of replaying ``trace`` on the packet network (from its byte totals, peers
+    taken as uniform: :meth:`~ppt.interconnects.autochoice.Estimator.uniform`)."""
+    from ppt.interconnects.autochoice import Estimator, collective_messages
+    from ppt.machine import Machine
+    from ppt.mpi.mapping import map_ranks
+    from ppt.traces.info import summarize
+    machine = Machine(preset, seed=args.seed)
+    node_of = map_ranks(trace.ranks, args.ranks_per_node or machine.cores_per_node, machine.num_nodes,
+                        args.mapping, args.seed)
+    info = summarize(trace)
+    collectives = sum(info["calls"][name] for name in info["collective_bytes"])
+    messages = info["p2p_messages"] + collective_messages(collectives, trace.ranks)
+    return Estimator(machine, node_of).uniform(messages, info["p2p_bytes"] + sum(info["collective_bytes"].values()))
+
+
 def _job(args, trace):
     from ppt.machine import Machine
     from ppt.mpi import MPIJob
+    from ppt.mpi.settings import MPISettings
     from ppt.traces.ideal import IDEAL_EAGER_B, ideal_network
-    kind = "analytic" if args.network == "ideal" else args.network
-    machine = Machine(load_preset(args), network_kind=kind, seed=args.seed)
+    preset = load_preset(args)
+    kind = "analytic" if args.network == "ideal" else pick_network(args, lambda: _packet_hops(preset, args, trace))
+    machine = Machine(preset, network_kind=kind, seed=args.seed)
     if args.network != "ideal":
         return machine, MPIJob.on_machine(machine, trace.ranks, args.ranks_per_node, args.mapping, args.seed)
     per_node = args.ranks_per_node or machine.cores_per_node
     job = MPIJob(ideal_network(machine.num_nodes), trace.ranks, per_node, args.mapping, args.seed,
-                 machine.node_model, eager_threshold_B=IDEAL_EAGER_B)
+                 machine.node_model, settings=MPISettings(IDEAL_EAGER_B))
     return machine, job
 
 
@@ -68,7 +88,7 @@ def run(args) -> int:
         emit(args, summary)
         return 0
     print(f"{summary['trace']}: {summary['ranks']} ranks, {summary['records']:,} records replayed on "
-          f"{machine.name} ({args.network} network) in {wall_s:.3g} s")
+          f"{machine.name} ({'ideal' if args.network == 'ideal' else machine.network_kind} network) in {wall_s:.3g} s")
     print(f"predicted {summary['predicted_s']:.6g} s, traced span {summary['trace_s']:.6g} s; "
           f"{summary['bytes_p2p']:,} point-to-point bytes, {summary['packets']:,} packets, "
           f"mean hops {summary['mean_hops']:.3g}")

@@ -10,15 +10,17 @@ from __future__ import annotations
 import os
 import sys
 
-from ppt.cli.common import add_system_arguments, load_preset, whole_number
+from ppt.cli.common import add_system_arguments, load_preset, pick_network, whole_number
 from ppt.cli.output import check_writable, emit
 from ppt.errors import PPTError
 
 HELP = "strong-scaling prediction of SNAP (KBA transport sweeps) from one node up"
 
-#: Default network model.  Measured for 'ppt snap edison --study 1 --cores 24,48,96,192,384':
-#: packet 2.0 CPU-minutes (5.2 min wall on a 2-core machine shared with other jobs), analytic 6 s.
-DEFAULT_NETWORK = "packet"
+#: Default network model: the packet network unless its estimated cost is over the budget
+#: (:mod:`ppt.interconnects.autochoice`), then the flow network.  Measured for
+#: 'ppt snap edison --study 1 --cores 24,48,96,192,384': packet about 21 CPU-seconds on a quiet machine,
+#: analytic 5 s; its estimate, about 6 M packet-hops, is within the budget.
+DEFAULT_NETWORK = "auto"
 
 
 def add_arguments(parser) -> None:
@@ -28,10 +30,11 @@ def add_arguments(parser) -> None:
                              "2: 64x32x48 cells, 384 angles, 42 groups, 16-cell chunks (default 1)")
     parser.add_argument("--cores", required=True, metavar="N,N,...",
                         help="core counts, one rank per core, e.g. 24,48,96 (whole nodes, or less than one)")
-    parser.add_argument("--network", choices=["packet", "flow", "analytic"], default=DEFAULT_NETWORK,
-                        help=f"network model (default {DEFAULT_NETWORK}: packet-level, about 2 minutes for study 1 "
-                             "on 24..384 Edison cores; flow: max-min fair sharing of links and NICs; analytic: "
-                             "contention-free latency/bandwidth model, seconds, use it for thousands of cores)")
+    parser.add_argument("--network", choices=["auto", "packet", "flow", "analytic"], default=DEFAULT_NETWORK,
+                        help=f"network model (default {DEFAULT_NETWORK}: packet-level unless the study's estimated "
+                             "packet-hops exceed the budget, then flow; stderr says which ran); packet: about "
+                             "20 s for study 1 on 24..384 Edison cores; flow: max-min fair sharing on the same "
+                             "routes; analytic: contention-free latency/bandwidth model, seconds)")
     parser.add_argument("--iterations", type=int, default=None, metavar="N",
                         help="inner iterations simulated (one time step, one outer; default 1); "
                              "predicted time grows linearly with it")
@@ -51,14 +54,18 @@ def _cores(text: str) -> list[int]:
 
 
 def run(args) -> int:
-    from ppt.apps.scaling import DEFAULT_ITERATIONS, plot_scaling, strong_scaling
+    from ppt.apps.scaling import DEFAULT_ITERATIONS, packet_hops, plot_scaling, strong_scaling
     from ppt.machine import Machine
     if args.plot:
         check_writable(args.plot)         # before the run, not after it
     iterations = DEFAULT_ITERATIONS if args.iterations is None else args.iterations
     if iterations < 1:
         raise PPTError(f"--iterations must be at least 1, got {iterations}")
-    machine = Machine(load_preset(args), network_kind=args.network, seed=args.seed)
+    preset = load_preset(args)
+    cores = _cores(args.cores)
+    kind = pick_network(args, lambda: packet_hops(Machine(preset, seed=args.seed), args.study, cores, iterations,
+                                                  args.npey, args.npez))
+    machine = Machine(preset, network_kind=kind, seed=args.seed)
     quiet = bool(os.environ.get("PPT_QUIET"))
 
     def progress(entry, index, total):
@@ -70,16 +77,16 @@ def run(args) -> int:
     from ppt.progress import Progress
     jobs = 1 if launched_ranks() > 1 else args.jobs or len(os.sched_getaffinity(0))   # mpiexec: one run at a time
     sim_progress = Progress(f"snap {args.system}")
-    results = strong_scaling(machine, args.study, _cores(args.cores), iterations, args.npey, args.npez, progress,
+    results = strong_scaling(machine, args.study, cores, iterations, args.npey, args.npez, progress,
                              sim_progress, jobs)
     sim_progress.done()
     for entry in results:
         del entry["wall_s"]            # wall time: not part of the (deterministic) prediction
-    title = f"SNAP study {args.study} on {machine.name} ({args.network} network, {iterations} inner iteration(s))"
+    title = f"SNAP study {args.study} on {machine.name} ({kind} network, {iterations} inner iteration(s))"
     rows = [[r["cores"], f"{r['npey']}x{r['npez']}" + (f" x{r['threads']}t" if r["threads"] > 1 else ""),
              r["predicted_s"], r["compute_s"], r["comm_s"], round(r["speedup"], 3), round(r["efficiency"], 3)]
             for r in results]
-    summary = {"results": results, "study": args.study, "system": machine.name, "network": args.network,
+    summary = {"results": results, "study": args.study, "system": machine.name, "network": kind,
                "iterations": iterations}
     if args.plot:
         summary["plot"] = args.plot

@@ -102,6 +102,7 @@ class MPI:
     # -- requests --------------------------------------------------------------
     def _complete(self, req, status):
         """Retire completed ``req``: returns its payload (receives), fills ``status`` and any mpi4py receive buffer."""
+        self._rank.take(req)
         req.active = False
         if req.status is not None:
             req.status.copy_to(status)

@@ -19,7 +19,7 @@ from ppt.mpi.deadlock import deadlock_message, describe
 from ppt.mpi.errors import MPIError
 from ppt.mpi.mapping import map_ranks
 from ppt.mpi.p2p import EAGER, Rank
-from ppt.mpi.settings import EAGER_THRESHOLD_B, MPISettings
+from ppt.mpi.settings import MPISettings
 from ppt.mpi.stats import total_calls
 
 #: Communicator ids of COMM_WORLD and COMM_SELF.
@@ -65,17 +65,18 @@ class MPIJob:
     ``algorithms`` picks collective algorithms by collective name, e.g.
     ``{"allreduce": "ring"}``.  ``threads_per_rank``: cores each rank computes
     on (hybrid MPI + threads; a tasklist is split evenly over them).
-    ``eager_threshold_B``: the eager/rendezvous switch (a machine's comes from
-    its preset's ``mpi`` section).  ``comm``:
-    the engine's mpi4py communicator (default: the mpiexec world, if any).
+    ``settings``: the MPI library's eager/rendezvous switch and per-message
+    overheads (:class:`~ppt.mpi.settings.MPISettings`; a machine's come from
+    its preset's ``mpi`` section).  ``comm``: the engine's mpi4py
+    communicator (default: the mpiexec world, if any).
     """
 
     def __init__(self, network, num_ranks: int, ranks_per_node: int = 1, mapping: str = "linear", seed: int = 0,
                  node_model=None, algorithms: dict | None = None, comm=parallel.AUTO, threads_per_rank: int = 1,
-                 eager_threshold_B: int = EAGER_THRESHOLD_B):
+                 settings: MPISettings = MPISettings()):
         self.network = network
-        #: Messages of at most this many bytes are sent eagerly (see ppt.mpi.settings).
-        self.eager_threshold_B = eager_threshold_B
+        #: Eager threshold and per-message overheads (see ppt.mpi.settings).
+        self.settings = settings
         self.num_ranks = num_ranks
         self.ranks_per_node = ranks_per_node
         self.node_of = map_ranks(num_ranks, ranks_per_node, network.num_nodes, mapping, seed)
@@ -104,7 +105,7 @@ class MPIJob:
             raise ConfigError(f"{per_node} ranks per node x {threads_per_rank} threads exceed the "
                               f"{machine.cores_per_node} cores of a {machine.name} node")
         return cls(machine.network(), num_ranks, per_node, mapping, seed, machine.node_model, algorithms, comm,
-                   threads_per_rank, MPISettings.from_preset(machine.preset).eager_threshold_B)
+                   threads_per_rank, MPISettings.from_preset(machine.preset))
 
     # -- services for ranks ------------------------------------------------------
     def intern_members(self, members):

@@ -5,7 +5,7 @@ tuple (cheap to build and to pickle, so it may cross simulation ranks) whose
 first two fields are ``kind`` and ``dst``.  Kinds:
 
 :class:`Eager` ``(EAGER, dst, src, ctx, tag, seq, nbytes, data)``
-    a message of at most ``job.eager_threshold_B`` bytes, sent at once;
+    a message of at most ``job.settings.eager_threshold_B`` bytes, sent at once;
 :class:`Rts` ``(RTS, dst, src, ctx, tag, seq, nbytes, send_id)``
     rendezvous request-to-send (``CONTROL_B`` bytes on the wire);
 :class:`Cts` ``(CTS, dst, src, send_id, recv_id)``
@@ -26,6 +26,13 @@ earliest-posted receive.
 
 Sends complete when their last byte has left the NIC (eager: the message;
 rendezvous: the data after the CTS); receives when the data has arrived.
+
+Software overheads (LogGP's ``o``, :mod:`ppt.mpi.settings`) are time of the
+rank's own process: a send (eager message or RTS) reaches the NIC
+``send_overhead_s`` after the rank started it, and the rank spends
+``recv_overhead_s`` when it first takes over a completed receive (a wait or
+test that returns it).  Protocol messages sent on the rank's behalf (CTS,
+rendezvous data) cost it nothing.
 """
 from __future__ import annotations
 
@@ -108,7 +115,7 @@ class Request:
     """A nonblocking send or receive.  After completion ``status`` (receives) and ``value`` are set."""
 
     __slots__ = ("_rank", "is_send", "comm", "peer", "tag", "ctx", "nbytes", "value", "done",
-                 "active", "status", "waited", "post", "buffer")
+                 "active", "status", "waited", "post", "buffer", "overhead_due_s")
 
     def __init__(self, rank, is_send, comm, peer, tag, ctx, nbytes=0, value=None):
         self._rank = rank
@@ -126,6 +133,8 @@ class Request:
         self.post = 0
         #: mpi4py's ``Irecv(buf)``: the buffer the payload is copied into when a wait or test retires it.
         self.buffer = None
+        #: Receive overhead the rank still owes for this request, s (paid once, by Rank.take).
+        self.overhead_due_s = 0.0
 
     def finish(self) -> None:
         """Mark complete and wake the rank if it waits for this request."""
@@ -199,7 +208,7 @@ class Rank:
     __slots__ = ("job", "world_rank", "node", "nic", "sim", "proc", "stats", "api", "call", "waiting",
                  "probing", "posted", "posted_any", "unexpected", "early", "next_seq", "expected_seq",
                  "pending_sends", "pending_recvs", "next_id", "post_count", "arrival_count", "next_ctx",
-                 "result", "eager_B", "node_of")
+                 "result", "eager_B", "send_overhead_s", "recv_overhead_s", "node_of")
 
     def __init__(self, job, world_rank: int, node: int, nic):
         self.job = job
@@ -228,7 +237,10 @@ class Rank:
         #: Smallest communicator id this rank has not used (agreed on collectively).
         self.next_ctx = 2
         self.result = None
-        self.eager_B = job.eager_threshold_B
+        settings = job.settings
+        self.eager_B = settings.eager_threshold_B
+        self.send_overhead_s = settings.send_overhead_s
+        self.recv_overhead_s = settings.recv_overhead_s
         self.node_of = job.node_of
 
     def __repr__(self):
@@ -244,6 +256,8 @@ class Rank:
         if dest == PROC_NULL:
             req.done = True
             return req
+        if self.send_overhead_s:
+            self.proc.sleep(self.send_overhead_s)
         dst = comm.world_of(dest)
         seq = self.next_seq.get(dst, 0)
         self.next_seq[dst] = seq + 1
@@ -268,6 +282,7 @@ class Rank:
             req.status = Status(PROC_NULL, ANY_TAG, 0)
             req.done = True
             return req
+        req.overhead_due_s = self.recv_overhead_s
         src = ANY_SOURCE if source == ANY_SOURCE else comm.world_of(source)
         found = self._find_unexpected(ctx, src, tag, remove=True)
         if found is not None:
@@ -392,6 +407,14 @@ class Rank:
     def wait(self, req) -> None:
         while not req.done:
             self.block((req,))
+        self.take(req)
+
+    def take(self, req) -> None:
+        """The rank takes over completed ``req``: it spends the receive overhead it still owes (once)."""
+        due = req.overhead_due_s
+        if due:
+            req.overhead_due_s = 0.0
+            self.proc.sleep(due)
 
     def wait_probe(self, comm, source, tag, ctx) -> Status:
         while True:

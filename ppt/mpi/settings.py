@@ -1,10 +1,19 @@
-"""MPI protocol settings of a system preset: its optional ``mpi`` section, read here and nowhere else.
+"""MPI library settings of a system preset: its optional ``mpi`` section, read here and nowhere else.
 
 ``eager_threshold_B``: messages of at most this many bytes are sent eagerly
 (at once, buffered at the receiver); larger ones use the rendezvous
 protocol.  The default, 8192 bytes, is Cray MPICH's default eager limit on
 its Gemini/Aries transport (P. Burton, "Further MPI Programming", ECMWF
 2015) and within the common 4-16 KiB range of other libraries.
+
+``send_overhead_s`` / ``recv_overhead_s``: the MPI library's software
+overhead per message on the sending and on the receiving rank (LogGP's
+``o``), in seconds of the rank's own time: a send is handed to the NIC only
+after the sending rank has spent ``send_overhead_s``, and a receive is
+taken over by its rank only after ``recv_overhead_s`` more.  They sit apart
+from the network's ``nic_latency_s`` (hardware), so the one-way MPI latency
+of a lone message is the network's NIC-to-NIC latency plus both overheads.
+Default 0 (a network without an MPI library).
 """
 from __future__ import annotations
 
@@ -15,16 +24,30 @@ from ppt.errors import ConfigError
 
 #: Eager/rendezvous switch when a preset names none, bytes.
 EAGER_THRESHOLD_B = 8192
+#: Keys of the ``mpi`` section.
+MPI_FIELDS = ("eager_threshold_B", "send_overhead_s", "recv_overhead_s")
 
 
 @dataclass(frozen=True)
 class MPISettings:
     eager_threshold_B: int = EAGER_THRESHOLD_B
+    #: Sending rank's time per message, s (LogGP o_s).
+    send_overhead_s: float = 0.0
+    #: Receiving rank's time per message, s (LogGP o_r).
+    recv_overhead_s: float = 0.0
+
+    def __post_init__(self):
+        if self.eager_threshold_B < 0:
+            raise ConfigError(f"mpi.eager_threshold_B must not be negative, got {self.eager_threshold_B}")
 
     @classmethod
     def from_preset(cls, preset: dict) -> "MPISettings":
         section = preset.get("mpi", {})
-        threshold = field(section, "eager_threshold_B", "mpi", int, default=EAGER_THRESHOLD_B)
-        if threshold < 0:
-            raise ConfigError(f"mpi.eager_threshold_B must not be negative, got {threshold}")
-        return cls(threshold)
+        return cls(field(section, "eager_threshold_B", "mpi", int, default=EAGER_THRESHOLD_B),
+                   field(section, "send_overhead_s", "mpi", float, default=0.0, nonnegative=True),
+                   field(section, "recv_overhead_s", "mpi", float, default=0.0, nonnegative=True))
+
+    @property
+    def overhead_s(self) -> float:
+        """Both overheads of one message (send + receive), s."""
+        return self.send_overhead_s + self.recv_overhead_s

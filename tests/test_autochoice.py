@@ -1,0 +1,92 @@
+"""``--network auto``: the packet network unless its estimated cost is over the budget, said on stderr."""
+import json
+
+import pytest
+
+from ppt.apps.scaling import packet_hops, study_sim
+from ppt.cli.main import main
+from ppt.hardware.systems import load_system
+from ppt.interconnects import autochoice
+from ppt.interconnects.autochoice import PACKET_HOPS_PER_S, Estimator, choose
+from ppt.machine import Machine
+
+from shared_traces import MANIFEST, TRACES
+
+SMALL_TRACE = TRACES / MANIFEST["hpccg_n4"]["folder"]
+
+
+def test_choice_is_packet_exactly_up_to_the_budget():
+    hops = 1e6
+    assert choose(hops, budget_s=hops / PACKET_HOPS_PER_S)[0] == "packet"
+    kind, reason = choose(hops, budget_s=0.999 * hops / PACKET_HOPS_PER_S)
+    assert kind == "flow" and "over the" in reason
+
+
+def test_estimate_counts_packets_times_routers_crossed_and_skips_same_node_messages():
+    """Fat-tree 4-port 3-tree: nodes 0 and 1 share a leaf switch (one switch crossed), nodes 0 and 15 meet
+    at a core switch (five crossed)."""
+    machine = Machine(load_system("fattree-4-3"))
+    payload = machine.preset["network"]["packet"]["max_payload_B"]
+    estimator = Estimator(machine, node_of=[0, 1, 15, 15])
+    assert estimator.pairs([(2, 3, 10 * payload, 7)]) == 0
+    assert estimator.pairs([(0, 1, 3 * payload + 1, 2)]) == 2 * 4 * 1
+    assert estimator.pairs([(0, 2, 0, 5)]) == 5 * 1 * 5
+
+
+def test_snap_traffic_is_what_each_rank_sends():
+    sim = study_sim(1, 96)
+    sent = {}
+    for src, _, _, count in sim.sweep_traffic():
+        sent[src] = sent.get(src, 0) + count
+    assert sent == {z * sim.npey + y: sim.sends_per_rank(y, z) for z in range(sim.npez) for y in range(sim.npey)}
+
+
+def test_the_readme_snap_job_stays_on_the_packet_network_and_large_studies_do_not():
+    edison = Machine(load_system("edison"))
+    assert choose(packet_hops(edison, 1, [24, 48, 96, 192, 384]))[0] == "packet"
+    assert choose(packet_hops(edison, 2, [768, 1536, 3072]))[0] == "flow"
+
+
+def _replay(capsys, *extra):
+    argv = ["replay", str(SMALL_TRACE), "--system", "fattree-4-3", "--ranks-per-node", "1", "--json", *extra]
+    assert main(argv) == 0
+    out, err = capsys.readouterr()
+    return json.loads(out)["network"], [line for line in err.splitlines() if line.startswith("network:")]
+
+
+def test_replay_of_a_small_trace_runs_the_packet_network_and_says_so(capsys, monkeypatch):
+    monkeypatch.delenv("PPT_QUIET", raising=False)
+    stats, lines = _replay(capsys)
+    assert len(lines) == 1 and lines[0].startswith("network: packet network") and "reshares" not in stats
+
+
+def test_replay_over_budget_runs_the_flow_network_unless_packet_is_forced(capsys, monkeypatch):
+    monkeypatch.delenv("PPT_QUIET", raising=False)
+    monkeypatch.setattr(autochoice, "BUDGET_S", 1e-9)
+    stats, lines = _replay(capsys)
+    assert len(lines) == 1 and lines[0].startswith("network: flow network") and "reshares" in stats
+    stats, lines = _replay(capsys, "--network", "packet")
+    assert lines == [] and "reshares" not in stats
+
+
+def test_sampling_makes_auto_choose_the_packet_network_it_observes(capsys, monkeypatch, tmp_path):
+    monkeypatch.setattr(autochoice, "BUDGET_S", 1e-9)
+    stats, _ = _replay(capsys, "--sample-every", "1e-5", "--samples", str(tmp_path / "s.npz"))
+    assert "reshares" not in stats and (tmp_path / "s.npz").stat().st_size > 0
+
+
+def test_snap_over_budget_reports_the_flow_network(capsys, monkeypatch):
+    monkeypatch.delenv("PPT_QUIET", raising=False)
+    monkeypatch.setattr(autochoice, "BUDGET_S", 1e-9)
+    assert main(["snap", "hopper", "--study", "1", "--cores", "48", "--jobs", "1", "--json"]) == 0
+    out, err = capsys.readouterr()
+    assert json.loads(out)["network"] == "flow"
+    assert [line for line in err.splitlines() if line.startswith("network:")][0].startswith("network: flow network")
+
+
+@pytest.mark.parametrize("argv", [["replay", str(SMALL_TRACE), "--system", "fattree-4-3", "--network", "packets"],
+                                  ["snap", "fattree-4-3", "--cores", "16", "--network", "packets"]])
+def test_an_unknown_network_kind_is_one_line(capsys, argv):
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert "invalid choice: 'packets'" in err and "Traceback" not in err
