@@ -26,6 +26,7 @@ import math
 import os
 import signal
 import threading
+import time
 
 from ppt.errors import SimulationError
 
@@ -34,6 +35,9 @@ AUTO = object()
 
 #: Exit status of a run stopped by SIGINT (the shell's 128 + SIGINT).
 INTERRUPTED_STATUS = 128 + signal.SIGINT
+#: Seconds a rank waits between saying why it aborts and aborting (MPICH's launcher, under load, could
+#: otherwise drop the line it had not yet forwarded).
+ABORT_GRACE_S = 0.2
 
 _SIZE_VARIABLES = ("PMI_SIZE", "OMPI_COMM_WORLD_SIZE", "MPI_LOCALNRANKS", "PMIX_SIZE")
 
@@ -123,6 +127,7 @@ def say(sim, comm, why: str, at_s: float | None = None) -> None:
 def abort(comm, sim, why: str) -> None:
     """Last resort: say why, then abort the whole MPI job (does not return)."""
     say(sim, comm, f"{why}; aborting all ranks", None if sim is None else sim.now)
+    time.sleep(ABORT_GRACE_S)   # the launcher forwards our line before the abort tears its streams down
     comm.Abort(1)
     os._exit(1)   # Abort does not return; should it ever, leave anyway
 
