@@ -41,6 +41,11 @@ INFINITY = math.inf
 CHUNK_EVENTS = 1 << 20
 #: Tie-break keys of the core's wake-ups: above every entity's event key.
 WAKE_KEY = 1 << 63
+#: Progress is offered one wake-up in 64 (a report needs a clock read; wake-ups come per message).
+PROGRESS_WAKES = 63
+#: ``ppt_output_t`` as a numpy record, to read the core's outputs in one go.
+OUTPUT = np.dtype([("t", np.float64), ("key", np.uint64), ("uid", np.uint64), ("kind", np.int32),
+                   ("node", np.int32)])
 
 
 class PacketNic(Nic):
@@ -98,6 +103,7 @@ class PacketCore:
         self._remote = ffi.new("ppt_remote_t **")
         if sim.size > 1:
             sim.add_exchange(self)
+        assert ffi.sizeof("ppt_output_t") == OUTPUT.itemsize
 
     def _array(self, ctype: str, values):
         data = np.ascontiguousarray(values, dtype={"int32_t": np.int32, "int8_t": np.int8, "int64_t": np.int64,
@@ -145,7 +151,7 @@ class PacketCore:
         count = lib.ppt_net_outputs(self.c, self._outputs)
         if count:
             self._hand_over(count)
-        if sim.progress:
+        if sim.progress and not number & PROGRESS_WAKES:
             sim.progress(sim)
         self.reschedule()
 
@@ -156,13 +162,13 @@ class PacketCore:
         the NIC's key range), so its order among the NIC's other events at the same time never
         depends on when it was handed over.
         """
-        out = self._outputs[0]
         net, sim = self.net, self.sim
-        done = [(out[i].t, out[i].key, out[i].kind, out[i].node, out[i].uid) for i in range(count)]
+        done = np.frombuffer(ffi.buffer(self._outputs[0], count * OUTPUT.itemsize), dtype=OUTPUT).tolist()
         lib.ppt_net_clear_outputs(self.c)
         nics = net._nics
-        for t, key, kind, node, uid in done:
-            if kind == lib.PPT_OUT_DELIVER:
+        deliver = lib.PPT_OUT_DELIVER
+        for t, key, uid, kind, node in done:
+            if kind == deliver:
                 payload, sent_s = self.payloads.pop(uid)
                 lib.ppt_hist_add(self.message_latency, t - sent_s)
                 nic = nics.get(node)
