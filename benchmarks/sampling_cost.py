@@ -2,9 +2,9 @@
 
     python benchmarks/sampling_cost.py [SYSTEM] [--load 0.5] [--period 1e-6] [--warmup S --time S] [--repeats 3]
 
-Prints the wall time of each run, the min/median ratio sampled/plain over
-pairs run back to back (the machine's speed drifts less within a pair), and
-the sample file's size.
+After one unmeasured warm-up run, prints the wall time of each run, the
+min/median ratio sampled/plain over pairs run back to back (the machine's
+speed drifts less within a pair), and the sample file's size.
 """
 from __future__ import annotations
 
@@ -39,6 +39,7 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=3)
     args = parser.parse_args()
     ratios = []
+    timed(args.system, args.load, args.warmup, args.warmup)      # warm-up: imports and first-use set-up
     with tempfile.TemporaryDirectory() as folder:
         path = os.path.join(folder, "samples.npz")
         for k in range(args.repeats):
