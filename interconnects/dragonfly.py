@@ -29,13 +29,18 @@ Routings (compiled in ``csrc/grouped.c``; random choices hash the seed, the pack
 * ``val`` -- Valiant: minimal to a random intermediate group, then minimal to
   the destination; inside one group, via a random intermediate router.
 * ``ugal`` -- UGAL-L: at the source router, per packet, MIN unless one of
-  ``candidates`` (default 3) random Valiant paths has a smaller
-  ``occupancy[first port] * H`` than ``occupancy[min port] * H_min``.  A
-  candidate whose intermediate group hangs off the same gateway router as
-  the destination group (``h-1`` of ``g-2`` groups) leaves by the minimal
-  path's first port and can never win; with a single candidate that share of
-  packets would still go MIN into a saturated global link under adversarial
-  load, and its queue would back up into the injection buffers.
+  ``candidates`` (default 3) random Valiant paths is cheaper.  A path costs
+  the bytes its first port is committed to times its router hops ``H``:
+  the port's queue plus, with credit flow control, what it has sent into the
+  next router's buffer beyond what the link holds in flight (BookSim's used
+  credits; see ``csrc/ugal.c``).  MIN keeps a bias of three packets (BookSim's
+  30 flits): a candidate wins only if its cost is below
+  ``(committed[min port] - 3 packets) * H_min``.  A candidate whose
+  intermediate group hangs off the same gateway router as the destination
+  group (``h-1`` of ``g-2`` groups) leaves by the minimal path's first port
+  and can never win; with a single candidate that share of packets would
+  still go MIN into a saturated global link under adversarial load, and its
+  queue would back up into the injection buffers.
 * ``par`` -- progressive adaptive routing (Jiang, Kim & Dally, ISCA 2009): the
   UGAL-L choice is re-made at every router of the source group while the
   packet still follows MIN.

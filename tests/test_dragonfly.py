@@ -243,11 +243,68 @@ def test_ugal_takes_min_when_idle_and_valiant_when_min_port_is_hot(booksim, trin
         assert diverted[3] >= diverted[1] and diverted[3] > 45
 
 
+@pytest.mark.parametrize("name", ["ugal", "par"])
+def test_adaptive_routings_are_minimal_on_an_idle_network(name, booksim, trinity):
+    for topo in (booksim, trinity, dragonfly()):
+        adaptive, minimal = topo.routing(name, seed=2), topo.routing("min", seed=2)
+        for uid, (s, d) in enumerate(random_pairs(topo, 300, seed=4)):
+            assert trace(topo, adaptive, s, d, uid) == trace(topo, minimal, s, d, uid)
+
+
+@pytest.mark.parametrize("name", ["ugal", "par"])
+def test_ugal_leaves_min_only_when_its_queue_exceeds_the_bias(name, booksim, trinity):
+    """The bias toward MIN is three packets: a minimal first port holding 3 packets (the
+    candidates' ports idle) keeps every packet minimal, one byte more sends it Valiant."""
+    size = 160
+    for topo in (booksim, trinity):
+        adaptive, minimal = topo.routing(name), topo.routing("min")
+        a, tried, diverted = topo.routers_per_group, 0, 0
+        for uid, (s, d) in enumerate(random_pairs(topo, 200, seed=6)):
+            router = int(topo.node_router[s])
+            if router // a == topo.node_router[d] // a:
+                continue
+            min_port = minimal.route(minimal.packet(uid, s, d, size), router)[0]
+            occupancy = [0.0] * topo.radix
+            occupancy[min_port] = 3 * size
+            assert adaptive.route(adaptive.packet(uid, s, d, size), router, occupancy)[0] == min_port
+            occupancy[min_port] += 1
+            diverted += adaptive.route(adaptive.packet(uid, s, d, size), router, occupancy)[0] != min_port
+            tried += 1
+        assert tried > 150 and diverted > 0.9 * tried
+
+
+def test_ugal_is_about_as_fast_as_min_under_uniform_traffic():
+    """Uniform random at 0.8 of injection bandwidth needs no detour: UGAL-L must stay close to
+    MIN's latency (BookSim's UGAL-L stays within about 1.4x of its MIN)."""
+    from ppt.hardware.systems import load_system
+    from ppt.interconnects.traffic import run_traffic
+    from ppt.machine import Machine
+    machine = Machine(load_system("dragonfly-booksim", ["topology.p=2", "topology.a=4", "topology.h=2",
+                                                         "topology.g=9"]))
+    latency = {r: run_traffic(machine, "ur", 0.8, r, warmup_s=3e-6, time_s=5e-6, comm=None)["mean_latency_s"]
+               for r in ("min", "ugal", "par")}
+    assert latency["ugal"] < 1.3 * latency["min"] and latency["par"] < 1.3 * latency["min"]
+
+
+@pytest.mark.parametrize("load", [0.5, 1.0])
+def test_ugal_accepts_at_least_valiants_load_under_worst_case_traffic(load):
+    from ppt.hardware.systems import load_system
+    from ppt.interconnects.traffic import run_traffic
+    from ppt.machine import Machine
+    machine = Machine(load_system("dragonfly-booksim", ["topology.p=2", "topology.a=4", "topology.h=2",
+                                                         "topology.g=9"]))
+    accepted = {r: run_traffic(machine, "wc", load, r, warmup_s=3e-6, time_s=5e-6, comm=None)["accepted_fraction"]
+                for r in ("val", "ugal", "par")}
+    assert accepted["ugal"] >= accepted["val"] - 0.005 and accepted["par"] >= accepted["val"] - 0.005
+
+
 def test_worst_case_traffic_meets_the_analytic_bounds():
     """p=2, a=4, h=2, g=9 under WC (group i -> i+1), as fractions of a node's bandwidth:
     MIN is capped by the one global link per group pair at 1/(a*p); Valiant crosses two
     global links and never uses the i -> i+1 link, so at most (a*h - 1) / (2*a*p); UGAL adds
-    the direct link on top, at most ((a*h - 1) / 2 + 1) / (a*p), and must beat Valiant."""
+    the direct link on top, at most ((a*h - 1) / 2 + 1) / (a*p), and must beat Valiant.  UGAL
+    reaches its bound; packets counted in the 5 us window may have crossed links before it,
+    hence the 1% above it."""
     from ppt.hardware.systems import load_system
     from ppt.interconnects.traffic import run_traffic
     from ppt.machine import Machine
@@ -259,7 +316,7 @@ def test_worst_case_traffic_meets_the_analytic_bounds():
     assert accepted["min"] == pytest.approx(1 / (a * p), rel=0.03)
     val_bound, ugal_bound = (a * h - 1) / (2 * a * p), ((a * h - 1) / 2 + 1) / (a * p)
     assert 0.95 * val_bound <= accepted["val"] <= val_bound
-    assert accepted["val"] < 0.9 * ugal_bound <= accepted["ugal"] <= ugal_bound
+    assert accepted["val"] < 0.95 * ugal_bound <= accepted["ugal"] <= 1.01 * ugal_bound
 
 
 @pytest.mark.parametrize("name,vcs", [("min", 2), ("val", 3), ("ugal", 3), ("par", 4)])

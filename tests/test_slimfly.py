@@ -132,6 +132,40 @@ def test_ugal_is_minimal_on_an_idle_network_and_detours_around_a_busy_port():
                for u in range(20))
 
 
+def test_ugal_leaves_min_only_when_its_queue_exceeds_the_bias():
+    """Three packets on the minimal first port (the candidates' ports idle) keep every packet
+    minimal; one byte more sends it through a Valiant router unless every candidate shares the port."""
+    t = slimfly(7, p=2)
+    ugal, mn = t.routing("ugal"), t.routing("min")
+    size, tried, diverted = 256, 0, 0
+    rng = np.random.default_rng(3)
+    for uid, (src, dst) in enumerate(rng.integers(0, t.num_nodes, size=(200, 2))):
+        src, dst = int(src), int(dst)
+        router = int(t.node_router[src])
+        if router == t.node_router[dst]:
+            continue
+        min_port = mn.route(mn.packet(uid, src, dst, size), router)[0]
+        occupancy = [0.0] * t.radix
+        assert ugal.route(ugal.packet(uid, src, dst, size), router, occupancy)[0] == min_port
+        occupancy[min_port] = 3 * size
+        assert ugal.route(ugal.packet(uid, src, dst, size), router, occupancy)[0] == min_port
+        occupancy[min_port] += 1
+        diverted += ugal.route(ugal.packet(uid, src, dst, size), router, occupancy)[0] != min_port
+        tried += 1
+    assert tried > 150 and diverted > 0.9 * tried
+
+
+def test_ugal_is_about_as_fast_as_min_under_uniform_traffic_and_beats_it_under_worst_case():
+    from ppt.interconnects.traffic import run_traffic
+    from ppt.machine import Machine
+    machine = Machine(load_system("slimfly-3k", ["topology.q=5", "topology.p=3"]))
+    ur = {r: run_traffic(machine, "ur", 0.7, r, warmup_s=3e-6, time_s=5e-6, comm=None) for r in ("min", "ugal")}
+    assert ur["ugal"]["mean_latency_s"] < 1.3 * ur["min"]["mean_latency_s"]
+    wc = {r: run_traffic(machine, "wc", 0.9, r, warmup_s=3e-6, time_s=5e-6, comm=None)["accepted_fraction"]
+          for r in ("min", "val", "ugal")}
+    assert wc["ugal"] >= wc["val"] - 0.005 and wc["ugal"] > wc["min"]
+
+
 @pytest.mark.parametrize("q", [4, 5, 7, 9])
 def test_worst_case_permutation_loads_every_used_link_with_two_router_pairs(q):
     t = slimfly(q, p=3)

@@ -162,8 +162,6 @@ static plan_t choose(const ppt_routing_t *rt, const ppt_packet_t *pkt, int32_t r
     int32_t port[MAX_PATHS], hops[MAX_PATHS], vc, n = 1;
     plans[0] = p;
     port[0] = next_hop(t, pkt, router, p, &vc);
-    if (ppt_occupancy(rt, router, port[0]) == 0.0)     /* an idle minimal port always wins */
-        return p;
     hops[0] = plan_hops(t, pkt, router, p);
     for (int32_t i = 0; i < rt->candidates && n < MAX_PATHS; i++, n++) {
         if (!valiant(rt, pkt, p.key, bump, salt + 16 * (uint64_t)i, &plans[n]))
@@ -171,7 +169,7 @@ static plan_t choose(const ppt_routing_t *rt, const ppt_packet_t *pkt, int32_t r
         port[n] = next_hop(t, pkt, router, plans[n], &vc);
         hops[n] = plan_hops(t, pkt, router, plans[n]);
     }
-    return plans[ppt_ugal_pick(rt, router, n, port, hops, 1.0)];
+    return plans[ppt_ugal_pick(rt, pkt, router, n, port, hops, 1.0)];
 }
 
 void ppt_grouped_min_inject(const ppt_routing_t *rt, ppt_packet_t *pkt)

@@ -111,8 +111,6 @@ static int64_t choose(const ppt_routing_t *rt, const ppt_packet_t *pkt, int32_t 
     int32_t port[MAX_PATHS], hops[MAX_PATHS], mid[MAX_PATHS], n = 1;
     port[0] = ppt_slimfly_min_step(sf, router, target, &hops[0]);
     mid[0] = -1;
-    if (ppt_occupancy(rt, router, port[0]) == 0.0)      /* an idle minimal port always wins */
-        return -1;
     for (int32_t i = 0; i < rt->candidates && n < MAX_PATHS; i++) {
         int32_t m = (int32_t)(ppt_rand(rt, pkt, 2 + (uint64_t)i) % (uint64_t)sf->num_routers), up;
         if (m == router || m == target)
@@ -121,7 +119,7 @@ static int64_t choose(const ppt_routing_t *rt, const ppt_packet_t *pkt, int32_t 
         hops[n] = up + distance(sf, m, target);
         mid[n++] = m;
     }
-    return mid[ppt_ugal_pick(rt, router, n, port, hops, rt->c_sf)];
+    return mid[ppt_ugal_pick(rt, pkt, router, n, port, hops, rt->c_sf)];
 }
 
 int32_t ppt_slimfly_ugal_route(const ppt_routing_t *rt, ppt_packet_t *pkt, int32_t router, int32_t *vc)

@@ -1,20 +1,56 @@
 /* UGAL-L (Kim, Dally, Scott & Abts, ISCA 2008; Besta & Hoefler's c_SF scale for Slim Fly, SC14):
- * the source router compares the local queue of the minimal path's first port, weighted by hop
- * count, with those of a few random Valiant paths, and keeps the minimal path unless one is
- * strictly cheaper. */
+ * the source router estimates each path's delay as the bytes its first output port is committed to
+ * (committed_B) times its router hops, and keeps the minimal path unless a Valiant path is cheaper
+ * by more than a bias.
+ *
+ * The bias is what keeps UGAL-L minimal under benign traffic: without it, any packet queued on the
+ * minimal port while some random Valiant port is idle sends the next packet the long way, and at
+ * high uniform load those detours double the global-link load they were meant to relieve.
+ * BookSim's dragonfly UGAL-L keeps MIN while min_queue <= 2 * nonmin_queue + 30 flits, 30 flits
+ * being three of its 10-flit packets; the bias here is likewise three packets of the routed one. */
 #include "ugal.h"
+#include "_net.h"
 
-int32_t ppt_ugal_pick(const ppt_routing_t *rt, int32_t router, int32_t n, const int32_t *first_port,
-                      const int32_t *hops, double scale)
+enum { BIAS_PACKETS = 3 };
+
+/* Bytes a path's first port is committed to.  The core's routers queue at their outputs, so the
+ * local queue (ppt_occupancy) grows only once the next router's input buffer is full; BookSim's
+ * input-queued routers compare the used credits of the port instead, which count the packets that
+ * wait in the next router as soon as they arrive.  On the live network with credits this adds the
+ * port's used credits beyond what a busy link holds in flight over one credit round trip (one
+ * packet's serialization, the link and router delay there and the credit's link back), so a
+ * queue behind a saturated link one hop away shows before it has filled the buffers that other
+ * traffic through that router needs. */
+static double committed_B(const ppt_routing_t *rt, const ppt_packet_t *pkt, int32_t router, int32_t port)
 {
-    double best = ppt_occupancy(rt, router, first_port[0]) * hops[0];
+    double queued = ppt_occupancy(rt, router, port);
+    const ppt_net_t *net = rt->net;
+    if (rt->occupancy || !net || !net->credit_on)
+        return queued;
+    int64_t i = (int64_t)router * net->radix + port;
+    const port_t *o = &net->ports[i];
+    if (o->peer < 0)                                    /* a terminal port: no credits */
+        return queued;
+    double used = 0.0;
+    for (int32_t v = 0; v < net->num_vcs; v++)
+        used += (double)(net->cfg.vc_capacity_B - net->credits[i * net->num_vcs + v]);
+    double in_flight = pkt->size_B + (o->arrive_s + net->link_s[i]) / o->inv_bw;
+    return queued + (used > in_flight ? used - in_flight : 0.0);
+}
+
+int32_t ppt_ugal_pick(const ppt_routing_t *rt, const ppt_packet_t *pkt, int32_t router, int32_t n,
+                      const int32_t *first_port, const int32_t *hops, double scale)
+{
+    double best = 0.0;
     int32_t pick = 0;
-    for (int32_t i = 1; i < n && best > 0.0; i++) {
-        double cost = ppt_occupancy(rt, router, first_port[i]) * hops[i] * scale;
-        if (cost < best) {
+    for (int32_t i = 1; i < n; i++) {
+        double cost = committed_B(rt, pkt, router, first_port[i]) * hops[i] * scale;
+        if (pick == 0 || cost < best) {
             best = cost;
             pick = i;
         }
     }
-    return pick;
+    double bias_B = (double)BIAS_PACKETS * pkt->size_B;     /* bytes of minimal queue tolerated */
+    double min_cost = (committed_B(rt, pkt, router, first_port[0]) - bias_B) * hops[0];
+    return pick && best < min_cost ? pick : 0;
 }
