@@ -12,6 +12,7 @@ from ppt.interconnects.aries import AriesTopology
 from ppt.interconnects.dragonfly import DragonflyTopology
 from ppt.interconnects.registry import build_topology
 from ppt.interconnects.topology import LinkClass, Topology, channels, walk
+from ugal_checks import bias_decisions
 
 SYSTEMS = Path(__file__).resolve().parents[1] / "hardware" / "systems"
 LINK = LinkClass("link", 1e9, 1e-7)
@@ -255,21 +256,10 @@ def test_adaptive_routings_are_minimal_on_an_idle_network(name, booksim, trinity
 def test_ugal_leaves_min_only_when_its_queue_exceeds_the_bias(name, booksim, trinity):
     """The bias toward MIN is three packets: a minimal first port holding 3 packets (the
     candidates' ports idle) keeps every packet minimal, one byte more sends it Valiant."""
-    size = 160
     for topo in (booksim, trinity):
-        adaptive, minimal = topo.routing(name), topo.routing("min")
-        a, tried, diverted = topo.routers_per_group, 0, 0
-        for uid, (s, d) in enumerate(random_pairs(topo, 200, seed=6)):
-            router = int(topo.node_router[s])
-            if router // a == topo.node_router[d] // a:
-                continue
-            min_port = minimal.route(minimal.packet(uid, s, d, size), router)[0]
-            occupancy = [0.0] * topo.radix
-            occupancy[min_port] = 3 * size
-            assert adaptive.route(adaptive.packet(uid, s, d, size), router, occupancy)[0] == min_port
-            occupancy[min_port] += 1
-            diverted += adaptive.route(adaptive.packet(uid, s, d, size), router, occupancy)[0] != min_port
-            tried += 1
+        a = topo.routers_per_group
+        tried, diverted = bias_decisions(topo, topo.routing(name), topo.routing("min"),
+                                         random_pairs(topo, 200, seed=6), 160, lambda r, t: r // a == t // a)
         assert tried > 150 and diverted > 0.9 * tried
 
 

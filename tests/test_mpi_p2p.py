@@ -128,11 +128,8 @@ def test_probe_reports_a_message_without_receiving_it():
     assert t_probe == pytest.approx(1e-4 + message_s(1234))
 
 
-@pytest.mark.parametrize("nbytes", [0, 1000, EAGER_B, EAGER_B + 1, 1 << 20])
-def test_pingpong_time_matches_the_protocol_formula(nbytes):
-    """Eager: L + n/B one way; rendezvous: RTS + CTS + data = 3L + (2*64 + n)/B."""
-    reps = 3
-
+def pingpong(nbytes: int, reps: int):
+    """A two-rank program: ``reps`` round trips of ``nbytes``; returns the time it ends."""
     def main(mpi):
         comm = mpi.COMM_WORLD
         for _ in range(reps):
@@ -143,7 +140,14 @@ def test_pingpong_time_matches_the_protocol_formula(nbytes):
                 comm.recv(0)
                 comm.send(None, 0, nbytes=nbytes)
         return mpi.wtime()
+    return main
 
+
+@pytest.mark.parametrize("nbytes", [0, 1000, EAGER_B, EAGER_B + 1, 1 << 20])
+def test_pingpong_time_matches_the_protocol_formula(nbytes):
+    """Eager: L + n/B one way; rendezvous: RTS + CTS + data = 3L + (2*64 + n)/B."""
+    reps = 3
+    main = pingpong(nbytes, reps)
     one_way = (message_s(nbytes) if nbytes <= EAGER_B
                else 3 * LATENCY_S + (2 * CONTROL_B + nbytes) / BANDWIDTH_BPS)
     result = run(2, main)
@@ -155,17 +159,7 @@ def test_pingpong_time_matches_the_protocol_formula(nbytes):
 def test_software_overheads_add_to_the_one_way_time_of_a_lone_message(nbytes):
     """LogGP: a lone message's MPI latency is the network's latency plus o_send + o_recv."""
     o_send, o_recv = 0.7e-6, 0.4e-6
-
-    def main(mpi):
-        comm = mpi.COMM_WORLD
-        if comm.rank == 0:
-            comm.send(None, 1, nbytes=nbytes)
-            comm.recv(1)
-        else:
-            comm.recv(0)
-            comm.send(None, 0, nbytes=nbytes)
-        return mpi.wtime()
-
+    main = pingpong(nbytes, 1)
     bare = run(2, main).returns[0]
     loaded = run(2, main, send_overhead_s=o_send, recv_overhead_s=o_recv)
     assert loaded.returns[0] == pytest.approx(bare + 2 * (o_send + o_recv), rel=1e-12)

@@ -9,6 +9,7 @@ from ppt.hardware.systems import load_system
 from ppt.interconnects.registry import build_topology
 from ppt.interconnects.slimfly import SlimFly
 from ppt.interconnects.topology import channels
+from ugal_checks import bias_decisions
 
 
 def slimfly(q, p=1, **kw):
@@ -137,21 +138,8 @@ def test_ugal_leaves_min_only_when_its_queue_exceeds_the_bias():
     minimal; one byte more sends it through a Valiant router unless every candidate shares the port."""
     t = slimfly(7, p=2)
     ugal, mn = t.routing("ugal"), t.routing("min")
-    size, tried, diverted = 256, 0, 0
-    rng = np.random.default_rng(3)
-    for uid, (src, dst) in enumerate(rng.integers(0, t.num_nodes, size=(200, 2))):
-        src, dst = int(src), int(dst)
-        router = int(t.node_router[src])
-        if router == t.node_router[dst]:
-            continue
-        min_port = mn.route(mn.packet(uid, src, dst, size), router)[0]
-        occupancy = [0.0] * t.radix
-        assert ugal.route(ugal.packet(uid, src, dst, size), router, occupancy)[0] == min_port
-        occupancy[min_port] = 3 * size
-        assert ugal.route(ugal.packet(uid, src, dst, size), router, occupancy)[0] == min_port
-        occupancy[min_port] += 1
-        diverted += ugal.route(ugal.packet(uid, src, dst, size), router, occupancy)[0] != min_port
-        tried += 1
+    pairs = np.random.default_rng(3).integers(0, t.num_nodes, size=(200, 2))
+    tried, diverted = bias_decisions(t, ugal, mn, pairs, 256, lambda r, d: r == d)
     assert tried > 150 and diverted > 0.9 * tried
 
 
