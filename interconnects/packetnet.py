@@ -336,8 +336,8 @@ class PacketNetwork(Network):
         return range(int(self.core.router_rank[sim.rank]), int(self.core.router_rank[sim.rank + 1]))
 
     def local_nodes(self, sim):
-        lo, hi = self.core.router_rank[sim.rank], self.core.router_rank[sim.rank + 1]
-        nodes = np.nonzero((self.topo.node_router >= lo) & (self.topo.node_router < hi))[0]
+        routers = self.local_routers(sim)
+        nodes = np.nonzero((self.topo.node_router >= routers.start) & (self.topo.node_router < routers.stop))[0]
         return nodes.tolist()
 
     def idle_crossing_s(self, nbytes: int) -> float:

@@ -122,11 +122,10 @@ class Sampler:
     def _cumulative(self, t_s: float) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """Cumulative port bytes, queues at ``t_s`` and NIC bytes of every rank, summed on rank 0."""
         core = self.net.core.c
-        port_B = np.zeros(self.ports, dtype=np.int64)
+        port_B = self.net.core.port_bytes()
         queued = np.zeros(self.ports * self.net.num_vcs, dtype=np.int64)
         injected = np.zeros(self.net.num_nodes, dtype=np.int64)
         ejected = np.zeros(self.net.num_nodes, dtype=np.int64)
-        lib.ppt_net_port_bytes(core, _ptr(port_B))
         lib.ppt_net_port_queued(core, t_s, _ptr(queued))
         lib.ppt_net_nic_bytes(core, _ptr(injected), _ptr(ejected))
         parts = self.sim.gather((port_B, queued, injected, ejected))

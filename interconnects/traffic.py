@@ -116,6 +116,10 @@ class TrafficGenerator:
         net.start_traffic(cfg, keep)
 
 
+#: Packet counters a measurement window reads, summed over simulation ranks.
+WINDOW_COUNTERS = ("delivered", "latency_sum_as", "hops_sum", "bytes_delivered", "injected")
+
+
 def run_traffic(machine, pattern: str, load: float, routing: str | None = None, warmup_s: float = 20e-6,
                 time_s: float = 100e-6, process: str = "exponential", progress=None, comm=AUTO,
                 sampler=None, windows: int = 10, early_stop: bool = True, latency_factor: float = 2.0,
@@ -186,7 +190,7 @@ def run_traffic(machine, pattern: str, load: float, routing: str | None = None, 
     if speed is None:
         return None
     window_latencies = Latencies.merge([p["latencies"] for p in speed])
-    total = {k: last[k] - first[k] for k in ("delivered", "latency_sum_as", "hops_sum", "bytes_delivered", "injected")}
+    total = {k: last[k] - first[k] for k in WINDOW_COUNTERS}
     core_events = sum(p["core_events"] for p in speed)
     n = total["delivered"]
     measured_s = measured * window_s
@@ -210,7 +214,6 @@ def run_traffic(machine, pattern: str, load: float, routing: str | None = None, 
 
 def _totals(sim, counters: dict) -> dict:
     """Packet counters summed over every simulation rank, known to every rank (they decide together)."""
-    keys = ("delivered", "latency_sum_as", "hops_sum", "bytes_delivered", "injected")
-    mine = {k: counters[k] for k in keys}
+    mine = {k: counters[k] for k in WINDOW_COUNTERS}
     parts = [mine] if sim.size == 1 else sim.comm.allgather(mine)
-    return {k: sum(p[k] for p in parts) for k in keys}
+    return {k: sum(p[k] for p in parts) for k in WINDOW_COUNTERS}
