@@ -95,6 +95,12 @@ struct ppt_net {
     unsigned __int128 latency_sum_as;
 };
 
+/* Bytes still to serialize on port o's wire after time t_s (0 when idle or unused). */
+static inline double port_backlog_B(const port_t *o, double t_s)
+{
+    return o->inv_bw > 0.0 && o->free_at > t_s ? (o->free_at - t_s) / o->inv_bw : 0.0;
+}
+
 static inline int router_local(const ppt_net_t *net, int32_t r) { return r >= net->router_lo && r < net->router_hi; }
 static inline int node_local(const ppt_net_t *net, int32_t n) { return router_local(net, net->cfg.node_router[n]); }
 

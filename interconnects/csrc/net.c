@@ -203,8 +203,7 @@ static void map_grow(msgmap_t *map)
 double ppt_net_port_occupancy(const struct ppt_net *net, int32_t router, int32_t port)
 {
     const port_t *o = &net->ports[(int64_t)router * net->radix + port];
-    double backlog = o->inv_bw > 0.0 ? (o->free_at - net->now) / o->inv_bw : 0.0;
-    return (double)o->queued_B + (backlog > 0.0 ? backlog : 0.0);
+    return (double)o->queued_B + port_backlog_B(o, net->now);
 }
 
 static void port_wake_at(ppt_net_t *net, int32_t r, int32_t port, double t)

@@ -42,8 +42,7 @@ void ppt_net_port_queued(const struct ppt_net *net, double t_s, int64_t *queued_
         for (int32_t v = 0; v < nvc; v++)
             queued_B[i * nvc + v] = 0;
         if (!net->credit_on) {
-            const port_t *o = &net->ports[i];
-            queued_B[i * nvc] = o->free_at > t_s ? llround((o->free_at - t_s) / o->inv_bw) : 0;
+            queued_B[i * nvc] = llround(port_backlog_B(&net->ports[i], t_s));
             continue;
         }
         for (int32_t v = 0; v < nvc; v++)
