@@ -15,7 +15,7 @@ from ppt.interconnects.nodememory import NodeMemory
 class AnalyticNic(Nic):
     __slots__ = ()
 
-    def send_off_node(self, dst_node, nbytes, payload, on_sent):
+    def send_off_node(self, dst_node, nbytes, payload, on_sent, delay_s=0.0):
         net = self.net
         wire_s = nbytes / net.bandwidth_Bps
         hops = net.hops(self.node, dst_node)

@@ -49,7 +49,7 @@ _SAID: set = set()
 class FlowNic(Nic):
     __slots__ = ()
 
-    def send_off_node(self, dst_node, nbytes, payload, on_sent):
+    def send_off_node(self, dst_node, nbytes, payload, on_sent, delay_s=0.0):
         net = self.net
         path, hops, latency_s, packet_s_per_B, queue = net.path(self.node, dst_node)
         net.messages += 1

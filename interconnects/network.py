@@ -75,20 +75,30 @@ class Nic(Entity):
         self.node = node
         self.host = None
 
-    def send_message(self, dst_node: int, nbytes: int, payload, on_sent=None) -> None:
-        """Send ``nbytes`` to node ``dst_node``; ``payload`` reaches its host.
+    #: True if :meth:`send_off_node` takes a future start itself (no engine event for a delayed send).
+    sends_later = False
+
+    def send_message(self, dst_node: int, nbytes: int, payload, on_sent=None, delay_s: float = 0.0) -> None:
+        """Send ``nbytes`` to node ``dst_node``, starting ``delay_s`` seconds from now;
+        ``payload`` reaches its host.
 
         ``on_sent()`` runs in this entity once the last byte has left this NIC
         (the send buffer may be reused).  Within the node the copy goes through
         the node's memory (``net.node_memory``), in every network kind.
         """
-        if dst_node == self.node:
-            self.net.node_memory.copy(self, nbytes, payload, on_sent)
+        if dst_node != self.node and (self.sends_later or not delay_s):
+            self.send_off_node(dst_node, nbytes, payload, on_sent, delay_s)
+        elif delay_s:
+            self.schedule(delay_s, self._send_now, (dst_node, nbytes, payload, on_sent))
         else:
-            self.send_off_node(dst_node, nbytes, payload, on_sent)
+            self.net.node_memory.copy(self, nbytes, payload, on_sent)
 
-    def send_off_node(self, dst_node: int, nbytes: int, payload, on_sent) -> None:
-        """:meth:`send_message` to another node: what each network kind models."""
+    def _send_now(self, message) -> None:
+        self.send_message(*message)
+
+    def send_off_node(self, dst_node: int, nbytes: int, payload, on_sent, delay_s: float = 0.0) -> None:
+        """:meth:`send_message` to another node: what each network kind models (``delay_s``
+        is non-zero only where the kind sets ``sends_later``)."""
         raise NotImplementedError
 
     def deliver(self, payload) -> None:

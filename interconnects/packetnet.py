@@ -52,9 +52,10 @@ class PacketNic(Nic):
     """A node's NIC: hands messages for other nodes to the core."""
 
     __slots__ = ()
+    sends_later = True
 
-    def send_off_node(self, dst_node, nbytes, payload, on_sent):
-        self.net.core.send(self.node, dst_node, nbytes, payload, on_sent)
+    def send_off_node(self, dst_node, nbytes, payload, on_sent, delay_s=0.0):
+        self.net.core.send(self.node, dst_node, nbytes, payload, on_sent, delay_s)
 
 
 class PacketCore:
@@ -120,15 +121,16 @@ class PacketCore:
         return int(np.searchsorted(self.router_rank, self.net.topo.node_router[node], side="right")) - 1
 
     # -- messages in and out ------------------------------------------------
-    def send(self, src: int, dst: int, nbytes: int, payload, on_sent) -> None:
-        """Hand a message to the core at the current simulated time."""
+    def send(self, src: int, dst: int, nbytes: int, payload, on_sent, delay_s: float = 0.0) -> None:
+        """Hand a message to the core, to leave ``delay_s`` seconds after the current simulated time."""
         sim = self.sim
-        uid = lib.ppt_net_send(self.c, src, dst, nbytes, on_sent is not None, sim.now)
+        start_s = sim.now + delay_s
+        uid = lib.ppt_net_send(self.c, src, dst, nbytes, on_sent is not None, start_s)
         owner = self.owner(dst) if sim.size > 1 else 0
         if owner == sim.rank:
-            self.payloads[uid] = (payload, sim.now)
+            self.payloads[uid] = (payload, start_s)
         else:
-            self._payloads_out[owner].append((uid, (payload, sim.now)))
+            self._payloads_out[owner].append((uid, (payload, start_s)))
         if on_sent is not None:
             self.on_sent[uid] = on_sent
         self.reschedule()

@@ -210,6 +210,53 @@ def test_a_receive_found_complete_later_still_costs_its_overhead_once():
     assert flag and after_test == pytest.approx(1e-3 + o_recv, rel=1e-12) and after_wait == after_test
 
 
+def test_a_receive_posted_while_the_rank_is_busy_answers_at_the_end_of_its_overheads():
+    """Rank 1 owes two send overheads when it posts a rendezvous receive whose RTS arrived long
+    before: the CTS leaves when its overheads end, not when the receive call was made."""
+    o_send, n = 2e-6, EAGER_B + 1
+
+    def main(mpi):
+        comm = mpi.COMM_WORLD
+        if comm.rank == 0:
+            comm.send(None, 1, nbytes=n)
+            comm.recv(1)
+            comm.recv(1)
+            return None
+        mpi.sleep(1e-3)
+        sends = [comm.isend(None, 0, nbytes=0) for _ in range(2)]
+        comm.recv(0)
+        received = mpi.wtime()
+        mpi.Request.waitall(sends)
+        return received
+
+    cts_leaves = 1e-3 + 2 * o_send
+    received = run(2, main, send_overhead_s=o_send).returns[1]
+    assert received == pytest.approx(cts_leaves + message_s(CONTROL_B) + message_s(n), rel=1e-12)
+
+
+def test_waitany_chooses_among_the_requests_complete_at_the_ranks_own_time():
+    """Receive 0's message arrives after receive 1's, but both before rank 1's send overheads end:
+    at its own time both are complete, so waitany returns the lowest index."""
+    o_send = 10e-6
+
+    def main(mpi):
+        comm = mpi.COMM_WORLD
+        if comm.rank == 0:
+            comm.send("b", 1, tag=1)
+            mpi.sleep(1e-6)
+            comm.send("a", 1, tag=0)
+            for _ in range(3):
+                comm.recv(1)
+            return None
+        reqs = [comm.irecv(0, tag=0), comm.irecv(0, tag=1)]
+        busy = [comm.isend(None, 0, nbytes=0) for _ in range(3)]       # 3 overheads: 30 us owed
+        index, value = mpi.Request.waitany(reqs)
+        mpi.Request.waitall(busy + [reqs[1]])
+        return index, value
+
+    assert run(2, main, send_overhead_s=o_send).returns[1] == (0, "a")
+
+
 def test_rendezvous_send_waits_for_the_receiver():
     def main(mpi):
         comm = mpi.COMM_WORLD

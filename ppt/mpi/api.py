@@ -74,8 +74,8 @@ class MPI:
 
     # -- time ------------------------------------------------------------------
     def wtime(self) -> float:
-        """Current simulated time, seconds."""
-        return self._rank.sim.now
+        """Current simulated time of this rank, seconds."""
+        return self._rank.clock_s()
 
     def compute(self, work) -> float:
         """Advance time by computing ``work``: a tasklist (timed by the node model) or seconds.
@@ -90,7 +90,8 @@ class MPI:
         else:
             seconds = rank.job.time_compute(rank, work)
         rank.stats.compute_s += seconds
-        rank.proc.sleep(seconds)
+        rank.proc.sleep(rank.owed_s + seconds)
+        rank.owed_s = 0.0
         return seconds
 
     def sleep(self, seconds: float) -> None:
@@ -121,6 +122,7 @@ class MPI:
 
     @mpi_call("MPI_Test")
     def test(self, req, status=None):
+        self._rank.pay()
         if not req.active:
             return True, None
         return (True, self._complete(req, status)) if req.done else (False, None)
@@ -140,6 +142,7 @@ class MPI:
     @mpi_call("MPI_Waitany")
     def waitany(self, requests, status=None):
         """``(index, payload)`` of one completed request (the lowest index); (UNDEFINED, None) if none active."""
+        self._rank.pay()
         while True:
             pending = []
             for i, req in enumerate(requests):
@@ -154,6 +157,7 @@ class MPI:
     @mpi_call("MPI_Waitsome")
     def waitsome(self, requests, statuses=None):
         """``(indices, payloads)`` of all requests complete once at least one is; (None, None) if none active."""
+        self._rank.pay()
         while True:
             pending = [req for req in requests if req.active and not req.done]
             indices, values = self._retire_done(requests, statuses)
@@ -174,6 +178,7 @@ class MPI:
     @mpi_call("MPI_Testall")
     def testall(self, requests, statuses=None):
         """``(True, payloads)`` if all are complete (retiring them), else ``(False, None)``."""
+        self._rank.pay()
         if all(req.done or not req.active for req in requests):
             values = [self._complete(req, statuses[i] if statuses else None) if req.active else None
                       for i, req in enumerate(requests)]
@@ -184,6 +189,7 @@ class MPI:
     def testany(self, requests, status=None):
         """``(index, True, payload)`` of the first complete request; ``(UNDEFINED, False, None)`` if none is
         complete yet, ``(UNDEFINED, True, None)`` if none is active."""
+        self._rank.pay()
         active = False
         for i, req in enumerate(requests):
             if req.active:
@@ -195,6 +201,7 @@ class MPI:
     @mpi_call("MPI_Testsome")
     def testsome(self, requests, statuses=None):
         """``(indices, payloads)`` of the complete requests (empty lists if none); (None, None) if none active."""
+        self._rank.pay()
         if not any(req.active for req in requests):
             return None, None
         return self._retire_done(requests, statuses)

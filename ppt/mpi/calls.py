@@ -21,14 +21,13 @@ def mpi_call(name: str):
             if getattr(self, "freed", False):
                 rank.call = None
                 raise rank.error(f"{self} was freed; it cannot be used any more", name)
-            sim = rank.sim
-            start = sim.now
+            start = rank.clock_s()
             stats = rank.stats
             stats.count(name)
             try:
                 return fn(self, *args, **kwargs)
             finally:
-                stats.comm_s += sim.now - start
+                stats.comm_s += rank.clock_s() - start
                 rank.call = None
         return call
     return decorate

@@ -198,6 +198,7 @@ class MPIJob:
 
 def _rank_body(proc, rank, main, args) -> None:
     rank.result = main(rank.api, *args)
+    rank.pay()
     rank.stats.finish_s = proc.now
 
 

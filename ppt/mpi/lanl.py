@@ -51,7 +51,7 @@ def mpi_finalize(comm) -> None:
 
 
 def mpi_wtime(comm) -> float:
-    return comm._rank.sim.now
+    return comm._rank.clock_s()
 
 
 def mpi_ext_host(comm) -> int:

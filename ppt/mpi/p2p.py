@@ -33,6 +33,15 @@ rank's own process: a send (eager message or RTS) reaches the NIC
 ``recv_overhead_s`` when it first takes over a completed receive (a wait or
 test that returns it).  Protocol messages sent on the rank's behalf (CTS,
 rendezvous data) cost it nothing.
+
+The rank does not sleep through each overhead: it *owes* it (``Rank.owed_s``),
+so its own clock (``Rank.clock_s``) runs ahead of the engine's.  Sends and
+receive posts happen at the rank's clock (a send is handed to the network with
+that delay, a post runs as an event then); whatever observes the network's
+state (a test, a probe, a wait for any of several requests, computing) first
+lets the engine catch up, and a wait for one request ends at the later of its
+completion and the rank's clock.  Timing is that of sleeping through every
+overhead, at a fraction of the process switches.
 """
 from __future__ import annotations
 
@@ -208,7 +217,7 @@ class Rank:
     __slots__ = ("job", "world_rank", "node", "nic", "sim", "proc", "stats", "api", "call", "waiting",
                  "probing", "posted", "posted_any", "unexpected", "early", "next_seq", "expected_seq",
                  "pending_sends", "pending_recvs", "next_id", "post_count", "arrival_count", "next_ctx",
-                 "result", "eager_B", "send_overhead_s", "recv_overhead_s", "node_of")
+                 "result", "eager_B", "send_overhead_s", "recv_overhead_s", "node_of", "owed_s")
 
     def __init__(self, job, world_rank: int, node: int, nic):
         self.job = job
@@ -242,9 +251,22 @@ class Rank:
         self.send_overhead_s = settings.send_overhead_s
         self.recv_overhead_s = settings.recv_overhead_s
         self.node_of = job.node_of
+        #: Software overhead spent but not yet slept through, s: the rank's clock is ``sim.now + owed_s``.
+        self.owed_s = 0.0
 
     def __repr__(self):
         return f"rank {self.world_rank}"
+
+    def clock_s(self) -> float:
+        """The rank's own time, s: the engine's time plus the overhead it still owes."""
+        return self.sim.now + self.owed_s
+
+    def pay(self) -> None:
+        """Let the engine catch up with the rank's clock (sleep through what it owes)."""
+        owed = self.owed_s
+        if owed:
+            self.owed_s = 0.0
+            self.proc.sleep(owed)
 
     def error(self, message: str, call: str | None = None) -> MPIError:
         return MPIError(f"rank {self.world_rank} in {call or self.call or 'MPI'}: {message}")
@@ -256,8 +278,7 @@ class Rank:
         if dest == PROC_NULL:
             req.done = True
             return req
-        if self.send_overhead_s:
-            self.proc.sleep(self.send_overhead_s)
+        self.owed_s += self.send_overhead_s
         dst = comm.world_of(dest)
         seq = self.next_seq.get(dst, 0)
         self.next_seq[dst] = seq + 1
@@ -266,12 +287,14 @@ class Rank:
         stats.bytes_sent += nbytes
         if nbytes <= self.eager_B:
             self.nic.send_message(self.node_of[dst], nbytes,
-                                  _new(Eager, (EAGER, dst, self.world_rank, ctx, tag, seq, nbytes, data)), req.finish)
+                                  _new(Eager, (EAGER, dst, self.world_rank, ctx, tag, seq, nbytes, data)), req.finish,
+                                  self.owed_s)
         else:
             send_id = self.next_id = self.next_id + 1
             self.pending_sends[send_id] = req
             self.nic.send_message(self.node_of[dst], CONTROL_B,
-                                  _new(Rts, (RTS, dst, self.world_rank, ctx, tag, seq, nbytes, send_id)))
+                                  _new(Rts, (RTS, dst, self.world_rank, ctx, tag, seq, nbytes, send_id)), None,
+                                  self.owed_s)
         return req
 
     # -- receiving ---------------------------------------------------------
@@ -284,22 +307,32 @@ class Rank:
             return req
         req.overhead_due_s = self.recv_overhead_s
         src = ANY_SOURCE if source == ANY_SOURCE else comm.world_of(source)
+        if self.owed_s:
+            self.nic.schedule(self.owed_s, self._post, (req, src))
+        else:
+            self._post((req, src))
+        return req
+
+    def _post(self, args) -> None:
+        """Post receive ``req`` from world rank ``src`` (or ANY_SOURCE) now, at the rank's clock."""
+        req, src = args
+        ctx, tag = req.ctx, req.tag
         found = self._find_unexpected(ctx, src, tag, remove=True)
         if found is not None:
             self._match(req, found)
-            return req
+            return
         self.post_count += 1
         req.post = self.post_count
         if src == ANY_SOURCE:
             self.posted_any.append(req)
         else:
             self.posted.setdefault((ctx, src), []).append(req)
-        return req
 
     def iprobe(self, comm, source: int, tag, ctx: int):
         """Status of the first matching unreceived message, or None."""
         if source == PROC_NULL:
             return Status(PROC_NULL, ANY_TAG, 0)
+        self.pay()
         src = ANY_SOURCE if source == ANY_SOURCE else comm.world_of(source)
         env = self._find_unexpected(ctx, src, tag, remove=False)
         if env is None:
@@ -396,13 +429,18 @@ class Rank:
 
     # -- blocking ----------------------------------------------------------
     def block(self, requests) -> None:
-        """Hibernate until one of ``requests`` (pending ones) completes."""
+        """Hibernate until one of ``requests`` (pending ones) completes; the rank still owes
+        whatever of its overhead that completion did not cover.  (Exact for one request;
+        a choice among several must be made at the rank's clock: pay first.)"""
+        clock = self.sim.now + self.owed_s
         for req in requests:
             req.waited = True
         self.waiting = True
         self.proc.hibernate(requests)
         for req in requests:
             req.waited = False
+        now = self.sim.now
+        self.owed_s = clock - now if clock > now else 0.0
 
     def wait(self, req) -> None:
         while not req.done:
@@ -411,10 +449,8 @@ class Rank:
 
     def take(self, req) -> None:
         """The rank takes over completed ``req``: it spends the receive overhead it still owes (once)."""
-        due = req.overhead_due_s
-        if due:
-            req.overhead_due_s = 0.0
-            self.proc.sleep(due)
+        self.owed_s += req.overhead_due_s
+        req.overhead_due_s = 0.0
 
     def wait_probe(self, comm, source, tag, ctx) -> Status:
         while True:
