@@ -98,65 +98,83 @@ class GroupedTopology(Topology):
     """Identical groups of routers joined by global links (dragonfly family).
 
     Router ``r`` is router ``r % a`` of group ``r // a``; its ports are the
-    local ports, then ``h`` global ports, then ``p`` node ports.  Nodes fill
-    routers in order (node ``n`` on router ``n // p``), so ``num_nodes`` may be
-    below ``a * g * p``.  ``local_diameter`` is the most local hops between two
-    routers of a group.
+    local ports, then its global ports, then its node ports.  Local router
+    ``u`` of every group owns ``global_ports[u]`` global and
+    ``nodes_per_router[u]`` node ports (the same for all routers in the
+    dragonfly and Aries; none or all on Megafly's leaves and spines); slots a
+    router does not use are marked -1.  Nodes fill routers in order, group by
+    group, so ``num_nodes`` may be below ``g * nodes_per_group``.
+    ``local_diameter`` is the most local hops between two routers of a group.
     """
 
     routings: dict = {}  # registered at the end of this module
 
     num_groups: int
     routers_per_group: int
-    nodes_per_router: int
+    nodes_per_group: int
     local_diameter: int
 
     def _build(self, *, num_groups, local_peer, local_peer_port, local_port_class, global_ports,
                bundle, arrangement, nodes_per_router, num_nodes, link_classes, global_class,
                node_class, router_delay_s):
+        """Wire the ports.  ``local_peer``/``local_peer_port`` are ``(a, lp)`` (-1: no local port);
+        ``global_ports`` and ``nodes_per_router`` are counts, one for all routers or one per local router."""
         a, lp = local_peer.shape
-        g, h, p = num_groups, global_ports, nodes_per_router
-        radix = lp + h + p
-        self.num_groups, self.routers_per_group, self.nodes_per_router = g, a, p
+        g = num_groups
+        h_of = np.broadcast_to(np.asarray(global_ports, dtype=np.int64), (a,))
+        p_of = np.broadcast_to(np.asarray(nodes_per_router, dtype=np.int64), (a,))
+        h = int(h_of.max())
+        radix = lp + int((h_of + p_of).max())
+        self.num_groups, self.routers_per_group = g, a
+        self.nodes_per_group = int(p_of.sum())
         self.num_routers, self.num_nodes, self.radix = a * g, num_nodes, radix
         self.link_classes, self.router_delay_s = tuple(link_classes), router_delay_s
 
         peer = np.full((g, a, radix), -1, dtype=np.int64)
         peer_port = np.full((g, a, radix), -1, dtype=np.int64)
         cls = np.full((g, a, radix), -1, dtype=np.int64)
-        peer[:, :, :lp] = (np.arange(g) * a)[:, None, None] + local_peer
-        peer_port[:, :, :lp] = local_peer_port
-        cls[:, :, :lp] = local_port_class
+        wired = local_peer >= 0
+        peer[:, :, :lp] = np.where(wired, (np.arange(g) * a)[:, None, None] + local_peer, -1)
+        peer_port[:, :, :lp] = np.where(wired, local_peer_port, -1)
+        cls[:, :, :lp] = np.where(wired, local_port_class, -1)
 
-        trunks = a * h // bundle
+        # global slot j of a group: the k-th global port of router slot_router[j], routers in order
+        slot_router = np.repeat(np.arange(a), h_of)
+        slot_port = lp + np.arange(len(slot_router)) - np.repeat(np.cumsum(h_of) - h_of, h_of)
+        trunks = len(slot_router) // bundle
         trunk_group, trunk_peer = global_arrangement(g, trunks, arrangement)
         slot_group = np.repeat(trunk_group, bundle, axis=1)
         slot_peer = np.repeat(trunk_peer, bundle, axis=1) * bundle + np.tile(np.arange(bundle), trunks)
         used = slot_group >= 0
-        peer[:, :, lp:lp + h] = np.where(used, slot_group * a + slot_peer // h, -1).reshape(g, a, h)
-        peer_port[:, :, lp:lp + h] = np.where(used, lp + slot_peer % h, -1).reshape(g, a, h)
-        cls[:, :, lp:lp + h] = np.where(used, global_class, -1).reshape(g, a, h)
+        peer[:, slot_router, slot_port] = np.where(used, slot_group * a + slot_router[slot_peer], -1)
+        peer_port[:, slot_router, slot_port] = np.where(used, slot_port[slot_peer], -1)
+        cls[:, slot_router, slot_port] = np.where(used, global_class, -1)
 
-        node = np.arange(g * a * p).reshape(g, a, p)
+        # node i of a group: the q-th node port of router node_local[i], after its global ports
+        node_local = np.repeat(np.arange(a), p_of)
+        node_slot = lp + h_of[node_local] + np.arange(len(node_local)) - np.repeat(np.cumsum(p_of) - p_of, p_of)
+        node = np.arange(g * self.nodes_per_group).reshape(g, -1)
         present = node < num_nodes
-        peer_port[:, :, lp + h:] = np.where(present, node, -1)
-        cls[:, :, lp + h:] = np.where(present, node_class, -1)
+        peer_port[:, node_local, node_slot] = np.where(present, node, -1)
+        cls[:, node_local, node_slot] = np.where(present, node_class, -1)
 
         self.port_peer = peer.reshape(a * g, radix)
         self.port_peer_port = peer_port.reshape(a * g, radix)
         self.port_class = cls.reshape(a * g, radix)
-        self.node_router = np.arange(num_nodes) // p
-        self.node_port = lp + h + np.arange(num_nodes) % p
+        group, member = np.divmod(np.arange(num_nodes), self.nodes_per_group)
+        self.node_router = group * a + node_local[member]
+        self.node_port = node_slot[member]
         self._local_tables(local_peer)
         self._global_tables(lp, h)
 
     def _local_tables(self, local_peer: np.ndarray) -> None:
         """Hop distances inside a group and, per (router, target), the ports that get closer."""
         a = local_peer.shape[0]
+        wired = local_peer >= 0
         dist = np.full((a, a), -1, dtype=np.int64)
         np.fill_diagonal(dist, 0)
         adjacent = np.zeros((a, a), dtype=bool)
-        adjacent[np.arange(a)[:, None], local_peer] = True
+        adjacent[np.nonzero(wired)[0], local_peer[wired]] = True
         reached = np.eye(a, dtype=bool)
         frontier = reached.copy()
         hops = 0
@@ -169,7 +187,7 @@ class GroupedTopology(Topology):
             reached |= frontier
         self.local_diameter = hops
         self.local_distance = dist
-        closer = dist[local_peer] == (dist - 1)[:, None, :]        # (u, port, v)
+        closer = (dist[local_peer] == (dist - 1)[:, None, :]) & wired[:, :, None]   # (u, port, v)
         u, port, v = np.nonzero(closer)
         order = np.lexsort((port, v, u))
         #: Ports of local router u one hop closer to local router v: local_next[start[u*a+v]:start[u*a+v+1]].
@@ -180,7 +198,7 @@ class GroupedTopology(Topology):
         """The global links between every ordered pair of groups, in (router, port) order."""
         a, g = self.routers_per_group, self.num_groups
         self._local_ports, self._global_ports = lp, h
-        glob = self.port_class[:, lp:lp + h] >= 0
+        glob = self.port_peer[:, lp:lp + h] >= 0
         router, slot = np.nonzero(glob)
         port = slot + lp
         key = (router // a) * g + self.port_peer[router, port] // a
@@ -246,7 +264,7 @@ class GroupedTopology(Topology):
 
     def worst_case_table(self) -> tuple[np.ndarray, np.ndarray]:
         """The "wc" pattern as data: node ``n`` sends to ``first[n] + rand % count[n]``."""
-        per_group = self.nodes_per_router * self.routers_per_group
+        per_group = self.nodes_per_group
         populated = -(-self.num_nodes // per_group)
         node = np.arange(self.num_nodes)
         first = (node // per_group + 1) % populated * per_group
