@@ -294,6 +294,26 @@ def link_class(cfg: dict, name: str, prefix: str) -> LinkClass:
                      field(cfg, f"{prefix}_latency_s", "topology", float, nonnegative=True))
 
 
+def check_num_nodes(num_nodes: int | None, capacity: int, capacity_text: str) -> int:
+    """``num_nodes``, or ``capacity`` if None; ConfigError unless ``1 <= num_nodes <= capacity``."""
+    num_nodes = capacity if num_nodes is None else num_nodes
+    if not 1 <= num_nodes <= capacity:
+        raise ConfigError(f"topology.num_nodes = {num_nodes} must be between 1 and {capacity_text} = {capacity}")
+    return num_nodes
+
+
+def local_global_node_fields(cfg: dict) -> dict:
+    """Keyword arguments every local/global/node-link preset section shares: the three link classes
+    (``{local,global,node}_{bandwidth_Bps,latency_s}``), ``router_delay_s``, and the optional
+    ``arrangement`` and ``num_nodes``."""
+    return {"local": link_class(cfg, "local", "local"),
+            "global_": link_class(cfg, "global", "global"),
+            "node": link_class(cfg, "node", "node"),
+            "router_delay_s": field(cfg, "router_delay_s", "topology", float, nonnegative=True),
+            "arrangement": field(cfg, "arrangement", "topology", str, default="consecutive"),
+            "num_nodes": field(cfg, "num_nodes", "topology", int, default=None, positive=True)}
+
+
 @register
 class DragonflyTopology(GroupedTopology):
     """Dragonfly of Kim et al. 2008: ``p`` nodes, ``a-1`` local and ``h`` global ports per router.
@@ -309,9 +329,7 @@ class DragonflyTopology(GroupedTopology):
                  num_nodes: int | None = None):
         check_group_limit(g, a * h, "topology.g", f"a*h+1 with a={a}, h={h}")
         check_arrangement(arrangement, g, a * h, "topology.arrangement")
-        num_nodes = p * a * g if num_nodes is None else num_nodes
-        if not 1 <= num_nodes <= p * a * g:
-            raise ConfigError(f"topology.num_nodes = {num_nodes} must be between 1 and p*a*g = {p * a * g}")
+        num_nodes = check_num_nodes(num_nodes, p * a * g, "p*a*g")
         self.p, self.a, self.h, self.g, self.arrangement = p, a, h, g, arrangement
         peer, peer_port = complete_graph_ports(a)
         self._build(num_groups=g, local_peer=peer, local_peer_port=peer_port, local_port_class=0,
@@ -327,13 +345,7 @@ class DragonflyTopology(GroupedTopology):
     @classmethod
     def from_config(cls, cfg: dict) -> "DragonflyTopology":
         sizes = {k: field(cfg, k, "topology", int, positive=True) for k in ("p", "a", "h", "g")}
-        return cls(**sizes,
-                   local=link_class(cfg, "local", "local"),
-                   global_=link_class(cfg, "global", "global"),
-                   node=link_class(cfg, "node", "node"),
-                   router_delay_s=field(cfg, "router_delay_s", "topology", float, nonnegative=True),
-                   arrangement=field(cfg, "arrangement", "topology", str, default="consecutive"),
-                   num_nodes=field(cfg, "num_nodes", "topology", int, default=None, positive=True))
+        return cls(**sizes, **local_global_node_fields(cfg))
 
 
 # -- routing (csrc/grouped.c): phase x local-hop VCs, L per phase ---------------------------
