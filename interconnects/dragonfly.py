@@ -27,7 +27,8 @@ Routings (compiled in ``csrc/grouped.c``; random choices hash the seed, the pack
   group (its own link if it has one), the global hop, local hops to the
   destination: ``2L+1`` router hops at most, ``L`` the local diameter.
 * ``val`` -- Valiant: minimal to a random intermediate group, then minimal to
-  the destination; inside one group, via a random intermediate router.
+  the destination; inside one group, via a random intermediate router
+  (``local_valiant``; Megafly routes MIN there, see ``megafly.py``).
 * ``ugal`` -- UGAL-L: at the source router, per packet, MIN unless one of
   ``candidates`` (default 3) random Valiant paths is cheaper.  A path costs
   the bytes its first port is committed to times its router hops ``H``:
@@ -108,6 +109,8 @@ class GroupedTopology(Topology):
     """
 
     routings: dict = {}  # registered at the end of this module
+    #: Valiant between routers of one group goes via a random third router of the group (else MIN).
+    local_valiant = True
 
     num_groups: int
     routers_per_group: int
@@ -216,6 +219,7 @@ class GroupedTopology(Topology):
         from ppt.interconnects.packetcore import array, ffi
         t = ffi.new("ppt_grouped_t *")
         t.a, t.g, t.L = self.routers_per_group, self.num_groups, self.local_diameter
+        t.local_valiant = self.local_valiant
         t.radix, t.local_ports, t.global_ports = self.radix, self._local_ports, self._global_ports
         keep = [array("int32_t", x) for x in (
             self.port_peer.ravel(), self.node_router, self.node_port, self._local_next_start, self._local_next,

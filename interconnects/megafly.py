@@ -28,7 +28,10 @@ Link classes: 0 ``local``, 1 ``global``, 2 ``node``.
 The group is the dragonfly's with local diameter 2 (leaf - spine - leaf), so
 the dragonfly's compiled routings serve it unchanged: MIN takes at most two
 local hops per group and one global hop (leaf, spine, spine, leaf between
-groups), and the VC scheme gives every phase two local-hop VCs.
+groups), and the VC scheme gives every phase two local-hop VCs.  Inside one
+group Valiant routing is MIN: a minimal leaf-spine-leaf path already goes
+through a random spine, and a detour through a third leaf would take four
+local hops in one group.
 """
 from __future__ import annotations
 
@@ -64,6 +67,7 @@ class MegaflyTopology(GroupedTopology):
     """
 
     kind = "megafly"
+    local_valiant = False
 
     def __init__(self, leaves: int, spines: int, nodes_per_leaf: int, global_per_spine: int, groups: int,
                  local: LinkClass, global_: LinkClass, node: LinkClass, router_delay_s: float,
