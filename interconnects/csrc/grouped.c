@@ -1,4 +1,4 @@
-/* Dragonfly and Aries routings: MIN, Valiant, UGAL-L and PAR (Kim, Dally, Scott & Abts, ISCA 2008;
+/* Dragonfly, Megafly and Aries routings: MIN, Valiant, UGAL-L and PAR (Kim, Dally, Scott & Abts, ISCA 2008;
  * Jiang, Kim & Dally, ISCA 2009).
  *
  * VC scheme (all four): a path is cut into phases -- a phase ends with a global hop, on reaching an

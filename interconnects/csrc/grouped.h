@@ -1,4 +1,4 @@
-/* Routing tables of the grouped topologies: the dragonfly and Cray Aries (see dragonfly.py). */
+/* Routing tables of the grouped topologies: dragonfly, Megafly, Cray Aries (dragonfly.py, megafly.py). */
 #ifndef PPT_GROUPED_H
 #define PPT_GROUPED_H
 #include "core.h"
