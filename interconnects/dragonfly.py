@@ -27,7 +27,8 @@ Routings (compiled in ``csrc/grouped.c``; random choices hash the seed, the pack
   group (its own link if it has one), the global hop, local hops to the
   destination: ``2L+1`` router hops at most, ``L`` the local diameter.
 * ``val`` -- Valiant: minimal to a random intermediate group, then minimal to
-  the destination; inside one group, via a random intermediate router.
+  the destination; inside one group, via a random intermediate router
+  (``local_valiant``; Megafly routes MIN there, see ``megafly.py``).
 * ``ugal`` -- UGAL-L: at the source router, per packet, MIN unless one of
   ``candidates`` (default 3) random Valiant paths is cheaper.  A path costs
   the bytes its first port is committed to times its router hops ``H``:
@@ -98,65 +99,85 @@ class GroupedTopology(Topology):
     """Identical groups of routers joined by global links (dragonfly family).
 
     Router ``r`` is router ``r % a`` of group ``r // a``; its ports are the
-    local ports, then ``h`` global ports, then ``p`` node ports.  Nodes fill
-    routers in order (node ``n`` on router ``n // p``), so ``num_nodes`` may be
-    below ``a * g * p``.  ``local_diameter`` is the most local hops between two
-    routers of a group.
+    local ports, then its global ports, then its node ports.  Local router
+    ``u`` of every group owns ``global_ports[u]`` global and
+    ``nodes_per_router[u]`` node ports (the same for all routers in the
+    dragonfly and Aries; none or all on Megafly's leaves and spines); slots a
+    router does not use are marked -1.  Nodes fill routers in order, group by
+    group, so ``num_nodes`` may be below ``g * nodes_per_group``.
+    ``local_diameter`` is the most local hops between two routers of a group.
     """
 
     routings: dict = {}  # registered at the end of this module
+    #: Valiant between routers of one group goes via a random third router of the group (else MIN).
+    local_valiant = True
 
     num_groups: int
     routers_per_group: int
-    nodes_per_router: int
+    nodes_per_group: int
     local_diameter: int
 
     def _build(self, *, num_groups, local_peer, local_peer_port, local_port_class, global_ports,
                bundle, arrangement, nodes_per_router, num_nodes, link_classes, global_class,
                node_class, router_delay_s):
+        """Wire the ports.  ``local_peer``/``local_peer_port`` are ``(a, lp)`` (-1: no local port);
+        ``global_ports`` and ``nodes_per_router`` are counts, one for all routers or one per local router."""
         a, lp = local_peer.shape
-        g, h, p = num_groups, global_ports, nodes_per_router
-        radix = lp + h + p
-        self.num_groups, self.routers_per_group, self.nodes_per_router = g, a, p
+        g = num_groups
+        h_of = np.broadcast_to(np.asarray(global_ports, dtype=np.int64), (a,))
+        p_of = np.broadcast_to(np.asarray(nodes_per_router, dtype=np.int64), (a,))
+        h = int(h_of.max())
+        radix = lp + int((h_of + p_of).max())
+        self.num_groups, self.routers_per_group = g, a
+        self.nodes_per_group = int(p_of.sum())
         self.num_routers, self.num_nodes, self.radix = a * g, num_nodes, radix
         self.link_classes, self.router_delay_s = tuple(link_classes), router_delay_s
 
         peer = np.full((g, a, radix), -1, dtype=np.int64)
         peer_port = np.full((g, a, radix), -1, dtype=np.int64)
         cls = np.full((g, a, radix), -1, dtype=np.int64)
-        peer[:, :, :lp] = (np.arange(g) * a)[:, None, None] + local_peer
-        peer_port[:, :, :lp] = local_peer_port
-        cls[:, :, :lp] = local_port_class
+        wired = local_peer >= 0
+        peer[:, :, :lp] = np.where(wired, (np.arange(g) * a)[:, None, None] + local_peer, -1)
+        peer_port[:, :, :lp] = np.where(wired, local_peer_port, -1)
+        cls[:, :, :lp] = np.where(wired, local_port_class, -1)
 
-        trunks = a * h // bundle
+        # global slot j of a group: the k-th global port of router slot_router[j], routers in order
+        slot_router = np.repeat(np.arange(a), h_of)
+        slot_port = lp + np.arange(len(slot_router)) - np.repeat(np.cumsum(h_of) - h_of, h_of)
+        trunks = len(slot_router) // bundle
         trunk_group, trunk_peer = global_arrangement(g, trunks, arrangement)
         slot_group = np.repeat(trunk_group, bundle, axis=1)
         slot_peer = np.repeat(trunk_peer, bundle, axis=1) * bundle + np.tile(np.arange(bundle), trunks)
         used = slot_group >= 0
-        peer[:, :, lp:lp + h] = np.where(used, slot_group * a + slot_peer // h, -1).reshape(g, a, h)
-        peer_port[:, :, lp:lp + h] = np.where(used, lp + slot_peer % h, -1).reshape(g, a, h)
-        cls[:, :, lp:lp + h] = np.where(used, global_class, -1).reshape(g, a, h)
+        peer[:, slot_router, slot_port] = np.where(used, slot_group * a + slot_router[slot_peer], -1)
+        peer_port[:, slot_router, slot_port] = np.where(used, slot_port[slot_peer], -1)
+        cls[:, slot_router, slot_port] = np.where(used, global_class, -1)
 
-        node = np.arange(g * a * p).reshape(g, a, p)
+        # node i of a group: the q-th node port of router node_local[i], after its global ports
+        node_local = np.repeat(np.arange(a), p_of)
+        node_slot = lp + h_of[node_local] + np.arange(len(node_local)) - np.repeat(np.cumsum(p_of) - p_of, p_of)
+        node = np.arange(g * self.nodes_per_group).reshape(g, -1)
         present = node < num_nodes
-        peer_port[:, :, lp + h:] = np.where(present, node, -1)
-        cls[:, :, lp + h:] = np.where(present, node_class, -1)
+        peer_port[:, node_local, node_slot] = np.where(present, node, -1)
+        cls[:, node_local, node_slot] = np.where(present, node_class, -1)
 
         self.port_peer = peer.reshape(a * g, radix)
         self.port_peer_port = peer_port.reshape(a * g, radix)
         self.port_class = cls.reshape(a * g, radix)
-        self.node_router = np.arange(num_nodes) // p
-        self.node_port = lp + h + np.arange(num_nodes) % p
+        group, member = np.divmod(np.arange(num_nodes), self.nodes_per_group)
+        self.node_router = group * a + node_local[member]
+        self.node_port = node_slot[member]
         self._local_tables(local_peer)
         self._global_tables(lp, h)
 
     def _local_tables(self, local_peer: np.ndarray) -> None:
         """Hop distances inside a group and, per (router, target), the ports that get closer."""
         a = local_peer.shape[0]
+        wired = local_peer >= 0
         dist = np.full((a, a), -1, dtype=np.int64)
         np.fill_diagonal(dist, 0)
         adjacent = np.zeros((a, a), dtype=bool)
-        adjacent[np.arange(a)[:, None], local_peer] = True
+        adjacent[np.nonzero(wired)[0], local_peer[wired]] = True
         reached = np.eye(a, dtype=bool)
         frontier = reached.copy()
         hops = 0
@@ -169,7 +190,7 @@ class GroupedTopology(Topology):
             reached |= frontier
         self.local_diameter = hops
         self.local_distance = dist
-        closer = dist[local_peer] == (dist - 1)[:, None, :]        # (u, port, v)
+        closer = (dist[local_peer] == (dist - 1)[:, None, :]) & wired[:, :, None]   # (u, port, v)
         u, port, v = np.nonzero(closer)
         order = np.lexsort((port, v, u))
         #: Ports of local router u one hop closer to local router v: local_next[start[u*a+v]:start[u*a+v+1]].
@@ -180,7 +201,7 @@ class GroupedTopology(Topology):
         """The global links between every ordered pair of groups, in (router, port) order."""
         a, g = self.routers_per_group, self.num_groups
         self._local_ports, self._global_ports = lp, h
-        glob = self.port_class[:, lp:lp + h] >= 0
+        glob = self.port_peer[:, lp:lp + h] >= 0
         router, slot = np.nonzero(glob)
         port = slot + lp
         key = (router // a) * g + self.port_peer[router, port] // a
@@ -198,6 +219,7 @@ class GroupedTopology(Topology):
         from ppt.interconnects.packetcore import array, ffi
         t = ffi.new("ppt_grouped_t *")
         t.a, t.g, t.L = self.routers_per_group, self.num_groups, self.local_diameter
+        t.local_valiant = self.local_valiant
         t.radix, t.local_ports, t.global_ports = self.radix, self._local_ports, self._global_ports
         keep = [array("int32_t", x) for x in (
             self.port_peer.ravel(), self.node_router, self.node_port, self._local_next_start, self._local_next,
@@ -246,7 +268,7 @@ class GroupedTopology(Topology):
 
     def worst_case_table(self) -> tuple[np.ndarray, np.ndarray]:
         """The "wc" pattern as data: node ``n`` sends to ``first[n] + rand % count[n]``."""
-        per_group = self.nodes_per_router * self.routers_per_group
+        per_group = self.nodes_per_group
         populated = -(-self.num_nodes // per_group)
         node = np.arange(self.num_nodes)
         first = (node // per_group + 1) % populated * per_group
@@ -276,6 +298,26 @@ def link_class(cfg: dict, name: str, prefix: str) -> LinkClass:
                      field(cfg, f"{prefix}_latency_s", "topology", float, nonnegative=True))
 
 
+def check_num_nodes(num_nodes: int | None, capacity: int, capacity_text: str) -> int:
+    """``num_nodes``, or ``capacity`` if None; ConfigError unless ``1 <= num_nodes <= capacity``."""
+    num_nodes = capacity if num_nodes is None else num_nodes
+    if not 1 <= num_nodes <= capacity:
+        raise ConfigError(f"topology.num_nodes = {num_nodes} must be between 1 and {capacity_text} = {capacity}")
+    return num_nodes
+
+
+def local_global_node_fields(cfg: dict) -> dict:
+    """Keyword arguments every local/global/node-link preset section shares: the three link classes
+    (``{local,global,node}_{bandwidth_Bps,latency_s}``), ``router_delay_s``, and the optional
+    ``arrangement`` and ``num_nodes``."""
+    return {"local": link_class(cfg, "local", "local"),
+            "global_": link_class(cfg, "global", "global"),
+            "node": link_class(cfg, "node", "node"),
+            "router_delay_s": field(cfg, "router_delay_s", "topology", float, nonnegative=True),
+            "arrangement": field(cfg, "arrangement", "topology", str, default="consecutive"),
+            "num_nodes": field(cfg, "num_nodes", "topology", int, default=None, positive=True)}
+
+
 @register
 class DragonflyTopology(GroupedTopology):
     """Dragonfly of Kim et al. 2008: ``p`` nodes, ``a-1`` local and ``h`` global ports per router.
@@ -291,9 +333,7 @@ class DragonflyTopology(GroupedTopology):
                  num_nodes: int | None = None):
         check_group_limit(g, a * h, "topology.g", f"a*h+1 with a={a}, h={h}")
         check_arrangement(arrangement, g, a * h, "topology.arrangement")
-        num_nodes = p * a * g if num_nodes is None else num_nodes
-        if not 1 <= num_nodes <= p * a * g:
-            raise ConfigError(f"topology.num_nodes = {num_nodes} must be between 1 and p*a*g = {p * a * g}")
+        num_nodes = check_num_nodes(num_nodes, p * a * g, "p*a*g")
         self.p, self.a, self.h, self.g, self.arrangement = p, a, h, g, arrangement
         peer, peer_port = complete_graph_ports(a)
         self._build(num_groups=g, local_peer=peer, local_peer_port=peer_port, local_port_class=0,
@@ -309,13 +349,7 @@ class DragonflyTopology(GroupedTopology):
     @classmethod
     def from_config(cls, cfg: dict) -> "DragonflyTopology":
         sizes = {k: field(cfg, k, "topology", int, positive=True) for k in ("p", "a", "h", "g")}
-        return cls(**sizes,
-                   local=link_class(cfg, "local", "local"),
-                   global_=link_class(cfg, "global", "global"),
-                   node=link_class(cfg, "node", "node"),
-                   router_delay_s=field(cfg, "router_delay_s", "topology", float, nonnegative=True),
-                   arrangement=field(cfg, "arrangement", "topology", str, default="consecutive"),
-                   num_nodes=field(cfg, "num_nodes", "topology", int, default=None, positive=True))
+        return cls(**sizes, **local_global_node_fields(cfg))
 
 
 # -- routing (csrc/grouped.c): phase x local-hop VCs, L per phase ---------------------------

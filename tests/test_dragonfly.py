@@ -349,7 +349,7 @@ def test_par_diverts_inside_the_source_group(booksim):
 def test_worst_case_destination_targets_the_next_group(booksim, darter):
     rng = random.Random(3)
     for topo in (booksim, darter):
-        per_group = topo.routers_per_group * topo.nodes_per_router
+        per_group = topo.nodes_per_group
         populated = -(-topo.num_nodes // per_group)
         for node in range(0, topo.num_nodes, 7):
             dst = topo.worst_case_destination(node, rng.randrange(1 << 30))

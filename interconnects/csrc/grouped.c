@@ -1,4 +1,4 @@
-/* Dragonfly and Aries routings: MIN, Valiant, UGAL-L and PAR (Kim, Dally, Scott & Abts, ISCA 2008;
+/* Dragonfly, Megafly and Aries routings: MIN, Valiant, UGAL-L and PAR (Kim, Dally, Scott & Abts, ISCA 2008;
  * Jiang, Kim & Dally, ISCA 2009).
  *
  * VC scheme (all four): a path is cut into phases -- a phase ends with a global hop, on reaching an
@@ -122,7 +122,8 @@ static int32_t plan_hops(const ppt_grouped_t *t, const ppt_packet_t *pkt, int32_
     return hops + local_hops(t, router, dst);
 }
 
-/* A Valiant plan (a random group, or a random router of a shared group); 0 if there is none. */
+/* A Valiant plan (a random group, or a random router of a shared group if the topology takes
+ * local Valiant); 0 if there is none. */
 static int valiant(const ppt_routing_t *rt, const ppt_packet_t *pkt, uint64_t key, int64_t bump, uint64_t salt,
                    plan_t *out)
 {
@@ -136,7 +137,7 @@ static int valiant(const ppt_routing_t *rt, const ppt_packet_t *pkt, uint64_t ke
         mid = (int32_t)(pick % (uint64_t)(t->g - 2));
         low = src / a < dst / a ? src / a : dst / a;
         high = src / a < dst / a ? dst / a : src / a;
-    } else if (src != dst && a >= 3) {
+    } else if (src != dst && a >= 3 && t->local_valiant) {
         mid = (int32_t)(pick % (uint64_t)(a - 2));
         low = src % a < dst % a ? src % a : dst % a;
         high = src % a < dst % a ? dst % a : src % a;

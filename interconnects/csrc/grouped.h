@@ -1,4 +1,4 @@
-/* Routing tables of the grouped topologies: the dragonfly and Cray Aries (see dragonfly.py). */
+/* Routing tables of the grouped topologies: dragonfly, Megafly, Cray Aries (dragonfly.py, megafly.py). */
 #ifndef PPT_GROUPED_H
 #define PPT_GROUPED_H
 #include "core.h"
@@ -6,6 +6,7 @@
 typedef struct ppt_grouped {
     int32_t a, g;                       /* routers per group, groups */
     int32_t L;                          /* local diameter: most local hops between two routers of a group */
+    int32_t local_valiant;              /* 1: Valiant inside a group goes via a random router; 0: MIN */
     int32_t radix, local_ports, global_ports;   /* port layout: local, then global, then node ports */
     const int32_t *port_peer;           /* [router * radix + port]: peer router, -1 none */
     const int32_t *node_router, *node_port;
