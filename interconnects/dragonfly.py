@@ -58,6 +58,8 @@ Jiang et al., 4/6/8 for Aries (L=2).
 """
 from __future__ import annotations
 
+import copy
+
 import numpy as np
 
 from ppt.config import field
@@ -214,6 +216,44 @@ class GroupedTopology(Topology):
     def router_groups(self) -> np.ndarray:
         return np.arange(self.num_routers) // self.routers_per_group
 
+    # -- link failures (legalpaths.py, csrc/grouped_failures.c) ---------------
+
+    #: Surviving local hops ``[router, v]`` to router ``v`` of its group; None without failures.
+    router_distance = None
+
+    def global_ports(self) -> np.ndarray:
+        groups = self.router_groups()
+        return (self.port_peer >= 0) & (self.port_peer // self.routers_per_group != groups[:, None])
+
+    def with_failed_links(self, failed: np.ndarray, spec) -> "GroupedTopology":
+        """A copy whose ``failed`` links are unused slots; its routings take legal paths only
+        (``local_diameter`` keeps the fault-free value, which fixes the VCs)."""
+        from ppt.interconnects.legalpaths import local_distances
+        out = copy.copy(self)
+        for cached in ("_core_tables", "_core_keep", "_legal_survey"):
+            out.__dict__.pop(cached, None)
+        router, port = failed[:, 0], failed[:, 1]
+        peer, peer_port = self.port_peer[router, port], self.port_peer_port[router, port]
+        out.port_peer, out.port_peer_port, out.port_class = (x.copy() for x in (
+            self.port_peer, self.port_peer_port, self.port_class))
+        for table in (out.port_peer, out.port_peer_port, out.port_class):
+            table[router, port] = table[peer, peer_port] = -1
+        out.failures, out.failed_links = spec, failed
+        out._global_tables(self._local_ports, self._global_ports)
+        out.router_distance = local_distances(out)
+        return out
+
+    def legal_survey(self) -> tuple[np.ndarray, int]:
+        """:func:`~ppt.interconnects.legalpaths.legal_survey`, computed once."""
+        survey = self.__dict__.get("_legal_survey")
+        if survey is None:
+            from ppt.interconnects.legalpaths import legal_survey
+            survey = self._legal_survey = legal_survey(self)
+        return survey
+
+    def unroutable_pairs(self) -> np.ndarray:
+        return self.legal_survey()[0] if self.failures is not None else super().unroutable_pairs()
+
     def build_core_tables(self):
         """The ``ppt_grouped_t`` the compiled routings read."""
         from ppt.interconnects.packetcore import array, ffi
@@ -226,6 +266,9 @@ class GroupedTopology(Topology):
             self.local_distance.ravel(), self._gw_start, self._gw_count, self._gw_router, self._gw_port)]
         (t.port_peer, t.node_router, t.node_port, t.local_next_start, t.local_next, t.local_dist,
          t.gw_start, t.gw_count, t.gw_router, t.gw_port) = keep
+        if self.router_distance is not None:
+            keep.append(array("int32_t", self.router_distance.ravel()))
+            t.router_dist = keep[-1]
         self._core_keep = keep
         return t
 
@@ -235,8 +278,11 @@ class GroupedTopology(Topology):
         """Largest router-to-router distance: min-plus over the links of each group pair.
 
         Stops at the bound ``2L + 1`` (reached by the first pair in all but the
-        smallest instances), so it stays cheap for hundreds of groups.
+        smallest instances), so it stays cheap for hundreds of groups.  With
+        failed links: the most hops of a legal MIN route between routers holding nodes.
         """
+        if self.failures is not None:
+            return self.legal_survey()[1]
         a, g = self.routers_per_group, self.num_groups
         dist, bound = self.local_distance, 2 * self.local_diameter + 1
         routers, ports = np.array(self._gw_router), np.array(self._gw_port)

@@ -201,7 +201,39 @@ class Topology:
         except KeyError:
             known = ", ".join(sorted(self.routings))
             raise ConfigError(f"unknown routing {name!r} for {self.kind}; choose one of: {known}") from None
+        self.check_routable(spec)
         return Routing(self, spec, seed=seed, **options)
+
+    # -- link failures (see failures.py) --------------------------------------
+
+    #: The failure map applied (a :class:`~ppt.interconnects.failures.FailureSpec`), None if every link works.
+    failures = None
+
+    def global_ports(self) -> np.ndarray | None:
+        """``(routers, radix)`` mask of the ports whose links join groups, where the topology has
+        local and global links; None otherwise."""
+        return None
+
+    def with_failed_links(self, failed: np.ndarray, spec) -> "Topology":
+        """A copy without the links ``failed`` (``(router, port)`` of one end each), routing only
+        legal paths over the rest.  Topologies without failure-aware routing refuse."""
+        raise ConfigError(f"link failures need failure-aware routing, which {self.kind} does not have yet; "
+                          f"remove the network.fail_* settings")
+
+    def unroutable_pairs(self) -> np.ndarray:
+        """``(k, 2)`` router pairs (both holding nodes) without a legal path over surviving links."""
+        return np.zeros((0, 2), dtype=np.int64)
+
+    def check_routable(self, spec: RoutingSpec) -> None:
+        """ConfigError naming a router pair routing ``spec`` cannot serve, if the failures left one."""
+        if self.failures is None:
+            return
+        pairs = self.unroutable_pairs()
+        if len(pairs):
+            more = f" (and {len(pairs) - 1} more pairs)" if len(pairs) > 1 else ""
+            raise ConfigError(f"link failures ({self.failures.describe()}) leave router {pairs[0][0]} -> router "
+                              f"{pairs[0][1]}{more} without a legal path for routing {spec.name!r}; fail fewer "
+                              f"links or choose another network.fail_seed")
 
     def core_tables(self):
         """The ``ppt_*_t`` tables this topology's compiled routings read (built once, cached)."""

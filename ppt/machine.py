@@ -24,11 +24,16 @@ class Machine:
         self.seed = seed
         node = preset["node"]
         self.cores_per_node = field(node, "cores", "node", int, positive=True)
+        from ppt.interconnects.failures import FailureSpec
+        #: The link failures of the preset's ``network.fail_*`` keys (checked here, before any run).
+        self.failures = FailureSpec.from_config(preset.get("network") or {})
 
     @cached_property
     def topology(self):
+        """The preset's topology, without the links the failure map takes down."""
+        from ppt.interconnects.failures import apply_failures
         from ppt.interconnects.registry import build_topology
-        return build_topology(self.preset["topology"])
+        return apply_failures(build_topology(self.preset["topology"]), self.failures)
 
     @cached_property
     def node_model(self):

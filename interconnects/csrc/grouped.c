@@ -8,10 +8,14 @@
  * hop by hop, so the channel dependency graph is acyclic: deadlock-free with L x 2 (MIN),
  * 3 (VAL, UGAL) or 4 (PAR) VCs.
  *
+ * With failed links (t->router_dist set) the same plans take legal paths only; why the VC scheme
+ * stays deadlock-free then is told in grouped_failures.c.
+ *
  * pkt->route holds the plan: [0] mode (MIN, Valiant via a group, via a router), [1] the
  * intermediate group or router, [2] the extra phase of a PAR diversion, [3] the packet's random key.
  */
 #include "grouped.h"
+#include "_grouped_failures.h"
 #include "ugal.h"
 
 enum { MIN, VAL_GROUP, VAL_ROUTER };
@@ -38,9 +42,13 @@ static void set_plan(ppt_packet_t *pkt, plan_t p)
 
 /* The global link from router's group to `group` for `key`: a router owning links to `group` uses
  * one of its own; otherwise the choice depends only on key and group, so every router of the
- * group sends the packet towards the same link.  Returns the link's router, *port its port. */
-static int32_t exit_link(const ppt_grouped_t *t, uint64_t key, int32_t router, int32_t group, int32_t *port)
+ * group sends the packet towards the same link.  With failures, only a link legal for a packet to
+ * router dst with `room` local hops left in its phase.  Returns the link's router, *port its port. */
+static int32_t exit_link(const ppt_grouped_t *t, uint64_t key, int32_t router, int32_t group, int32_t room,
+                         int32_t dst, int32_t *port)
 {
+    if (t->router_dist)
+        return ppt_gf_exit_link(t, key, router, group, room, dst, port);
     const int32_t *row = &t->port_peer[(int64_t)router * t->radix + t->local_ports];
     int32_t own = 0;
     for (int32_t k = 0; k < t->global_ports; k++)
@@ -61,6 +69,8 @@ static int32_t exit_link(const ppt_grouped_t *t, uint64_t key, int32_t router, i
 
 static int32_t local_port(const ppt_grouped_t *t, uint64_t key, int32_t router, int32_t target)
 {
+    if (t->router_dist)
+        return ppt_gf_local_port(t, key, router, target);
     int32_t pair = router % t->a * t->a + target % t->a;
     int32_t first = t->local_next_start[pair], n = t->local_next_start[pair + 1] - first;
     return t->local_next[first + (int32_t)((key ^ (uint64_t)target) % (uint64_t)n)];
@@ -68,6 +78,8 @@ static int32_t local_port(const ppt_grouped_t *t, uint64_t key, int32_t router, 
 
 static int32_t local_hops(const ppt_grouped_t *t, int32_t router, int32_t target)
 {
+    if (t->router_dist)
+        return ppt_gf_hops(t, router, target);
     return t->local_dist[router % t->a * t->a + target % t->a];
 }
 
@@ -90,9 +102,9 @@ static int32_t next_hop(const ppt_grouped_t *t, const ppt_packet_t *pkt, int32_t
         else
             phase = (int32_t)p.bump + 1, group = dst_g;
     }
-    int32_t base = L * phase, port;
+    int32_t base = L * phase, port, used = pkt->hops && pkt->vc >= base ? pkt->vc - base + 1 : 0;
     if (group >= 0) {
-        target = exit_link(t, p.key, router, group, &port);
+        target = exit_link(t, p.key, router, group, L - used, dst, &port);
         if (target == router) {
             *vc = base + L - 1;
             return port;
@@ -101,7 +113,7 @@ static int32_t next_hop(const ppt_grouped_t *t, const ppt_packet_t *pkt, int32_t
         *vc = pkt->vc;
         return t->node_port[pkt->dst];
     }
-    *vc = base + (pkt->hops && pkt->vc >= base ? pkt->vc - base + 1 : 0);
+    *vc = base + used;
     return local_port(t, p.key, router, target);
 }
 
@@ -115,42 +127,59 @@ static int32_t plan_hops(const ppt_grouped_t *t, const ppt_packet_t *pkt, int32_
     for (int32_t k = p.mode == VAL_GROUP ? 0 : 1; k < 2; k++) {
         if (router / t->a == groups[k])
             continue;
-        int32_t gw = exit_link(t, p.key, router, groups[k], &port);
+        int32_t gw = exit_link(t, p.key, router, groups[k], t->L, dst, &port);
         hops += local_hops(t, router, gw) + 1;
         router = t->port_peer[(int64_t)gw * t->radix + port];
     }
     return hops + local_hops(t, router, dst);
 }
 
-/* A Valiant plan (a random group, or a random router of a shared group if the topology takes
- * local Valiant); 0 if there is none. */
-static int valiant(const ppt_routing_t *rt, const ppt_packet_t *pkt, uint64_t key, int64_t bump, uint64_t salt,
-                   plan_t *out)
+/* Whether a Valiant route from router via intermediate group (across) or router mid to router dst
+ * is legal over the surviving links (always, without failures). */
+static int valiant_legal(const ppt_grouped_t *t, int32_t router, int across, int32_t mid, int32_t dst)
+{
+    int32_t port;
+    if (!t->router_dist)
+        return 1;
+    if (across)
+        return ppt_gf_exit_link(t, 0, router, mid, t->L, dst, &port) >= 0;
+    return ppt_gf_hops(t, router, mid) <= t->L && ppt_gf_hops(t, mid, dst) <= t->L;
+}
+
+/* A Valiant plan from router (a random group, or a random router of a shared group if the topology
+ * takes local Valiant; with failures the first legal one from there on); 0 if there is none. */
+static int valiant(const ppt_routing_t *rt, const ppt_packet_t *pkt, int32_t router, uint64_t key, int64_t bump,
+                   uint64_t salt, plan_t *out)
 {
     const ppt_grouped_t *t = rt->topo;
     int32_t a = t->a, src = t->node_router[pkt->src], dst = t->node_router[pkt->dst];
     uint64_t pick = ppt_rand(rt, pkt, salt);
-    int32_t mid, low, high, across = src / a != dst / a;
-    if (across) {
-        if (t->g < 3)
-            return 0;
-        mid = (int32_t)(pick % (uint64_t)(t->g - 2));
+    int32_t count, low, high, across = src / a != dst / a;
+    if (across && t->g >= 3) {
+        count = t->g - 2;
         low = src / a < dst / a ? src / a : dst / a;
         high = src / a < dst / a ? dst / a : src / a;
-    } else if (src != dst && a >= 3 && t->local_valiant) {
-        mid = (int32_t)(pick % (uint64_t)(a - 2));
+    } else if (!across && src != dst && a >= 3 && t->local_valiant) {
+        count = a - 2;
         low = src % a < dst % a ? src % a : dst % a;
         high = src % a < dst % a ? dst % a : src % a;
     } else {
         return 0;
     }
-    mid += mid >= low;
-    mid += mid >= high;
-    out->mode = across ? VAL_GROUP : VAL_ROUTER;
-    out->mid = across ? mid : src - src % a + mid;
-    out->bump = bump;
-    out->key = key;
-    return 1;
+    for (int32_t k = 0; k < count; k++) {
+        int32_t mid = (int32_t)((pick + (uint64_t)k) % (uint64_t)count);
+        mid += mid >= low;
+        mid += mid >= high;
+        mid = across ? mid : src - src % a + mid;
+        if (valiant_legal(t, router, across, mid, dst)) {
+            out->mode = across ? VAL_GROUP : VAL_ROUTER;
+            out->mid = mid;
+            out->bump = bump;
+            out->key = key;
+            return 1;
+        }
+    }
+    return 0;
 }
 
 /* UGAL-L: keep plan p unless one of `candidates` Valiant plans is cheaper (see ugal.c). */
@@ -165,7 +194,7 @@ static plan_t choose(const ppt_routing_t *rt, const ppt_packet_t *pkt, int32_t r
     port[0] = next_hop(t, pkt, router, p, &vc);
     hops[0] = plan_hops(t, pkt, router, p);
     for (int32_t i = 0; i < rt->candidates && n < MAX_PATHS; i++, n++) {
-        if (!valiant(rt, pkt, p.key, bump, salt + 16 * (uint64_t)i, &plans[n]))
+        if (!valiant(rt, pkt, router, p.key, bump, salt + 16 * (uint64_t)i, &plans[n]))
             break;
         port[n] = next_hop(t, pkt, router, plans[n], &vc);
         hops[n] = plan_hops(t, pkt, router, plans[n]);
@@ -173,9 +202,14 @@ static plan_t choose(const ppt_routing_t *rt, const ppt_packet_t *pkt, int32_t r
     return plans[ppt_ugal_pick(rt, pkt, router, n, port, hops, 1.0)];
 }
 
+/* MIN; with failures, a route inside a group that needs over L local hops turns phase on the way. */
 void ppt_grouped_min_inject(const ppt_routing_t *rt, ppt_packet_t *pkt)
 {
+    const ppt_grouped_t *t = rt->topo;
     plan_t p = {MIN, -1, 0, ppt_rand(rt, pkt, 0)};
+    int32_t src = t->node_router[pkt->src], dst = t->node_router[pkt->dst];
+    if (t->router_dist && src / t->a == dst / t->a && ppt_gf_hops(t, src, dst) > t->L)
+        p.mode = VAL_ROUTER, p.mid = ppt_gf_turn_router(t, p.key, src, dst);
     set_plan(pkt, p);
 }
 
@@ -186,10 +220,11 @@ int32_t ppt_grouped_min_route(const ppt_routing_t *rt, ppt_packet_t *pkt, int32_
 
 void ppt_grouped_val_inject(const ppt_routing_t *rt, ppt_packet_t *pkt)
 {
-    uint64_t key = ppt_rand(rt, pkt, 0);
-    plan_t p = {MIN, -1, 0, key};
-    valiant(rt, pkt, key, 0, 1, &p);
-    set_plan(pkt, p);
+    const ppt_grouped_t *t = rt->topo;
+    ppt_grouped_min_inject(rt, pkt);
+    plan_t p = plan_of(pkt);
+    if (valiant(rt, pkt, t->node_router[pkt->src], p.key, 0, 1, &p))
+        set_plan(pkt, p);
 }
 
 int32_t ppt_grouped_ugal_route(const ppt_routing_t *rt, ppt_packet_t *pkt, int32_t router, int32_t *vc)

@@ -15,6 +15,8 @@ typedef struct ppt_grouped {
     const int32_t *local_dist;          /* [u * a + v]: local hops */
     const int32_t *gw_start, *gw_count; /* [group * g + to_group]: global links between two groups */
     const int32_t *gw_router, *gw_port;
+    const int32_t *router_dist;         /* [router * a + v]: surviving local hops to router v of its group
+                                         * (PPT_GF_FAR if cut off); NULL when no link has failed */
 } ppt_grouped_t;
 
 void ppt_grouped_min_inject(const ppt_routing_t *rt, ppt_packet_t *pkt);

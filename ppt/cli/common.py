@@ -45,9 +45,27 @@ def pick_network(args, packet_hops) -> str:
     return kind
 
 
+def add_failure_arguments(parser) -> None:
+    """``--fail-links``, ``--fail-class``, ``--fail-seed``, ``--fail-file``: the preset's
+    ``network.fail_*`` keys (see :mod:`ppt.interconnects.failures`)."""
+    parser.add_argument("--fail-links", default=None, metavar="PCT",
+                        help="fail this share of router-to-router links at random, e.g. 5%% (network.fail_links)")
+    parser.add_argument("--fail-class", default=None, choices=["all", "local", "global"],
+                        help="which links --fail-links draws from (default all; network.fail_class)")
+    parser.add_argument("--fail-seed", type=int, default=None, metavar="N",
+                        help="seed of the failure draw (default 0; network.fail_seed)")
+    parser.add_argument("--fail-file", default=None, metavar="FILE",
+                        help="fail the links listed in FILE, one 'ROUTER PORT' per line (network.fail_file)")
+
+
 def load_preset(args) -> dict:
+    """The system preset of ``args``, with its ``--set`` overrides and any ``--fail-*`` flags applied."""
     from ppt.hardware.systems import load_system
-    return load_system(args.system, args.overrides)
+    preset = load_system(args.system, args.overrides)
+    for key in ("fail_links", "fail_class", "fail_seed", "fail_file"):
+        if getattr(args, key, None) is not None:
+            preset["network"][key] = getattr(args, key)
+    return preset
 
 
 def parse_sizes(text: str) -> list[int]:

@@ -8,8 +8,9 @@ from __future__ import annotations
 
 import time
 
-from ppt.cli.common import (add_job_arguments, add_sampling_arguments, add_system_arguments, is_leader, load_preset,
-                            pick_network, report_placement, sampling)
+from ppt.cli.common import (add_failure_arguments, add_job_arguments, add_sampling_arguments,
+                            add_system_arguments, is_leader, load_preset, pick_network, report_placement,
+                            sampling)
 from ppt.cli.output import emit
 
 HELP = "replay a DUMPI trace set on a simulated system and predict its run time"
@@ -33,6 +34,7 @@ def add_arguments(parser) -> None:
                              "compute; by default it is dropped and reported per rank")
     parser.add_argument("--skip-unsupported", action="store_true",
                         help="leave out calls replay does not support instead of refusing the trace")
+    add_failure_arguments(parser)
     add_sampling_arguments(parser)
 
 

@@ -14,8 +14,9 @@ import sys
 import traceback
 from pathlib import Path
 
-from ppt.cli.common import (add_job_arguments, add_network_argument, add_sampling_arguments, add_system_arguments,
-                            is_leader, load_preset, report_placement, sampling)
+from ppt.cli.common import (add_failure_arguments, add_job_arguments, add_network_argument,
+                            add_sampling_arguments, add_system_arguments, is_leader, load_preset,
+                            report_placement, sampling)
 from ppt.cli.output import emit
 from ppt.errors import PPTError
 
@@ -35,6 +36,7 @@ def add_arguments(parser) -> None:
                         help="collective algorithm, e.g. allreduce=ring (repeatable)")
     parser.add_argument("--script-args", default="", metavar="'ARGS'",
                         help="arguments for the script (one quoted string), seen by it as mpi.argv")
+    add_failure_arguments(parser)
     add_sampling_arguments(parser)
 
 

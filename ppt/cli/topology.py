@@ -1,19 +1,27 @@
-"""``ppt topology``: size and shape of a system's interconnect."""
+"""``ppt topology``: size and shape of a system's interconnect, and what link failures leave of it."""
 from __future__ import annotations
 
-from ppt.cli.common import add_system_arguments, load_preset
+from ppt.cli.common import add_failure_arguments, add_system_arguments, load_preset
 from ppt.cli.output import emit
 
-HELP = "nodes, routers, links, radix and diameter of a system's interconnect"
+HELP = "nodes, routers, links, radix and diameter of a system's interconnect (and its link failures)"
 
 
 def add_arguments(parser) -> None:
     add_system_arguments(parser)
+    add_failure_arguments(parser)
 
 
 def run(args) -> int:
     from ppt.machine import Machine
     machine = Machine(load_preset(args))
-    summary = machine.topology.summary()
-    emit(args, summary, title=f"{machine.name}: {machine.topology.kind}")
+    topology = machine.topology
+    summary = topology.summary()
+    if machine.failures.active:
+        pairs = topology.unroutable_pairs()
+        summary.update({"failures": machine.failures.describe(),
+                        "links_failed": len(getattr(topology, "failed_links", ())),
+                        "unroutable_pairs": len(pairs),
+                        "unroutable_examples": [[int(x), int(y)] for x, y in pairs[:5]]})
+    emit(args, summary, title=f"{machine.name}: {topology.kind}")
     return 0

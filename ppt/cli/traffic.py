@@ -3,8 +3,8 @@ from __future__ import annotations
 
 import sys
 
-from ppt.cli.common import (add_sampling_arguments, add_system_arguments, load_preset, sampling, seconds,
-                            whole_number)
+from ppt.cli.common import (add_failure_arguments, add_sampling_arguments, add_system_arguments, load_preset,
+                            sampling, seconds, whole_number)
 from ppt.cli.output import emit
 
 HELP = "offered vs accepted load under synthetic traffic (ur, nn, bitcomp, transpose, tornado, wc)"
@@ -28,6 +28,7 @@ def add_arguments(parser) -> None:
                              "(95%% confidence over the sub-windows), e.g. 0.02")
     parser.add_argument("--no-early-stop", dest="early_stop", action="store_false",
                         help="measure every sub-window even when saturated or converged")
+    add_failure_arguments(parser)
     add_sampling_arguments(parser)
 
 
