@@ -251,8 +251,14 @@ class GroupedTopology(Topology):
             survey = self._legal_survey = legal_survey(self)
         return survey
 
-    def unroutable_pairs(self) -> np.ndarray:
-        return self.legal_survey()[0] if self.failures is not None else super().unroutable_pairs()
+    def unroutable_pairs(self, spec=None) -> np.ndarray:
+        if self.failures is None:
+            return super().unroutable_pairs(spec)
+        pairs = self.legal_survey()[0]
+        if spec is not None and spec.valiant and len(pairs):
+            from ppt.interconnects.legalpaths import valiant_served
+            pairs = pairs[~valiant_served(self, pairs)]
+        return pairs
 
     def build_core_tables(self):
         """The ``ppt_grouped_t`` the compiled routings read."""
@@ -407,8 +413,8 @@ def _vcs(phases: int):
 register_routing(GroupedTopology, "min", route="ppt_grouped_min_route", inject="ppt_grouped_min_inject",
                  num_vcs=_vcs(2))
 register_routing(GroupedTopology, "val", route="ppt_grouped_min_route", inject="ppt_grouped_val_inject",
-                 num_vcs=_vcs(3))
+                 num_vcs=_vcs(3), valiant=True)
 register_routing(GroupedTopology, "ugal", route="ppt_grouped_ugal_route", inject="ppt_grouped_min_inject",
-                 num_vcs=_vcs(3), options=("candidates",))
+                 num_vcs=_vcs(3), options=("candidates",), valiant=True)
 register_routing(GroupedTopology, "par", route="ppt_grouped_par_route", inject="ppt_grouped_min_inject",
-                 num_vcs=_vcs(4), options=("candidates",))
+                 num_vcs=_vcs(4), options=("candidates",), valiant=True)

@@ -86,3 +86,30 @@ def legal_survey(topology) -> tuple[np.ndarray, int]:
         served = hops[hops < FAR]
         worst = max(worst, int(served.max()) if served.size else 0)
     return np.concatenate(pairs).astype(np.int64), worst
+
+
+def valiant_served(topology, pairs: np.ndarray) -> np.ndarray:
+    """Which router ``pairs`` (``(k, 2)``, none with a legal MIN path) a Valiant path still serves:
+    at most L surviving local hops to a surviving global link into a third group, then a legal
+    MIN path from the router it lands on.  Pairs inside one group have no such rescue."""
+    a, g, L = topology.routers_per_group, topology.num_groups, topology.local_diameter
+    dist, start, count = topology.router_distance, topology._gw_start, topology._gw_count
+    exits = np.asarray(topology._gw_router)
+    entries = topology.port_peer[exits, np.asarray(topology._gw_port)]
+    onward = {}                                     # group -> minimal_route_hops from its routers
+    served = np.zeros(len(pairs), dtype=bool)
+    for k, (x, y) in enumerate(pairs):
+        gx, gy = x // a, y // a
+        if gx == gy:
+            continue
+        first, last = start[gx * g], start[gx * g] + count[gx * g:(gx + 1) * g].sum()
+        leave = exits[first:last]
+        land = entries[first:last][(dist[leave, x % a] <= L) & (entries[first:last] // a != gy)]
+        for z in np.unique(land):
+            hops = onward.get(z // a)
+            if hops is None:
+                hops = onward[z // a] = minimal_route_hops(topology, z // a)
+            if hops[z % a, y] < FAR:
+                served[k] = True
+                break
+    return served

@@ -88,7 +88,9 @@ class RoutingSpec:
     ``route`` and ``inject`` name the C functions (``ppt_route_fn`` and
     ``ppt_inject_fn`` of ``csrc/core.h``); ``num_vcs`` is a count or a function
     of the topology; ``options`` the keyword options :meth:`Topology.routing`
-    accepts for it.
+    accepts for it; ``valiant``: its VCs also carry a Valiant path (minimal to
+    an intermediate, then minimal on), which failed links may leave as the only
+    legal one.
     """
 
     name: str
@@ -96,14 +98,15 @@ class RoutingSpec:
     inject: str | None = None
     num_vcs: object = 1
     options: tuple = ()
+    valiant: bool = False
 
 
 def register_routing(family: type, name: str, *, route: str, inject: str | None = None, num_vcs=1,
-                     options: tuple = (), aliases: tuple = ()) -> RoutingSpec:
+                     options: tuple = (), aliases: tuple = (), valiant: bool = False) -> RoutingSpec:
     """Make routing ``name`` (and its ``aliases``) of topology class ``family`` and its subclasses."""
     if "routings" not in family.__dict__:
         family.routings = dict(family.routings)
-    spec = RoutingSpec(name, route, inject, num_vcs, tuple(options))
+    spec = RoutingSpec(name, route, inject, num_vcs, tuple(options), valiant)
     for key in (name, *aliases):
         family.routings[key] = spec
     return spec
@@ -194,13 +197,17 @@ class Topology:
         """Router ports (routers x radix) a preset section asks for, before building (0: unknown)."""
         return 0
 
-    def routing(self, name: str, seed: int = 0, **options) -> Routing:
-        """The routing algorithm ``name`` (e.g. ``"min"``) for this topology."""
+    def routing_spec(self, name: str) -> RoutingSpec:
+        """The registered routing ``name``; a ConfigError listing the choices if there is none."""
         try:
-            spec = self.routings[name]
+            return self.routings[name]
         except KeyError:
             known = ", ".join(sorted(self.routings))
             raise ConfigError(f"unknown routing {name!r} for {self.kind}; choose one of: {known}") from None
+
+    def routing(self, name: str, seed: int = 0, **options) -> Routing:
+        """The routing algorithm ``name`` (e.g. ``"min"``) for this topology."""
+        spec = self.routing_spec(name)
         self.check_routable(spec)
         return Routing(self, spec, seed=seed, **options)
 
@@ -220,15 +227,16 @@ class Topology:
         raise ConfigError(f"link failures need failure-aware routing, which {self.kind} does not have yet; "
                           f"remove the network.fail_* settings")
 
-    def unroutable_pairs(self) -> np.ndarray:
-        """``(k, 2)`` router pairs (both holding nodes) without a legal path over surviving links."""
+    def unroutable_pairs(self, spec: RoutingSpec | None = None) -> np.ndarray:
+        """``(k, 2)`` router pairs (both holding nodes) without a legal path over surviving links
+        for routing ``spec`` (by default one that takes minimal paths only)."""
         return np.zeros((0, 2), dtype=np.int64)
 
     def check_routable(self, spec: RoutingSpec) -> None:
         """ConfigError naming a router pair routing ``spec`` cannot serve, if the failures left one."""
         if self.failures is None:
             return
-        pairs = self.unroutable_pairs()
+        pairs = self.unroutable_pairs(spec)
         if len(pairs):
             more = f" (and {len(pairs) - 1} more pairs)" if len(pairs) > 1 else ""
             raise ConfigError(f"link failures ({self.failures.describe()}) leave router {pairs[0][0]} -> router "

@@ -95,6 +95,46 @@ def test_unroutable_pairs_are_exactly_those_brute_force_finds_without_a_legal_mi
         assert set(map(tuple, failed.unroutable_pairs().tolist())) == expected, seed
 
 
+def local_hops(failed, x, y):
+    """Surviving local hops from router x to router y of its group, by breadth-first search (None if cut off)."""
+    a = failed.routers_per_group
+    seen, todo = {x: 0}, deque([x])
+    while todo:
+        r = todo.popleft()
+        for q in failed.port_peer[r]:
+            if q >= 0 and q // a == r // a and q not in seen:
+                seen[q] = seen[r] + 1
+                todo.append(q)
+    return seen.get(y)
+
+
+def valiant_rescues(topo, failed, x, y):
+    """Brute force: a path x -> (<= L local) -> global into a third group -> (<= L local) -> global into
+    y's group -> (<= L local) -> y over surviving links."""
+    a, L = topo.routers_per_group, topo.local_diameter
+    fits = lambda u, v: (h := local_hops(failed, u, v)) is not None and h <= L       # noqa: E731
+    links = [(r, q) for r in range(failed.num_routers) for q in failed.port_peer[r] if q >= 0 and q // a != r // a]
+    return any(u // a == x // a and q // a not in (x // a, y // a) and fits(x, u)
+               and any(v // a == q // a and w // a == y // a and fits(q, v) and fits(w, y) for v, w in links)
+               for u, q in links)
+
+
+def test_valiant_routings_serve_exactly_the_pairs_a_brute_force_valiant_path_rescues():
+    rescued = 0
+    for seed in range(MAPS):
+        topo, failed = random_map(seed)
+        if failed is topo:
+            continue
+        no_min = set(map(tuple, failed.unroutable_pairs().tolist()))
+        for name in ("val", "ugal", "par"):
+            left = set(map(tuple, failed.unroutable_pairs(failed.routings[name]).tolist()))
+            expected = {(x, y) for x, y in no_min if x // topo.routers_per_group == y // topo.routers_per_group
+                        or not valiant_rescues(topo, failed, x, y)}
+            assert left == expected, (seed, name)
+        rescued += len(no_min) - len(left)
+    assert rescued > 0                                  # the maps do exercise the rescue
+
+
 @pytest.mark.parametrize("name", ["min", "val", "ugal", "par"])
 def test_every_routed_path_is_legal_and_uses_surviving_links_only(name):
     for seed in range(MAPS):
@@ -102,7 +142,7 @@ def test_every_routed_path_is_legal_and_uses_surviving_links_only(name):
         if failed is topo:
             continue
         routing = Routing(failed, failed.routings[name], seed=seed)
-        bad = set(map(tuple, failed.unroutable_pairs().tolist()))
+        bad = set(map(tuple, failed.unroutable_pairs(failed.routings[name]).tolist()))
         rand = random.Random(seed)
         for uid in range(60):
             src, dst = rand.randrange(topo.num_nodes), rand.randrange(topo.num_nodes)
@@ -111,6 +151,7 @@ def test_every_routed_path_is_legal_and_uses_surviving_links_only(name):
             busy = [rand.choice([0.0, 1e4]) for _ in range(topo.radix)]     # steers UGAL/PAR off MIN
             taken = channels(failed, routing, src, dst, uid, occupancy=lambda hops, router: busy)
             assert_legal(topo, failed, routing, taken)
+            assert taken[-1][0] == topo.node_router[dst]
 
 
 def test_aries_routes_stay_legal_with_failed_green_black_and_blue_links():

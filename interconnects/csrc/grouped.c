@@ -182,7 +182,8 @@ static int valiant(const ppt_routing_t *rt, const ppt_packet_t *pkt, int32_t rou
     return 0;
 }
 
-/* UGAL-L: keep plan p unless one of `candidates` Valiant plans is cheaper (see ugal.c). */
+/* UGAL-L: keep plan p unless one of `candidates` Valiant plans is cheaper (see ugal.c).  Where
+ * failed links leave no legal MIN path from router, the cheapest legal Valiant plan. */
 static plan_t choose(const ppt_routing_t *rt, const ppt_packet_t *pkt, int32_t router, plan_t p, int64_t bump,
                      uint64_t salt)
 {
@@ -190,16 +191,17 @@ static plan_t choose(const ppt_routing_t *rt, const ppt_packet_t *pkt, int32_t r
     enum { MAX_PATHS = 17 };
     plan_t plans[MAX_PATHS];
     int32_t port[MAX_PATHS], hops[MAX_PATHS], vc, n = 1;
+    int minimal_legal = !t->router_dist || ppt_gf_min_legal(t, router, t->node_router[pkt->dst]);
     plans[0] = p;
-    port[0] = next_hop(t, pkt, router, p, &vc);
-    hops[0] = plan_hops(t, pkt, router, p);
+    port[0] = minimal_legal ? next_hop(t, pkt, router, p, &vc) : -1;
+    hops[0] = minimal_legal ? plan_hops(t, pkt, router, p) : 0;
     for (int32_t i = 0; i < rt->candidates && n < MAX_PATHS; i++, n++) {
         if (!valiant(rt, pkt, router, p.key, bump, salt + 16 * (uint64_t)i, &plans[n]))
             break;
         port[n] = next_hop(t, pkt, router, plans[n], &vc);
         hops[n] = plan_hops(t, pkt, router, plans[n]);
     }
-    return plans[ppt_ugal_pick(rt, pkt, router, n, port, hops, 1.0)];
+    return plans[ppt_ugal_pick(rt, pkt, router, n, port, hops, 1.0, minimal_legal)];
 }
 
 /* MIN; with failures, a route inside a group that needs over L local hops turns phase on the way. */

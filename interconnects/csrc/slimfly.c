@@ -119,7 +119,7 @@ static int64_t choose(const ppt_routing_t *rt, const ppt_packet_t *pkt, int32_t 
         hops[n] = up + distance(sf, m, target);
         mid[n++] = m;
     }
-    return mid[ppt_ugal_pick(rt, pkt, router, n, port, hops, rt->c_sf)];
+    return mid[ppt_ugal_pick(rt, pkt, router, n, port, hops, rt->c_sf, 1)];
 }
 
 int32_t ppt_slimfly_ugal_route(const ppt_routing_t *rt, ppt_packet_t *pkt, int32_t router, int32_t *vc)

@@ -39,7 +39,7 @@ static double committed_B(const ppt_routing_t *rt, const ppt_packet_t *pkt, int3
 }
 
 int32_t ppt_ugal_pick(const ppt_routing_t *rt, const ppt_packet_t *pkt, int32_t router, int32_t n,
-                      const int32_t *first_port, const int32_t *hops, double scale)
+                      const int32_t *first_port, const int32_t *hops, double scale, int minimal_legal)
 {
     double best = 0.0;
     int32_t pick = 0;
@@ -50,6 +50,8 @@ int32_t ppt_ugal_pick(const ppt_routing_t *rt, const ppt_packet_t *pkt, int32_t 
             pick = i;
         }
     }
+    if (!minimal_legal)
+        return pick;
     double bias_B = (double)BIAS_PACKETS * pkt->size_B;     /* bytes of minimal queue tolerated */
     double min_cost = (committed_B(rt, pkt, router, first_port[0]) - bias_B) * hops[0];
     return pick && best < min_cost ? pick : 0;

@@ -18,9 +18,11 @@ def run(args) -> int:
     topology = machine.topology
     summary = topology.summary()
     if machine.failures.active:
-        pairs = topology.unroutable_pairs()
+        routing = (machine.preset.get("network") or {}).get("routing", "min")
+        pairs = topology.unroutable_pairs(topology.routing_spec(routing))
         summary.update({"failures": machine.failures.describe(),
                         "links_failed": len(getattr(topology, "failed_links", ())),
+                        "routing": routing,
                         "unroutable_pairs": len(pairs),
                         "unroutable_examples": [[int(x), int(y)] for x, y in pairs[:5]]})
     emit(args, summary, title=f"{machine.name}: {topology.kind}")
