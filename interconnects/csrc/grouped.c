@@ -134,22 +134,27 @@ static int32_t plan_hops(const ppt_grouped_t *t, const ppt_packet_t *pkt, int32_
     return hops + local_hops(t, router, dst);
 }
 
-/* Whether a Valiant route from router via intermediate group (across) or router mid to router dst
- * is legal over the surviving links (always, without failures). */
-static int valiant_legal(const ppt_grouped_t *t, int32_t router, int across, int32_t mid, int32_t dst)
+/* Whether a Valiant route (plan key `key`) from router via intermediate group (across) or router
+ * mid to router dst is legal with `room` local hops left in the current phase: over surviving
+ * links, and its first local leg fits (always true from the start of a phase without failures). */
+static int valiant_legal(const ppt_grouped_t *t, uint64_t key, int32_t router, int across, int32_t mid,
+                         int32_t dst, int32_t room)
 {
     int32_t port;
-    if (!t->router_dist)
+    if (!t->router_dist && room >= t->L)
         return 1;
-    if (across)
-        return ppt_gf_exit_link(t, 0, router, mid, t->L, dst, &port) >= 0;
-    return ppt_gf_hops(t, router, mid) <= t->L && ppt_gf_hops(t, mid, dst) <= t->L;
+    if (across) {
+        int32_t gw = exit_link(t, key, router, mid, room, dst, &port);
+        return gw >= 0 && local_hops(t, router, gw) <= room;
+    }
+    return local_hops(t, router, mid) <= room && local_hops(t, mid, dst) <= t->L;
 }
 
 /* A Valiant plan from router (a random group, or a random router of a shared group if the topology
- * takes local Valiant; with failures the first legal one from there on); 0 if there is none. */
+ * takes local Valiant; the first legal one from there on with `room` local hops left in the
+ * phase); 0 if there is none. */
 static int valiant(const ppt_routing_t *rt, const ppt_packet_t *pkt, int32_t router, uint64_t key, int64_t bump,
-                   uint64_t salt, plan_t *out)
+                   uint64_t salt, int32_t room, plan_t *out)
 {
     const ppt_grouped_t *t = rt->topo;
     int32_t a = t->a, src = t->node_router[pkt->src], dst = t->node_router[pkt->dst];
@@ -171,7 +176,7 @@ static int valiant(const ppt_routing_t *rt, const ppt_packet_t *pkt, int32_t rou
         mid += mid >= low;
         mid += mid >= high;
         mid = across ? mid : src - src % a + mid;
-        if (valiant_legal(t, router, across, mid, dst)) {
+        if (valiant_legal(t, key, router, across, mid, dst, room)) {
             out->mode = across ? VAL_GROUP : VAL_ROUTER;
             out->mid = mid;
             out->bump = bump;
@@ -182,10 +187,11 @@ static int valiant(const ppt_routing_t *rt, const ppt_packet_t *pkt, int32_t rou
     return 0;
 }
 
-/* UGAL-L: keep plan p unless one of `candidates` Valiant plans is cheaper (see ugal.c).  Where
- * failed links leave no legal MIN path from router, the cheapest legal Valiant plan. */
+/* UGAL-L: keep plan p unless one of `candidates` Valiant plans, legal with `room` local hops left
+ * in the phase, is cheaper (see ugal.c).  Where failed links leave no legal MIN path from router,
+ * the cheapest legal Valiant plan. */
 static plan_t choose(const ppt_routing_t *rt, const ppt_packet_t *pkt, int32_t router, plan_t p, int64_t bump,
-                     uint64_t salt)
+                     uint64_t salt, int32_t room)
 {
     const ppt_grouped_t *t = rt->topo;
     enum { MAX_PATHS = 17 };
@@ -196,7 +202,7 @@ static plan_t choose(const ppt_routing_t *rt, const ppt_packet_t *pkt, int32_t r
     port[0] = minimal_legal ? next_hop(t, pkt, router, p, &vc) : -1;
     hops[0] = minimal_legal ? plan_hops(t, pkt, router, p) : 0;
     for (int32_t i = 0; i < rt->candidates && n < MAX_PATHS; i++, n++) {
-        if (!valiant(rt, pkt, router, p.key, bump, salt + 16 * (uint64_t)i, &plans[n]))
+        if (!valiant(rt, pkt, router, p.key, bump, salt + 16 * (uint64_t)i, room, &plans[n]))
             break;
         port[n] = next_hop(t, pkt, router, plans[n], &vc);
         hops[n] = plan_hops(t, pkt, router, plans[n]);
@@ -225,15 +231,38 @@ void ppt_grouped_val_inject(const ppt_routing_t *rt, ppt_packet_t *pkt)
     const ppt_grouped_t *t = rt->topo;
     ppt_grouped_min_inject(rt, pkt);
     plan_t p = plan_of(pkt);
-    if (valiant(rt, pkt, t->node_router[pkt->src], p.key, 0, 1, &p))
+    if (valiant(rt, pkt, t->node_router[pkt->src], p.key, 0, 1, t->L, &p))
         set_plan(pkt, p);
+}
+
+/* Whether router owns a surviving global link. */
+static int owns_global(const ppt_grouped_t *t, int32_t router)
+{
+    const int32_t *row = &t->port_peer[(int64_t)router * t->radix + t->local_ports];
+    for (int32_t k = 0; k < t->global_ports; k++)
+        if (row[k] >= 0)
+            return 1;
+    return 0;
+}
+
+/* UGAL-L decides at the source router and, where that owns no global link (a Megafly leaf), once
+ * more at the next router if the packet is still minimal there: the leaf's queues to its spines
+ * look alike, and the spine's global queues are the ones worth comparing.  Deciding there leaves
+ * the phase L - 1 local hops, so only Valiant plans leaving by one of the spine's own global links
+ * (or within that room) are legal, and the packet keeps the VCs of a path decided at the source. */
+static int ugal_decides(const ppt_grouped_t *t, const ppt_packet_t *pkt, int32_t router)
+{
+    int32_t src = t->node_router[pkt->src];
+    return pkt->hops == 0
+        || (pkt->hops == 1 && pkt->route[0] == MIN && router / t->a == src / t->a && !owns_global(t, src));
 }
 
 int32_t ppt_grouped_ugal_route(const ppt_routing_t *rt, ppt_packet_t *pkt, int32_t router, int32_t *vc)
 {
-    if (pkt->hops == 0)
-        set_plan(pkt, choose(rt, pkt, router, plan_of(pkt), 0, 1));
-    return next_hop(rt->topo, pkt, router, plan_of(pkt), vc);
+    const ppt_grouped_t *t = rt->topo;
+    if (ugal_decides(t, pkt, router))
+        set_plan(pkt, choose(rt, pkt, router, plan_of(pkt), 0, 1, t->L - pkt->hops));
+    return next_hop(t, pkt, router, plan_of(pkt), vc);
 }
 
 /* PAR: the UGAL-L choice, re-made at each source-group router while the packet follows MIN. */
@@ -242,11 +271,11 @@ int32_t ppt_grouped_par_route(const ppt_routing_t *rt, ppt_packet_t *pkt, int32_
     const ppt_grouped_t *t = rt->topo;
     plan_t p = plan_of(pkt);
     if (pkt->hops == 0) {
-        set_plan(pkt, choose(rt, pkt, router, p, 0, 1));
+        set_plan(pkt, choose(rt, pkt, router, p, 0, 1, t->L));
     } else if (p.mode == MIN) {
         int32_t a = t->a, src_g = t->node_router[pkt->src] / a, dst_g = t->node_router[pkt->dst] / a;
         if (router / a == src_g && src_g != dst_g)
-            set_plan(pkt, choose(rt, pkt, router, p, 1, 2 + (uint64_t)pkt->hops));
+            set_plan(pkt, choose(rt, pkt, router, p, 1, 2 + (uint64_t)pkt->hops, t->L));
     }
     return next_hop(t, pkt, router, plan_of(pkt), vc);
 }
