@@ -81,6 +81,7 @@ class FlowNetwork(Network):
         self.num_nodes = int(topology.num_nodes)
         self.num_entities = self.num_nodes + 1           # the NICs, then the solver
         self.injection_bandwidth_Bps = min(nic_bandwidth_Bps, topology.terminal_class().bandwidth_Bps)
+        self.rail_bandwidth_Bps = self.injection_bandwidth_Bps     # one rail per node (idle_crossing_s)
         self.lookahead_s = min((c.latency_s for c in topology.network_classes()), default=0.0)
         self._paths: dict[tuple[int, int], tuple] = {}
         self.share = None

@@ -1,5 +1,5 @@
 """Links in reports: a router port named as a link (its class and both ends), and utilization per
-link class and of the busiest links, from the bytes every router port sent.
+link class, of the busiest links and (multi-plane networks) per plane, from the bytes every router port sent.
 
 A port's bytes are what it sent, one direction of a full-duplex link; a
 terminal port is the router-to-node direction (a node's injection is its NIC,
@@ -46,7 +46,13 @@ def local_load(topology, port_bytes: np.ndarray, routers: range, top: int = TOP_
     order = np.lexsort((np.arange(busy_s.size), -busy_s))[:top]      # busiest first, lowest port on ties
     links = [{**port_link(topology, (lo + i) // radix, (lo + i) % radix), "bytes": int(sent[i]),
               "busy_s": float(busy_s[i])} for i in order if sent[i] > 0]
-    return {"classes": classes, "busiest": links}
+    load = {"classes": classes, "busiest": links}
+    planes = getattr(topology, "planes", 1)
+    if planes > 1:      # router r * planes + k is in plane k (interconnects/planes.py)
+        plane = (np.arange(lo, hi) // radix) % planes
+        load["planes"] = [{name: int(sent[(plane == k) & (cls == c)].sum())
+                           for c, name in enumerate(c.name for c in topology.link_classes)} for k in range(planes)]
+    return load
 
 
 def link_report(parts: list[dict], span_s: float, top: int = TOP_LINKS) -> dict:
@@ -65,5 +71,21 @@ def link_report(parts: list[dict], span_s: float, top: int = TOP_LINKS) -> dict:
               for name, c in classes.items()}
     links = sorted((link for part in parts for link in part["busiest"]),
                    key=lambda link: (-link["busy_s"], link["router"], link["port"]))[:top]
-    return {"link_classes": report,
-            "busiest_links": [{**link, "utilization": link["busy_s"] / span_s} for link in links]}
+    report = {"link_classes": report,
+              "busiest_links": [{**link, "utilization": link["busy_s"] / span_s} for link in links]}
+    if "planes" in parts[0]:
+        planes = len(parts[0]["planes"])
+        report["planes"] = [_plane_total([part["planes"][k] for part in parts], classes, span_s, planes)
+                            for k in range(planes)]
+    return report
+
+
+def _plane_total(shares: list[dict], classes: dict, span_s: float, planes: int) -> dict:
+    """One plane's ``bytes`` sent by its router ports (terminal ones too) and ``utilization``, their
+    busy fraction of ``span_s`` averaged over its links, from every simulation rank's bytes per class
+    (integers: the sum is the same however the routers were split).  The planes are identical, so
+    a plane has 1/planes of every class's links."""
+    sent = {name: sum(share[name] for share in shares) for name in classes}
+    links = sum(c["links"] for c in classes.values()) / planes
+    busy_s = sum(sent[name] / c["bandwidth_Bps"] for name, c in classes.items())
+    return {"bytes": sum(sent.values()), "utilization": busy_s / (links * span_s) if links else 0.0}

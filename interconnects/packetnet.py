@@ -34,6 +34,7 @@ from ppt.interconnects.links import link_report, local_load
 from ppt.interconnects.network import Network, Nic, register_network
 from ppt.interconnects.packetcore import ffi, lib
 from ppt.interconnects.packetizer import Packetizer
+from ppt.interconnects.planes import RailPolicy, fabric
 from ppt.interconnects.stats import merge_network_stats
 
 INFINITY = math.inf
@@ -86,14 +87,17 @@ class PacketCore:
         cfg.header_B, cfg.max_payload_B = packetizer.header_B, packetizer.max_payload_B
         cfg.chunk_B, cfg.response_B = packetizer.chunk_B, packetizer.response_B
         cfg.rank, cfg.num_ranks = sim.rank, sim.size
+        cfg.planes, cfg.rail_policy, cfg.rail_unit = net.rails.planes, net.rails.policy, net.rails.unit
         self.c = ffi.gc(lib.ppt_net_new(cfg, net.routing.c), lib.ppt_net_free)
+        if net.node_planes is not None:
+            lib.ppt_net_set_node_planes(self.c, self._array("int32_t", net.node_planes))
         self._keep.append(net.routing)
         #: (payload, time handed over) of messages to be delivered on this rank, and on_sent
         #: callbacks, by message uid.
         self.payloads: dict[int, tuple] = {}
         self.on_sent: dict[int, object] = {}
         self._payloads_out = [[] for _ in range(sim.size)]
-        self.router_rank = (np.arange(sim.size + 1) * topo.num_routers) // sim.size
+        self.router_rank = np.array([net.block_first_router(k, sim.size) for k in range(sim.size + 1)])
         self.wake_s = INFINITY
         self._wakes = 0
         #: Message latencies (hand-over to delivery, s) of messages delivered on this rank.
@@ -268,7 +272,12 @@ class PacketNetwork(Network):
     """Packet-level model of ``topology`` with the preset's ``network`` section ``cfg``."""
 
     def __init__(self, topology, cfg: dict, seed: int = 0, routing: str | None = None):
-        self.topo = topology
+        #: Rails per NIC (one per plane) and how NICs spread messages over them.
+        self.rails = RailPolicy.from_cfg(cfg)
+        #: The fabric the core runs: ``topology`` itself, or its planes (interconnects/planes.py).
+        self.topo = topology = fabric(topology, self.rails.planes)
+        #: PPT_RAIL_DEDICATED: plane of every node (None: plane 0); see set_node_planes.
+        self.node_planes = None
         self.routing = topology.routing(routing or field(cfg, "routing", "network", str, default="min"), seed=seed)
         #: Virtual channels per port: the hardware's (network.vcs) or, by default, what the routing needs.
         self.num_vcs = field(cfg, "vcs", "network", int, default=self.routing.num_vcs, positive=True)
@@ -287,8 +296,10 @@ class PacketNetwork(Network):
             raise ConfigError(f"topology.router_delay_s must be a finite number of seconds >= 0, "
                               f"got {self.router_delay_s!r}")
         terminal = topology.terminal_class()
-        #: Bytes/s a node can inject (its NIC or its link to the router, whichever is slower).
-        self.injection_bandwidth_Bps = min(self.nic_bandwidth_Bps, terminal.bandwidth_Bps)
+        #: Bytes/s one rail can inject (its NIC port or its link to the router, whichever is slower).
+        self.rail_bandwidth_Bps = min(self.nic_bandwidth_Bps, terminal.bandwidth_Bps)
+        #: Bytes/s a node can inject over all its rails.
+        self.injection_bandwidth_Bps = self.rails.planes * self.rail_bandwidth_Bps
         self.class_bw = [c.bandwidth_Bps for c in topology.link_classes]
         self.class_lat = [c.latency_s for c in topology.link_classes]
         self.num_nodes = int(topology.num_nodes)
@@ -311,11 +322,27 @@ class PacketNetwork(Network):
     def nic_eid(self, node: int) -> int:
         return int(self.nic_eids[node])
 
+    def block_first_router(self, k: int, size: int) -> int:
+        """First router of simulation rank ``k``'s block of ``size``: whole sets of a router's planes
+        (as ``block_first_router`` in ``csrc/net.c``)."""
+        planes = self.rails.planes
+        return k * (self.topo.num_routers // planes) // size * planes
+
+    def set_node_planes(self, node_planes) -> None:
+        """The plane of every node for ``rail_policy`` ``dedicated`` (one job per plane; the job list
+        fills it), before the simulation is built; plane 0 for all by default."""
+        planes = np.asarray(node_planes, dtype=np.int64)
+        if planes.shape != (self.num_nodes,) or planes.min(initial=0) < 0 or planes.max(initial=0) >= self.rails.planes:
+            raise ConfigError(f"node planes must be {self.num_nodes} plane numbers in 0..{self.rails.planes - 1}")
+        if self.core is not None:
+            raise ConfigError("node planes are set before the simulation is built")
+        self.node_planes = planes.astype(np.int32)
+
     def build(self, sim) -> None:
         """Start this rank's core; whole routers (with their NICs) per rank."""
-        routers = self.topo.num_routers
         if sim.size > 1:
-            sim.set_block_starts([int(self.router_eid[k * routers // sim.size]) for k in range(sim.size)])
+            sim.set_block_starts([int(self.router_eid[self.block_first_router(k, sim.size)])
+                                  for k in range(sim.size)])
         self.core = PacketCore(self, sim)
         #: This rank's NIC entities made so far, by node.
         self._nics: dict[int, PacketNic] = {}
@@ -349,7 +376,7 @@ class PacketNetwork(Network):
         slowest = max(c.latency_s + packetizer.size(packetizer.max_payload_B) / c.bandwidth_Bps
                       for c in topo.link_classes)
         hops = topo.diameter() + 2
-        wire = packetizer.wire_bytes(nbytes) / self.injection_bandwidth_Bps
+        wire = packetizer.wire_bytes(nbytes) / self.rail_bandwidth_Bps
         return 2 * self.nic_latency_s + hops * (slowest + topo.router_delay_s) + wire
 
     def idle_latency_bound_s(self, nbytes: int) -> float:

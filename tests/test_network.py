@@ -110,6 +110,8 @@ def _mpiexec():
 
 @pytest.mark.parametrize("argv", [
     ["traffic", "dragonfly-booksim", "--load", "0.6", "--routing", "ugal", "--warmup", "5e-7", "--time", "1e-6"],
+    ["traffic", "dragonfly-booksim", "--load", "0.6", "--routing", "ugal", "--warmup", "5e-7", "--time", "1e-6",
+     "--set", "network.planes=2", "--set", "network.packet.response_B=16"],
     ["pingpong", "darter", "--sizes", "8,65536", "--src", "0", "--dst", "700"],
     ["latency-survey", "fattree-4-3"],
 ])

@@ -53,7 +53,12 @@ typedef struct port {
 
 struct ppt_net {
     ppt_net_config_t cfg;
-    ppt_routing_t routing;
+    ppt_routing_t routing;                  /* plane 0's routing (the only one when planes == 1) */
+    ppt_routing_t *plane_routing;           /* [plane]: each plane's routing, seeing plane-local routers */
+    int32_t planes, rail_policy, rail_unit;
+    const int32_t *node_plane;              /* PPT_RAIL_DEDICATED: plane per node (owned copy), or NULL: 0 */
+    ppt_plane_usable_fn plane_usable;       /* NULL: every plane usable */
+    const void *plane_usable_ctx;
     int32_t radix, num_vcs, credit_on;
     int32_t router_lo, router_hi;           /* routers of this rank: [lo, hi) */
     int32_t *router_rank;                   /* owning rank of every router */
@@ -65,11 +70,17 @@ struct ppt_net {
     int64_t *credits;
     int32_t *q_head, *q_tail;
     uint64_t *router_key;                   /* last event key of each router: eid << 40 | count */
-    /* per node */
+    /* per rail [node * planes + plane]: a NIC port with its own wire, credits, queue and wake-up */
     double *nic_inv_bw, *nic_arrive_s, *nic_free_at, *nic_wake_s;
     int64_t *nic_credit_B;
+    int32_t *nic_out_head, *nic_out_tail, *nic_pending;    /* messages sent whole over this rail */
+    int64_t *rail_queued_B;                 /* bytes of those messages not yet cut into packets */
+    /* per node */
     int64_t *nic_injected_B, *nic_ejected_B;    /* bytes on the wire, cumulative */
-    int32_t *nic_out_head, *nic_out_tail, *nic_resp_head, *nic_resp_tail, *nic_pending;
+    int32_t *nic_resp_head, *nic_resp_tail;
+    int32_t *nic_shared_head, *nic_shared_tail; /* messages whose packets each choose a rail (planes > 1) */
+    int32_t *nic_held, *nic_held_rail;      /* a cut packet waiting for the busy rail chosen for it */
+    uint64_t *nic_rail_count;               /* PPT_RAIL_ROUND_ROBIN: rail choices made so far */
     uint64_t *nic_msg_seq;                  /* messages handed over by Python, per source node */
     uint64_t *nic_resp_seq;                 /* response packets made by the core, per node */
     uint64_t *nic_key;                      /* last key of the NIC's own (core) events */
@@ -99,6 +110,12 @@ struct ppt_net {
 static inline double port_backlog_B(const port_t *o, double t_s)
 {
     return o->inv_bw > 0.0 && o->free_at > t_s ? (o->free_at - t_s) / o->inv_bw : 0.0;
+}
+
+/* Router of the live network that plane-local `router` of routing rt's plane is. */
+static inline int32_t ppt_live_router(const ppt_routing_t *rt, int32_t router)
+{
+    return router * rt->planes + rt->plane;
 }
 
 static inline int router_local(const ppt_net_t *net, int32_t r) { return r >= net->router_lo && r < net->router_hi; }

@@ -45,6 +45,9 @@ struct ppt_routing {
     int32_t num_vcs;
     int32_t candidates;         /* Valiant candidates weighed by the UGAL-type routings */
     double c_sf;                /* Slim Fly UGAL: scale of a Valiant path's cost */
+    /* Multi-plane networks: this routing runs in plane `plane` of `planes` identical router planes and
+     * sees plane-local router ids; router r of the plane is router r * planes + plane of the live network. */
+    int32_t plane, planes;
 };
 
 /* SplitMix64 finaliser. */

@@ -243,7 +243,7 @@ static void return_credit(ppt_net_t *net, int32_t r, const ppt_packet_t *pkt)
     if (pkt->from_router >= 0)
         post_router(net, t, key, EV_CREDIT, pkt->from_router, back | (pkt->vc << 16), pkt->size_B, NONE);
     else
-        post(net, t, key, EV_NIC_CREDIT, back, 0, pkt->size_B);
+        post(net, t, key, EV_NIC_CREDIT, back, net->planes > 1 ? r % net->planes : 0, pkt->size_B);
 }
 
 /* Credit flow control: send packet p now on the idle `port`. */
@@ -291,11 +291,20 @@ static void serve(ppt_net_t *net, int32_t r, int32_t port)
     }
 }
 
+/* The routing's choice at live router r: that of r's plane, which sees plane-local router ids. */
+static inline int32_t route(ppt_net_t *net, ppt_packet_t *pkt, int32_t r, int32_t *vc)
+{
+    if (net->planes == 1)
+        return net->routing.route(&net->routing, pkt, r, vc);
+    const ppt_routing_t *rt = &net->plane_routing[r % net->planes];
+    return rt->route(rt, pkt, r / net->planes, vc);
+}
+
 static void router_arrive(ppt_net_t *net, int32_t r, int32_t p)
 {
     net->c.router_traversals++;
     int32_t vc;
-    int32_t port = net->routing.route(&net->routing, &net->pkts[p], r, &vc);
+    int32_t port = route(net, &net->pkts[p], r, &vc);
     int64_t i = (int64_t)r * net->radix + port;
     port_t *o = &net->ports[i];
     int32_t size = net->pkts[p].size_B;
@@ -324,7 +333,18 @@ static void router_arrive(ppt_net_t *net, int32_t r, int32_t p)
     serve(net, r, port);
 }
 
-/* ---------------------------------------------------------------- NICs */
+/* ---------------------------------------------------------------- NICs and their rails
+ *
+ * A NIC has one rail (port) per plane, each with its own wire, router credits, pending packet,
+ * wake-up and queue of messages sent whole over it (rail_unit per message).  Messages whose
+ * packets each choose a rail (rail_unit per packet), response packets and synthetic traffic wait
+ * in the node's shared queues; a rail that is free cuts the next shared packet and the rail policy
+ * names its rail: if that is another rail, the packet is held for it (one held packet per node) and
+ * that rail is woken.  The destination NIC reassembles a message whatever rails its packets took.
+ * With one plane all this is the single NIC of before: rail 0, never a held packet. */
+
+/* Salt of the rail policy's random choice (apart from the routings' salts). */
+#define RAIL_SALT 0x7261696cULL
 
 static int32_t packet_size(const ppt_net_t *net, int32_t payload_B)
 {
@@ -347,26 +367,97 @@ void ppt_inject_prepare(ppt_net_t *net, ppt_packet_t *pkt)
         net->routing.inject(&net->routing, pkt);
 }
 
-static void nic_wake_at(ppt_net_t *net, int32_t node, double t)
+static inline int64_t rail_index(const ppt_net_t *net, int32_t node, int32_t rail)
 {
-    if (t < net->nic_wake_s[node]) {
-        net->nic_wake_s[node] = t;
-        post(net, t, nic_key(net, node), EV_NIC_WAKE, node, 0, 0);
+    return (int64_t)node * net->planes + rail;
+}
+
+static void rail_wake_at(ppt_net_t *net, int32_t node, int32_t rail, double t)
+{
+    int64_t i = rail_index(net, node, rail);
+    if (t < net->nic_wake_s[i]) {
+        net->nic_wake_s[i] = t;
+        post(net, t, nic_key(net, node), EV_NIC_WAKE, node, rail, 0);
     }
 }
 
-/* Serialize packet p onto the link to the router from start_s; returns when it ends. */
-static double nic_launch(ppt_net_t *net, int32_t node, int32_t p, double start_s)
+/* Bytes waiting for a rail now: on its wire, pending or held for it, and not yet cut from its messages. */
+static double rail_load_B(const ppt_net_t *net, int32_t node, int32_t rail)
 {
+    int64_t i = rail_index(net, node, rail);
+    double load = (double)net->rail_queued_B[i];
+    if (net->nic_free_at[i] > net->now)
+        load += (net->nic_free_at[i] - net->now) / net->nic_inv_bw[i];
+    if (net->nic_pending[i] != NONE)
+        load += net->pkts[net->nic_pending[i]].size_B;
+    if (net->nic_held[node] != NONE && net->nic_held_rail[node] == rail)
+        load += net->pkts[net->nic_held[node]].size_B;
+    return load;
+}
+
+static int plane_usable(const ppt_net_t *net, int32_t plane, int32_t src, int32_t dst)
+{
+    return !net->plane_usable || net->plane_usable(net->plane_usable_ctx, plane, src, dst);
+}
+
+/* The rail (plane) of message or packet `uid` from `node` to `dst` by the rail policy, among the
+ * planes usable for (node, dst): random hashes (seed, uid), round-robin counts the node's choices,
+ * congestion takes the least loaded rail (lowest index on ties), dedicated the node's plane.  An
+ * unusable pick moves on to the next usable plane; if none is usable the policy's pick stands. */
+static int32_t choose_rail(ppt_net_t *net, int32_t node, int32_t dst, uint64_t uid)
+{
+    int32_t planes = net->planes, pick = 0;
+    if (planes == 1)
+        return 0;
+    switch (net->rail_policy) {
+    case PPT_RAIL_RANDOM: {
+        ppt_packet_t key = {.uid = uid};
+        pick = (int32_t)(ppt_rand(&net->routing, &key, RAIL_SALT) % (uint64_t)planes);
+        break;
+    }
+    case PPT_RAIL_ROUND_ROBIN:
+        pick = (int32_t)(net->nic_rail_count[node]++ % (uint64_t)planes);
+        break;
+    case PPT_RAIL_DEDICATED:
+        pick = net->node_plane ? net->node_plane[node] : 0;
+        break;
+    default: {                                  /* PPT_RAIL_CONGESTION */
+        double least = INFINITY;
+        pick = NONE;
+        for (int32_t pass = 0; pass < 2 && pick == NONE; pass++)   /* usable planes, else all */
+            for (int32_t k = 0; k < planes; k++) {
+                if (!pass && !plane_usable(net, k, node, dst))
+                    continue;
+                double load = rail_load_B(net, node, k);
+                if (pick == NONE || load < least) {
+                    least = load;
+                    pick = k;
+                }
+            }
+        return pick;
+    }
+    }
+    for (int32_t j = 0; j < planes; j++) {
+        int32_t k = (pick + j) % planes;
+        if (plane_usable(net, k, node, dst))
+            return k;
+    }
+    return pick;
+}
+
+/* Serialize packet p onto the rail's link to its router from start_s; returns when it ends. */
+static double nic_launch(ppt_net_t *net, int32_t node, int32_t rail, int32_t p, double start_s)
+{
+    int64_t i = rail_index(net, node, rail);
     ppt_packet_t *pkt = &net->pkts[p];
-    double at = net->nic_free_at[node] = start_s + pkt->size_B * net->nic_inv_bw[node];
+    double at = net->nic_free_at[i] = start_s + pkt->size_B * net->nic_inv_bw[i];
     pkt->in_port = net->cfg.node_port[node];
     pkt->from_router = NONE;
     pkt->vc = 0;
     net->c.injected++;
     net->nic_injected_B[node] += pkt->size_B;
     net->c.injected_uid_hash += ppt_mix64(pkt->uid);
-    post(net, at + net->nic_arrive_s[node], nic_key(net, node), EV_ARRIVE, net->cfg.node_router[node], p, 0);
+    post(net, at + net->nic_arrive_s[i], nic_key(net, node), EV_ARRIVE, net->cfg.node_router[node] + rail, p, 0);
     return at;
 }
 
@@ -391,91 +482,185 @@ static int32_t nic_cut(ppt_net_t *net, int32_t m, double created_s)
     return p;
 }
 
-static int32_t nic_next_packet(ppt_net_t *net, int32_t node)
+static void post_sent(ppt_net_t *net, int32_t node, double t, uint64_t uid)
 {
-    int32_t p = net->nic_resp_head[node];
-    if (p != NONE) {
+    post(net, t, nic_key(net, node), EV_SENT, node, (int32_t)(uid >> 32), (int32_t)(uint32_t)uid);
+}
+
+/* Cut the next packet of the message at the head of the FIFO (*head, *tail), now; the message leaves
+ * the FIFO with its last packet, and *notify is then its uid if Python asked to hear it sent (else 0). */
+static int32_t fifo_cut(ppt_net_t *net, int32_t *head, int32_t *tail, uint64_t *notify)
+{
+    int32_t m = *head;
+    int32_t p = nic_cut(net, m, net->now);
+    message_t *msg = &net->msgs[m];
+    *notify = 0;
+    if (msg->cut == msg->npackets) {
+        *head = msg->next;
+        if (msg->next == NONE)
+            *tail = NONE;
+        if (msg->notify_sent)
+            *notify = msg->uid;
+        message_free(net, m);
+    }
+    return p;
+}
+
+/* Whether rail `rail` sends shared packet p (just cut or dequeued); else p is held for its rail, which is woken. */
+static int rail_claims(ppt_net_t *net, int32_t node, int32_t rail, int32_t p)
+{
+    if (net->planes == 1)
+        return 1;
+    int32_t j = choose_rail(net, node, net->pkts[p].dst, net->pkts[p].uid);
+    if (j == rail)
+        return 1;
+    net->nic_held[node] = p;
+    net->nic_held_rail[node] = j;
+    double free = net->nic_free_at[rail_index(net, node, j)];
+    rail_wake_at(net, node, j, free > net->now ? free : net->now);
+    return 0;
+}
+
+/* The packet held for `rail`, if any; the node's other idle rails then look at the shared queues again. */
+static int32_t take_held(ppt_net_t *net, int32_t node, int32_t rail)
+{
+    int32_t p = net->nic_held[node];
+    if (p == NONE || net->nic_held_rail[node] != rail)
+        return NONE;
+    net->nic_held[node] = NONE;
+    for (int32_t k = 0; k < net->planes; k++) {
+        int64_t i = rail_index(net, node, k);
+        if (k != rail && net->nic_free_at[i] <= net->now && net->nic_pending[i] == NONE)
+            rail_wake_at(net, node, k, net->now);
+    }
+    return p;
+}
+
+/* The next packet for `rail` (now free): one held for it, a response, the next of its own messages, or
+ * the next shared one (a message's, then synthetic traffic) if the policy gives it this rail. */
+static int32_t rail_next_packet(ppt_net_t *net, int32_t node, int32_t rail)
+{
+    int32_t p = take_held(net, node, rail);
+    if (p != NONE)
+        return p;
+    int shared_free = net->nic_held[node] == NONE;
+    p = net->nic_resp_head[node];
+    if (p != NONE && shared_free) {
         net->nic_resp_head[node] = net->pkts[p].next;
         if (net->nic_resp_head[node] == NONE)
             net->nic_resp_tail[node] = NONE;
         net->pkts[p].next = NONE;
+        if (rail_claims(net, node, rail, p))
+            return p;
+        shared_free = 0;
+    }
+    int64_t i = rail_index(net, node, rail);
+    uint64_t notify;
+    if (net->nic_out_head[i] != NONE) {
+        p = fifo_cut(net, &net->nic_out_head[i], &net->nic_out_tail[i], &notify);
+        net->rail_queued_B[i] -= net->pkts[p].payload_B;
+        if (notify)
+            post_sent(net, node, net->now + net->pkts[p].size_B * net->nic_inv_bw[i], notify);
         return p;
     }
-    int32_t m = net->nic_out_head[node];
-    if (m != NONE) {
-        p = nic_cut(net, m, net->now);
-        message_t *msg = &net->msgs[m];
-        if (msg->cut == msg->npackets) {
-            net->nic_out_head[node] = msg->next;
-            if (msg->next == NONE)
-                net->nic_out_tail[node] = NONE;
-            if (msg->notify_sent)
-                post(net, net->now + net->pkts[p].size_B * net->nic_inv_bw[node], nic_key(net, node), EV_SENT,
-                     node, (int32_t)(msg->uid >> 32), (int32_t)(uint32_t)msg->uid);
-            message_free(net, m);
+    if (!shared_free)
+        return NONE;
+    if (net->nic_shared_head[node] != NONE) {
+        p = fifo_cut(net, &net->nic_shared_head[node], &net->nic_shared_tail[node], &notify);
+        int claimed = rail_claims(net, node, rail, p);
+        if (notify) {   /* its last byte leaves after its rail's wire and the packets on the other rails */
+            int32_t k = claimed ? rail : net->nic_held_rail[node];
+            double t = net->nic_free_at[rail_index(net, node, k)];
+            t = (t > net->now ? t : net->now) + net->pkts[p].size_B * net->nic_inv_bw[rail_index(net, node, k)];
+            for (int32_t j = 0; j < net->planes; j++)
+                if (net->nic_free_at[rail_index(net, node, j)] > t)
+                    t = net->nic_free_at[rail_index(net, node, j)];
+            post_sent(net, node, t, notify);
         }
-        return p;
+        return claimed ? p : NONE;
     }
     if (net->traffic_on) {
         p = ppt_traffic_take(net, node, net->now);
         if (p == NONE && net->sources[node].next_s < INFINITY)
-            nic_wake_at(net, node, net->sources[node].next_s);
-        return p;
+            rail_wake_at(net, node, rail, net->sources[node].next_s);
+        return p != NONE && rail_claims(net, node, rail, p) ? p : NONE;
     }
     return NONE;
 }
 
-/* Inject the next packet if the link is free and the router has buffer for it. */
-void ppt_nic_pump(ppt_net_t *net, int32_t node)
+/* Inject the rail's next packet if its link is free and its router has buffer for it. */
+static void rail_pump(ppt_net_t *net, int32_t node, int32_t rail)
 {
     double now = net->now;
-    if (net->nic_free_at[node] > now) {
-        nic_wake_at(net, node, net->nic_free_at[node]);
+    int64_t i = rail_index(net, node, rail);
+    if (net->nic_free_at[i] > now) {
+        rail_wake_at(net, node, rail, net->nic_free_at[i]);
         return;
     }
-    int32_t p = net->nic_pending[node];
+    int32_t p = net->nic_pending[i];
     if (p == NONE)
-        p = nic_next_packet(net, node);
+        p = rail_next_packet(net, node, rail);
     if (p == NONE)
         return;
     int32_t size = net->pkts[p].size_B;
-    if (net->credit_on && net->nic_credit_B[node] < size) {
-        net->nic_pending[node] = p;             /* a credit from the router resumes us */
+    if (net->credit_on && net->nic_credit_B[i] < size) {
+        net->nic_pending[i] = p;                /* a credit from the router resumes us */
         return;
     }
-    net->nic_pending[node] = NONE;
+    net->nic_pending[i] = NONE;
     if (net->credit_on)
-        net->nic_credit_B[node] -= size;
-    double free = nic_launch(net, node, p, now);
-    if (net->nic_out_head[node] != NONE || net->nic_resp_head[node] != NONE)
-        nic_wake_at(net, node, free);
+        net->nic_credit_B[i] -= size;
+    double free = nic_launch(net, node, rail, p, now);
+    if (net->nic_out_head[i] != NONE || net->nic_resp_head[node] != NONE || net->nic_shared_head[node] != NONE ||
+        (net->nic_held[node] != NONE && net->nic_held_rail[node] == rail))
+        rail_wake_at(net, node, rail, free);
     else if (net->traffic_on && net->sources[node].next_s < INFINITY)
-        nic_wake_at(net, node, free > net->sources[node].next_s ? free : net->sources[node].next_s);
+        rail_wake_at(net, node, rail, free > net->sources[node].next_s ? free : net->sources[node].next_s);
+}
+
+void ppt_nic_pump(ppt_net_t *net, int32_t node)
+{
+    for (int32_t rail = 0; rail < net->planes; rail++)
+        rail_pump(net, node, rail);
 }
 
 static void nic_queue(ppt_net_t *net, int32_t node, int32_t m)
 {
     message_t *msg = &net->msgs[m];
+    int per_packet = net->rail_unit == PPT_RAIL_PER_PACKET;
+    int32_t rail = per_packet ? NONE : choose_rail(net, node, msg->dst, msg->uid << 24);
     if (!net->credit_on && !net->traffic_on) {
-        /* unbounded buffers: nothing can hold the NIC up, so lay out all packets now (FIFO) */
-        double start = net->nic_free_at[node] > net->now ? net->nic_free_at[node] : net->now;
+        /* unbounded buffers: nothing can hold a rail up, so lay out all packets now (FIFO per rail) */
+        double done = net->now;
         while (msg->cut < msg->npackets) {
-            int32_t p = nic_cut(net, m, start);
-            start = nic_launch(net, node, p, start);
+            int32_t k = per_packet ? choose_rail(net, node, msg->dst, (msg->uid << 24) | (uint64_t)msg->cut) : rail;
+            double free = net->nic_free_at[rail_index(net, node, k)];
+            int32_t p = nic_cut(net, m, free > net->now ? free : net->now);
+            double end = nic_launch(net, node, k, p, net->pkts[p].inject_s);
+            done = end > done ? end : done;
             msg = &net->msgs[m];
         }
         if (msg->notify_sent)
-            post(net, start, nic_key(net, node), EV_SENT, node, (int32_t)(msg->uid >> 32),
-                 (int32_t)(uint32_t)msg->uid);
+            post_sent(net, node, done, msg->uid);
         message_free(net, m);
         return;
     }
-    if (net->nic_out_tail[node] == NONE)
-        net->nic_out_head[node] = m;
+    int32_t *head = &net->nic_shared_head[node], *tail = &net->nic_shared_tail[node];
+    if (!per_packet) {
+        int64_t i = rail_index(net, node, rail);
+        head = &net->nic_out_head[i];
+        tail = &net->nic_out_tail[i];
+        net->rail_queued_B[i] += msg->nbytes;
+    }
+    if (*tail == NONE)
+        *head = m;
     else
-        net->msgs[net->nic_out_tail[node]].next = m;
-    net->nic_out_tail[node] = m;
-    ppt_nic_pump(net, node);
+        net->msgs[*tail].next = m;
+    *tail = m;
+    if (per_packet)
+        ppt_nic_pump(net, node);
+    else
+        rail_pump(net, node, rail);
 }
 
 static void nic_receive(ppt_net_t *net, int32_t node, int32_t p)
@@ -513,8 +698,9 @@ static void nic_receive(ppt_net_t *net, int32_t node, int32_t p)
         resp->inject_s = net->now;
         ppt_inject_prepare(net, resp);
         if (!net->credit_on && !net->traffic_on) {
-            double start = net->nic_free_at[node] > net->now ? net->nic_free_at[node] : net->now;
-            nic_launch(net, node, rp, start);
+            int32_t rail = choose_rail(net, node, resp->dst, resp->uid);
+            double free = net->nic_free_at[rail_index(net, node, rail)];
+            nic_launch(net, node, rail, rp, free > net->now ? free : net->now);
         } else {
             packet_append(net, &net->nic_resp_head[node], &net->nic_resp_tail[node], rp);
             ppt_nic_pump(net, node);
@@ -576,16 +762,18 @@ int64_t ppt_net_run(ppt_net_t *net, double until_s, int64_t max_events)
         case EV_NIC_QUEUE:
             nic_queue(net, target, ev.a);
             break;
-        case EV_NIC_WAKE:
-            if (net->now == net->nic_wake_s[target]) {
-                net->nic_wake_s[target] = INFINITY;
-                ppt_nic_pump(net, target);
+        case EV_NIC_WAKE:                       /* of rail a */
+            i = rail_index(net, target, ev.a);
+            if (net->now == net->nic_wake_s[i]) {
+                net->nic_wake_s[i] = INFINITY;
+                rail_pump(net, target, ev.a);
             }
             break;
-        case EV_NIC_CREDIT:
-            net->nic_credit_B[target] += ev.b;
-            if (net->nic_pending[target] != NONE && net->nic_wake_s[target] == INFINITY)
-                ppt_nic_pump(net, target);
+        case EV_NIC_CREDIT:                     /* for rail a */
+            i = rail_index(net, target, ev.a);
+            net->nic_credit_B[i] += ev.b;
+            if (net->nic_pending[i] != NONE && net->nic_wake_s[i] == INFINITY)
+                rail_pump(net, target, ev.a);
             break;
         case EV_NIC_RECEIVE:
             nic_receive(net, target, ev.a);
@@ -636,6 +824,13 @@ static void *zalloc(size_t count, size_t size)
     return p;
 }
 
+/* First router of simulation rank k's block: blocks hold whole sets of a router's planes. */
+static int32_t block_first_router(const ppt_net_config_t *cfg, int32_t k)
+{
+    int64_t per_plane = cfg->num_routers / cfg->planes;
+    return (int32_t)((int64_t)k * per_plane / cfg->num_ranks * cfg->planes);
+}
+
 ppt_net_t *ppt_net_new(const ppt_net_config_t *cfg, const ppt_routing_t *routing)
 {
     ppt_net_t *net = zalloc(1, sizeof *net);
@@ -649,11 +844,21 @@ ppt_net_t *ppt_net_new(const ppt_net_config_t *cfg, const ppt_routing_t *routing
     net->radix = radix;
     net->num_vcs = nvc;
     net->credit_on = cfg->vc_capacity_B > 0;
-    net->router_lo = (int32_t)((int64_t)cfg->rank * R / cfg->num_ranks);
-    net->router_hi = (int32_t)((int64_t)(cfg->rank + 1) * R / cfg->num_ranks);
+    int32_t P = net->planes = cfg->planes;
+    net->rail_policy = cfg->rail_policy;
+    net->rail_unit = P > 1 ? cfg->rail_unit : PPT_RAIL_PER_MESSAGE;
+    net->plane_routing = zalloc((size_t)P, sizeof(ppt_routing_t));
+    for (int32_t k = 0; k < P; k++) {
+        net->plane_routing[k] = net->routing;
+        net->plane_routing[k].plane = k;
+        net->plane_routing[k].planes = P;
+    }
+    net->routing = net->plane_routing[0];
+    net->router_lo = block_first_router(cfg, cfg->rank);
+    net->router_hi = block_first_router(cfg, cfg->rank + 1);
     net->router_rank = zalloc((size_t)R, sizeof(int32_t));
     for (int32_t k = 0; k < cfg->num_ranks; k++)
-        for (int64_t r = (int64_t)k * R / cfg->num_ranks; r < (int64_t)(k + 1) * R / cfg->num_ranks; r++)
+        for (int32_t r = block_first_router(cfg, k); r < block_first_router(cfg, k + 1); r++)
             net->router_rank[r] = k;
     net->ports = zalloc((size_t)ports, sizeof(port_t));
     net->link_s = zalloc((size_t)ports, sizeof(double));
@@ -683,18 +888,25 @@ ppt_net_t *ppt_net_new(const ppt_net_config_t *cfg, const ppt_routing_t *routing
             net->q_head[i * nvc + v] = net->q_tail[i * nvc + v] = NONE;
         }
     }
-    net->nic_inv_bw = zalloc((size_t)N, sizeof(double));
-    net->nic_arrive_s = zalloc((size_t)N, sizeof(double));
-    net->nic_free_at = zalloc((size_t)N, sizeof(double));
-    net->nic_wake_s = zalloc((size_t)N, sizeof(double));
-    net->nic_credit_B = zalloc((size_t)N, sizeof(int64_t));
+    size_t rails = (size_t)N * (size_t)P;
+    net->nic_inv_bw = zalloc(rails, sizeof(double));
+    net->nic_arrive_s = zalloc(rails, sizeof(double));
+    net->nic_free_at = zalloc(rails, sizeof(double));
+    net->nic_wake_s = zalloc(rails, sizeof(double));
+    net->nic_credit_B = zalloc(rails, sizeof(int64_t));
+    net->nic_out_head = zalloc(rails, sizeof(int32_t));
+    net->nic_out_tail = zalloc(rails, sizeof(int32_t));
+    net->nic_pending = zalloc(rails, sizeof(int32_t));
+    net->rail_queued_B = zalloc(rails, sizeof(int64_t));
     net->nic_injected_B = zalloc((size_t)N, sizeof(int64_t));
     net->nic_ejected_B = zalloc((size_t)N, sizeof(int64_t));
-    net->nic_out_head = zalloc((size_t)N, sizeof(int32_t));
-    net->nic_out_tail = zalloc((size_t)N, sizeof(int32_t));
     net->nic_resp_head = zalloc((size_t)N, sizeof(int32_t));
     net->nic_resp_tail = zalloc((size_t)N, sizeof(int32_t));
-    net->nic_pending = zalloc((size_t)N, sizeof(int32_t));
+    net->nic_shared_head = zalloc((size_t)N, sizeof(int32_t));
+    net->nic_shared_tail = zalloc((size_t)N, sizeof(int32_t));
+    net->nic_held = zalloc((size_t)N, sizeof(int32_t));
+    net->nic_held_rail = zalloc((size_t)N, sizeof(int32_t));
+    net->nic_rail_count = zalloc((size_t)N, sizeof(uint64_t));
     net->nic_msg_seq = zalloc((size_t)N, sizeof(uint64_t));
     net->nic_resp_seq = zalloc((size_t)N, sizeof(uint64_t));
     net->nic_key = zalloc((size_t)N, sizeof(uint64_t));
@@ -702,20 +914,23 @@ ppt_net_t *ppt_net_new(const ppt_net_config_t *cfg, const ppt_routing_t *routing
     for (int32_t n = 0; n < N; n++) {
         if (!node_local(net, n))
             continue;
-        int64_t i = (int64_t)cfg->node_router[n] * radix + cfg->node_port[n];
-        int8_t cls = cfg->port_class[i];
-        double bw = cfg->class_bandwidth_Bps[cls] < cfg->nic_bandwidth_Bps ? cfg->class_bandwidth_Bps[cls]
-                                                                           : cfg->nic_bandwidth_Bps;
-        net->nic_inv_bw[n] = 1.0 / bw;
-        net->nic_arrive_s[n] = cfg->class_latency_s[cls] + cfg->router_delay_s;
-        net->nic_wake_s[n] = INFINITY;
+        for (int32_t k = 0; k < P; k++) {
+            int64_t i = (int64_t)(cfg->node_router[n] + k) * radix + cfg->node_port[n], rail = (int64_t)n * P + k;
+            int8_t cls = cfg->port_class[i];
+            double bw = cfg->class_bandwidth_Bps[cls] < cfg->nic_bandwidth_Bps ? cfg->class_bandwidth_Bps[cls]
+                                                                               : cfg->nic_bandwidth_Bps;
+            net->nic_inv_bw[rail] = 1.0 / bw;
+            net->nic_arrive_s[rail] = cfg->class_latency_s[cls] + cfg->router_delay_s;
+            net->nic_wake_s[rail] = INFINITY;
+            net->nic_credit_B[rail] = cfg->vc_capacity_B;
+            net->nic_out_head[rail] = net->nic_out_tail[rail] = net->nic_pending[rail] = NONE;
+        }
         /* a NIC's key range: the engine's own events of the NIC count from 0, events of messages
          * Python hands over from 2^38, the core's own from 2^39: no count depends on another */
         net->nic_send_key[n] = ((uint64_t)cfg->nic_eid[n] << KEY_BITS) | (1ULL << (KEY_BITS - 2));
         net->nic_key[n] = ((uint64_t)cfg->nic_eid[n] << KEY_BITS) | (1ULL << (KEY_BITS - 1));
-        net->nic_credit_B[n] = cfg->vc_capacity_B;
-        net->nic_out_head[n] = net->nic_out_tail[n] = NONE;
-        net->nic_resp_head[n] = net->nic_resp_tail[n] = net->nic_pending[n] = NONE;
+        net->nic_resp_head[n] = net->nic_resp_tail[n] = NONE;
+        net->nic_shared_head[n] = net->nic_shared_tail[n] = net->nic_held[n] = NONE;
     }
     net->pkt_free = net->msg_free = NONE;
     net->outbox = zalloc((size_t)cfg->num_ranks, sizeof(ppt_remote_t *));
@@ -730,8 +945,11 @@ void ppt_net_free(ppt_net_t *net)
         return;
     void *tables[] = {net->router_rank, net->ports, net->link_s, net->rr, net->router_key, net->credits,
                       net->q_head, net->q_tail, net->nic_inv_bw, net->nic_arrive_s, net->nic_free_at,
-                      net->nic_wake_s, net->nic_credit_B, net->nic_injected_B, net->nic_ejected_B, net->nic_out_head, net->nic_out_tail,
-                      net->nic_resp_head, net->nic_resp_tail, net->nic_pending, net->nic_msg_seq, net->nic_resp_seq, net->nic_key, net->nic_send_key,
+                      net->nic_wake_s, net->nic_credit_B, net->nic_out_head, net->nic_out_tail, net->nic_pending,
+                      net->rail_queued_B, net->nic_injected_B, net->nic_ejected_B, net->nic_resp_head,
+                      net->nic_resp_tail, net->nic_shared_head, net->nic_shared_tail, net->nic_held,
+                      net->nic_held_rail, net->nic_rail_count, net->nic_msg_seq, net->nic_resp_seq, net->nic_key,
+                      net->nic_send_key, net->plane_routing, (void *)net->node_plane,
                       net->pkts, net->msgs, net->partial.keys, net->partial.left, net->out,
                       net->sources, net->outbox_len, net->outbox_cap};
     for (size_t k = 0; k < sizeof tables / sizeof *tables; k++)
@@ -741,6 +959,20 @@ void ppt_net_free(ppt_net_t *net)
     free(net->outbox);
     ppt_queue_free(&net->queue);
     free(net);
+}
+
+void ppt_net_set_node_planes(ppt_net_t *net, const int32_t *node_plane)
+{
+    int32_t *copy = zalloc((size_t)net->cfg.num_nodes, sizeof(int32_t));
+    memcpy(copy, node_plane, (size_t)net->cfg.num_nodes * sizeof(int32_t));
+    free((void *)net->node_plane);
+    net->node_plane = copy;
+}
+
+void ppt_net_set_plane_filter(ppt_net_t *net, ppt_plane_usable_fn usable, const void *ctx)
+{
+    net->plane_usable = usable;
+    net->plane_usable_ctx = ctx;
 }
 
 double ppt_net_next_time(ppt_net_t *net)

@@ -27,7 +27,20 @@ typedef struct ppt_net_config {
     int64_t vc_capacity_B;          /* bytes per (input port, VC); 0: unbounded buffers */
     int32_t header_B, max_payload_B, chunk_B, response_B;
     int32_t rank, num_ranks;        /* this simulation rank; routers are split in blocks */
+    /* Multi-plane, multi-rail: `planes` identical router planes, router r of plane k being router
+     * r * planes + k (the tables above hold all planes; node_router names the node's plane-0 router);
+     * every node has one rail (NIC port, with its own queue, credits and wire) into each plane.
+     * nic_bandwidth_Bps is per rail.  Blocks of routers per rank hold whole plane sets. */
+    int32_t planes;                 /* >= 1 */
+    int32_t rail_policy;            /* PPT_RAIL_*: the rail of each message or packet (planes > 1) */
+    int32_t rail_unit;              /* PPT_RAIL_PER_MESSAGE or PPT_RAIL_PER_PACKET */
 } ppt_net_config_t;
+
+enum { PPT_RAIL_RANDOM, PPT_RAIL_ROUND_ROBIN, PPT_RAIL_CONGESTION, PPT_RAIL_DEDICATED };
+enum { PPT_RAIL_PER_MESSAGE, PPT_RAIL_PER_PACKET };
+/* Whether plane `plane` has a legal path from node src to node dst (e.g. none after link failures);
+ * the rail choice skips planes it refuses (keeping the policy's own pick if it refuses them all). */
+typedef int (*ppt_plane_usable_fn)(const void *ctx, int32_t plane, int32_t src, int32_t dst);
 
 /* What Python must see: a message delivered (at its destination node) or sent (at its source node). */
 enum { PPT_OUT_DELIVER = 1, PPT_OUT_SENT = 2 };
@@ -102,4 +115,9 @@ void ppt_net_link_summary(const ppt_net_t *net, ppt_link_summary_t *out);
 int64_t ppt_net_packets_in_flight(const ppt_net_t *net);
 
 int ppt_net_start_traffic(ppt_net_t *net, const ppt_traffic_config_t *cfg);
+
+/* PPT_RAIL_DEDICATED: the plane of every node (num_nodes entries, copied; each in [0, planes)); all 0 by default. */
+void ppt_net_set_node_planes(ppt_net_t *net, const int32_t *node_plane);
+/* The planes a rail choice may use per (src, dst); NULL (the default): every plane. */
+void ppt_net_set_plane_filter(ppt_net_t *net, ppt_plane_usable_fn usable, const void *ctx);
 #endif

@@ -27,7 +27,7 @@ static double committed_B(const ppt_routing_t *rt, const ppt_packet_t *pkt, int3
     const ppt_net_t *net = rt->net;
     if (rt->occupancy || !net || !net->credit_on)
         return queued;
-    int64_t i = (int64_t)router * net->radix + port;
+    int64_t i = (int64_t)ppt_live_router(rt, router) * net->radix + port;
     const port_t *o = &net->ports[i];
     if (o->peer < 0)                                    /* a terminal port: no credits */
         return queued;

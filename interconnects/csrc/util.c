@@ -21,5 +21,5 @@ double ppt_occupancy(const ppt_routing_t *rt, int32_t router, int32_t port)
         return rt->occupancy[port];
     if (!rt->net)
         return 0.0;
-    return ppt_net_port_occupancy(rt->net, router, port);
+    return ppt_net_port_occupancy(rt->net, ppt_live_router(rt, router), port);
 }

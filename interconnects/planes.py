@@ -1,0 +1,113 @@
+"""Multi-plane, multi-rail networks: ``network.planes`` identical, independent router planes.
+
+:class:`Planes` is the fabric the packet core runs: ``planes`` copies of a
+topology's router graph, router ``r`` of plane ``k`` being router
+``r * planes + k`` (so a router's planes are neighbours and a simulation
+rank's block of routers holds whole plane sets with their nodes).  Nodes are
+those of the base topology; ``node_router`` names a node's plane-0 router and
+the node has one rail (NIC port) into each plane, on port ``node_port`` of
+router ``node_router + k``.  Routings stay the base topology's: the core runs
+one copy per plane that sees plane-local router ids.
+
+:class:`RailPolicy` reads how a NIC spreads its traffic over the rails
+(``network.rail_policy``, ``network.rail_unit``).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ppt.config import field
+from ppt.errors import ConfigError
+from ppt.interconnects.topology import Topology
+
+#: ``network.rail_policy`` values, in the order of the core's PPT_RAIL_* constants.
+RAIL_POLICIES = ("random", "round-robin", "congestion", "dedicated")
+#: ``network.rail_unit`` values, in the order of PPT_RAIL_PER_MESSAGE, PPT_RAIL_PER_PACKET.
+RAIL_UNITS = ("message", "packet")
+
+
+def _choice(cfg: dict, key: str, choices: tuple, default: str) -> int:
+    value = field(cfg, key, "network", str, default=default)
+    if value not in choices:
+        raise ConfigError(f"network.{key} {value!r} is not one of: {', '.join(choices)}")
+    return choices.index(value)
+
+
+@dataclass(frozen=True)
+class RailPolicy:
+    """How each NIC spreads its messages over its ``planes`` rails.
+
+    ``policy`` (an index of :data:`RAIL_POLICIES`): ``random`` hashes (seed,
+    message or packet uid); ``round-robin`` takes the node's rails in turn;
+    ``congestion`` the rail with the fewest bytes waiting at the NIC (on its
+    wire, queued or cut for it); ``dedicated`` the node's own plane (one job
+    per plane; see ``PacketNetwork.set_node_planes``, plane 0 by default).
+    ``unit`` (an index of :data:`RAIL_UNITS`): the choice is made per message
+    (all its packets on one rail) or per packet.  Responses and synthetic
+    traffic are one-packet messages and choose per packet.
+    """
+
+    planes: int = 1
+    policy: int = 1
+    unit: int = 1
+
+    @classmethod
+    def from_cfg(cls, cfg: dict) -> "RailPolicy":
+        planes = field(cfg, "planes", "network", int, default=1)
+        if planes < 1:
+            raise ConfigError(f"network.planes must be at least 1, got {planes}")
+        return cls(planes, _choice(cfg, "rail_policy", RAIL_POLICIES, "round-robin"),
+                   _choice(cfg, "rail_unit", RAIL_UNITS, "packet"))
+
+
+class Planes(Topology):
+    """``planes`` identical, independent copies of ``base``'s router graph (see the module docstring)."""
+
+    def __init__(self, base: Topology, planes: int):
+        if planes < 1:
+            raise ConfigError(f"network.planes must be at least 1, got {planes}")
+        self.base = base
+        self.planes = planes
+        self.kind = base.kind
+        self.routings = base.routings
+        self.num_nodes = base.num_nodes
+        self.num_routers = base.num_routers * planes
+        self.radix = base.radix
+        plane = np.arange(planes)[None, :, None]
+        peer = base.port_peer[:, None, :]
+        self.port_peer = np.where(peer >= 0, peer * planes + plane, -1).reshape(self.num_routers, self.radix)
+        self.port_peer_port = np.repeat(base.port_peer_port, planes, axis=0)
+        self.port_class = np.repeat(base.port_class, planes, axis=0)
+        self.node_router = base.node_router * planes
+        self.node_port = base.node_port
+        self.link_classes = base.link_classes
+        self.router_delay_s = base.router_delay_s
+
+    def routing(self, name: str, seed: int = 0, **options):
+        """The base topology's routing ``name``: the core runs a copy of it in every plane."""
+        return self.base.routing(name, seed=seed, **options)
+
+    def router_plane(self) -> np.ndarray:
+        """Plane of every router."""
+        return np.arange(self.num_routers) % self.planes
+
+    def router_groups(self) -> np.ndarray | None:
+        groups = self.base.router_groups()
+        return None if groups is None else np.repeat(groups, self.planes)
+
+    def diameter(self) -> int:
+        return self.base.diameter()
+
+    def worst_case_table(self):
+        """The base topology's worst-case traffic table (it names nodes, which the planes share)."""
+        return self.base.worst_case_table()
+
+    def summary(self) -> dict:
+        return {**super().summary(), "planes": self.planes}
+
+
+def fabric(topology: Topology, planes: int) -> Topology:
+    """The network of ``planes`` planes of ``topology``: the topology itself for one plane."""
+    return topology if planes == 1 else Planes(topology, planes)
