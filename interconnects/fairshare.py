@@ -48,6 +48,15 @@ class FairShare:
             raise ValueError(f"not a path: {routes!r} (empty, a resource out of range or repeated in a route)")
         return path
 
+    def routes(self, path: int) -> list[list[int]]:
+        """The routes of ``path`` (each a list of resource ids)."""
+        first = ffi.new("int32_t **")
+        routes = []
+        for i in range(lib.ppt_flows_path_routes(self.c, path)):
+            n = lib.ppt_flows_path_route(self.c, path, i, first)
+            routes.append(ffi.unpack(first[0], n))
+        return routes
+
     def start(self, path: int, nbytes: float, on_done, data=None, queue: int = -1) -> int:
         """Start moving ``nbytes`` over ``path``, behind the messages of ``queue`` (-1: none);
         ``on_done(data)`` runs when the last byte is through.  Returns the message's id (reused after

@@ -6,7 +6,7 @@ import random
 
 import pytest
 
-from ppt.apps.microbench import pingpong
+from ppt.apps.microbench import collective_timing, pingpong
 from ppt.cli.main import main
 from ppt.engine import Entity, Simulation
 from ppt.hardware.presets import read_processor_config
@@ -241,11 +241,68 @@ def test_flow_pingpong_is_within_ten_percent_of_packet_from_64_kib(system):
         assert f["latency_s"] == pytest.approx(p["latency_s"], rel=0.10)
 
 
-def test_flow_on_an_adaptive_routing_says_it_uses_minimal_paths_and_runs(capsys):
+def test_flow_on_an_adaptive_routing_says_it_routes_chunks_by_load_and_runs(capsys):
     argv = ["pingpong", "edison", "--network", "flow", "--sizes", "8", "--json", "--set", "network.routing=par"]
     assert main(argv) == 0
     out, err = capsys.readouterr()
-    assert err.count("\n") == 1 and "'par'" in err and "'min' routing" in err and json.loads(out)
+    assert err.count("\n") == 1 and "'par'" in err and "chunks" in err and "'min'" not in err and json.loads(out)
+
+
+def dragonfly(routing):
+    """The flow network of dragonfly-booksim (16 GB/s NICs and links, 4 nodes per router) under
+    ``routing``, and its simulation."""
+    preset = load_system("dragonfly-booksim")
+    preset["network"]["routing"] = routing
+    net = Machine(preset, network_kind="flow").network()
+    return net, net.simulation(comm=None)
+
+
+def two_messages_between_two_routers(routing, nbytes=1 << 20):
+    """Nodes 0 and 1 (router 0) send nbytes to nodes 4 and 5 (router 1, one local link away) at
+    time 0: when each message's last byte is through (s), and the second message's routes."""
+    net, sim = dragonfly(routing)
+    sent = {}
+    for src, dst in ((0, 4), (1, 5)):
+        net.nic(sim, dst).host = lambda payload: None
+        net.nic(sim, src).send_message(dst, nbytes, None, on_sent=lambda s=src: sent.__setitem__(s, sim.now))
+    routes = net.share.routes(net.route(1, 5, nbytes)[0])     # as the second message was routed, now
+    sim.run()
+    return [sent[0], sent[1]], routes, net.packetizer.wire_bytes(nbytes)
+
+
+def test_under_ugal_flows_sharing_a_loaded_minimal_link_spread_over_valiant_paths_and_finish_sooner():
+    """Under MIN both messages share the one local link between the routers: each ends at
+    2 W / 16 GB/s (W bytes on the wire).  Under UGAL the committed bytes on that link send chunks
+    over Valiant paths (through a third router of the group): both end sooner, no sooner than one
+    NIC moves W alone (W / 16 GB/s)."""
+    minimal, min_routes, wire_B = two_messages_between_two_routers("min")
+    adaptive, ugal_routes, _ = two_messages_between_two_routers("ugal")
+    assert minimal == pytest.approx([2 * wire_B / 16e9] * 2, rel=1e-9)
+    assert all(len(route) == 3 for route in min_routes)                 # injection, the local link, node port
+    assert any(len(route) > 3 for route in ugal_routes)                 # a detour through another router
+    assert all(wire_B / 16e9 * (1 - 1e-9) <= t < minimal[0] * 0.9 for t in adaptive)
+
+
+def test_under_ugal_a_message_on_an_idle_network_is_routed_minimally_first():
+    """The first chunk sees no load (minimal); the next ones see the first chunk's bytes on the
+    minimal port, more than UGAL-L's bias of three packets, and an idle Valiant port: they detour."""
+    net, sim = dragonfly("ugal")
+    routes = net.share.routes(net.route(0, 4, 1 << 20)[0])
+    assert len(routes) == net.chunks and len(routes[0]) == 3 and all(len(route) > 3 for route in routes[1:])
+    one_packet = net.share.routes(net.route(0, 4, 8)[0])
+    assert len(one_packet) == 1 and len(one_packet[0]) == 3
+
+
+def test_minimal_routing_keeps_one_path_per_node_pair():
+    net, sim = dragonfly("min")
+    assert net.chunks == 0 and net.route(0, 40, 1 << 20) == net.route(0, 40, 8) == net.path(0, 40)
+
+
+def test_adaptive_flows_are_deterministic():
+    """An alltoall of 64 KiB among 16 Edison nodes on 4 routers (UGAL): the same seed, the same time."""
+    times = [collective_timing(Machine(load_system("edison"), network_kind="flow"), "alltoall", 16, [1 << 16],
+                               ranks_per_node=1) for _ in range(2)]
+    assert times[0] == times[1]
 
 
 @pytest.mark.parametrize("kind", ["packet", "flow", "analytic"])

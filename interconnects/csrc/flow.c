@@ -252,6 +252,18 @@ int32_t ppt_flows_add_path(ppt_flows_t *fs, int32_t num_routes, const int32_t *r
     return fs->path_first.n - 2;
 }
 
+int32_t ppt_flows_path_routes(const ppt_flows_t *fs, int32_t path)
+{
+    return fs->path_first.v[path + 1] - fs->path_first.v[path];
+}
+
+int32_t ppt_flows_path_route(const ppt_flows_t *fs, int32_t path, int32_t i, const int32_t **resources)
+{
+    int32_t route = fs->path_first.v[path] + i;
+    *resources = fs->hop.v + fs->route_first.v[route];
+    return fs->route_first.v[route + 1] - fs->route_first.v[route];
+}
+
 /* -- starting and ending flows ------------------------------------------------------------------- */
 static void touch(ppt_flows_t *fs, int32_t route)
 {
@@ -409,6 +421,18 @@ double ppt_flows_rate_Bps(const ppt_flows_t *fs, int32_t message)
         if (fs->flow[f].heap_at >= 0 && fs->flow[f].message == message)
             rate += fs->flow[f].rate_Bps;
     return rate;
+}
+
+double ppt_flows_backlog_B(const ppt_flows_t *fs, int32_t resource, double now_s)
+{
+    const resource_t *r = &fs->res[resource];
+    double backlog_B = 0.0;
+    for (int32_t k = 0; k < r->nflows; k++) {
+        const flow_t *fl = &fs->flow[r->flows[k]];
+        double left_B = fl->remaining_B - fl->rate_Bps * (now_s - fl->since_s);
+        backlog_B += left_B > 0.0 ? left_B : 0.0;
+    }
+    return backlog_B;
 }
 
 /* -- resharing ----------------------------------------------------------------------------------- */
