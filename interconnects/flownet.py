@@ -53,7 +53,7 @@ PATH_SAMPLES = 16
 ADAPTIVE_ROUTINGS = frozenset({"ugal", "par", "adaptive"})
 
 #: Chunks a message is routed as, at most, under an adaptive routing (one per packet below that).
-ADAPTIVE_CHUNKS = 4
+ADAPTIVE_CHUNKS = 8
 
 #: (system, routing) pairs whose handling has been reported on stderr (once per process).
 _SAID: set = set()

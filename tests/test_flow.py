@@ -284,11 +284,11 @@ def test_under_ugal_flows_sharing_a_loaded_minimal_link_spread_over_valiant_path
 
 
 def test_under_ugal_a_message_on_an_idle_network_is_routed_minimally_first():
-    """The first chunk sees no load (minimal); the next ones see the first chunk's bytes on the
-    minimal port, more than UGAL-L's bias of three packets, and an idle Valiant port: they detour."""
+    """The first chunk sees no load (minimal); the second sees the first chunk's bytes on the
+    minimal port, more than UGAL-L's bias of three packets, and idle Valiant ports: it detours."""
     net, sim = dragonfly("ugal")
     routes = net.share.routes(net.route(0, 4, 1 << 20)[0])
-    assert len(routes) == net.chunks and len(routes[0]) == 3 and all(len(route) > 3 for route in routes[1:])
+    assert len(routes) == net.chunks and len(routes[0]) == 3 and len(routes[1]) > 3
     one_packet = net.share.routes(net.route(0, 4, 8)[0])
     assert len(one_packet) == 1 and len(one_packet[0]) == 3
 
