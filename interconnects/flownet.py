@@ -9,9 +9,9 @@ routing) the packet network decides per packet, so each message is cut into
 up to :data:`ADAPTIVE_CHUNKS` chunks, each walked by the same compiled routing
 when the message is sent, seeing as each output port's occupancy the bytes
 the flows crossing it still have to move (the earlier chunks' included): the
-committed bytes UGAL-L weighs against a path's hops.  Its bytes on the wire (payload plus the
-preset's packet headers) move at the max-min fair rate of those resources,
-recomputed when any flow sharing them starts or ends
+committed bytes UGAL-L weighs against a path's hops.  A message's bytes on
+the wire (payload plus the preset's packet headers) move at the max-min fair
+rate of those resources, recomputed when any flow sharing them starts or ends
 (:mod:`ppt.interconnects.fairshare`).  Messages keep the order the packet
 network's FIFOs give them: where it has credit flow control (the preset sets
 ``network.buffer_B`` or ``vc_buffer_B``), a NIC whose message cannot advance
