@@ -126,6 +126,12 @@ class FlowNetwork(Network):
                    backpressure=_vc_capacity_B(cfg, routing.num_vcs, packetizer.size(packetizer.max_payload_B))
                    is not None, chunks=ADAPTIVE_CHUNKS)
 
+    #: Share each port among its input ports first, then among each input's flows (as the packet
+    #: network's round-robin arbitration serves input ports), instead of max-min among flows.  Off:
+    #: on dragonfly-booksim it reproduces one allreduce step exactly but leaves the 1,024-rank
+    #: allreduce +19% (docs/flow-vs-packet.md); ``benchmarks/flow_vs_packet.py --local-fairness``.
+    local_fairness = False
+
     # -- entities -----------------------------------------------------------------
     def nic_eid(self, node: int) -> int:
         return node
@@ -135,7 +141,8 @@ class FlowNetwork(Network):
             raise ConfigError("the flow network runs in one process: run it without mpiexec")
         for node in range(self.num_nodes):
             sim.create(node, FlowNic, self, node)
-        self.share = FairShare(sim.create(self.num_nodes, Entity, "flows"), self._capacities_Bps())
+        self.share = FairShare(sim.create(self.num_nodes, Entity, "flows"), self._capacities_Bps(),
+                               local=self.local_fairness)
         self._walk_tables = self._tables()
 
     def message_done(self, message) -> None:

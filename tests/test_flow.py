@@ -21,11 +21,12 @@ def solver(capacities_Bps):
     return sim, FairShare(sim.add(Entity(sim, 0)), capacities_Bps)
 
 
-def finish_times(capacities_Bps, starts, queue=-1):
+def finish_times(capacities_Bps, starts, queue=-1, local=False):
     """Run messages given as ``(start_s, routes, nbytes)`` (routes: lists of resource ids) over resources
-    of ``capacities_Bps``, all in ``queue`` (-1: none); their completion times, in order."""
+    of ``capacities_Bps``, all in ``queue`` (-1: none), shared locally or max-min fairly; their
+    completion times, in order."""
     sim = Simulation(num_entities=1, comm=None)
-    share = FairShare(sim.add(Entity(sim, 0)), capacities_Bps)
+    share = FairShare(sim.add(Entity(sim, 0)), capacities_Bps, local=local)
     done = {}
     for index, (start_s, routes, nbytes) in enumerate(starts):
         path = share.path(routes)
@@ -68,6 +69,20 @@ def test_a_message_split_over_routes_moves_at_their_sum():
     # two disjoint routes of 1 and 3 B/s: half the bytes on each, the slow half decides
     times, _ = finish_times([1.0, 3.0], [(0.0, [[0], [1]], 6.0)])
     assert times == pytest.approx([3.0], rel=1e-12)
+
+
+@pytest.mark.parametrize("local", [False, True])
+def test_local_fairness_shares_a_port_among_its_inputs_first(local):
+    """A dragonfly group's one global link G (1 B/s) between two groups, 32 messages of 1 B: 4 from
+    the nodes of G's router (inputs: their own injections), 28 from 7 other routers, 4 per local
+    link.  Max-min: 32 flows end together at 32 s.  Local (round robin over G's 11 inputs): the 4
+    get 1/11 B/s and end at 11 s, the 28 get 1/44 B/s, then 1/28 B/s: they end at 32 s."""
+    injections, locals_, link = list(range(32)), list(range(32, 39)), 39
+    capacities = [100.0] * 39 + [1.0]
+    starts = [(0.0, [[node, link]], 1.0) for node in injections[:4]]
+    starts += [(0.0, [[node, locals_[(node - 4) // 4], link]], 1.0) for node in injections[4:]]
+    times, _ = finish_times(capacities, starts, local=local)
+    assert times == pytest.approx([11.0 if local else 32.0] * 4 + [32.0] * 28, rel=1e-9)
 
 
 def test_a_route_crossing_a_resource_twice_or_out_of_range_is_refused():

@@ -33,6 +33,12 @@ int32_t ppt_flows_add_path(ppt_flows_t *fs, int32_t num_routes, const int32_t *r
 int32_t ppt_flows_path_routes(const ppt_flows_t *fs, int32_t path);
 int32_t ppt_flows_path_route(const ppt_flows_t *fs, int32_t path, int32_t i, const int32_t **resources);
 
+/* Local fairness (local != 0): share each resource among its inputs first (the resources before it
+ * on its flows' routes, as a router port's round-robin arbitration serves its input ports), then
+ * each input's share among its flows, each share water-filled (what a claim cannot use goes to the
+ * others); a flow's rate is the least it is given on its route.  Default 0: max-min fairness. */
+void ppt_flows_set_local(ppt_flows_t *fs, int32_t local);
+
 /* Start moving nbytes_B (> 0) over `path` at now_s, behind the messages of `queue` (-1: none);
  * returns the message's id (reused once it is done).  Its flows move from the next
  * ppt_flows_reshare() after its turn has come. */
