@@ -17,8 +17,9 @@
  * crosses a full resource on which no flow is faster): a new flow that fits in the capacity left on
  * its route, and is then the fastest on a resource it fills, gets that rate and changes no other; an
  * ending flow only lets the flows of resources it kept full speed up.  Everything else is reshared
- * over the connected component.  Local fairness (ppt_flows_set_local) takes neither shortcut: every
- * new flow's component is reshared, in rounds of per-resource water filling (local_fill).
+ * over the connected component.  Local fairness (ppt_flows_set_local) takes only the second (a
+ * resource that was not full gave every flow its demand): every new flow's component is reshared,
+ * in rounds of per-resource water filling (local_fill).
  */
 #include <math.h>
 #include <stdlib.h>
