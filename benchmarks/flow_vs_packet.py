@@ -2,6 +2,7 @@
 
     python benchmarks/flow_vs_packet.py [--systems bgq-midplane,dragonfly-booksim,stampede]
         [--ranks 64,256,1024] [--workloads pingpong,allreduce,alltoall] [--timeout-s 120]
+        [--local-fairness]
 
 Prints one markdown row per (system, workload, ranks, bytes): the packet and flow predictions (s),
 flow/packet - 1, and each run's CPU time with the ratio packet/flow.  Every run is serial, in its own
@@ -18,6 +19,7 @@ import time
 
 from ppt.apps.microbench import collective_timing, pingpong
 from ppt.hardware.systems import load_system
+from ppt.interconnects.flownet import FlowNetwork
 from ppt.machine import Machine
 
 PINGPONG_SIZES = [8, 1 << 10, 1 << 16, 1 << 20, 1 << 22]
@@ -74,7 +76,10 @@ def main(argv=None) -> int:
     parser.add_argument("--ranks", default="64,256,1024")
     parser.add_argument("--workloads", default="pingpong,allreduce,alltoall")
     parser.add_argument("--timeout-s", type=float, default=120.0)
+    parser.add_argument("--local-fairness", action="store_true",
+                        help="flows share each port among its input ports first (FlowNetwork.local_fairness)")
     args = parser.parse_args(argv)
+    FlowNetwork.local_fairness = args.local_fairness        # the runs' child processes inherit it
     print("| system | workload | ranks | bytes | packet (s) | flow (s) | flow/packet - 1 | CPU packet (s) | "
           "CPU flow (s) | CPU ratio |")
     print("|---|---|---|---|---|---|---|---|---|---|")

@@ -28,12 +28,15 @@ _DONE_BATCH = 256
 
 class FairShare:
     """The messages of one model over resources of ``capacity_Bps`` (a sequence, bytes/s, indexed by
-    resource id), scheduled through ``entity`` (see module docstring)."""
+    resource id), scheduled through ``entity`` (see module docstring).  ``local``: share each
+    resource among its inputs first, then among each input's flows (``ppt_flows_set_local`` in
+    ``csrc/flow.h``), instead of max-min among flows."""
 
-    def __init__(self, entity, capacity_Bps):
+    def __init__(self, entity, capacity_Bps, local: bool = False):
         self.entity = entity
         caps = array("double", capacity_Bps)
         self.c = ffi.gc(lib.ppt_flows_new(len(capacity_Bps), caps), lib.ppt_flows_free)
+        lib.ppt_flows_set_local(self.c, int(local))
         self._done = ffi.new("int32_t[]", _DONE_BATCH)
         self._messages: dict[int, tuple] = {}
         self._pending = False
@@ -47,6 +50,15 @@ class FairShare:
         if path < 0:
             raise ValueError(f"not a path: {routes!r} (empty, a resource out of range or repeated in a route)")
         return path
+
+    def routes(self, path: int) -> list[list[int]]:
+        """The routes of ``path`` (each a list of resource ids)."""
+        first = ffi.new("int32_t **")
+        routes = []
+        for i in range(lib.ppt_flows_path_routes(self.c, path)):
+            n = lib.ppt_flows_path_route(self.c, path, i, first)
+            routes.append(ffi.unpack(first[0], n))
+        return routes
 
     def start(self, path: int, nbytes: float, on_done, data=None, queue: int = -1) -> int:
         """Start moving ``nbytes`` over ``path``, behind the messages of ``queue`` (-1: none);

@@ -2,10 +2,16 @@
 
 A message from node ``s`` to node ``d`` crosses ``s``'s injection (its NIC or
 its link to the router, whichever is slower), then every router output port
-on the path the topology's minimal routing gives (the last one, the port to
-``d``, also bounded by ``d``'s NIC).  Its bytes on the wire (payload plus the
-preset's packet headers) move at the max-min fair rate of those resources,
-recomputed when any flow sharing them starts or ends
+on the path the preset's routing gives (the last one, the port to ``d``, also
+bounded by ``d``'s NIC).  An oblivious routing's path is walked once per node
+pair.  Under a routing that adapts to load (UGAL-L, PAR, the torus's adaptive
+routing) the packet network decides per packet, so each message is cut into
+up to :data:`ADAPTIVE_CHUNKS` chunks, each walked by the same compiled routing
+when the message is sent, seeing as each output port's occupancy the bytes
+the flows crossing it still have to move (the earlier chunks' included): the
+committed bytes UGAL-L weighs against a path's hops.  A message's bytes on
+the wire (payload plus the preset's packet headers) move at the max-min fair
+rate of those resources, recomputed when any flow sharing them starts or ends
 (:mod:`ppt.interconnects.fairshare`).  Messages keep the order the packet
 network's FIFOs give them: where it has credit flow control (the preset sets
 ``network.buffer_B`` or ``vc_buffer_B``), a NIC whose message cannot advance
@@ -42,8 +48,17 @@ from ppt.interconnects.packetnet import PacketNetwork, _vc_capacity_B
 PATH_SAMPLES = 16
 
 
-#: (system, routing) pairs whose substitution has been reported on stderr (once per process).
+#: Routings whose choices read the output ports' occupancy (the UGAL-L rule of ``csrc/ugal.c``, the
+#: torus's adaptive routing): a flow network routes each message by walking them against its load.
+ADAPTIVE_ROUTINGS = frozenset({"ugal", "par", "adaptive"})
+
+#: Chunks a message is routed as, at most, under an adaptive routing (one per packet below that).
+ADAPTIVE_CHUNKS = 8
+
+#: (system, routing) pairs whose handling has been reported on stderr (once per process).
 _SAID: set = set()
+
+_MASK64 = (1 << 64) - 1
 
 
 class FlowNic(Nic):
@@ -51,11 +66,11 @@ class FlowNic(Nic):
 
     def send_off_node(self, dst_node, nbytes, payload, on_sent, delay_s=0.0):
         net = self.net
-        path, hops, latency_s, packet_s_per_B, queue = net.path(self.node, dst_node)
+        packetizer = net.packetizer
+        path, hops, latency_s, packet_s_per_B, queue = net.route(self.node, dst_node, nbytes)
         net.messages += 1
         net.bytes += nbytes
         net.hop_sum += hops
-        packetizer = net.packetizer
         latency = latency_s + packet_s_per_B * packetizer.size(min(nbytes, packetizer.max_payload_B))
         net.share.start(path, packetizer.wire_bytes(nbytes), net.message_done, (dst_node, payload, on_sent, latency),
                         queue=queue)
@@ -71,9 +86,11 @@ class FlowNetwork(Network):
     """
 
     def __init__(self, topology, routing, nic_bandwidth_Bps: float, nic_latency_s: float, packetizer: Packetizer,
-                 backpressure: bool = False):
+                 backpressure: bool = False, chunks: int = ADAPTIVE_CHUNKS):
         self.topo = topology
         self.routing = routing
+        #: Chunks a message is routed as, at most, if the routing adapts to load (0: it does not).
+        self.chunks = chunks if routing.name in ADAPTIVE_ROUTINGS else 0
         self.nic_bandwidth_Bps = nic_bandwidth_Bps
         self.nic_latency_s = nic_latency_s
         self.packetizer = packetizer
@@ -84,6 +101,11 @@ class FlowNetwork(Network):
         self.rail_bandwidth_Bps = self.injection_bandwidth_Bps     # one rail per node (idle_crossing_s)
         self.lookahead_s = min((c.latency_s for c in topology.network_classes()), default=0.0)
         self._paths: dict[tuple[int, int], tuple] = {}
+        self._pair_queues: dict[tuple[int, int], int] = {}
+        self._chunk_paths: dict[tuple, int] = {}
+        self._sent = [0] * self.num_nodes
+        self._rids = ffi.new("int32_t[]", max(self.chunks, 1) * lib.PPT_FLOW_MAX_ROUTE)
+        self._lengths = ffi.new("int32_t[]", max(self.chunks, 1))
         self.share = None
         self.messages = self.bytes = self.hop_sum = 0
 
@@ -92,19 +114,24 @@ class FlowNetwork(Network):
         topo, cfg = machine.topology, machine.preset["network"]
         asked = field(cfg, "routing", "network", str, default="min")
         routing = topo.routing(asked, seed=machine.seed)
-        if routing.spec is not topo.routing("min").spec:
-            if (machine.name, asked) not in _SAID:
-                _SAID.add((machine.name, asked))
-                print(f"flow network: routing {asked!r} adapts or takes non-minimal paths; flows use the "
-                      f"'min' routing instead", file=sys.stderr)
-            routing = topo.routing("min", seed=machine.seed)
+        if routing.name in ADAPTIVE_ROUTINGS and (machine.name, asked) not in _SAID:
+            _SAID.add((machine.name, asked))
+            print(f"flow network: routing {asked!r} adapts to load; each message is routed as up to "
+                  f"{ADAPTIVE_CHUNKS} chunks, each walked by the routing against the bytes the flows still "
+                  f"have to move through each port", file=sys.stderr)
         packetizer = Packetizer(field(cfg, "packet", "network", dict))
         return cls(topo, routing,
                    nic_bandwidth_Bps=field(cfg, "nic_bandwidth_Bps", "network", float, positive=True),
                    nic_latency_s=field(cfg, "nic_latency_s", "network", float, default=0.0, nonnegative=True),
                    packetizer=packetizer,
                    backpressure=_vc_capacity_B(cfg, routing.num_vcs, packetizer.size(packetizer.max_payload_B))
-                   is not None)
+                   is not None, chunks=ADAPTIVE_CHUNKS)
+
+    #: Share each port among its input ports first, then among each input's flows (as the packet
+    #: network's round-robin arbitration serves input ports), instead of max-min among flows.  Off:
+    #: on dragonfly-booksim it reproduces one allreduce step exactly but leaves the 1,024-rank
+    #: allreduce +19% (docs/flow-vs-packet.md); ``benchmarks/flow_vs_packet.py --local-fairness``.
+    local_fairness = False
 
     # -- entities -----------------------------------------------------------------
     def nic_eid(self, node: int) -> int:
@@ -115,7 +142,8 @@ class FlowNetwork(Network):
             raise ConfigError("the flow network runs in one process: run it without mpiexec")
         for node in range(self.num_nodes):
             sim.create(node, FlowNic, self, node)
-        self.share = FairShare(sim.create(self.num_nodes, Entity, "flows"), self._capacities_Bps())
+        self.share = FairShare(sim.create(self.num_nodes, Entity, "flows"), self._capacities_Bps(),
+                               local=self.local_fairness)
         self._walk_tables = self._tables()
 
     def message_done(self, message) -> None:
@@ -126,21 +154,65 @@ class FlowNetwork(Network):
             on_sent()
 
     # -- paths --------------------------------------------------------------------------
+    def route(self, src: int, dst: int, nbytes: int) -> tuple:
+        """``(path id, router hops, fixed latency (s), packet store-and-forward (s/B), queue)`` of a
+        message of ``nbytes`` payload bytes from node ``src`` to node ``dst`` sent now: the pair's
+        path (:meth:`path`), or under an adaptive routing its own (:meth:`chunk_path`)."""
+        if self.chunks:
+            return self.chunk_path(src, dst, nbytes)
+        return self.path(src, dst)
+
     def path(self, src: int, dst: int) -> tuple:
-        """``(path id, router hops, fixed latency (s), packet store-and-forward (s/B), queue)`` between
-        nodes ``src`` and ``dst`` (walked once per pair, by the compiled core); the queue orders the
-        messages as the module docstring says: per source node under back-pressure, else per pair."""
+        """:meth:`route` between nodes ``src`` and ``dst`` on an idle network (walked once per pair, by
+        the compiled core)."""
         key = (src, dst)
         path = self._paths.get(key)
         if path is None:
             found = lib.ppt_flow_route(self.share.c, self._walk_tables, self.routing.c, src, dst, PATH_SAMPLES,
-                                       (src * self.num_nodes + dst) * PATH_SAMPLES)
-            if found.path < 0:
-                raise ConfigError(f"flow network: routing {self.routing.name!r} does not lead from node {src} "
-                                  f"to node {dst}")
-            queue = src if self.backpressure else len(self._paths)
-            path = self._paths[key] = (found.path, found.hops, found.latency_s, found.packet_s_per_B, queue)
+                                       (src * self.num_nodes + dst) * PATH_SAMPLES, self._packet_B())
+            self._check(found, src, dst)
+            path = self._paths[key] = (found.path, found.hops, found.latency_s, found.packet_s_per_B,
+                                       self._queue(src, dst))
         return path
+
+    def chunk_path(self, src: int, dst: int, nbytes: int) -> tuple:
+        """:meth:`route` under an adaptive routing: the message's bytes on the wire are cut into up to
+        ``chunks`` equal chunks (one per packet if it has fewer), each walked by the routing now,
+        seeing as a port's occupancy the bytes the flows still have to move through it (its earlier
+        chunks included).  Random choices use the uid the packet core gives the chunk's first packet."""
+        packetizer = self.packetizer
+        npackets = packetizer.count(nbytes)
+        chunks = min(self.chunks, npackets)
+        self._sent[src] += 1
+        uid0 = (((src << 32) | self._sent[src]) << 24) & _MASK64
+        found = lib.ppt_flow_route_chunks(self.share.c, self._walk_tables, self.routing.c, src, dst, chunks,
+                                          packetizer.wire_bytes(nbytes) / chunks, self._packet_B(), uid0, npackets,
+                                          self.share.entity.sim.now, self._rids, self._lengths)
+        self._check(found, src, dst)
+        lengths = tuple(ffi.unpack(self._lengths, chunks))
+        key = (lengths, ffi.buffer(self._rids, 4 * sum(lengths))[:])
+        path = self._chunk_paths.get(key)
+        if path is None:
+            rids, ends = ffi.unpack(self._rids, sum(lengths)), np.cumsum(lengths)
+            path = self._chunk_paths[key] = self.share.path([rids[end - n:end] for n, end in zip(lengths, ends)])
+        return path, found.hops, found.latency_s, found.packet_s_per_B, self._queue(src, dst)
+
+    def _queue(self, src: int, dst: int) -> int:
+        """The queue ordering messages from ``src`` to ``dst`` as the module docstring says: per source
+        node under back-pressure, else per node pair."""
+        if self.backpressure:
+            return src
+        return self._pair_queues.setdefault((src, dst), len(self._pair_queues))
+
+    def _packet_B(self) -> int:
+        """Bytes on the wire of a full packet (the size walks route)."""
+        return self.packetizer.size(self.packetizer.max_payload_B)
+
+    def _check(self, found, src: int, dst: int) -> None:
+        """Refuse a walk that did not reach node ``dst`` from node ``src``."""
+        if found.path < 0:
+            raise ConfigError(f"flow network: routing {self.routing.name!r} does not lead from node {src} "
+                              f"to node {dst}")
 
     def _capacities_Bps(self) -> np.ndarray:
         """Capacity of every resource (bytes/s), numbered as ``csrc/flowroute.h`` says: each node's

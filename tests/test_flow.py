@@ -6,7 +6,7 @@ import random
 
 import pytest
 
-from ppt.apps.microbench import pingpong
+from ppt.apps.microbench import collective_timing, pingpong
 from ppt.cli.main import main
 from ppt.engine import Entity, Simulation
 from ppt.hardware.presets import read_processor_config
@@ -21,11 +21,12 @@ def solver(capacities_Bps):
     return sim, FairShare(sim.add(Entity(sim, 0)), capacities_Bps)
 
 
-def finish_times(capacities_Bps, starts, queue=-1):
+def finish_times(capacities_Bps, starts, queue=-1, local=False):
     """Run messages given as ``(start_s, routes, nbytes)`` (routes: lists of resource ids) over resources
-    of ``capacities_Bps``, all in ``queue`` (-1: none); their completion times, in order."""
+    of ``capacities_Bps``, all in ``queue`` (-1: none), shared locally or max-min fairly; their
+    completion times, in order."""
     sim = Simulation(num_entities=1, comm=None)
-    share = FairShare(sim.add(Entity(sim, 0)), capacities_Bps)
+    share = FairShare(sim.add(Entity(sim, 0)), capacities_Bps, local=local)
     done = {}
     for index, (start_s, routes, nbytes) in enumerate(starts):
         path = share.path(routes)
@@ -68,6 +69,20 @@ def test_a_message_split_over_routes_moves_at_their_sum():
     # two disjoint routes of 1 and 3 B/s: half the bytes on each, the slow half decides
     times, _ = finish_times([1.0, 3.0], [(0.0, [[0], [1]], 6.0)])
     assert times == pytest.approx([3.0], rel=1e-12)
+
+
+@pytest.mark.parametrize("local", [False, True])
+def test_local_fairness_shares_a_port_among_its_inputs_first(local):
+    """A dragonfly group's one global link G (1 B/s) between two groups, 32 messages of 1 B: 4 from
+    the nodes of G's router (inputs: their own injections), 28 from 7 other routers, 4 per local
+    link.  Max-min: 32 flows end together at 32 s.  Local (round robin over G's 11 inputs): the 4
+    get 1/11 B/s and end at 11 s, the 28 get 1/44 B/s, then 1/28 B/s: they end at 32 s."""
+    injections, locals_, link = list(range(32)), list(range(32, 39)), 39
+    capacities = [100.0] * 39 + [1.0]
+    starts = [(0.0, [[node, link]], 1.0) for node in injections[:4]]
+    starts += [(0.0, [[node, locals_[(node - 4) // 4], link]], 1.0) for node in injections[4:]]
+    times, _ = finish_times(capacities, starts, local=local)
+    assert times == pytest.approx([11.0 if local else 32.0] * 4 + [32.0] * 28, rel=1e-9)
 
 
 def test_a_route_crossing_a_resource_twice_or_out_of_range_is_refused():
@@ -241,11 +256,68 @@ def test_flow_pingpong_is_within_ten_percent_of_packet_from_64_kib(system):
         assert f["latency_s"] == pytest.approx(p["latency_s"], rel=0.10)
 
 
-def test_flow_on_an_adaptive_routing_says_it_uses_minimal_paths_and_runs(capsys):
+def test_flow_on_an_adaptive_routing_says_it_routes_chunks_by_load_and_runs(capsys):
     argv = ["pingpong", "edison", "--network", "flow", "--sizes", "8", "--json", "--set", "network.routing=par"]
     assert main(argv) == 0
     out, err = capsys.readouterr()
-    assert err.count("\n") == 1 and "'par'" in err and "'min' routing" in err and json.loads(out)
+    assert err.count("\n") == 1 and "'par'" in err and "chunks" in err and "'min'" not in err and json.loads(out)
+
+
+def dragonfly(routing):
+    """The flow network of dragonfly-booksim (16 GB/s NICs and links, 4 nodes per router) under
+    ``routing``, and its simulation."""
+    preset = load_system("dragonfly-booksim")
+    preset["network"]["routing"] = routing
+    net = Machine(preset, network_kind="flow").network()
+    return net, net.simulation(comm=None)
+
+
+def two_messages_between_two_routers(routing, nbytes=1 << 20):
+    """Nodes 0 and 1 (router 0) send nbytes to nodes 4 and 5 (router 1, one local link away) at
+    time 0: when each message's last byte is through (s), and the second message's routes."""
+    net, sim = dragonfly(routing)
+    sent = {}
+    for src, dst in ((0, 4), (1, 5)):
+        net.nic(sim, dst).host = lambda payload: None
+        net.nic(sim, src).send_message(dst, nbytes, None, on_sent=lambda s=src: sent.__setitem__(s, sim.now))
+    routes = net.share.routes(net.route(1, 5, nbytes)[0])     # as the second message was routed, now
+    sim.run()
+    return [sent[0], sent[1]], routes, net.packetizer.wire_bytes(nbytes)
+
+
+def test_under_ugal_flows_sharing_a_loaded_minimal_link_spread_over_valiant_paths_and_finish_sooner():
+    """Under MIN both messages share the one local link between the routers: each ends at
+    2 W / 16 GB/s (W bytes on the wire).  Under UGAL the committed bytes on that link send chunks
+    over Valiant paths (through a third router of the group): both end sooner, no sooner than one
+    NIC moves W alone (W / 16 GB/s)."""
+    minimal, min_routes, wire_B = two_messages_between_two_routers("min")
+    adaptive, ugal_routes, _ = two_messages_between_two_routers("ugal")
+    assert minimal == pytest.approx([2 * wire_B / 16e9] * 2, rel=1e-9)
+    assert all(len(route) == 3 for route in min_routes)                 # injection, the local link, node port
+    assert any(len(route) > 3 for route in ugal_routes)                 # a detour through another router
+    assert all(wire_B / 16e9 * (1 - 1e-9) <= t < minimal[0] * 0.9 for t in adaptive)
+
+
+def test_under_ugal_a_message_on_an_idle_network_is_routed_minimally_first():
+    """The first chunk sees no load (minimal); the second sees the first chunk's bytes on the
+    minimal port, more than UGAL-L's bias of three packets, and idle Valiant ports: it detours."""
+    net, sim = dragonfly("ugal")
+    routes = net.share.routes(net.route(0, 4, 1 << 20)[0])
+    assert len(routes) == net.chunks and len(routes[0]) == 3 and len(routes[1]) > 3
+    one_packet = net.share.routes(net.route(0, 4, 8)[0])
+    assert len(one_packet) == 1 and len(one_packet[0]) == 3
+
+
+def test_minimal_routing_keeps_one_path_per_node_pair():
+    net, sim = dragonfly("min")
+    assert net.chunks == 0 and net.route(0, 40, 1 << 20) == net.route(0, 40, 8) == net.path(0, 40)
+
+
+def test_adaptive_flows_are_deterministic():
+    """An alltoall of 64 KiB among 16 Edison nodes on 4 routers (UGAL): the same seed, the same time."""
+    times = [collective_timing(Machine(load_system("edison"), network_kind="flow"), "alltoall", 16, [1 << 16],
+                               ranks_per_node=1) for _ in range(2)]
+    assert times[0] == times[1]
 
 
 @pytest.mark.parametrize("kind", ["packet", "flow", "analytic"])

@@ -17,7 +17,9 @@
  * crosses a full resource on which no flow is faster): a new flow that fits in the capacity left on
  * its route, and is then the fastest on a resource it fills, gets that rate and changes no other; an
  * ending flow only lets the flows of resources it kept full speed up.  Everything else is reshared
- * over the connected component.
+ * over the connected component.  Local fairness (ppt_flows_set_local) takes only the second (a
+ * resource that was not full gave every flow its demand): every new flow's component is reshared,
+ * in rounds of per-resource water filling (local_fill).
  */
 #include <math.h>
 #include <stdlib.h>
@@ -51,6 +53,8 @@ typedef struct {
     int32_t heap_at;          /* position in the completion heap, -1 outside (free) */
     int32_t *slot;            /* per resource of its route: its index in that resource's list */
     int32_t slot_cap;
+    double *alloc_Bps;        /* local fairness: per resource of its route, the rate offered there */
+    int32_t alloc_cap;
 } flow_t;
 
 typedef struct {
@@ -64,6 +68,15 @@ typedef struct {
     int32_t active;           /* the message moving, -1 if none */
     int32_t head, tail;       /* messages waiting for it, -1 if none */
 } queue_t;
+
+/* Local fairness: a claim on a resource's capacity.  A flow's: id its input (the resource before
+ * it on its route, -1 at the route's start), k its index in the resource's list, hop its index on
+ * its route.  An input's: id the first of its flows' claims, k how many.  demand_Bps: the most the
+ * claim can use. */
+typedef struct {
+    int32_t id, k, hop;
+    double demand_Bps;
+} claim_t;
 
 /* A growable array of int32_t. */
 typedef struct {
@@ -92,6 +105,10 @@ struct ppt_flows {
     ivec_t comp_flows, comp_res, queue;
     int64_t epoch, seq;
     int64_t reshares, reshared_flows;
+    int local;                /* share each resource among its inputs first (ppt_flows_set_local) */
+    claim_t *claims;          /* local fairness scratch: a resource's flows, then its inputs */
+    double *offer_Bps;
+    int32_t claims_cap, offer_cap;
 };
 
 static void *grow(void *p, int32_t *cap, int32_t need, size_t size)
@@ -206,8 +223,12 @@ void ppt_flows_free(ppt_flows_t *fs)
         return;
     for (int32_t i = 0; i < fs->num_resources; i++)
         free(fs->res[i].flows);
-    for (int32_t i = 0; i < fs->nflow_slots; i++)
+    for (int32_t i = 0; i < fs->nflow_slots; i++) {
         free(fs->flow[i].slot);
+        free(fs->flow[i].alloc_Bps);
+    }
+    free(fs->claims);
+    free(fs->offer_Bps);
     ivec_t *vecs[] = {&fs->path_first, &fs->route_first, &fs->hop, &fs->free_flows, &fs->free_msgs,
                       &fs->done_heap, &fs->fill_heap, &fs->changed, &fs->fresh, &fs->comp_flows, &fs->comp_res, &fs->queue};
     for (size_t i = 0; i < sizeof vecs / sizeof vecs[0]; i++)
@@ -252,6 +273,18 @@ int32_t ppt_flows_add_path(ppt_flows_t *fs, int32_t num_routes, const int32_t *r
     return fs->path_first.n - 2;
 }
 
+int32_t ppt_flows_path_routes(const ppt_flows_t *fs, int32_t path)
+{
+    return fs->path_first.v[path + 1] - fs->path_first.v[path];
+}
+
+int32_t ppt_flows_path_route(const ppt_flows_t *fs, int32_t path, int32_t i, const int32_t **resources)
+{
+    int32_t route = fs->path_first.v[path] + i;
+    *resources = fs->hop.v + fs->route_first.v[route];
+    return fs->route_first.v[route + 1] - fs->route_first.v[route];
+}
+
 /* -- starting and ending flows ------------------------------------------------------------------- */
 static void touch(ppt_flows_t *fs, int32_t route)
 {
@@ -286,6 +319,7 @@ static void start_flows(ppt_flows_t *fs, double now_s, int32_t m)
         int32_t h0 = fs->route_first.v[route], len = fs->route_first.v[route + 1] - h0;
         flow_t *fl = &fs->flow[f];
         fl->slot = grow(fl->slot, &fl->slot_cap, len, sizeof(int32_t));
+        fl->alloc_Bps = grow(fl->alloc_Bps, &fl->alloc_cap, len, sizeof(double));
         fl->remaining_B = fs->msg[m].nbytes_B / routes;
         fl->rate_Bps = 0.0;
         fl->since_s = now_s;
@@ -411,6 +445,18 @@ double ppt_flows_rate_Bps(const ppt_flows_t *fs, int32_t message)
     return rate;
 }
 
+double ppt_flows_backlog_B(const ppt_flows_t *fs, int32_t resource, double now_s)
+{
+    const resource_t *r = &fs->res[resource];
+    double backlog_B = 0.0;
+    for (int32_t k = 0; k < r->nflows; k++) {
+        const flow_t *fl = &fs->flow[r->flows[k]];
+        double left_B = fl->remaining_B - fl->rate_Bps * (now_s - fl->since_s);
+        backlog_B += left_B > 0.0 ? left_B : 0.0;
+    }
+    return backlog_B;
+}
+
 /* -- resharing ----------------------------------------------------------------------------------- */
 /* comp_flows, comp_res: the flows and resources connected to the changed resources. */
 static void component(ppt_flows_t *fs)
@@ -492,6 +538,113 @@ static void fill(ppt_flows_t *fs)
     }
 }
 
+/* -- local fairness: a resource shared among its inputs first -------------------------------------- */
+/* Rounds of local sharing per resharing at most; they stop once no rate moves by more than TOLERANCE. */
+#define LOCAL_ROUNDS 64
+#define TOLERANCE 1e-12
+
+static int by_demand(const void *a, const void *b)
+{
+    const claim_t *x = a, *y = b;
+    if (x->demand_Bps != y->demand_Bps)
+        return x->demand_Bps < y->demand_Bps ? -1 : 1;
+    return (x->id > y->id) - (x->id < y->id);
+}
+
+static int by_input_then_demand(const void *a, const void *b)
+{
+    const claim_t *x = a, *y = b;
+    if (x->id != y->id)
+        return x->id < y->id ? -1 : 1;
+    if (x->demand_Bps != y->demand_Bps)
+        return x->demand_Bps < y->demand_Bps ? -1 : 1;
+    return (x->k > y->k) - (x->k < y->k);
+}
+
+/* Share capacity_Bps among n claims sorted by demand by water filling (equal shares, what a claim
+ * cannot use going to the others); offer_Bps[i] is the most claims[i] could get if it wanted more:
+ * the level of the claims its demand does not limit, or, if every demand fits, its demand and all
+ * that is left. */
+static void water_fill(double capacity_Bps, int32_t n, const claim_t *claims, double *offer_Bps)
+{
+    double left_Bps = capacity_Bps;
+    int32_t fit = 0;
+    while (fit < n && claims[fit].demand_Bps < left_Bps / (n - fit))
+        left_Bps -= claims[fit++].demand_Bps;
+    for (int32_t i = 0; i < n; i++)
+        offer_Bps[i] = fit < n ? left_Bps / (n - fit) : claims[i].demand_Bps + left_Bps;
+}
+
+/* Local fairness at resource rid, as a router port's round-robin arbitration among its input
+ * ports: its capacity is water-filled among its inputs, each input's offer among that input's
+ * flows; a flow's demand is the least it is offered on the rest of its route (alloc_Bps). */
+static void share_locally(ppt_flows_t *fs, int32_t rid)
+{
+    const resource_t *r = &fs->res[rid];
+    int32_t n = r->nflows, m = 0;
+    fs->claims = grow(fs->claims, &fs->claims_cap, 2 * n, sizeof(claim_t));
+    fs->offer_Bps = grow(fs->offer_Bps, &fs->offer_cap, 2 * n, sizeof(double));
+    claim_t *flows = fs->claims, *inputs = fs->claims + n;
+    double *flow_offer_Bps = fs->offer_Bps, *input_offer_Bps = fs->offer_Bps + n;
+    for (int32_t k = 0; k < n; k++) {
+        const flow_t *fl = &fs->flow[r->flows[k]];
+        int32_t h0 = fs->route_first.v[fl->route], len = fs->route_first.v[fl->route + 1] - h0, j = 0;
+        while (fs->hop.v[h0 + j] != rid)
+            j++;
+        double demand_Bps = INFINITY;
+        for (int32_t i = 0; i < len; i++)
+            if (i != j && fl->alloc_Bps[i] < demand_Bps)
+                demand_Bps = fl->alloc_Bps[i];
+        flows[k] = (claim_t){j ? fs->hop.v[h0 + j - 1] : -1, k, j, demand_Bps};
+    }
+    qsort(flows, (size_t)n, sizeof(claim_t), by_input_then_demand);
+    for (int32_t i = 0; i < n; m++) {
+        inputs[m] = (claim_t){i, 0, 0, 0.0};
+        for (int32_t id = flows[i].id; i < n && flows[i].id == id; i++, inputs[m].k++)
+            inputs[m].demand_Bps += flows[i].demand_Bps;
+    }
+    qsort(inputs, (size_t)m, sizeof(claim_t), by_demand);
+    water_fill(r->capacity_Bps, m, inputs, input_offer_Bps);
+    for (int32_t g = 0; g < m; g++)
+        water_fill(input_offer_Bps[g], inputs[g].k, flows + inputs[g].id, flow_offer_Bps + inputs[g].id);
+    for (int32_t i = 0; i < n; i++)
+        fs->flow[r->flows[flows[i].k]].alloc_Bps[flows[i].hop] = flow_offer_Bps[i];
+}
+
+/* The component's rates under local fairness (into new_rate_Bps, as fill()): rounds of
+ * share_locally over its resources, a flow's rate the least it is offered on its route, until no
+ * rate moves. */
+static void local_fill(ppt_flows_t *fs)
+{
+    for (int32_t i = 0; i < fs->comp_flows.n; i++) {
+        flow_t *fl = &fs->flow[fs->comp_flows.v[i]];
+        int32_t len = fs->route_first.v[fl->route + 1] - fs->route_first.v[fl->route];
+        for (int32_t j = 0; j < len; j++)
+            fl->alloc_Bps[j] = INFINITY;
+        fl->new_rate_Bps = INFINITY;
+    }
+    int moved = 1;
+    for (int32_t round = 0; round < LOCAL_ROUNDS && moved; round++) {
+        for (int32_t i = 0; i < fs->comp_res.n; i++)
+            share_locally(fs, fs->comp_res.v[i]);
+        moved = 0;
+        for (int32_t i = 0; i < fs->comp_flows.n; i++) {
+            flow_t *fl = &fs->flow[fs->comp_flows.v[i]];
+            int32_t len = fs->route_first.v[fl->route + 1] - fs->route_first.v[fl->route];
+            double rate_Bps = INFINITY;
+            for (int32_t j = 0; j < len; j++)
+                rate_Bps = fl->alloc_Bps[j] < rate_Bps ? fl->alloc_Bps[j] : rate_Bps;
+            moved |= fabs(rate_Bps - fl->new_rate_Bps) > TOLERANCE * rate_Bps;
+            fl->new_rate_Bps = rate_Bps;
+        }
+    }
+}
+
+void ppt_flows_set_local(ppt_flows_t *fs, int32_t local)
+{
+    fs->local = local;
+}
+
 /* Give new flow f, at now_s, the capacity left on its route if that is its max-min rate (see the
  * top of this file); returns whether it did. */
 static int fits(ppt_flows_t *fs, int32_t f, double now_s)
@@ -529,7 +682,7 @@ static int fits(ppt_flows_t *fs, int32_t f, double now_s)
 void ppt_flows_reshare(ppt_flows_t *fs, double now_s)
 {
     for (int32_t i = 0; i < fs->fresh.n; i++)
-        if (!fits(fs, fs->fresh.v[i], now_s))
+        if (fs->local || !fits(fs, fs->fresh.v[i], now_s))
             touch(fs, fs->flow[fs->fresh.v[i]].route);
     fs->fresh.n = 0;
     component(fs);
@@ -540,7 +693,10 @@ void ppt_flows_reshare(ppt_flows_t *fs, double now_s)
             fl->remaining_B = 0.0;
         fl->since_s = now_s;
     }
-    fill(fs);
+    if (fs->local)
+        local_fill(fs);
+    else
+        fill(fs);
     for (int32_t i = 0; i < fs->comp_flows.n; i++) {
         flow_t *fl = &fs->flow[fs->comp_flows.v[i]];
         if (fl->new_rate_Bps == fl->rate_Bps)

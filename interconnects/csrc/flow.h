@@ -28,6 +28,17 @@ double ppt_flows_capacity_Bps(const ppt_flows_t *fs, int32_t resource);
  * another in `resources`.  Returns its id, or -1 if a resource is out of range or repeated in a route. */
 int32_t ppt_flows_add_path(ppt_flows_t *fs, int32_t num_routes, const int32_t *route_len, const int32_t *resources);
 
+/* Routes of `path`: how many, and route i's resources (*resources points into the solver's tables,
+ * valid until the next path is added) and their count. */
+int32_t ppt_flows_path_routes(const ppt_flows_t *fs, int32_t path);
+int32_t ppt_flows_path_route(const ppt_flows_t *fs, int32_t path, int32_t i, const int32_t **resources);
+
+/* Local fairness (local != 0): share each resource among its inputs first (the resources before it
+ * on its flows' routes, as a router port's round-robin arbitration serves its input ports), then
+ * each input's share among its flows, each share water-filled (what a claim cannot use goes to the
+ * others); a flow's rate is the least it is given on its route.  Default 0: max-min fairness. */
+void ppt_flows_set_local(ppt_flows_t *fs, int32_t local);
+
 /* Start moving nbytes_B (> 0) over `path` at now_s, behind the messages of `queue` (-1: none);
  * returns the message's id (reused once it is done).  Its flows move from the next
  * ppt_flows_reshare() after its turn has come. */
@@ -46,6 +57,9 @@ int32_t ppt_flows_finish(ppt_flows_t *fs, double now_s, int32_t *done, int32_t m
 
 /* The rate (bytes/s) message `message` moves at now: the sum of its flows' rates (0 while queued). */
 double ppt_flows_rate_Bps(const ppt_flows_t *fs, int32_t message);
+
+/* The bytes the flows crossing `resource` still have to move at now_s (at their current rates). */
+double ppt_flows_backlog_B(const ppt_flows_t *fs, int32_t resource, double now_s);
 
 /* Resharings done, and flows they covered (cost figures for statistics). */
 int64_t ppt_flows_reshares(const ppt_flows_t *fs);
