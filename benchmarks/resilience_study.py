@@ -1,0 +1,134 @@
+"""Link-failure resilience of single- and dual-plane dragonfly-class networks, after McGlohon,
+Ross & Carothers, "Evaluation of Link Failure Resilience in Multirail Dragonfly-Class Networks
+through Simulation": an application job shares the machine with uniform-random background
+traffic; the background load rises, then, at the highest load, more and more links fail.
+
+Every point is one ``ppt run --job-list`` in its own process (``--jobs`` at a time): SNAP
+(``examples/snap.py``, study 1) on ``--ranks`` nodes, one rank per node, placed at random
+(seed 1), and background traffic on all the other nodes.  Printed: a table of the application's
+largest time in MPI, its packets' mean latency and hops, and the background's, per topology,
+plane count, load and failed share; ``--plot DIR`` draws one PNG per topology.
+
+Run: ``python benchmarks/resilience_study.py [--systems dragonfly-3k,megafly-3k] [--plot docs]``.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+import tempfile
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
+
+
+def job_list(ranks: int, load: float, path: Path) -> None:
+    jobs = [{"name": "snap", "kind": "script", "script": str(EXAMPLES / "snap.py"), "ranks": ranks}]
+    if load > 0:
+        jobs.append({"name": "background", "kind": "traffic", "pattern": "ur", "load": load, "message_B": 4096,
+                     "ranks": "rest"})
+    path.write_text(json.dumps({"ranks_per_node": 1, "jobs": jobs}))
+
+
+def run_point(point: dict, ranks: int, workdir: Path) -> dict:
+    """One ``ppt run --job-list`` for ``point`` (system, planes, load, failed); its per-job figures."""
+    jobs = workdir / f"{point['system']}-{point['planes']}-{point['load']}-{point['failed']}.json"
+    job_list(ranks, point["load"], jobs)
+    command = [sys.executable, "-m", "ppt.cli.main", "run", "--job-list", str(jobs), "--system", point["system"],
+               "--allocation", "random", "--seed", "1", "--set", f"network.planes={point['planes']}", "--json"]
+    if point["failed"]:
+        command += ["--fail-links", f"{point['failed']}%", "--fail-seed", "1"]
+    done = subprocess.run(command, capture_output=True, text=True)
+    if done.returncode:
+        return {**point, "error": done.stderr.strip().splitlines()[-1]}
+    by_name = {job["name"]: job for job in json.loads(done.stdout)["jobs"]}
+    row = dict(point)
+    for name, job in by_name.items():
+        for key in ("comm_max_s", "latency_mean_s", "hops_mean"):
+            row[f"{name}_{key}"] = job.get(key)
+    return row
+
+
+def points(systems, loads, failures):
+    top = max(loads)
+    for system in systems:
+        for planes in (1, 2):
+            for load in loads:
+                yield {"system": system, "planes": planes, "load": load, "failed": 0}
+            for failed in failures:
+                if failed:
+                    yield {"system": system, "planes": planes, "load": top, "failed": failed}
+
+
+def table(rows) -> str:
+    keys = ["system", "planes", "load", "failed", "snap_comm_max_s", "snap_latency_mean_s", "snap_hops_mean",
+            "background_latency_mean_s", "background_hops_mean"]
+    lines = ["| " + " | ".join(keys) + " |", "|" + "---|" * len(keys)]
+    for row in rows:
+        if "error" in row:
+            lines.append(f"| {row['system']} | {row['planes']} | {row['load']} | {row['failed']}% | {row['error']} |")
+            continue
+        cells = [f"{row[k]:.4g}" if isinstance(row.get(k), float) else str(row.get(k, "")) for k in keys]
+        cells[3] += "%"
+        lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+def plot(rows, system: str, path: Path, loads) -> None:
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    fig, axes = plt.subplots(1, 3, figsize=(13, 3.8))
+    top = max(loads)
+    for planes, style in ((1, "o-"), (2, "s--")):
+        mine = [r for r in rows if r["system"] == system and r["planes"] == planes and "error" not in r]
+        by_load = sorted((r for r in mine if r["failed"] == 0), key=lambda r: r["load"])
+        by_fail = sorted((r for r in mine if r["load"] == top), key=lambda r: r["failed"])
+        label = f"{planes} plane{'s' if planes > 1 else ''}"
+        axes[0].plot([r["load"] for r in by_load], [r["snap_comm_max_s"] * 1e3 for r in by_load], style, label=label)
+        axes[1].plot([r["failed"] for r in by_fail], [r["snap_comm_max_s"] * 1e3 for r in by_fail], style, label=label)
+        axes[2].plot([r["failed"] for r in by_fail], [r["snap_hops_mean"] for r in by_fail], style,
+                     label=f"SNAP, {label}")
+        axes[2].plot([r["failed"] for r in by_fail], [r["background_hops_mean"] for r in by_fail], style, alpha=0.5,
+                     label=f"background, {label}")
+    axes[0].set(xlabel="background load (share of injection bandwidth)", ylabel="SNAP max time in MPI (ms)",
+                title="rising background load")
+    axes[1].set(xlabel="failed links (%)", ylabel="SNAP max time in MPI (ms)", title=f"failures at load {top}")
+    axes[2].set(xlabel="failed links (%)", ylabel="mean router hops per packet", title=f"failures at load {top}")
+    for ax in axes:
+        ax.grid(alpha=0.3)
+        ax.legend(fontsize=7)
+    fig.suptitle(f"{system}: SNAP (study 1) beside uniform-random background traffic")
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--systems", default="dragonfly-3k,megafly-3k")
+    parser.add_argument("--ranks", type=int, default=128, help="SNAP's ranks (one per node)")
+    parser.add_argument("--loads", default="0,0.2,0.4", help="background loads")
+    parser.add_argument("--failures", default="0,5,10,20", help="failed links (%%) at the highest load")
+    parser.add_argument("--jobs", type=int, default=2, help="points run at once")
+    parser.add_argument("--plot", type=Path, help="directory for one PNG per system")
+    args = parser.parse_args()
+    systems = args.systems.split(",")
+    loads = [float(x) for x in args.loads.split(",")]
+    failures = [float(x) for x in args.failures.split(",")]
+    todo = list(points(systems, loads, failures))
+    with tempfile.TemporaryDirectory() as tmp, ThreadPoolExecutor(args.jobs) as pool:
+        rows = []
+        for row in pool.map(lambda p: run_point(p, args.ranks, Path(tmp)), todo):
+            rows.append(row)
+            print(f"  {len(rows)}/{len(todo)}: {row}", file=sys.stderr, flush=True)
+    print(table(rows))
+    if args.plot:
+        for system in systems:
+            plot(rows, system, args.plot / f"resilience-{system}.png", loads)
+
+
+if __name__ == "__main__":
+    main()
