@@ -9,6 +9,7 @@ import pytest
 
 from ppt.cli.main import main
 from ppt.interconnects.failures import FailureSpec, apply_failures
+from ppt.interconnects.fattree import FatTree
 from ppt.interconnects.slimfly import SlimFly
 from ppt.interconnects.topology import Routing, channels
 from test_failures import saturate
@@ -145,7 +146,105 @@ def test_slimfly_topology_reports_the_pairs_min_cannot_serve(capsys):
     assert out["unroutable_pairs"] > 0 and "seed 0" in out["failures"]
 
 
-def test_slimfly_min_with_pairs_over_two_hops_apart_stops_in_one_line(capsys):
-    status = main(["traffic", "slimfly-3k", "--load", "0.1", "--fail-links", "5%", "--fail-seed", "2"])
+# -- fat-tree ----------------------------------------------------------------------------------
+
+def fattree_map(seed):
+    """A small fat-tree (4-port 3- or 4-tree, 6-port 3-tree, maybe partly populated) and a failure
+    map drawn from ``seed``."""
+    rand = random.Random(seed)
+    ports, levels = rand.choice([(4, 3), (4, 4), (6, 3)])
+    topo = FatTree(ports, levels, 1e9, 1e-7, 0.0)
+    topo = FatTree(ports, levels, 1e9, 1e-7, 0.0, num_nodes=rand.randrange(2, topo.capacity + 1))
+    return topo, apply_failures(topo, FailureSpec(rand.choice([0.05, 0.1, 0.2, 0.3]), "all", seed))
+
+
+def updown_reach(failed, x):
+    """Switches an up*/down* walk from switch ``x`` reaches over surviving links, by brute force:
+    climb any number of levels, then only descend."""
+    level = failed.router_level
+    seen = {(x, False)}
+    todo = deque(seen)
+    while todo:
+        r, down = todo.popleft()
+        for q in failed.port_peer[r]:
+            if q < 0 or (down and level[q] < level[r]):
+                continue
+            state = (q, down or level[q] > level[r])
+            if state not in seen:
+                seen.add(state)
+                todo.append(state)
+    return {r for r, _ in seen}
+
+
+def test_fattree_unroutable_pairs_are_exactly_those_brute_force_finds():
+    cut = 0
+    for seed in range(MAPS):
+        topo, failed = fattree_map(seed)
+        leaves = sorted(set(topo.node_router.tolist()))
+        expected = {(x, y) for x in leaves for y in sorted(set(leaves) - updown_reach(failed, x))}
+        assert set(map(tuple, failed.unroutable_pairs().tolist())) == expected, seed
+        cut += len(expected)
+    assert cut > 0                                      # the maps do cut some pairs off
+
+
+@pytest.mark.parametrize("name", ["mlid", "dmodk"])
+def test_fattree_routes_climb_then_descend_over_surviving_links(name):
+    climbed_higher = 0
+    for seed in range(MAPS):
+        topo, failed = fattree_map(seed)
+        routing = Routing(failed, failed.routings[name], seed=seed)
+        bad = set(map(tuple, failed.unroutable_pairs().tolist()))
+        for src in range(topo.num_nodes):
+            for dst in range(topo.num_nodes):
+                if (topo.node_router[src], topo.node_router[dst]) in bad:
+                    continue
+                taken = channels(failed, routing, src, dst)
+                assert_surviving_hops(topo, failed, taken)
+                assert {vc for _, _, vc in taken} == {0} and taken[-1][0] == topo.node_router[dst]
+                levels = [int(topo.router_level[r]) for r, _, _ in taken]
+                turn = levels.index(min(levels))
+                assert all(b == a - 1 for a, b in zip(levels[:turn], levels[1:turn + 1]))     # up ...
+                assert all(b == a + 1 for a, b in zip(levels[turn:], levels[turn + 1:]))      # ... then down
+                climbed_higher += min(levels) < topo.common_prefix(src, dst)
+    assert climbed_higher > 0                           # some routes climb above the common ancestor
+
+
+def test_fattree_keeps_the_lid_up_ports_where_they_survive():
+    topo = FatTree(6, 3, 1e9, 1e-7, 0.0)
+    failed = next(f for f in (apply_failures(topo, FailureSpec(0.05, "all", seed)) for seed in range(50))
+                  if not len(f.unroutable_pairs()))
+    routing, plain = failed.routing("mlid"), topo.routing("mlid")
+    kept = sum(channels(failed, routing, s, d) == channels(topo, plain, s, d)
+               for s in range(topo.num_nodes) for d in range(topo.num_nodes))
+    assert topo.num_nodes ** 2 > kept > topo.num_nodes ** 2 // 2
+
+
+@pytest.mark.parametrize("routing", ["mlid", "dmodk"])
+def test_fattree_saturation_with_failures_conserves_packets_and_drains(routing):
+    topo = FatTree(6, 3, 1e9, 1e-7, 0.0)
+    failed = next(f for f in (apply_failures(topo, FailureSpec(0.1, "all", seed)) for seed in range(50))
+                  if not len(f.unroutable_pairs()))
+    assert_conserved(*saturate(failed, routing))
+
+
+def test_fattree_zero_percent_is_no_failure_and_a_failure_map_runs(capsys):
+    def run(*flags):
+        assert main(["traffic", "fattree-4-3", "--load", "0.3", "--warmup", "1e-6", "--time", "4e-6", "--json",
+                     *flags]) == 0
+        return json.loads(capsys.readouterr().out)
+    assert run() == run("--fail-links", "0%")
+    assert run("--fail-links", "5%", "--fail-seed", "1")["packets"] > 0
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["topology", "fattree-4-3", "--fail-links", "5%", "--fail-class", "global"],
+     "a fattree has no local and global links; use 'all'"),
+    (["traffic", "fattree-4-3", "--load", "0.1", "--fail-links", "30%", "--fail-seed", "1"],
+     "seed 1) leave router"),
+    (["traffic", "slimfly-3k", "--load", "0.1", "--fail-links", "5%", "--fail-seed", "2"],
+     "seed 2) leave router"),
+])
+def test_bad_failure_input_is_one_line_and_exit_2(capsys, argv, message):
+    status = main(argv)
     err = capsys.readouterr().err.strip()
-    assert status == 2 and err.count("\n") == 0 and "seed 2) leave router" in err and "'min'" in err, err
+    assert status == 2 and err.count("\n") == 0 and message in err, err
