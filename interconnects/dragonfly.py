@@ -58,8 +58,6 @@ Jiang et al., 4/6/8 for Aries (L=2).
 """
 from __future__ import annotations
 
-import copy
-
 import numpy as np
 
 from ppt.config import field
@@ -221,24 +219,11 @@ class GroupedTopology(Topology):
     #: Surviving local hops ``[router, v]`` to router ``v`` of its group; None without failures.
     router_distance = None
 
-    def global_ports(self) -> np.ndarray:
-        groups = self.router_groups()
-        return (self.port_peer >= 0) & (self.port_peer // self.routers_per_group != groups[:, None])
-
     def with_failed_links(self, failed: np.ndarray, spec) -> "GroupedTopology":
         """A copy whose ``failed`` links are unused slots; its routings take legal paths only
         (``local_diameter`` keeps the fault-free value, which fixes the VCs)."""
         from ppt.interconnects.legalpaths import local_distances
-        out = copy.copy(self)
-        for cached in ("_core_tables", "_core_keep", "_legal_survey"):
-            out.__dict__.pop(cached, None)
-        router, port = failed[:, 0], failed[:, 1]
-        peer, peer_port = self.port_peer[router, port], self.port_peer_port[router, port]
-        out.port_peer, out.port_peer_port, out.port_class = (x.copy() for x in (
-            self.port_peer, self.port_peer_port, self.port_class))
-        for table in (out.port_peer, out.port_peer_port, out.port_class):
-            table[router, port] = table[peer, peer_port] = -1
-        out.failures, out.failed_links = spec, failed
+        out = self.without_links(failed, spec)
         out._global_tables(self._local_ports, self._global_ports)
         out.router_distance = local_distances(out)
         return out

@@ -31,6 +31,15 @@ A tree may be populated with fewer nodes than its capacity: nodes 0..num_nodes-1
 take the first leaf ports in id order; the remaining ports stay empty.  The
 model does not enforce InfiniBand's 48K unicast LID space (the published scheme
 needs 2*half^n * half^(n-1) LIDs).
+
+Link failures (``network.fail_*``; a fat-tree has only the ``all`` class): a
+failed link becomes an unused slot, and both routings stay up*/down* over
+surviving links.  A packet climbs until its destination's leaf switch lies
+below over surviving links (then descends on the one down path), and climbing
+it takes its LID's up port where the destination is still reached from there,
+else another such up port its LID picks (``csrc/fattree.c``); it may thus climb
+above the lowest common ancestor.  A leaf pair with no surviving up*/down* path
+is reported before the run.
 """
 from __future__ import annotations
 
@@ -156,8 +165,54 @@ class FatTree(Topology):
                 array("int64_t", np.where(level == 0, 0, index // digit_div)),
                 array("int64_t", digit_div), array("int64_t", np.where(level == 0, self.ports, half))]
         t.below_div, t.prefix, t.digit_div, t.digit_mod = keep
+        if self.reach is not None:
+            keep += [array("uint8_t", self.reach.ravel()), array("int32_t", self.port_peer.ravel())]
+            t.leaves, t.reach, t.port_peer = self.reach.shape[1], keep[-2], keep[-1]
         self._core_keep = keep
         return t
+
+    # -- link failures (csrc/fattree.c) ------------------------------------------
+
+    #: ``reach[switch, leaf]`` (uint8, leaf switches in id order): ``DOWN`` (2) where the leaf switch
+    #: is below the switch over surviving links, ``UP`` (1) where climbing over surviving links
+    #: reaches a switch with it below, 0 otherwise; None without failures.
+    reach = None
+
+    def with_failed_links(self, failed: np.ndarray, spec) -> "FatTree":
+        """A copy whose ``failed`` links are unused slots; its routings climb only towards switches
+        from which the destination is still reached (:attr:`reach`)."""
+        out = self.without_links(failed, spec)
+        out.reach = out._updown_reach()
+        return out
+
+    def _updown_reach(self) -> np.ndarray:
+        """The :attr:`reach` table of the surviving links: the down part level by level from the
+        leaves up (a switch has a leaf below when one of its surviving children has), then the
+        climbing part from the roots down (a switch climbs to a leaf when it has it below or one of
+        its surviving parents climbs to it)."""
+        n, half, first_leaf = self.levels, self.half, self.level_offset[-1]
+        leaves = self.num_routers - first_leaf
+        down = np.zeros((self.num_routers + 1, leaves), dtype=bool)      # row num_routers: no switch
+        down[first_leaf + np.arange(leaves), np.arange(leaves)] = True
+        peer = np.where(self.port_peer >= 0, self.port_peer, self.num_routers)
+        rows = [np.arange(self.level_offset[level], self.level_offset[level + 1] if level + 1 < n
+                          else self.num_routers) for level in range(n)]
+        for level in range(n - 2, -1, -1):
+            children = peer[rows[level], :self.ports if level == 0 else half]
+            down[rows[level]] = down[children].any(axis=1)
+        climb = down.copy()
+        for level in range(1, n):
+            climb[rows[level]] |= climb[peer[rows[level], half:]].any(axis=1)
+        return np.where(down, 2, climb).astype(np.uint8)[:-1]
+
+    def unroutable_pairs(self, spec=None) -> np.ndarray:
+        """Leaf switch pairs (both holding nodes) without a surviving up*/down* path."""
+        if self.failures is None:
+            return super().unroutable_pairs(spec)
+        first_leaf = self.level_offset[-1]
+        holding = np.unique(self.node_router)
+        x, y = np.nonzero(self.reach[holding][:, holding - first_leaf] == 0)
+        return np.column_stack([holding[x], holding[y]]).astype(np.int64)
 
     def diameter(self) -> int:
         """Switch-to-switch hop diameter: up n-1 levels and down again."""

@@ -20,7 +20,7 @@ def array(ctype: str, values):
     """A C array of ``ctype`` owning a copy of the numpy array ``values``."""
     import numpy as np
     dtype = {"int32_t": np.int32, "int64_t": np.int64, "uint64_t": np.uint64, "double": np.float64,
-             "int8_t": np.int8}[ctype]
+             "int8_t": np.int8, "uint8_t": np.uint8}[ctype]
     data = np.ascontiguousarray(values, dtype=dtype)
     buf = ffi.new(f"{ctype}[]", max(1, data.size))
     ffi.memmove(buf, ffi.from_buffer(data), data.nbytes)

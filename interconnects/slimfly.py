@@ -29,6 +29,15 @@ two routers of one column meet through the intra neighbour a in X (or X') with
 diff - a in X; two columns of one subgraph through the unique router of the other
 subgraph on both (m = (y - y')/(x - x')); across subgraphs through (0, x, m*x + c)
 or (1, m, y - m*x), whichever is adjacent.
+
+Link failures (``network.fail_*``): ``local`` links are those inside one column
+(the intra-subgraph links, ports [p, p+h)), ``global`` ones join two columns
+(the links across subgraphs).  A failed link becomes an unused slot, and every
+routing takes legal paths only: each minimal leg at most 2 surviving hops, so
+the hop-indexed VCs still suffice (MIN one leg, VAL and UGAL two legs through an
+intermediate both legs reach so).  A pair over 2 surviving hops apart has no
+legal MIN path; VAL and UGAL take a Valiant path there
+(``csrc/slimfly_failures.c``).
 """
 from __future__ import annotations
 
@@ -36,6 +45,7 @@ import numpy as np
 
 from ppt.config import field
 from ppt.errors import ConfigError
+from ppt.interconnects.hopreach import missing, share_any, within_two
 from ppt.interconnects.registry import register
 from ppt.interconnects.topology import Topology, register_routing, switch_and_terminal, switch_link_fields
 
@@ -176,8 +186,38 @@ class SlimFly(Topology):
         for s, gens in enumerate((fld.X, fld.Xp)):
             keep += [array("int32_t", fld.position(gens)), array("int32_t", fld.two_step(gens))]
             t.pos[s], t.two[s] = keep[-2], keep[-1]
+        t.radix = self.radix
+        if self.failures is not None:
+            keep.append(array("int32_t", self.port_peer.ravel()))
+            t.port_peer = keep[-1]
         self._core_keep = keep
         return t
+
+    # -- link failures (hopreach.py, csrc/slimfly_failures.c) -----------------
+
+    def with_failed_links(self, failed: np.ndarray, spec) -> "SlimFly":
+        """A copy whose ``failed`` links are unused slots; its routings take legs of at most
+        2 surviving hops only (the VCs stay 2 for MIN, 4 for VAL and UGAL)."""
+        return self.without_links(failed, spec)
+
+    def legal_reach(self) -> np.ndarray:
+        """Bitsets of the routers within 2 surviving hops of each router
+        (:func:`~ppt.interconnects.hopreach.within_two`), computed once."""
+        reach = self.__dict__.get("_legal_survey")
+        if reach is None:
+            reach = self._legal_survey = within_two(self)
+        return reach
+
+    def unroutable_pairs(self, spec=None) -> np.ndarray:
+        """Router pairs over 2 surviving hops apart (no legal MIN leg); for a Valiant routing only
+        those of them no intermediate router joins by two such legs."""
+        if self.failures is None:
+            return super().unroutable_pairs(spec)
+        reach = self.legal_reach()
+        pairs = missing(reach, np.arange(self.num_routers))
+        if spec is not None and spec.valiant and len(pairs):
+            pairs = pairs[~share_any(reach, pairs)]
+        return pairs
 
     def router_groups(self) -> np.ndarray:
         """2q groups of q routers: the routers (s, x, *) of one column of one subgraph."""
@@ -230,6 +270,7 @@ class SlimFly(Topology):
 
 # Routings (csrc/slimfly.c): hop-indexed VCs, VC i on router hop i.
 register_routing(SlimFly, "min", route="ppt_slimfly_min_route", num_vcs=2)
-register_routing(SlimFly, "val", route="ppt_slimfly_val_route", inject="ppt_slimfly_val_inject", num_vcs=4)
+register_routing(SlimFly, "val", route="ppt_slimfly_val_route", inject="ppt_slimfly_val_inject", num_vcs=4,
+                 valiant=True)
 register_routing(SlimFly, "ugal", route="ppt_slimfly_ugal_route", inject="ppt_slimfly_ugal_inject", num_vcs=4,
-                 options=("candidates", "c_sf"))
+                 options=("candidates", "c_sf"), valiant=True)

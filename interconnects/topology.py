@@ -21,6 +21,7 @@ Conventions (every topology follows them):
 """
 from __future__ import annotations
 
+import copy
 import math
 from collections import deque
 from dataclasses import dataclass
@@ -217,15 +218,35 @@ class Topology:
     failures = None
 
     def global_ports(self) -> np.ndarray | None:
-        """``(routers, radix)`` mask of the ports whose links join groups, where the topology has
-        local and global links; None otherwise."""
-        return None
+        """``(routers, radix)`` mask of the ports whose links join two of :meth:`router_groups`
+        (the ``global`` class of ``network.fail_class``; the others are ``local``), None for a
+        topology without groups."""
+        groups = self.router_groups()
+        if groups is None:
+            return None
+        return (self.port_peer >= 0) & (groups[self.port_peer] != groups[:, None])
 
     def with_failed_links(self, failed: np.ndarray, spec) -> "Topology":
         """A copy without the links ``failed`` (``(router, port)`` of one end each), routing only
         legal paths over the rest.  Topologies without failure-aware routing refuse."""
         raise ConfigError(f"link failures need failure-aware routing, which {self.kind} does not have yet; "
                           f"remove the network.fail_* settings")
+
+    def without_links(self, failed: np.ndarray, spec) -> "Topology":
+        """A shallow copy whose ``failed`` links are unused slots at both ends (``port_peer``,
+        ``port_peer_port`` and ``port_class`` -1), with ``failures`` = ``spec``, ``failed_links`` =
+        ``failed`` and no cached tables: the common part of every :meth:`with_failed_links`."""
+        out = copy.copy(self)
+        for cached in ("_core_tables", "_core_keep", "_legal_survey"):
+            out.__dict__.pop(cached, None)
+        router, port = failed[:, 0], failed[:, 1]
+        peer, peer_port = self.port_peer[router, port], self.port_peer_port[router, port]
+        out.port_peer, out.port_peer_port, out.port_class = (x.copy() for x in (
+            self.port_peer, self.port_peer_port, self.port_class))
+        for table in (out.port_peer, out.port_peer_port, out.port_class):
+            table[router, port] = table[peer, peer_port] = -1
+        out.failures, out.failed_links = spec, failed
+        return out
 
     def unroutable_pairs(self, spec: RoutingSpec | None = None) -> np.ndarray:
         """``(k, 2)`` router pairs (both holding nodes) without a legal path over surviving links

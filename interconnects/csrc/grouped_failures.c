@@ -10,6 +10,7 @@
  * rises strictly hop by hop, and the channel dependency graph -- a subgraph of the fault-free
  * one's VC ranking -- stays acyclic: failures cannot make the routings deadlock. */
 #include "_grouped_failures.h"
+#include "_legal.h"
 
 #define GOLDEN 0x9E3779B97F4A7C15ULL
 
@@ -18,17 +19,17 @@ int32_t ppt_gf_hops(const ppt_grouped_t *t, int32_t router, int32_t target)
     return t->router_dist[(int64_t)router * t->a + target % t->a];
 }
 
+/* A surviving local port of router whose far end is one local hop closer to target. */
+static int closer_local(const void *topo, int32_t router, int32_t port, int32_t target)
+{
+    const ppt_grouped_t *t = topo;
+    int32_t peer = t->port_peer[(int64_t)router * t->radix + port];
+    return peer >= 0 && ppt_gf_hops(t, peer, target) == ppt_gf_hops(t, router, target) - 1;
+}
+
 int32_t ppt_gf_local_port(const ppt_grouped_t *t, uint64_t key, int32_t router, int32_t target)
 {
-    const int32_t *row = &t->port_peer[(int64_t)router * t->radix];
-    int32_t closer = ppt_gf_hops(t, router, target) - 1, n = 0;
-    for (int32_t k = 0; k < t->local_ports; k++)
-        n += row[k] >= 0 && ppt_gf_hops(t, row[k], target) == closer;
-    int32_t pick = (int32_t)((key ^ (uint64_t)target) % (uint64_t)n);
-    for (int32_t k = 0; k < t->local_ports; k++)
-        if (row[k] >= 0 && ppt_gf_hops(t, row[k], target) == closer && pick-- == 0)
-            return k;
-    return -1;                                     /* unreachable: target is reachable from router */
+    return ppt_legal_port(t, closer_local, key ^ (uint64_t)target, router, 0, t->local_ports, target);
 }
 
 int ppt_gf_min_legal(const ppt_grouped_t *t, int32_t x, int32_t y)

@@ -5,8 +5,13 @@
  * on itself: the channel dependency graph is acyclic and the routing deadlock-free with 2 or 4 VCs.
  * pkt->route[0] holds the Valiant intermediate router, -1 once reached (or on the minimal path),
  * and -2 before UGAL has decided at the source router.
+ *
+ * With failed links (sf->port_peer set) every leg is a shortest surviving path of at most 2 hops
+ * and Valiant intermediates are only those both legs reach so; why the VC scheme stays
+ * deadlock-free then is told in slimfly_failures.c.
  */
 #include "slimfly.h"
+#include "_slimfly_failures.h"
 #include "ugal.h"
 
 #define UNDECIDED (-2)
@@ -55,30 +60,46 @@ int32_t ppt_slimfly_min_step(const ppt_slimfly_t *sf, int32_t r, int32_t t, int3
     return i >= 0 ? p + i : p + h + x;                  /* else via (0, x, m*x + c) */
 }
 
+/* Router hops of the minimal path from r to t (over surviving links where some have failed). */
 static int32_t distance(const ppt_slimfly_t *sf, int32_t r, int32_t t)
 {
     int32_t hops = 0;
+    if (sf->port_peer)
+        return ppt_sff_hops(sf, r, t);
     if (r != t)
         ppt_slimfly_min_step(sf, r, t, &hops);
     return hops;
 }
 
+/* First port of pkt's minimal leg from router r to router t != r. */
+static int32_t step(const ppt_routing_t *rt, const ppt_packet_t *pkt, int32_t r, int32_t t)
+{
+    const ppt_slimfly_t *sf = rt->topo;
+    int32_t hops;
+    if (sf->port_peer)
+        return ppt_sff_step(sf, ppt_rand(rt, pkt, 0), r, t);
+    return ppt_slimfly_min_step(sf, r, t, &hops);
+}
+
 int32_t ppt_slimfly_min_route(const ppt_routing_t *rt, ppt_packet_t *pkt, int32_t router, int32_t *vc)
 {
     const ppt_slimfly_t *sf = rt->topo;
-    int32_t target = pkt->dst / sf->p, hops;
+    int32_t target = pkt->dst / sf->p;
     if (router == target) {
         *vc = pkt->vc;
         return pkt->dst % sf->p;
     }
     *vc = pkt->hops;
-    return ppt_slimfly_min_step(sf, router, target, &hops);
+    return step(rt, pkt, router, target);
 }
 
 void ppt_slimfly_val_inject(const ppt_routing_t *rt, ppt_packet_t *pkt)
 {
     const ppt_slimfly_t *sf = rt->topo;
-    pkt->route[0] = (int64_t)(ppt_rand(rt, pkt, 1) % (uint64_t)sf->num_routers);
+    int32_t mid = (int32_t)(ppt_rand(rt, pkt, 1) % (uint64_t)sf->num_routers);
+    if (sf->port_peer)
+        mid = ppt_sff_mid(sf, mid, pkt->src / sf->p, pkt->dst / sf->p);
+    pkt->route[0] = mid;
 }
 
 int32_t ppt_slimfly_val_route(const ppt_routing_t *rt, ppt_packet_t *pkt, int32_t router, int32_t *vc)
@@ -88,9 +109,8 @@ int32_t ppt_slimfly_val_route(const ppt_routing_t *rt, ppt_packet_t *pkt, int32_
         pkt->route[0] = -1;
     if (pkt->route[0] < 0)
         return ppt_slimfly_min_route(rt, pkt, router, vc);
-    int32_t hops;
     *vc = pkt->hops;
-    return ppt_slimfly_min_step(sf, router, (int32_t)pkt->route[0], &hops);
+    return step(rt, pkt, router, (int32_t)pkt->route[0]);
 }
 
 void ppt_slimfly_ugal_inject(const ppt_routing_t *rt, ppt_packet_t *pkt)
@@ -100,7 +120,9 @@ void ppt_slimfly_ugal_inject(const ppt_routing_t *rt, ppt_packet_t *pkt)
 }
 
 /* The intermediate router of the cheapest of the minimal path and `candidates` Valiant paths
- * (-1: minimal); a Valiant path's cost is scaled by c_SF. */
+ * (-1: minimal); a Valiant path's cost is scaled by c_SF.  With failures, each candidate is the
+ * first legal intermediate from its random pick on, and where the minimal path is not legal the
+ * cheapest candidate is taken. */
 static int64_t choose(const ppt_routing_t *rt, const ppt_packet_t *pkt, int32_t router)
 {
     const ppt_slimfly_t *sf = rt->topo;
@@ -109,17 +131,21 @@ static int64_t choose(const ppt_routing_t *rt, const ppt_packet_t *pkt, int32_t 
         return -1;
     enum { MAX_PATHS = 17 };
     int32_t port[MAX_PATHS], hops[MAX_PATHS], mid[MAX_PATHS], n = 1;
-    port[0] = ppt_slimfly_min_step(sf, router, target, &hops[0]);
+    hops[0] = distance(sf, router, target);
+    int minimal_legal = hops[0] <= 2;
+    port[0] = minimal_legal ? step(rt, pkt, router, target) : -1;
     mid[0] = -1;
     for (int32_t i = 0; i < rt->candidates && n < MAX_PATHS; i++) {
-        int32_t m = (int32_t)(ppt_rand(rt, pkt, 2 + (uint64_t)i) % (uint64_t)sf->num_routers), up;
-        if (m == router || m == target)
+        int32_t m = (int32_t)(ppt_rand(rt, pkt, 2 + (uint64_t)i) % (uint64_t)sf->num_routers);
+        if (sf->port_peer)
+            m = ppt_sff_mid(sf, m, router, target);
+        if (m < 0 || m == router || m == target)
             continue;
-        port[n] = ppt_slimfly_min_step(sf, router, m, &up);
-        hops[n] = up + distance(sf, m, target);
+        port[n] = step(rt, pkt, router, m);
+        hops[n] = distance(sf, router, m) + distance(sf, m, target);
         mid[n++] = m;
     }
-    return mid[ppt_ugal_pick(rt, pkt, router, n, port, hops, rt->c_sf, 1)];
+    return mid[ppt_ugal_pick(rt, pkt, router, n, port, hops, rt->c_sf, minimal_legal)];
 }
 
 int32_t ppt_slimfly_ugal_route(const ppt_routing_t *rt, ppt_packet_t *pkt, int32_t router, int32_t *vc)

@@ -10,6 +10,9 @@ typedef struct ppt_slimfly {
     const int32_t *inv;                 /* multiplicative inverse, [x] (0 at 0) */
     const int32_t *pos[2];              /* index of an element in X (subgraph 0) or X' (1), -1 if absent */
     const int32_t *two[2];              /* for a difference d: a generator a with d - a a generator, or -1 */
+    int32_t radix;                      /* ports per router: p terminal, then h + q network ports */
+    const int32_t *port_peer;           /* [router * radix + port]: peer router over a surviving link, -1 for
+                                         * a failed link or a terminal; NULL when no link has failed */
 } ppt_slimfly_t;
 
 /* First output port of a minimal path from router r to router t != r; *hops gets 1 or 2. */
