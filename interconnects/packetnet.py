@@ -386,10 +386,18 @@ class PacketNetwork(Network):
         return self.core.counters()
 
     def start_traffic(self, source_cfg, tables=()) -> None:
+        """Start the sources of ``source_cfg`` (a ``ppt_traffic_config_t``; it and the arrays it points
+        into, ``tables``, live as long as the core)."""
         self.core.keep(tables)
-        if lib.ppt_net_start_traffic(self.core.c, source_cfg) != 0:
-            raise ConfigError("out of memory starting the traffic sources")
+        status = lib.ppt_net_start_traffic(self.core.c, source_cfg)
+        if status != 0:
+            raise ConfigError("out of memory starting the traffic sources" if status == -1 else
+                              "two synthetic traffic sources on one node; give each its own nodes")
         self.core.reschedule()
+
+    def stop_traffic(self, stop_s: float) -> None:
+        """Create no more synthetic packets from ``stop_s`` on (those in flight still arrive)."""
+        lib.ppt_net_stop_traffic(self.core.c, stop_s)
 
     def stats(self, sim) -> dict:
         counters = self.core.counters()

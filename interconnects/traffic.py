@@ -25,15 +25,24 @@ from ppt.interconnects.topology import mix64
 
 
 class Patterns:
-    """Destination functions ``dest(node, rand) -> node`` for a topology."""
+    """Destination functions ``dest(node, rand) -> node`` for a topology, among ``nodes`` (ascending node
+    ids; None: every node): ur, bitcomp, transpose and tornado then act on a node's place in the list."""
 
     NAMES = ("ur", "nn", "bitcomp", "transpose", "tornado", "wc")
+    #: Patterns defined by the topology's tables, so only on the whole machine.
+    WHOLE_MACHINE = ("nn", "wc")
 
-    def __init__(self, topology, name: str):
+    def __init__(self, topology, name: str, nodes=None):
         self.topo = topology
-        self.n = int(topology.num_nodes)
+        self.nodes = None if nodes is None else np.asarray(nodes, dtype=np.int32)
+        self.n = int(topology.num_nodes) if nodes is None else len(self.nodes)
         if name not in self.NAMES:
             raise ConfigError(f"unknown traffic pattern {name!r}; choose one of: {', '.join(self.NAMES)}")
+        if nodes is not None and name in self.WHOLE_MACHINE:
+            raise ConfigError(f"pattern {name!r} is defined on the whole machine only; a job's traffic on its own "
+                              f"nodes can be ur, bitcomp, transpose or tornado")
+        if self.n < 2:
+            raise ConfigError(f"synthetic traffic needs at least 2 nodes, got {self.n}")
         if name == "wc" and not hasattr(topology, "worst_case_table"):
             raise ConfigError(f"pattern 'wc' is not defined for {topology.kind}; use ur, nn, bitcomp, transpose or tornado")
         if name == "transpose" and math.isqrt(self.n) ** 2 != self.n:
@@ -68,6 +77,9 @@ class Patterns:
                  "transpose": lib.PPT_PATTERN_TRANSPOSE, "tornado": lib.PPT_PATTERN_TORNADO,
                  "wc": lib.PPT_PATTERN_TABLE}
         cfg.pattern = codes[self.name]
+        cfg.num_members = self.n
+        if self.nodes is not None:
+            cfg.members = c_array(self.nodes)
         if self.name == "wc":
             first, count = topo.worst_case_table()
             cfg.table_first, cfg.table_count = c_array(first), c_array(count)
@@ -78,19 +90,19 @@ class Patterns:
 
 
 class TrafficGenerator:
-    """Attach sources to every NIC of a built packet network.
+    """Attach sources to the NICs of ``nodes`` (ascending; None: every node) of a built packet network.
 
     ``load``: offered fraction of each node's injection bandwidth (0, 1];
     ``process``: "exponential" or "bernoulli"; ``stop_s``: no packets created after it.
     """
 
     def __init__(self, net, pattern: str, load: float, process: str = "exponential",
-                 seed: int = 0, stop_s: float = math.inf):
+                 seed: int = 0, stop_s: float = math.inf, nodes=None):
         if not 0.0 < load <= 1.0:
             raise ConfigError(f"--load must be in (0, 1], got {load}")
         if process not in ("exponential", "bernoulli"):
             raise ConfigError(f"unknown injection process {process!r}; choose exponential or bernoulli")
-        self.patterns = Patterns(net.topo, pattern)
+        self.patterns = Patterns(net.topo, pattern, nodes)
         self.load = load
         self.process = process
         self.seed_key = mix64(seed + 0x5EED)
@@ -113,7 +125,7 @@ class TrafficGenerator:
         cfg.stop_s = self.stop_s
         cfg.slot_s, cfg.mean_gap_s = self.slot_s, self.mean_gap_s
         cfg.payload_B, cfg.packet_B = self.payload_B, self.packet_B
-        net.start_traffic(cfg, keep)
+        net.start_traffic(cfg, [cfg, *keep])
 
 
 #: Packet counters a measurement window reads, summed over simulation ranks.
