@@ -1,7 +1,7 @@
 """Synthetic traffic: open-loop packet sources in the packet core, and the accepted-load measurement.
 
-Every node injects single-packet messages of ``packet_B`` wire bytes at an
-offered load given as a fraction of its injection bandwidth, with exponential
+Every node injects messages (by default single packets of the largest
+payload) at an offered load given as a fraction of its injection bandwidth, with exponential
 (Poisson) or Bernoulli (slotted) inter-arrival times; the sources run inside
 the compiled core (``csrc/traffic.c``).  Packets are created lazily when the
 NIC can take them, so an overloaded source costs no memory; a packet's
@@ -93,11 +93,12 @@ class TrafficGenerator:
     """Attach sources to the NICs of ``nodes`` (ascending; None: every node) of a built packet network.
 
     ``load``: offered fraction of each node's injection bandwidth (0, 1];
-    ``process``: "exponential" or "bernoulli"; ``stop_s``: no packets created after it.
+    ``process``: "exponential" or "bernoulli"; ``stop_s``: no packets created after it;
+    ``message_B``: payload bytes per message (default: one packet's largest payload).
     """
 
     def __init__(self, net, pattern: str, load: float, process: str = "exponential",
-                 seed: int = 0, stop_s: float = math.inf, nodes=None):
+                 seed: int = 0, stop_s: float = math.inf, nodes=None, message_B: int | None = None):
         if not 0.0 < load <= 1.0:
             raise ConfigError(f"--load must be in (0, 1], got {load}")
         if process not in ("exponential", "bernoulli"):
@@ -107,10 +108,16 @@ class TrafficGenerator:
         self.process = process
         self.seed_key = mix64(seed + 0x5EED)
         self.stop_s = stop_s
-        self.payload_B = net.packetizer.max_payload_B
-        self.packet_B = net.packetizer.size(self.payload_B)
+        packetizer = net.packetizer
+        self.payload_B = packetizer.max_payload_B
+        self.packet_B = packetizer.size(self.payload_B)
+        self.message_B = self.payload_B if message_B is None else message_B
+        if self.message_B < 1:
+            raise ConfigError(f"synthetic messages need at least 1 byte, got {self.message_B}")
+        self.packets = packetizer.count(self.message_B)
+        self.last_payload_B = self.message_B - (self.packets - 1) * self.payload_B
         self.node_bw = net.injection_bandwidth_Bps
-        self.slot_s = self.packet_B / self.node_bw
+        self.slot_s = packetizer.wire_bytes(self.message_B) / self.node_bw
         self.mean_gap_s = self.slot_s / load
 
     def attach(self, net) -> None:
@@ -124,7 +131,9 @@ class TrafficGenerator:
         cfg.seed_key = self.seed_key
         cfg.stop_s = self.stop_s
         cfg.slot_s, cfg.mean_gap_s = self.slot_s, self.mean_gap_s
+        cfg.packets = self.packets
         cfg.payload_B, cfg.packet_B = self.payload_B, self.packet_B
+        cfg.last_payload_B, cfg.last_packet_B = self.last_payload_B, net.packetizer.size(self.last_payload_B)
         net.start_traffic(cfg, [cfg, *keep])
 
 

@@ -29,11 +29,13 @@ typedef struct message {
 } message_t;
 
 typedef struct source {     /* a synthetic traffic source of one NIC */
-    double next_s;
-    int64_t count;
+    double next_s;                      /* creation time of its next packet (inf: none), s */
+    double arrival_s;                   /* creation time of its next message, s */
+    double stop_s;                      /* no message created at or after it, s */
+    int64_t count;                      /* messages created */
     const ppt_traffic_config_t *cfg;    /* NULL: the node has no source */
     int32_t index;                      /* the node's place among cfg's members */
-    double stop_s;                      /* no packet created at or after it */
+    int32_t left, dst;                  /* packets of the current message still to create, and its node */
 } source_t;
 
 /* Open-addressing map: message uid -> packets still missing at its destination. */

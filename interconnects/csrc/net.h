@@ -86,8 +86,10 @@ typedef struct ppt_traffic_config {
     double load;                    /* offered fraction of injection bandwidth, (0, 1] */
     uint64_t seed_key;
     double stop_s;                  /* no packet is created at or after this time */
-    double slot_s, mean_gap_s;
-    int32_t payload_B, packet_B;
+    double slot_s, mean_gap_s;      /* a message's wire time, and the mean gap between messages, s */
+    int32_t packets;                /* packets per message */
+    int32_t payload_B, packet_B;    /* payload and wire bytes of each packet but the last */
+    int32_t last_payload_B, last_packet_B;
     const int32_t *table_first, *table_count;   /* PPT_PATTERN_TABLE: dst = first + rand % count */
     const int32_t *router_nodes_start, *router_nodes;   /* nodes of each router (for nn) */
     const int32_t *members;         /* the nodes with sources, ascending; NULL: every node */

@@ -1,10 +1,11 @@
 /* Synthetic traffic: open-loop packet sources on the NICs of this rank.
  *
- * Every member node of a source configuration (every node, or a job's nodes) creates single-packet messages at an offered load (a fraction of
+ * Every member node of a source configuration (every node, or a job's nodes)
+ * creates messages of `packets` packets at an offered load (a fraction of
  * its injection bandwidth) with exponential or slotted Bernoulli gaps.
  * Packets are created lazily when the NIC can take them, so an overloaded
- * source costs no memory; a packet's latency counts from its creation
- * (source queueing included).  Random choices hash (seed, node, packet
+ * source costs no memory; a packet's latency counts from its message's
+ * creation (source queueing included).  Random choices hash (seed, node, packet
  * count), so runs are deterministic and serial and parallel runs agree.
  */
 #include "_net.h"
@@ -27,12 +28,12 @@ static void advance(ppt_net_t *net, int32_t node)
             slots++;
             h = ppt_mix64(h);
         }
-        s->next_s += slots * t->slot_s;
+        s->arrival_s += slots * t->slot_s;
     } else {
-        s->next_s += -log(uniform(h)) * t->mean_gap_s;
+        s->arrival_s += -log(uniform(h)) * t->mean_gap_s;
     }
-    if (s->next_s >= s->stop_s)
-        s->next_s = INFINITY;
+    if (s->arrival_s >= s->stop_s)
+        s->arrival_s = INFINITY;
 }
 
 /* Another of the n members, uniformly, for the member at place i. */
@@ -90,28 +91,36 @@ int32_t ppt_traffic_take(ppt_net_t *net, int32_t node, double now)
 {
     source_t *s = &net->sources[node];
     const ppt_traffic_config_t *t = s->cfg;
-    while (s->next_s <= now) {
-        double created = s->next_s;
+    while (!s->left && s->arrival_s <= now) {
+        s->next_s = s->arrival_s;               /* the new message's creation time */
         s->count++;
         uint64_t rand = ppt_mix64(t->seed_key * 31 + ((uint64_t)node << 32) + (uint64_t)s->count);
         int32_t dst = destination(net, t, s->index, node, rand);
         advance(net, node);
-        if (dst == node)                        /* fixed points of permutations send nothing */
-            continue;
-        int32_t p = ppt_packet_new(net);
-        ppt_packet_t *pkt = &net->pkts[p];
-        pkt->msg_uid = ((uint64_t)node << 32) | (1ULL << 31) | (uint64_t)s->count;
-        pkt->uid = pkt->msg_uid << 24;
-        pkt->src = node;
-        pkt->dst = dst;
-        pkt->size_B = t->packet_B;
-        pkt->payload_B = t->payload_B;
-        pkt->npackets = 1;
-        pkt->inject_s = created;
-        ppt_inject_prepare(net, pkt);
-        return p;
+        if (dst != node) {                      /* fixed points of permutations send nothing */
+            s->left = t->packets;
+            s->dst = dst;
+        }
     }
-    return NONE;
+    if (!s->left) {
+        s->next_s = s->arrival_s;
+        return NONE;
+    }
+    int32_t last = --s->left == 0;
+    int32_t p = ppt_packet_new(net);
+    ppt_packet_t *pkt = &net->pkts[p];
+    pkt->msg_uid = ((uint64_t)node << 32) | (1ULL << 31) | (uint64_t)s->count;
+    pkt->uid = (pkt->msg_uid << 24) | (uint64_t)(t->packets - 1 - s->left);
+    pkt->src = node;
+    pkt->dst = s->dst;
+    pkt->size_B = last ? t->last_packet_B : t->packet_B;
+    pkt->payload_B = last ? t->last_payload_B : t->payload_B;
+    pkt->npackets = t->packets;
+    pkt->inject_s = s->next_s;
+    ppt_inject_prepare(net, pkt);
+    if (last)
+        s->next_s = s->arrival_s;
+    return p;
 }
 
 int ppt_net_start_traffic(ppt_net_t *net, const ppt_traffic_config_t *cfg)
@@ -131,10 +140,11 @@ int ppt_net_start_traffic(ppt_net_t *net, const ppt_traffic_config_t *cfg)
     for (int32_t i = 0; i < cfg->num_members; i++) {
         int32_t node = cfg->members ? cfg->members[i] : i;
         source_t *s = &net->sources[node];
-        *s = (source_t){.next_s = 0.0, .count = 0, .cfg = cfg, .index = i, .stop_s = cfg->stop_s};
+        *s = (source_t){.arrival_s = 0.0, .cfg = cfg, .index = i, .stop_s = cfg->stop_s};
         if (!node_local(net, node))
             continue;
         advance(net, node);
+        s->next_s = s->arrival_s;
         ppt_nic_pump(net, node);
     }
     return 0;
@@ -146,7 +156,9 @@ void ppt_net_stop_traffic(ppt_net_t *net, double stop_s)
         source_t *s = &net->sources[node];
         if (s->stop_s > stop_s)
             s->stop_s = stop_s;
-        if (s->next_s >= stop_s)
-            s->next_s = INFINITY;
+        if (s->arrival_s >= stop_s)
+            s->arrival_s = INFINITY;
+        if (!s->left)
+            s->next_s = s->arrival_s;
     }
 }
