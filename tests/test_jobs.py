@@ -106,7 +106,8 @@ def test_job_list_reads_kinds_and_the_rest(tmp_path, exchange):
                  ranks_per_node=1)
     joblist = read_job_list(str(path))
     assert [j.name for j in joblist.jobs] == ["app", "job1"]
-    assert joblist.node_counts(4, 16) == [3, 13]
+    assert joblist.default_ranks_per_node(4, 32) == 1
+    assert joblist.node_counts(1, 16) == [3, 13]
 
 
 # -- running jobs together ---------------------------------------------------------------------------
@@ -117,8 +118,8 @@ def test_identical_jobs_on_symmetric_halves_run_as_fast_as_alone(tmp_path, excha
     both = write(tmp_path / "both.json", [dict(job, name="a"), dict(job, name="b")])
     alone = write(tmp_path / "alone.json", [dict(job, name="a")])
     args = ["--system", "fattree-4-3", "--json"]
-    together = run_json(capsys, ["run", "--jobs", str(both), *args])["jobs"]
-    single = run_json(capsys, ["run", "--jobs", str(alone), *args])["jobs"][0]
+    together = run_json(capsys, ["run", "--job-list", str(both), *args])["jobs"]
+    single = run_json(capsys, ["run", "--job-list", str(alone), *args])["jobs"][0]
     assert [j["nodes"] for j in together] == [list(range(8)), list(range(8, 16))]
     for entry in together:
         for key in ("predicted_s", "max_comm_s", "packets", "mean_hops", "mean_packet_latency_s"):
@@ -140,7 +141,7 @@ def test_background_traffic_slows_a_job_and_each_job_gets_its_own_packets(tmp_pa
     app = {"name": "app", "kind": "script", "script": str(exchange), "ranks": 16, "ranks_per_node": 1}
     background = {"name": "bg", "kind": "traffic", "pattern": "ur", "load": 0.9, "message_B": 1024,
                   "ranks": "rest"}
-    args = ["run", *SMALL_DRAGONFLY, "--allocation", "random", "--seed", "2", "--json", "--jobs"]
+    args = ["run", *SMALL_DRAGONFLY, "--allocation", "random", "--seed", "2", "--json", "--job-list"]
     alone = run_json(capsys, args + [str(write(tmp_path / "alone.json", [app]))])["jobs"][0]
     sent.clear()
     app_job, bg = run_json(capsys, args + [str(write(tmp_path / "mix.json", [app, background]))])["jobs"]
@@ -166,7 +167,7 @@ def test_per_job_mean_hops_match_the_fat_tree(tmp_path, capsys):
         return 0 if i // 2 == j // 2 else 2 if i // 4 == j // 4 else 4
 
     jobs = write(tmp_path / "ring.json", [{"kind": "script", "script": script.name, "ranks": 4}], ranks_per_node=1)
-    entry = run_json(capsys, ["run", "--jobs", str(jobs), "--system", "fattree-4-3", "--allocation", str(alloc),
+    entry = run_json(capsys, ["run", "--job-list", str(jobs), "--system", "fattree-4-3", "--allocation", str(alloc),
                               "--json"])["jobs"][0]
     assert entry["packets"] == 4
     assert entry["mean_hops"] == sum(hops(a, b) for a, b in zip(nodes, nodes[1:] + nodes[:1])) / 4
@@ -176,7 +177,8 @@ def test_job_mixes_are_deterministic(tmp_path, exchange, capsys):
     jobs = write(tmp_path / "jobs.json", [{"kind": "script", "script": str(exchange), "ranks": 4},
                                           {"kind": "traffic", "pattern": "ur", "load": 0.4, "ranks": "rest"}],
                  ranks_per_node=1)
-    argv = ["run", "--jobs", str(jobs), "--system", "fattree-4-3", "--allocation", "random", "--seed", "7", "--json"]
+    argv = ["run", "--job-list", str(jobs), "--system", "fattree-4-3", "--allocation", "random", "--seed", "7",
+            "--json"]
     assert main(argv) == 0
     first = capsys.readouterr().out
     assert main(argv) == 0
@@ -185,7 +187,7 @@ def test_job_mixes_are_deterministic(tmp_path, exchange, capsys):
 
 def test_flow_network_gives_mpi_times_without_packet_statistics(tmp_path, exchange, capsys):
     jobs = write(tmp_path / "jobs.json", [{"kind": "script", "script": str(exchange), "ranks": 4}], ranks_per_node=1)
-    entry = run_json(capsys, ["run", "--jobs", str(jobs), "--system", "fattree-4-3", "--network", "flow",
+    entry = run_json(capsys, ["run", "--job-list", str(jobs), "--system", "fattree-4-3", "--network", "flow",
                               "--json"])["jobs"][0]
     assert entry["predicted_s"] > 0 and entry["packets"] is None and entry["mean_hops"] is None
 
@@ -194,7 +196,7 @@ def test_flow_network_gives_mpi_times_without_packet_statistics(tmp_path, exchan
 def test_a_trace_job_alone_predicts_what_replay_does(tmp_path, capsys):
     args = ["--system", "fattree-4-3", "--network", "packet", "--ranks-per-node", "1", "--json"]
     jobs = write(tmp_path / "jobs.json", [{"kind": "trace", "trace": str(TRACES / "hpccg_n4"), "ranks": 4}])
-    entry = run_json(capsys, ["replay", "--jobs", str(jobs), *args])["jobs"][0]
+    entry = run_json(capsys, ["replay", "--job-list", str(jobs), *args])["jobs"][0]
     plain = run_json(capsys, ["replay", str(TRACES / "hpccg_n4"), *args])
     assert entry["predicted_s"] == plain["predicted_s"]
     assert entry["packets"] == plain["packets"] and entry["mean_hops"] == plain["mean_hops"]
@@ -216,7 +218,7 @@ def test_bad_input_is_one_line_exit_2_and_no_file(tmp_path, capsys, jobs, extra,
     (tmp_path / "prog.py").write_text(RING)
     path = write(tmp_path / "jobs.json", jobs, ranks_per_node=1)
     samples = tmp_path / "samples.npz"
-    status = main(["run", "--jobs", str(path), "--system", "fattree-4-3", "--sample-every", "1e-6",
+    status = main(["run", "--job-list", str(path), "--system", "fattree-4-3", "--sample-every", "1e-6",
                    "--samples", str(samples), *extra])
     err = capsys.readouterr().err
     assert status == 2
@@ -226,5 +228,5 @@ def test_bad_input_is_one_line_exit_2_and_no_file(tmp_path, capsys, jobs, extra,
 
 def test_jobs_replace_the_script_and_its_ranks(tmp_path, capsys):
     path = write(tmp_path / "jobs.json", [{"kind": "script", "script": "x.py", "ranks": 2}])
-    assert main(["run", "x.py", "--jobs", str(path), "--system", "fattree-4-3", "--ranks", "2"]) == 2
-    assert capsys.readouterr().err.startswith("ppt: error: --jobs replaces SCRIPT.py, --ranks:")
+    assert main(["run", "x.py", "--job-list", str(path), "--system", "fattree-4-3", "--ranks", "2"]) == 2
+    assert capsys.readouterr().err.startswith("ppt: error: --job-list replaces SCRIPT.py, --ranks:")

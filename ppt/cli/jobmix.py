@@ -1,4 +1,4 @@
-"""``--jobs FILE`` of ``ppt run`` and ``ppt replay``: several jobs sharing one machine.
+"""``--job-list FILE`` of ``ppt run`` and ``ppt replay``: several jobs sharing one machine.
 
 The job list (see :mod:`ppt.jobs.joblist`) replaces the command's own
 program; ``--allocation`` gives the jobs their nodes.  Everything is checked
@@ -18,28 +18,28 @@ COLUMNS = [("job", "name"), ("kind", "kind"), ("ranks", "ranks"), ("predicted_s"
 
 
 def add_jobs_arguments(parser) -> None:
-    """``--jobs FILE`` and ``--allocation POLICY|FILE``."""
-    parser.add_argument("--jobs", default=None, metavar="FILE.json",
+    """``--job-list FILE`` and ``--allocation POLICY|FILE``."""
+    parser.add_argument("--job-list", default=None, metavar="FILE.json",
                         help="run the jobs of a job list (traces, scripts, synthetic traffic) together on the "
                              "system instead of one program; see examples/jobs.json")
     parser.add_argument("--allocation", default="contiguous", metavar="|".join(POLICIES) + "|FILE",
-                        help="how --jobs get their nodes (default contiguous; random uses --seed; FILE: one line "
-                             "of node ids per job)")
+                        help="how the jobs of --job-list get their nodes (default contiguous; random uses --seed; "
+                             "FILE: one line of node ids per job)")
 
 
-def refuse_with_jobs(args, given: dict) -> None:
-    """PPTError if ``--jobs`` comes with any of ``given`` (option name -> whether it was given)."""
+def refuse_with_job_list(args, given: dict) -> None:
+    """PPTError if ``--job-list`` comes with any of ``given`` (option name -> whether it was given)."""
     clash = [name for name, present in given.items() if present]
     if clash:
-        raise PPTError(f"--jobs replaces {', '.join(clash)}: the job list names every job's program and ranks")
+        raise PPTError(f"--job-list replaces {', '.join(clash)}: the job list names every job's program and ranks")
 
 
 def run_job_list(args, network_kind: str) -> int:
-    """Run ``args.jobs`` on ``args.system`` and print the per-job results."""
+    """Run ``args.job_list`` on ``args.system`` and print the per-job results."""
     from ppt.jobs.joblist import read_job_list
     from ppt.jobs.mix import JobMix
     from ppt.machine import Machine
-    joblist = read_job_list(args.jobs)
+    joblist = read_job_list(args.job_list)
     machine = Machine(load_preset(args), network_kind=network_kind, seed=args.seed)
     mix = JobMix(machine, joblist, args.allocation, args.seed, args.ranks_per_node, args.mapping)
     with sampling(args, machine.name) as sampler:

@@ -55,11 +55,15 @@ class JobSpec:
     def is_mpi(self) -> bool:
         return self.kind != "traffic"
 
+    def ranks_per_node(self, default: int) -> int:
+        """Ranks per node of an MPI job: its own setting, else ``default``."""
+        return self.options.get("ranks_per_node", default)
+
     def nodes_needed(self, ranks_per_node: int) -> int | None:
-        """Nodes this job takes (None: a traffic job taking the rest)."""
+        """Nodes this job takes, given the default ``ranks_per_node`` (None: a traffic job taking the rest)."""
         if self.ranks is None or not self.is_mpi:
             return self.ranks
-        return -(-self.ranks // self.options.get("ranks_per_node", ranks_per_node))
+        return -(-self.ranks // self.ranks_per_node(ranks_per_node))
 
 
 @dataclass
@@ -70,16 +74,23 @@ class JobList:
     ranks_per_node: int | None = None
 
     def node_counts(self, ranks_per_node: int, num_nodes: int) -> list[int]:
-        """Nodes of every job on a machine of ``num_nodes`` nodes (``ranks_per_node``: the default
-        where neither the job nor the list sets one); ConfigError if they do not fit."""
-        counts = [job.nodes_needed(self.ranks_per_node or ranks_per_node) for job in self.jobs]
+        """Nodes of every job on a machine of ``num_nodes`` nodes (``ranks_per_node``: the default of
+        MPI jobs, see :meth:`default_ranks_per_node`); ConfigError if they do not fit."""
+        counts = [job.nodes_needed(ranks_per_node) for job in self.jobs]
         fixed = sum(c for c in counts if c is not None)
-        if fixed > num_nodes or (None in counts and fixed == num_nodes):
-            needs = ", ".join(f"{job.name} {c}" for job, c in zip(self.jobs, counts) if c is not None)
-            raise ConfigError(f"the job list needs {fixed} nodes ({needs}) but the system has {num_nodes}"
-                              + (" and leaves none for the 'rest' job" if fixed == num_nodes else "")
-                              + "; use fewer ranks or more ranks per node")
+        needs = ", ".join(f"{job.name} {c}" for job, c in zip(self.jobs, counts) if c is not None)
+        if fixed > num_nodes:
+            raise ConfigError(f"the job list needs {fixed} nodes ({needs}) but the system has {num_nodes}; "
+                              f"use fewer ranks or more ranks per node")
+        if None in counts and num_nodes - fixed < 2:
+            raise ConfigError(f"the job list leaves {num_nodes - fixed} of the system's {num_nodes} nodes to its "
+                              f"'rest' job ({needs}), and synthetic traffic needs at least 2")
         return [num_nodes - fixed if c is None else c for c in counts]
+
+    def default_ranks_per_node(self, given: int | None, cores_per_node: int) -> int:
+        """Ranks per node of MPI jobs that set none: the list's, else ``given`` (the command line's),
+        else one per core."""
+        return self.ranks_per_node or given or cores_per_node
 
 
 def read_job_list(path: str) -> JobList:

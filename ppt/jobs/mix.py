@@ -41,13 +41,13 @@ class JobMix:
         self.packet = machine.network_kind == "packet"
         if not self.packet and any(not spec.is_mpi for spec in self.specs):
             raise ConfigError(f"traffic jobs run on the packet network, not the {machine.network_kind} network")
-        default = joblist.ranks_per_node or ranks_per_node or machine.cores_per_node
+        default = joblist.default_ranks_per_node(ranks_per_node, machine.cores_per_node)
         counts = joblist.node_counts(default, machine.num_nodes)
         self.nodes = allocate(machine.topology, counts, allocation, seed)
         self.net = machine.network()
         self.programs = [_program(spec) if spec.is_mpi else None for spec in self.specs]
         self.mpi_jobs = [None if not spec.is_mpi else
-                         self._mpi_job(spec, nodes, spec.options.get("ranks_per_node", default), mapping)
+                         self._mpi_job(spec, nodes, spec.ranks_per_node(default), mapping)
                          for spec, nodes in zip(self.specs, self.nodes)]
 
     def _mpi_job(self, spec, nodes: list[int], per_node: int, mapping: str) -> MPIJob:
@@ -106,12 +106,12 @@ class JobMix:
         if self.packet:
             self.net.stop_traffic(now_s)
 
-    @staticmethod
-    def _entry(spec, nodes: list[int], result, packets: dict | None) -> dict:
+    def _entry(self, spec, nodes: list[int], result, packets: dict | None) -> dict:
         """One job's results: ``predicted_s`` (when its last rank finished, s), ``max_comm_s`` and
         ``mean_comm_s`` (time in MPI calls of its ranks, s), and for the packets sent from its nodes
         ``packets`` (delivered, responses included), ``mean_packet_latency_s`` and ``mean_hops``
-        (None off the packet network; traffic jobs have no MPI times)."""
+        (None off the packet network; traffic jobs have no MPI times but their ``pattern``, ``load``,
+        ``process`` and ``message_B``, bytes)."""
         entry = {"name": spec.name, "kind": spec.kind, "ranks": spec.ranks if spec.is_mpi else len(nodes),
                  "nodes": nodes, "predicted_s": None, "max_comm_s": None, "mean_comm_s": None,
                  "packets": None, "mean_packet_latency_s": None, "mean_hops": None}
@@ -122,7 +122,8 @@ class JobMix:
                          messages_sent=sum(r["messages_sent"] for r in result.per_rank),
                          bytes_sent=sum(r["bytes_sent"] for r in result.per_rank), calls=result.calls)
         else:
-            entry.update({k: spec.options[k] for k in ("pattern", "load", "message_B", "process")})
+            entry.update({k: spec.options[k] for k in ("pattern", "load", "process")},
+                         message_B=spec.options["message_B"] or self.net.packetizer.max_payload_B)
         if packets is not None:
             n = packets["delivered"]
             entry.update(packets=n, responses=packets["responses"], bytes_delivered=packets["bytes_delivered"],
