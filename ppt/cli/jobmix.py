@@ -39,13 +39,16 @@ def run_job_list(args, network_kind: str) -> int:
     from ppt.jobs.joblist import read_job_list
     from ppt.jobs.mix import JobMix
     from ppt.machine import Machine
+    from ppt.progress import Progress
     joblist = read_job_list(args.job_list)
     machine = Machine(load_preset(args), network_kind=network_kind, seed=args.seed)
     mix = JobMix(machine, joblist, args.allocation, args.seed, args.ranks_per_node, args.mapping)
+    progress = Progress(f"jobs {machine.name}") if is_leader() else None
     with sampling(args, machine.name) as sampler:
-        result = mix.run(sampler)
+        result = mix.run(sampler, progress)
     if not is_leader():
         return 0
+    progress.done()
     if args.json:
         emit(args, result)
         return 0
