@@ -6,7 +6,9 @@ own nodes.  All run in one simulation, which ends when the last MPI rank has
 finished: synthetic sources then stop creating packets (those in flight
 still arrive).  On the packet network every delivered packet counts for the
 job of its source node, so each job gets its own packet count, mean latency
-and mean hops.  A job mix runs serially (one simulation process).
+and mean hops.  A job mix runs serially (one simulation process).  An MPI
+job that deadlocks beside a traffic job never ends (the sources keep the
+simulation going): run it alone to get the deadlock report.
 """
 from __future__ import annotations
 
