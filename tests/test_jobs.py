@@ -133,9 +133,9 @@ def test_background_traffic_slows_a_job_and_each_job_gets_its_own_packets(tmp_pa
     sent = {}
     send = PacketCore.send
 
-    def counting(core, src, dst, nbytes, payload, on_sent):
+    def counting(core, src, dst, nbytes, *rest):
         sent[src] = sent.get(src, 0) + core.net.packetizer.count(nbytes)
-        send(core, src, dst, nbytes, payload, on_sent)
+        send(core, src, dst, nbytes, *rest)
 
     monkeypatch.setattr(PacketCore, "send", counting)
     app = {"name": "app", "kind": "script", "script": str(exchange), "ranks": 16, "ranks_per_node": 1}
