@@ -130,8 +130,8 @@ int ppt_net_start_traffic(ppt_net_t *net, const ppt_traffic_config_t *cfg)
         net->sources = calloc((size_t)num_nodes, sizeof(source_t));
         if (!net->sources)
             return -1;
-        for (int32_t node = 0; node < num_nodes; node++)
-            net->sources[node].next_s = INFINITY;
+        for (int32_t node = 0; node < num_nodes; node++)     /* no source: never a packet */
+            net->sources[node].next_s = net->sources[node].arrival_s = INFINITY;
     }
     for (int32_t i = 0; i < cfg->num_members; i++)
         if (net->sources[cfg->members ? cfg->members[i] : i].cfg)
