@@ -173,6 +173,17 @@ def test_per_job_mean_hops_match_the_fat_tree(tmp_path, capsys):
     assert entry["mean_hops"] == sum(hops(a, b) for a, b in zip(nodes, nodes[1:] + nodes[:1])) / 4
 
 
+def test_dedicated_rails_give_each_job_its_own_plane(tmp_path, capsys):
+    """Two planes with rail policy dedicated: job 1 sends on plane 1 only (job 0 sends nothing)."""
+    (tmp_path / "idle.py").write_text("def main(mpi):\n    pass\n")
+    (tmp_path / "ring.py").write_text(RING)
+    jobs = write(tmp_path / "jobs.json", [{"kind": "script", "script": "idle.py", "ranks": 2},
+                                          {"kind": "script", "script": "ring.py", "ranks": 4}], ranks_per_node=1)
+    out = run_json(capsys, ["run", "--job-list", str(jobs), "--system", "fattree-4-3", "--set", "network.planes=2",
+                            "--set", "network.rail_policy=dedicated", "--json"])
+    assert [plane["bytes"] > 0 for plane in out["network"]["planes"]] == [False, True]
+
+
 def test_job_mixes_are_deterministic(tmp_path, exchange, capsys):
     jobs = write(tmp_path / "jobs.json", [{"kind": "script", "script": str(exchange), "ranks": 4},
                                           {"kind": "traffic", "pattern": "ur", "load": 0.4, "ranks": "rest"}],

@@ -6,7 +6,9 @@ own nodes.  All run in one simulation, which ends when the last MPI rank has
 finished: synthetic sources then stop creating packets (those in flight
 still arrive).  On the packet network every delivered packet counts for the
 job of its source node, so each job gets its own packet count, mean latency
-and mean hops.  A job mix runs serially (one simulation process).  An MPI
+and mean hops.  With ``network.rail_policy`` ``dedicated`` on a network of
+several planes, job ``j`` sends on plane ``j mod planes`` (nodes of no job on
+plane 0).  A job mix runs serially (one simulation process).  An MPI
 job that deadlocks beside a traffic job never ends (the sources keep the
 simulation going): run it alone to get the deadlock report.
 """
@@ -15,6 +17,7 @@ from __future__ import annotations
 import numpy as np
 
 from ppt.errors import ConfigError
+from ppt.interconnects.planes import RAIL_POLICIES
 from ppt.jobs.allocation import allocate
 from ppt.mpi import MPIJob
 from ppt.mpi.mapping import MAPPINGS, map_ranks
@@ -69,11 +72,13 @@ class JobMix:
         ``sampler``: a :class:`~ppt.interconnects.sampling.Sampler` recording the run, or None;
         ``progress``: the simulation's progress hook."""
         net = self.net
+        node_job = np.full(self.machine.num_nodes, -1, dtype=np.int32)
+        for job, nodes in enumerate(self.nodes):
+            node_job[nodes] = job
+        if self.packet and RAIL_POLICIES[net.rails.policy] == "dedicated":
+            net.set_node_planes(np.maximum(node_job, 0) % net.rails.planes)
         sim = net.simulation(comm=None, name="jobs", progress=progress)
         if self.packet:
-            node_job = np.full(net.num_nodes, -1, dtype=np.int32)
-            for job, nodes in enumerate(self.nodes):
-                node_job[nodes] = job
             net.count_jobs(node_job)
         self._start_traffic()
         countdown = _Countdown(sum(job.num_ranks for job in self.mpi_jobs if job is not None),
