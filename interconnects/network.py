@@ -172,7 +172,7 @@ class Network:
         raise NotImplementedError
 
     def start_traffic(self, source_cfg, tables=()) -> None:
-        """Start synthetic packet sources on every NIC of this rank (a ``ppt_traffic_config_t``
+        """Start synthetic packet sources on this rank's NICs of the config's nodes (a ``ppt_traffic_config_t``
         whose arrays are ``tables``: the network keeps them alive while its sources run)."""
         raise ConfigError(f"synthetic traffic runs on the packet network, not the {self.kind} network")
 

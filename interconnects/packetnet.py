@@ -386,10 +386,32 @@ class PacketNetwork(Network):
         return self.core.counters()
 
     def start_traffic(self, source_cfg, tables=()) -> None:
+        """Start the sources of ``source_cfg`` (a ``ppt_traffic_config_t``; it and the arrays it points
+        into, ``tables``, live as long as the core)."""
         self.core.keep(tables)
-        if lib.ppt_net_start_traffic(self.core.c, source_cfg) != 0:
-            raise ConfigError("out of memory starting the traffic sources")
+        status = lib.ppt_net_start_traffic(self.core.c, source_cfg)
+        if status != 0:
+            raise ConfigError("out of memory starting the traffic sources" if status == -1 else
+                              "two synthetic traffic sources on one node; give each its own nodes")
         self.core.reschedule()
+
+    def count_jobs(self, node_job) -> None:
+        """Count delivered packets per job from now on, by their source node: ``node_job[node]`` is the
+        job (0, 1, ...) of every node, -1 for none; :meth:`job_counters` reads the totals."""
+        table = np.ascontiguousarray(node_job, dtype=np.int32)
+        self._job_counters = ffi.new("ppt_job_counters_t[]", max(1, int(table.max()) + 1))
+        self.core.keep([table, self._job_counters])
+        lib.ppt_net_set_jobs(self.core.c, ffi.cast("int32_t *", ffi.from_buffer(table)), self._job_counters)
+
+    def job_counters(self) -> list[dict]:
+        """Per job (see :meth:`count_jobs`), this rank's delivered packets: ``delivered`` (responses
+        included), ``responses``, ``hops_sum``, ``latency_sum_ps`` and wire ``bytes_delivered``."""
+        return [{key: getattr(c, key) for key in ("delivered", "responses", "hops_sum", "latency_sum_ps",
+                                                  "bytes_delivered")} for c in self._job_counters]
+
+    def stop_traffic(self, stop_s: float) -> None:
+        """Create no more synthetic packets from ``stop_s`` on (those in flight still arrive)."""
+        lib.ppt_net_stop_traffic(self.core.c, stop_s)
 
     def stats(self, sim) -> dict:
         counters = self.core.counters()

@@ -46,7 +46,7 @@ class RailPolicy:
     per plane; see ``PacketNetwork.set_node_planes``, plane 0 by default).
     ``unit`` (an index of :data:`RAIL_UNITS`): the choice is made per message
     (all its packets on one rail) or per packet.  Responses and synthetic
-    traffic are one-packet messages and choose per packet.
+    traffic choose per packet.
     """
 
     planes: int = 1

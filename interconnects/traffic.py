@@ -1,7 +1,7 @@
 """Synthetic traffic: open-loop packet sources in the packet core, and the accepted-load measurement.
 
-Every node injects single-packet messages of ``packet_B`` wire bytes at an
-offered load given as a fraction of its injection bandwidth, with exponential
+Every node injects messages (by default single packets of the largest
+payload) at an offered load given as a fraction of its injection bandwidth, with exponential
 (Poisson) or Bernoulli (slotted) inter-arrival times; the sources run inside
 the compiled core (``csrc/traffic.c``).  Packets are created lazily when the
 NIC can take them, so an overloaded source costs no memory; a packet's
@@ -25,15 +25,24 @@ from ppt.interconnects.topology import mix64
 
 
 class Patterns:
-    """Destination functions ``dest(node, rand) -> node`` for a topology."""
+    """Destination functions ``dest(node, rand) -> node`` for a topology, among ``nodes`` (ascending node
+    ids; None: every node): ur, bitcomp, transpose and tornado then act on a node's place in the list."""
 
     NAMES = ("ur", "nn", "bitcomp", "transpose", "tornado", "wc")
+    #: Patterns defined by the topology's tables, so only on the whole machine.
+    WHOLE_MACHINE = ("nn", "wc")
 
-    def __init__(self, topology, name: str):
+    def __init__(self, topology, name: str, nodes=None):
         self.topo = topology
-        self.n = int(topology.num_nodes)
+        self.nodes = None if nodes is None else np.asarray(nodes, dtype=np.int32)
+        self.n = int(topology.num_nodes) if nodes is None else len(self.nodes)
         if name not in self.NAMES:
             raise ConfigError(f"unknown traffic pattern {name!r}; choose one of: {', '.join(self.NAMES)}")
+        if nodes is not None and name in self.WHOLE_MACHINE:
+            raise ConfigError(f"pattern {name!r} is defined on the whole machine only; a job's traffic on its own "
+                              f"nodes can be ur, bitcomp, transpose or tornado")
+        if self.n < 2:
+            raise ConfigError(f"synthetic traffic needs at least 2 nodes, got {self.n}")
         if name == "wc" and not hasattr(topology, "worst_case_table"):
             raise ConfigError(f"pattern 'wc' is not defined for {topology.kind}; use ur, nn, bitcomp, transpose or tornado")
         if name == "transpose" and math.isqrt(self.n) ** 2 != self.n:
@@ -68,6 +77,9 @@ class Patterns:
                  "transpose": lib.PPT_PATTERN_TRANSPOSE, "tornado": lib.PPT_PATTERN_TORNADO,
                  "wc": lib.PPT_PATTERN_TABLE}
         cfg.pattern = codes[self.name]
+        cfg.num_members = self.n
+        if self.nodes is not None:
+            cfg.members = c_array(self.nodes)
         if self.name == "wc":
             first, count = topo.worst_case_table()
             cfg.table_first, cfg.table_count = c_array(first), c_array(count)
@@ -78,27 +90,34 @@ class Patterns:
 
 
 class TrafficGenerator:
-    """Attach sources to every NIC of a built packet network.
+    """Attach sources to the NICs of ``nodes`` (ascending; None: every node) of a built packet network.
 
     ``load``: offered fraction of each node's injection bandwidth (0, 1];
-    ``process``: "exponential" or "bernoulli"; ``stop_s``: no packets created after it.
+    ``process``: "exponential" or "bernoulli"; ``stop_s``: no packets created after it;
+    ``message_B``: payload bytes per message (default: one packet's largest payload).
     """
 
     def __init__(self, net, pattern: str, load: float, process: str = "exponential",
-                 seed: int = 0, stop_s: float = math.inf):
+                 seed: int = 0, stop_s: float = math.inf, nodes=None, message_B: int | None = None):
         if not 0.0 < load <= 1.0:
             raise ConfigError(f"--load must be in (0, 1], got {load}")
         if process not in ("exponential", "bernoulli"):
             raise ConfigError(f"unknown injection process {process!r}; choose exponential or bernoulli")
-        self.patterns = Patterns(net.topo, pattern)
+        self.patterns = Patterns(net.topo, pattern, nodes)
         self.load = load
         self.process = process
         self.seed_key = mix64(seed + 0x5EED)
         self.stop_s = stop_s
-        self.payload_B = net.packetizer.max_payload_B
-        self.packet_B = net.packetizer.size(self.payload_B)
+        packetizer = net.packetizer
+        self.payload_B = packetizer.max_payload_B
+        self.packet_B = packetizer.size(self.payload_B)
+        self.message_B = self.payload_B if message_B is None else message_B
+        if self.message_B < 1:
+            raise ConfigError(f"synthetic messages need at least 1 byte, got {self.message_B}")
+        self.packets = packetizer.count(self.message_B)
+        self.last_payload_B = self.message_B - (self.packets - 1) * self.payload_B
         self.node_bw = net.injection_bandwidth_Bps
-        self.slot_s = self.packet_B / self.node_bw
+        self.slot_s = packetizer.wire_bytes(self.message_B) / self.node_bw
         self.mean_gap_s = self.slot_s / load
 
     def attach(self, net) -> None:
@@ -112,8 +131,10 @@ class TrafficGenerator:
         cfg.seed_key = self.seed_key
         cfg.stop_s = self.stop_s
         cfg.slot_s, cfg.mean_gap_s = self.slot_s, self.mean_gap_s
+        cfg.packets = self.packets
         cfg.payload_B, cfg.packet_B = self.payload_B, self.packet_B
-        net.start_traffic(cfg, keep)
+        cfg.last_payload_B, cfg.last_packet_B = self.last_payload_B, net.packetizer.size(self.last_payload_B)
+        net.start_traffic(cfg, [cfg, *keep])
 
 
 #: Packet counters a measurement window reads, summed over simulation ranks.

@@ -445,8 +445,18 @@ def replay(trace, job, compute_scale: float = 1.0, skip_unsupported: bool = Fals
     calls, ``recorded_mpi_s``, beside the predicted ``comm_s``).  Times in
     seconds, sizes in bytes.
     """
-    if job.num_ranks != trace.ranks:
-        raise ConfigError(f"the trace has {trace.ranks} ranks but the job {job.num_ranks}: replay needs one "
+    main, args, counter = rank_program(trace, job.num_ranks, compute_scale, skip_unsupported, progress,
+                                       keep_startup)
+    return summary(trace, job.run(main, *args, progress=counter), keep_startup)
+
+
+def rank_program(trace, num_ranks: int, compute_scale: float = 1.0, skip_unsupported: bool = False, progress=None,
+                 keep_startup: bool = False) -> tuple:
+    """``(main, args, hook)`` replaying ``trace`` on a job of ``num_ranks`` ranks (``main(mpi, *args)`` on
+    every rank), after checking the trace and options as :func:`replay` documents; ``hook`` is the
+    simulation's progress hook (None without ``progress``)."""
+    if num_ranks != trace.ranks:
+        raise ConfigError(f"the trace has {trace.ranks} ranks but the job {num_ranks}: replay needs one "
                           "simulated rank per trace rank")
     if not compute_scale >= 0.0:
         raise ConfigError(f"compute scale {compute_scale} must be a number >= 0 (0 ignores the recorded gaps)")
@@ -457,8 +467,12 @@ def replay(trace, job, compute_scale: float = 1.0, skip_unsupported: bool = Fals
         raise TraceError(f"unsupported MPI calls in trace: {listed}; "
                          "rerun with --skip-unsupported to ignore them")
     counter = ReplayProgress(progress, sum(calls.values())) if progress is not None else None
-    result = job.run(_rank_main, trace, first_call_s(trace), compute_scale, frozenset(unsupported), counter,
-                     skip_unsupported, keep_startup, progress=counter)
+    return _rank_main, (trace, first_call_s(trace), compute_scale, frozenset(unsupported), counter,
+                        skip_unsupported, keep_startup), counter
+
+
+def summary(trace, result, keep_startup: bool = False) -> dict:
+    """The prediction :func:`replay` returns, from the JobResult ``result`` of the replaying job."""
     start, stop = trace.span()
     stats = result.network
     skipped = Counter()

@@ -29,8 +29,13 @@ typedef struct message {
 } message_t;
 
 typedef struct source {     /* a synthetic traffic source of one NIC */
-    double next_s;
-    int64_t count;
+    double next_s;                      /* creation time of its next packet (inf: none), s */
+    double arrival_s;                   /* creation time of its next message, s */
+    double stop_s;                      /* no message created at or after it, s */
+    int64_t count;                      /* messages created */
+    const ppt_traffic_config_t *cfg;    /* NULL: the node has no source */
+    int32_t index;                      /* the node's place among cfg's members */
+    int32_t left, dst;                  /* packets of the current message still to create, and its node */
 } source_t;
 
 /* Open-addressing map: message uid -> packets still missing at its destination. */
@@ -99,10 +104,11 @@ struct ppt_net {
     int64_t *outbox_len, *outbox_cap;
     /* synthetic traffic */
     int32_t traffic_on;
-    ppt_traffic_config_t traffic;
     source_t *sources;
     ppt_counters_t c;
     ppt_histogram_t packet_latency;
+    const int32_t *node_job;                /* job of every node (see ppt_net_set_jobs), or NULL */
+    ppt_job_counters_t *job_counters;
     unsigned __int128 latency_sum_as;
 };
 
@@ -127,6 +133,9 @@ void ppt_nic_pump(ppt_net_t *net, int32_t node);
 void ppt_inject_prepare(ppt_net_t *net, ppt_packet_t *pkt);
 /* traffic.c, for net.c: the next synthetic packet of `node` created by now (-1: none) */
 int32_t ppt_traffic_take(ppt_net_t *net, int32_t node, double now);
+
+/* observe.c, for net.c: count a packet delivered `latency` seconds after its creation in its job */
+void ppt_observe_delivery(ppt_net_t *net, const ppt_packet_t *pkt, double latency);
 
 double ppt_net_port_occupancy(const struct ppt_net *net, int32_t router, int32_t port);
 #endif

@@ -678,6 +678,7 @@ static void nic_receive(ppt_net_t *net, int32_t node, int32_t p)
     if (pkt->hops > net->c.hops_max)
         net->c.hops_max = pkt->hops;
     net->c.bytes_delivered += pkt->size_B;
+    ppt_observe_delivery(net, pkt, latency);
     if (pkt->npackets == 0) {                   /* a response packet ends here */
         net->c.responses++;
         packet_free(net, p);

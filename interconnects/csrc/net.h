@@ -76,7 +76,8 @@ typedef struct ppt_link_summary {
     int64_t busiest_max_queue_B;
 } ppt_link_summary_t;
 
-/* Synthetic traffic (open-loop sources on every local NIC). */
+/* Synthetic traffic: open-loop sources on the local NICs of `members` (NULL: every node), sending to
+ * members only; patterns other than the table and nn act on a node's place in the member list. */
 enum { PPT_PATTERN_UR, PPT_PATTERN_NN, PPT_PATTERN_BITCOMP, PPT_PATTERN_TRANSPOSE,
        PPT_PATTERN_TORNADO, PPT_PATTERN_TABLE };
 typedef struct ppt_traffic_config {
@@ -85,10 +86,14 @@ typedef struct ppt_traffic_config {
     double load;                    /* offered fraction of injection bandwidth, (0, 1] */
     uint64_t seed_key;
     double stop_s;                  /* no packet is created at or after this time */
-    double slot_s, mean_gap_s;
-    int32_t payload_B, packet_B;
+    double slot_s, mean_gap_s;      /* a message's wire time, and the mean gap between messages, s */
+    int32_t packets;                /* packets per message */
+    int32_t payload_B, packet_B;    /* payload and wire bytes of each packet but the last */
+    int32_t last_payload_B, last_packet_B;
     const int32_t *table_first, *table_count;   /* PPT_PATTERN_TABLE: dst = first + rand % count */
     const int32_t *router_nodes_start, *router_nodes;   /* nodes of each router (for nn) */
+    const int32_t *members;         /* the nodes with sources, ascending; NULL: every node */
+    int32_t num_members;            /* their count (the node count when members is NULL) */
 } ppt_traffic_config_t;
 
 ppt_net_t *ppt_net_new(const ppt_net_config_t *cfg, const ppt_routing_t *routing);
@@ -114,7 +119,11 @@ void ppt_net_counters(const ppt_net_t *net, ppt_counters_t *out);
 void ppt_net_link_summary(const ppt_net_t *net, ppt_link_summary_t *out);
 int64_t ppt_net_packets_in_flight(const ppt_net_t *net);
 
+/* Start sources on the local member nodes of `cfg` (which must outlive the network; several configs
+ * may run on disjoint node sets).  0, -1 out of memory, -2 a member already has a source. */
 int ppt_net_start_traffic(ppt_net_t *net, const ppt_traffic_config_t *cfg);
+/* No synthetic packet is created at or after stop_s (packets in flight still arrive). */
+void ppt_net_stop_traffic(ppt_net_t *net, double stop_s);
 
 /* PPT_RAIL_DEDICATED: the plane of every node (num_nodes entries, copied; each in [0, planes)); all 0 by default. */
 void ppt_net_set_node_planes(ppt_net_t *net, const int32_t *node_plane);

@@ -59,3 +59,22 @@ void ppt_net_nic_bytes(const struct ppt_net *net, int64_t *injected_B, int64_t *
             ejected_B[n] = net->nic_ejected_B[n];
         }
 }
+
+void ppt_net_set_jobs(struct ppt_net *net, const int32_t *node_job, ppt_job_counters_t *counters)
+{
+    net->node_job = node_job;
+    net->job_counters = counters;
+}
+
+void ppt_observe_delivery(ppt_net_t *net, const ppt_packet_t *pkt, double latency)
+{
+    int32_t job = net->node_job ? net->node_job[pkt->src] : -1;
+    if (job < 0)
+        return;
+    ppt_job_counters_t *c = &net->job_counters[job];
+    c->delivered++;
+    c->responses += pkt->npackets == 0;
+    c->hops_sum += pkt->hops;
+    c->latency_sum_ps += llround(latency * 1e12);
+    c->bytes_delivered += pkt->size_B;
+}

@@ -27,6 +27,19 @@ struct ppt_net;
 /* The network's histogram of packet latencies (creation at the source NIC to arrival at the destination). */
 const ppt_histogram_t *ppt_net_packet_latencies(const struct ppt_net *net);
 
+/* Packets of one job (those whose source node belongs to it), counted at their delivery. */
+typedef struct ppt_job_counters {
+    int64_t delivered;              /* packets, responses included */
+    int64_t responses;              /* of them, response packets */
+    int64_t hops_sum;               /* router-to-router hops */
+    int64_t latency_sum_ps;         /* creation at the source NIC to arrival, picoseconds */
+    int64_t bytes_delivered;        /* wire bytes */
+} ppt_job_counters_t;
+
+/* Count delivered packets per job: node_job[node] is the job of every node (-1: none), counters[job]
+ * its totals (both owned by the caller, alive as long as the network; zeroed by the caller). */
+void ppt_net_set_jobs(struct ppt_net *net, const int32_t *node_job, ppt_job_counters_t *counters);
+
 /* Cumulative bytes sent by every port of this rank's routers since the start ([router * radix + port];
  * other ranks' routers are left alone). */
 void ppt_net_port_bytes(const struct ppt_net *net, int64_t *bytes);

@@ -11,7 +11,9 @@ import time
 from ppt.cli.common import (add_failure_arguments, add_job_arguments, add_sampling_arguments,
                             add_system_arguments, is_leader, load_preset, pick_network, report_placement,
                             sampling)
+from ppt.cli.jobmix import add_jobs_arguments, refuse_with_job_list, run_job_list
 from ppt.cli.output import emit
+from ppt.errors import PPTError
 
 HELP = "replay a DUMPI trace set on a simulated system and predict its run time"
 
@@ -19,7 +21,8 @@ NETWORKS = ("auto", "packet", "flow", "analytic", "ideal")
 
 
 def add_arguments(parser) -> None:
-    parser.add_argument("trace", metavar="TRACE", help="trace set folder, its .meta file or its file prefix")
+    parser.add_argument("trace", metavar="TRACE", nargs="?",
+                        help="trace set folder, its .meta file or its file prefix (required without --job-list)")
     add_system_arguments(parser, positional=False)
     parser.add_argument("--network", choices=NETWORKS, default="auto",
                         help="auto (default): the packet-level model unless its estimated cost from the trace's "
@@ -36,6 +39,7 @@ def add_arguments(parser) -> None:
                         help="leave out calls replay does not support instead of refusing the trace")
     add_failure_arguments(parser)
     add_sampling_arguments(parser)
+    add_jobs_arguments(parser)
 
 
 def _packet_hops(preset, args, trace) -> float:
@@ -74,6 +78,13 @@ def run(args) -> int:
     from ppt.progress import Progress
     from ppt.traces.dumpi import TraceSet
     from ppt.traces.replay import replay
+    if args.job_list:
+        refuse_with_job_list(args, {"TRACE": args.trace, "--network ideal": args.network == "ideal",
+                                "--compute-scale": args.compute_scale != 1.0, "--keep-startup": args.keep_startup,
+                                "--skip-unsupported": args.skip_unsupported})
+        return run_job_list(args, "packet" if args.network == "auto" else args.network)
+    if args.trace is None:
+        raise PPTError("give a TRACE folder, or --job-list FILE.json (see 'ppt replay --help')")
     trace = TraceSet(args.trace)
     machine, job = _job(args, trace)
     leader = is_leader()

@@ -17,6 +17,7 @@ from pathlib import Path
 from ppt.cli.common import (add_failure_arguments, add_job_arguments, add_network_argument,
                             add_sampling_arguments, add_system_arguments, is_leader, load_preset,
                             report_placement, sampling)
+from ppt.cli.jobmix import add_jobs_arguments, refuse_with_job_list, run_job_list
 from ppt.cli.output import emit
 from ppt.errors import PPTError
 
@@ -27,9 +28,9 @@ ENTRY = "main"
 
 
 def add_arguments(parser) -> None:
-    parser.add_argument("script", metavar="SCRIPT.py", help="Python file defining main(mpi)")
+    parser.add_argument("script", metavar="SCRIPT.py", nargs="?", help="Python file defining main(mpi)")
     add_system_arguments(parser, positional=False)
-    parser.add_argument("--ranks", type=int, required=True, help="number of MPI ranks")
+    parser.add_argument("--ranks", type=int, default=None, help="number of MPI ranks (required without --job-list)")
     add_job_arguments(parser)
     add_network_argument(parser)
     parser.add_argument("--algorithm", action="append", default=[], metavar="COLLECTIVE=NAME",
@@ -38,6 +39,7 @@ def add_arguments(parser) -> None:
                         help="arguments for the script (one quoted string), seen by it as mpi.argv")
     add_failure_arguments(parser)
     add_sampling_arguments(parser)
+    add_jobs_arguments(parser)
 
 
 def load_main(path: str):
@@ -83,6 +85,12 @@ def _algorithms(items) -> dict:
 def run(args) -> int:
     from ppt.machine import Machine
     from ppt.mpi import MPIJob
+    if args.job_list:
+        refuse_with_job_list(args, {"SCRIPT.py": args.script, "--ranks": args.ranks is not None,
+                                "--script-args": args.script_args, "--algorithm": args.algorithm})
+        return run_job_list(args, args.network)
+    if args.script is None or args.ranks is None:
+        raise PPTError("give SCRIPT.py and --ranks N, or --job-list FILE.json (see 'ppt run --help')")
     main = load_main(args.script)
     try:
         argv = shlex.split(args.script_args)

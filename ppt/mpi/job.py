@@ -144,12 +144,19 @@ class MPIJob:
         wall = time.perf_counter()
         net = self.network
         sim = net.simulation(comm=self.comm, name="mpi", progress=progress)
-        ranks = self._start_ranks(sim, main, args, argv)
+        ranks = self.start(sim, main, args, argv)
         if self.sampler is None:
             sim.run()
         else:
             self.sampler.attach(net, sim)
             self.sampler.run()
+        return self.result(sim, ranks, time.perf_counter() - wall)
+
+
+    def result(self, sim, ranks: list[Rank], wall_s: float = 0.0) -> JobResult:
+        """The outcome of ``ranks`` (from :meth:`start`) once ``sim`` has run, gathered over simulation
+        ranks; raises DeadlockError or MPIError as :meth:`run` does."""
+        net = self.network
         local = {"blocked": [(r.world_rank, describe(r)) for r in ranks if r.stats.finish_s is None],
                  "per_rank": [self._rank_entry(r) for r in ranks],
                  "returns": [(r.world_rank, r.result) for r in ranks],
@@ -167,9 +174,11 @@ class MPIJob:
         return JobResult(ranks=self.num_ranks, predicted_s=max(e["finish_s"] for e in per_rank),
                          per_rank=per_rank, calls=total_calls(per_rank),
                          network=net.merge_stats([p["network"] for p in parts]), returns=returns,
-                         events=sum(p["events"] for p in parts), wall_s=time.perf_counter() - wall)
+                         events=sum(p["events"] for p in parts), wall_s=wall_s)
 
-    def _start_ranks(self, sim, main, args, argv) -> list[Rank]:
+    def start(self, sim, main, args=(), argv=()) -> list[Rank]:
+        """Start this job's ranks (those local to this simulation rank) in ``sim``, a simulation of
+        its network, each to run ``main(mpi, *args)``; other jobs may share ``sim`` on other nodes."""
         net = self.network
         hosts: dict[int, _NodeHost] = {}
         ranks = []

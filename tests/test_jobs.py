@@ -1,0 +1,243 @@
+"""Several jobs on one machine: job lists, allocation policies, per-job results and bad input."""
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from ppt.cli.main import main
+from ppt.errors import ConfigError
+from ppt.hardware.systems import load_system
+from ppt.interconnects.packetcore import ffi
+from ppt.interconnects.packetnet import PacketCore
+from ppt.jobs.allocation import allocate
+from ppt.jobs.joblist import read_job_list
+from ppt.machine import Machine
+
+ROOT = Path(__file__).resolve().parents[1]
+TRACES = ROOT.parent / "shared" / "traces"
+#: A 72-node dragonfly (p=2, a=4, h=2, g=9) with the BookSim timing.
+SMALL_DRAGONFLY = ["--system", "dragonfly-booksim", "--set", "topology.p=2", "--set", "topology.a=4",
+                   "--set", "topology.h=2", "--set", "topology.g=9"]
+#: Every rank exchanges with both ring neighbours, then all ranks reduce.
+EXCHANGE = """
+def main(mpi):
+    comm = mpi.COMM_WORLD
+    for _ in range(4):
+        right, left = (comm.rank + 1) % comm.size, (comm.rank - 1) % comm.size
+        comm.sendrecv(None, right, source=left, nbytes=20000)
+        comm.allreduce(comm.rank, nbytes=8)
+"""
+#: Rank r sends one 8-byte message to rank r + 1 (mod size).
+RING = """
+def main(mpi):
+    comm = mpi.COMM_WORLD
+    comm.sendrecv(None, (comm.rank + 1) % comm.size, source=(comm.rank - 1) % comm.size, nbytes=8)
+"""
+
+
+def machine(name="fattree-4-3", overrides=()):
+    return Machine(load_system(name, list(overrides)))
+
+
+def write(path: Path, jobs, **top) -> Path:
+    path.write_text(json.dumps({"jobs": jobs, **top}))
+    return path
+
+
+def run_json(capsys, argv) -> dict:
+    assert main(argv) == 0
+    return json.loads(capsys.readouterr().out)
+
+
+@pytest.fixture
+def exchange(tmp_path):
+    path = tmp_path / "exchange.py"
+    path.write_text(EXCHANGE)
+    return path
+
+
+# -- allocation ------------------------------------------------------------------------------------
+def test_contiguous_allocation_is_a_prefix_in_job_order():
+    topo = machine().topology
+    assert allocate(topo, [3, 5, 2]) == [[0, 1, 2], [3, 4, 5, 6, 7], [8, 9]]
+
+
+def test_random_allocation_is_a_seeded_permutation():
+    topo = machine().topology
+    nodes = allocate(topo, [4, 12], "random", seed=3)
+    order = np.random.default_rng(3).permutation(16)
+    assert nodes == [sorted(order[:4].tolist()), sorted(order[4:].tolist())]
+    assert sorted(nodes[0] + nodes[1]) == list(range(16))
+    assert allocate(topo, [4, 12], "random", seed=3) == nodes != allocate(topo, [4, 12], "random", seed=4)
+
+
+def test_round_robin_over_groups_alternates_groups():
+    topo = machine("dragonfly-booksim", ["topology.p=2", "topology.a=4", "topology.h=2", "topology.g=9"]).topology
+    group = topo.router_groups()[topo.node_router]
+    first, second = allocate(topo, [9, 18], "round-robin-groups")
+    assert sorted(group[first].tolist()) == list(range(9))             # one node in every group
+    assert sorted(group[second].tolist()) == sorted(list(range(9)) * 2)
+    assert not set(first) & set(second)
+
+
+def test_round_robin_over_groups_needs_groups():
+    with pytest.raises(ConfigError, match="needs a topology with groups"):
+        allocate(machine().topology, [2], "round-robin-groups")
+
+
+def test_allocation_file_is_honoured_and_checked(tmp_path):
+    topo = machine().topology
+    path = tmp_path / "nodes.txt"
+    path.write_text("# job 0\n7 3\n0 15 9\n")
+    assert allocate(topo, [2, 3], str(path)) == [[7, 3], [0, 15, 9]]
+    path.write_text("7 3\n3 15 9\n")
+    with pytest.raises(ConfigError, match="gives node 3 to two jobs"):
+        allocate(topo, [2, 3], str(path))
+    with pytest.raises(ConfigError, match="line 2 lists 3 nodes; job 1 needs 2"):
+        allocate(topo, [2, 2], str(path))
+
+
+# -- the job list ------------------------------------------------------------------------------------
+def test_job_list_reads_kinds_and_the_rest(tmp_path, exchange):
+    path = write(tmp_path / "jobs.json", [{"name": "app", "kind": "script", "script": exchange.name, "ranks": 6,
+                                           "ranks_per_node": 2},
+                                          {"kind": "traffic", "pattern": "ur", "load": 0.5, "ranks": "rest"}],
+                 ranks_per_node=1)
+    joblist = read_job_list(str(path))
+    assert [j.name for j in joblist.jobs] == ["app", "job1"]
+    assert joblist.default_ranks_per_node(4, 32) == 1
+    assert joblist.node_counts(1, 16) == [3, 13]
+
+
+# -- running jobs together ---------------------------------------------------------------------------
+def test_identical_jobs_on_symmetric_halves_run_as_fast_as_alone(tmp_path, exchange, capsys):
+    """Two copies of one job on the two pods halves of an idle fat tree: if either leaked into the
+    other (messages, ranks, link load), their times would differ from the job's time alone."""
+    job = {"kind": "script", "script": str(exchange), "ranks": 8, "ranks_per_node": 1}
+    both = write(tmp_path / "both.json", [dict(job, name="a"), dict(job, name="b")])
+    alone = write(tmp_path / "alone.json", [dict(job, name="a")])
+    args = ["--system", "fattree-4-3", "--json"]
+    together = run_json(capsys, ["run", "--job-list", str(both), *args])["jobs"]
+    single = run_json(capsys, ["run", "--job-list", str(alone), *args])["jobs"][0]
+    assert [j["nodes"] for j in together] == [list(range(8)), list(range(8, 16))]
+    for entry in together:
+        for key in ("predicted_s", "max_comm_s", "packets", "mean_hops", "mean_packet_latency_s"):
+            assert entry[key] == single[key]
+    plain = run_json(capsys, ["run", str(exchange), "--ranks", "8", "--ranks-per-node", "1", *args])
+    assert single["predicted_s"] == plain["predicted_s"]
+
+
+def test_background_traffic_slows_a_job_and_each_job_gets_its_own_packets(tmp_path, exchange, capsys,
+                                                                         monkeypatch):
+    sent = {}
+    send = PacketCore.send
+
+    def counting(core, src, dst, nbytes, *rest):
+        sent[src] = sent.get(src, 0) + core.net.packetizer.count(nbytes)
+        send(core, src, dst, nbytes, *rest)
+
+    monkeypatch.setattr(PacketCore, "send", counting)
+    app = {"name": "app", "kind": "script", "script": str(exchange), "ranks": 16, "ranks_per_node": 1}
+    background = {"name": "bg", "kind": "traffic", "pattern": "ur", "load": 0.9, "message_B": 1024,
+                  "ranks": "rest"}
+    args = ["run", *SMALL_DRAGONFLY, "--allocation", "random", "--seed", "2", "--json", "--job-list"]
+    alone = run_json(capsys, args + [str(write(tmp_path / "alone.json", [app]))])["jobs"][0]
+    sent.clear()
+    app_job, bg = run_json(capsys, args + [str(write(tmp_path / "mix.json", [app, background]))])["jobs"]
+    assert app_job["nodes"] == alone["nodes"] and len(bg["nodes"]) == 72 - 16
+    assert app_job["max_comm_s"] > 1.2 * alone["max_comm_s"]
+    assert app_job["predicted_s"] > alone["predicted_s"]
+    assert app_job["mean_packet_latency_s"] > alone["mean_packet_latency_s"]
+    assert app_job["packets"] - app_job["responses"] == sum(sent.get(n, 0) for n in app_job["nodes"]) > 0
+    assert set(sent) <= set(app_job["nodes"])          # synthetic packets never pass through PacketCore.send
+    assert bg["packets"] > 0 and bg["predicted_s"] is None
+
+
+def test_per_job_mean_hops_match_the_fat_tree(tmp_path, capsys):
+    """4-port 3-tree: two nodes under one leaf switch are 0 router-to-router hops apart, two in one pod
+    of 4 nodes 2, any others 4; a ring on nodes 0, 1, 2, 9 sends over hops 0, 2, 4, 4."""
+    script = tmp_path / "ring.py"
+    script.write_text(RING)
+    nodes = [0, 1, 2, 9]
+    alloc = tmp_path / "alloc.txt"
+    alloc.write_text(" ".join(map(str, nodes)) + "\n")
+
+    def hops(i, j):
+        return 0 if i // 2 == j // 2 else 2 if i // 4 == j // 4 else 4
+
+    jobs = write(tmp_path / "ring.json", [{"kind": "script", "script": script.name, "ranks": 4}], ranks_per_node=1)
+    entry = run_json(capsys, ["run", "--job-list", str(jobs), "--system", "fattree-4-3", "--allocation", str(alloc),
+                              "--json"])["jobs"][0]
+    assert entry["packets"] == 4
+    assert entry["mean_hops"] == sum(hops(a, b) for a, b in zip(nodes, nodes[1:] + nodes[:1])) / 4
+
+
+def test_dedicated_rails_give_each_job_its_own_plane(tmp_path, capsys):
+    """Two planes with rail policy dedicated: job 1 sends on plane 1 only (job 0 sends nothing)."""
+    (tmp_path / "idle.py").write_text("def main(mpi):\n    pass\n")
+    (tmp_path / "ring.py").write_text(RING)
+    jobs = write(tmp_path / "jobs.json", [{"kind": "script", "script": "idle.py", "ranks": 2},
+                                          {"kind": "script", "script": "ring.py", "ranks": 4}], ranks_per_node=1)
+    out = run_json(capsys, ["run", "--job-list", str(jobs), "--system", "fattree-4-3", "--set", "network.planes=2",
+                            "--set", "network.rail_policy=dedicated", "--json"])
+    assert [plane["bytes"] > 0 for plane in out["network"]["planes"]] == [False, True]
+
+
+def test_job_mixes_are_deterministic(tmp_path, exchange, capsys):
+    jobs = write(tmp_path / "jobs.json", [{"kind": "script", "script": str(exchange), "ranks": 4},
+                                          {"kind": "traffic", "pattern": "ur", "load": 0.4, "ranks": "rest"}],
+                 ranks_per_node=1)
+    argv = ["run", "--job-list", str(jobs), "--system", "fattree-4-3", "--allocation", "random", "--seed", "7",
+            "--json"]
+    assert main(argv) == 0
+    first = capsys.readouterr().out
+    assert main(argv) == 0
+    assert capsys.readouterr().out == first
+
+
+def test_flow_network_gives_mpi_times_without_packet_statistics(tmp_path, exchange, capsys):
+    jobs = write(tmp_path / "jobs.json", [{"kind": "script", "script": str(exchange), "ranks": 4}], ranks_per_node=1)
+    entry = run_json(capsys, ["run", "--job-list", str(jobs), "--system", "fattree-4-3", "--network", "flow",
+                              "--json"])["jobs"][0]
+    assert entry["predicted_s"] > 0 and entry["packets"] is None and entry["mean_hops"] is None
+
+
+@pytest.mark.skipif(not (TRACES / "hpccg_n4").is_dir(), reason="shared traces absent")
+def test_a_trace_job_alone_predicts_what_replay_does(tmp_path, capsys):
+    args = ["--system", "fattree-4-3", "--network", "packet", "--ranks-per-node", "1", "--json"]
+    jobs = write(tmp_path / "jobs.json", [{"kind": "trace", "trace": str(TRACES / "hpccg_n4"), "ranks": 4}])
+    entry = run_json(capsys, ["replay", "--job-list", str(jobs), *args])["jobs"][0]
+    plain = run_json(capsys, ["replay", str(TRACES / "hpccg_n4"), *args])
+    assert entry["predicted_s"] == plain["predicted_s"]
+    assert entry["packets"] == plain["packets"] and entry["mean_hops"] == plain["mean_hops"]
+
+
+# -- bad input -----------------------------------------------------------------------------------------
+@pytest.mark.parametrize("jobs, extra, message", [
+    ([{"kind": "script", "script": "prog.py", "ranks": 17}], [],
+     "ppt: error: the job list needs 17 nodes (job0 17) but the system has 16; use fewer ranks or more ranks "
+     "per node"),
+    ([{"kind": "script", "script": "prog.py", "ranks": 2}], ["--allocation", "best-fit"],
+     "ppt: error: allocation 'best-fit' is neither one of contiguous, random, round-robin-groups nor a file"),
+    ([{"kind": "script", "script": "prog.py", "rank": 2}], [],
+     "ppt: error: unknown setting job 'job0'.rank; did you mean job 'job0'.ranks?"),
+    ([{"kind": "trace", "trace": "no_such_trace", "ranks": 4}], [],
+     "ppt: error: job 'job0': trace '{folder}/no_such_trace' not found"),
+])
+def test_bad_input_is_one_line_exit_2_and_no_file(tmp_path, capsys, jobs, extra, message):
+    (tmp_path / "prog.py").write_text(RING)
+    path = write(tmp_path / "jobs.json", jobs, ranks_per_node=1)
+    samples = tmp_path / "samples.npz"
+    status = main(["run", "--job-list", str(path), "--system", "fattree-4-3", "--sample-every", "1e-6",
+                   "--samples", str(samples), *extra])
+    err = capsys.readouterr().err
+    assert status == 2
+    assert err == message.format(folder=tmp_path) + "\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["jobs.json", "prog.py"]
+
+
+def test_jobs_replace_the_script_and_its_ranks(tmp_path, capsys):
+    path = write(tmp_path / "jobs.json", [{"kind": "script", "script": "x.py", "ranks": 2}])
+    assert main(["run", "x.py", "--job-list", str(path), "--system", "fattree-4-3", "--ranks", "2"]) == 2
+    assert capsys.readouterr().err.startswith("ppt: error: --job-list replaces SCRIPT.py, --ranks:")
