@@ -46,7 +46,7 @@ def run_point(point: dict, ranks: int, workdir: Path) -> dict:
     by_name = {job["name"]: job for job in json.loads(done.stdout)["jobs"]}
     row = dict(point)
     for name, job in by_name.items():
-        for key in ("comm_max_s", "latency_mean_s", "hops_mean"):
+        for key in ("max_comm_s", "mean_packet_latency_s", "mean_hops"):
             row[f"{name}_{key}"] = job.get(key)
     return row
 
@@ -63,8 +63,8 @@ def points(systems, loads, failures):
 
 
 def table(rows) -> str:
-    keys = ["system", "planes", "load", "failed", "snap_comm_max_s", "snap_latency_mean_s", "snap_hops_mean",
-            "background_latency_mean_s", "background_hops_mean"]
+    keys = ["system", "planes", "load", "failed", "snap_max_comm_s", "snap_mean_packet_latency_s", "snap_mean_hops",
+            "background_mean_packet_latency_s", "background_mean_hops"]
     lines = ["| " + " | ".join(keys) + " |", "|" + "---|" * len(keys)]
     for row in rows:
         if "error" in row:
@@ -87,11 +87,11 @@ def plot(rows, system: str, path: Path, loads) -> None:
         by_load = sorted((r for r in mine if r["failed"] == 0), key=lambda r: r["load"])
         by_fail = sorted((r for r in mine if r["load"] == top), key=lambda r: r["failed"])
         label = f"{planes} plane{'s' if planes > 1 else ''}"
-        axes[0].plot([r["load"] for r in by_load], [r["snap_comm_max_s"] * 1e3 for r in by_load], style, label=label)
-        axes[1].plot([r["failed"] for r in by_fail], [r["snap_comm_max_s"] * 1e3 for r in by_fail], style, label=label)
-        axes[2].plot([r["failed"] for r in by_fail], [r["snap_hops_mean"] for r in by_fail], style,
+        axes[0].plot([r["load"] for r in by_load], [r["snap_max_comm_s"] * 1e3 for r in by_load], style, label=label)
+        axes[1].plot([r["failed"] for r in by_fail], [r["snap_max_comm_s"] * 1e3 for r in by_fail], style, label=label)
+        axes[2].plot([r["failed"] for r in by_fail], [r["snap_mean_hops"] for r in by_fail], style,
                      label=f"SNAP, {label}")
-        axes[2].plot([r["failed"] for r in by_fail], [r["background_hops_mean"] for r in by_fail], style, alpha=0.5,
+        axes[2].plot([r["failed"] for r in by_fail], [r["background_mean_hops"] for r in by_fail], style, alpha=0.5,
                      label=f"background, {label}")
     axes[0].set(xlabel="background load (share of injection bandwidth)", ylabel="SNAP max time in MPI (ms)",
                 title="rising background load")
