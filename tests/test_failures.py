@@ -15,6 +15,7 @@ from ppt.interconnects.failures import FailureSpec, apply_failures, router_links
 from ppt.interconnects.packetnet import PacketNetwork
 from ppt.interconnects.topology import LinkClass, Routing, channels
 from ppt.interconnects.traffic import TrafficGenerator
+from network_checks import assert_conserved, routed_samples
 
 LINK = LinkClass("link", 1e9, 1e-7)
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
@@ -141,15 +142,7 @@ def test_every_routed_path_is_legal_and_uses_surviving_links_only(name):
         topo, failed = random_map(seed)
         if failed is topo:
             continue
-        routing = Routing(failed, failed.routings[name], seed=seed)
-        bad = set(map(tuple, failed.unroutable_pairs(failed.routings[name]).tolist()))
-        rand = random.Random(seed)
-        for uid in range(60):
-            src, dst = rand.randrange(topo.num_nodes), rand.randrange(topo.num_nodes)
-            if (topo.node_router[src], topo.node_router[dst]) in bad:
-                continue
-            busy = [rand.choice([0.0, 1e4]) for _ in range(topo.radix)]     # steers UGAL/PAR off MIN
-            taken = channels(failed, routing, src, dst, uid, occupancy=lambda hops, router: busy)
+        for routing, _, dst, _, taken in routed_samples(topo, failed, name, seed):
             assert_legal(topo, failed, routing, taken)
             assert taken[-1][0] == topo.node_router[dst]
 
@@ -200,13 +193,7 @@ def test_saturation_with_failures_conserves_packets_and_drains(routing):
     topo = dragonfly(p=2, a=4, h=2, g=5)                # two global links per group pair
     failed = next(f for f in (apply_failures(topo, FailureSpec(0.1, "all", seed)) for seed in range(50))
                   if f is not topo and not len(f.unroutable_pairs()))
-    net, sim = saturate(failed, routing)
-    counters = net.counters()
-    assert counters["injected"] > 100
-    assert counters["delivered"] == counters["injected"]
-    assert counters["delivered_uid_hash"] == counters["injected_uid_hash"]
-    assert counters["in_flight"] == 0 and sim.peek() == float("inf")
-    assert net.stats(sim)["links"]["max_queue_B"] > 0
+    assert_conserved(*saturate(failed, routing))
 
 
 def traffic(capsys, *flags):

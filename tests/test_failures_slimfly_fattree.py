@@ -12,6 +12,7 @@ from ppt.interconnects.failures import FailureSpec, apply_failures
 from ppt.interconnects.fattree import FatTree
 from ppt.interconnects.slimfly import SlimFly
 from ppt.interconnects.topology import Routing, channels
+from network_checks import assert_conserved, routed_samples
 from test_failures import saturate
 
 MAPS = 30                                  # random failure maps per property
@@ -74,15 +75,7 @@ def test_slimfly_unroutable_pairs_are_exactly_those_brute_force_finds():
 def test_slimfly_routes_take_surviving_links_within_the_hop_indexed_vcs(name):
     for seed in range(MAPS):
         topo, failed = slimfly_map(seed)
-        routing = Routing(failed, failed.routings[name], seed=seed)
-        bad = set(map(tuple, failed.unroutable_pairs(failed.routings[name]).tolist()))
-        rand = random.Random(seed)
-        for uid in range(60):
-            src, dst = rand.randrange(topo.num_nodes), rand.randrange(topo.num_nodes)
-            if (topo.node_router[src], topo.node_router[dst]) in bad:
-                continue
-            busy = [rand.choice([0.0, 1e4]) for _ in range(topo.radix)]     # steers UGAL off MIN
-            taken = channels(failed, routing, src, dst, uid, occupancy=lambda hops, router: busy)
+        for routing, src, dst, uid, taken in routed_samples(topo, failed, name, seed):
             assert_surviving_hops(topo, failed, taken)
             hops = taken[:-1]
             assert len(hops) <= routing.num_vcs
@@ -103,16 +96,6 @@ def test_slimfly_valiant_routings_rescue_pairs_min_cannot_serve():
         taken = channels(failed, failed.routing(name), src, dst)
         assert_surviving_hops(topo, failed, taken)
         assert len(taken) - 1 > 2 and taken[-1][0] == y
-
-
-def assert_conserved(net, sim):
-    """Every injected packet was delivered once, the network drained and queues did build."""
-    counters = net.counters()
-    assert counters["injected"] > 100
-    assert counters["delivered"] == counters["injected"]
-    assert counters["delivered_uid_hash"] == counters["injected_uid_hash"]
-    assert counters["in_flight"] == 0 and sim.peek() == float("inf")
-    assert net.stats(sim)["links"]["max_queue_B"] > 0
 
 
 # On a q=5 Slim Fly nearly every link is the only 2-hop path of some pair, so MIN cannot serve any
