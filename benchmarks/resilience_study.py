@@ -5,7 +5,8 @@ traffic; the background load rises, then, at the highest load, more and more lin
 
 Every point is one ``ppt run --job-list`` in its own process (``--jobs`` at a time): SNAP
 (``examples/snap.py``, study 1) on ``--ranks`` nodes, one rank per node, placed at random
-(seed 1), and background traffic on all the other nodes.  Printed: a table of the application's
+(seed 1), and background traffic on all the other nodes; UGAL-L routing (``--routing``), as
+minimal routing leaves pairs without a legal path once many links have failed.  Printed: a table of the application's
 largest time in MPI, its packets' mean latency and hops, and the background's, per topology,
 plane count, load and failed share; ``--plot DIR`` draws one PNG per topology.
 
@@ -32,12 +33,13 @@ def job_list(ranks: int, load: float, path: Path) -> None:
     path.write_text(json.dumps({"ranks_per_node": 1, "jobs": jobs}))
 
 
-def run_point(point: dict, ranks: int, workdir: Path) -> dict:
+def run_point(point: dict, ranks: int, routing: str, workdir: Path) -> dict:
     """One ``ppt run --job-list`` for ``point`` (system, planes, load, failed); its per-job figures."""
     jobs = workdir / f"{point['system']}-{point['planes']}-{point['load']}-{point['failed']}.json"
     job_list(ranks, point["load"], jobs)
     command = [sys.executable, "-m", "ppt.cli.main", "run", "--job-list", str(jobs), "--system", point["system"],
-               "--allocation", "random", "--seed", "1", "--set", f"network.planes={point['planes']}", "--json"]
+               "--allocation", "random", "--seed", "1", "--set", f"network.planes={point['planes']}",
+               "--set", f"network.routing={routing}", "--json"]
     if point["failed"]:
         command += ["--fail-links", f"{point['failed']}%", "--fail-seed", "1"]
     done = subprocess.run(command, capture_output=True, text=True)
@@ -112,6 +114,7 @@ def main() -> None:
     parser.add_argument("--ranks", type=int, default=128, help="SNAP's ranks (one per node)")
     parser.add_argument("--loads", default="0,0.2,0.4", help="background loads")
     parser.add_argument("--failures", default="0,5,10,20", help="failed links (%%) at the highest load")
+    parser.add_argument("--routing", default="ugal")
     parser.add_argument("--jobs", type=int, default=2, help="points run at once")
     parser.add_argument("--plot", type=Path, help="directory for one PNG per system")
     args = parser.parse_args()
@@ -121,7 +124,7 @@ def main() -> None:
     todo = list(points(systems, loads, failures))
     with tempfile.TemporaryDirectory() as tmp, ThreadPoolExecutor(args.jobs) as pool:
         rows = []
-        for row in pool.map(lambda p: run_point(p, args.ranks, Path(tmp)), todo):
+        for row in pool.map(lambda p: run_point(p, args.ranks, args.routing, Path(tmp)), todo):
             rows.append(row)
             print(f"  {len(rows)}/{len(todo)}: {row}", file=sys.stderr, flush=True)
     print(table(rows))
