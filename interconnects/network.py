@@ -50,6 +50,10 @@ def build_network(kind: str, machine) -> "Network":
         cls = NETWORKS[kind]
     except KeyError:
         raise ConfigError(f"unknown network kind {kind!r}; choose one of: {', '.join(sorted(NETWORKS))}") from None
+    planes = (machine.preset.get("network") or {}).get("planes", 1)
+    if planes != 1 and not cls.models_planes:
+        raise ConfigError(f"network.planes = {planes}: only the packet network models several planes; "
+                          f"use --network packet or drop the setting")
     net = cls.from_machine(machine)
     net.node_memory = NodeMemory.from_machine(machine)
     return net
@@ -119,6 +123,8 @@ class Network:
     num_entities: int
     #: Bytes/s one node can inject.
     injection_bandwidth_Bps: float
+    #: Whether the kind models ``network.planes`` (independent router planes, a NIC rail into each).
+    models_planes = False
 
     @classmethod
     def from_machine(cls, machine) -> "Network":

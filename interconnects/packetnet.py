@@ -271,6 +271,8 @@ def _vc_capacity_B(cfg: dict, num_vcs: int, packet_B: int) -> int | None:
 class PacketNetwork(Network):
     """Packet-level model of ``topology`` with the preset's ``network`` section ``cfg``."""
 
+    models_planes = True
+
     def __init__(self, topology, cfg: dict, seed: int = 0, routing: str | None = None):
         #: Rails per NIC (one per plane) and how NICs spread messages over them.
         self.rails = RailPolicy.from_cfg(cfg)

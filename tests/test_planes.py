@@ -158,3 +158,10 @@ def test_bad_plane_settings_give_one_line_error(capsys, setting, message):
     assert main(["traffic", "darter", "--load", "0.5", "--set", setting]) == 2
     err = capsys.readouterr().err
     assert message in err and err.count("\n") == 1 and "Traceback" not in err
+
+
+@pytest.mark.parametrize("kind", ["flow", "analytic"])
+def test_networks_without_planes_refuse_them_rather_than_run_one(capsys, kind):
+    assert main(["pingpong", "darter", "--sizes", "8", "--network", kind, "--set", "network.planes=2"]) == 2
+    err = capsys.readouterr().err
+    assert "only the packet network models several planes" in err and err.count("\n") == 1
