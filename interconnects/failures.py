@@ -27,7 +27,7 @@ byte-identical to one without the keys.  Every bad value is a one-line
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import numpy as np
@@ -42,12 +42,15 @@ FAILURE_FIELDS = ("fail_links", "fail_class", "fail_seed", "fail_file")
 @dataclass(frozen=True)
 class FailureSpec:
     """What to fail: ``share`` (fraction in [0, 1)) of the ``link_class`` links drawn with ``seed``,
-    or the links listed in ``file``."""
+    or the links listed in ``file``.  In a network of several planes each plane draws its own map
+    (``plane``; plane 0 draws with ``seed`` alone, as a single plane does); a file's links fail in
+    every plane."""
 
     share: float = 0.0
     link_class: str = "all"
     seed: int = 0
     file: str | None = None
+    plane: int = 0
 
     @classmethod
     def from_config(cls, cfg: dict) -> "FailureSpec":
@@ -70,11 +73,16 @@ class FailureSpec:
     def active(self) -> bool:
         return self.share > 0.0 or self.file is not None
 
+    def for_plane(self, plane: int) -> "FailureSpec":
+        """This map as plane ``plane`` of a multi-plane network draws it."""
+        return replace(self, plane=plane)
+
     def describe(self) -> str:
         """How the map was made, for messages: ``5% of global links, seed 3`` or ``links of FILE``."""
         if self.file is not None:
             return f"the links listed in {Path(self.file).name}"
-        return f"{self.share * 100:g}% of {self.link_class} links, seed {self.seed}"
+        plane = f", plane {self.plane}" if self.plane else ""
+        return f"{self.share * 100:g}% of {self.link_class} links, seed {self.seed}{plane}"
 
 
 def parse_share(value) -> float:
@@ -113,7 +121,8 @@ def pick_failed(topology, spec: FailureSpec) -> np.ndarray:
                               f"global links; use 'all'")
         links = links[is_global[links[:, 0], links[:, 1]] == (spec.link_class == "global")]
     count = round(spec.share * len(links))
-    chosen = np.random.default_rng(spec.seed).choice(len(links), size=count, replace=False)
+    rng = np.random.default_rng([spec.seed, spec.plane] if spec.plane else spec.seed)
+    chosen = rng.choice(len(links), size=count, replace=False)
     return links[np.sort(chosen)]
 
 

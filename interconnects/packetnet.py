@@ -91,7 +91,10 @@ class PacketCore:
         self.c = ffi.gc(lib.ppt_net_new(cfg, net.routing.c), lib.ppt_net_free)
         if net.node_planes is not None:
             lib.ppt_net_set_node_planes(self.c, self._array("int32_t", net.node_planes))
-        self._keep.append(net.routing)
+        for plane, routing in enumerate(net.plane_routings, 1):
+            if routing is not None:
+                lib.ppt_net_set_plane_routing(self.c, plane, routing.c)
+        self._keep.extend([net.routing, *net.plane_routings])
         #: (payload, time handed over) of messages to be delivered on this rank, and on_sent
         #: callbacks, by message uid.
         self.payloads: dict[int, tuple] = {}
@@ -280,7 +283,10 @@ class PacketNetwork(Network):
         self.topo = topology = fabric(topology, self.rails.planes)
         #: PPT_RAIL_DEDICATED: plane of every node (None: plane 0); see set_node_planes.
         self.node_planes = None
-        self.routing = topology.routing(routing or field(cfg, "routing", "network", str, default="min"), seed=seed)
+        name = routing or field(cfg, "routing", "network", str, default="min")
+        self.routing = topology.routing(name, seed=seed)
+        #: Routings over the own tables of planes 1, 2, ... whose links failed apart from plane 0's.
+        self.plane_routings = topology.plane_routings(name, seed=seed) if self.rails.planes > 1 else []
         #: Virtual channels per port: the hardware's (network.vcs) or, by default, what the routing needs.
         self.num_vcs = field(cfg, "vcs", "network", int, default=self.routing.num_vcs, positive=True)
         if self.num_vcs < self.routing.num_vcs:

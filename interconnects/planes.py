@@ -63,31 +63,42 @@ class RailPolicy:
 
 
 class Planes(Topology):
-    """``planes`` identical, independent copies of ``base``'s router graph (see the module docstring)."""
+    """``planes`` independent copies of ``base``'s router graph (see the module docstring).  Where
+    links have failed, plane 0 is ``base`` and every other plane draws its own failure map."""
 
     def __init__(self, base: Topology, planes: int):
         if planes < 1:
             raise ConfigError(f"network.planes must be at least 1, got {planes}")
         self.base = base
         self.planes = planes
+        #: Each plane's topology: ``base`` and, with failures, the others' own failed copies.
+        self.plane_topologies = [base] + [_plane_copy(base, k) for k in range(1, planes)]
         self.kind = base.kind
         self.routings = base.routings
         self.num_nodes = base.num_nodes
         self.num_routers = base.num_routers * planes
         self.radix = base.radix
+        shape = (self.num_routers, self.radix)
+        peer = np.stack([t.port_peer for t in self.plane_topologies], axis=1)
         plane = np.arange(planes)[None, :, None]
-        peer = base.port_peer[:, None, :]
-        self.port_peer = np.where(peer >= 0, peer * planes + plane, -1).reshape(self.num_routers, self.radix)
-        self.port_peer_port = np.repeat(base.port_peer_port, planes, axis=0)
-        self.port_class = np.repeat(base.port_class, planes, axis=0)
+        self.port_peer = np.where(peer >= 0, peer * planes + plane, -1).reshape(shape)
+        self.port_peer_port = np.stack([t.port_peer_port for t in self.plane_topologies], axis=1).reshape(shape)
+        self.port_class = np.stack([t.port_class for t in self.plane_topologies], axis=1).reshape(shape)
         self.node_router = base.node_router * planes
         self.node_port = base.node_port
         self.link_classes = base.link_classes
         self.router_delay_s = base.router_delay_s
 
     def routing(self, name: str, seed: int = 0, **options):
-        """The base topology's routing ``name``: the core runs a copy of it in every plane."""
+        """The base topology's routing ``name``: the core runs a copy of it in every plane (over
+        that plane's own tables, :meth:`plane_routings`).  Every plane must serve every pair."""
         return self.base.routing(name, seed=seed, **options)
+
+    def plane_routings(self, name: str, seed: int = 0, **options) -> list:
+        """Routing ``name`` over the tables of planes 1, 2, ... where their links failed apart
+        from plane 0's (None for a plane whose tables are plane 0's)."""
+        return [None if t is self.base else t.routing(name, seed=seed, **options)
+                for t in self.plane_topologies[1:]]
 
     def router_plane(self) -> np.ndarray:
         """Plane of every router."""
@@ -106,6 +117,16 @@ class Planes(Topology):
 
     def summary(self) -> dict:
         return {**super().summary(), "planes": self.planes}
+
+
+def _plane_copy(base: Topology, plane: int) -> Topology:
+    """Plane ``plane`` of a network whose plane 0 is ``base``: its own draw of base's random
+    failure map, or base itself (no failures, or a file's links, which fail in every plane)."""
+    from ppt.interconnects.failures import apply_failures
+    spec = base.failures
+    if spec is None or spec.file is not None:
+        return base
+    return apply_failures(base.intact, spec.for_plane(plane))
 
 
 def fabric(topology: Topology, planes: int) -> Topology:

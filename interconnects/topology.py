@@ -246,6 +246,8 @@ class Topology:
         for table in (out.port_peer, out.port_peer_port, out.port_class):
             table[router, port] = table[peer, peer_port] = -1
         out.failures, out.failed_links = spec, failed
+        #: The topology before its links failed (another plane draws its own map from it).
+        out.intact = self
         return out
 
     def unroutable_pairs(self, spec: RoutingSpec | None = None) -> np.ndarray:

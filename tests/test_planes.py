@@ -165,3 +165,42 @@ def test_networks_without_planes_refuse_them_rather_than_run_one(capsys, kind):
     assert main(["pingpong", "darter", "--sizes", "8", "--network", kind, "--set", "network.planes=2"]) == 2
     err = capsys.readouterr().err
     assert "only the packet network models several planes" in err and err.count("\n") == 1
+
+
+def failed_dragonfly(share=0.2, seed=4):
+    from ppt.interconnects.dragonfly import DragonflyTopology
+    from ppt.interconnects.failures import FailureSpec, apply_failures
+    from ppt.interconnects.topology import LinkClass
+    link = LinkClass("link", 1e9, 1e-7)
+    intact = DragonflyTopology(2, 4, 2, 9, link, link, link, 0.0)
+    return intact, apply_failures(intact, FailureSpec(share, "local", seed))
+
+
+def test_each_plane_draws_its_own_failure_map_of_the_same_share():
+    intact, failed = failed_dragonfly()
+    fabric = Planes(failed, 2)
+    zero, one = (t.failed_links for t in fabric.plane_topologies)
+    assert np.array_equal(zero, failed.failed_links) and len(one) == len(zero)
+    assert {tuple(x) for x in zero} != {tuple(x) for x in one}
+    assert np.array_equal(Planes(failed, 2).plane_topologies[1].failed_links, one)       # deterministic
+    for plane, topo in enumerate(fabric.plane_topologies):                                # and in the fabric
+        r, p = topo.failed_links[:, 0], topo.failed_links[:, 1]
+        assert (fabric.port_peer[r * 2 + plane, p] == -1).all() and (intact.port_peer[r, p] >= 0).all()
+
+
+def test_planes_with_their_own_failures_route_on_their_own_surviving_links():
+    """Plane 1 routes with its own tables: had it used plane 0's, packets would head for links
+    that plane 1 lost, and not every packet would arrive exactly once."""
+    def routable(failed):
+        return all(not len(t.unroutable_pairs(t.routings["ugal"])) for t in Planes(failed, 2).plane_topologies)
+    failed = next(f for f in (failed_dragonfly(0.1, seed)[1] for seed in range(50)) if routable(f))
+    cfg = {"routing": "ugal", "packet": {"header_B": 16, "max_payload_B": 64}, "nic_bandwidth_Bps": 1e9,
+           "vc_buffer_B": 2 * 80, "planes": 2, "rail_policy": "random"}
+    net = PacketNetwork(failed, cfg, seed=3)
+    sim = net.simulation(comm=None)
+    TrafficGenerator(net, "ur", 1.0, stop_s=3e-6).attach(net)
+    sim.run()
+    assert_conserved(net, sim)
+    assert min(plane_bytes(net, sim)) > 0
+    unused = net.topo.port_class.ravel() < 0                 # failed (or absent) links of either plane
+    assert not net.core.port_bytes()[unused].any()

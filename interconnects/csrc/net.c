@@ -970,6 +970,16 @@ void ppt_net_set_node_planes(ppt_net_t *net, const int32_t *node_plane)
     net->node_plane = copy;
 }
 
+void ppt_net_set_plane_routing(ppt_net_t *net, int32_t plane, const ppt_routing_t *routing)
+{
+    ppt_routing_t *rt = &net->plane_routing[plane];
+    *rt = *routing;
+    rt->net = net;
+    rt->occupancy = NULL;
+    rt->plane = plane;
+    rt->planes = net->planes;
+}
+
 void ppt_net_set_plane_filter(ppt_net_t *net, ppt_plane_usable_fn usable, const void *ctx)
 {
     net->plane_usable = usable;

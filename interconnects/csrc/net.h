@@ -127,6 +127,9 @@ void ppt_net_stop_traffic(ppt_net_t *net, double stop_s);
 
 /* PPT_RAIL_DEDICATED: the plane of every node (num_nodes entries, copied; each in [0, planes)); all 0 by default. */
 void ppt_net_set_node_planes(ppt_net_t *net, const int32_t *node_plane);
+/* Plane `plane` (>= 1) routes with `routing` (copied), whose tables are that plane's own (its own
+ * failure map); by default every plane runs plane 0's routing. */
+void ppt_net_set_plane_routing(ppt_net_t *net, int32_t plane, const ppt_routing_t *routing);
 /* The planes a rail choice may use per (src, dst); NULL (the default): every plane. */
 void ppt_net_set_plane_filter(ppt_net_t *net, ppt_plane_usable_fn usable, const void *ctx);
 #endif
