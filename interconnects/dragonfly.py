@@ -62,6 +62,7 @@ import numpy as np
 
 from ppt.config import field
 from ppt.errors import ConfigError
+from ppt.interconnects.legalpaths import FAR, hop_counts, legal_survey, local_distances, valiant_served
 from ppt.interconnects.registry import register
 from ppt.interconnects.topology import LinkClass, Topology, register_routing
 
@@ -174,21 +175,12 @@ class GroupedTopology(Topology):
         """Hop distances inside a group and, per (router, target), the ports that get closer."""
         a = local_peer.shape[0]
         wired = local_peer >= 0
-        dist = np.full((a, a), -1, dtype=np.int64)
-        np.fill_diagonal(dist, 0)
         adjacent = np.zeros((a, a), dtype=bool)
         adjacent[np.nonzero(wired)[0], local_peer[wired]] = True
-        reached = np.eye(a, dtype=bool)
-        frontier = reached.copy()
-        hops = 0
-        while not reached.all():
-            hops += 1
-            frontier = (frontier.astype(np.int64) @ adjacent.astype(np.int64) > 0) & ~reached
-            if not frontier.any():
-                raise ConfigError("the routers of a group are not connected; check the local wiring")
-            dist[frontier] = hops
-            reached |= frontier
-        self.local_diameter = hops
+        dist = hop_counts(adjacent).astype(np.int64)
+        if (dist >= FAR).any():
+            raise ConfigError("the routers of a group are not connected; check the local wiring")
+        self.local_diameter = int(dist.max())
         self.local_distance = dist
         closer = (dist[local_peer] == (dist - 1)[:, None, :]) & wired[:, :, None]   # (u, port, v)
         u, port, v = np.nonzero(closer)
@@ -222,7 +214,6 @@ class GroupedTopology(Topology):
     def with_failed_links(self, failed: np.ndarray, spec) -> "GroupedTopology":
         """A copy whose ``failed`` links are unused slots; its routings take legal paths only
         (``local_diameter`` keeps the fault-free value, which fixes the VCs)."""
-        from ppt.interconnects.legalpaths import local_distances
         out = self.without_links(failed, spec)
         out._global_tables(self._local_ports, self._global_ports)
         out.router_distance = local_distances(out)
@@ -232,7 +223,6 @@ class GroupedTopology(Topology):
         """:func:`~ppt.interconnects.legalpaths.legal_survey`, computed once."""
         survey = self.__dict__.get("_legal_survey")
         if survey is None:
-            from ppt.interconnects.legalpaths import legal_survey
             survey = self._legal_survey = legal_survey(self)
         return survey
 
@@ -241,7 +231,6 @@ class GroupedTopology(Topology):
             return super().unroutable_pairs(spec)
         pairs = self.legal_survey()[0]
         if spec is not None and spec.valiant and len(pairs):
-            from ppt.interconnects.legalpaths import valiant_served
             pairs = pairs[~valiant_served(self, pairs)]
         return pairs
 

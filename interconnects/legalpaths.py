@@ -27,25 +27,34 @@ import numpy as np
 FAR = 1 << 20
 
 
-def local_distances(topology) -> np.ndarray:
-    """``dist[r, v]``: surviving local hops from router ``r`` to router ``v`` of its group (int32,
-    ``FAR`` if cut off), by a breadth-first search of all groups at once."""
-    a, g = topology.routers_per_group, topology.num_groups
-    peer = topology.port_peer
-    router, port = np.nonzero((peer >= 0) & (peer // a == np.arange(topology.num_routers)[:, None] // a))
-    adjacent = np.zeros((g, a, a), dtype=np.float32)
-    adjacent[router // a, router % a, peer[router, port] % a] = 1.0
-    dist = np.full((g, a, a), FAR, dtype=np.int32)
-    reached = np.broadcast_to(np.eye(a, dtype=bool), (g, a, a)).copy()
+def hop_counts(adjacent: np.ndarray) -> np.ndarray:
+    """Hops between the members of each graph of a stack ``adjacent`` (``(..., n, n)`` bool,
+    ``[u, v]`` set for a link from u to v), by a breadth-first search of all graphs at once:
+    int32 of the same shape, ``FAR`` where v cannot be reached from u."""
+    n = adjacent.shape[-1]
+    links = adjacent.astype(np.float32)
+    dist = np.full(adjacent.shape, FAR, dtype=np.int32)
+    reached = np.broadcast_to(np.eye(n, dtype=bool), adjacent.shape).copy()
     dist[reached] = 0
     frontier, hops = reached.astype(np.float32), 0
     while frontier.any():
         hops += 1
-        fresh = (frontier @ adjacent > 0) & ~reached
+        fresh = (frontier @ links > 0) & ~reached
         dist[fresh] = hops
         reached |= fresh
         frontier = fresh.astype(np.float32)
-    return dist.reshape(g * a, a)
+    return dist
+
+
+def local_distances(topology) -> np.ndarray:
+    """``dist[r, v]``: surviving local hops from router ``r`` to router ``v`` of its group (int32,
+    ``FAR`` if cut off)."""
+    a, g = topology.routers_per_group, topology.num_groups
+    peer = topology.port_peer
+    router, port = np.nonzero((peer >= 0) & (peer // a == np.arange(topology.num_routers)[:, None] // a))
+    adjacent = np.zeros((g, a, a), dtype=bool)
+    adjacent[router // a, router % a, peer[router, port] % a] = True
+    return hop_counts(adjacent).reshape(g * a, a)
 
 
 def minimal_route_hops(topology, source_group: int) -> np.ndarray:
