@@ -152,7 +152,6 @@ class MPIJob:
             self.sampler.run()
         return self.result(sim, ranks, time.perf_counter() - wall)
 
-
     def result(self, sim, ranks: list[Rank], wall_s: float = 0.0) -> JobResult:
         """The outcome of ``ranks`` (from :meth:`start`) once ``sim`` has run, gathered over simulation
         ranks; raises DeadlockError or MPIError as :meth:`run` does."""

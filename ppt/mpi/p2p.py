@@ -432,7 +432,7 @@ class Rank:
         """Hibernate until one of ``requests`` (pending ones) completes; the rank still owes
         whatever of its overhead that completion did not cover.  (Exact for one request;
         a choice among several must be made at the rank's clock: pay first.)"""
-        clock = self.sim.now + self.owed_s
+        clock = self.clock_s()
         for req in requests:
             req.waited = True
         self.waiting = True
