@@ -109,7 +109,8 @@ class Planes(Topology):
         return None if groups is None else np.repeat(groups, self.planes)
 
     def diameter(self) -> int:
-        return self.base.diameter()
+        """The largest of the planes' (which differ where their links failed apart)."""
+        return max(t.diameter() for t in self.plane_topologies)
 
     def worst_case_table(self):
         """The base topology's worst-case traffic table (it names nodes, which the planes share)."""
