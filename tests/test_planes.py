@@ -188,13 +188,14 @@ def test_each_plane_draws_its_own_failure_map_of_the_same_share():
         assert (fabric.port_peer[r * 2 + plane, p] == -1).all() and (intact.port_peer[r, p] >= 0).all()
 
 
-def test_planes_with_their_own_failures_route_on_their_own_surviving_links():
-    """Plane 1 routes with its own tables: had it used plane 0's, packets would head for links
-    that plane 1 lost, and not every packet would arrive exactly once."""
+@pytest.mark.parametrize("routing", ["ugal", "val"])
+def test_planes_with_their_own_failures_route_on_their_own_surviving_links(routing):
+    """Plane 1 routes, and prepares its packets (VAL picks a legal intermediate there), with its own
+    tables: had it used plane 0's, packets would head for links that plane 1 lost."""
     def routable(failed):
-        return all(not len(t.unroutable_pairs(t.routings["ugal"])) for t in Planes(failed, 2).plane_topologies)
+        return all(not len(t.unroutable_pairs(t.routings[routing])) for t in Planes(failed, 2).plane_topologies)
     failed = next(f for f in (failed_dragonfly(0.1, seed)[1] for seed in range(50)) if routable(f))
-    cfg = {"routing": "ugal", "packet": {"header_B": 16, "max_payload_B": 64}, "nic_bandwidth_Bps": 1e9,
+    cfg = {"routing": routing, "packet": {"header_B": 16, "max_payload_B": 64}, "nic_bandwidth_Bps": 1e9,
            "vc_buffer_B": 2 * 80, "planes": 2, "rail_policy": "random"}
     net = PacketNetwork(failed, cfg, seed=3)
     sim = net.simulation(comm=None)

@@ -130,7 +130,7 @@ static inline int node_local(const ppt_net_t *net, int32_t n) { return router_lo
 /* net.c, for traffic.c */
 int32_t ppt_packet_new(ppt_net_t *net);
 void ppt_nic_pump(ppt_net_t *net, int32_t node);
-void ppt_inject_prepare(ppt_net_t *net, ppt_packet_t *pkt);
+void ppt_packet_unlinked(ppt_packet_t *pkt);
 /* traffic.c, for net.c: the next synthetic packet of `node` created by now (-1: none) */
 int32_t ppt_traffic_take(ppt_net_t *net, int32_t node, double now);
 

@@ -359,12 +359,11 @@ static int32_t response_size(const ppt_net_t *net)
     return net->cfg.response_B == 0 ? packet_size(net, 0) : (net->cfg.response_B + chunk - 1) / chunk * chunk;
 }
 
-void ppt_inject_prepare(ppt_net_t *net, ppt_packet_t *pkt)
+/* A new packet, in no queue and not yet in the network (its routing prepares it at launch). */
+void ppt_packet_unlinked(ppt_packet_t *pkt)
 {
     pkt->in_port = pkt->from_router = NONE;
     pkt->next = NONE;
-    if (net->routing.inject)
-        net->routing.inject(&net->routing, pkt);
 }
 
 static inline int64_t rail_index(const ppt_net_t *net, int32_t node, int32_t rail)
@@ -445,11 +444,16 @@ static int32_t choose_rail(ppt_net_t *net, int32_t node, int32_t dst, uint64_t u
     return pick;
 }
 
-/* Serialize packet p onto the rail's link to its router from start_s; returns when it ends. */
+/* Serialize packet p onto the rail's link to its router from start_s; returns when it ends.  The
+ * plane's routing prepares the packet here, once its rail is known: planes whose links failed
+ * apart route over their own tables. */
 static double nic_launch(ppt_net_t *net, int32_t node, int32_t rail, int32_t p, double start_s)
 {
     int64_t i = rail_index(net, node, rail);
     ppt_packet_t *pkt = &net->pkts[p];
+    const ppt_routing_t *rt = &net->plane_routing[rail];
+    if (rt->inject)
+        rt->inject(rt, pkt);
     double at = net->nic_free_at[i] = start_s + pkt->size_B * net->nic_inv_bw[i];
     pkt->in_port = net->cfg.node_port[node];
     pkt->from_router = NONE;
@@ -478,7 +482,7 @@ static int32_t nic_cut(ppt_net_t *net, int32_t m, double created_s)
     pkt->payload_B = payload;
     pkt->npackets = msg->npackets;
     pkt->inject_s = created_s;
-    ppt_inject_prepare(net, pkt);
+    ppt_packet_unlinked(pkt);
     return p;
 }
 
@@ -697,7 +701,7 @@ static void nic_receive(ppt_net_t *net, int32_t node, int32_t p)
         resp->size_B = response_size(net);
         resp->npackets = 0;
         resp->inject_s = net->now;
-        ppt_inject_prepare(net, resp);
+        ppt_packet_unlinked(resp);
         if (!net->credit_on && !net->traffic_on) {
             int32_t rail = choose_rail(net, node, resp->dst, resp->uid);
             double free = net->nic_free_at[rail_index(net, node, rail)];

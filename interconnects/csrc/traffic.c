@@ -117,7 +117,7 @@ int32_t ppt_traffic_take(ppt_net_t *net, int32_t node, double now)
     pkt->payload_B = last ? t->last_payload_B : t->payload_B;
     pkt->npackets = t->packets;
     pkt->inject_s = s->next_s;
-    ppt_inject_prepare(net, pkt);
+    ppt_packet_unlinked(pkt);
     if (last)
         s->next_s = s->arrival_s;
     return p;
