@@ -417,6 +417,13 @@ class PacketNetwork(Network):
         return [{key: getattr(c, key) for key in ("delivered", "responses", "hops_sum", "latency_sum_ps",
                                                   "bytes_delivered")} for c in self._job_counters]
 
+    def quiescent(self, sim) -> bool:
+        """True when nothing can wake a process of ``sim`` any more: no engine event but the core's
+        wake-ups is queued, and every message handed to the core was delivered and reported sent
+        (synthetic traffic may still be running)."""
+        core = self.core
+        return not core.payloads and not core.on_sent and sim.only_keys_from(WAKE_KEY)
+
     def stop_traffic(self, stop_s: float) -> None:
         """Create no more synthetic packets from ``stop_s`` on (those in flight still arrive)."""
         lib.ppt_net_stop_traffic(self.core.c, stop_s)

@@ -241,3 +241,41 @@ def test_jobs_replace_the_script_and_its_ranks(tmp_path, capsys):
     path = write(tmp_path / "jobs.json", [{"kind": "script", "script": "x.py", "ranks": 2}])
     assert main(["run", "x.py", "--job-list", str(path), "--system", "fattree-4-3", "--ranks", "2"]) == 2
     assert capsys.readouterr().err.startswith("ppt: error: --job-list replaces SCRIPT.py, --ranks:")
+
+
+#: Every rank waits for a message nobody sends, after a little work and one exchange.
+DEADLOCK = """
+def main(mpi):
+    comm = mpi.COMM_WORLD
+    comm.sendrecv(None, (comm.rank + 1) % comm.size, source=(comm.rank - 1) % comm.size, nbytes=4096)
+    mpi.compute(2e-6)
+    comm.recv(source=(comm.rank + 1) % comm.size, tag=7)
+"""
+
+
+def test_a_job_that_deadlocks_beside_traffic_is_reported(tmp_path, capsys):
+    """The sources would keep the run going for ever: the ranks blocked with nothing left to wake them
+    end it with the deadlock report, as the same job alone does."""
+    (tmp_path / "deadlock.py").write_text(DEADLOCK)
+    app = {"name": "app", "kind": "script", "script": str(tmp_path / "deadlock.py"), "ranks": 4,
+           "ranks_per_node": 1}
+    background = {"name": "bg", "kind": "traffic", "pattern": "ur", "load": 0.5, "ranks": "rest"}
+    args = ["run", *SMALL_DRAGONFLY, "--json", "--job-list"]
+    assert main(args + [str(write(tmp_path / "alone.json", [app]))]) == 2
+    alone = capsys.readouterr().err
+    assert main(args + [str(write(tmp_path / "mix.json", [app, background]))]) == 2
+    beside = capsys.readouterr().err
+    assert alone.startswith("ppt: error: deadlock at t=") and alone.count("\n") == 1
+    assert "4 of 4 ranks blocked" in alone and "4 of 4 ranks blocked" in beside
+    assert beside.startswith("ppt: error: deadlock at t=") and beside.count("\n") == 1
+    assert beside.split(": ", 3)[3] == alone.split(": ", 3)[3]    # the same calls are blocked
+
+
+def test_a_finished_mix_beside_traffic_ends_when_its_packets_drain(tmp_path, exchange, capsys):
+    """The deadlock checks never lengthen a run: with the check disarmed when the last rank ends, the
+    run ends with the last packet's delivery, before the next check would have come."""
+    app = {"name": "app", "kind": "script", "script": str(exchange), "ranks": 8, "ranks_per_node": 1}
+    background = {"name": "bg", "kind": "traffic", "pattern": "ur", "load": 0.2, "ranks": "rest"}
+    out = run_json(capsys, ["run", *SMALL_DRAGONFLY, "--json", "--job-list",
+                            str(write(tmp_path / "mix.json", [app, background]))])
+    assert out["predicted_s"] <= out["span_s"] < out["predicted_s"] + 1e-6     # a check every 10 us

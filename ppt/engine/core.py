@@ -19,7 +19,7 @@ import gc
 import math
 from bisect import bisect_right
 from contextlib import contextmanager
-from heapq import heappop, heappush
+from heapq import heapify, heappop, heappush
 
 from greenlet import getcurrent
 
@@ -136,6 +136,18 @@ class Simulation:
     def peek(self) -> float:
         """Time of the next queued event (inf if none)."""
         return self.heap[0][0] if self.heap else math.inf
+
+    def cancel(self, key) -> None:
+        """Drop the queued event whose tie-break key is ``key``, if any (O(queued events))."""
+        kept = [event for event in self.heap if event[1] != key]
+        if len(kept) != len(self.heap):
+            heapify(kept)
+            self.heap[:] = kept
+
+    def only_keys_from(self, key) -> bool:
+        """True if every queued event's tie-break key is at least ``key`` (say, only a model's own
+        wake-ups are left)."""
+        return all(event[1] >= key for event in self.heap)
 
     def add_exchange(self, model) -> None:
         """Register a model that moves its own events between simulation ranks.

@@ -8,9 +8,10 @@ still arrive).  On the packet network every delivered packet counts for the
 job of its source node, so each job gets its own packet count, mean latency
 and mean hops.  With ``network.rail_policy`` ``dedicated`` on a network of
 several planes, job ``j`` sends on plane ``j mod planes`` (nodes of no job on
-plane 0).  A job mix runs serially (one simulation process).  An MPI
-job that deadlocks beside a traffic job never ends (the sources keep the
-simulation going): run it alone to get the deadlock report.
+plane 0).  A job mix runs serially (one simulation process).  Beside
+traffic, the mix checks every :data:`CHECK_EVERY_S` of simulated time
+whether its MPI ranks can still move (see :class:`_DeadlockWatch`); if not,
+the traffic stops and the run ends with the deadlock report.
 """
 from __future__ import annotations
 
@@ -22,6 +23,11 @@ from ppt.jobs.allocation import allocate
 from ppt.mpi import MPIJob
 from ppt.mpi.mapping import MAPPINGS, map_ranks
 from ppt.mpi.settings import MPISettings
+
+#: Simulated seconds between two checks that the MPI ranks running beside traffic can still move.
+CHECK_EVERY_S = 10e-6
+#: Tie-break keys of those checks: above every entity's key (entity ids below 2**22), below the core's.
+CHECK_KEY = 1 << 62
 
 
 class JobMix:
@@ -80,9 +86,15 @@ class JobMix:
         sim = net.simulation(comm=None, name="jobs", progress=progress)
         if self.packet:
             net.count_jobs(node_job)
-        self._start_traffic()
-        countdown = _Countdown(sum(job.num_ranks for job in self.mpi_jobs if job is not None),
-                               lambda: self._stop_traffic(sim.now))
+        watch = _DeadlockWatch(sim, net, lambda: self._stop_traffic(sim.now))
+        if self._start_traffic():
+            watch.arm()
+
+        def all_done():
+            watch.disarm()
+            self._stop_traffic(sim.now)
+
+        countdown = _Countdown(sum(job.num_ranks for job in self.mpi_jobs if job is not None), all_done)
         started = [None if job is None else job.start(sim, countdown.wrap(program[0]), program[1], program[2])
                    for job, program in zip(self.mpi_jobs, self.programs)]
         if sampler is None:
@@ -101,13 +113,17 @@ class JobMix:
                 "predicted_s": max(e["predicted_s"] for e in entries if e["predicted_s"] is not None),
                 "span_s": sim.now, "jobs": entries, "network": network}
 
-    def _start_traffic(self) -> None:
+    def _start_traffic(self) -> bool:
+        """Start the traffic jobs' sources; True if there are any."""
         from ppt.interconnects.traffic import TrafficGenerator
+        started = False
         for spec, nodes in zip(self.specs, self.nodes):
             if not spec.is_mpi:
                 o = spec.options
                 TrafficGenerator(self.net, o["pattern"], o["load"], o["process"], self.seed, nodes=sorted(nodes),
                                  message_B=o["message_B"]).attach(self.net)
+                started = True
+        return started
 
     def _stop_traffic(self, now_s: float) -> None:
         if self.packet:
@@ -137,6 +153,33 @@ class JobMix:
                          mean_packet_latency_s=packets["latency_sum_ps"] * 1e-12 / n if n else 0.0,
                          mean_hops=packets["hops_sum"] / n if n else 0.0)
         return entry
+
+
+class _DeadlockWatch:
+    """Stops the traffic (``stop()``) once the simulation's live processes, the MPI ranks, are all
+    blocked in MPI calls and nothing queued can wake them (``net.quiescent``): a deadlock, which
+    the jobs' results then report.  Looks every :data:`CHECK_EVERY_S`; the checks are bookkeeping,
+    not model events, and change no result."""
+
+    def __init__(self, sim, net, stop):
+        self.sim, self.net, self.stop = sim, net, stop
+        self.checks = 0
+
+    def arm(self) -> None:
+        self.checks += 1
+        self.sim.post(self.sim.now + CHECK_EVERY_S, CHECK_KEY + self.checks, self._check)
+
+    def disarm(self) -> None:
+        """Drop the next check, so that it does not lengthen the run."""
+        self.sim.cancel(CHECK_KEY + self.checks)
+
+    def _check(self, _) -> None:
+        sim = self.sim
+        sim.events -= 1
+        if all(p.blocked_in is not None for p in sim.processes if not p.done) and self.net.quiescent(sim):
+            self.stop()
+        else:
+            self.arm()
 
 
 class _Countdown:
