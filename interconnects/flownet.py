@@ -16,10 +16,14 @@ rate of those resources, recomputed when any flow sharing them starts or ends
 network's FIFOs give them: where it has credit flow control (the preset sets
 ``network.buffer_B`` or ``vc_buffer_B``), a NIC whose message cannot advance
 is held by back-pressure, so a node's messages move one at a time, in the
-order they were sent; with unbounded buffers the NIC never waits, but every
-port is a FIFO, so a message waits behind the earlier messages of its node
-pair.  When the last byte is through, the sender's buffer is free; the
-message arrives one path latency later: both NICs' latency, every link
+order they were sent, but a NIC is done with a message once the rest of it
+fits in the first router's input buffer (the NIC's credits, one VC's
+``vc_buffer_B``): the sender's buffer is then free, the NIC's next message
+starts, and those last bytes go on over the path past the NIC.  With
+unbounded buffers the NIC never waits, but every port is a FIFO, so a
+message waits behind the earlier messages of its node pair, and the sender's
+buffer is free when the last byte is through.  A message arrives one path
+latency after its last byte is through: both NICs' latency, every link
 latency and router delay on the path, and the serialization of the first
 packet on each link but the slowest (the fill time of the packet network's
 store-and-forward pipeline; the slowest link's share is in the bytes' time).
@@ -72,8 +76,13 @@ class FlowNic(Nic):
         net.bytes += nbytes
         net.hop_sum += hops
         latency = latency_s + packet_s_per_B * packetizer.size(min(nbytes, packetizer.max_payload_B))
-        net.share.start(path, packetizer.wire_bytes(nbytes), net.message_done, (dst_node, payload, on_sent, latency),
-                        queue=queue)
+        wire_B = packetizer.wire_bytes(nbytes)
+        ahead_B = net.nic_buffer_B
+        if ahead_B and wire_B > ahead_B:             # the NIC is free once the rest fits in the buffer ahead
+            net.share.start(path, wire_B - ahead_B, net.injected, (path, ahead_B, dst_node, payload, on_sent, latency),
+                            queue=queue)
+            return
+        net.share.start(path, wire_B, net.message_done, (dst_node, payload, on_sent, latency), queue=queue)
 
 
 @register_network("flow")
@@ -82,11 +91,12 @@ class FlowNetwork(Network):
 
     ``nic_bandwidth_Bps`` / ``nic_latency_s``: each NIC's bandwidth and its
     latency (charged at both ends); ``packetizer``: packet headers on the wire; ``backpressure``:
-    the packet network it stands for has credit flow control (see module docstring).
+    the packet network it stands for has credit flow control, with ``nic_buffer_B`` bytes of
+    buffer per VC of a router's input port from its NIC (see module docstring).
     """
 
     def __init__(self, topology, routing, nic_bandwidth_Bps: float, nic_latency_s: float, packetizer: Packetizer,
-                 backpressure: bool = False, chunks: int = ADAPTIVE_CHUNKS):
+                 backpressure: bool = False, chunks: int = ADAPTIVE_CHUNKS, nic_buffer_B: int = 0):
         self.topo = topology
         self.routing = routing
         #: Chunks a message is routed as, at most, if the routing adapts to load (0: it does not).
@@ -106,6 +116,10 @@ class FlowNetwork(Network):
         self._sent = [0] * self.num_nodes
         self._rids = ffi.new("int32_t[]", max(self.chunks, 1) * lib.PPT_FLOW_MAX_ROUTE)
         self._lengths = ffi.new("int32_t[]", max(self.chunks, 1))
+        #: Bytes of a message that fit past its NIC, in the first router's input buffer (the NIC's
+        #: credits); 0 without back-pressure.
+        self.nic_buffer_B = nic_buffer_B if backpressure else 0
+        self._past_nic: dict[int, int] = {}
         self.share = None
         self.messages = self.bytes = self.hop_sum = 0
 
@@ -120,12 +134,12 @@ class FlowNetwork(Network):
                   f"{ADAPTIVE_CHUNKS} chunks, each walked by the routing against the bytes the flows still "
                   f"have to move through each port", file=sys.stderr)
         packetizer = Packetizer(field(cfg, "packet", "network", dict))
+        vc_capacity_B = _vc_capacity_B(cfg, routing.num_vcs, packetizer.size(packetizer.max_payload_B))
         return cls(topo, routing,
                    nic_bandwidth_Bps=field(cfg, "nic_bandwidth_Bps", "network", float, positive=True),
                    nic_latency_s=field(cfg, "nic_latency_s", "network", float, default=0.0, nonnegative=True),
-                   packetizer=packetizer,
-                   backpressure=_vc_capacity_B(cfg, routing.num_vcs, packetizer.size(packetizer.max_payload_B))
-                   is not None, chunks=ADAPTIVE_CHUNKS)
+                   packetizer=packetizer, backpressure=vc_capacity_B is not None, chunks=ADAPTIVE_CHUNKS,
+                   nic_buffer_B=vc_capacity_B or 0)
 
     #: Share each port among its input ports first, then among each input's flows (as the packet
     #: network's round-robin arbitration serves input ports), instead of max-min among flows.  Off:
@@ -145,6 +159,18 @@ class FlowNetwork(Network):
         self.share = FairShare(sim.create(self.num_nodes, Entity, "flows"), self._capacities_Bps(),
                                local=self.local_fairness)
         self._walk_tables = self._tables()
+
+    def injected(self, message) -> None:
+        """All but a message's last ``ahead_B`` bytes are through: its last packet has left the NIC,
+        so the sender's buffer is free and the NIC's next message starts; those bytes go on from the
+        first router's input buffer, over the path past the NIC."""
+        path, ahead_B, dst_node, payload, on_sent, latency = message
+        if on_sent is not None:
+            on_sent()
+        past = self._past_nic.get(path)
+        if past is None:
+            past = self._past_nic[path] = self.share.path([route[1:] for route in self.share.routes(path)])
+        self.share.start(past, ahead_B, self.message_done, (dst_node, payload, None, latency))
 
     def message_done(self, message) -> None:
         """A message's last byte is through: free the sender's buffer and deliver one latency later."""
