@@ -8,7 +8,10 @@ Every point is one ``ppt run --job-list`` in its own process (``--jobs`` at a ti
 (seed 1), and background traffic on all the other nodes; UGAL-L routing (``--routing``), as
 minimal routing leaves pairs without a legal path once many links have failed.  Printed: a table of the application's
 largest time in MPI, its packets' mean latency and hops, and the background's, per topology,
-plane count, load and failed share; ``--plot DIR`` draws one PNG per topology.
+plane count, load and failed share; ``--plot DIR`` draws one PNG per topology.  Several planes
+spread traffic over their rails by ``--rail-policy`` (``network.rail_policy``: ``round-robin``,
+or ``shortest``, the planes with the shortest legal path per pair); ``--planes 2`` runs the
+dual-plane points only.
 
 Run: ``python benchmarks/resilience_study.py [--systems dragonfly-3k,megafly-3k] [--plot docs]``.
 """
@@ -34,12 +37,14 @@ def job_list(ranks: int, load: float, path: Path) -> None:
 
 
 def run_point(point: dict, ranks: int, routing: str, workdir: Path) -> dict:
-    """One ``ppt run --job-list`` for ``point`` (system, planes, load, failed); its per-job figures."""
+    """One ``ppt run --job-list`` for ``point`` (system, planes, rail policy, load, failed); its per-job figures."""
     jobs = workdir / f"{point['system']}-{point['planes']}-{point['load']}-{point['failed']}.json"
     job_list(ranks, point["load"], jobs)
     command = [sys.executable, "-m", "ppt.cli.main", "run", "--job-list", str(jobs), "--system", point["system"],
                "--allocation", "random", "--seed", "1", "--set", f"network.planes={point['planes']}",
                "--set", f"network.routing={routing}", "--json"]
+    if point["planes"] > 1:
+        command += ["--set", f"network.rail_policy={point['rails']}"]
     if point["failed"]:
         command += ["--fail-links", f"{point['failed']}%", "--fail-seed", "1"]
     done = subprocess.run(command, capture_output=True, text=True)
@@ -53,27 +58,29 @@ def run_point(point: dict, ranks: int, routing: str, workdir: Path) -> dict:
     return row
 
 
-def points(systems, loads, failures):
+def points(systems, plane_counts, rails, loads, failures):
     top = max(loads)
     for system in systems:
-        for planes in (1, 2):
+        for planes in plane_counts:
+            policy = rails if planes > 1 else ""
             for load in loads:
-                yield {"system": system, "planes": planes, "load": load, "failed": 0}
+                yield {"system": system, "planes": planes, "rails": policy, "load": load, "failed": 0}
             for failed in failures:
                 if failed:
-                    yield {"system": system, "planes": planes, "load": top, "failed": failed}
+                    yield {"system": system, "planes": planes, "rails": policy, "load": top, "failed": failed}
 
 
 def table(rows) -> str:
-    keys = ["system", "planes", "load", "failed", "snap_max_comm_s", "snap_mean_packet_latency_s", "snap_mean_hops",
+    keys = ["system", "planes", "rails", "load", "failed", "snap_max_comm_s", "snap_mean_packet_latency_s", "snap_mean_hops",
             "background_mean_packet_latency_s", "background_mean_hops"]
     lines = ["| " + " | ".join(keys) + " |", "|" + "---|" * len(keys)]
     for row in rows:
         if "error" in row:
-            lines.append(f"| {row['system']} | {row['planes']} | {row['load']} | {row['failed']}% | {row['error']} |")
+            lines.append(f"| {row['system']} | {row['planes']} | {row['rails']} | {row['load']} | {row['failed']}% | "
+                         f"{row['error']} |")
             continue
         cells = [f"{row[k]:.4g}" if isinstance(row.get(k), float) else str(row.get(k, "")) for k in keys]
-        cells[3] += "%"
+        cells[4] += "%"
         lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines)
 
@@ -115,13 +122,16 @@ def main() -> None:
     parser.add_argument("--loads", default="0,0.2,0.4", help="background loads")
     parser.add_argument("--failures", default="0,5,10,20", help="failed links (%%) at the highest load")
     parser.add_argument("--routing", default="ugal")
+    parser.add_argument("--planes", default="1,2", help="plane counts")
+    parser.add_argument("--rail-policy", default="round-robin", help="network.rail_policy of several planes")
     parser.add_argument("--jobs", type=int, default=2, help="points run at once")
     parser.add_argument("--plot", type=Path, help="directory for one PNG per system")
     args = parser.parse_args()
     systems = args.systems.split(",")
     loads = [float(x) for x in args.loads.split(",")]
     failures = [float(x) for x in args.failures.split(",")]
-    todo = list(points(systems, loads, failures))
+    plane_counts = [int(x) for x in args.planes.split(",")]
+    todo = list(points(systems, plane_counts, args.rail_policy, loads, failures))
     with tempfile.TemporaryDirectory() as tmp, ThreadPoolExecutor(args.jobs) as pool:
         rows = []
         for row in pool.map(lambda p: run_point(p, args.ranks, args.routing, Path(tmp)), todo):

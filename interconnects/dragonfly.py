@@ -62,7 +62,8 @@ import numpy as np
 
 from ppt.config import field
 from ppt.errors import ConfigError
-from ppt.interconnects.legalpaths import FAR, hop_counts, legal_survey, local_distances, valiant_served
+from ppt.interconnects.legalpaths import (FAR, hop_counts, legal_hops, legal_survey, local_distances,
+                                         valiant_served)
 from ppt.interconnects.registry import register
 from ppt.interconnects.topology import LinkClass, Topology, register_routing
 
@@ -233,6 +234,12 @@ class GroupedTopology(Topology):
         if spec is not None and spec.valiant and len(pairs):
             pairs = pairs[~valiant_served(self, pairs)]
         return pairs
+
+    def legal_hops(self, spec=None) -> np.ndarray:
+        """Hops of the shortest legal MIN path per router pair (:func:`~ppt.interconnects.legalpaths.legal_hops`)."""
+        if self.failures is None:
+            return super().legal_hops(spec)
+        return legal_hops(self, spec is not None and spec.valiant)
 
     def build_core_tables(self):
         """The ``ppt_grouped_t`` the compiled routings read."""

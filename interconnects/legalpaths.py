@@ -1,4 +1,4 @@
-"""Legal paths of a grouped topology (dragonfly, Aries) whose links have partly failed.
+"""Legal paths of a grouped topology (dragonfly, Megafly, Aries) whose links have partly failed.
 
 The VC scheme of ``csrc/grouped.c`` cuts a path into phases: a phase holds
 at most ``L`` local hops (``L`` the fault-free local diameter, which fixes
@@ -25,6 +25,9 @@ import numpy as np
 
 #: Distance of a router not reachable over surviving local links (large, and safe to add).
 FAR = 1 << 20
+#: Legal hops (see ``Topology.legal_hops``) of a router pair only a Valiant detour serves: more than
+#: any minimal route's, fewer than ``FAR`` (no legal path at all).
+DETOUR = FAR - 1
 
 
 def hop_counts(adjacent: np.ndarray) -> np.ndarray:
@@ -95,6 +98,21 @@ def legal_survey(topology) -> tuple[np.ndarray, int]:
         served = hops[hops < FAR]
         worst = max(worst, int(served.max()) if served.size else 0)
     return np.concatenate(pairs).astype(np.int64), worst
+
+
+def legal_hops(topology, valiant: bool) -> np.ndarray:
+    """``hops[x, y]`` for every router pair: router hops of the shortest legal MIN path (the
+    :func:`minimal_route_hops` of every group), else ``DETOUR`` where ``valiant`` and a Valiant path
+    still serves the pair (looked for between routers holding nodes only), else ``FAR``.  Shape
+    ``(num_routers, num_routers)``, int32."""
+    hops = np.concatenate([minimal_route_hops(topology, group) for group in range(topology.num_groups)])
+    holds = np.bincount(topology.node_router, minlength=topology.num_routers) > 0
+    x, y = np.nonzero((hops >= FAR) & holds[:, None] & holds[None, :])
+    if valiant and len(x):
+        pairs = np.column_stack([x, y])
+        rescued = pairs[valiant_served(topology, pairs)]
+        hops[rescued[:, 0], rescued[:, 1]] = DETOUR
+    return hops
 
 
 def valiant_served(topology, pairs: np.ndarray) -> np.ndarray:

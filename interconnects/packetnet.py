@@ -94,6 +94,8 @@ class PacketCore:
         for plane, routing in enumerate(net.plane_routings, 1):
             if routing is not None:
                 lib.ppt_net_set_plane_routing(self.c, plane, routing.c)
+        if net.plane_hops is not None:
+            lib.ppt_net_set_plane_hops(self.c, self._array("uint8_t", net.plane_hops.ravel()))
         self._keep.extend([net.routing, *net.plane_routings])
         #: (payload, time handed over) of messages to be delivered on this rank, and on_sent
         #: callbacks, by message uid.
@@ -115,7 +117,7 @@ class PacketCore:
 
     def _array(self, ctype: str, values):
         data = np.ascontiguousarray(values, dtype={"int32_t": np.int32, "int8_t": np.int8, "int64_t": np.int64,
-                                                   "double": np.float64}[ctype])
+                                                   "uint8_t": np.uint8, "double": np.float64}[ctype])
         self._keep.append(data)
         return ffi.cast(f"{ctype} *", ffi.from_buffer(data))
 
@@ -287,6 +289,8 @@ class PacketNetwork(Network):
         self.routing = topology.routing(name, seed=seed)
         #: Routings over the own tables of planes 1, 2, ... whose links failed apart from plane 0's.
         self.plane_routings = topology.plane_routings(name, seed=seed) if self.rails.planes > 1 else []
+        #: Legal hops per (router pair, plane) where the planes' links failed apart (railpick.py), or None.
+        self.plane_hops = topology.plane_hops(name) if self.rails.planes > 1 else None
         #: Virtual channels per port: the hardware's (network.vcs) or, by default, what the routing needs.
         self.num_vcs = field(cfg, "vcs", "network", int, default=self.routing.num_vcs, positive=True)
         if self.num_vcs < self.routing.num_vcs:

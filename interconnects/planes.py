@@ -7,7 +7,10 @@ rank's block of routers holds whole plane sets with their nodes).  Nodes are
 those of the base topology; ``node_router`` names a node's plane-0 router and
 the node has one rail (NIC port) into each plane, on port ``node_port`` of
 router ``node_router + k``.  Routings stay the base topology's: the core runs
-one copy per plane that sees plane-local router ids.
+one copy per plane that sees plane-local router ids.  Where links failed,
+each plane draws its own map and routes over its own surviving links; a router
+pair only some planes serve legally runs on those planes (``railpick.py``), and
+only a pair no plane serves stops the run before it starts.
 
 :class:`RailPolicy` reads how a NIC spreads its traffic over the rails
 (``network.rail_policy``, ``network.rail_unit``).
@@ -20,10 +23,11 @@ import numpy as np
 
 from ppt.config import field
 from ppt.errors import ConfigError
-from ppt.interconnects.topology import Topology
+from ppt.interconnects import railpick
+from ppt.interconnects.topology import Routing, Topology
 
 #: ``network.rail_policy`` values, in the order of the core's PPT_RAIL_* constants.
-RAIL_POLICIES = ("random", "round-robin", "congestion", "dedicated")
+RAIL_POLICIES = ("random", "round-robin", "congestion", "dedicated", "shortest")
 #: ``network.rail_unit`` values, in the order of PPT_RAIL_PER_MESSAGE, PPT_RAIL_PER_PACKET.
 RAIL_UNITS = ("message", "packet")
 
@@ -43,7 +47,13 @@ class RailPolicy:
     message or packet uid); ``round-robin`` takes the node's rails in turn;
     ``congestion`` the rail with the fewest bytes waiting at the NIC (on its
     wire, queued or cut for it); ``dedicated`` the node's own plane (one job
-    per plane; see ``PacketNetwork.set_node_planes``, plane 0 by default).
+    per plane; see ``PacketNetwork.set_node_planes``, plane 0 by default);
+    ``shortest`` the planes whose legal path for the (source router,
+    destination router) pair has the fewest router hops under each plane's
+    failure map (a plane reached only by a Valiant detour counts as longer than
+    any minimal path), taking the tied planes in turn as round-robin does --
+    without failures every plane ties and it *is* round-robin.  Every policy
+    avoids a plane without a legal path for the pair (``railpick.py``).
     ``unit`` (an index of :data:`RAIL_UNITS`): the choice is made per message
     (all its packets on one rail) or per packet.  Responses and synthetic
     traffic choose per packet.
@@ -91,14 +101,35 @@ class Planes(Topology):
 
     def routing(self, name: str, seed: int = 0, **options):
         """The base topology's routing ``name``: the core runs a copy of it in every plane (over
-        that plane's own tables, :meth:`plane_routings`).  Every plane must serve every pair."""
-        return self.base.routing(name, seed=seed, **options)
+        that plane's own tables, :meth:`plane_routings`).  Where the planes' links failed apart,
+        every router pair must have a legal path in some plane (ConfigError otherwise)."""
+        hops = self.plane_hops(name)
+        if hops is None:
+            return self.base.routing(name, seed=seed, **options)
+        return Routing(self.base, self.base.routing_spec(name), seed=seed, **options)
 
     def plane_routings(self, name: str, seed: int = 0, **options) -> list:
         """Routing ``name`` over the tables of planes 1, 2, ... where their links failed apart
-        from plane 0's (None for a plane whose tables are plane 0's)."""
-        return [None if t is self.base else t.routing(name, seed=seed, **options)
+        from plane 0's (None for a plane whose tables are plane 0's).  A plane may leave pairs
+        without a legal path: the NICs send those pairs over other planes (:meth:`plane_hops`)."""
+        spec = self.base.routing_spec(name)
+        return [None if t is self.base else Routing(t, spec, seed=seed, **options)
                 for t in self.plane_topologies[1:]]
+
+    def plane_hops(self, name: str):
+        """Per router pair and plane, the hops of the plane's shortest legal path for routing
+        ``name`` (:func:`~ppt.interconnects.railpick.plane_hops`, computed once per routing), or
+        None where every plane is the same topology (no failures, or a file's failures in every
+        plane).  A ConfigError if some pair has no legal path in any plane."""
+        if all(t is self.base for t in self.plane_topologies):
+            return None
+        cache = self.__dict__.setdefault("_plane_hops", {})
+        if name not in cache:
+            spec = self.base.routing_spec(name)
+            table = railpick.plane_hops(self.plane_topologies, spec)
+            railpick.check_served(table, self.base, spec)
+            cache[name] = table
+        return cache[name]
 
     def router_plane(self) -> np.ndarray:
         """Plane of every router."""

@@ -255,6 +255,17 @@ class Topology:
         for routing ``spec`` (by default one that takes minimal paths only)."""
         return np.zeros((0, 2), dtype=np.int64)
 
+    def legal_hops(self, spec: RoutingSpec | None = None) -> np.ndarray:
+        """``(routers, routers)`` int32: router hops of the shortest path routing ``spec`` may take
+        legally from router x to router y over surviving links, ``DETOUR`` where only a Valiant
+        path is legal, ``FAR`` where none is (see ``legalpaths.py``).  This default knows legality
+        only: 0 for every pair with a legal minimal path; grouped topologies count hops."""
+        from ppt.interconnects.legalpaths import DETOUR, FAR
+        hops = np.zeros((self.num_routers, self.num_routers), dtype=np.int32)
+        for pairs, value in ((self.unroutable_pairs(), DETOUR), (self.unroutable_pairs(spec), FAR)):
+            hops[pairs[:, 0], pairs[:, 1]] = value
+        return hops
+
     def check_routable(self, spec: RoutingSpec) -> None:
         """ConfigError naming a router pair routing ``spec`` cannot serve, if the failures left one."""
         if self.failures is None:

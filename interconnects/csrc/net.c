@@ -394,21 +394,71 @@ static double rail_load_B(const ppt_net_t *net, int32_t node, int32_t rail)
     return load;
 }
 
+/* The legal hops of every plane for the router pair of nodes src and dst (see ppt_net_set_plane_hops). */
+static inline const uint8_t *pair_hops(const ppt_net_t *net, int32_t src, int32_t dst)
+{
+    int64_t routers = net->cfg.num_routers / net->planes;
+    int64_t s = net->cfg.node_router[src] / net->planes, d = net->cfg.node_router[dst] / net->planes;
+    return &net->plane_hops[(s * routers + d) * net->planes];
+}
+
+/* Whether plane `plane` may carry packets from node src to node dst: it has a legal path for their
+ * routers (the hops table) and the filter, if any, allows it. */
 static int plane_usable(const ppt_net_t *net, int32_t plane, int32_t src, int32_t dst)
 {
+    if (net->plane_hops && pair_hops(net, src, dst)[plane] == PPT_PLANE_NONE)
+        return 0;
     return !net->plane_usable || net->plane_usable(net->plane_usable_ctx, plane, src, dst);
+}
+
+/* PPT_RAIL_SHORTEST: among the usable planes whose legal path from node's router to dst's is
+ * shortest, the turn-th (mod their count); -1 if no plane is usable.  With every plane tied (no
+ * failures, or equal lengths) this is round-robin's pick. */
+static int32_t shortest_rail(const ppt_net_t *net, int32_t node, int32_t dst, uint64_t turn)
+{
+    const uint8_t *hops = net->plane_hops ? pair_hops(net, node, dst) : NULL;
+    int32_t best = PPT_PLANE_NONE, ties = 0;
+    for (int32_t k = 0; k < net->planes; k++) {
+        if (!plane_usable(net, k, node, dst))
+            continue;
+        int32_t h = hops ? hops[k] : 0;
+        if (h < best)
+            best = h, ties = 0;
+        ties += h == best;
+    }
+    if (!ties)
+        return NONE;
+    int32_t nth = (int32_t)(turn % (uint64_t)ties);
+    for (int32_t k = 0; k < net->planes; k++)
+        if (plane_usable(net, k, node, dst) && (hops ? hops[k] : 0) == best && nth-- == 0)
+            return k;
+    return NONE;                                /* unreachable: `ties` planes passed */
 }
 
 /* The rail (plane) of message or packet `uid` from `node` to `dst` by the rail policy, among the
  * planes usable for (node, dst): random hashes (seed, uid), round-robin counts the node's choices,
- * congestion takes the least loaded rail (lowest index on ties), dedicated the node's plane.  An
- * unusable pick moves on to the next usable plane; if none is usable the policy's pick stands. */
+ * congestion takes the least loaded rail (lowest index on ties), dedicated the node's plane,
+ * shortest the planes with the shortest legal path in turn.  An unusable pick moves on to the next
+ * usable plane; if none is usable the policy's pick stands.
+ *
+ * Deadlock freedom: a packet stays on the plane chosen here until it is delivered, and each plane
+ * is a separate router graph with its own deadlock-free routing (its VC scheme ranks only that
+ * plane's channels), so no channel dependency crosses planes.  Skipping planes without a legal path
+ * for the pair means a routing is never asked for a path its VC scheme does not cover. */
 static int32_t choose_rail(ppt_net_t *net, int32_t node, int32_t dst, uint64_t uid)
 {
     int32_t planes = net->planes, pick = 0;
     if (planes == 1)
         return 0;
     switch (net->rail_policy) {
+    case PPT_RAIL_SHORTEST: {
+        uint64_t turn = net->nic_rail_count[node]++;
+        pick = shortest_rail(net, node, dst, turn);
+        if (pick != NONE)
+            return pick;
+        pick = (int32_t)(turn % (uint64_t)planes);
+        break;
+    }
     case PPT_RAIL_RANDOM: {
         ppt_packet_t key = {.uid = uid};
         pick = (int32_t)(ppt_rand(&net->routing, &key, RAIL_SALT) % (uint64_t)planes);
@@ -954,7 +1004,7 @@ void ppt_net_free(ppt_net_t *net)
                       net->rail_queued_B, net->nic_injected_B, net->nic_ejected_B, net->nic_resp_head,
                       net->nic_resp_tail, net->nic_shared_head, net->nic_shared_tail, net->nic_held,
                       net->nic_held_rail, net->nic_rail_count, net->nic_msg_seq, net->nic_resp_seq, net->nic_key,
-                      net->nic_send_key, net->plane_routing, (void *)net->node_plane,
+                      net->nic_send_key, net->plane_routing, (void *)net->node_plane, net->plane_hops,
                       net->pkts, net->msgs, net->partial.keys, net->partial.left, net->out,
                       net->sources, net->outbox_len, net->outbox_cap};
     for (size_t k = 0; k < sizeof tables / sizeof *tables; k++)
@@ -988,6 +1038,16 @@ void ppt_net_set_plane_filter(ppt_net_t *net, ppt_plane_usable_fn usable, const 
 {
     net->plane_usable = usable;
     net->plane_usable_ctx = ctx;
+}
+
+void ppt_net_set_plane_hops(ppt_net_t *net, const uint8_t *hops)
+{
+    int64_t routers = net->cfg.num_routers / net->planes;
+    size_t size = (size_t)(routers * routers * net->planes);
+    uint8_t *copy = zalloc(size, 1);
+    memcpy(copy, hops, size);
+    free(net->plane_hops);
+    net->plane_hops = copy;
 }
 
 double ppt_net_next_time(ppt_net_t *net)

@@ -36,7 +36,7 @@ typedef struct ppt_net_config {
     int32_t rail_unit;              /* PPT_RAIL_PER_MESSAGE or PPT_RAIL_PER_PACKET */
 } ppt_net_config_t;
 
-enum { PPT_RAIL_RANDOM, PPT_RAIL_ROUND_ROBIN, PPT_RAIL_CONGESTION, PPT_RAIL_DEDICATED };
+enum { PPT_RAIL_RANDOM, PPT_RAIL_ROUND_ROBIN, PPT_RAIL_CONGESTION, PPT_RAIL_DEDICATED, PPT_RAIL_SHORTEST };
 enum { PPT_RAIL_PER_MESSAGE, PPT_RAIL_PER_PACKET };
 /* Whether plane `plane` has a legal path from node src to node dst (e.g. none after link failures);
  * the rail choice skips planes it refuses (keeping the policy's own pick if it refuses them all). */
@@ -132,4 +132,12 @@ void ppt_net_set_node_planes(ppt_net_t *net, const int32_t *node_plane);
 void ppt_net_set_plane_routing(ppt_net_t *net, int32_t plane, const ppt_routing_t *routing);
 /* The planes a rail choice may use per (src, dst); NULL (the default): every plane. */
 void ppt_net_set_plane_filter(ppt_net_t *net, ppt_plane_usable_fn usable, const void *ctx);
+/* Each plane's legal path length per router pair, from its static failure map (railpick.py):
+ * hops[(s * R + d) * planes + k] for plane-local routers s, d (R = num_routers / planes) is the hop
+ * count of plane k's shortest legal path from s to d, PPT_PLANE_DETOUR if only a non-minimal
+ * (Valiant) path is legal there, PPT_PLANE_NONE if none is.  Copied.  Every rail choice skips planes
+ * marked NONE for the pair; PPT_RAIL_SHORTEST prefers the planes with the fewest hops.  Not set
+ * (the default): every plane serves every pair equally. */
+enum { PPT_PLANE_DETOUR = 254, PPT_PLANE_NONE = 255 };
+void ppt_net_set_plane_hops(ppt_net_t *net, const uint8_t *hops);
 #endif
