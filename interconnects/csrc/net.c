@@ -996,6 +996,7 @@ double ppt_net_next_time(ppt_net_t *net)
     return next ? next->t : INFINITY;
 }
 int64_t ppt_net_packets_in_flight(const ppt_net_t *net) { return net->pkts_live; }
+double ppt_net_now(const ppt_net_t *net) { return net->now; }
 
 int64_t ppt_net_outputs(ppt_net_t *net, ppt_output_t **out)
 {
