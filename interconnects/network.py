@@ -182,6 +182,10 @@ class Network:
         whose arrays are ``tables``: the network keeps them alive while its sources run)."""
         raise ConfigError(f"synthetic traffic runs on the packet network, not the {self.kind} network")
 
+    def end_s(self, sim) -> float:
+        """Time of this rank's last event, the network's own included, s."""
+        return sim.now
+
     def stats(self, sim) -> dict:
         """This rank's network statistics; :meth:`merge_stats` combines ranks."""
         return {}

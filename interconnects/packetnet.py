@@ -105,6 +105,10 @@ class PacketCore:
         self.router_rank = np.array([net.block_first_router(k, sim.size) for k in range(sim.size + 1)])
         self.wake_s = INFINITY
         self._wakes = 0
+        #: How far past the engine's next event a wake-up may run the core: a message Python hands
+        #: over at time t reaches the core at t + nic_latency_s, so events before then cannot change.
+        #: Zero once synthetic sources run (an engine event may stop them at its own time).
+        self.lead_s = net.nic_latency_s
         #: Message latencies (hand-over to delivery, s) of messages delivered on this rank.
         self.message_latency = latency.new_histogram()
         #: Host of the nodes that have no NIC entity (see PacketNetwork.host_every_node), or None.
@@ -158,7 +162,7 @@ class PacketCore:
         if number != self._wakes:
             return                                  # superseded by an earlier wake-up
         self.wake_s = INFINITY
-        sim.events += lib.ppt_net_run(self.c, min(sim.peek(), sim.horizon), CHUNK_EVENTS)
+        sim.events += lib.ppt_net_run(self.c, min(sim.peek() + self.lead_s, sim.horizon), CHUNK_EVENTS)
         count = lib.ppt_net_outputs(self.c, self._outputs)
         if count:
             self._hand_over(count)
@@ -401,6 +405,7 @@ class PacketNetwork(Network):
         """Start the sources of ``source_cfg`` (a ``ppt_traffic_config_t``; it and the arrays it points
         into, ``tables``, live as long as the core)."""
         self.core.keep(tables)
+        self.core.lead_s = 0.0
         status = lib.ppt_net_start_traffic(self.core.c, source_cfg)
         if status != 0:
             raise ConfigError("out of memory starting the traffic sources" if status == -1 else
@@ -432,12 +437,17 @@ class PacketNetwork(Network):
         """Create no more synthetic packets from ``stop_s`` on (those in flight still arrive)."""
         lib.ppt_net_stop_traffic(self.core.c, stop_s)
 
+    def end_s(self, sim) -> float:
+        """The engine's last event or the core's, whichever is later: the core runs ahead of the
+        engine's wake-ups, so the time of the last wake-up says nothing about the network."""
+        return max(sim.now, lib.ppt_net_now(self.core.c))
+
     def stats(self, sim) -> dict:
         counters = self.core.counters()
         for key in ("router_traversals", "injected_uid_hash", "delivered_uid_hash", "in_flight", "events",
                     "queue_depth_sum"):
             del counters[key]
-        return {"counters": counters, "links": self.core.link_summary(), "span_s": sim.now,
+        return {"counters": counters, "links": self.core.link_summary(), "span_s": self.end_s(sim),
                 "load": local_load(self.topo, self.core.port_bytes(), self.local_routers(sim)),
                 "packet_latency": self.core.packet_latencies().wire(),
                 "message_latency": self.core.message_latencies().wire()}

@@ -72,12 +72,13 @@ static inline void heap_pop(ppt_heap_t *heap, ppt_event_t *top)
         h[i] = last;
 }
 
-/* A bucket: a small heap whose first BUCKET_INLINE events live beside its header (one or two cache
- * lines touched per push), moving to an array of their own only when the bucket overflows. */
+/* A bucket: a small heap whose first BUCKET_INLINE events live beside its header (four cache lines,
+ * aligned), moving to an array of their own only when the bucket overflows. */
 #define BUCKET_INLINE 7
 typedef struct ppt_bucket {
     ppt_heap_t heap;
     ppt_event_t inline_ev[BUCKET_INLINE];
+    char pad[8];
 } ppt_bucket_t;
 
 static inline void bucket_push(ppt_bucket_t *b, const ppt_event_t *ev)
@@ -92,15 +93,25 @@ static inline void bucket_push(ppt_bucket_t *b, const ppt_event_t *ev)
     heap_push(&b->heap, ev);
 }
 
+/* Pushes to later days wait in a short FIFO while their bucket is fetched into the cache: the ring
+ * is larger than the caches, so a push straight into its bucket would stall on memory. */
+#define STAGE 8
+typedef struct ppt_staged {
+    ppt_event_t ev;
+    int64_t day;
+} ppt_staged_t;
+
 typedef struct ppt_queue {
     ppt_bucket_t *bucket;   /* ring of nbuckets; bucket of day d is bucket[d & mask] */
     int64_t nbuckets, mask;
     double width;           /* seconds per bucket */
     double per_width;       /* 1 / width */
     int64_t today;          /* day (floor(t / width)) of the current bucket */
-    int64_t in_ring;        /* events in the ring */
+    int64_t in_ring;        /* events in the ring, staged ones included */
     ppt_heap_t later;       /* events of days >= today + nbuckets */
     int64_t len;            /* all pending events */
+    int64_t staged, stage_head;             /* staged events: stage[(stage_head + i) % STAGE] */
+    ppt_staged_t stage[STAGE];              /* ring events of days after today, not yet in their bucket */
 } ppt_queue_t;
 
 static inline int64_t queue_day(const ppt_queue_t *q, double t)
@@ -114,14 +125,29 @@ void ppt_queue_free(ppt_queue_t *q);
 void ppt_queue_resize(ppt_queue_t *q);
 /* Bring the ring to the first non-empty day (overflow events move in as it advances). */
 void ppt_queue_advance(ppt_queue_t *q);
+/* Put every staged event into its bucket. */
+void ppt_queue_unstage(ppt_queue_t *q);
 
 static inline void queue_push(ppt_queue_t *q, const ppt_event_t *ev)
 {
     int64_t day = queue_day(q, ev->t);
-    if (day < q->today)             /* only before the first pop: the ring starts at the earliest event */
-        day = q->today;
-    if (day - q->today < q->nbuckets) {
-        bucket_push(&q->bucket[day & q->mask], ev);
+    if (day <= q->today) {          /* today's bucket (before the first pop, the earliest event's) */
+        bucket_push(&q->bucket[q->today & q->mask], ev);
+        q->in_ring++;
+    } else if (day - q->today < q->nbuckets) {
+        if (q->staged == STAGE) {   /* the oldest staged event's bucket has had time to arrive */
+            ppt_staged_t *old = &q->stage[q->stage_head];
+            bucket_push(&q->bucket[old->day & q->mask], &old->ev);
+            q->stage_head = (q->stage_head + 1) % STAGE;
+            q->staged--;
+        }
+        ppt_bucket_t *b = &q->bucket[day & q->mask];
+        __builtin_prefetch(b, 1);
+        __builtin_prefetch((char *)b + 64, 1);
+        __builtin_prefetch((char *)b + 128, 1);
+        ppt_staged_t *s = &q->stage[(q->stage_head + q->staged++) % STAGE];
+        s->ev = *ev;
+        s->day = day;
         q->in_ring++;
     } else {
         heap_push(&q->later, ev);

@@ -29,6 +29,8 @@
 /* Message uids are node << 32 | a count; responses and synthetic traffic count in their own ranges,
  * so a message's uid never depends on how far the core ran before Python handed it over. */
 #define RESPONSE_BIT (1ULL << 30)
+/* Routers of at most this many ports have all their port records prefetched before a packet arrives. */
+#define PREFETCH_PORTS 8
 
 /* ---------------------------------------------------------------- event queue */
 
@@ -789,8 +791,15 @@ int64_t ppt_net_run(ppt_net_t *net, double until_s, int64_t max_events)
         net->c.queue_depth_sum += net->queue.len;
         queue_pop(&net->queue, &ev);
         const ppt_event_t *after = queue_peek(&net->queue);
-        if (after && (after->kind == EV_ARRIVE || after->kind == EV_NIC_RECEIVE))
+        if (after && (after->kind == EV_ARRIVE || after->kind == EV_NIC_RECEIVE)) {
             __builtin_prefetch(&net->pkts[after->a]);   /* the next event's packet is a likely cache miss */
+            if (after->kind == EV_ARRIVE && net->radix <= PREFETCH_PORTS) {
+                /* so is the output port it will take: on a small router, fetch them all */
+                const port_t *o = &net->ports[(int64_t)after->target * net->radix];
+                for (int32_t k = 0; k < net->radix; k++)
+                    __builtin_prefetch(&o[k], 1);
+            }
+        }
         net->now = ev.t;
         done++;
         int32_t target = ev.target;
@@ -1056,6 +1065,7 @@ double ppt_net_next_time(ppt_net_t *net)
     return next ? next->t : INFINITY;
 }
 int64_t ppt_net_packets_in_flight(const ppt_net_t *net) { return net->pkts_live; }
+double ppt_net_now(const ppt_net_t *net) { return net->now; }
 
 int64_t ppt_net_outputs(ppt_net_t *net, ppt_output_t **out)
 {

@@ -106,6 +106,8 @@ uint64_t ppt_net_send(ppt_net_t *net, int32_t src, int32_t dst, int64_t nbytes, 
  * reply could first reach the core.  Returns the number of events run. */
 int64_t ppt_net_run(ppt_net_t *net, double until_s, int64_t max_events);
 double ppt_net_next_time(ppt_net_t *net);
+/* Time of the last event run, s (0 before any). */
+double ppt_net_now(const ppt_net_t *net);
 int64_t ppt_net_outputs(ppt_net_t *net, ppt_output_t **out);
 void ppt_net_clear_outputs(ppt_net_t *net);
 

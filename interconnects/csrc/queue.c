@@ -29,7 +29,7 @@ void ppt_queue_init(ppt_queue_t *q, int64_t nbuckets, double width)
     q->mask = nbuckets - 1;
     q->width = width;
     q->per_width = 1.0 / width;
-    q->bucket = malloc((size_t)nbuckets * sizeof(ppt_bucket_t));
+    q->bucket = aligned_alloc(64, (size_t)nbuckets * sizeof(ppt_bucket_t));
     if (!q->bucket) {
         fprintf(stderr, "ppt: out of memory for the event queue\n");
         abort();
@@ -57,6 +57,29 @@ static void into_ring(ppt_queue_t *q, const ppt_event_t *ev)
     q->in_ring++;
 }
 
+/* Put the staged events of `day` (all of them when day < 0) into their buckets, keeping the rest in order. */
+static void unstage_day(ppt_queue_t *q, int64_t day)
+{
+    int64_t kept = 0;
+    ppt_staged_t keep[STAGE];
+    for (int64_t i = 0; i < q->staged; i++) {
+        ppt_staged_t *s = &q->stage[(q->stage_head + i) % STAGE];
+        if (day < 0 || s->day == day)
+            bucket_push(&q->bucket[s->day & q->mask], &s->ev);
+        else
+            keep[kept++] = *s;
+    }
+    for (int64_t i = 0; i < kept; i++)
+        q->stage[i] = keep[i];
+    q->stage_head = 0;
+    q->staged = kept;
+}
+
+void ppt_queue_unstage(ppt_queue_t *q)
+{
+    unstage_day(q, -1);
+}
+
 void ppt_queue_advance(ppt_queue_t *q)
 {
     while (!q->bucket[q->today & q->mask].heap.len) {
@@ -69,6 +92,8 @@ void ppt_queue_advance(ppt_queue_t *q)
             heap_pop(&q->later, &ev);
             into_ring(q, &ev);
         }
+        if (q->staged)
+            unstage_day(q, q->today);
     }
 }
 
@@ -80,6 +105,7 @@ static int by_time(const void *x, const void *y)
 
 void ppt_queue_resize(ppt_queue_t *q)
 {
+    ppt_queue_unstage(q);
     int64_t n = q->len, k = 0;
     ppt_event_t *all = malloc((size_t)(n ? n : 1) * sizeof(ppt_event_t));
     if (!all) {

@@ -111,7 +111,7 @@ class JobMix:
         return {"system": self.machine.name, "network_kind": self.machine.network_kind,
                 "allocation": self.allocation, "seed": self.seed,
                 "predicted_s": max(e["predicted_s"] for e in entries if e["predicted_s"] is not None),
-                "span_s": sim.now, "jobs": entries, "network": network}
+                "span_s": net.end_s(sim), "jobs": entries, "network": network}
 
     def _start_traffic(self) -> bool:
         """Start the traffic jobs' sources; True if there are any."""
