@@ -60,16 +60,16 @@ static void into_ring(ppt_queue_t *q, const ppt_event_t *ev)
 /* Put the staged events of `day` (all of them when day < 0) into their buckets, keeping the rest in order. */
 static void unstage_day(ppt_queue_t *q, int64_t day)
 {
-    int64_t kept = 0;
+    int64_t i, kept = 0;
     ppt_staged_t keep[STAGE];
-    for (int64_t i = 0; i < q->staged; i++) {
+    for (i = 0; i < q->staged; i++) {
         ppt_staged_t *s = &q->stage[(q->stage_head + i) % STAGE];
         if (day < 0 || s->day == day)
             bucket_push(&q->bucket[s->day & q->mask], &s->ev);
         else
             keep[kept++] = *s;
     }
-    for (int64_t i = 0; i < kept; i++)
+    for (i = 0; i < kept; i++)
         q->stage[i] = keep[i];
     q->stage_head = 0;
     q->staged = kept;
@@ -80,8 +80,19 @@ void ppt_queue_unstage(ppt_queue_t *q)
     unstage_day(q, -1);
 }
 
+/* The earliest day of a staged event (INT64_MAX when none is staged). */
+static int64_t first_staged_day(const ppt_queue_t *q)
+{
+    int64_t first = INT64_MAX;
+    for (int64_t i = 0; i < q->staged; i++)
+        if (q->stage[(q->stage_head + i) % STAGE].day < first)
+            first = q->stage[(q->stage_head + i) % STAGE].day;
+    return first;
+}
+
 void ppt_queue_advance(ppt_queue_t *q)
 {
+    int64_t staged_day = first_staged_day(q);
     while (!q->bucket[q->today & q->mask].heap.len) {
         if (q->in_ring)
             q->today++;
@@ -92,8 +103,10 @@ void ppt_queue_advance(ppt_queue_t *q)
             heap_pop(&q->later, &ev);
             into_ring(q, &ev);
         }
-        if (q->staged)
+        if (q->today >= staged_day) {       /* staged days lie ahead of today: the walk meets them */
             unstage_day(q, q->today);
+            staged_day = first_staged_day(q);
+        }
     }
 }
 
