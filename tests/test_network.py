@@ -73,6 +73,17 @@ def test_saturating_uniform_load_conserves_packets_and_drains_without_deadlock(d
     assert_conserved(net, sim)                                # and the load did fill some port's buffers
 
 
+@pytest.mark.parametrize("depth, events, spread_s, far", [
+    (1000, 200_000, 1e-7, 0),           # dense: most pushes land in the current epoch
+    (200_000, 600_000, 1e-7, 0),        # deep: later epochs' arrays, resizes as the depth swings
+    (50_000, 300_000, 1e-6, 50),        # a tail 1,000 times further: the overflow heap
+    (10, 100_000, 1e-9, 3),             # sparse: empty epochs skipped, jumps into the overflow heap
+])
+def test_the_core_event_queue_pops_in_time_and_key_order_as_a_binary_heap_does(depth, events, spread_s, far):
+    from ppt.interconnects.packetcore import lib
+    assert lib.ppt_queue_check(depth, events, spread_s, far, 7) == 0
+
+
 def test_buffers_are_given_per_port_or_per_vc():
     per_port, _ = ring_network(buffer_B=1000)             # DOR has 2 VCs
     per_vc, _ = ring_network(vc_buffer_B=1000)

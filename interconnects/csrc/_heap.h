@@ -2,12 +2,15 @@
  *
  * Events leave in (time, key) order; keys are unique, so the order is total
  * and any correct queue gives the same run.  The queue is a calendar queue
- * (R. Brown, "Calendar queues", CACM 31(10), 1988): a ring of buckets of
- * `width` seconds each covers the near future, every bucket a small binary
- * heap, and events beyond the ring wait in an overflow heap until the ring
- * reaches them.  Push and pop cost O(1) on average when a bucket holds a few
- * events; the ring is rebuilt with a new width when the number of pending
- * events outgrows or undershoots it.
+ * (R. Brown, "Calendar queues", CACM 31(10), 1988) of days `width` seconds
+ * long, in two tiers (as a ladder queue has rungs: W. T. Tang, R. S. M. Goh,
+ * I. L.-J. Thng, "Ladder queue", ACM TOMACS 15(3), 2005): the days of the
+ * current epoch are buckets, each a small binary heap; each later epoch
+ * within reach is an unsorted array dealt into the buckets when the walk
+ * reaches it; events beyond reach wait in an overflow heap.  Push and pop
+ * cost O(1) on average when a day holds a few events; the calendar is
+ * rebuilt with a new width when the number of pending events outgrows or
+ * undershoots it.
  */
 #ifndef PPT_HEAP_H
 #define PPT_HEAP_H
@@ -93,25 +96,32 @@ static inline void bucket_push(ppt_bucket_t *b, const ppt_event_t *ev)
     heap_push(&b->heap, ev);
 }
 
-/* Pushes to later days wait in a short FIFO while their bucket is fetched into the cache: the ring
- * is larger than the caches, so a push straight into its bucket would stall on memory. */
-#define STAGE 8
-typedef struct ppt_staged {
-    ppt_event_t ev;
-    int64_t day;
-} ppt_staged_t;
+/* The calendar has two tiers.  The days of the current epoch (EPOCH_DAYS days) are a ring of
+ * buckets small enough to stay in the cache.  Each later epoch within reach is a plain array that
+ * pushes append to, in any order; when the walk reaches that epoch, its array is dealt into the
+ * ring.  A push to a later day thus writes at the end of one of a few hundred arrays, whose ends stay
+ * in the cache, instead of into a bucket of a ring larger than the caches.  Epochs beyond reach wait
+ * in the overflow heap. */
+#define EPOCH_BITS 8
+#define EPOCH_DAYS (1 << EPOCH_BITS)
 
 typedef struct ppt_queue {
-    ppt_bucket_t *bucket;   /* ring of nbuckets; bucket of day d is bucket[d & mask] */
-    int64_t nbuckets, mask;
-    double width;           /* seconds per bucket */
+    ppt_bucket_t *bucket;   /* the current epoch's days: bucket of day d is bucket[d & (EPOCH_DAYS - 1)] */
+    ppt_heap_t *epoch_ev;   /* ring of nepochs arrays: epoch e's events in epoch_ev[e & emask], unordered */
+    int64_t nepochs, emask;
+    double width;           /* seconds per day */
     double per_width;       /* 1 / width */
     int64_t today;          /* day (floor(t / width)) of the current bucket */
-    int64_t in_ring;        /* events in the ring, staged ones included */
-    ppt_heap_t later;       /* events of days >= today + nbuckets */
+    int64_t epoch;          /* today >> EPOCH_BITS, but for the days before the first pop */
+    int64_t in_days;        /* events in the current epoch's buckets */
+    int64_t in_epochs;      /* events in the later epochs' arrays */
+    ppt_heap_t later;       /* events of epochs >= epoch + nepochs */
     int64_t len;            /* all pending events */
-    int64_t staged, stage_head;             /* staged events: stage[(stage_head + i) % STAGE] */
-    ppt_staged_t stage[STAGE];              /* ring events of days after today, not yet in their bucket */
+    /* Records the events of an epoch will touch, fetched into the cache while the epoch is dealt: an
+     * event whose kind is in the bit set hint_kinds touches hint + a * hint_stride (its field a). */
+    const char *hint;
+    int64_t hint_stride;
+    uint32_t hint_kinds;
 } ppt_queue_t;
 
 static inline int64_t queue_day(const ppt_queue_t *q, double t)
@@ -119,40 +129,34 @@ static inline int64_t queue_day(const ppt_queue_t *q, double t)
     return (int64_t)(t * q->per_width);     /* times are never negative: truncation is floor */
 }
 
-void ppt_queue_init(ppt_queue_t *q, int64_t nbuckets, double width);
+/* An empty queue whose days are `width` seconds, reaching about `days` days ahead. */
+void ppt_queue_init(ppt_queue_t *q, int64_t days, double width);
 void ppt_queue_free(ppt_queue_t *q);
-/* Rebuild the ring for the pending events (new bucket count and width). */
+/* Rebuild the calendar for the pending events (new width and reach). */
 void ppt_queue_resize(ppt_queue_t *q);
-/* Bring the ring to the first non-empty day (overflow events move in as it advances). */
+/* Bring the walk to the first non-empty day (dealing later epochs into the ring as it goes). */
 void ppt_queue_advance(ppt_queue_t *q);
-/* Put every staged event into its bucket. */
-void ppt_queue_unstage(ppt_queue_t *q);
 
 static inline void queue_push(ppt_queue_t *q, const ppt_event_t *ev)
 {
     int64_t day = queue_day(q, ev->t);
+    int64_t ahead = (day >> EPOCH_BITS) - q->epoch;
     if (day <= q->today) {          /* today's bucket (before the first pop, the earliest event's) */
-        bucket_push(&q->bucket[q->today & q->mask], ev);
-        q->in_ring++;
-    } else if (day - q->today < q->nbuckets) {
-        if (q->staged == STAGE) {   /* the oldest staged event's bucket has had time to arrive */
-            ppt_staged_t *old = &q->stage[q->stage_head];
-            bucket_push(&q->bucket[old->day & q->mask], &old->ev);
-            q->stage_head = (q->stage_head + 1) % STAGE;
-            q->staged--;
-        }
-        ppt_bucket_t *b = &q->bucket[day & q->mask];
-        __builtin_prefetch(b, 1);
-        __builtin_prefetch((char *)b + 64, 1);
-        __builtin_prefetch((char *)b + 128, 1);
-        ppt_staged_t *s = &q->stage[(q->stage_head + q->staged++) % STAGE];
-        s->ev = *ev;
-        s->day = day;
-        q->in_ring++;
+        bucket_push(&q->bucket[q->today & (EPOCH_DAYS - 1)], ev);
+        q->in_days++;
+    } else if (ahead == 0) {
+        bucket_push(&q->bucket[day & (EPOCH_DAYS - 1)], ev);
+        q->in_days++;
+    } else if (ahead < q->nepochs) {
+        ppt_heap_t *a = &q->epoch_ev[(day >> EPOCH_BITS) & q->emask];
+        if (a->len == a->cap)
+            a->ev = ppt_grow(a->ev, &a->cap, sizeof(ppt_event_t), a->len + 1);
+        a->ev[a->len++] = *ev;
+        q->in_epochs++;
     } else {
         heap_push(&q->later, ev);
     }
-    if (++q->len > 8 * q->nbuckets)
+    if (++q->len > 8 * (q->nepochs << EPOCH_BITS))
         ppt_queue_resize(q);
 }
 
@@ -161,17 +165,17 @@ static inline const ppt_event_t *queue_peek(ppt_queue_t *q)
 {
     if (!q->len)
         return NULL;
-    if (!q->bucket[q->today & q->mask].heap.len)
+    if (!q->bucket[q->today & (EPOCH_DAYS - 1)].heap.len)
         ppt_queue_advance(q);
-    return &q->bucket[q->today & q->mask].heap.ev[0];
+    return &q->bucket[q->today & (EPOCH_DAYS - 1)].heap.ev[0];
 }
 
 static inline void queue_pop(ppt_queue_t *q, ppt_event_t *top)
 {
     queue_peek(q);
-    heap_pop(&q->bucket[q->today & q->mask].heap, top);
-    q->in_ring--;
-    if (--q->len < q->nbuckets / 4 && q->nbuckets > 1024)
+    heap_pop(&q->bucket[q->today & (EPOCH_DAYS - 1)].heap, top);
+    q->in_days--;
+    if (--q->len < (q->nepochs << EPOCH_BITS) / 4 && q->nepochs > 4)
         ppt_queue_resize(q);
 }
 #endif

@@ -3,7 +3,6 @@
 #include <string.h>
 #include "_heap.h"
 
-#define MIN_BUCKETS 1024
 #define SAMPLE 512
 
 void *ppt_grow(void *p, int64_t *cap, size_t item, int64_t need)
@@ -22,19 +21,22 @@ void *ppt_grow(void *p, int64_t *cap, size_t item, int64_t need)
     return q;
 }
 
-void ppt_queue_init(ppt_queue_t *q, int64_t nbuckets, double width)
+void ppt_queue_init(ppt_queue_t *q, int64_t days, double width)
 {
     memset(q, 0, sizeof *q);
-    q->nbuckets = nbuckets;
-    q->mask = nbuckets - 1;
+    q->nepochs = 4;
+    while (q->nepochs << EPOCH_BITS < days)
+        q->nepochs *= 2;
+    q->emask = q->nepochs - 1;
     q->width = width;
     q->per_width = 1.0 / width;
-    q->bucket = aligned_alloc(64, (size_t)nbuckets * sizeof(ppt_bucket_t));
-    if (!q->bucket) {
+    q->bucket = aligned_alloc(64, EPOCH_DAYS * sizeof(ppt_bucket_t));
+    q->epoch_ev = calloc((size_t)q->nepochs, sizeof(ppt_heap_t));
+    if (!q->bucket || !q->epoch_ev) {
         fprintf(stderr, "ppt: out of memory for the event queue\n");
         abort();
     }
-    for (int64_t i = 0; i < nbuckets; i++) {
+    for (int64_t i = 0; i < EPOCH_DAYS; i++) {
         q->bucket[i].heap.ev = q->bucket[i].inline_ev;
         q->bucket[i].heap.len = 0;
         q->bucket[i].heap.cap = BUCKET_INLINE;
@@ -43,70 +45,57 @@ void ppt_queue_init(ppt_queue_t *q, int64_t nbuckets, double width)
 
 void ppt_queue_free(ppt_queue_t *q)
 {
-    for (int64_t i = 0; i < q->nbuckets; i++)
+    for (int64_t i = 0; i < EPOCH_DAYS; i++)
         if (q->bucket[i].heap.ev != q->bucket[i].inline_ev)
             free(q->bucket[i].heap.ev);
+    for (int64_t e = 0; e < q->nepochs; e++)
+        free(q->epoch_ev[e].ev);
     free(q->bucket);
+    free(q->epoch_ev);
     free(q->later.ev);
 }
 
-static void into_ring(ppt_queue_t *q, const ppt_event_t *ev)
+/* Move the walk to the first day of `epoch` (later than the current one, whose days are empty):
+ * overflow events now within reach join their epoch's array, and that epoch's array is dealt into
+ * the days' buckets. */
+static void enter_epoch(ppt_queue_t *q, int64_t epoch)
 {
-    int64_t day = queue_day(q, ev->t);
-    bucket_push(&q->bucket[(day < q->today ? q->today : day) & q->mask], ev);
-    q->in_ring++;
-}
-
-/* Put the staged events of `day` (all of them when day < 0) into their buckets, keeping the rest in order. */
-static void unstage_day(ppt_queue_t *q, int64_t day)
-{
-    int64_t i, kept = 0;
-    ppt_staged_t keep[STAGE];
-    for (i = 0; i < q->staged; i++) {
-        ppt_staged_t *s = &q->stage[(q->stage_head + i) % STAGE];
-        if (day < 0 || s->day == day)
-            bucket_push(&q->bucket[s->day & q->mask], &s->ev);
-        else
-            keep[kept++] = *s;
+    q->epoch = epoch;
+    q->today = epoch << EPOCH_BITS;
+    while (q->later.len && (queue_day(q, q->later.ev[0].t) >> EPOCH_BITS) - epoch < q->nepochs) {
+        ppt_event_t ev;
+        heap_pop(&q->later, &ev);
+        ppt_heap_t *a = &q->epoch_ev[(queue_day(q, ev.t) >> EPOCH_BITS) & q->emask];
+        a->ev = ppt_grow(a->ev, &a->cap, sizeof(ppt_event_t), a->len + 1);
+        a->ev[a->len++] = ev;
+        q->in_epochs++;
     }
-    for (i = 0; i < kept; i++)
-        q->stage[i] = keep[i];
-    q->stage_head = 0;
-    q->staged = kept;
-}
-
-void ppt_queue_unstage(ppt_queue_t *q)
-{
-    unstage_day(q, -1);
-}
-
-/* The earliest day of a staged event (INT64_MAX when none is staged). */
-static int64_t first_staged_day(const ppt_queue_t *q)
-{
-    int64_t first = INT64_MAX;
-    for (int64_t i = 0; i < q->staged; i++)
-        if (q->stage[(q->stage_head + i) % STAGE].day < first)
-            first = q->stage[(q->stage_head + i) % STAGE].day;
-    return first;
+    ppt_heap_t *a = &q->epoch_ev[epoch & q->emask];
+    for (int64_t i = 0; i < a->len; i++) {
+        if (q->hint && (q->hint_kinds >> a->ev[i].kind & 1))
+            __builtin_prefetch(q->hint + a->ev[i].a * q->hint_stride);
+        int64_t day = queue_day(q, a->ev[i].t);
+        bucket_push(&q->bucket[(day < q->today ? q->today : day) & (EPOCH_DAYS - 1)], &a->ev[i]);
+    }
+    q->in_days += a->len;
+    q->in_epochs -= a->len;
+    a->len = 0;
 }
 
 void ppt_queue_advance(ppt_queue_t *q)
 {
-    int64_t staged_day = first_staged_day(q);
-    while (!q->bucket[q->today & q->mask].heap.len) {
-        if (q->in_ring)
+    while (!q->bucket[q->today & (EPOCH_DAYS - 1)].heap.len) {
+        if (q->in_days) {               /* a later day of this epoch holds events */
             q->today++;
+            continue;
+        }
+        int64_t next = q->epoch + 1;
+        if (q->in_epochs)
+            while (!q->epoch_ev[next & q->emask].len)
+                next++;
         else
-            q->today = queue_day(q, q->later.ev[0].t);
-        while (q->later.len && queue_day(q, q->later.ev[0].t) < q->today + q->nbuckets) {
-            ppt_event_t ev;
-            heap_pop(&q->later, &ev);
-            into_ring(q, &ev);
-        }
-        if (q->today >= staged_day) {       /* staged days lie ahead of today: the walk meets them */
-            unstage_day(q, q->today);
-            staged_day = first_staged_day(q);
-        }
+            next = queue_day(q, q->later.ev[0].t) >> EPOCH_BITS;
+        enter_epoch(q, next);
     }
 }
 
@@ -118,7 +107,6 @@ static int by_time(const void *x, const void *y)
 
 void ppt_queue_resize(ppt_queue_t *q)
 {
-    ppt_queue_unstage(q);
     int64_t n = q->len, k = 0;
     ppt_event_t *all = malloc((size_t)(n ? n : 1) * sizeof(ppt_event_t));
     if (!all) {
@@ -126,20 +114,19 @@ void ppt_queue_resize(ppt_queue_t *q)
         abort();
     }
     double first = INFINITY;
-    for (int64_t i = 0; i < q->nbuckets; i++)
+    for (int64_t i = 0; i < EPOCH_DAYS; i++)
         for (int64_t j = 0; j < q->bucket[i].heap.len; j++)
             all[k++] = q->bucket[i].heap.ev[j];
+    for (int64_t e = 0; e < q->nepochs; e++)
+        for (int64_t j = 0; j < q->epoch_ev[e].len; j++)
+            all[k++] = q->epoch_ev[e].ev[j];
     for (int64_t j = 0; j < q->later.len; j++)
         all[k++] = q->later.ev[j];
-    /* width: about six events per bucket where events are densest (between the sample's quartiles);
-     * fewer, fuller buckets keep the ring small enough to stay in cache */
+    /* width: about six events per day where events are densest (between the sample's quartiles) */
     double sample[SAMPLE];
     int64_t m = n < SAMPLE ? n : SAMPLE;
-    for (int64_t i = 0; i < m; i++) {
+    for (int64_t i = 0; i < m; i++)
         sample[i] = all[i * n / m].t;
-        if (sample[i] < first)
-            first = sample[i];
-    }
     for (int64_t i = 0; i < n; i++)
         if (all[i].t < first)
             first = all[i].t;
@@ -148,18 +135,19 @@ void ppt_queue_resize(ppt_queue_t *q)
     if (!(spread > 0.0) && m)
         spread = sample[m - 1] - sample[0];
     double width = spread > 0.0 && n ? 12.0 * spread / (double)n : q->width;
-    int64_t buckets = MIN_BUCKETS;
-    while (buckets < n / 2)
-        buckets *= 2;
+    const char *hint = q->hint;
+    int64_t hint_stride = q->hint_stride;
+    uint32_t hint_kinds = q->hint_kinds;
     ppt_queue_free(q);
-    ppt_queue_init(q, buckets, width);
-    q->today = n ? queue_day(q, first) : 0;
-    for (int64_t i = 0; i < n; i++) {
-        if (queue_day(q, all[i].t) - q->today < q->nbuckets)
-            into_ring(q, &all[i]);
-        else
-            heap_push(&q->later, &all[i]);
+    ppt_queue_init(q, n / 2, width);
+    q->hint = hint;
+    q->hint_stride = hint_stride;
+    q->hint_kinds = hint_kinds;
+    if (n) {
+        q->today = queue_day(q, first);
+        q->epoch = q->today >> EPOCH_BITS;
     }
-    q->len = n;
+    for (int64_t i = 0; i < n; i++)
+        queue_push(q, &all[i]);
     free(all);
 }
