@@ -72,11 +72,16 @@ class NodeMemory:
 
 
 def _arrive(copy, delay_s: float) -> None:
+    """The payload reaches the node's host, then ``on_sent`` runs, in one event of the node's NIC
+    (whose events are ordered among themselves, so nothing can run between the two)."""
     nic, payload, on_sent = copy
-    nic.schedule(delay_s, nic.deliver, payload)
-    if on_sent is not None:
-        nic.schedule(delay_s, _call, on_sent)
+    if on_sent is None:
+        nic.schedule(delay_s, nic.deliver, payload)
+    else:
+        nic.schedule(delay_s, _deliver_then_call, copy)
 
 
-def _call(fn):
-    fn()
+def _deliver_then_call(copy) -> None:
+    nic, payload, on_sent = copy
+    nic.deliver(payload)
+    on_sent()

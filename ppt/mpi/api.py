@@ -83,7 +83,7 @@ class MPI:
         Returns the seconds spent.
         """
         rank = self._rank
-        if isinstance(work, Real) and not isinstance(work, bool):
+        if type(work) is float or isinstance(work, Real) and not isinstance(work, bool):
             seconds = float(work)
             if not (math.isfinite(seconds) and seconds >= 0.0):
                 raise rank.error(f"compute time {work!r} must be a finite number of seconds >= 0", "compute")
