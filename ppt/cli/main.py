@@ -11,6 +11,10 @@ import importlib
 import os
 import sys
 
+#: One simulation runs per process, single-threaded: BLAS threads (numpy's, used while building some
+#: topologies) would only spin beside it and beside the other processes of a sweep.
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+
 from ppt.engine.parallel import launched_rank
 from ppt.errors import PPTError
 
