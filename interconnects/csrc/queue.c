@@ -72,8 +72,11 @@ static void enter_epoch(ppt_queue_t *q, int64_t epoch)
     }
     ppt_heap_t *a = &q->epoch_ev[epoch & q->emask];
     for (int64_t i = 0; i < a->len; i++) {
-        if (q->hint && (q->hint_kinds >> a->ev[i].kind & 1))
-            __builtin_prefetch(q->hint + a->ev[i].a * q->hint_stride);
+        if (q->hint && (q->hint_kinds >> a->ev[i].kind & 1)) {
+            const char *record = q->hint + a->ev[i].a * q->hint_stride;
+            __builtin_prefetch(record);
+            __builtin_prefetch(record + q->hint_stride - 1);     /* a record may straddle two lines */
+        }
         int64_t day = queue_day(q, a->ev[i].t);
         bucket_push(&q->bucket[(day < q->today ? q->today : day) & (EPOCH_DAYS - 1)], &a->ev[i]);
     }
