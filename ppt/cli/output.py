@@ -4,6 +4,7 @@ from __future__ import annotations
 import json
 import os
 import sys
+import threading
 from pathlib import Path
 
 
@@ -23,6 +24,18 @@ def emit(args, result: dict, headers=None, rows=None, title=None) -> None:
         rows = [[k, v] for k, v in result.items()]
         headers = headers or ["field", "value"]
     print(format_table(headers, rows))
+
+
+def preload_plotting() -> None:
+    """Import matplotlib (Agg backend) in a background thread, for a plot to be drawn later: call it
+    while this process waits for worker processes, and the plot no longer waits for the import."""
+    threading.Thread(target=_import_plotting, daemon=True).start()
+
+
+def _import_plotting() -> None:
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot  # noqa: F401
 
 
 def format_table(headers, rows) -> str:

@@ -11,7 +11,7 @@ import os
 import sys
 
 from ppt.cli.common import add_system_arguments, load_preset, pick_network, whole_number
-from ppt.cli.output import check_writable, emit
+from ppt.cli.output import check_writable, emit, preload_plotting
 from ppt.errors import PPTError
 
 HELP = "strong-scaling prediction of SNAP (KBA transport sweeps) from one node up"
@@ -68,14 +68,16 @@ def run(args) -> int:
     machine = Machine(preset, network_kind=kind, seed=args.seed)
     quiet = bool(os.environ.get("PPT_QUIET"))
 
+    from ppt.engine.parallel import launched_ranks
+    from ppt.progress import Progress
+    jobs = 1 if launched_ranks() > 1 else args.jobs or len(os.sched_getaffinity(0))   # mpiexec: one run at a time
+
     def progress(entry, index, total):
         if not quiet:
             print(f"cores {entry['cores']}: predicted {entry['predicted_s']:.4g} s "
                   f"({index + 1}/{total}, {entry['wall_s']:.1f} s wall)", file=sys.stderr, flush=True)
-
-    from ppt.engine.parallel import launched_ranks
-    from ppt.progress import Progress
-    jobs = 1 if launched_ranks() > 1 else args.jobs or len(os.sched_getaffinity(0))   # mpiexec: one run at a time
+        if args.plot and jobs > 1 and index == 0 < total - 1:
+            preload_plotting()         # on the core the first finished worker leaves idle
     sim_progress = Progress(f"snap {args.system}")
     results = strong_scaling(machine, args.study, cores, iterations, args.npey, args.npez, progress,
                              sim_progress, jobs)
