@@ -13,6 +13,11 @@ spread traffic over their rails by ``--rail-policy`` (``network.rail_policy``: `
 or ``shortest``, the planes with the shortest legal path per pair); ``--planes 2`` runs the
 dual-plane points only.
 
+A load is a share of one rail's injection bandwidth: every plane count carries the same background
+bytes, as the published study runs the same background job whatever the planes, so P planes run the
+traffic job at ``load / P`` of their P rails.  ``--cache DIR`` keeps each point's row as JSON in
+DIR and reuses it, so a study can be extended or resumed.
+
 Run: ``python benchmarks/resilience_study.py [--systems dragonfly-3k,megafly-3k] [--plot docs]``.
 """
 from __future__ import annotations
@@ -36,10 +41,15 @@ def job_list(ranks: int, load: float, path: Path) -> None:
     path.write_text(json.dumps({"ranks_per_node": 1, "jobs": jobs}))
 
 
+def point_name(point: dict) -> str:
+    rails = f"-{point['rails']}" if point["rails"] else ""
+    return f"{point['system']}-{point['planes']}{rails}-{point['load']}-{point['failed']}"
+
+
 def run_point(point: dict, ranks: int, routing: str, workdir: Path) -> dict:
     """One ``ppt run --job-list`` for ``point`` (system, planes, rail policy, load, failed); its per-job figures."""
-    jobs = workdir / f"{point['system']}-{point['planes']}-{point['load']}-{point['failed']}.json"
-    job_list(ranks, point["load"], jobs)
+    jobs = workdir / f"{point_name(point)}.json"
+    job_list(ranks, point["load"] / point["planes"], jobs)
     command = [sys.executable, "-m", "ppt.cli.main", "run", "--job-list", str(jobs), "--system", point["system"],
                "--allocation", "random", "--seed", "1", "--set", f"network.planes={point['planes']}",
                "--set", f"network.routing={routing}", "--json"]
@@ -89,52 +99,72 @@ def plot(rows, system: str, path: Path, loads) -> None:
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
-    fig, axes = plt.subplots(1, 3, figsize=(13, 3.8))
+    fig, axes = plt.subplots(1, 4, figsize=(17, 3.9))
     top = max(loads)
     for planes, style in ((1, "o-"), (2, "s--")):
         mine = [r for r in rows if r["system"] == system and r["planes"] == planes and "error" not in r]
         by_load = sorted((r for r in mine if r["failed"] == 0), key=lambda r: r["load"])
         by_fail = sorted((r for r in mine if r["load"] == top), key=lambda r: r["failed"])
         label = f"{planes} plane{'s' if planes > 1 else ''}"
+        failed = [r["failed"] for r in by_fail]
         axes[0].plot([r["load"] for r in by_load], [r["snap_max_comm_s"] * 1e3 for r in by_load], style, label=label)
-        axes[1].plot([r["failed"] for r in by_fail], [r["snap_max_comm_s"] * 1e3 for r in by_fail], style, label=label)
-        axes[2].plot([r["failed"] for r in by_fail], [r["snap_mean_hops"] for r in by_fail], style,
-                     label=f"SNAP, {label}")
-        axes[2].plot([r["failed"] for r in by_fail], [r["background_mean_hops"] for r in by_fail], style, alpha=0.5,
-                     label=f"background, {label}")
-    axes[0].set(xlabel="background load (share of injection bandwidth)", ylabel="SNAP max time in MPI (ms)",
+        axes[1].plot(failed, [r["snap_max_comm_s"] * 1e3 for r in by_fail], style, label=label)
+        for job, alpha in (("snap", 1.0), ("background", 0.5)):
+            name = "SNAP" if job == "snap" else job
+            axes[2].plot(failed, [r[f"{job}_mean_packet_latency_s"] * 1e6 for r in by_fail], style, alpha=alpha,
+                         label=f"{name}, {label}")
+            axes[3].plot(failed, [r[f"{job}_mean_hops"] for r in by_fail], style, alpha=alpha,
+                         label=f"{name}, {label}")
+    axes[0].set(xlabel="background load (share of one rail's injection)", ylabel="SNAP max time in MPI (ms)",
                 title="rising background load")
     axes[1].set(xlabel="failed links (%)", ylabel="SNAP max time in MPI (ms)", title=f"failures at load {top}")
-    axes[2].set(xlabel="failed links (%)", ylabel="mean router hops per packet", title=f"failures at load {top}")
+    axes[2].set(xlabel="failed links (%)", ylabel="mean packet latency (us)", yscale="log",
+                title=f"failures at load {top}")
+    axes[3].set(xlabel="failed links (%)", ylabel="mean router hops per packet", title=f"failures at load {top}")
     for ax in axes:
         ax.grid(alpha=0.3)
         ax.legend(fontsize=7)
-    fig.suptitle(f"{system}: SNAP (study 1) beside uniform-random background traffic")
+    fig.suptitle(f"{system}: SNAP (study 1) beside uniform-random background traffic "
+                 f"(the same background bytes on 1 and 2 planes)")
     fig.tight_layout()
     fig.savefig(path, dpi=110)
     plt.close(fig)
+
+
+def cached_point(point: dict, args, workdir: Path) -> dict:
+    """``run_point``, or the row ``--cache`` kept from an earlier run of the same point."""
+    kept = args.cache / f"{point_name(point)}-{args.routing}-{args.ranks}.json" if args.cache else None
+    if kept and kept.is_file():
+        return json.loads(kept.read_text())
+    row = run_point(point, args.ranks, args.routing, workdir)
+    if kept and "error" not in row:
+        kept.write_text(json.dumps(row))
+    return row
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--systems", default="dragonfly-3k,megafly-3k")
     parser.add_argument("--ranks", type=int, default=128, help="SNAP's ranks (one per node)")
-    parser.add_argument("--loads", default="0,0.2,0.4", help="background loads")
-    parser.add_argument("--failures", default="0,5,10,20", help="failed links (%%) at the highest load")
+    parser.add_argument("--loads", default="0,0.4,0.8", help="background loads (share of one rail's injection)")
+    parser.add_argument("--failures", default="0,5,10,15,20", help="failed links (%%) at the highest load")
     parser.add_argument("--routing", default="ugal")
     parser.add_argument("--planes", default="1,2", help="plane counts")
     parser.add_argument("--rail-policy", default="round-robin", help="network.rail_policy of several planes")
     parser.add_argument("--jobs", type=int, default=2, help="points run at once")
     parser.add_argument("--plot", type=Path, help="directory for one PNG per system")
+    parser.add_argument("--cache", type=Path, help="directory keeping each point's row (reused when present)")
     args = parser.parse_args()
     systems = args.systems.split(",")
     loads = [float(x) for x in args.loads.split(",")]
     failures = [float(x) for x in args.failures.split(",")]
     plane_counts = [int(x) for x in args.planes.split(",")]
     todo = list(points(systems, plane_counts, args.rail_policy, loads, failures))
+    if args.cache:
+        args.cache.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory() as tmp, ThreadPoolExecutor(args.jobs) as pool:
         rows = []
-        for row in pool.map(lambda p: run_point(p, args.ranks, args.routing, Path(tmp)), todo):
+        for row in pool.map(lambda p: cached_point(p, args, Path(tmp)), todo):
             rows.append(row)
             print(f"  {len(rows)}/{len(todo)}: {row}", file=sys.stderr, flush=True)
     print(table(rows))
