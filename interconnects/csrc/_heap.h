@@ -105,6 +105,14 @@ static inline void bucket_push(ppt_bucket_t *b, const ppt_event_t *ev)
 #define EPOCH_BITS 8
 #define EPOCH_DAYS (1 << EPOCH_BITS)
 
+/* Records the events of an epoch will touch, fetched into the cache while the epoch is dealt: an
+ * event whose kind is in the bit set `kinds` touches base + a * stride (its field a). */
+typedef struct ppt_queue_hint {
+    const char *base;
+    int64_t stride;
+    uint32_t kinds;
+} ppt_queue_hint_t;
+
 typedef struct ppt_queue {
     ppt_bucket_t *bucket;   /* the current epoch's days: bucket of day d is bucket[d & (EPOCH_DAYS - 1)] */
     ppt_heap_t *epoch_ev;   /* ring of nepochs arrays: epoch e's events in epoch_ev[e & emask], unordered */
@@ -117,11 +125,7 @@ typedef struct ppt_queue {
     int64_t in_epochs;      /* events in the later epochs' arrays */
     ppt_heap_t later;       /* events of epochs >= epoch + nepochs */
     int64_t len;            /* all pending events */
-    /* Records the events of an epoch will touch, fetched into the cache while the epoch is dealt: an
-     * event whose kind is in the bit set hint_kinds touches hint + a * hint_stride (its field a). */
-    const char *hint;
-    int64_t hint_stride;
-    uint32_t hint_kinds;
+    ppt_queue_hint_t hint;
 } ppt_queue_t;
 
 static inline int64_t queue_day(const ppt_queue_t *q, double t)
@@ -137,25 +141,34 @@ void ppt_queue_resize(ppt_queue_t *q);
 /* Bring the walk to the first non-empty day (dealing later epochs into the ring as it goes). */
 void ppt_queue_advance(ppt_queue_t *q);
 
+/* Into the bucket of `day` of the current epoch; a day before today goes into today's bucket (before
+ * the first pop, today is the earliest event's day). */
+static inline void day_push(ppt_queue_t *q, int64_t day, const ppt_event_t *ev)
+{
+    bucket_push(&q->bucket[(day < q->today ? q->today : day) & (EPOCH_DAYS - 1)], ev);
+    q->in_days++;
+}
+
+/* Onto the array of a later epoch within reach. */
+static inline void epoch_append(ppt_queue_t *q, int64_t epoch, const ppt_event_t *ev)
+{
+    ppt_heap_t *a = &q->epoch_ev[epoch & q->emask];
+    if (a->len == a->cap)
+        a->ev = ppt_grow(a->ev, &a->cap, sizeof(ppt_event_t), a->len + 1);
+    a->ev[a->len++] = *ev;
+    q->in_epochs++;
+}
+
 static inline void queue_push(ppt_queue_t *q, const ppt_event_t *ev)
 {
     int64_t day = queue_day(q, ev->t);
-    int64_t ahead = (day >> EPOCH_BITS) - q->epoch;
-    if (day <= q->today) {          /* today's bucket (before the first pop, the earliest event's) */
-        bucket_push(&q->bucket[q->today & (EPOCH_DAYS - 1)], ev);
-        q->in_days++;
-    } else if (ahead == 0) {
-        bucket_push(&q->bucket[day & (EPOCH_DAYS - 1)], ev);
-        q->in_days++;
-    } else if (ahead < q->nepochs) {
-        ppt_heap_t *a = &q->epoch_ev[(day >> EPOCH_BITS) & q->emask];
-        if (a->len == a->cap)
-            a->ev = ppt_grow(a->ev, &a->cap, sizeof(ppt_event_t), a->len + 1);
-        a->ev[a->len++] = *ev;
-        q->in_epochs++;
-    } else {
+    int64_t ahead = (day >> EPOCH_BITS) - q->epoch;     /* today is always in the current epoch */
+    if (ahead <= 0)
+        day_push(q, day, ev);
+    else if (ahead < q->nepochs)
+        epoch_append(q, day >> EPOCH_BITS, ev);
+    else
         heap_push(&q->later, ev);
-    }
     if (++q->len > 8 * (q->nepochs << EPOCH_BITS))
         ppt_queue_resize(q);
 }

@@ -92,7 +92,7 @@ int32_t ppt_packet_new(ppt_net_t *net)
     if (net->pkt_free == NONE) {
         pool_grow((void **)&net->pkts, &net->pkt_cap, &net->pkt_free, sizeof(ppt_packet_t),
                   offsetof(ppt_packet_t, next));
-        net->queue.hint = (const char *)net->pkts;
+        net->queue.hint.base = (const char *)net->pkts;
     }
     int32_t p = net->pkt_free;
     net->pkt_free = net->pkts[p].next;
@@ -902,8 +902,8 @@ ppt_net_t *ppt_net_new(const ppt_net_config_t *cfg, const ppt_routing_t *routing
 {
     ppt_net_t *net = zalloc(1, sizeof *net);
     ppt_queue_init(&net->queue, 1024, 1e-9);
-    net->queue.hint_stride = sizeof(ppt_packet_t);           /* the packets arrivals and receptions move */
-    net->queue.hint_kinds = 1u << EV_ARRIVE | 1u << EV_NIC_RECEIVE;
+    net->queue.hint.stride = sizeof(ppt_packet_t);           /* the packets arrivals and receptions move */
+    net->queue.hint.kinds = 1u << EV_ARRIVE | 1u << EV_NIC_RECEIVE;
     net->cfg = *cfg;
     net->routing = *routing;
     net->routing.net = net;

@@ -65,22 +65,17 @@ static void enter_epoch(ppt_queue_t *q, int64_t epoch)
     while (q->later.len && (queue_day(q, q->later.ev[0].t) >> EPOCH_BITS) - epoch < q->nepochs) {
         ppt_event_t ev;
         heap_pop(&q->later, &ev);
-        ppt_heap_t *a = &q->epoch_ev[(queue_day(q, ev.t) >> EPOCH_BITS) & q->emask];
-        a->ev = ppt_grow(a->ev, &a->cap, sizeof(ppt_event_t), a->len + 1);
-        a->ev[a->len++] = ev;
-        q->in_epochs++;
+        epoch_append(q, queue_day(q, ev.t) >> EPOCH_BITS, &ev);
     }
     ppt_heap_t *a = &q->epoch_ev[epoch & q->emask];
     for (int64_t i = 0; i < a->len; i++) {
-        if (q->hint && (q->hint_kinds >> a->ev[i].kind & 1)) {
-            const char *record = q->hint + a->ev[i].a * q->hint_stride;
+        if (q->hint.base && (q->hint.kinds >> a->ev[i].kind & 1)) {
+            const char *record = q->hint.base + a->ev[i].a * q->hint.stride;
             __builtin_prefetch(record);
-            __builtin_prefetch(record + q->hint_stride - 1);     /* a record may straddle two lines */
+            __builtin_prefetch(record + q->hint.stride - 1);     /* a record may straddle two lines */
         }
-        int64_t day = queue_day(q, a->ev[i].t);
-        bucket_push(&q->bucket[(day < q->today ? q->today : day) & (EPOCH_DAYS - 1)], &a->ev[i]);
+        day_push(q, queue_day(q, a->ev[i].t), &a->ev[i]);
     }
-    q->in_days += a->len;
     q->in_epochs -= a->len;
     a->len = 0;
 }
@@ -138,14 +133,10 @@ void ppt_queue_resize(ppt_queue_t *q)
     if (!(spread > 0.0) && m)
         spread = sample[m - 1] - sample[0];
     double width = spread > 0.0 && n ? 12.0 * spread / (double)n : q->width;
-    const char *hint = q->hint;
-    int64_t hint_stride = q->hint_stride;
-    uint32_t hint_kinds = q->hint_kinds;
+    ppt_queue_hint_t hint = q->hint;
     ppt_queue_free(q);
     ppt_queue_init(q, n / 2, width);
     q->hint = hint;
-    q->hint_stride = hint_stride;
-    q->hint_kinds = hint_kinds;
     if (n) {
         q->today = queue_day(q, first);
         q->epoch = q->today >> EPOCH_BITS;
