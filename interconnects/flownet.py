@@ -45,7 +45,7 @@ from ppt.interconnects.fairshare import FairShare
 from ppt.interconnects.network import Network, Nic, register_network
 from ppt.interconnects.packetcore import array, ffi, lib
 from ppt.interconnects.packetizer import Packetizer
-from ppt.interconnects.packetnet import PacketNetwork, _vc_capacity_B
+from ppt.interconnects.packetnet import PacketNetwork, _routing_options, _vc_capacity_B
 
 
 #: Packets whose routes a flow's path is sampled from (its distinct routes share the flow's bytes).
@@ -127,7 +127,7 @@ class FlowNetwork(Network):
     def from_machine(cls, machine) -> "FlowNetwork":
         topo, cfg = machine.topology, machine.preset["network"]
         asked = field(cfg, "routing", "network", str, default="min")
-        routing = topo.routing(asked, seed=machine.seed)
+        routing = topo.routing(asked, seed=machine.seed, **_routing_options(cfg))
         if routing.name in ADAPTIVE_ROUTINGS and (machine.name, asked) not in _SAID:
             _SAID.add((machine.name, asked))
             print(f"flow network: routing {asked!r} adapts to load; each message is routed as up to "

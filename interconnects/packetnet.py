@@ -35,6 +35,7 @@ from ppt.interconnects.network import Network, Nic, register_network
 from ppt.interconnects.packetcore import ffi, lib
 from ppt.interconnects.packetizer import Packetizer
 from ppt.interconnects.planes import RailPolicy, fabric
+from ppt.interconnects.topology import UGAL_BIAS_PACKETS
 from ppt.interconnects.stats import merge_network_stats
 
 INFINITY = math.inf
@@ -276,6 +277,13 @@ def _vc_capacity_B(cfg: dict, num_vcs: int, packet_B: int) -> int | None:
     return capacity
 
 
+def _routing_options(cfg: dict) -> dict:
+    """Options of the preset's routing: ``network.ugal_bias_packets``, how many packets longer the
+    minimal path's queue may be before UGAL-type routings take a Valiant path (csrc/ugal.c)."""
+    return {"ugal_bias_packets": field(cfg, "ugal_bias_packets", "network", float, default=UGAL_BIAS_PACKETS,
+                                       nonnegative=True)}
+
+
 @register_network("packet")
 class PacketNetwork(Network):
     """Packet-level model of ``topology`` with the preset's ``network`` section ``cfg``."""
@@ -290,9 +298,10 @@ class PacketNetwork(Network):
         #: PPT_RAIL_DEDICATED: plane of every node (None: plane 0); see set_node_planes.
         self.node_planes = None
         name = routing or field(cfg, "routing", "network", str, default="min")
-        self.routing = topology.routing(name, seed=seed)
+        options = _routing_options(cfg)
+        self.routing = topology.routing(name, seed=seed, **options)
         #: Routings over the own tables of planes 1, 2, ... whose links failed apart from plane 0's.
-        self.plane_routings = topology.plane_routings(name, seed=seed) if self.rails.planes > 1 else []
+        self.plane_routings = topology.plane_routings(name, seed=seed, **options) if self.rails.planes > 1 else []
         #: Legal hops per (router pair, plane) where the planes' links failed apart (railpick.py), or None.
         self.plane_hops = topology.plane_hops(name) if self.rails.planes > 1 else None
         #: Virtual channels per port: the hardware's (network.vcs) or, by default, what the routing needs.

@@ -72,6 +72,9 @@ def switch_and_terminal(name: str, bandwidth_Bps: float, latency_s: float, termi
 
 
 _MASK64 = (1 << 64) - 1
+#: UGAL-L's default bias toward the minimal path, in packets: BookSim's dragonfly UGAL-L threshold of
+#: 30 flits is three of its 10-flit packets (``network.ugal_bias_packets`` overrides it).
+UGAL_BIAS_PACKETS = 3.0
 
 
 def mix64(x: int) -> int:
@@ -122,7 +125,8 @@ class Routing:
     packet core calls; walks use :meth:`packet` and :meth:`route`.
     """
 
-    def __init__(self, topology: "Topology", spec: RoutingSpec, seed: int = 0, **options):
+    def __init__(self, topology: "Topology", spec: RoutingSpec, seed: int = 0,
+                 ugal_bias_packets: float = UGAL_BIAS_PACKETS, **options):
         from ppt.interconnects.packetcore import ffi, lib
         unknown = sorted(set(options) - set(spec.options))
         if unknown:
@@ -147,6 +151,9 @@ class Routing:
             raise ConfigError(f"routing {spec.name!r}: candidates must be 1 to 16, got {self.candidates}")
         self.c_sf = float(options.get("c_sf", getattr(topology, "ugal_c_sf", 1.0)))
         c.candidates, c.c_sf = self.candidates, self.c_sf
+        #: UGAL-type routings keep the minimal path until its queue exceeds a Valiant path's by this
+        #: many of the routed packet's sizes (csrc/ugal.c); other routings ignore it.
+        self.ugal_bias_packets = c.bias_packets = float(ugal_bias_packets)
         self._ffi = ffi
         self._vc = ffi.new("int32_t *")
         self._occupancy = ffi.new("double[]", topology.radix)

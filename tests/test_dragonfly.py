@@ -254,13 +254,31 @@ def test_adaptive_routings_are_minimal_on_an_idle_network(name, booksim, trinity
 
 @pytest.mark.parametrize("name", ["ugal", "par"])
 def test_ugal_leaves_min_only_when_its_queue_exceeds_the_bias(name, booksim, trinity):
-    """The bias toward MIN is three packets: a minimal first port holding 3 packets (the
-    candidates' ports idle) keeps every packet minimal, one byte more sends it Valiant."""
+    """The bias toward MIN is three packets by default: a minimal first port holding 3 packets
+    (the candidates' ports idle) keeps every packet minimal, one byte more sends it Valiant; with
+    ugal_bias_packets=16 the same holds at 16 packets."""
     for topo in (booksim, trinity):
         a = topo.routers_per_group
-        tried, diverted = bias_decisions(topo, topo.routing(name), topo.routing("min"),
-                                         random_pairs(topo, 200, seed=6), 160, lambda r, t: r // a == t // a)
-        assert tried > 150 and diverted > 0.9 * tried
+        for adaptive in (topo.routing(name), topo.routing(name, ugal_bias_packets=16)):
+            tried, diverted = bias_decisions(topo, adaptive, topo.routing("min"),
+                                             random_pairs(topo, 200, seed=6), 160, lambda r, t: r // a == t // a)
+            assert tried > 150 and diverted > 0.9 * tried
+    assert booksim.routing(name).ugal_bias_packets == 3
+
+
+def test_preset_sets_the_ugal_bias_of_packet_and_flow_networks():
+    """network.ugal_bias_packets reaches the routing of both network kinds; a minimal routing
+    takes the preset's bias without complaint (it has nothing to weigh)."""
+    from ppt.hardware.systems import load_system
+    from ppt.interconnects.flownet import FlowNetwork
+    from ppt.interconnects.packetnet import PacketNetwork
+    from ppt.machine import Machine
+    small = ["topology.p=2", "topology.a=4", "topology.h=2", "topology.g=9", "network.ugal_bias_packets=12.5"]
+    machine = Machine(load_system("dragonfly-booksim", small + ["network.routing=ugal"]))
+    assert PacketNetwork(machine.topology, machine.preset["network"]).routing.ugal_bias_packets == 12.5
+    assert FlowNetwork.from_machine(machine).routing.ugal_bias_packets == 12.5
+    machine = Machine(load_system("dragonfly-booksim", small))
+    assert PacketNetwork(machine.topology, machine.preset["network"]).routing.name == "min"
 
 
 def test_ugal_is_about_as_fast_as_min_under_uniform_traffic():

@@ -45,6 +45,7 @@ struct ppt_routing {
     int32_t num_vcs;
     int32_t candidates;         /* Valiant candidates weighed by the UGAL-type routings */
     double c_sf;                /* Slim Fly UGAL: scale of a Valiant path's cost */
+    double bias_packets;        /* UGAL-L: minimal queue, in the routed packet's sizes, tolerated before a detour */
     /* Multi-plane networks: this routing runs in plane `plane` of `planes` identical router planes and
      * sees plane-local router ids; router r of the plane is router r * planes + plane of the live network. */
     int32_t plane, planes;

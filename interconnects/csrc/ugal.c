@@ -7,11 +7,11 @@
  * minimal port while some random Valiant port is idle sends the next packet the long way, and at
  * high uniform load those detours double the global-link load they were meant to relieve.
  * BookSim's dragonfly UGAL-L keeps MIN while min_queue <= 2 * nonmin_queue + 30 flits, 30 flits
- * being three of its 10-flit packets; the bias here is likewise three packets of the routed one. */
+ * being three of its 10-flit packets; the bias here is likewise a number of packets of the routed one
+ * (rt->bias_packets, network.ugal_bias_packets, 3 by default), as Aries lets a job choose how strongly its
+ * adaptive routing leans toward minimal paths (Cray MPICH_GNI_ROUTING_MODE, ADAPTIVE_0 to ADAPTIVE_3). */
 #include "ugal.h"
 #include "_net.h"
-
-enum { BIAS_PACKETS = 3 };
 
 /* Bytes a path's first port is committed to.  The core's routers queue at their outputs, so the
  * local queue (ppt_occupancy) grows only once the next router's input buffer is full; BookSim's
@@ -52,7 +52,7 @@ int32_t ppt_ugal_pick(const ppt_routing_t *rt, const ppt_packet_t *pkt, int32_t 
     }
     if (!minimal_legal)
         return pick;
-    double bias_B = (double)BIAS_PACKETS * pkt->size_B;     /* bytes of minimal queue tolerated */
+    double bias_B = rt->bias_packets * pkt->size_B;     /* bytes of minimal queue tolerated */
     double min_cost = (committed_B(rt, pkt, router, first_port[0]) - bias_B) * hops[0];
     return pick && best < min_cost ? pick : 0;
 }
