@@ -277,13 +277,6 @@ def _vc_capacity_B(cfg: dict, num_vcs: int, packet_B: int) -> int | None:
     return capacity
 
 
-def _routing_options(cfg: dict) -> dict:
-    """Options of the preset's routing: ``network.ugal_bias_packets``, how many packets longer the
-    minimal path's queue may be before UGAL-type routings take a Valiant path (csrc/ugal.c)."""
-    return {"ugal_bias_packets": field(cfg, "ugal_bias_packets", "network", float, default=UGAL_BIAS_PACKETS,
-                                       nonnegative=True)}
-
-
 @register_network("packet")
 class PacketNetwork(Network):
     """Packet-level model of ``topology`` with the preset's ``network`` section ``cfg``."""
@@ -298,7 +291,9 @@ class PacketNetwork(Network):
         #: PPT_RAIL_DEDICATED: plane of every node (None: plane 0); see set_node_planes.
         self.node_planes = None
         name = routing or field(cfg, "routing", "network", str, default="min")
-        options = _routing_options(cfg)
+        # how many packets longer the minimal path's queue may be before UGAL-type routings detour (csrc/ugal.c)
+        options = {"ugal_bias_packets": field(cfg, "ugal_bias_packets", "network", float,
+                                              default=UGAL_BIAS_PACKETS, nonnegative=True)}
         self.routing = topology.routing(name, seed=seed, **options)
         #: Routings over the own tables of planes 1, 2, ... whose links failed apart from plane 0's.
         self.plane_routings = topology.plane_routings(name, seed=seed, **options) if self.rails.planes > 1 else []

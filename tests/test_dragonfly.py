@@ -266,9 +266,10 @@ def test_ugal_leaves_min_only_when_its_queue_exceeds_the_bias(name, booksim, tri
     assert booksim.routing(name).ugal_bias_packets == 3
 
 
-def test_preset_sets_the_ugal_bias_of_packet_and_flow_networks():
-    """network.ugal_bias_packets reaches the routing of both network kinds; a minimal routing
-    takes the preset's bias without complaint (it has nothing to weigh)."""
+def test_preset_sets_the_ugal_bias_of_the_packet_network():
+    """network.ugal_bias_packets reaches the packet network's routing; the flow network weighs
+    flow backlogs with the default bias; a minimal routing takes the preset's bias without
+    complaint (it has nothing to weigh)."""
     from ppt.hardware.systems import load_system
     from ppt.interconnects.flownet import FlowNetwork
     from ppt.interconnects.packetnet import PacketNetwork
@@ -276,7 +277,7 @@ def test_preset_sets_the_ugal_bias_of_packet_and_flow_networks():
     small = ["topology.p=2", "topology.a=4", "topology.h=2", "topology.g=9", "network.ugal_bias_packets=12.5"]
     machine = Machine(load_system("dragonfly-booksim", small + ["network.routing=ugal"]))
     assert PacketNetwork(machine.topology, machine.preset["network"]).routing.ugal_bias_packets == 12.5
-    assert FlowNetwork.from_machine(machine).routing.ugal_bias_packets == 12.5
+    assert FlowNetwork.from_machine(machine).routing.ugal_bias_packets == 3
     machine = Machine(load_system("dragonfly-booksim", small))
     assert PacketNetwork(machine.topology, machine.preset["network"]).routing.name == "min"
 
