@@ -34,9 +34,10 @@ Routings (compiled in ``csrc/grouped.c``; random choices hash the seed, the pack
   the bytes its first port is committed to times its router hops ``H``:
   the port's queue plus, with credit flow control, what it has sent into the
   next router's buffer beyond what the link holds in flight (BookSim's used
-  credits; see ``csrc/ugal.c``).  MIN keeps a bias of three packets (BookSim's
-  30 flits): a candidate wins only if its cost is below
-  ``(committed[min port] - 3 packets) * H_min``.  A candidate whose
+  credits; see ``csrc/ugal.c``).  MIN keeps a bias of ``b`` packets
+  (``network.ugal_bias_packets``; 3 by default, BookSim's 30 flits; 24 on
+  Aries): a candidate wins only if its cost is below
+  ``(committed[min port] - b packets) * H_min``.  A candidate whose
   intermediate group hangs off the same gateway router as the destination
   group (``h-1`` of ``g-2`` groups) leaves by the minimal path's first port
   and can never win; with a single candidate that share of packets would
