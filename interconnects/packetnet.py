@@ -35,8 +35,8 @@ from ppt.interconnects.network import Network, Nic, register_network
 from ppt.interconnects.packetcore import ffi, lib
 from ppt.interconnects.packetizer import Packetizer
 from ppt.interconnects.planes import RailPolicy, fabric
-from ppt.interconnects.topology import UGAL_BIAS_PACKETS
 from ppt.interconnects.stats import merge_network_stats
+from ppt.interconnects.topology import UGAL_BIAS_PACKETS
 
 INFINITY = math.inf
 #: Core events run per engine wake-up at most (progress reports come between them).

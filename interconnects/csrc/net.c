@@ -794,8 +794,7 @@ int64_t ppt_net_run(ppt_net_t *net, double until_s, int64_t max_events)
         queue_pop(&net->queue, &ev);
         const ppt_event_t *after = queue_peek(&net->queue);
         if (after && (after->kind == EV_ARRIVE || after->kind == EV_NIC_RECEIVE)) {
-            __builtin_prefetch(&net->pkts[after->a]);   /* the next event's packet is a likely cache miss */
-            __builtin_prefetch((const char *)&net->pkts[after->a + 1] - 1);    /* and may straddle two lines */
+            prefetch_record(&net->pkts[after->a], sizeof(ppt_packet_t));   /* the next event's packet: a likely miss */
             if (after->kind == EV_ARRIVE && net->radix <= PREFETCH_PORTS) {
                 /* so is the output port it will take: on a small router, fetch them all */
                 const port_t *o = &net->ports[(int64_t)after->target * net->radix];

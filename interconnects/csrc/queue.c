@@ -69,11 +69,8 @@ static void enter_epoch(ppt_queue_t *q, int64_t epoch)
     }
     ppt_heap_t *a = &q->epoch_ev[epoch & q->emask];
     for (int64_t i = 0; i < a->len; i++) {
-        if (q->hint.base && (q->hint.kinds >> a->ev[i].kind & 1)) {
-            const char *record = q->hint.base + a->ev[i].a * q->hint.stride;
-            __builtin_prefetch(record);
-            __builtin_prefetch(record + q->hint.stride - 1);     /* a record may straddle two lines */
-        }
+        if (q->hint.base && (q->hint.kinds >> a->ev[i].kind & 1))
+            prefetch_record(q->hint.base + a->ev[i].a * q->hint.stride, q->hint.stride);
         day_push(q, queue_day(q, a->ev[i].t), &a->ev[i]);
     }
     q->in_epochs -= a->len;
