@@ -18,7 +18,7 @@ os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 from ppt.engine.parallel import launched_rank
 from ppt.errors import PPTError
 
-COMMANDS = ["systems", "topology", "bench", "run", "pingpong", "latency_survey",
+COMMANDS = ["systems", "topology", "bench", "run", "exec", "pingpong", "latency_survey",
             "traffic", "snap", "replay", "trace_info", "sweep", "plot"]
 
 

@@ -72,7 +72,8 @@ def _script_line(exc: BaseException, file: Path) -> str:
     return line
 
 
-def _algorithms(items) -> dict:
+def algorithms(items) -> dict:
+    """``--algorithm COLLECTIVE=NAME`` items as ``{collective: algorithm}``."""
     choices = {}
     for item in items:
         kind, sep, name = item.partition("=")
@@ -99,16 +100,22 @@ def run(args) -> int:
                        f"e.g. --script-args '--steps 10'") from None
     machine = Machine(load_preset(args), network_kind=args.network, seed=args.seed)
     job = MPIJob.on_machine(machine, args.ranks, args.ranks_per_node, args.mapping, args.seed,
-                            _algorithms(args.algorithm))
+                            algorithms(args.algorithm))
     with sampling(args, machine.name) as job.sampler, contextlib.redirect_stdout(sys.stderr):
         result = job.run(main, argv=argv)   # the model's own prints never mix into the results
     if not is_leader():
         return 0
     report_placement(job)
-    summary = result.as_json()
+    report(args, machine, result)
+    return 0
+
+
+def report(args, machine, result, extra: dict | None = None) -> None:
+    """Print a job's result: JSON (with the ``extra`` fields) under ``--json``, else a summary and its calls."""
+    summary = {**result.as_json(), **(extra or {})}
     if args.json:
         emit(args, summary)
-        return 0
+        return
     print(f"{machine.name} ({args.network} network): {result.ranks} ranks on "
           f"{len(set(e['node'] for e in result.per_rank))} nodes, predicted {result.predicted_s:.6g} s")
     compute = sum(e["compute_s"] for e in result.per_rank) / result.ranks
@@ -116,4 +123,3 @@ def run(args) -> int:
     print(f"mean per rank: compute {compute:.6g} s, MPI {comm:.6g} s; network: "
           + ", ".join(f"{k} {v:.6g}" if isinstance(v, float) else f"{k} {v}" for k, v in result.network.items()))
     emit(args, summary, ["call", "count"], [[name, count] for name, count in result.calls.items()])
-    return 0

@@ -74,8 +74,11 @@ class MPI:
 
     # -- time ------------------------------------------------------------------
     def wtime(self) -> float:
-        """Current simulated time of this rank, seconds."""
-        return self._rank.clock_s()
+        """Current simulated time of this rank, seconds (with the CPU time its code used so far, under a meter)."""
+        rank = self._rank
+        if rank.meter is not None:
+            rank.meter.lap(rank)
+        return rank.clock_s()
 
     def compute(self, work) -> float:
         """Advance time by computing ``work``: a tasklist (timed by the node model) or seconds.

@@ -9,6 +9,8 @@ def mpi_call(name: str):
 
     The outermost call of a rank is counted and timed (``RankStats.comm_s``);
     calls made inside it (a collective's point-to-point messages) are not.
+    A rank with a CPU meter (``Rank.meter``, see :mod:`ppt.exec.meter`) is
+    charged the compute time its code used before the call.
     A call on a freed communicator or group raises an MPIError.
     """
     def decorate(fn):
@@ -21,6 +23,9 @@ def mpi_call(name: str):
             if getattr(self, "freed", False):
                 rank.call = None
                 raise rank.error(f"{self} was freed; it cannot be used any more", name)
+            meter = rank.meter
+            if meter is not None:              # ppt exec: the program's CPU time since it left MPI is compute
+                meter.stop(rank)
             sim = rank.sim
             start = sim.now + rank.owed_s          # the rank's clock (Rank.clock_s), read inline: a hot path
             stats = rank.stats
@@ -31,6 +36,8 @@ def mpi_call(name: str):
             finally:
                 stats.comm_s += sim.now + rank.owed_s - start
                 rank.call = None
+                if meter is not None:
+                    meter.start(rank)
         return call
     return decorate
 

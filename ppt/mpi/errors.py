@@ -4,3 +4,12 @@ from ppt.errors import PPTError
 
 class MPIError(PPTError):
     """A simulated rank called MPI wrongly: bad rank, size, freed communicator, collective mismatch."""
+
+
+class AbortCalled(MPIError):
+    """A rank called ``MPI_Abort``: every rank stops and the run ends with ``errorcode`` as its exit status."""
+
+    def __init__(self, rank: int, errorcode: int):
+        super().__init__(f"rank {rank} called MPI_Abort with error code {errorcode}; every rank was stopped")
+        self.rank = rank
+        self.errorcode = errorcode

@@ -217,7 +217,8 @@ class Rank:
     __slots__ = ("job", "world_rank", "node", "nic", "sim", "proc", "stats", "api", "call", "waiting",
                  "probing", "posted", "posted_any", "unexpected", "early", "next_seq", "expected_seq",
                  "pending_sends", "pending_recvs", "next_id", "post_count", "arrival_count", "next_ctx",
-                 "result", "eager_B", "send_overhead_s", "recv_overhead_s", "node_of", "owed_s")
+                 "result", "eager_B", "send_overhead_s", "recv_overhead_s", "node_of", "owed_s",
+                 "meter", "cpu_mark")
 
     def __init__(self, job, world_rank: int, node: int, nic):
         self.job = job
@@ -253,6 +254,10 @@ class Rank:
         self.node_of = job.node_of
         #: Software overhead spent but not yet slept through, s: the rank's clock is ``sim.now + owed_s``.
         self.owed_s = 0.0
+        #: Measures the rank's own code between MPI calls as compute time (ppt exec), or None.
+        self.meter = None
+        #: The thread CPU clock when the rank's code last started running, s (kept by the meter).
+        self.cpu_mark = 0.0
 
     def __repr__(self):
         return f"rank {self.world_rank}"

@@ -1,0 +1,139 @@
+"""``exec_program``: run an mpi4py program on every rank of a simulated MPI job."""
+from __future__ import annotations
+
+import contextlib
+import math
+import os
+import sys
+import types
+from dataclasses import dataclass
+
+from greenlet import getcurrent
+
+from ppt.errors import PPTError
+from ppt.exec.current import RUNS, current_run
+from ppt.exec.meter import CpuMeter
+from ppt.exec.program import Program, RankRun
+from ppt.exec.streams import RankStream, sinks
+
+#: How compute time between MPI calls is found: the rank's measured CPU time, or none at all.
+COMPUTE_MODES = ("measured", "none")
+
+#: Greenlets of runs stopped by another rank's failure, kept so their program's ``finally`` blocks never run.
+_STOPPED: list = []
+
+
+@dataclass(frozen=True)
+class ExecOptions:
+    """How to run a program: ``program`` (a .py file) with ``args`` as its ``sys.argv[1:]``.
+
+    ``compute``: ``measured`` (each rank's CPU time between MPI calls, times
+    ``compute_scale``) or ``none``.  ``output_dir``: a folder for each rank's
+    ``rank.R.out`` / ``rank.R.err``; without it every line a rank prints goes
+    to ``tag_stream`` (``stdout`` or ``stderr``; its stderr always to stderr),
+    prefixed ``[R] ``.
+    """
+
+    program: str
+    args: tuple = ()
+    compute: str = "measured"
+    compute_scale: float = 1.0
+    output_dir: str | None = None
+    tag_stream: str = "stdout"
+
+    def __post_init__(self):
+        if self.compute not in COMPUTE_MODES:
+            raise PPTError(f"--compute {self.compute!r}: choose one of {', '.join(COMPUTE_MODES)}")
+        scale = self.compute_scale
+        if not (isinstance(scale, (int, float)) and math.isfinite(scale) and scale > 0):
+            raise PPTError(f"--compute-scale {scale!r} must be a finite number above 0: simulated seconds per "
+                           "second of this host's CPU time (1: the target runs the code as fast as this host)")
+
+
+def exec_program(job, options: ExecOptions, progress=None):
+    """Run ``options.program`` on every rank of ``job`` (an :class:`~ppt.mpi.job.MPIJob`); its JobResult.
+
+    Raises :class:`~ppt.exec.program.ProgramFailed` when a rank's program
+    raised (every rank stops), :class:`~ppt.exec.program.ProgramExit` on a
+    non-zero ``sys.exit``, and PPTError on a bad program or MPI usage.
+    """
+    program = Program(options.program, options.args)
+    meter = CpuMeter(options.compute_scale) if options.compute == "measured" else None
+    if options.output_dir is not None:
+        _prepare_output_dir(options.output_dir, job.num_ranks)
+    runs: list[RankRun] = []
+    real_out, real_err = sys.stdout, sys.stderr
+    tagged_out = real_err if options.tag_stream == "stderr" else real_out
+
+    def main(mpi):
+        rank = mpi._rank
+        run = RankRun(program, mpi, sinks(mpi.rank, options.output_dir, tagged_out, real_err))
+        RUNS[getcurrent()] = run
+        runs.append(run)
+        if meter is not None:
+            rank.meter = meter
+            meter.start(rank)
+        run.run()
+        if meter is not None:        # the code after the last MPI call
+            meter.stop(rank)
+            rank.meter = None
+
+    with _environment(program):
+        try:
+            result = job.run(main, progress=progress)
+        except BaseException:
+            for run in runs:
+                run.stopped = True
+            _STOPPED.extend(RUNS)
+            raise
+        finally:
+            RUNS.clear()
+    if not any(run.imported_mpi for run in runs):
+        raise PPTError(f"{program.name} never imports mpi4py, so no rank called MPI; ppt exec runs mpi4py "
+                       "programs (a model defining main(mpi) runs with 'ppt run')")
+    return result
+
+
+class _MainOfRank(types.ModuleType):
+    """``sys.modules['__main__']`` while a program runs: the running rank's namespace first.
+
+    Classes a program defines have ``__module__ == '__main__'``; pickle (which
+    sizes and copies messages) looks them up here and must find the rank's own.
+    """
+
+    def __init__(self, real):
+        super().__init__("__main__")
+        self.__dict__["_real"] = real
+
+    def __getattr__(self, name):
+        run = current_run()
+        if run is not None and name in run.namespace:
+            return run.namespace[name]
+        return getattr(self.__dict__["_real"], name)
+
+
+@contextlib.contextmanager
+def _environment(program: Program):
+    """The process as a program expects it: its ``sys.argv``, and ``__main__`` and the standard streams per rank."""
+    saved = sys.stdout, sys.stderr, sys.argv, sys.modules.get("__main__")
+    sys.stdout, sys.stderr = RankStream(saved[0], 0), RankStream(saved[1], 1)
+    sys.argv = list(program.argv)
+    sys.modules["__main__"] = _MainOfRank(saved[3])
+    try:
+        yield
+    finally:
+        sys.stdout, sys.stderr, sys.argv = saved[:3]
+        sys.modules["__main__"] = saved[3]
+
+
+def _prepare_output_dir(folder: str, ranks: int) -> None:
+    """Create ``folder`` if needed and remove rank files a previous run left there."""
+    try:
+        os.makedirs(folder, exist_ok=True)
+    except OSError as exc:
+        raise PPTError(f"--output-dir {folder}: cannot create it ({exc.strerror}); choose a writable folder") from None
+    if not os.access(folder, os.W_OK):
+        raise PPTError(f"--output-dir {folder}: cannot write there; choose a writable folder")
+    for name in os.listdir(folder):
+        if name.startswith("rank.") and name.endswith((".out", ".err")):
+            os.remove(os.path.join(folder, name))

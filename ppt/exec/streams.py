@@ -1,0 +1,115 @@
+"""Where a rank's prints go: tagged lines on a shared stream, or files of the rank's own.
+
+While a program runs, ``sys.stdout`` and ``sys.stderr`` are :class:`RankStream`
+objects: text written from a rank's greenlet goes to that rank's sink, and
+text written by PPT itself (progress, warnings) to the real stream.  Sinks:
+
+* :class:`TaggedSink`: every line prefixed ``[R] `` as ``mpiexec -prepend-rank``
+  (MPICH) does, written once the line is complete;
+* :class:`FileSink`: ``DIR/rank.R.out`` and ``DIR/rank.R.err``, as
+  ``mpiexec -outfile-pattern`` would, buffered and appended in blocks.
+"""
+from __future__ import annotations
+
+import io
+import os
+
+from ppt.exec.current import current_run
+
+#: Bytes a file sink buffers before it appends them to its file.
+FILE_BUFFER_B = 1 << 16
+
+
+class TaggedSink:
+    """Whole lines of one rank, each prefixed ``[rank] ``, on ``target`` (a text stream)."""
+
+    __slots__ = ("prefix", "target", "pending")
+
+    def __init__(self, rank: int, target):
+        self.prefix = f"[{rank}] "
+        self.target = target
+        self.pending = ""
+
+    def write(self, text: str) -> None:
+        lines = (self.pending + text).split("\n")
+        self.pending = lines.pop()
+        if lines:
+            prefix = self.prefix
+            self.target.write("".join(f"{prefix}{line}\n" for line in lines))
+
+    def flush(self) -> None:
+        self.target.flush()
+
+    def close(self) -> None:
+        """End a last line left without a newline."""
+        if self.pending:
+            self.target.write(f"{self.prefix}{self.pending}\n")
+            self.pending = ""
+
+
+class FileSink:
+    """One rank's stream in a file of its own (created on the first write)."""
+
+    __slots__ = ("path", "chunks", "size", "opened")
+
+    def __init__(self, path: str):
+        self.path = path
+        self.chunks: list[str] = []
+        self.size = 0
+        self.opened = False
+
+    def write(self, text: str) -> None:
+        self.chunks.append(text)
+        self.size += len(text)
+        if self.size >= FILE_BUFFER_B:
+            self.flush()
+
+    def flush(self) -> None:
+        if self.chunks:
+            with open(self.path, "a" if self.opened else "w") as file:
+                file.write("".join(self.chunks))
+            self.opened = True
+            self.chunks.clear()
+            self.size = 0
+
+    def close(self) -> None:
+        self.flush()
+
+
+def sinks(rank: int, output_dir: str | None, tagged_out, tagged_err) -> tuple:
+    """``(stdout sink, stderr sink)`` of ``rank``: files in ``output_dir``, else tagged lines on the given streams."""
+    if output_dir is not None:
+        base = os.path.join(output_dir, f"rank.{rank}")
+        return FileSink(base + ".out"), FileSink(base + ".err")
+    return TaggedSink(rank, tagged_out), TaggedSink(rank, tagged_err)
+
+
+class RankStream(io.TextIOBase):
+    """``sys.stdout`` or ``sys.stderr`` while a program runs: a rank's text to its sink, PPT's to ``real``."""
+
+    def __init__(self, real, which: int):
+        self.real = real
+        self.which = which       # 0: stdout, 1: stderr
+
+    def write(self, text: str) -> int:
+        run = current_run()
+        if run is None:
+            return self.real.write(text)
+        if not run.stopped:
+            run.sinks[self.which].write(text)
+        return len(text)
+
+    def flush(self) -> None:
+        run = current_run()
+        if run is None:
+            self.real.flush()
+
+    def writable(self) -> bool:
+        return True
+
+    def isatty(self) -> bool:
+        return False
+
+    @property
+    def encoding(self):
+        return getattr(self.real, "encoding", "utf-8")
