@@ -18,7 +18,7 @@ from ppt.mpi.collectives import Coll
 from ppt.mpi.constants import ANY_SOURCE, ANY_TAG, PROC_NULL, UNDEFINED
 from ppt.mpi.names import mpi4py_names
 from ppt.mpi.ops import MAX, SUM, as_op
-from ppt.mpi.payload import size_of
+from ppt.mpi.payload import size_of, sized_copy
 
 #: Bytes of one integer in the agreement messages of communicator creation.
 INT_B = 4
@@ -131,6 +131,9 @@ class Comm:
     def _isend(self, obj, dest, tag, nbytes):
         self._check_peer(dest, "destination", False)
         self._check_tag(tag, False)
+        if obj is not None:                 # the receiver gets a snapshot, as from a real MPI library
+            obj, size_B = sized_copy(obj)
+            nbytes = size_B if nbytes is None else nbytes
         return self._rank.isend(self, dest, tag, self._size(obj, nbytes), obj, self.ctx)
 
     def _irecv(self, source, tag):

@@ -28,6 +28,30 @@ def size_of(obj) -> int:
     return len(pickle.dumps(obj, protocol=pickle.HIGHEST_PROTOCOL))
 
 
+#: Payload types no receiver can change: sent as they are.
+IMMUTABLE = frozenset({type(None), bool, int, float, complex, str, bytes})
+
+
+def sized_copy(obj) -> tuple:
+    """``(copy, nbytes)`` of a lowercase (pickled) message's payload, as MPI would deliver it.
+
+    Ranks share one address space, so a message must be a snapshot: a sender
+    that changes the object after sending, or a receiver that changes what it
+    got, must not change anyone else's copy.  Immutable objects go as they are,
+    numpy arrays are copied, anything else makes a pickle round trip (whose
+    size it reports, as :func:`size_of` would).
+    """
+    kind = type(obj)
+    if kind in IMMUTABLE or kind is tuple and all(type(item) in IMMUTABLE for item in obj):
+        return obj, size_of(obj)
+    if kind is np.ndarray:
+        return obj.copy(), int(obj.nbytes)
+    if isinstance(obj, np.generic):
+        return obj, int(obj.itemsize)
+    data = pickle.dumps(obj, protocol=pickle.HIGHEST_PROTOCOL)
+    return pickle.loads(data), (len(data) if not isinstance(obj, (bytearray, memoryview)) else len(obj))
+
+
 def split_sizes(nbytes: int, parts: int) -> list[int]:
     """``nbytes`` cut into ``parts`` near-equal integer pieces (the first ones one byte larger)."""
     base, extra = divmod(nbytes, parts)

@@ -1,0 +1,287 @@
+"""``ppt exec``: unmodified mpi4py programs on simulated ranks.
+
+Each rank has its own ``__main__`` and local modules, output is tagged by
+rank or kept per rank in files, exit statuses follow mpiexec, bad programs get
+one line and exit status 2, and compute time is the rank's measured CPU time
+(or annotations only).
+"""
+import json
+import math
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+from ppt.exec.program import ProgramExit, ProgramFailed
+from ppt.exec.runner import ExecOptions, exec_program
+from ppt.hardware.systems import load_system
+from ppt.machine import Machine
+from ppt.mpi import MPIJob
+
+
+def write(folder, name, source):
+    path = folder / name
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(textwrap.dedent(source))
+    return path
+
+
+def exec_in_process(path, ranks=2, system="edison", network="analytic", per_node=1, **options):
+    """JobResult of ``path`` run in this process (its rank output goes to the captured stdout)."""
+    machine = Machine(load_system(system), network_kind=network)
+    job = MPIJob.on_machine(machine, ranks, per_node)
+    return exec_program(job, ExecOptions(str(path), **{"compute": "none", **options}))
+
+
+def ppt_exec(*args, cwd=None, timeout=60):
+    """``ppt exec ARGS`` in a fresh process: (exit status, stdout, stderr)."""
+    done = subprocess.run([sys.executable, "-m", "ppt.cli.main", "exec", *map(str, args)], capture_output=True,
+                          text=True, timeout=timeout, cwd=cwd)
+    return done.returncode, done.stdout, done.stderr
+
+
+def lines_of(text, rank):
+    prefix = f"[{rank}] "
+    return [line[len(prefix):] for line in text.splitlines() if line.startswith(prefix)]
+
+
+# -- the program as every rank runs it ----------------------------------------------------
+def test_each_rank_has_its_own_main_and_local_modules(tmp_path, capsys):
+    write(tmp_path, "counter.py", "hits = []\n")
+    write(tmp_path, "pkg/__init__.py", "from .inner import base\n")
+    write(tmp_path, "pkg/inner.py", "base = [10]\n")
+    program = write(tmp_path, "prog.py", """
+        import counter
+        from pkg import base
+        from mpi4py import MPI
+        comm = MPI.COMM_WORLD
+        counter.hits.append(comm.rank)
+        base.append(comm.rank)
+        total = comm.allreduce(comm.rank)
+        print(__name__, counter.hits, base, total)
+    """)
+    result = exec_in_process(program, ranks=3)
+    out = capsys.readouterr().out
+    for rank in range(3):
+        assert lines_of(out, rank) == [f"__main__ [{rank}] [10, {rank}] 3"]
+    assert result.calls == {"MPI_Allreduce": 3}
+
+
+def test_classes_of_the_program_travel_in_pickled_messages(tmp_path, capsys):
+    program = write(tmp_path, "prog.py", """
+        from dataclasses import dataclass
+        from mpi4py import MPI
+
+        @dataclass
+        class Task:
+            ident: int
+            payload: list
+
+        comm = MPI.COMM_WORLD
+        if comm.rank == 0:
+            task = Task(7, [1, 2])
+            comm.send(task, dest=1)
+            task.payload.append(99)        # a sent message is a copy: the receiver never sees this
+        else:
+            got = comm.recv(source=0)
+            print(type(got).__name__, got.ident, got.payload)
+    """)
+    exec_in_process(program)
+    assert lines_of(capsys.readouterr().out, 1) == ["Task 7 [1, 2]"]
+
+
+def test_program_arguments_and_options_after_them(tmp_path):
+    program = write(tmp_path, "prog.py", """
+        import sys
+        from mpi4py import MPI
+        if MPI.COMM_WORLD.rank == 0:
+            print(sys.argv[1:])
+    """)
+    status, out, _ = ppt_exec(program, "--steps", "3", "-n", "2", "--system", "edison", "--network", "analytic",
+                              "--", "-n", "5")
+    assert status == 0
+    assert lines_of(out, 0) == ["['--steps', '3', '-n', '5']"]
+
+
+def test_output_is_tagged_and_json_stays_alone_on_stdout(tmp_path):
+    program = write(tmp_path, "prog.py", """
+        import sys
+        from mpi4py import MPI
+        rank = MPI.COMM_WORLD.rank
+        print("a", end="")
+        print("b")
+        print("to stderr", rank, file=sys.stderr)
+        sys.stdout.write("last line without newline")
+    """)
+    status, out, err = ppt_exec(program, "-n", "2", "--system", "edison", "--network", "analytic")
+    assert status == 0
+    assert lines_of(out, 1) == ["ab", "last line without newline"]
+    assert lines_of(err, 1) == ["to stderr 1"]
+    status, out, err = ppt_exec(program, "-n", "2", "--system", "edison", "--network", "analytic", "--json")
+    assert status == 0
+    assert json.loads(out)["ranks"] == 2
+    assert lines_of(err, 0) == ["ab", "to stderr 0", "last line without newline"]
+
+
+def test_output_dir_keeps_each_ranks_streams(tmp_path):
+    program = write(tmp_path, "prog.py", """
+        import sys
+        from mpi4py import MPI
+        rank = MPI.COMM_WORLD.rank
+        print("out of", rank)
+        print("err of", rank, file=sys.stderr)
+    """)
+    folder = tmp_path / "out"
+    folder.mkdir()
+    (folder / "rank.5.out").write_text("stale")
+    status, out, _ = ppt_exec(program, "-n", "2", "--system", "edison", "--network", "analytic",
+                              "--output-dir", folder)
+    assert status == 0 and "[0]" not in out
+    assert sorted(p.name for p in folder.iterdir()) == ["rank.0.err", "rank.0.out", "rank.1.err", "rank.1.out"]
+    assert (folder / "rank.1.out").read_text() == "out of 1\n"
+    assert (folder / "rank.0.err").read_text() == "err of 0\n"
+
+
+# -- failures as under mpiexec ---------------------------------------------------------------
+def test_an_exception_stops_every_rank_with_the_users_traceback(tmp_path):
+    program = write(tmp_path, "prog.py", """
+        from mpi4py import MPI
+        comm = MPI.COMM_WORLD
+
+        def step(rank):
+            return 1 / (rank - 1)
+
+        if comm.rank == 1:
+            step(comm.rank)
+        comm.recv(source=1)        # the others wait forever for rank 1
+    """)
+    status, out, err = ppt_exec(program, "-n", "3", "--system", "edison", "--network", "analytic", timeout=30)
+    assert status == 1
+    trace = lines_of(err, 1)
+    assert trace[0] == "Traceback (most recent call last):"
+    assert trace[-1] == "ZeroDivisionError: division by zero"
+    assert 'File "prog.py", line 9, in <module>' in trace[1]
+    assert not any("ppt" in line.split('"')[1] for line in trace if line.strip().startswith("File"))
+    assert err.splitlines()[-1] == ("ppt: error: rank 1 raised ZeroDivisionError at prog.py line 6; "
+                                    "every rank was stopped")
+
+
+def test_exit_status_of_sys_exit_and_in_process_errors(tmp_path):
+    program = write(tmp_path, "prog.py", """
+        import sys
+        from mpi4py import MPI
+        if MPI.COMM_WORLD.rank == 1:
+            sys.exit(3)
+        MPI.COMM_WORLD.Barrier()
+    """)
+    status, _, err = ppt_exec(program, "-n", "2", "--system", "edison", "--network", "analytic")
+    assert status == 3
+    assert err.strip() == "ppt: error: rank 1 exited with status 3; every rank was stopped"
+    with pytest.raises(ProgramExit):
+        exec_in_process(program)
+    raising = write(tmp_path, "raise.py", "from mpi4py import MPI\nraise KeyError('x')\n")
+    with pytest.raises(ProgramFailed) as failed:
+        exec_in_process(raising)
+    assert failed.value.rank == 0 and failed.value.traceback_lines[-1] == "KeyError: 'x'"
+
+
+def test_zero_exit_ends_only_that_rank(tmp_path, capsys):
+    program = write(tmp_path, "prog.py", """
+        import sys
+        from mpi4py import MPI
+        if MPI.COMM_WORLD.rank == 0:
+            sys.exit(0)
+        print("went on")
+    """)
+    exec_in_process(program)
+    assert capsys.readouterr().out.splitlines() == ["[1] went on"]
+
+
+@pytest.mark.parametrize("source, message", [
+    ("from mpi4py import MPI\nx = (\n", "prog.py line 2: syntax error: '(' was never closed"),
+    ("from mpi4py import MPI\nimport no_such_module_here\n",
+     "prog.py line 2: no module named 'no_such_module_here': install it where PPT is installed"),
+    ("import mpi4py.futures\n", "mpi4py.futures is not supported by PPT's simulated MPI"),
+    ("print('hello')\n", "prog.py never imports mpi4py, so no rank called MPI"),
+    ("from mpi4py import MPI\nc = MPI.COMM_WORLD\nc.recv(source=(c.rank + 1) % c.size)\n",
+     "s: 2 of 2 ranks blocked: rank 0 in MPI_Recv(source=1"),
+])
+def test_bad_programs_get_one_line_and_status_2(tmp_path, source, message):
+    program = write(tmp_path, "prog.py", source)
+    status, _, err = ppt_exec(program, "-n", "2", "--system", "edison", "--network", "analytic")
+    assert status == 2
+    last = err.splitlines()[-1]
+    assert last.startswith("ppt: error: ") and message in last
+    assert "Traceback" not in err
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--compute-scale", "0"], "--compute-scale 0.0 must be a finite number above 0"),
+    (["--compute-scale", "-1"], "--compute-scale -1.0 must be a finite number above 0"),
+    (["--compute-scale", "inf"], "--compute-scale inf must be a finite number above 0"),
+    (["--compute-scale", "nan"], "--compute-scale nan must be a finite number above 0"),
+    (["-n", "1000"], "1000 ranks at 16 per node need 63 nodes, but the system has 16"),
+])
+def test_bad_options_get_one_line_and_status_2(tmp_path, args, message):
+    program = write(tmp_path, "prog.py", "from mpi4py import MPI\n")
+    status, out, err = ppt_exec(program, "-n", "2", "--system", "fattree-4-3", *args)
+    assert status == 2 and out == ""
+    assert err.count("\n") == 1 and message in err
+
+
+def test_binary_and_missing_programs(tmp_path):
+    binary = tmp_path / "prog.py"
+    binary.write_bytes(b"\x7fELF\x00\x01")
+    status, _, err = ppt_exec(binary, "-n", "2", "--system", "edison")
+    assert status == 2 and err.strip() == "ppt: error: prog.py is not a Python program; give the mpi4py program's .py file"
+    status, _, err = ppt_exec(tmp_path / "absent.py", "-n", "2", "--system", "edison")
+    assert status == 2 and "not found" in err
+
+
+# -- compute time ------------------------------------------------------------------------------
+BURN = """
+    from mpi4py import MPI
+    from ppt import hint
+    comm = MPI.COMM_WORLD
+    comm.Barrier()
+    t0 = MPI.Wtime()
+    if comm.rank == 0:
+        total = 0
+        for i in range(400_000):
+            total += i * i
+    hint.compute(0.25)
+    t1 = MPI.Wtime()
+    comm.Barrier()
+    print(repr(t1 - t0))
+"""
+
+
+def test_annotations_alone_give_closed_form_times(tmp_path, capsys):
+    program = write(tmp_path, "prog.py", BURN)
+    result = exec_in_process(program, compute="none")
+    out = capsys.readouterr().out
+    assert float(lines_of(out, 0)[0]) == pytest.approx(0.25, abs=1e-15)
+    assert float(lines_of(out, 1)[0]) == pytest.approx(0.25, abs=1e-15)
+    assert [entry["compute_s"] for entry in result.per_rank] == [0.25, 0.25]
+
+
+def test_measured_cpu_time_is_compute_time_scaled(tmp_path, capsys):
+    program = write(tmp_path, "prog.py", BURN)
+    result = exec_in_process(program, compute="measured")
+    burn_s = float(lines_of(capsys.readouterr().out, 0)[0]) - 0.25
+    rank0, rank1 = result.per_rank
+    assert burn_s > 0.005                                   # the loop's CPU time reached rank 0's clock
+    assert rank0["compute_s"] - rank1["compute_s"] > 0.8 * burn_s
+    assert rank1["compute_s"] < 0.25 + 0.5 * burn_s         # rank 1 did not pay for rank 0's loop
+    assert result.predicted_s >= 0.25 + burn_s
+    scaled = exec_in_process(program, compute="measured", compute_scale=4.0)
+    capsys.readouterr()
+    ratio = (scaled.per_rank[0]["compute_s"] - 0.25) / (rank0["compute_s"] - 0.25)
+    assert 2.0 < ratio < 8.0                                 # CPU time itself varies from run to run
+
+
+def test_hint_is_a_no_op_outside_ppt_exec():
+    from ppt import hint
+    assert hint.compute(1.0) == 0.0
+    assert math.isclose(hint.compute(0), 0.0)
