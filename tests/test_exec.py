@@ -10,6 +10,7 @@ import math
 import subprocess
 import sys
 import textwrap
+from pathlib import Path
 
 import pytest
 
@@ -285,3 +286,30 @@ def test_hint_is_a_no_op_outside_ppt_exec():
     from ppt import hint
     assert hint.compute(1.0) == 0.0
     assert math.isclose(hint.compute(0), 0.0)
+
+
+@pytest.mark.mpiexec
+def test_parallel_simulation_gives_the_serial_json_and_every_ranks_lines(tmp_path):
+    mpiexec = Path(sys.executable).with_name("mpiexec")
+    if not mpiexec.exists():
+        pytest.skip("no mpiexec next to the Python interpreter")
+    program = write(tmp_path, "prog.py", """
+        import numpy as np
+        from mpi4py import MPI
+        comm = MPI.COMM_WORLD
+        got = np.zeros(3)
+        comm.Sendrecv(np.full(3, comm.rank, dtype=float), (comm.rank + 1) % comm.size, 0,
+                      got, (comm.rank - 1) % comm.size, 0)
+        print(comm.rank, got.tolist(), comm.allreduce(comm.rank))
+    """)
+    command = [sys.executable, "-m", "ppt.cli.main", "exec", str(program), "-n", "8", "--system", "edison",
+               "--ranks-per-node", "1", "--mapping", "random", "--compute", "none", "--json"]
+    serial = subprocess.run(command, capture_output=True, text=True, timeout=120, check=True)
+    parallel = subprocess.run([str(mpiexec), "-n", "2", *command], capture_output=True, text=True, timeout=120,
+                              check=True)
+    nodes = {r["node"] for r in json.loads(serial.stdout)["per_rank"]}
+    assert min(nodes) < 5576 // 2 <= max(nodes)          # ranks on both halves: traffic crosses ranks
+    assert parallel.stdout == serial.stdout
+    for rank in range(8):
+        expected = [f"{rank} {[float((rank - 1) % 8)] * 3} 28"]
+        assert lines_of(serial.stderr, rank) == lines_of(parallel.stderr, rank) == expected

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import contextlib
+import io
 import math
 import os
 import sys
@@ -10,6 +11,7 @@ from dataclasses import dataclass
 
 from greenlet import getcurrent
 
+from ppt.engine import parallel
 from ppt.errors import PPTError
 from ppt.exec.current import RUNS, current_run
 from ppt.exec.meter import CpuMeter
@@ -62,7 +64,11 @@ def exec_program(job, options: ExecOptions, progress=None):
     if options.output_dir is not None:
         _prepare_output_dir(options.output_dir, job.num_ranks)
     runs: list[RankRun] = []
-    real_out, real_err = sys.stdout, sys.stderr
+    comm = parallel.world()
+    if comm is None or comm.rank == 0:
+        real_out, real_err = sys.stdout, sys.stderr
+    else:                          # kept for the leader, which prints every rank's lines
+        real_out, real_err = io.StringIO(), io.StringIO()
     tagged_out = real_err if options.tag_stream == "stderr" else real_out
 
     def main(mpi):
@@ -88,10 +94,31 @@ def exec_program(job, options: ExecOptions, progress=None):
             raise
         finally:
             RUNS.clear()
-    if not any(run.imported_mpi for run in runs):
+    if comm is not None:
+        _print_other_simulation_ranks(comm, (real_out, real_err))
+        runs_mpi = comm.allreduce(any(run.imported_mpi for run in runs), op=_mpi_lor())
+    else:
+        runs_mpi = any(run.imported_mpi for run in runs)
+    if not runs_mpi:
         raise PPTError(f"{program.name} never imports mpi4py, so no rank called MPI; ppt exec runs mpi4py "
                        "programs (a model defining main(mpi) runs with 'ppt run')")
     return result
+
+
+def _print_other_simulation_ranks(comm, streams) -> None:
+    """Under ``mpiexec``, the leader prints the tagged lines the other simulation ranks kept, by simulation rank
+    (each rank's own lines stay in order; lines of ranks simulated by different processes do not interleave)."""
+    kept = [stream.getvalue() if isinstance(stream, io.StringIO) else "" for stream in streams]
+    parts = comm.gather(kept, root=0)
+    if comm.rank == 0:
+        for part in parts[1:]:
+            for stream, text in zip(streams, part):
+                stream.write(text)
+
+
+def _mpi_lor():
+    from mpi4py import MPI
+    return MPI.LOR
 
 
 class _MainOfRank(types.ModuleType):
