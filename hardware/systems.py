@@ -3,11 +3,22 @@
 ``load_system(name_or_path, overrides)`` returns the preset as a dict with
 ``--set key=value`` overrides applied (dotted keys reach into sections, values
 parsed as JSON when they parse, else kept as strings).
+
+A name is looked up among the built-in presets first, then among the user's
+presets in :func:`user_systems_dir` (``$PPT_HOME/systems``, by default
+``~/.config/ppt/systems``), where ``ppt calibrate`` writes ``host``.  A preset
+read from a file may name its processor as a ``.json`` file relative to its
+own folder (``"processor": "host.processor.json"``).
+
+The optional ``calibration`` section records how a generated preset was
+measured (``ppt calibrate``: date, command, method, the measured numbers and
+the fit); the model does not read it.
 """
 from __future__ import annotations
 
 import difflib
 import json
+import os
 from pathlib import Path
 
 from ppt.config import preset_names, read_preset, reject_unknown
@@ -19,8 +30,9 @@ REQUIRED_SECTIONS = ("name", "topology", "network", "node")
 #: Keys of each section that is not owned by a component building itself from it (the topology
 #: section is checked by the topology builder, which knows its kind's keys).
 SECTION_KEYS = {
-    "": ("name", "description", "sources", "topology", "network", "mpi", "node"),
+    "": ("name", "description", "sources", "topology", "network", "mpi", "node", "calibration"),
     "node": ("processor", "cores"),
+    "calibration": ("date", "command", "version", "host", "method", "pingpong", "memory_copy", "fit"),
     "mpi": MPI_FIELDS,
     "network.packet": ("header_B", "max_payload_B", "chunk_B", "response_B"),
 }
@@ -31,9 +43,46 @@ def list_systems() -> list[str]:
     return preset_names(SYSTEMS_DIR)
 
 
+def user_systems_dir() -> Path:
+    """The user's preset folder: ``$PPT_HOME/systems``, else ``$XDG_CONFIG_HOME/ppt/systems``
+    (``~/.config/ppt/systems``)."""
+    home = os.environ.get("PPT_HOME")
+    if home:
+        return Path(home).expanduser() / "systems"
+    config = os.environ.get("XDG_CONFIG_HOME") or Path("~/.config").expanduser()
+    return Path(config) / "ppt" / "systems"
+
+
+def list_user_systems() -> list[str]:
+    """Names of the user's system presets (processor files ``*.processor.json`` beside them excluded)."""
+    folder = user_systems_dir()
+    return [name for name in preset_names(folder) if "." not in name] if folder.is_dir() else []
+
+
+def system_path(name_or_path: str) -> Path:
+    """The file of preset ``name_or_path``: a ``.json`` file, a built-in name, then a user preset name."""
+    path = Path(name_or_path)
+    if path.suffix == ".json" and path.is_file():
+        return path
+    for folder in (SYSTEMS_DIR, user_systems_dir()):
+        if "/" not in name_or_path and (folder / f"{name_or_path}.json").is_file():
+            return folder / f"{name_or_path}.json"
+    if name_or_path == "host":
+        raise ConfigError(f"no 'host' preset in {user_systems_dir()}: run 'ppt calibrate' to measure this host "
+                          f"and write it")
+    known = ", ".join(list_systems() + list_user_systems())
+    raise ConfigError(f"unknown system {name_or_path!r}; choose one of: {known} (or give a .json system file)")
+
+
 def load_system(name_or_path: str, overrides=()) -> dict:
-    """The preset ``name_or_path`` (built-in name or a JSON file) with overrides applied."""
-    preset = read_preset(SYSTEMS_DIR, name_or_path, "system")
+    """The preset ``name_or_path`` (built-in name, user preset name or a JSON file) with overrides applied."""
+    path = system_path(name_or_path)
+    preset = read_preset(SYSTEMS_DIR, str(path), "system")
+    node = preset.get("node")
+    if path.parent != SYSTEMS_DIR and isinstance(node, dict) and isinstance(node.get("processor"), str):
+        beside = path.parent / node["processor"]
+        if beside.suffix == ".json" and not Path(node["processor"]).is_absolute() and beside.is_file():
+            node["processor"] = str(beside.resolve())
     for section in REQUIRED_SECTIONS:
         if section not in preset:
             raise ConfigError(f"system {name_or_path!r} is missing the field {section!r}")
