@@ -19,7 +19,7 @@ from ppt.engine.parallel import launched_rank
 from ppt.errors import PPTError
 
 COMMANDS = ["systems", "topology", "bench", "run", "exec", "pingpong", "latency_survey",
-            "traffic", "snap", "replay", "trace_info", "sweep", "plot"]
+            "traffic", "snap", "replay", "trace_info", "sweep", "plot", "calibrate"]
 
 
 class _Parser(argparse.ArgumentParser):

@@ -1,0 +1,150 @@
+"""``ppt calibrate``: measure this host with real MPI and write the ``host`` system preset.
+
+Measures (``ppt.hardware.calibrate``) the on-node MPI ping-pong under
+``mpiexec -n 2``, the memory copy bandwidth, the cores and the processor;
+fits the preset's MPI and node-memory parameters (``ppt.hardware.hostpreset``)
+and writes two files: the system preset (default ``host.json`` in the user's
+preset folder, ``$PPT_HOME/systems`` or ``~/.config/ppt/systems``, where
+``--system host`` finds it) and its processor preset beside it
+(``host.processor.json``).  Both are written to temporary files first and
+renamed into place, so an interrupted or failed run leaves no partial preset.
+"""
+from __future__ import annotations
+
+import os
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from ppt.cli.output import add_json_flag, emit
+
+HELP = "measure this host (MPI ping-pong, memory copy, cores) and write the 'host' system preset"
+
+
+def add_arguments(parser) -> None:
+    parser.add_argument("--out", default=None, metavar="FILE.json",
+                        help="where to write the preset (default: host.json in $PPT_HOME/systems or "
+                             "~/.config/ppt/systems, where '--system host' finds it); its processor preset "
+                             "goes beside it as FILE.processor.json")
+    parser.add_argument("--quick", action="store_true",
+                        help="fewer sizes and repeats (a few seconds, for tests; noisier)")
+    add_json_flag(parser)
+
+
+def run(args) -> int:
+    from ppt.errors import PPTError
+    from ppt.hardware import calibrate, hostpreset
+    from ppt.hardware.systems import user_systems_dir
+    started = time.perf_counter()
+    target = Path(args.out) if args.out else user_systems_dir() / "host.json"
+    if target.suffix != ".json":
+        raise PPTError(f"--out {args.out}: give a file name ending in .json (--system loads .json presets)")
+    if not args.out:
+        try:
+            target.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise PPTError(f"cannot create the preset folder {target.parent}: {exc.strerror or exc}") from None
+    _probe_writable(target, "--out" if args.out else "preset folder")
+    processor_file = target.with_name(f"{target.stem}.processor.json")
+
+    plan = calibrate.Plan(args.quick)
+    info = calibrate.host_info()
+    _say(f"host: {info['processor_name']}, {info['cores']} cores")
+    mpiexec = calibrate.find_mpiexec()
+    _say(f"MPI ping-pong: {len(plan.sizes)} sizes x {plan.rounds} rounds under '{Path(mpiexec).name} -n 2' ...")
+    pingpong = calibrate.pingpong(plan, mpiexec)
+    _say(f"memory copy: {plan.copy_B >> 20} MiB arrays, {plan.copy_repeats} repeats, 1 and {info['cores']} cores ...")
+    copy = calibrate.memory_copy(plan, info["cores"])
+    rows = pingpong["results"]
+    try:
+        fit = hostpreset.fit_pingpong([r["bytes"] for r in rows], [r["min_s"] for r in rows])
+    except ValueError as exc:
+        raise PPTError(f"the ping-pong times could not be fitted: {exc}") from None
+
+    command = " ".join(["ppt calibrate", *(["--quick"] if args.quick else []),
+                        *(["--out", target.name] if args.out else [])])
+    version = _version()
+    preset = hostpreset.build(info, pingpong, copy, fit, processor_file.name, command=command, version=version)
+    date = preset["calibration"]["date"]
+    _write_both(target, preset, processor_file, hostpreset.processor(info, copy, fit, date[:10]))
+    _say(f"wrote {target} and {processor_file.name} in {time.perf_counter() - started:.1f} s")
+    load = info["load_average_1min"]
+    if load is not None and load > info["cores"] - 0.5:
+        print(f"calibrate: warning: the load average was {load:.2f} on {info['cores']} cores: other processes "
+              f"were running, so the measured times include waits for a core", file=sys.stderr)
+
+    table = [[r["bytes"], r["min_s"] * 1e6, r["median_s"] * 1e6, r["model_s"] * 1e6,
+              100.0 * (r["model_s"] / r["min_s"] - 1.0), "" if r["bytes"] <= fit["sizes_up_to_B"] else "not fitted"]
+             for r in preset["calibration"]["pingpong"]]
+    result = {"version": version, "system": "host", "command": "calibrate", "preset": str(target),
+              "processor_preset": str(processor_file), "host": preset["calibration"]["host"],
+              "pingpong": preset["calibration"]["pingpong"], "memory_copy": copy, "fit": fit,
+              "preset_fields": {"mpi": preset["mpi"], "network.shm_latency_s": preset["network"]["shm_latency_s"],
+                                "memory.copy_bandwidth_Bps": 2.0 * fit["bandwidth_Bps"], "node.cores": info["cores"]}}
+    if not args.json:
+        print(f"host: {info['processor_name']}, {info['cores']} cores; preset {target}")
+        print(f"memory copy (STREAM Copy, best of {copy['repeats']}): 1 core {copy['core_copy_bandwidth_Bps'] / 1e9:.3g} GB/s, "
+              f"{copy['processes']} cores {copy['node_copy_bandwidth_Bps'] / 1e9:.3g} GB/s")
+        print(f"fit: latency {fit['latency_s'] * 1e6:.3g} us (copy {fit['shm_latency_s'] * 1e6:.3g} us + overheads "
+              f"{fit['overhead_s'] * 1e6:.3g} us), bandwidth {fit['bandwidth_Bps'] / 1e9:.3g} GB/s, eager up to "
+              f"{fit['eager_threshold_B']} B, rms error {100 * fit['rms_relative_error']:.1f} % "
+              f"(sizes up to {fit['sizes_up_to_B']} B)")
+        print()
+    emit(args, result, ["bytes", "min_us", "median_us", "model_us", "model_err_%", "note"], table,
+         title=None if args.json else "MPI ping-pong, one-way time (2 ranks on this host; model = the preset's prediction)")
+    return 0
+
+
+def _say(text: str) -> None:
+    if not os.environ.get("PPT_QUIET"):
+        print(f"calibrate: {text}", file=sys.stderr, flush=True)
+
+
+def _version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+    try:
+        return version("ppt-sim")
+    except PackageNotFoundError:
+        return "unknown"
+
+
+def _probe_writable(target: Path, option: str) -> None:
+    """PPTError now, before measuring, unless a file can be created beside ``target``."""
+    from ppt.errors import PPTError
+    if target.is_dir():
+        raise PPTError(f"{option} {target}: is a folder; give a file name such as {target / 'host.json'}")
+    folder = target.parent
+    if not folder.is_dir():
+        raise PPTError(f"{option} {target}: folder {folder} does not exist; create it or choose another path")
+    try:
+        with tempfile.NamedTemporaryFile(dir=folder, prefix=f".{target.name}.", suffix=".probe"):
+            pass
+    except OSError as exc:
+        raise PPTError(f"{option} {target}: cannot write there ({exc.strerror or exc}); choose a writable path") from None
+
+
+def _write_both(target: Path, preset: dict, processor_file: Path, processor: dict) -> None:
+    """Write both presets through temporary files renamed into place (the processor first: the system
+    preset names it), so no partial file is ever left at either name."""
+    import json
+    from ppt.errors import PPTError
+    temps = []
+    try:
+        for path, data in ((processor_file, processor), (target, preset)):
+            fd, temp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+            temps.append(temp)
+            with os.fdopen(fd, "w") as fh:
+                json.dump(data, fh, indent=2)
+                fh.write("\n")
+        os.replace(temps[0], processor_file)
+        os.replace(temps[1], target)
+        temps.clear()
+    except OSError as exc:
+        raise PPTError(f"cannot write {target}: {exc.strerror or exc}") from None
+    finally:
+        for temp in temps:
+            try:
+                os.unlink(temp)
+            except OSError:
+                pass

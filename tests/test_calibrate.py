@@ -1,0 +1,150 @@
+"""``ppt calibrate``: the ping-pong fit, the written preset reproducing the measurement under
+``ppt pingpong``, user presets found by name, the ``calibration`` section's keys, and one-line errors."""
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from ppt.cli.main import main
+from ppt.errors import ConfigError
+from ppt.hardware import calibrate, hostpreset
+from ppt.hardware.systems import SYSTEMS_DIR, load_system
+
+PPT = [sys.executable, "-m", "ppt.cli.main"]
+
+
+def synthetic(a, L, bandwidth, eager, sizes):
+    """One-way times of the model of ppt.hardware.hostpreset with these parameters."""
+    fit = {"latency_s": a, "shm_latency_s": L, "bandwidth_Bps": bandwidth, "eager_threshold_B": eager}
+    return [hostpreset.model_time_s(fit, n) for n in sizes]
+
+
+def test_fit_recovers_the_model_parameters():
+    sizes = calibrate.SIZES_B
+    times = synthetic(2.0e-6, 0.6e-6, 6e9, 12288, sizes)
+    fit = hostpreset.fit_pingpong(sizes, times)
+    assert fit["eager_threshold_B"] == 12288
+    assert fit["latency_s"] == pytest.approx(2.0e-6, rel=1e-3)
+    assert fit["shm_latency_s"] == pytest.approx(0.6e-6, rel=0.02)      # f on a grid of 1 %
+    assert fit["overhead_s"] == pytest.approx(1.4e-6, rel=0.02)
+    assert fit["bandwidth_Bps"] == pytest.approx(6e9, rel=1e-3)
+    assert fit["rms_relative_error"] < 0.01
+
+
+def test_fit_keeps_overheads_non_negative_and_ignores_sizes_above_its_range():
+    sizes = calibrate.SIZES_B
+    # a rendezvous step of 6 a (more than the model's 2 L <= 2 a can give): all of a becomes copy latency
+    times = [t + (4e-6 if n > 4096 else 0.0) for n, t in zip(sizes, synthetic(1e-6, 1e-6, 5e9, 4096, sizes))]
+    times[-1] = times[-1] / 3          # a 4 MiB message far faster per byte: outside the fitted range
+    fit = hostpreset.fit_pingpong(sizes, times)
+    assert fit["overhead_s"] >= 0.0 and fit["shm_latency_s"] == pytest.approx(fit["latency_s"])
+    assert fit["sizes_up_to_B"] == hostpreset.FIT_MAX_B < sizes[-1]
+    assert fit["eager_threshold_B"] == 4096
+
+
+@pytest.mark.mpiexec
+def test_calibrate_writes_a_preset_whose_pingpong_matches_the_measurement(tmp_path, capsys):
+    out = tmp_path / "host.json"
+    done = subprocess.run(PPT + ["calibrate", "--quick", "--out", str(out), "--json"], capture_output=True,
+                          text=True, timeout=60, env=dict(os.environ, PPT_QUIET="1"))
+    assert done.returncode == 0, done.stderr
+    result = json.loads(done.stdout)
+    assert result["command"] == "calibrate" and result["system"] == "host" and result["version"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["host.json", "host.processor.json"]  # no temp files
+
+    preset = load_system(str(out))
+    measured = {r["bytes"]: r for r in preset["calibration"]["pingpong"]}
+    fit = preset["calibration"]["fit"]
+    assert preset["node"]["cores"] == len(os.sched_getaffinity(0))
+    assert preset["mpi"]["eager_threshold_B"] == fit["eager_threshold_B"]
+    assert all(r["min_s"] <= r["median_s"] for r in measured.values())
+
+    sizes = [8, 1024, 65536, 1048576]
+    for dst in ("0", "1"):                # two ranks on one node (a same-node copy), and across the network
+        assert main(["pingpong", str(out), "--sizes", "8,1k,64k,1M", "--dst", dst, "--json"]) == 0
+        predicted = {r["bytes"]: r["latency_s"] for r in json.loads(capsys.readouterr().out)["results"]}
+        for n in sizes:
+            # the preset reproduces the fitted curve (what the fit promised) ...
+            assert predicted[n] == pytest.approx(measured[n]["model_s"], rel=0.03), (dst, n)
+            # ... and the fitted curve follows the measurement (loosely: --quick on a shared host is noisy)
+            assert 0.5 < predicted[n] / measured[n]["min_s"] < 2.0, (dst, n)
+
+
+def test_calibrated_preset_loads_by_name_from_the_user_folder(tmp_path, monkeypatch):
+    info = {"cores": 2, "processor_name": "Test CPU", "clock_hz": 3e9, "hostname": "h", "load_average_1min": 0.1,
+            "caches": [{"name": "L1", "size_B": 32768, "shared_by": 1}, {"name": "L3", "size_B": 1 << 25, "shared_by": 2}]}
+    sizes = calibrate.QUICK_SIZES_B
+    times = synthetic(1.5e-6, 0.5e-6, 8e9, 8192, sizes)
+    pingpong = {"mpiexec": "mpiexec", "mpi_library": "MPI", "results": [
+        {"bytes": n, "min_s": t, "median_s": t * 1.1, "rounds": 3, "round_trips": 10} for n, t in zip(sizes, times)]}
+    copy = {"core_copy_bandwidth_Bps": 2e10, "node_copy_bandwidth_Bps": 3e10, "array_B": 1 << 25, "repeats": 3}
+    fit = hostpreset.fit_pingpong(sizes, times)
+    folder = tmp_path / "systems"
+    folder.mkdir()
+    (folder / "host.json").write_text(json.dumps(hostpreset.build(info, pingpong, copy, fit, "host.processor.json")))
+    (folder / "host.processor.json").write_text(json.dumps(hostpreset.processor(info, copy, fit, "today")))
+    monkeypatch.setenv("PPT_HOME", str(tmp_path))
+    preset = load_system("host")
+    assert Path(preset["node"]["processor"]) == (folder / "host.processor.json").resolve()
+    assert preset["mpi"]["send_overhead_s"] == pytest.approx(0.5e-6, rel=0.02)
+    assert preset["network"]["shm_latency_s"] == pytest.approx(0.5e-6, rel=0.02)
+    from ppt.machine import Machine
+    from ppt.interconnects.nodememory import NodeMemory
+    machine = Machine(preset, "analytic")
+    assert NodeMemory.from_machine(machine).bandwidth_Bps == pytest.approx(8e9, rel=1e-3)
+    assert machine.node_model.cores == 2
+    # built-in names come first: a user file named like a built-in preset does not shadow it
+    (folder / "edison.json").write_text((folder / "host.json").read_text())
+    assert load_system("edison")["topology"]["kind"] == "aries"
+
+
+def test_calibration_section_keys_are_checked(tmp_path):
+    preset = json.loads((SYSTEMS_DIR / "stampede.json").read_text())
+    preset["calibration"] = {"date": "2026-01-01", "method": "m", "fit": {}}
+    path = tmp_path / "p.json"
+    path.write_text(json.dumps(preset))
+    assert load_system(str(path))["calibration"]["method"] == "m"
+    preset["calibration"]["dat"] = "typo"
+    path.write_text(json.dumps(preset))
+    with pytest.raises(ConfigError, match=r"calibration\.dat; did you mean calibration\.date"):
+        load_system(str(path))
+    del preset["calibration"]["dat"]
+    preset["calibraton"] = preset.pop("calibration")
+    path.write_text(json.dumps(preset))
+    with pytest.raises(ConfigError, match="did you mean preset.calibration"):
+        load_system(str(path))
+
+
+def test_unknown_host_preset_says_how_to_make_it(tmp_path, monkeypatch):
+    monkeypatch.setenv("PPT_HOME", str(tmp_path))
+    with pytest.raises(ConfigError, match="run 'ppt calibrate'"):
+        load_system("host")
+
+
+@pytest.mark.parametrize("out, words", [("missing/host.json", "does not exist"), ("host.txt", "ending in .json"),
+                                        ("d.json", "is a folder"), ("afile/host.json", "does not exist")])
+def test_unwritable_out_is_one_line_before_measuring(tmp_path, capsys, monkeypatch, out, words):
+    (tmp_path / "afile").write_text("")
+    (tmp_path / "d.json").mkdir()
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(calibrate, "pingpong", lambda *a, **k: pytest.fail("measured before checking --out"))
+    assert main(["calibrate", "--quick", "--out", out]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("ppt: error: ") and words in err and "\n" not in err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["afile", "d.json"]
+    assert not any((tmp_path / "d.json").iterdir())
+
+
+def test_failing_mpiexec_is_one_line_and_writes_nothing(tmp_path, capsys, monkeypatch):
+    fake = tmp_path / "mpiexec"
+    fake.write_text("#!/bin/sh\necho 'launcher: cannot start the ranks' >&2\nexit 3\n")
+    fake.chmod(0o755)
+    monkeypatch.setattr(calibrate, "find_mpiexec", lambda: str(fake))
+    monkeypatch.setenv("PPT_QUIET", "1")
+    assert main(["calibrate", "--quick", "--out", str(tmp_path / "host.json")]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err == "ppt: error: mpiexec ping-pong failed (exit status 3): launcher: cannot start the ranks"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["mpiexec"]
