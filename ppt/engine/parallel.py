@@ -15,7 +15,12 @@ ever in the next window exchange, so nothing may leave it alone:
   prints the line and aborts the MPI job;
 * anything else that escapes the loop on one rank (a batch that cannot be
   pickled, ...) prints the line and aborts the MPI job, whose launcher then
-  ends the other ranks.
+  ends the other ranks;
+* an exception that nothing catches, anywhere in a program run by a
+  multi-rank mpiexec that imports the engine (a script's own mistake on one
+  rank, before MPI starts or after the loop), prints its traceback and
+  aborts the MPI job the same way (:func:`abort_on_uncaught`), instead of
+  leaving the other ranks waiting.
 
 The flag is read once per window, beside the exchange, and serial runs never
 touch it.
@@ -53,6 +58,17 @@ def launched_ranks() -> int:
 _RANK_VARIABLES = ("PMI_RANK", "OMPI_COMM_WORLD_RANK", "PMIX_RANK")
 
 
+#: Variables a launcher sets in every process it starts, even one alone (MPICH's Hydra, Open MPI, PMIx).
+_LAUNCHER_VARIABLES = (*_SIZE_VARIABLES, "PMI_RANK", "PMI_FD", "PMI_PORT", "HYDI_CONTROL_FD",
+                       "OMPI_COMM_WORLD_RANK", "PMIX_RANK")
+
+
+def launched_by_mpiexec() -> bool:
+    """True when a launcher (mpiexec, mpirun, srun with PMI) started this process, even as its only rank:
+    its children would inherit the launcher's connection and fail in MPI_Init."""
+    return any(os.environ.get(var) for var in _LAUNCHER_VARIABLES)
+
+
 def launched_rank() -> int:
     """Our rank as mpiexec started us (0 when not under mpiexec)."""
     for var in _RANK_VARIABLES:
@@ -73,6 +89,30 @@ def world():
         return None
     guard_interrupts(MPI.COMM_WORLD)
     return MPI.COMM_WORLD
+
+
+def abort_on_uncaught(comm=None) -> None:
+    """From now on, an exception nothing catches prints its traceback and aborts the MPI job of ``comm``
+    (default COMM_WORLD, MPI started then if need be), as ``python -m mpi4py`` does: a rank that ended
+    alone would leave the others waiting for ever, in their next exchange or in MPI_Init.  Installed
+    once per process, on import of this module under a multi-rank mpiexec."""
+    import sys
+    previous = sys.excepthook
+    if getattr(previous, "_ppt_aborts", False):
+        return
+
+    def hook(kind, value, tb):
+        previous(kind, value, tb)
+        if issubclass(kind, SystemExit):
+            return
+        target = comm
+        if target is None:
+            from mpi4py import MPI
+            target = MPI.COMM_WORLD
+        abort(target, None, f"uncaught {kind.__name__}: {value}")
+
+    hook._ppt_aborts = True
+    sys.excepthook = hook
 
 
 class Stopped(SystemExit):
@@ -222,3 +262,7 @@ def max_op():
     """MPI.MAX (imports mpi4py only when called)."""
     from mpi4py import MPI
     return MPI.MAX
+
+
+if launched_ranks() > 1:     # under a multi-rank mpiexec from the first import on (see abort_on_uncaught)
+    abort_on_uncaught()
