@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import os
+import re
 import sys
 
 #: One simulation runs per process, single-threaded: BLAS threads (numpy's, used while building some
@@ -23,7 +24,12 @@ COMMANDS = ["systems", "topology", "bench", "run", "exec", "pingpong", "latency_
 
 
 class _Parser(argparse.ArgumentParser):
-    """argparse with a one-line error instead of usage + error."""
+    """argparse with a one-line error instead of usage + error, and negative numbers (``-1``, ``-1e-6``)
+    read as values, so an option's own check rejects them in words."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self._negative_number_matcher = re.compile(r"^-(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?$|^-(inf|nan)$", re.I)
 
     def error(self, message):
         raise PPTError(f"{message} (see '{self.prog} --help')")
@@ -49,7 +55,13 @@ def main(argv=None) -> int:
         args = build_parser().parse_args(argv)
         if not getattr(args, "_run", None):
             raise PPTError("no command given (see 'ppt --help')")
-        return args._run(args) or 0
+        status = args._run(args) or 0
+        sys.stdout.flush()             # a reader that went away shows here, not at exit
+        return status
+    except BrokenPipeError:            # 'ppt ... | head': the reader has what it wanted
+        quiet = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(quiet, sys.stdout.fileno())   # nothing left to flush at exit, so no second error
+        return 141                     # as a process ended by SIGPIPE
     except PPTError as exc:
         print(f"ppt: error: {exc}", file=sys.stderr)
         return 2
