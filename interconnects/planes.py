@@ -30,6 +30,9 @@ from ppt.interconnects.topology import Routing, Topology
 RAIL_POLICIES = ("random", "round-robin", "congestion", "dedicated", "shortest")
 #: ``network.rail_unit`` values, in the order of PPT_RAIL_PER_MESSAGE, PPT_RAIL_PER_PACKET.
 RAIL_UNITS = ("message", "packet")
+#: Planes at most: a bound far above real multi-rail machines (2 to 8 rails), so a typo such as
+#: network.planes=10000000 is refused at once instead of exhausting memory while the planes are built.
+MAX_PLANES = 64
 
 
 def _choice(cfg: dict, key: str, choices: tuple, default: str) -> int:
@@ -68,6 +71,9 @@ class RailPolicy:
         planes = field(cfg, "planes", "network", int, default=1)
         if planes < 1:
             raise ConfigError(f"network.planes must be at least 1, got {planes}")
+        if planes > MAX_PLANES:
+            raise ConfigError(f"network.planes = {planes:,}: at most {MAX_PLANES} planes (rails per NIC) are "
+                              f"modelled; multi-rail machines have 2 to 8")
         return cls(planes, _choice(cfg, "rail_policy", RAIL_POLICIES, "round-robin"),
                    _choice(cfg, "rail_unit", RAIL_UNITS, "packet"))
 
@@ -161,6 +167,19 @@ def _plane_copy(base: Topology, plane: int) -> Topology:
     return apply_failures(base.intact, spec.for_plane(plane))
 
 
+def check_planes(topology: Topology, planes: int) -> None:
+    """ConfigError, before any plane is made, when ``planes`` copies of ``topology`` do not fit in this
+    machine's memory (the topology size guard's estimate, per plane)."""
+    from ppt.interconnects.registry import BYTES_PER_PORT, _available_bytes
+    need = int(topology.num_routers) * int(topology.radix) * planes * BYTES_PER_PORT
+    available = _available_bytes()
+    if planes > 1 and available and need > available:
+        raise ConfigError(f"network.planes = {planes:,}: {planes:,} planes of this {topology.kind} topology need "
+                          f"about {need / 2**30:,.1f} GiB for their router ports and packet core but only "
+                          f"{available / 2**30:,.1f} GiB of memory is available; use fewer planes")
+
+
 def fabric(topology: Topology, planes: int) -> Topology:
     """The network of ``planes`` planes of ``topology``: the topology itself for one plane."""
+    check_planes(topology, planes)
     return topology if planes == 1 else Planes(topology, planes)

@@ -62,6 +62,36 @@ def _refuse_if_too_large(cls, cfg: dict) -> None:
                           f"choose a smaller topology")
 
 
+#: Bytes one packet in flight holds: its record in the packet core (96) and its pending event, with
+#: the pools' growth by doubling (one 4 GiB message on fattree-4-3 peaks at 2.1 M packets and 350 MB).
+BYTES_PER_PACKET = 200
+#: Packets of one message the packet core counts (a 32-bit field).
+MAX_MESSAGE_PACKETS = 2**31 - 1
+
+
+def refuse_if_message_too_large(network_cfg: dict, nbytes: int, what: str, all_at_once: bool = True) -> None:
+    """ConfigError, before the run, when the packet network cannot hold one ``nbytes`` message of the
+    preset's ``network`` section ``network_cfg``: more packets than the core counts, or, with unbounded
+    buffers (no ``buffer_B``/``vc_buffer_B``), where a NIC lays out all of a message's packets at once,
+    more packets than this machine's memory holds.  ``what`` names the input (``--sizes 1G``);
+    ``all_at_once=False`` for synthetic traffic, whose packets are always made one at a time."""
+    from ppt.interconnects.packetizer import Packetizer
+    packets = Packetizer(network_cfg.get("packet") or {}).count(nbytes)
+    other = "use --network flow or analytic, which do not model single packets, or smaller messages"
+    if packets > MAX_MESSAGE_PACKETS:
+        raise ConfigError(f"{what}: a {nbytes:,}-byte message is {packets:,} packets, but the packet network "
+                          f"counts at most {MAX_MESSAGE_PACKETS:,} per message; {other}")
+    if not all_at_once or network_cfg.get("buffer_B") or network_cfg.get("vc_buffer_B"):
+        return                                   # credits: packets are made as buffers free up
+    need = packets * BYTES_PER_PACKET
+    available = _available_bytes()
+    if available and need > available:
+        raise ConfigError(f"{what}: a {nbytes:,}-byte message is {packets:,} packets, which this network "
+                          f"(unbounded buffers: a NIC sends all of a message's packets at once) needs about "
+                          f"{need / 2**30:,.1f} GiB for, but only {available / 2**30:,.1f} GiB of memory is "
+                          f"available; {other}")
+
+
 def _available_bytes() -> int:
     """Memory available to a new allocation (MemAvailable), 0 if unknown."""
     try:
