@@ -1,9 +1,11 @@
 """Printing results: a JSON object with ``--json``, else an aligned table."""
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import sys
+import tempfile
 import threading
 from pathlib import Path
 
@@ -55,7 +57,10 @@ def _fmt(value) -> str:
 
 
 def check_writable(path: str, option: str = "--plot") -> None:
-    """PPTError now, before a long run, if ``path`` cannot be written."""
+    """PPTError now, before a long run, if ``path`` cannot be written: its folder is missing, it is a
+    folder or a device, or a file cannot be made in its folder (tried, so permissions, read-only and
+    pseudo file systems such as /proc all count).  A full disk shows only when writing; see
+    :func:`atomic_output`."""
     from ppt.errors import PPTError
     target = Path(path)
     folder = target.parent if str(target.parent) else Path(".")
@@ -63,5 +68,50 @@ def check_writable(path: str, option: str = "--plot") -> None:
         raise PPTError(f"{option} {path}: is a folder; give a file name such as {target / 'plot.png'}")
     if not folder.is_dir():
         raise PPTError(f"{option} {path}: folder {folder} does not exist; create it or choose another path")
+    if target.exists() and not target.is_file():
+        raise PPTError(f"{option} {path}: is not a regular file (a device or pipe); give a file name")
     if not os.access(folder, os.W_OK) or (target.exists() and not os.access(target, os.W_OK)):
         raise PPTError(f"{option} {path}: cannot write there; choose a writable path")
+    try:
+        handle, probe = tempfile.mkstemp(dir=folder, prefix=f".{target.name}.", suffix=".probe")
+        os.close(handle)
+        os.unlink(probe)
+    except OSError as exc:
+        raise PPTError(f"{option} {path}: cannot write there ({exc.strerror or exc}); "
+                       f"choose a writable path") from None
+
+
+@contextlib.contextmanager
+def atomic_output(path: str, option: str, suffix: str | None = None):
+    """Yield a temporary path beside ``path`` (same suffix, or ``suffix`` if it has none, so writers that
+    choose a format by it still do) and
+    rename it to ``path`` when the block ends well: readers see the old file or the whole new one.
+    On any error the temporary file is removed, and an OSError (a full disk, ...) becomes a
+    one-line PPTError naming ``option``."""
+    from ppt.errors import PPTError
+    target = Path(path)
+    try:
+        handle, tmp = tempfile.mkstemp(dir=target.parent if str(target.parent) else ".",
+                                       prefix=f".{target.name}.", suffix=target.suffix or suffix or ".tmp")
+        os.close(handle)
+        mask = os.umask(0o22)
+        os.umask(mask)
+        os.chmod(tmp, 0o666 & ~mask)        # the mode a plain open() would give, not mkstemp's 0600
+    except OSError as exc:
+        raise PPTError(f"{option} {path}: cannot write there ({exc.strerror or exc}); "
+                       f"choose a writable path") from None
+    try:
+        yield tmp
+        os.replace(tmp, target)
+    except OSError as exc:
+        raise PPTError(f"{option} {path}: cannot write it ({exc.strerror or exc}); nothing was written") from None
+    finally:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+
+
+def write_text_atomic(path: str, text: str, option: str) -> None:
+    """Write ``text`` to ``path`` whole or not at all (see :func:`atomic_output`)."""
+    with atomic_output(path, option) as tmp:
+        with open(tmp, "w") as out:
+            out.write(text)

@@ -5,12 +5,18 @@ class), ``PREFIX-occupancy.png`` (router-group by time heatmap of queued
 bytes), ``PREFIX-groups.png`` (traffic between router groups, grouped
 topologies only) and ``PREFIX-latency.png`` (packet and message latency
 CDFs); PREFIX defaults to the sample file's name without ``.npz``.
+The figures are drawn in a temporary folder beside them and moved into
+place only once all are drawn, so a failed write (a full disk) leaves none.
 """
 from __future__ import annotations
 
+import os
+import shutil
+import tempfile
 from pathlib import Path
 
 from ppt.cli.output import add_json_flag, check_writable, emit
+from ppt.errors import PPTError
 
 HELP = "draw a sample file (from --sample-every) as PNG figures"
 
@@ -25,9 +31,31 @@ def add_arguments(parser) -> None:
 def run(args) -> int:
     from ppt.interconnects.sample_plots import draw_all
     from ppt.interconnects.sampling import read_samples
+    source = Path(args.samples)
+    if source.is_dir():
+        raise PPTError(f"{args.samples}: is a folder, not a sample file; give the FILE.npz written by --samples")
+    if not source.exists():
+        raise PPTError(f"{args.samples}: no such file; make one with --sample-every S --samples FILE.npz")
+    prefix = args.out or str(source.with_suffix(""))
+    option = "--out" if args.out else "figure"      # beside the sample file
+    check_writable(f"{prefix}-utilization.png", option)
     meta, arrays = read_samples(args.samples)
-    prefix = args.out or str(Path(args.samples).with_suffix(""))
-    check_writable(f"{prefix}-utilization.png", "--out")
-    written = draw_all(meta, arrays, prefix)
+    try:
+        scratch = Path(tempfile.mkdtemp(prefix=".ppt-plot-", dir=Path(prefix).parent))
+    except OSError as exc:
+        raise PPTError(f"{option} {prefix}: cannot write there ({exc.strerror or exc})") from None
+    drafts = str(scratch / Path(prefix).name)
+    written = []
+    try:
+        for path in draw_all(meta, arrays, drafts):   # every figure drawn before any is moved into place
+            written.append(prefix + path[len(drafts):])
+            os.replace(path, written[-1])
+    except OSError as exc:
+        for path in written:
+            Path(path).unlink(missing_ok=True)
+        raise PPTError(f"{option} {prefix}: cannot write the figures ({exc.strerror or exc}); "
+                       f"none was written") from None
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
     emit(args, {"figures": written}, ["figure"], [[path] for path in written])
     return 0

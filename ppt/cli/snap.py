@@ -11,15 +11,16 @@ import os
 import sys
 
 from ppt.cli.common import add_system_arguments, load_preset, pick_network, whole_number
-from ppt.cli.output import check_writable, emit, preload_plotting
+from ppt.cli.output import atomic_output, check_writable, emit, preload_plotting
 from ppt.errors import PPTError
 
 HELP = "strong-scaling prediction of SNAP (KBA transport sweeps) from one node up"
 
 #: Default network model: the packet network unless its estimated cost is over the budget
 #: (:mod:`ppt.interconnects.autochoice`), then the flow network.  Measured for
-#: 'ppt snap edison --study 1 --cores 24,48,96,192,384': packet about 21 CPU-seconds on a quiet machine,
-#: analytic 5 s; its estimate, about 6 M packet-hops, is within the budget.
+#: 'ppt snap edison --study 1 --cores 24,48,96,192,384': packet about 21 CPU-seconds on a quiet machine
+#: (40-76 s of wall time on a shared 2-core one), analytic 5 s; its estimate, about 6 M packet-hops, is
+#: within the budget.  Wall times depend on the machine, so the help text promises none.
 DEFAULT_NETWORK = "auto"
 
 
@@ -32,14 +33,15 @@ def add_arguments(parser) -> None:
                         help="core counts, one rank per core, e.g. 24,48,96 (whole nodes, or less than one)")
     parser.add_argument("--network", choices=["auto", "packet", "flow", "analytic"], default=DEFAULT_NETWORK,
                         help=f"network model (default {DEFAULT_NETWORK}: packet-level unless the study's estimated "
-                             "packet-hops exceed the budget, then flow; stderr says which ran); packet: about "
-                             "20 s for study 1 on 24..384 Edison cores; flow: max-min fair sharing on the same "
-                             "routes; analytic: contention-free latency/bandwidth model, seconds)")
-    parser.add_argument("--iterations", type=int, default=None, metavar="N",
+                             "packet-hops exceed the budget, then flow; stderr says which ran); packet: every "
+                             "packet through routers and links, the most detailed and the slowest; flow: max-min "
+                             "fair sharing on the same routes; analytic: contention-free latency/bandwidth "
+                             "model, the fastest)")
+    parser.add_argument("--iterations", type=whole_number, default=None, metavar="N",
                         help="inner iterations simulated (one time step, one outer; default 1); "
                              "predicted time grows linearly with it")
-    parser.add_argument("--npey", type=int, default=None, help="force the y process count (with --npez)")
-    parser.add_argument("--npez", type=int, default=None, help="force the z process count (with --npey)")
+    parser.add_argument("--npey", type=whole_number, default=None, help="force the y process count (with --npez)")
+    parser.add_argument("--npez", type=whole_number, default=None, help="force the z process count (with --npey)")
     parser.add_argument("--plot", metavar="FILE.png", default=None, help="plot predicted time vs cores to a PNG")
     parser.add_argument("--jobs", type=whole_number, default=None, metavar="N",
                         help="core counts simulated at a time, each in its own process (default: one per "
@@ -96,9 +98,10 @@ def run(args) -> int:
          rows, title)
     if args.plot:                      # after the results are out: a failing plot loses nothing
         try:
-            plot_scaling(results, args.plot, title)
-        except OSError as exc:
-            raise PPTError(f"--plot {args.plot}: {exc.strerror or exc}; the results above are complete") from None
+            with atomic_output(args.plot, "--plot", suffix=".png") as tmp:
+                plot_scaling(results, tmp, title)
+        except PPTError as exc:
+            raise PPTError(f"{exc}; the results above are complete") from None
         if not args.json:
             print(f"plot: {args.plot}")
     return 0

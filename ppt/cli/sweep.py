@@ -18,8 +18,8 @@ import argparse
 from pathlib import Path
 
 from ppt.cli.common import whole_number
-from ppt.cli.output import check_writable, emit
-from ppt.errors import ConfigError
+from ppt.cli.output import atomic_output, check_writable, emit
+from ppt.errors import ConfigError, PPTError
 
 HELP = "run traffic, run, replay or snap over a grid of --set values and loads; CSV, table and plot"
 
@@ -76,6 +76,7 @@ def _check_points(points) -> None:
     from ppt.cli.common import load_preset
     from ppt.cli.main import build_parser
     from ppt.interconnects.registry import build_topology
+    from ppt.interconnects.planes import RailPolicy, check_planes
     parser = build_parser()
     presets, topologies = set(), set()
     for point in points:
@@ -83,10 +84,12 @@ def _check_points(points) -> None:
         if (point_args.system, tuple(point_args.overrides)) in presets:
             continue
         presets.add((point_args.system, tuple(point_args.overrides)))
-        topology = load_preset(point_args)["topology"]
-        if json.dumps(topology, sort_keys=True) not in topologies:
-            topologies.add(json.dumps(topology, sort_keys=True))
-            build_topology(topology)
+        preset = load_preset(point_args)
+        topology = preset["topology"]
+        planes = RailPolicy.from_cfg(preset.get("network") or {}).planes
+        if json.dumps([topology, planes], sort_keys=True) not in topologies:
+            topologies.add(json.dumps([topology, planes], sort_keys=True))
+            check_planes(build_topology(topology), planes)
 
 
 def run(args) -> int:
@@ -95,6 +98,7 @@ def run(args) -> int:
     from ppt.sweep.runner import Runner
     from ppt.sweep.store import PointStore, check_folder, write_atomic
     from ppt.sweep.table import columns_of, rows_of, to_csv, varying
+    _refuse_under_mpiexec()
     args = _options(args)
     grid = Grid(args.sets, args.loads)
     if args.loads is not None and args.command != "traffic":
@@ -133,18 +137,27 @@ def run(args) -> int:
     return 0
 
 
+def _refuse_under_mpiexec() -> None:
+    """PPTError when launched by mpiexec: the points would inherit its process-manager connection and
+    fail one by one; a sweep runs its points as processes of its own."""
+    from ppt.engine.parallel import launched_by_mpiexec
+    if launched_by_mpiexec():
+        raise PPTError("ppt sweep runs its points as separate processes, not under mpiexec; run it without "
+                       "mpiexec and use --jobs N to run N points at a time")
+
+
 def _long_text(rows, column: str) -> bool:
     """True for a column of sentences (such as a stop reason): the CSV and JSON keep it, the table does not."""
     return any(isinstance(row.get(column), str) and len(row[column]) > 24 for row in rows)
 
 
 def _plot(rows, params, x, args) -> None:
-    from ppt.errors import PPTError
     from ppt.sweep.plot import plot_sweep
     from ppt.sweep.table import columns_of
     if x not in columns_of(rows):
         raise PPTError(f"--x {x}: no such column; choose one of: {', '.join(columns_of(rows))}")
     try:
-        plot_sweep(rows, params, x, args.plot, f"ppt sweep {args.command} {' '.join(args.args)}")
-    except OSError as exc:
-        raise PPTError(f"--plot {args.plot}: {exc.strerror or exc}; the results above are complete") from None
+        with atomic_output(args.plot, "--plot", suffix=".png") as tmp:
+            plot_sweep(rows, params, x, tmp, f"ppt sweep {args.command} {' '.join(args.args)}")
+    except PPTError as exc:
+        raise PPTError(f"{exc}; the results above are complete") from None

@@ -6,6 +6,7 @@ can hold several sweeps and a changed sweep never picks up another's results.
 """
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import tempfile
@@ -16,7 +17,9 @@ from ppt.sweep.grid import Point
 
 
 def check_folder(path: str) -> None:
-    """ConfigError (before any run) if the ``--out`` folder cannot be written or created."""
+    """ConfigError (before any run) if the ``--out`` folder cannot be made or written: the folder is
+    made now (the store needs it) and a file is made and removed in it, so permissions, read-only
+    and pseudo file systems (/proc) are found before the first point runs."""
     folder = Path(path)
     if folder.exists() and not folder.is_dir():
         raise ConfigError(f"--out {path}: is a file, not a folder; give a folder for the per-point results")
@@ -25,18 +28,25 @@ def check_folder(path: str) -> None:
         raise ConfigError(f"--out {path}: {parent} is a file, so no folder can be made there; choose another path")
     if not os.access(parent, os.W_OK | os.X_OK):
         raise ConfigError(f"--out {path}: cannot write in {parent}; choose a writable folder")
-
-
-def write_atomic(path: Path, text: str) -> None:
-    """Write ``text`` to ``path`` so that readers see the old file or the whole new one, never a part."""
-    handle, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    made = [p for p in (folder, *folder.parents) if not p.exists()]
     try:
-        with os.fdopen(handle, "w") as out:
-            out.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+        folder.mkdir(parents=True, exist_ok=True)
+        handle, probe = tempfile.mkstemp(dir=folder, prefix=".probe-")
+        os.close(handle)
+        os.unlink(probe)
+    except OSError as exc:
+        for new in made:                        # leave no empty folders behind
+            with contextlib.suppress(OSError):
+                new.rmdir()
+        raise ConfigError(f"--out {path}: cannot write there ({exc.strerror or exc}); "
+                          f"choose a writable folder") from None
+
+
+def write_atomic(path: Path, text: str, option: str = "--out") -> None:
+    """Write ``text`` to ``path`` so that readers see the old file or the whole new one, never a part;
+    a failed write (a full disk) leaves no temporary file and is a one-line PPTError."""
+    from ppt.cli.output import write_text_atomic
+    write_text_atomic(str(path), text, option)
 
 
 class PointStore:
