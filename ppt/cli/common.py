@@ -6,8 +6,10 @@ import contextlib
 import math
 import os
 import sys
+from pathlib import Path
 
 from ppt.cli.output import add_json_flag
+from ppt.errors import PPTError
 
 
 def add_system_arguments(parser, positional: bool = True) -> None:
@@ -18,7 +20,7 @@ def add_system_arguments(parser, positional: bool = True) -> None:
         parser.add_argument("--system", required=True, metavar="SYSTEM", help="system preset name or .json file")
     parser.add_argument("--set", dest="overrides", action="append", default=[], metavar="KEY=VALUE",
                         help="override a preset field, e.g. --set network.routing=val (repeatable)")
-    parser.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    parser.add_argument("--seed", type=count, default=0, help="random seed (default 0)")
     add_json_flag(parser)
 
 
@@ -52,7 +54,7 @@ def add_failure_arguments(parser) -> None:
                         help="fail this share of router-to-router links at random, e.g. 5%% (network.fail_links)")
     parser.add_argument("--fail-class", default=None, choices=["all", "local", "global"],
                         help="which links --fail-links draws from (default all; network.fail_class)")
-    parser.add_argument("--fail-seed", type=int, default=None, metavar="N",
+    parser.add_argument("--fail-seed", type=count, default=None, metavar="N",
                         help="seed of the failure draw (default 0; network.fail_seed)")
     parser.add_argument("--fail-file", default=None, metavar="FILE",
                         help="fail the links listed in FILE, one 'ROUTER PORT' per line (network.fail_file)")
@@ -60,12 +62,50 @@ def add_failure_arguments(parser) -> None:
 
 def load_preset(args) -> dict:
     """The system preset of ``args``, with its ``--set`` overrides and any ``--fail-*`` flags applied."""
-    from ppt.hardware.systems import load_system
-    preset = load_system(args.system, args.overrides)
+    preset = read_system(args.system, args.overrides)
     for key in ("fail_links", "fail_class", "fail_seed", "fail_file"):
         if getattr(args, key, None) is not None:
             preset["network"][key] = getattr(args, key)
     return preset
+
+
+def read_system(name_or_path: str, overrides=()) -> dict:
+    """:func:`~ppt.hardware.systems.load_system`, after checking that a preset file the user named (and a
+    processor file it names) can be read as text, so a folder, a binary or an unreadable file is one line."""
+    from ppt.hardware.systems import load_system
+    if _names_a_file(name_or_path):
+        check_input_file(name_or_path, "system file")
+    preset = load_system(name_or_path, overrides)
+    processor = (preset.get("node") or {}).get("processor") if isinstance(preset.get("node"), dict) else None
+    if isinstance(processor, str) and _names_a_file(processor):
+        check_input_file(processor, "processor file")
+    return preset
+
+
+def _names_a_file(name: str) -> bool:
+    """True for a preset argument that is a path (a .json name or one with a folder), not a built-in name."""
+    return name.endswith(".json") or os.sep in name
+
+
+def check_input_file(path: str, what: str) -> None:
+    """PPTError if ``path`` exists but cannot be read as UTF-8 text (a folder, a binary file, no
+    permission): one line, where reading it would raise deep inside.  A missing file passes, for
+    the reader to say it is missing in its own words."""
+    file = Path(path)
+    if file.is_dir():
+        raise PPTError(f"{what} {path}: is a folder, not a file")
+    if not file.exists():
+        return
+    try:
+        data = file.read_bytes()
+    except OSError as exc:
+        raise PPTError(f"{what} {path}: cannot be read: {exc.strerror or exc}") from None
+    if b"\0" in data:
+        raise PPTError(f"{what} {path}: is a binary file, not text")
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise PPTError(f"{what} {path}: is not UTF-8 text (byte {exc.start} is 0x{data[exc.start]:02x})") from None
 
 
 def parse_sizes(text: str) -> list[int]:
@@ -93,6 +133,28 @@ def whole_number(text: str) -> int:
         value = 0
     if value < 1:
         raise argparse.ArgumentTypeError(f"must be a whole number of at least 1, got {text!r}")
+    return value
+
+
+def count(text: str) -> int:
+    """argparse type: an integer >= 0 (a seed, a node number, a byte count)."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a whole number >= 0, got {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be >= 0, got {text!r}")
+    return value
+
+
+def positive_number(text: str) -> float:
+    """argparse type: a finite number above 0 (a load, a factor); the option's own check bounds it above."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not 0.0 < value < math.inf:
+        raise argparse.ArgumentTypeError(f"must be a finite number > 0, got {text!r}")
     return value
 
 
@@ -125,10 +187,31 @@ def add_sampling_arguments(parser) -> None:
     """``--sample-every S``, ``--samples FILE.npz`` and ``--sample-level port|router``."""
     parser.add_argument("--sample-every", type=seconds, default=None, metavar="S",
                         help="record per-port and per-NIC time series every S simulated seconds (packet network)")
-    parser.add_argument("--samples", default="samples.npz", metavar="FILE.npz",
-                        help="where --sample-every writes (default samples.npz; read it with 'ppt plot')")
-    parser.add_argument("--sample-level", default="port", choices=["port", "router"],
-                        help="port: every router port and NIC; router: summed per router and link class")
+    parser.add_argument("--samples", default=None, metavar="FILE.npz",
+                        help=f"where --sample-every writes (default {DEFAULT_SAMPLES}; read it with 'ppt plot')")
+    parser.add_argument("--sample-level", default=None, choices=["port", "router"],
+                        help="port: every router port and NIC (default); router: summed per router and link class")
+
+
+#: Where ``--sample-every`` writes without ``--samples``.
+DEFAULT_SAMPLES = "samples.npz"
+
+
+def check_sampling(args) -> None:
+    """PPTError if a sampling option comes without ``--sample-every`` (it would do nothing), or the sample
+    file cannot be written; fills in the defaults.  Call it before the run (``sampling`` calls it too)."""
+    if getattr(args, "sample_every", None) is None:
+        given = [option for option, value in (("--samples", getattr(args, "samples", None)),
+                                              ("--sample-level", getattr(args, "sample_level", None)))
+                 if value is not None]
+        if given:
+            raise PPTError(f"{' and '.join(given)} without --sample-every records nothing; add --sample-every S "
+                           f"(e.g. 1e-6) or drop {' and '.join(given)}")
+        return
+    from ppt.cli.output import check_writable
+    args.samples = args.samples or DEFAULT_SAMPLES
+    args.sample_level = args.sample_level or "port"
+    check_writable(args.samples, "--samples")
 
 
 @contextlib.contextmanager
@@ -137,24 +220,40 @@ def sampling(args, system: str):
 
     Every rank must leave the block normally for the file to be written (the
     leader reports it on stderr); on an error the partial file is removed."""
+    check_sampling(args)
     if args.sample_every is None:
         yield None
         return
-    from ppt.cli.output import check_writable
     from ppt.interconnects.sampling import Sampler
-    check_writable(args.samples, "--samples")
     sampler = Sampler(args.samples, args.sample_every, args.sample_level, system)
     try:
         yield sampler
+    except OSError as exc:            # writing the samples failed (a full disk): the run has no result
+        sampler.abort()
+        if not _raised_in(exc, sys.modules[Sampler.__module__].__file__):
+            raise                     # not the sampler's: some other file of the run
+        raise PPTError(f"--samples {args.samples}: cannot write the samples: {exc.strerror or exc}; "
+                       f"nothing was written") from None
     except BaseException:
         sampler.abort()
         raise
     if sampler.net is None:
         return
-    info = sampler.close()
+    try:
+        info = sampler.close()
+    except OSError as exc:            # the writer removed its partial file
+        sampler.abort()
+        raise PPTError(f"--samples {args.samples}: cannot write the samples: {exc.strerror or exc}; "
+                       f"nothing was written") from None
     if info is not None:
         print(f"samples: {info['samples']} every {args.sample_every:g} s in {info['sample_file']} "
               f"({info['sample_bytes'] / 1e6:.3g} MB)", file=sys.stderr)
+
+
+def _raised_in(exc: BaseException, source: str) -> bool:
+    """True if ``exc`` passed through code of the file ``source``."""
+    import traceback
+    return any(frame.filename == source for frame in traceback.extract_tb(exc.__traceback__))
 
 
 def report_placement(job) -> None:
@@ -169,3 +268,25 @@ def report_placement(job) -> None:
     if nodes == 1 and job.num_ranks > 1:
         print("warning: the whole job sits on one node, so every message is a same-node copy; "
               "use --ranks-per-node to spread it", file=sys.stderr)
+
+
+def check_message_sizes(machine, sizes, option: str) -> None:
+    """ConfigError, before the run, when the packet network cannot hold the largest of ``sizes``
+    (bytes per message) in this machine's memory or its packet counts (see
+    :func:`ppt.interconnects.registry.refuse_if_message_too_large`); other networks hold no packets."""
+    if machine.network_kind != "packet" or not sizes:
+        return
+    from ppt.interconnects.registry import refuse_if_message_too_large
+    largest = max(sizes)
+    refuse_if_message_too_large(machine.preset.get("network") or {}, largest, f"{option} ({largest:,} bytes)")
+
+
+#: ``--mapping`` values that are not file names.
+MAPPINGS = ("linear", "round-robin", "random")
+
+
+def check_mapping_file(args) -> None:
+    """PPTError if ``--mapping FILE`` names a file that cannot be read as text (see :func:`check_input_file`)."""
+    mapping = getattr(args, "mapping", None)
+    if mapping and mapping not in MAPPINGS:
+        check_input_file(mapping, "--mapping")

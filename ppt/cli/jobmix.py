@@ -6,7 +6,7 @@ before the run starts, so bad input is one line on stderr and no file.
 """
 from __future__ import annotations
 
-from ppt.cli.common import is_leader, load_preset, sampling
+from ppt.cli.common import check_input_file, check_mapping_file, is_leader, load_preset, sampling
 from ppt.cli.output import emit
 from ppt.errors import PPTError
 from ppt.jobs.allocation import POLICIES
@@ -40,8 +40,18 @@ def run_job_list(args, network_kind: str) -> int:
     from ppt.jobs.mix import JobMix
     from ppt.machine import Machine
     from ppt.progress import Progress
+    check_input_file(args.job_list, "--job-list")
+    check_mapping_file(args)
+    if args.allocation not in POLICIES:
+        check_input_file(args.allocation, "--allocation")
     joblist = read_job_list(args.job_list)
     machine = Machine(load_preset(args), network_kind=network_kind, seed=args.seed)
+    if network_kind == "packet":
+        from ppt.interconnects.registry import refuse_if_message_too_large
+        for job in joblist.jobs:
+            if job.kind == "traffic" and job.options.get("message_B"):
+                refuse_if_message_too_large(machine.preset["network"], job.options["message_B"],
+                                            f"job {job.name} message_B", all_at_once=False)
     mix = JobMix(machine, joblist, args.allocation, args.seed, args.ranks_per_node, args.mapping)
     progress = Progress(f"jobs {machine.name}") if is_leader() else None
     with sampling(args, machine.name) as sampler:

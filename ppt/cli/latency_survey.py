@@ -6,7 +6,7 @@ the hardware figure), which differ by the preset's MPI overheads.
 """
 from __future__ import annotations
 
-from ppt.cli.common import add_network_argument, add_system_arguments, load_preset
+from ppt.cli.common import add_network_argument, add_system_arguments, check_message_sizes, count, load_preset
 from ppt.cli.output import emit
 
 HELP = "MPI-level and NIC-to-NIC latency from node 0 to every other node, one message at a time on an idle network"
@@ -14,7 +14,7 @@ HELP = "MPI-level and NIC-to-NIC latency from node 0 to every other node, one me
 
 def add_arguments(parser) -> None:
     add_system_arguments(parser)
-    parser.add_argument("--bytes", type=int, default=8, help="message size in bytes (default 8)")
+    parser.add_argument("--bytes", type=count, default=8, help="message size in bytes (default 8)")
     add_network_argument(parser)
 
 
@@ -26,6 +26,7 @@ def run(args) -> int:
     if args.bytes < 0:
         raise PPTError(f"--bytes must not be negative, got {args.bytes}")
     machine = Machine(load_preset(args), args.network, seed=args.seed)
+    check_message_sizes(machine, [args.bytes], "--bytes")
     progress = Progress(f"latency-survey {args.system}")
     result = latency_survey(machine, args.bytes, progress)
     progress.done()

@@ -1,7 +1,8 @@
 """``ppt pingpong``: MPI ping-pong between two nodes, through the full MPI layer."""
 from __future__ import annotations
 
-from ppt.cli.common import add_network_argument, add_system_arguments, load_preset, parse_sizes
+from ppt.cli.common import (add_network_argument, add_system_arguments, check_message_sizes, count, load_preset,
+                            parse_sizes, whole_number)
 from ppt.cli.output import emit
 
 HELP = "one-way MPI latency and bandwidth per message size between two nodes"
@@ -10,9 +11,9 @@ HELP = "one-way MPI latency and bandwidth per message size between two nodes"
 def add_arguments(parser) -> None:
     add_system_arguments(parser)
     parser.add_argument("--sizes", default="8,1024,1048576", help="message sizes in bytes (k/M/G suffixes allowed)")
-    parser.add_argument("--src", type=int, default=0, help="node of rank 0 (default 0)")
-    parser.add_argument("--dst", type=int, default=None, help="node of rank 1 (default 1)")
-    parser.add_argument("--repetitions", type=int, default=2, help="round trips per size (default 2)")
+    parser.add_argument("--src", type=count, default=0, help="node of rank 0 (default 0)")
+    parser.add_argument("--dst", type=count, default=None, help="node of rank 1 (default 1)")
+    parser.add_argument("--repetitions", type=whole_number, default=2, help="round trips per size (default 2)")
     add_network_argument(parser)
 
 
@@ -22,9 +23,11 @@ def run(args) -> int:
     from ppt.machine import Machine
     if args.repetitions < 1:
         raise PPTError(f"--repetitions must be at least 1, got {args.repetitions}")
+    sizes = parse_sizes(args.sizes)
     machine = Machine(load_preset(args), args.network, seed=args.seed)
+    check_message_sizes(machine, sizes, "--sizes")
     dst = args.dst if args.dst is not None else (1 if args.src != 1 else 0)
-    results = pingpong(machine, parse_sizes(args.sizes), args.repetitions, nodes=(args.src, dst))
+    results = pingpong(machine, sizes, args.repetitions, nodes=(args.src, dst))
     if results is None:
         return 0
     rows = [[r["bytes"], r["latency_s"] * 1e6, r["bandwidth_Bps"] / 1e9] for r in results]

@@ -9,14 +9,15 @@ from __future__ import annotations
 
 import contextlib
 import importlib.util
+from importlib.machinery import SourceFileLoader
 import shlex
 import sys
 import traceback
 from pathlib import Path
 
 from ppt.cli.common import (add_failure_arguments, add_job_arguments, add_network_argument,
-                            add_sampling_arguments, add_system_arguments, is_leader, load_preset,
-                            report_placement, sampling)
+                            add_sampling_arguments, add_system_arguments, check_mapping_file, check_sampling, is_leader, load_preset,
+                            report_placement, sampling, whole_number)
 from ppt.cli.jobmix import add_jobs_arguments, refuse_with_job_list, run_job_list
 from ppt.cli.output import emit
 from ppt.errors import PPTError
@@ -30,7 +31,7 @@ ENTRY = "main"
 def add_arguments(parser) -> None:
     parser.add_argument("script", metavar="SCRIPT.py", nargs="?", help="Python file defining main(mpi)")
     add_system_arguments(parser, positional=False)
-    parser.add_argument("--ranks", type=int, default=None, help="number of MPI ranks (required without --job-list)")
+    parser.add_argument("--ranks", type=whole_number, default=None, help="number of MPI ranks (required without --job-list)")
     add_job_arguments(parser)
     add_network_argument(parser)
     parser.add_argument("--algorithm", action="append", default=[], metavar="COLLECTIVE=NAME",
@@ -45,15 +46,26 @@ def add_arguments(parser) -> None:
 def load_main(path: str):
     """The ``main`` function of script ``path``."""
     file = Path(path)
+    if file.is_dir():
+        raise PPTError(f"script {path}: is a folder; give the Python file defining {ENTRY}(mpi)")
     if not file.is_file():
         raise PPTError(f"script {path!r} not found")
-    spec = importlib.util.spec_from_file_location(f"ppt_script_{file.stem}", file)
+    try:
+        source = file.read_bytes()
+    except OSError as exc:
+        raise PPTError(f"script {path}: cannot be read: {exc.strerror or exc}") from None
+    if b"\0" in source:
+        raise PPTError(f"script {path}: is a binary file, not a Python script defining {ENTRY}(mpi)")
+    # any file name will do (not only .py): the loader is chosen here, not by the suffix
+    name = f"ppt_script_{file.stem}"
+    spec = importlib.util.spec_from_file_location(name, file, loader=SourceFileLoader(name, str(file)))
     module = importlib.util.module_from_spec(spec)
     try:
         with contextlib.redirect_stdout(sys.stderr):
             spec.loader.exec_module(module)
     except SyntaxError as exc:
-        raise PPTError(f"script {file.name} line {exc.lineno}: syntax error: {exc.msg}") from None
+        where = f" line {exc.lineno}" if exc.lineno else ""
+        raise PPTError(f"script {file.name}{where}: syntax error: {exc.msg}") from None
     except Exception as exc:   # the script's own top level failed (a missing import, ...)
         where = _script_line(exc, file)
         raise PPTError(f"script {file.name}{where} failed while loading: {type(exc).__name__}: {exc}") from None
@@ -86,6 +98,8 @@ def algorithms(items) -> dict:
 def run(args) -> int:
     from ppt.machine import Machine
     from ppt.mpi import MPIJob
+    check_sampling(args)
+    check_mapping_file(args)
     if args.job_list:
         refuse_with_job_list(args, {"SCRIPT.py": args.script, "--ranks": args.ranks is not None,
                                 "--script-args": args.script_args, "--algorithm": args.algorithm})

@@ -3,8 +3,8 @@ from __future__ import annotations
 
 import sys
 
-from ppt.cli.common import (add_failure_arguments, add_sampling_arguments, add_system_arguments, load_preset,
-                            sampling, seconds, whole_number)
+from ppt.cli.common import (add_failure_arguments, add_sampling_arguments, add_system_arguments, check_sampling,
+                            load_preset, positive_number, sampling, seconds, whole_number)
 from ppt.cli.output import emit
 
 HELP = "offered vs accepted load under synthetic traffic (ur, nn, bitcomp, transpose, tornado, wc)"
@@ -14,18 +14,18 @@ def add_arguments(parser) -> None:
     add_system_arguments(parser)
     parser.add_argument("--pattern", default="ur", help="traffic pattern (default ur)")
     parser.add_argument("--routing", default=None, help="routing algorithm (default: the preset's)")
-    parser.add_argument("--load", type=float, required=True, help="offered load, fraction of node bandwidth in (0, 1]")
+    parser.add_argument("--load", type=positive_number, required=True, help="offered load, fraction of node bandwidth in (0, 1]")
     parser.add_argument("--warmup", type=seconds, default=20e-6, metavar="S", help="warm-up, seconds (default 20e-6)")
     parser.add_argument("--time", type=seconds, default=100e-6, metavar="S", help="measured window, seconds (default 100e-6)")
     parser.add_argument("--process", default="exponential", choices=["exponential", "bernoulli"],
                         help="injection process (default exponential)")
     parser.add_argument("--windows", type=whole_number, default=10, metavar="N",
                         help="split the measured window into N sub-windows, checked for saturation (default 10)")
-    parser.add_argument("--latency-factor", type=float, default=2.0, metavar="F",
+    parser.add_argument("--latency-factor", type=positive_number, default=2.0, metavar="F",
                         help="saturated when window latency keeps rising to F x the first window's (default 2)")
-    parser.add_argument("--converge", type=float, default=None, metavar="REL",
+    parser.add_argument("--converge", type=positive_number, default=None, metavar="REL",
                         help="stop once accepted load and latency are known to within REL of their means "
-                             "(95%% confidence over the sub-windows), e.g. 0.02")
+                             "(95%% confidence over the sub-windows, so --windows 2 or more), e.g. 0.02")
     parser.add_argument("--no-early-stop", dest="early_stop", action="store_false",
                         help="measure every sub-window even when saturated or converged")
     add_failure_arguments(parser)
@@ -41,6 +41,12 @@ def run(args) -> int:
         raise ConfigError(f"--latency-factor must be above 1, got {args.latency_factor}")
     if args.converge is not None and not 0.0 < args.converge < 1.0:
         raise ConfigError(f"--converge must be a fraction in (0, 1), e.g. 0.02, got {args.converge}")
+    if args.converge is not None and args.windows < 2:
+        raise ConfigError(f"--converge needs at least 2 sub-windows to estimate a confidence interval, "
+                          f"got --windows {args.windows}; raise --windows (default 10) or drop --converge")
+    if args.converge is not None and not args.early_stop:
+        raise ConfigError("--converge stops early once converged, --no-early-stop never stops early; keep one")
+    check_sampling(args)
     machine = Machine(load_preset(args), seed=args.seed)
     progress = Progress(f"traffic {args.system}")
     with sampling(args, machine.name) as sampler:
