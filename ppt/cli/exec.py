@@ -81,6 +81,7 @@ def run(args) -> int:
     from ppt.machine import Machine
     from ppt.mpi import MPIJob
     from ppt.mpi.errors import AbortCalled
+    from ppt.progress import Progress
     program_args = _late_options(args)
     if args.program is None or args.ranks is None or args.system is None:
         raise PPTError("give PROGRAM.py, -n N and --system NAME, e.g. "
@@ -90,8 +91,9 @@ def run(args) -> int:
     machine = Machine(load_preset(args), network_kind=args.network, seed=args.seed)
     job = MPIJob.on_machine(machine, args.ranks, args.ranks_per_node, args.mapping, args.seed,
                             algorithms(args.algorithm))
+    progress = Progress(f"exec {args.system}") if is_leader() else None
     try:
-        result = exec_program(job, options)
+        result = exec_program(job, options, progress)
     except ProgramFailed as exc:
         for line in exc.traceback_lines:
             print(f"[{exc.rank}] {line}", file=sys.stderr)
@@ -100,6 +102,8 @@ def run(args) -> int:
         return _stop(f"ppt: error: {exc}", exc.status if isinstance(exc, ProgramExit) else exc.errorcode)
     except PPTError as exc:
         return _stop(f"ppt: error: {exc}", 2)
+    if progress is not None:
+        progress.done()
     if not is_leader():
         return 0
     report_placement(job)
