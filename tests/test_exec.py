@@ -69,6 +69,21 @@ def test_each_rank_has_its_own_main_and_local_modules(tmp_path, capsys):
     assert result.calls == {"MPI_Allreduce": 3}
 
 
+def test_real_mpi4py_is_never_loaded(tmp_path):
+    program = write(tmp_path, "prog.py", """
+        import sys
+        import mpi4py
+        import mpi4py.MPI as MPI2
+        from mpi4py import MPI
+        from mpi4py.MPI import COMM_WORLD
+        assert MPI is MPI2 and COMM_WORLD is MPI.COMM_WORLD
+        print(mpi4py.__version__, "mpi4py" in sys.modules, "mpi4py.MPI" in sys.modules)
+    """)
+    status, out, err = ppt_exec(program, "-n", "2", "--system", "edison", "--network", "analytic")
+    assert status == 0, err
+    assert lines_of(out, 1) == ["4.0.0 False False"]
+
+
 def test_classes_of_the_program_travel_in_pickled_messages(tmp_path, capsys):
     program = write(tmp_path, "prog.py", """
         from dataclasses import dataclass
