@@ -15,17 +15,29 @@ def add_json_flag(parser) -> None:
 
 
 def emit(args, result: dict, headers=None, rows=None, title=None) -> None:
-    """Print ``result`` as JSON (``args.json``) or ``rows`` as a table under ``headers``."""
-    if getattr(args, "json", False):
-        json.dump(result, sys.stdout, sort_keys=True)
-        sys.stdout.write("\n")
-        return
-    if title:
-        print(title)
-    if rows is None:
-        rows = [[k, v] for k, v in result.items()]
-        headers = headers or ["field", "value"]
-    print(format_table(headers, rows))
+    """Print ``result`` as JSON (``args.json``) or ``rows`` as a table under ``headers``.
+
+    The results are flushed here, so a standard output that cannot take them (a full disk) is a
+    one-line PPTError; a reader that went away (BrokenPipeError) is left to the command line."""
+    try:
+        if getattr(args, "json", False):
+            json.dump(result, sys.stdout, sort_keys=True)
+            sys.stdout.write("\n")
+        else:
+            if title:
+                print(title)
+            if rows is None:
+                rows = [[k, v] for k, v in result.items()]
+                headers = headers or ["field", "value"]
+            print(format_table(headers, rows))
+        sys.stdout.flush()
+    except BrokenPipeError:
+        raise
+    except OSError as exc:
+        from ppt.errors import PPTError
+        with contextlib.suppress(OSError):   # drop what the buffer still holds, so exit does not retry it
+            sys.stdout = open(os.devnull, "w")
+        raise PPTError(f"cannot write the results to standard output: {exc.strerror or exc}") from None
 
 
 def preload_plotting() -> None:
