@@ -15,7 +15,8 @@ from numbers import Real
 
 from ppt.mpi import constants, ops
 from ppt.mpi.calls import as_call, mpi_call
-from ppt.mpi.comm import Group
+from ppt.mpi.comm import Cartcomm, Comm, Group
+from ppt.mpi.message import Message
 from ppt.mpi.names import fill, mpi4py_names
 from ppt.mpi.p2p import Request, Status
 
@@ -34,8 +35,12 @@ class MPI:
     Op = ops.Op
     Status = Status
     Request = Request
+    Comm = Intracomm = Comm
+    Cartcomm = Cartcomm
+    Group = Group
+    Message = Message
 
-    __slots__ = ("_rank", "COMM_WORLD", "COMM_SELF", "argv")
+    __slots__ = ("_rank", "COMM_WORLD", "COMM_SELF", "argv", "finalized", "_poll_clock", "_polls")
 
     def __init__(self, rank, world, self_comm, argv=()):
         self._rank = rank
@@ -43,6 +48,11 @@ class MPI:
         self.COMM_SELF = self_comm
         #: The script's arguments: ``ppt run --script-args 'ARGS'`` split like a shell command line.
         self.argv = list(argv)
+        #: MPI.Finalize() was called on this rank.
+        self.finalized = False
+        #: The rank's clock at its last unsuccessful poll, s, and the polls made unsuccessfully then.
+        self._poll_clock = -1.0
+        self._polls = set()
 
     @property
     def rank(self) -> int:
@@ -123,12 +133,46 @@ class MPI:
         self._rank.wait(req)
         return self._complete(req, status)
 
+    def polled(self, key) -> None:
+        """An unsuccessful test or probe ``key`` (the call and what it polled): the rank spends
+        ``poll_overhead_s`` (``MPISettings``) if it made the same poll unsuccessfully at this very
+        instant already.
+
+        So a polling loop (``while not req.Test(): pass``, or rounds of Iprobe and Test) pays for every
+        round after the first and lets simulated time pass, while a poll made once -- whose cost is
+        below the model's other uncertainties -- leaves closed-form timings exact.
+        """
+        rank = self._rank
+        clock = rank.clock_s()
+        if clock != self._poll_clock:
+            self._poll_clock = clock
+            self._polls = set()
+        if key in self._polls:
+            rank.owed_s += rank.job.settings.poll_overhead_s
+        self._polls.add(key)
+
     @mpi_call("MPI_Test")
     def test(self, req, status=None):
         self._rank.pay()
         if not req.active:
             return True, None
-        return (True, self._complete(req, status)) if req.done else (False, None)
+        if req.done:
+            return True, self._complete(req, status)
+        self.polled(("MPI_Test", id(req)))
+        return False, None
+
+    @mpi_call("MPI_Request_get_status")
+    def request_status(self, req, status=None) -> bool:
+        """Whether ``req`` is complete (or inactive), filling ``status``, without retiring it."""
+        self._rank.pay()
+        if not req.active:
+            return True
+        if not req.done:
+            self.polled(("MPI_Test", id(req)))
+            return False
+        if req.status is not None:
+            req.status.copy_to(status)
+        return True
 
     @mpi_call("MPI_Waitall")
     def waitall(self, requests, statuses=None) -> list:
@@ -186,6 +230,7 @@ class MPI:
             values = [self._complete(req, statuses[i] if statuses else None) if req.active else None
                       for i, req in enumerate(requests)]
             return True, values
+        self.polled(("MPI_Testall", *map(id, requests)))
         return False, None
 
     @mpi_call("MPI_Testany")
@@ -199,6 +244,8 @@ class MPI:
                 if req.done:
                     return i, True, self._complete(req, status)
                 active = True
+        if active:
+            self.polled(("MPI_Testany", *map(id, requests)))
         return constants.UNDEFINED, not active, None
 
     @mpi_call("MPI_Testsome")
@@ -207,4 +254,7 @@ class MPI:
         self._rank.pay()
         if not any(req.active for req in requests):
             return None, None
-        return self._retire_done(requests, statuses)
+        indices, values = self._retire_done(requests, statuses)
+        if not indices:
+            self.polled(("MPI_Testsome", *map(id, requests)))
+        return indices, values

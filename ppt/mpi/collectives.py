@@ -76,7 +76,7 @@ class Coll:
         hdr, data = req.value
         if hdr != self.hdr:
             theirs, mine = _call_text(hdr), _call_text(self.hdr)
-            raise self.rank.error(f"collective mismatch on {self.comm.name}: rank {req.status.source} called "
+            raise self.rank.error(f"collective mismatch on {self.comm.label}: rank {req.status.source} called "
                                   f"{theirs} where this rank called {mine} (collective #{self.hdr[2]})")
         return data, req.status.bytes
 
@@ -331,7 +331,7 @@ def allgather_recursive_doubling(c: Coll, obj, nbytes):
     me, size = c.me, c.size
     if not _is_pof2(size):
         raise c.rank.error(f"recursive-doubling allgather needs a power-of-two communicator size, "
-                           f"{c.comm.name} has {size}; use algorithm='bruck' or 'ring'")
+                           f"{c.comm.label} has {size}; use algorithm='bruck' or 'ring'")
     items = [(me, obj)]
     mask = 1
     while mask < size:

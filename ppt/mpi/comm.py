@@ -11,17 +11,24 @@ point-to-point and ``2i + 1`` for collective traffic.
 from __future__ import annotations
 
 import math
+from numbers import Integral
 
 from ppt.mpi import collectives as coll
 from ppt.mpi.calls import mpi_call
 from ppt.mpi.collectives import Coll
-from ppt.mpi.constants import ANY_SOURCE, ANY_TAG, PROC_NULL, UNDEFINED
+from ppt.mpi.constants import (ANY_SOURCE, ANY_TAG, CART, CONGRUENT, IDENT, PROC_NULL, SIMILAR, TAG_UB, UNDEFINED,
+                               UNEQUAL)
+from ppt.mpi.errors import AbortCalled
+from ppt.mpi.message import Message, matched
 from ppt.mpi.names import mpi4py_names
 from ppt.mpi.ops import MAX, SUM, as_op
+from ppt.mpi.p2p import BUFFERED, STANDARD, SYNC
 from ppt.mpi.payload import size_of, sized_copy
 
 #: Bytes of one integer in the agreement messages of communicator creation.
 INT_B = 4
+#: mpi4py's MPI.TAG_UB: the attribute key of the largest tag.
+TAG_UB_KEY = 0
 
 
 @mpi4py_names
@@ -67,10 +74,56 @@ class Group:
         drop = set(self._check_ranks(ranks, "MPI_Group_excl"))
         return Group(self._rank, [w for i, w in enumerate(self.members) if i not in drop])
 
+    @mpi_call("MPI_Group_range_incl")
+    def range_incl(self, ranges) -> "Group":
+        """The group of the ranks in ``ranges``, triples ``(first, last, stride)`` (last included)."""
+        return self.incl(self._ranges(ranges))
+
+    @mpi_call("MPI_Group_range_excl")
+    def range_excl(self, ranges) -> "Group":
+        return self.excl(self._ranges(ranges))
+
+    def _ranges(self, ranges) -> list[int]:
+        ranks = []
+        for first, last, stride in ranges:
+            if stride == 0:
+                raise self._rank.error(f"range ({first}, {last}, {stride}) has stride 0")
+            ranks.extend(range(first, last + (1 if stride > 0 else -1), stride))
+        return ranks
+
+    @mpi_call("MPI_Group_dup")
+    def dup(self) -> "Group":
+        return Group(self._rank, self.members)
+
+    @mpi_call("MPI_Group_compare")
+    def compare(self, other: "Group") -> int:
+        """IDENT (same members, same order), SIMILAR (same members) or UNEQUAL."""
+        if self.members == other.members:
+            return IDENT
+        return SIMILAR if set(self.members) == set(other.members) else UNEQUAL
+
+    @staticmethod
+    @mpi_call("MPI_Group_union")
+    def union(group1: "Group", group2: "Group") -> "Group":
+        """``group1``'s members, then those of ``group2`` not in it (mpi4py's ``Group.Union(g1, g2)``)."""
+        return Group(group1._rank, list(group1.members) + [w for w in group2.members if w not in group1.index])
+
+    @staticmethod
+    @mpi_call("MPI_Group_intersection")
+    def intersection(group1: "Group", group2: "Group") -> "Group":
+        """``group1``'s members that are in ``group2``, in ``group1``'s order."""
+        return Group(group1._rank, [w for w in group1.members if w in group2.index])
+
+    @staticmethod
+    @mpi_call("MPI_Group_difference")
+    def difference(group1: "Group", group2: "Group") -> "Group":
+        """``group1``'s members not in ``group2``, in ``group1``'s order."""
+        return Group(group1._rank, [w for w in group1.members if w not in group2.index])
+
     @mpi_call("MPI_Group_translate_ranks")
-    def translate_ranks(self, ranks, other: "Group") -> list[int]:
-        """Ranks in ``other`` of the listed ranks of this group (UNDEFINED where absent)."""
-        ranks = list(ranks)
+    def translate_ranks(self, ranks=None, other: "Group" = None) -> list[int]:
+        """Ranks in ``other`` of the listed ranks of this group (UNDEFINED where absent; all if None)."""
+        ranks = list(range(self.size) if ranks is None else ranks)
         self._check_ranks([r for r in ranks if r != PROC_NULL], "MPI_Group_translate_ranks", unique=False)
         return [PROC_NULL if r == PROC_NULL else other.index.get(self.members[r], UNDEFINED) for r in ranks]
 
@@ -83,9 +136,10 @@ class Group:
 class Comm:
     """An intra-communicator as seen by one rank (``rank``, ``size``, ``name``)."""
 
-    __slots__ = ("_rank", "members", "index", "rank", "size", "ctx", "coll_ctx", "name", "coll_seq", "freed")
+    __slots__ = ("_rank", "members", "index", "rank", "size", "ctx", "coll_ctx", "label", "coll_seq", "freed",
+                 "_name")
 
-    def __init__(self, rank, members, index, comm_id: int, name: str):
+    def __init__(self, rank, members, index, comm_id: int, label: str):
         self._rank = rank
         self.members = members          # world rank of each rank of this communicator
         self.index = index              # world rank -> rank here (None: identity)
@@ -93,17 +147,31 @@ class Comm:
         self.size = len(members)
         self.ctx = 2 * comm_id
         self.coll_ctx = 2 * comm_id + 1
-        self.name = name
+        #: The communicator's name in error messages (``WORLD``, ``split#3(WORLD)``).
+        self.label = label
+        #: Its MPI name (Set_name), None for the default.
+        self._name = None
         self.coll_seq = 0
         self.freed = False
 
     def __repr__(self):
-        return f"communicator {self.name}"
+        return f"communicator {self.label}"
+
+    @property
+    def name(self) -> str:
+        """MPI's name of the communicator: ``MPI_COMM_WORLD``, ``MPI_COMM_SELF``, '' for new ones (MPICH)."""
+        if self._name is not None:
+            return self._name
+        return {"WORLD": "MPI_COMM_WORLD", "SELF": "MPI_COMM_SELF"}.get(self.label, "")
+
+    @name.setter
+    def name(self, value: str) -> None:
+        self._name = str(value)
 
     # -- rank translation --------------------------------------------------
     def world_of(self, rank: int) -> int:
         if not 0 <= rank < self.size:
-            raise self._rank.error(f"rank {rank} is out of range for {self.name} of size {self.size}")
+            raise self._rank.error(f"rank {rank} is out of range for {self.label} of size {self.size}")
         return self.members[rank]
 
     def local_of(self, world: int) -> int:
@@ -112,13 +180,13 @@ class Comm:
     def _check_peer(self, rank, what: str, wildcard: bool) -> None:
         if rank == PROC_NULL or (wildcard and rank == ANY_SOURCE):
             return
-        if not isinstance(rank, int) or not 0 <= rank < self.size:
-            raise self._rank.error(f"{what} {rank!r} is out of range for {self.name} of size {self.size}")
+        if not isinstance(rank, Integral) or not 0 <= rank < self.size:
+            raise self._rank.error(f"{what} {rank!r} is out of range for {self.label} of size {self.size}")
 
     def _check_tag(self, tag, wildcard: bool) -> None:
         if tag == ANY_TAG and wildcard:
             return
-        if isinstance(tag, int) and tag < 0:
+        if isinstance(tag, Integral) and tag < 0:
             raise self._rank.error(f"tag {tag} is negative; tags are integers >= 0")
 
     def _size(self, obj, nbytes) -> int:
@@ -128,13 +196,13 @@ class Comm:
         return nbytes
 
     # -- point to point ------------------------------------------------------
-    def _isend(self, obj, dest, tag, nbytes):
+    def _isend(self, obj, dest, tag, nbytes, mode=STANDARD):
         self._check_peer(dest, "destination", False)
         self._check_tag(tag, False)
         if obj is not None:                 # the receiver gets a snapshot, as from a real MPI library
             obj, size_B = sized_copy(obj)
             nbytes = size_B if nbytes is None else nbytes
-        return self._rank.isend(self, dest, tag, self._size(obj, nbytes), obj, self.ctx)
+        return self._rank.isend(self, dest, tag, self._size(obj, nbytes), obj, self.ctx, mode)
 
     def _irecv(self, source, tag):
         self._check_peer(source, "source", True)
@@ -150,22 +218,64 @@ class Comm:
     def isend(self, obj=None, dest: int = 0, tag: int = 0, nbytes: int | None = None):
         return self._isend(obj, dest, tag, nbytes)
 
+    @mpi_call("MPI_Ssend")
+    def ssend(self, obj=None, dest: int = 0, tag: int = 0, nbytes: int | None = None) -> None:
+        """Synchronous send: returns once the receiver has matched the message (rendezvous at any size)."""
+        self._rank.wait(self._isend(obj, dest, tag, nbytes, SYNC))
+
+    @mpi_call("MPI_Issend")
+    def issend(self, obj=None, dest: int = 0, tag: int = 0, nbytes: int | None = None):
+        return self._isend(obj, dest, tag, nbytes, SYNC)
+
+    @mpi_call("MPI_Bsend")
+    def bsend(self, obj=None, dest: int = 0, tag: int = 0, nbytes: int | None = None) -> None:
+        """Buffered send: sent eagerly at any size, returns at once (the attached buffer is not modelled)."""
+        self._isend(obj, dest, tag, nbytes, BUFFERED)
+
+    @mpi_call("MPI_Ibsend")
+    def ibsend(self, obj=None, dest: int = 0, tag: int = 0, nbytes: int | None = None):
+        return self._isend(obj, dest, tag, nbytes, BUFFERED)
+
+    @mpi_call("MPI_Rsend")
+    def rsend(self, obj=None, dest: int = 0, tag: int = 0, nbytes: int | None = None) -> None:
+        """Ready send: a standard send (the receive is posted already in a correct program)."""
+        self._rank.wait(self._isend(obj, dest, tag, nbytes))
+
+    @mpi_call("MPI_Irsend")
+    def irsend(self, obj=None, dest: int = 0, tag: int = 0, nbytes: int | None = None):
+        return self._isend(obj, dest, tag, nbytes)
+
     @mpi_call("MPI_Recv")
-    def recv(self, source: int = ANY_SOURCE, tag: int = ANY_TAG, status=None):
-        """Blocking receive; returns the payload, fills ``status`` (a Status) if given."""
+    def recv(self, *args, **kwargs):
+        """Blocking ``recv(source=ANY_SOURCE, tag=ANY_TAG, status=None)``; returns the payload, fills
+        ``status`` (a Status) if given.  mpi4py's ``recv(buf, source, tag, status)`` works too."""
+        source, tag, status = _recv_args("recv", args, kwargs, (ANY_SOURCE, ANY_TAG, None))
         req = self._irecv(source, tag)
         self._rank.wait(req)
         req.status.copy_to(status)
         return req.value
 
     @mpi_call("MPI_Irecv")
-    def irecv(self, source: int = ANY_SOURCE, tag: int = ANY_TAG):
+    def irecv(self, *args, **kwargs):
+        """Nonblocking ``irecv(source=ANY_SOURCE, tag=ANY_TAG)`` (or mpi4py's ``irecv(buf, source, tag)``)."""
+        source, tag = _recv_args("irecv", args, kwargs, (ANY_SOURCE, ANY_TAG))
         return self._irecv(source, tag)
 
     @mpi_call("MPI_Sendrecv")
-    def sendrecv(self, sendobj=None, dest: int = 0, sendtag: int = 0, source: int = ANY_SOURCE,
-                 recvtag: int = ANY_TAG, nbytes: int | None = None, status=None):
-        """Send to ``dest`` and receive from ``source`` at the same time; returns the received payload."""
+    def sendrecv(self, sendobj=None, dest: int = 0, sendtag: int = 0, *args, **kwargs):
+        """Send to ``dest`` and receive from ``source`` at the same time; returns the received payload.
+
+        ``sendrecv(sendobj, dest, sendtag, source, recvtag, nbytes, status)``, or mpi4py's
+        ``sendrecv(sendobj, dest, sendtag, recvbuf, source, recvtag, status)``.
+        """
+        if "recvbuf" in kwargs or args and not isinstance(args[0], Integral):
+            kwargs.pop("recvbuf", None)
+            source, recvtag, status = _positional("sendrecv", args[1:] if args else (), kwargs,
+                                                  ("source", "recvtag", "status"), (ANY_SOURCE, ANY_TAG, None))
+            nbytes = None
+        else:
+            source, recvtag, nbytes, status = _positional(
+                "sendrecv", args, kwargs, ("source", "recvtag", "nbytes", "status"), (ANY_SOURCE, ANY_TAG, None, None))
         rreq = self._irecv(source, recvtag)
         sreq = self._isend(sendobj, dest, sendtag, nbytes)
         self._rank.wait(rreq)
@@ -184,18 +294,34 @@ class Comm:
 
     @mpi_call("MPI_Iprobe")
     def iprobe(self, source: int = ANY_SOURCE, tag: int = ANY_TAG, status=None):
-        """Status of a matching message if one can be received now, else None."""
+        """Status of a matching message if one can be received now, else None (a repeated unsuccessful
+        probe costs ``poll_overhead_s``: see MPI.polled)."""
         self._check_peer(source, "source", True)
         self._check_tag(tag, True)
         found = self._rank.iprobe(self, source, tag, self.ctx)
-        if found is not None:
+        if found is None:
+            self._rank.api.polled(("MPI_Iprobe", self.ctx, source, tag))
+        else:
             found.copy_to(status)
         return found
 
+    @mpi_call("MPI_Mprobe")
+    def mprobe(self, source: int = ANY_SOURCE, tag: int = ANY_TAG, status=None) -> Message:
+        """Block until a matching message arrives and take it: the Message only it receives."""
+        self.probe(source, tag, status)
+        return matched(self, source, tag)
+
+    @mpi_call("MPI_Improbe")
+    def improbe(self, source: int = ANY_SOURCE, tag: int = ANY_TAG, status=None):
+        """As :meth:`mprobe` if a matching message has arrived, else None."""
+        if self.iprobe(source, tag, status) is None:
+            return None
+        return matched(self, source, tag)
+
     # -- collectives ---------------------------------------------------------
     def _root(self, root) -> int:
-        if not isinstance(root, int) or not 0 <= root < self.size:
-            raise self._rank.error(f"root {root!r} is out of range for {self.name} of size {self.size}")
+        if not isinstance(root, Integral) or not 0 <= root < self.size:
+            raise self._rank.error(f"root {root!r} is out of range for {self.label} of size {self.size}")
         return root
 
     def _block_sizes(self, objs, nbytes) -> list[int]:
@@ -215,7 +341,7 @@ class Comm:
             return [None] * self.size
         objs = list(objs)
         if len(objs) != self.size:
-            raise self._rank.error(f"give {self.size} blocks (one per rank of {self.name}), got {len(objs)}")
+            raise self._rank.error(f"give {self.size} blocks (one per rank of {self.label}), got {len(objs)}")
         return objs
 
     @mpi_call("MPI_Barrier")
@@ -339,6 +465,11 @@ class Comm:
         fn = coll.algorithm(self, "reduce_scatter", algorithm, None, op)
         return fn(Coll(self), objs, op, sizes)
 
+    @mpi_call("MPI_Reduce_scatter_block")
+    def reduce_scatter_block(self, objs=None, op=SUM, nbytes=None, algorithm: str | None = None):
+        """As :meth:`reduce_scatter` with blocks of one size (MPI_Reduce_scatter_block)."""
+        return self.reduce_scatter(objs, op, nbytes, algorithm)
+
     @mpi_call("MPI_Scan")
     def scan(self, obj=None, op=SUM, nbytes: int | None = None, algorithm: str | None = None):
         """Inclusive prefix reduction: ``op`` over ranks 0..rank."""
@@ -361,7 +492,7 @@ class Comm:
         return agreed
 
     def _child_name(self, kind: str, comm_id: int) -> str:
-        return f"{kind}#{comm_id}({self.name})"
+        return f"{kind}#{comm_id}({self.label})"
 
     def _make(self, members, comm_id, kind, cls=None, **extra):
         job = self._rank.job
@@ -395,7 +526,7 @@ class Comm:
         """Communicator of ``group``'s members (a subset of this one); None on the others."""
         missing = [w for w in group.members if w not in self._member_set()]
         if missing:
-            raise self._rank.error(f"the group holds processes outside {self.name} (world ranks {missing[:4]})")
+            raise self._rank.error(f"the group holds processes outside {self.label} (world ranks {missing[:4]})")
         comm_id = self._new_id(self._agree())
         if group.rank == UNDEFINED:
             return None
@@ -415,6 +546,41 @@ class Comm:
         self._rank.stats.count("MPI_Comm_group")
         return Group(self._rank, self.members)
 
+    @mpi_call("MPI_Comm_split_type")
+    def split_type(self, split_type: int, key: int = 0, info=None):
+        """Communicator of the ranks on this rank's node for COMM_TYPE_SHARED; None for UNDEFINED."""
+        if split_type == UNDEFINED:
+            return self.split(UNDEFINED, key)
+        return self.split(self._rank.node, key)
+
+    @mpi_call("MPI_Comm_compare")
+    def compare(self, other: "Comm") -> int:
+        """IDENT (the same communicator), CONGRUENT (same ranks, same order), SIMILAR (same ranks) or UNEQUAL."""
+        if other is self or other.ctx == self.ctx and other.members == self.members:
+            return IDENT
+        if tuple(other.members) == tuple(self.members):
+            return CONGRUENT
+        return SIMILAR if set(other.members) == set(self.members) else UNEQUAL
+
+    @mpi_call("MPI_Abort")
+    def abort(self, errorcode: int = 0):
+        """Stop the whole job with exit status ``errorcode``: raises AbortCalled."""
+        raise AbortCalled(self._rank.world_rank, int(errorcode))
+
+    @property
+    def topology(self) -> int:
+        """CART for a Cartesian communicator, else UNDEFINED."""
+        return UNDEFINED
+
+    is_inter, is_intra, is_topo = False, True, False
+
+    def get_attr(self, keyval: int):
+        """MPI_Comm_get_attr of the predefined keys this simulation knows (TAG_UB); None for others."""
+        return TAG_UB if keyval == TAG_UB_KEY else None
+
+    def set_errhandler(self, errhandler) -> None:
+        """Accepted and ignored: every MPI error raises an exception here (as ERRORS_RETURN in mpi4py)."""
+
     @mpi_call("MPI_Cart_create")
     def cart_create(self, dims, periods=None, reorder: bool = False):
         """A Cartesian communicator over the first prod(dims) ranks (row-major); None on the others."""
@@ -426,7 +592,7 @@ class Comm:
         cells = math.prod(dims)
         if cells > self.size:
             raise self._rank.error(f"Cartesian grid {dims} has {cells} cells, more than the "
-                                   f"{self.size} ranks of {self.name}")
+                                   f"{self.size} ranks of {self.label}")
         comm_id = self._new_id(self._agree())
         if self.rank >= cells:
             return None
@@ -449,13 +615,46 @@ class Cartcomm(Comm):
         return len(self.dims)
 
     @property
+    def topology(self) -> int:
+        return CART
+
+    is_topo = True
+
+    @property
+    def topo(self) -> tuple[list, list, list]:
+        """``(dims, periods, coords)`` as lists (MPI_Cart_get)."""
+        return list(self.dims), [bool(p) for p in self.periods], list(self.coords)
+
+    @mpi_call("MPI_Cart_sub")
+    def sub(self, remain_dims):
+        """The Cartesian communicators of the dimensions kept (``remain_dims[d]`` true): one per
+        combination of the dropped dimensions' coordinates."""
+        keep = [bool(k) for k in remain_dims]
+        if len(keep) != len(self.dims):
+            raise self._rank.error(f"remain_dims {list(remain_dims)} needs {len(self.dims)} entries")
+        coords = self.coords
+        color = key = 0
+        for c, d, k in zip(coords, self.dims, keep):
+            if k:
+                key = key * d + c
+            else:
+                color = color * d + c
+        entries = self._allgather((color, key, self._rank.next_ctx), 3 * INT_B, None, 3 * INT_B)
+        comm_id = self._new_id(max(e[2] for e in entries))
+        chosen = sorted((k, r) for r, (c, k, _) in enumerate(entries) if c == color)
+        dims = [d for d, k in zip(self.dims, keep) if k]
+        periods = [p for p, k in zip(self.periods, keep) if k]
+        return self._make([self.members[r] for _, r in chosen], comm_id, "sub", Cartcomm, dims=dims or [1],
+                          periods=periods or [False])
+
+    @property
     def coords(self) -> tuple:
         return self.cart_coords(self.rank)
 
     def cart_coords(self, rank: int) -> tuple:
         """Coordinates of ``rank``."""
         if not 0 <= rank < self.size:
-            raise self._rank.error(f"rank {rank} is out of range for {self.name} of size {self.size}",
+            raise self._rank.error(f"rank {rank} is out of range for {self.label} of size {self.size}",
                                    "MPI_Cart_coords")
         coords = []
         for d in reversed(self.dims):
@@ -493,3 +692,24 @@ class Cartcomm(Comm):
             return self.cart_rank(coords)
 
         return neighbour(-disp), neighbour(disp)
+
+
+def _positional(call: str, args, kwargs, names, defaults) -> list:
+    """Values of parameters ``names`` (with ``defaults``) from positional ``args`` and keyword ``kwargs``."""
+    if len(args) > len(names):
+        raise TypeError(f"{call}() takes at most {len(names)} arguments after the message ({len(args)} given)")
+    values = list(args) + list(defaults[len(args):])
+    for key, value in kwargs.items():
+        if key not in names:
+            raise TypeError(f"{call}() got an unexpected keyword argument {key!r}")
+        values[names.index(key)] = value
+    return values
+
+
+def _recv_args(call: str, args, kwargs, defaults) -> list:
+    """``(source, tag[, status])`` of PPT's ``recv(source, tag, status)`` or mpi4py's
+    ``recv(buf, source, tag, status)`` (told apart by the first argument: a rank is an integer)."""
+    kwargs.pop("buf", None)
+    if args and not isinstance(args[0], Integral):
+        args = args[1:]                                  # mpi4py's buf: PPT's objects need none
+    return _positional(call, args, kwargs, ("source", "tag", "status")[:len(defaults)], defaults)

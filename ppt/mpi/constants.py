@@ -1,14 +1,23 @@
-"""MPI's special rank, tag and colour values (the same meaning as in mpi4py)."""
+"""MPI's special rank, tag and colour values: mpi4py's names, MPICH's values (so programs print the same)."""
 
 #: Receive from any source (``recv``, ``irecv``, ``probe``).
-ANY_SOURCE = -1
+ANY_SOURCE = -2
 #: Receive with any tag.
 ANY_TAG = -1
 #: The null process: sends and receives with it complete at once and move no data.
-PROC_NULL = -2
+PROC_NULL = -1
 #: "No such rank / index" (``Group.rank`` outside the group, ``split`` colour for no communicator,
 #: ``waitany`` on inactive requests).
 UNDEFINED = -32766
+
+#: Comm.Compare / Group.Compare results: same object, same ranks in the same order, the same ranks, other.
+IDENT, CONGRUENT, SIMILAR, UNEQUAL = 0, 1, 2, 3
+#: Root of an intercommunicator collective (mpi4py's MPI.ROOT; intercommunicators are not modelled).
+ROOT = -3
+#: Topology kinds (Comm.Get_topology): a Cartesian communicator; UNDEFINED for none.
+CART, GRAPH, DIST_GRAPH = 1, 2, 3
+#: Largest tag value (MPI_TAG_UB of MPICH).
+TAG_UB = 2**29 - 1
 
 #: Size of a rendezvous control message (RTS, CTS) on the wire, bytes.
 CONTROL_B = 64

@@ -1,6 +1,8 @@
 """Deadlock reports: which ranks are blocked, and in which call."""
 from __future__ import annotations
 
+from ppt.mpi.constants import ANY_SOURCE, ANY_TAG
+
 #: Ranks listed in the first line; more are listed one per line up to MAX_LINES.
 FIRST_LINE_RANKS = 4
 MAX_LINES = 16
@@ -12,7 +14,7 @@ def describe(rank) -> str:
     why = rank.proc.blocked_in
     if isinstance(why, tuple) and why and why[0] == "probe":
         _, comm, source, tag = why
-        return f"{call}(source={_wild(source, 'ANY_SOURCE')}, tag={_wild(tag, 'ANY_TAG')}, comm={comm.name})"
+        return f"{call}(source={_wild(source, ANY_SOURCE, 'ANY_SOURCE')}, tag={_wild(tag, ANY_TAG, 'ANY_TAG')}, comm={comm.label})"
     pending = [req for req in (why or ()) if not req.done]
     if not pending:
         return call
@@ -20,8 +22,8 @@ def describe(rank) -> str:
     return f"{call}({pending[0].describe()}{more})"
 
 
-def _wild(value, name):
-    return name if value == -1 else str(value)
+def _wild(value, wildcard: int, name: str) -> str:
+    return name if value == wildcard else str(value)
 
 
 def deadlock_message(blocked: list[tuple[int, str]], now_s: float, total_ranks: int) -> str:

@@ -16,19 +16,42 @@ from ppt.errors import PPTError
 
 
 class Op:
-    """A named, associative reduction ``fn(a, b)``; ``commutative`` lets algorithms reorder operands."""
+    """A named, associative reduction ``fn(a, b)``; ``commutative`` lets algorithms reorder operands.
 
-    __slots__ = ("name", "fn", "commutative")
+    ``user``: for an operation made by mpi4py's ``Op.Create``, its function
+    ``user(inbuf, inoutbuf, datatype)``; None for the others.
+    """
 
-    def __init__(self, name: str, fn, commutative: bool = True):
+    __slots__ = ("name", "fn", "commutative", "user")
+
+    def __init__(self, name: str, fn, commutative: bool = True, user=None):
         self.name = name
         self.fn = fn
         self.commutative = commutative
+        self.user = user
 
     @classmethod
     def create(cls, fn, commute: bool = True) -> "Op":
-        """A user operation (mpi4py's ``Op.Create``)."""
+        """A user operation ``fn(a, b)`` on Python objects."""
         return cls(getattr(fn, "__name__", "user_op"), fn, commute)
+
+    @classmethod
+    def create_mpi4py(cls, function, commute: bool = False) -> "Op":
+        """mpi4py's ``Op.Create(function, commute=False)``: lowercase calls combine objects as
+        ``function(a, b, None)`` (its result), buffer calls as ``function(inbuf, inoutbuf, datatype)``
+        (see :func:`on_buffers`)."""
+        return cls(getattr(function, "__name__", "user_op"), lambda a, b: function(a, b, None), bool(commute),
+                   function)
+
+    def is_commutative(self) -> bool:
+        return self.commutative
+
+    @property
+    def is_predefined(self) -> bool:
+        return self.name in BUILTIN
+
+    def free(self) -> None:
+        """Nothing to release (MPI_Op_free)."""
 
     def __call__(self, a, b):
         if a is None:
@@ -59,7 +82,29 @@ BAND = Op("BAND", operator.and_)
 BOR = Op("BOR", operator.or_)
 BXOR = Op("BXOR", operator.xor)
 
-BUILTIN = {op.name: op for op in (SUM, PROD, MAX, MIN, LAND, LOR, BAND, BOR, BXOR)}
+LXOR = Op("LXOR", _elementwise(np.logical_xor, lambda a, b: bool(a) != bool(b)))
+
+
+def _loc(better):
+    """MAXLOC/MINLOC on ``(value, index)`` pairs: the better value, the lower index on a tie."""
+    def combine(a, b):
+        (u, i), (v, j) = a, b
+        if better(u, v):
+            return u, i
+        if better(v, u):
+            return v, j
+        return u, min(i, j)
+    return combine
+
+
+MAXLOC = Op("MAXLOC", _loc(operator.gt))
+MINLOC = Op("MINLOC", _loc(operator.lt))
+#: mpi4py's REPLACE and NO_OP: the second and the first operand.
+REPLACE = Op("REPLACE", lambda a, b: b, False)
+NO_OP = Op("NO_OP", lambda a, b: a, False)
+
+BUILTIN = {op.name: op for op in (SUM, PROD, MAX, MIN, LAND, LOR, BAND, BOR, BXOR, LXOR, MAXLOC, MINLOC, REPLACE,
+                                  NO_OP)}
 
 
 def as_op(op) -> Op:
@@ -74,6 +119,30 @@ def as_op(op) -> Op:
     if callable(op):
         return Op.create(op)
     raise PPTError(f"reduction op must be an Op, a name or a callable, got {op!r}")
+
+
+def on_buffers(op: Op, datatype) -> Op:
+    """``op`` for mpi4py's buffer calls on numpy arrays of ``datatype``'s elements.
+
+    A built-in op works element-wise and its result keeps the datatype
+    (``LAND`` of ints gives ints); a user op from ``Op.Create`` is called as
+    ``function(inbuf, inoutbuf, datatype)`` on byte buffers, ``inbuf`` from
+    the lower ranks, and its result is what it leaves in ``inoutbuf``.
+    """
+    if op.user is not None:
+        function = op.user
+
+        def combine(a, b):
+            inout = np.array(b, copy=True)
+            function(memoryview(np.ascontiguousarray(a).reshape(-1).view(np.uint8)),
+                     memoryview(inout.reshape(-1).view(np.uint8)), datatype)
+            return inout
+    else:
+        fn, dtype = op.fn, datatype.dtype
+
+        def combine(a, b):
+            return np.asarray(fn(a, b)).astype(dtype, copy=False)
+    return Op(op.name, combine, op.commutative)
 
 
 def blockwise(op: Op) -> Op:

@@ -53,6 +53,9 @@ from ppt.mpi.names import mpi4py_names
 from ppt.mpi.stats import RankStats
 
 EAGER, RTS, CTS, DATA = range(4)
+#: Send modes: standard (eager up to the threshold), synchronous (rendezvous at any size: completes
+#: once the receive has matched), buffered (eager at any size: completes locally).
+STANDARD, SYNC, BUFFERED = range(3)
 
 #: Builds a message as ``_new(Eager, (EAGER, ...))``: a NamedTuple's own constructor is a
 #: Python function and would cost more than the rest of building the message.
@@ -190,10 +193,10 @@ class Request:
         comm = self.comm
         if self.ctx == comm.coll_ctx:
             verb = "sending to" if self.is_send else "waiting for"
-            return f"{verb} rank {_rank_name(self.peer)}, comm={comm.name}"
+            return f"{verb} rank {_rank_name(self.peer)}, comm={comm.label}"
         if self.is_send:
-            return f"dest={self.peer}, tag={self.tag}, {self.nbytes} B, comm={comm.name}"
-        return f"source={_rank_name(self.peer)}, tag={_tag_name(self.tag)}, comm={comm.name}"
+            return f"dest={self.peer}, tag={self.tag}, {self.nbytes} B, comm={comm.label}"
+        return f"source={_rank_name(self.peer)}, tag={_tag_name(self.tag)}, comm={comm.label}"
 
 
 def _api(requests):
@@ -277,8 +280,8 @@ class Rank:
         return MPIError(f"rank {self.world_rank} in {call or self.call or 'MPI'}: {message}")
 
     # -- sending -----------------------------------------------------------
-    def isend(self, comm, dest: int, tag, nbytes: int, data, ctx: int) -> Request:
-        """Start sending ``nbytes`` (payload ``data``) to rank ``dest`` of ``comm``."""
+    def isend(self, comm, dest: int, tag, nbytes: int, data, ctx: int, mode: int = STANDARD) -> Request:
+        """Start sending ``nbytes`` (payload ``data``) to rank ``dest`` of ``comm`` in send ``mode``."""
         req = Request(self, True, comm, dest, tag, ctx, nbytes, data)
         if dest == PROC_NULL:
             req.done = True
@@ -290,7 +293,7 @@ class Rank:
         stats = self.stats
         stats.messages_sent += 1
         stats.bytes_sent += nbytes
-        if nbytes <= self.eager_B:
+        if nbytes <= self.eager_B and mode != SYNC or mode == BUFFERED:
             self.nic.send_message(self.node_of[dst], nbytes,
                                   _new(Eager, (EAGER, dst, self.world_rank, ctx, tag, seq, nbytes, data)), req.finish,
                                   self.owed_s)

@@ -14,6 +14,16 @@ taken over by its rank only after ``recv_overhead_s`` more.  They sit apart
 from the network's ``nic_latency_s`` (hardware), so the one-way MPI latency
 of a lone message is the network's NIC-to-NIC latency plus both overheads.
 Default 0 (a network without an MPI library).
+
+``poll_overhead_s``: the rank's time for one MPI call that polls and finds
+nothing (an unsuccessful ``MPI_Test``/``Testany``/``Testall``/``Testsome``/
+``Iprobe``/``Improbe``), charged when the rank repeats the same poll at the
+same instant, so that a ``while not req.Test(): pass`` loop lets simulated
+time pass (see ``ppt.mpi.api.MPI.polled``).  Default 100 ns, an estimate from what such
+a call does: one pass of the library's progress engine, which reads the
+NIC's completion queue in memory the NIC writes by DMA (a cache miss: about
+80-100 ns of DRAM latency on current x86 servers) after a few tens of
+nanoseconds of call path and request checks.
 """
 from __future__ import annotations
 
@@ -25,7 +35,9 @@ from ppt.errors import ConfigError
 #: Eager/rendezvous switch when a preset names none, bytes.
 EAGER_THRESHOLD_B = 8192
 #: Keys of the ``mpi`` section.
-MPI_FIELDS = ("eager_threshold_B", "send_overhead_s", "recv_overhead_s")
+MPI_FIELDS = ("eager_threshold_B", "send_overhead_s", "recv_overhead_s", "poll_overhead_s")
+#: Time of one unsuccessful test or probe when a preset names none, s (see the module docstring).
+POLL_OVERHEAD_S = 1e-7
 
 
 @dataclass(frozen=True)
@@ -35,6 +47,8 @@ class MPISettings:
     send_overhead_s: float = 0.0
     #: Receiving rank's time per message, s (LogGP o_r).
     recv_overhead_s: float = 0.0
+    #: A rank's time per unsuccessful test or probe, s.
+    poll_overhead_s: float = POLL_OVERHEAD_S
 
     def __post_init__(self):
         if self.eager_threshold_B < 0:
@@ -45,7 +59,8 @@ class MPISettings:
         section = preset.get("mpi", {})
         return cls(field(section, "eager_threshold_B", "mpi", int, default=EAGER_THRESHOLD_B),
                    field(section, "send_overhead_s", "mpi", float, default=0.0, nonnegative=True),
-                   field(section, "recv_overhead_s", "mpi", float, default=0.0, nonnegative=True))
+                   field(section, "recv_overhead_s", "mpi", float, default=0.0, nonnegative=True),
+                   field(section, "poll_overhead_s", "mpi", float, default=POLL_OVERHEAD_S, nonnegative=True))
 
     @property
     def overhead_s(self) -> float:

@@ -1,0 +1,63 @@
+"""Matched messages (MPI_Mprobe / MPI_Improbe): a probed message taken off the queue for one receive.
+
+:func:`matched` removes the message a probe found from the rank's unexpected
+messages, so no other receive can match it; its :class:`Message` receives
+it with ``recv``/``irecv`` (mpi4py also: ``Recv``/``Irecv`` into a buffer,
+from :mod:`ppt.mpi.names`).  Receiving a rendezvous message sends its CTS
+then, as a receive posted at that moment would.
+"""
+from __future__ import annotations
+
+from ppt.mpi.calls import mpi_call
+from ppt.mpi.constants import ANY_SOURCE, ANY_TAG, PROC_NULL
+from ppt.mpi.names import mpi4py_names
+from ppt.mpi.p2p import Request, Status
+
+
+@mpi4py_names
+class Message:
+    """A message matched by a probe, for exactly one receive (``env`` None: from PROC_NULL)."""
+
+    __slots__ = ("_rank", "comm", "env")
+
+    def __init__(self, rank, comm, env):
+        self._rank = rank
+        self.comm = comm
+        self.env = env
+
+    def __repr__(self):
+        return "Message(PROC_NULL)" if self.env is None else f"Message(from world rank {self.env.src})"
+
+    def _request(self) -> Request:
+        rank, comm, env = self._rank, self.comm, self.env
+        if env is None:
+            req = Request(rank, False, comm, PROC_NULL, ANY_TAG, comm.ctx)
+            req.status = Status(PROC_NULL, ANY_TAG, 0)
+            req.done = True
+            return req
+        self.env = None
+        req = Request(rank, False, comm, comm.local_of(env.src), env.tag, comm.ctx)
+        req.overhead_due_s = rank.recv_overhead_s
+        rank._match(req, env)
+        return req
+
+    @mpi_call("MPI_Mrecv")
+    def recv(self, status=None):
+        """Receive the message; returns its payload and fills ``status`` if given."""
+        req = self._request()
+        self._rank.wait(req)
+        req.status.copy_to(status)
+        return req.value
+
+    @mpi_call("MPI_Imrecv")
+    def irecv(self) -> Request:
+        return self._request()
+
+
+def matched(comm, source: int, tag) -> Message:
+    """Take the message a probe of ``comm`` for ``source``/``tag`` just found off the queue."""
+    rank = comm._rank
+    if source == PROC_NULL:
+        return Message(rank, comm, None)
+    src = ANY_SOURCE if source == ANY_SOURCE else comm.world_of(source)
+    return Message(rank, comm, rank._find_unexpected(comm.ctx, src, tag, remove=True))
