@@ -26,6 +26,19 @@ from VC 0 to VC 1 of that ring):
   at the destination coordinate; that count never decreases along a path, and
   within one count a packet moves along one ring only, so the channel
   dependency graph is acyclic with ``2 n`` VCs.
+
+Link failures (``network.fail_*``, ``csrc/torus_failures.c``): a failed link
+becomes an unused slot and every routing takes surviving links only, so every
+pair of routers the surviving links still join is served; pairs in different
+components are reported (:meth:`Torus.unroutable_pairs`) and refused.  Both
+routings gain an *escape channel*: up*/down* over a breadth-first spanning
+tree of each component (one VC; no dependency leads from a down hop to an up
+hop).  ``dor`` keeps its path where it survives (VCs 0/1), else detours
+through an intermediate router whose two dimension-order legs survive (VCs
+0/1, then 2/3), else escapes (VC 4).  ``adaptive`` adapts over surviving
+links and, left without a productive one, finishes in dimension order (VCs
+2n/2n+1) or escapes (VC 2n+2).  A packet's VCs only move to a later set, and
+each set is acyclic on its own, so failures cannot deadlock either routing.
 """
 from __future__ import annotations
 
@@ -202,8 +215,113 @@ class Torus(Topology):
         keep = [array("int32_t", coord.ravel()), array("int32_t", self.node_router),
                 array("int32_t", self.node_port)]
         t.coord, t.node_router, t.node_port = keep
+        t.num_routers, t.radix = self.num_routers, self.radix
+        for j, d in enumerate(rings):
+            t.stride[j] = self.strides[d]
+        if self.failures is not None:
+            depth, pre, end = self.escape_forest()
+            keep += [array("int32_t", self.port_peer.ravel()), array("int32_t", depth), array("int32_t", pre),
+                     array("int32_t", end)]
+            t.port_peer, t.esc_depth, t.esc_pre, t.esc_end = keep[-4:]
         self._core_keep = keep
         return t
+
+    # -- link failures (csrc/torus_failures.c) ----------------------------------------------------
+
+    def with_failed_links(self, failed: np.ndarray, spec) -> "Torus":
+        """A copy whose ``failed`` links are unused slots; its routings take surviving links only,
+        with an up*/down* escape channel that serves every pair the surviving links still join."""
+        return self.without_links(failed, spec)
+
+    def components(self) -> np.ndarray:
+        """Connected component of every router over the surviving links (numbered from 0 in order of
+        their lowest router)."""
+        survey = self.__dict__.setdefault("_legal_survey", {})
+        label = survey.get("components")
+        if label is None:
+            label = np.full(self.num_routers, -1, dtype=np.int64)
+            peer, count = self.port_peer, 0
+            for root in range(self.num_routers):
+                if label[root] >= 0:
+                    continue
+                label[root] = count
+                frontier = np.array([root])
+                while frontier.size:
+                    nxt = peer[frontier].ravel()
+                    nxt = np.unique(nxt[nxt >= 0])
+                    nxt = nxt[label[nxt] < 0]
+                    label[nxt] = count
+                    frontier = nxt
+                count += 1
+            survey["components"] = label
+        return label
+
+    def escape_forest(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The escape channel's spanning forest over the surviving links: a breadth-first tree per
+        component from its lowest router (the parent of a router the lowest router one level up
+        beside it), as ``(depth, pre, end)`` per router: tree depth, preorder number, and preorder
+        number past its subtree (router u holds v below it iff ``pre[u] <= pre[v] < end[u]``)."""
+        survey = self.__dict__.setdefault("_legal_survey", {})
+        if "forest" not in survey:
+            survey["forest"] = self._escape_forest()
+        return survey["forest"]
+
+    def _escape_forest(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        R, peer = self.num_routers, self.port_peer
+        depth = np.full(R, -1, dtype=np.int64)
+        parent = np.full(R, -1, dtype=np.int64)
+        order = []
+        for root in range(R):
+            if depth[root] >= 0:
+                continue
+            depth[root], frontier = 0, np.array([root])
+            while frontier.size:
+                order.append(frontier)
+                near = peer[frontier]
+                cand = np.where(near >= 0, near, R)
+                fresh = np.unique(cand[(cand < R)])
+                fresh = fresh[depth[fresh] < 0]
+                if fresh.size:
+                    depth[fresh] = depth[frontier[0]] + 1
+                    # parent: the lowest router of the frontier beside it
+                    rows = np.repeat(frontier, near.shape[1])
+                    cols = cand.ravel()
+                    hit = (cols < R) & np.isin(cols, fresh)
+                    pairs = np.unique(np.column_stack([cols[hit], rows[hit]]), axis=0)
+                    first = np.unique(pairs[:, 0], return_index=True)[1]
+                    parent[pairs[first, 0]] = pairs[first, 1]
+                frontier = fresh
+        order = np.concatenate(order)
+        size = np.ones(R, dtype=np.int64)
+        for r in order[::-1]:
+            if parent[r] >= 0:
+                size[parent[r]] += size[r]
+        pre = np.zeros(R, dtype=np.int64)
+        next_child = np.zeros(R, dtype=np.int64)       # preorder number of a router's next child
+        offset = 0
+        for r in order:                                  # parents come before children, children by id
+            p = parent[r]
+            if p < 0:
+                pre[r], offset = offset, offset + size[r]
+            else:
+                pre[r] = next_child[p]
+            next_child[r] = pre[r] + 1
+            if p >= 0:
+                next_child[p] += size[r]
+        return depth, pre, pre + size
+
+    def unroutable_pairs(self, spec=None) -> np.ndarray:
+        """Router pairs (both holding nodes) in different components of the surviving links: every
+        routing serves every other pair (its escape channel reaches the whole component)."""
+        if self.failures is None:
+            return super().unroutable_pairs(spec)
+        label = self.components()
+        holds = np.unique(self.node_router).astype(np.int64)
+        if np.unique(label[holds]).size < 2:
+            return np.zeros((0, 2), dtype=np.int64)
+        x, y = np.nonzero(label[holds][:, None] != label[holds][None, :]) if holds.size <= 8192 else \
+            _pairs_apart(label[holds])
+        return np.column_stack([holds[x], holds[y]]).astype(np.int64)
 
     def coordinates(self, router: int) -> tuple[int, ...]:
         """Grid coordinates of ``router``."""
@@ -223,12 +341,30 @@ class Torus(Topology):
         return dist
 
     def diameter(self) -> int:
-        """Largest minimal hop count: sum of ``floor(k_d / 2)``."""
-        return sum(k // 2 for k in self.dims)
+        """Largest minimal hop count: sum of ``floor(k_d / 2)``.  With failed links: the most router
+        hops a route may take (two dimension-order legs, or a minimal part and then the escape
+        channel's climb and descent), which bounds a packet's path as the diameter does without."""
+        minimal = sum(k // 2 for k in self.dims)
+        if self.failures is None:
+            return minimal
+        return max(2 * minimal, minimal + 2 * int(self.escape_forest()[0].max()))
 
 
 
-# Routings (csrc/torus.c): dimension order with dateline VCs, and minimal adaptive with 2n VCs.
-register_routing(Torus, "dor", route="ppt_torus_dor_route", inject="ppt_torus_inject", num_vcs=2, aliases=("min",))
-register_routing(Torus, "adaptive", route="ppt_torus_adaptive_route", inject="ppt_torus_inject",
-                 num_vcs=lambda torus: max(2, 2 * sum(k > 1 for k in torus.dims)))
+def _pairs_apart(label: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Index pairs ``(x, y)`` with ``label[x] != label[y]``, in (x, y) order, without an all-pairs mask."""
+    xs, ys = [], []
+    every = np.arange(label.size)
+    for x in range(label.size):
+        y = every[label != label[x]]
+        xs.append(np.full(y.size, x))
+        ys.append(y)
+    return np.concatenate(xs), np.concatenate(ys)
+
+
+# Routings (csrc/torus.c): dimension order with dateline VCs, and minimal adaptive with 2n VCs; with failed
+# links (csrc/torus_failures.c) each adds two VCs of a dimension-order detour and the escape VC.
+register_routing(Torus, "dor", route="ppt_torus_dor_route", inject="ppt_torus_inject", aliases=("min",),
+                 num_vcs=lambda torus: 2 if torus.failures is None else 5)
+register_routing(Torus, "adaptive", route="ppt_torus_adaptive_route", inject="ppt_torus_adaptive_inject",
+                 num_vcs=lambda torus: max(2, 2 * sum(k > 1 for k in torus.dims)) + 3 * (torus.failures is not None))

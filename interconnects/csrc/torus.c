@@ -3,13 +3,21 @@
  * pkt->route[0] is one hash per packet: its low bits break direction ties (bit d for dimension d,
  * when the destination is exactly half-way round) and its high bits pick among parallel links.
  */
-#include "torus.h"
+#include "_torus_failures.h"
 
 #define PICK_SHIFT 32
 
 void ppt_torus_inject(const ppt_routing_t *rt, ppt_packet_t *pkt)
 {
     pkt->route[0] = (int64_t)ppt_rand(rt, pkt, 0);
+    if (((const ppt_torus_t *)rt->topo)->port_peer)
+        ppt_torus_fail_dor_inject(rt, pkt);
+}
+
+void ppt_torus_adaptive_inject(const ppt_routing_t *rt, ppt_packet_t *pkt)
+{
+    pkt->route[0] = (int64_t)ppt_rand(rt, pkt, 0);
+    pkt->route[1] = 0;      /* with failed links: set once the packet takes the escape channel */
 }
 
 /* Dimension order, dateline VCs (Dally & Seitz): dimensions are corrected in index order, each the
@@ -21,6 +29,8 @@ void ppt_torus_inject(const ppt_routing_t *rt, ppt_packet_t *pkt)
 int32_t ppt_torus_dor_route(const ppt_routing_t *rt, ppt_packet_t *pkt, int32_t router, int32_t *vc)
 {
     const ppt_torus_t *t = rt->topo;
+    if (t->port_peer)
+        return ppt_torus_fail_dor_route(rt, pkt, router, vc);
     int32_t target = t->node_router[pkt->dst];
     if (router == target) {
         *vc = 0;
@@ -54,6 +64,8 @@ int32_t ppt_torus_dor_route(const ppt_routing_t *rt, ppt_packet_t *pkt, int32_t 
 int32_t ppt_torus_adaptive_route(const ppt_routing_t *rt, ppt_packet_t *pkt, int32_t router, int32_t *vc)
 {
     const ppt_torus_t *t = rt->topo;
+    if (t->port_peer)
+        return ppt_torus_fail_adaptive_route(rt, pkt, router, vc);
     int32_t target = t->node_router[pkt->dst];
     if (router == target) {
         *vc = 0;
