@@ -37,7 +37,7 @@ def add_arguments(parser) -> None:
                              "packet through routers and links, the most detailed and the slowest; flow: max-min "
                              "fair sharing on the same routes; analytic: contention-free latency/bandwidth "
                              "model, the fastest)")
-    parser.add_argument("--iterations", type=whole_number, default=None, metavar="N",
+    parser.add_argument("--iterations", type=int, default=None, metavar="N",
                         help="inner iterations simulated (one time step, one outer; default 1); "
                              "predicted time grows linearly with it")
     parser.add_argument("--npey", type=whole_number, default=None, help="force the y process count (with --npez)")
