@@ -8,7 +8,7 @@ and prints the elapsed time, so start-up (the interpreter, imports, MPI_Init)
 is not timed.  The same program then runs under
 ``ppt exec PROGRAM [ARGS] -n N --system host --json``, whose ``predicted_s``
 is compared with the real time.  The host is shared, so before each real run
-the script waits (``--quiet-wait``, up to 20 s) until no other process wants
+the script waits (``--quiet-wait``, up to 5 s) until no other process wants
 a core, and during the run it samples how many other processes do (``others
 running``: their mean count during the fastest run, from ``/proc/loadavg``).
 Real runs and predictions alternate,
@@ -29,7 +29,7 @@ node of the preset) does not model; those rows are shown apart.
 
 Run ``ppt calibrate`` first, then::
 
-    python benchmarks/real_vs_predicted.py --ranks 2,4 --repeats 5 --markdown docs/real-vs-predicted.md
+    python benchmarks/real_vs_predicted.py --ranks 2,4 --repeats 4 --json rvp.json docs/real-vs-predicted.md
 """
 from __future__ import annotations
 
@@ -225,13 +225,13 @@ def main(argv=None) -> int:
         return 0
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--ranks", default="2,4", help="rank counts (default 2,4)")
-    parser.add_argument("--repeats", type=int, default=5, help="real runs and predictions per point (default 5)")
+    parser.add_argument("--repeats", type=int, default=4, help="real runs and predictions per point (default 4)")
     parser.add_argument("--programs", default=None, help="comma-separated program names (default all)")
     parser.add_argument("--system", default="host", help="preset for ppt exec (default host)")
     parser.add_argument("--timeout", type=float, default=300.0, help="seconds per run before giving up")
-    parser.add_argument("--quiet-wait", type=float, default=20.0, metavar="S",
+    parser.add_argument("--quiet-wait", type=float, default=5.0, metavar="S",
                         help="before each real run, wait up to S seconds for no other process to want a core "
-                             "(default 20; the host is shared)")
+                             "(default 5; the host is shared)")
     parser.add_argument("--json", default=None, metavar="FILE", help="also write every time to FILE")
     parser.add_argument("--markdown", action="store_true", help="print the table as markdown")
     args = parser.parse_args(argv)

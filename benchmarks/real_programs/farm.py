@@ -1,13 +1,13 @@
 """A task farm with pickled Python objects: rank 0 hands out tasks (dicts) with lowercase send/recv,
 the workers compute a pure-Python result and send it back; rank 0 also works between messages.
 
-    mpiexec -n 2 python farm.py [TASKS] [WORK]     (default 400 tasks of 4,000 loop iterations)
+    mpiexec -n 2 python farm.py [TASKS] [WORK]     (default 1200 tasks of 4,000 loop iterations)
 """
 import sys
 
 from mpi4py import MPI
 
-TASKS = int(sys.argv[1]) if len(sys.argv) > 1 else 400
+TASKS = int(sys.argv[1]) if len(sys.argv) > 1 else 1200
 WORK = int(sys.argv[2]) if len(sys.argv) > 2 else 4000
 
 comm = MPI.COMM_WORLD

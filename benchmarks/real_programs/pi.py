@@ -1,6 +1,6 @@
 """Compute pi by the midpoint rule on 4/(1+x^2), in chunks of numpy work, summing with Reduce each round.
 
-    mpiexec -n 2 python pi.py [INTERVALS] [ROUNDS]     (default 40,000,000 intervals, 10 rounds)
+    mpiexec -n 2 python pi.py [INTERVALS] [ROUNDS]     (default 80,000,000 intervals, 10 rounds)
 """
 import math
 import sys
@@ -8,7 +8,7 @@ import sys
 import numpy as np
 from mpi4py import MPI
 
-INTERVALS = int(sys.argv[1]) if len(sys.argv) > 1 else 40_000_000
+INTERVALS = int(sys.argv[1]) if len(sys.argv) > 1 else 80_000_000
 ROUNDS = int(sys.argv[2]) if len(sys.argv) > 2 else 10
 
 comm = MPI.COMM_WORLD

@@ -1,7 +1,7 @@
 """Distributed matrix transpose with Alltoall (the communication of a parallel FFT), each step
 followed by a local numpy transform of the rows.
 
-    mpiexec -n 2 python transpose.py [N] [STEPS]     (N x N doubles in total, default 1024, 12 steps)
+    mpiexec -n 2 python transpose.py [N] [STEPS]     (N x N doubles in total, default 1024, 30 steps)
 """
 import sys
 
@@ -9,7 +9,7 @@ import numpy as np
 from mpi4py import MPI
 
 N = int(sys.argv[1]) if len(sys.argv) > 1 else 1024
-STEPS = int(sys.argv[2]) if len(sys.argv) > 2 else 12
+STEPS = int(sys.argv[2]) if len(sys.argv) > 2 else 30
 
 comm = MPI.COMM_WORLD
 rank, size = comm.Get_rank(), comm.Get_size()
