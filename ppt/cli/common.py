@@ -66,6 +66,10 @@ def load_preset(args) -> dict:
     for key in ("fail_links", "fail_class", "fail_seed", "fail_file"):
         if getattr(args, key, None) is not None:
             preset["network"][key] = getattr(args, key)
+    idle = [f"--{key.replace('_', '-')}" for key in ("fail_class", "fail_seed") if getattr(args, key, None) is not None]
+    if idle and preset["network"].get("fail_links") is None:
+        raise PPTError(f"{' and '.join(idle)} without --fail-links draws no failures; add --fail-links PCT "
+                       f"(e.g. 5%) or drop {' and '.join(idle)}")
     return preset
 
 

@@ -22,7 +22,7 @@ def add_jobs_arguments(parser) -> None:
     parser.add_argument("--job-list", default=None, metavar="FILE.json",
                         help="run the jobs of a job list (traces, scripts, synthetic traffic) together on the "
                              "system instead of one program; see examples/jobs.json")
-    parser.add_argument("--allocation", default="contiguous", metavar="|".join(POLICIES) + "|FILE",
+    parser.add_argument("--allocation", default=None, metavar="|".join(POLICIES) + "|FILE",
                         help="how the jobs of --job-list get their nodes (default contiguous; random uses --seed; "
                              "FILE: one line of node ids per job)")
 
@@ -40,6 +40,7 @@ def run_job_list(args, network_kind: str) -> int:
     from ppt.jobs.mix import JobMix
     from ppt.machine import Machine
     from ppt.progress import Progress
+    args.allocation = args.allocation or "contiguous"
     check_input_file(args.job_list, "--job-list")
     check_mapping_file(args)
     if args.allocation not in POLICIES:

@@ -104,6 +104,8 @@ def run(args) -> int:
         refuse_with_job_list(args, {"SCRIPT.py": args.script, "--ranks": args.ranks is not None,
                                 "--script-args": args.script_args, "--algorithm": args.algorithm})
         return run_job_list(args, args.network)
+    if args.allocation is not None:
+        raise PPTError("--allocation places the jobs of --job-list; one script's ranks are placed by --mapping")
     if args.script is None or args.ranks is None:
         raise PPTError("give SCRIPT.py and --ranks N, or --job-list FILE.json (see 'ppt run --help')")
     main = load_main(args.script)

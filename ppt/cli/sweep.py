@@ -109,6 +109,8 @@ def run(args) -> int:
     _check_points(points)
     params = [axis.name for axis in grid.axes]
     x = args.x or (LOAD if LOAD in params else (params[-1] if params else None))
+    if args.x and not args.plot:
+        raise ConfigError(f"--x {args.x} picks the plot's horizontal axis; add --plot FILE.png or drop --x")
     if args.plot:
         if x is None:
             raise ConfigError("--plot needs a swept parameter (--set KEY=V1,V2,... or --loads) or --x COLUMN")
