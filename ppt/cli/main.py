@@ -23,13 +23,19 @@ COMMANDS = ["systems", "topology", "bench", "run", "exec", "pingpong", "latency_
             "traffic", "snap", "replay", "trace_info", "sweep", "plot", "calibrate"]
 
 
+#: A value that starts with a minus sign: a number (``-1``, ``-1e-6``, ``-inf``), a share (``-5%``) or a
+#: list of them (``-0.1,0.5``).
+_NUMBER = r"(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?%?"
+NEGATIVE_VALUE = re.compile(rf"^-{_NUMBER}(,-?{_NUMBER})*$|^-(inf|nan)$", re.I)
+
+
 class _Parser(argparse.ArgumentParser):
     """argparse with a one-line error instead of usage + error, and negative numbers (``-1``, ``-1e-6``)
     read as values, so an option's own check rejects them in words."""
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
-        self._negative_number_matcher = re.compile(r"^-(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?$|^-(inf|nan)$", re.I)
+        self._negative_number_matcher = NEGATIVE_VALUE
 
     def error(self, message):
         raise PPTError(f"{message} (see '{self.prog} --help')")
