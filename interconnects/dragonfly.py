@@ -397,6 +397,6 @@ register_routing(GroupedTopology, "min", route="ppt_grouped_min_route", inject="
 register_routing(GroupedTopology, "val", route="ppt_grouped_min_route", inject="ppt_grouped_val_inject",
                  num_vcs=_vcs(3), valiant=True)
 register_routing(GroupedTopology, "ugal", route="ppt_grouped_ugal_route", inject="ppt_grouped_min_inject",
-                 num_vcs=_vcs(3), options=("candidates",), valiant=True)
+                 num_vcs=_vcs(3), options=("candidates", "ugal_bias_packets"), valiant=True, adaptive=True)
 register_routing(GroupedTopology, "par", route="ppt_grouped_par_route", inject="ppt_grouped_min_inject",
-                 num_vcs=_vcs(4), options=("candidates",), valiant=True)
+                 num_vcs=_vcs(4), options=("candidates", "ugal_bias_packets"), valiant=True, adaptive=True)

@@ -52,10 +52,6 @@ from ppt.interconnects.packetnet import PacketNetwork, _vc_capacity_B
 PATH_SAMPLES = 16
 
 
-#: Routings whose choices read the output ports' occupancy (the UGAL-L rule of ``csrc/ugal.c``, the
-#: torus's adaptive routing): a flow network routes each message by walking them against its load.
-ADAPTIVE_ROUTINGS = frozenset({"ugal", "par", "adaptive"})
-
 #: Chunks a message is routed as, at most, under an adaptive routing (one per packet below that).
 ADAPTIVE_CHUNKS = 8
 
@@ -100,7 +96,7 @@ class FlowNetwork(Network):
         self.topo = topology
         self.routing = routing
         #: Chunks a message is routed as, at most, if the routing adapts to load (0: it does not).
-        self.chunks = chunks if routing.name in ADAPTIVE_ROUTINGS else 0
+        self.chunks = chunks if routing.adaptive else 0
         self.nic_bandwidth_Bps = nic_bandwidth_Bps
         self.nic_latency_s = nic_latency_s
         self.packetizer = packetizer
@@ -131,8 +127,9 @@ class FlowNetwork(Network):
         # says: that bias tolerates the short queues single packets meet, and a flow backlog has no such
         # noise.  With Edison's 24 packets the chunks of SNAP's 384-core run stayed minimal and the flow
         # network read 21.7 % slow against the packet network; with the default it reads 1.3 % slow.
+        topo.network_options(asked, cfg)            # refuses a setting no routing of the topology takes
         routing = topo.routing(asked, seed=machine.seed)
-        if routing.name in ADAPTIVE_ROUTINGS and (machine.name, asked) not in _SAID:
+        if routing.adaptive and (machine.name, asked) not in _SAID:
             _SAID.add((machine.name, asked))
             print(f"flow network: routing {asked!r} adapts to load; each message is routed as up to "
                   f"{ADAPTIVE_CHUNKS} chunks, each walked by the routing against the bytes the flows still "

@@ -47,7 +47,7 @@ def local_load(topology, port_bytes: np.ndarray, routers: range, top: int = TOP_
     links = [{**port_link(topology, (lo + i) // radix, (lo + i) % radix), "bytes": int(sent[i]),
               "busy_s": float(busy_s[i])} for i in order if sent[i] > 0]
     load = {"classes": classes, "busiest": links}
-    planes = getattr(topology, "planes", 1)
+    planes = topology.planes
     if planes > 1:      # router r * planes + k is in plane k (interconnects/planes.py)
         plane = (np.arange(lo, hi) // radix) % planes
         load["planes"] = [{name: int(sent[(plane == k) & (cls == c)].sum())

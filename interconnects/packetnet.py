@@ -36,7 +36,6 @@ from ppt.interconnects.packetcore import ffi, lib
 from ppt.interconnects.packetizer import Packetizer
 from ppt.interconnects.planes import RailPolicy, fabric
 from ppt.interconnects.stats import merge_network_stats
-from ppt.interconnects.topology import UGAL_BIAS_PACKETS
 
 INFINITY = math.inf
 #: Core events run per engine wake-up at most (progress reports come between them).
@@ -291,9 +290,8 @@ class PacketNetwork(Network):
         #: PPT_RAIL_DEDICATED: plane of every node (None: plane 0); see set_node_planes.
         self.node_planes = None
         name = routing or field(cfg, "routing", "network", str, default="min")
-        # how many packets longer the minimal path's queue may be before UGAL-type routings detour (csrc/ugal.c)
-        options = {"ugal_bias_packets": field(cfg, "ugal_bias_packets", "network", float,
-                                              default=UGAL_BIAS_PACKETS, nonnegative=True)}
+        # routing options of the network section (UGAL's bias, csrc/ugal.c): one no routing here takes is refused
+        options = topology.network_options(name, cfg)
         self.routing = topology.routing(name, seed=seed, **options)
         #: Routings over the own tables of planes 1, 2, ... whose links failed apart from plane 0's.
         self.plane_routings = topology.plane_routings(name, seed=seed, **options) if self.rails.planes > 1 else []

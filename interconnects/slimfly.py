@@ -273,4 +273,4 @@ register_routing(SlimFly, "min", route="ppt_slimfly_min_route", num_vcs=2)
 register_routing(SlimFly, "val", route="ppt_slimfly_val_route", inject="ppt_slimfly_val_inject", num_vcs=4,
                  valiant=True)
 register_routing(SlimFly, "ugal", route="ppt_slimfly_ugal_route", inject="ppt_slimfly_ugal_inject", num_vcs=4,
-                 options=("candidates", "c_sf"), valiant=True)
+                 options=("candidates", "c_sf", "ugal_bias_packets"), valiant=True, adaptive=True)

@@ -91,10 +91,13 @@ class RoutingSpec:
 
     ``route`` and ``inject`` name the C functions (``ppt_route_fn`` and
     ``ppt_inject_fn`` of ``csrc/core.h``); ``num_vcs`` is a count or a function
-    of the topology; ``options`` the keyword options :meth:`Topology.routing`
-    accepts for it; ``valiant``: its VCs also carry a Valiant path (minimal to
-    an intermediate, then minimal on), which failed links may leave as the only
-    legal one.
+    of the topology.  Its traits: ``options``, the keyword options
+    :meth:`Topology.routing` accepts for it (of :data:`ROUTING_OPTIONS`; the
+    others are refused); ``valiant``: its VCs also carry a Valiant path
+    (minimal to an intermediate, then minimal on), which failed links may leave
+    as the only legal one; ``adaptive``: its choices read the output ports'
+    occupancy, so a lone message may spread over several paths (the flow
+    network routes such messages in chunks).
     """
 
     name: str
@@ -103,14 +106,31 @@ class RoutingSpec:
     num_vcs: object = 1
     options: tuple = ()
     valiant: bool = False
+    adaptive: bool = False
+
+
+#: Options a routing may declare: what each sets (see :class:`Routing`).
+ROUTING_OPTIONS = {
+    "candidates": "Valiant candidates a UGAL-type routing weighs (1 to 16, default 3)",
+    "c_sf": "Slim Fly UGAL's scale of a Valiant path's cost (default: the topology's ugal_c_sf)",
+    "ugal_bias_packets": "packets of minimal queue a UGAL-type routing tolerates before a detour "
+                         "(network.ugal_bias_packets)",
+}
+#: Routing options a preset's ``network`` section may set (see :meth:`Topology.network_options`).
+NETWORK_ROUTING_OPTIONS = ("ugal_bias_packets",)
 
 
 def register_routing(family: type, name: str, *, route: str, inject: str | None = None, num_vcs=1,
-                     options: tuple = (), aliases: tuple = (), valiant: bool = False) -> RoutingSpec:
-    """Make routing ``name`` (and its ``aliases``) of topology class ``family`` and its subclasses."""
+                     options: tuple = (), aliases: tuple = (), valiant: bool = False,
+                     adaptive: bool = False) -> RoutingSpec:
+    """Make routing ``name`` (and its ``aliases``) of topology class ``family`` and its subclasses,
+    with its traits (see :class:`RoutingSpec`)."""
+    unknown = sorted(set(options) - set(ROUTING_OPTIONS))
+    if unknown:
+        raise ValueError(f"routing {name!r}: unknown option {unknown[0]!r} (known: {', '.join(ROUTING_OPTIONS)})")
     if "routings" not in family.__dict__:
         family.routings = dict(family.routings)
-    spec = RoutingSpec(name, route, inject, num_vcs, tuple(options), valiant)
+    spec = RoutingSpec(name, route, inject, num_vcs, tuple(options), valiant, adaptive)
     for key in (name, *aliases):
         family.routings[key] = spec
     return spec
@@ -125,8 +145,7 @@ class Routing:
     packet core calls; walks use :meth:`packet` and :meth:`route`.
     """
 
-    def __init__(self, topology: "Topology", spec: RoutingSpec, seed: int = 0,
-                 ugal_bias_packets: float = UGAL_BIAS_PACKETS, **options):
+    def __init__(self, topology: "Topology", spec: RoutingSpec, seed: int = 0, **options):
         from ppt.interconnects.packetcore import ffi, lib
         unknown = sorted(set(options) - set(spec.options))
         if unknown:
@@ -149,14 +168,19 @@ class Routing:
         self.candidates = int(options.get("candidates", 3))
         if not 1 <= self.candidates <= 16:
             raise ConfigError(f"routing {spec.name!r}: candidates must be 1 to 16, got {self.candidates}")
-        self.c_sf = float(options.get("c_sf", getattr(topology, "ugal_c_sf", 1.0)))
+        self.c_sf = float(options.get("c_sf", topology.ugal_c_sf))
         c.candidates, c.c_sf = self.candidates, self.c_sf
         #: UGAL-type routings keep the minimal path until its queue exceeds a Valiant path's by this
-        #: many of the routed packet's sizes (csrc/ugal.c); other routings ignore it.
-        self.ugal_bias_packets = c.bias_packets = float(ugal_bias_packets)
+        #: many of the routed packet's sizes (csrc/ugal.c); other routings take no such option.
+        self.ugal_bias_packets = c.bias_packets = float(options.get("ugal_bias_packets", UGAL_BIAS_PACKETS))
         self._ffi = ffi
         self._vc = ffi.new("int32_t *")
         self._occupancy = ffi.new("double[]", topology.radix)
+
+    @property
+    def adaptive(self) -> bool:
+        """Whether the routing's choices read the output ports' occupancy (a trait of its spec)."""
+        return self.spec.adaptive
 
     def packet(self, uid: int, src: int, dst: int, size_B: int = 64):
         """A fresh ``ppt_packet_t`` from node ``src`` to ``dst``, injected (routing state set)."""
@@ -219,10 +243,53 @@ class Topology:
         self.check_routable(spec)
         return Routing(self, spec, seed=seed, **options)
 
+    def network_options(self, name: str, cfg: dict) -> dict:
+        """The options of routing ``name`` a preset's ``network`` section ``cfg`` sets
+        (:data:`NETWORK_ROUTING_OPTIONS`).  A setting that another routing of this topology takes is
+        a property of the machine and stays unused by routings without it (Aries presets set UGAL's
+        bias and still run MIN); one that no routing of this topology takes is a ConfigError."""
+        from ppt.config import field
+        spec = self.routing_spec(name)
+        options = {}
+        for key in NETWORK_ROUTING_OPTIONS:
+            if not isinstance(cfg, dict) or cfg.get(key) is None:
+                continue
+            users = sorted({s.name for s in self.routings.values() if key in s.options})
+            if not users:
+                takes = ", ".join(spec.options) or "no options"
+                raise ConfigError(f"network.{key}: no routing of a {self.kind} uses it (routing {spec.name!r} takes "
+                                  f"{takes}); remove the setting")
+            value = field(cfg, key, "network", float, nonnegative=True)
+            if key in spec.options:
+                options[key] = value
+        return options
+
+    # -- optional capabilities: what a topology without them has, or a ConfigError naming what is missing
+
+    #: Independent router planes (:class:`~ppt.interconnects.planes.Planes` has several).
+    planes = 1
+    #: Slim Fly UGAL's scale of a Valiant path's cost (c_SF): no scaling elsewhere.
+    ugal_c_sf = 1.0
+
+    def worst_case_table(self) -> tuple[np.ndarray, np.ndarray]:
+        """The worst-case traffic pattern ("wc") as data: node ``n`` sends to ``first[n] + rand %
+        count[n]``.  Topologies that define a worst case override it; this default refuses."""
+        raise ConfigError(f"pattern 'wc' is not defined for {self.kind}; use ur, nn, bitcomp, transpose or tornado")
+
+    def plane_routings(self, name: str, seed: int = 0, **options) -> list:
+        """Routings of the planes past the first whose links failed apart from it: none in one plane."""
+        return []
+
+    def plane_hops(self, name: str):
+        """Legal hops per router pair and plane where planes differ: None in one plane."""
+        return None
+
     # -- link failures (see failures.py) --------------------------------------
 
     #: The failure map applied (a :class:`~ppt.interconnects.failures.FailureSpec`), None if every link works.
     failures = None
+    #: ``(router, port)`` of one end of each failed link (:meth:`without_links`); none by default.
+    failed_links = np.zeros((0, 2), dtype=np.int64)
 
     def global_ports(self) -> np.ndarray | None:
         """``(routers, radix)`` mask of the ports whose links join two of :meth:`router_groups`

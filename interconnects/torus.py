@@ -366,5 +366,5 @@ def _pairs_apart(label: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 # links (csrc/torus_failures.c) each adds two VCs of a dimension-order detour and the escape VC.
 register_routing(Torus, "dor", route="ppt_torus_dor_route", inject="ppt_torus_inject", aliases=("min",),
                  num_vcs=lambda torus: 2 if torus.failures is None else 5)
-register_routing(Torus, "adaptive", route="ppt_torus_adaptive_route", inject="ppt_torus_adaptive_inject",
+register_routing(Torus, "adaptive", route="ppt_torus_adaptive_route", inject="ppt_torus_adaptive_inject", adaptive=True,
                  num_vcs=lambda torus: max(2, 2 * sum(k > 1 for k in torus.dims)) + 3 * (torus.failures is not None))

@@ -21,7 +21,7 @@ def run(args) -> int:
         routing = (machine.preset.get("network") or {}).get("routing", "min")
         pairs = topology.unroutable_pairs(topology.routing_spec(routing))
         summary.update({"failures": machine.failures.describe(),
-                        "links_failed": len(getattr(topology, "failed_links", ())),
+                        "links_failed": len(topology.failed_links),
                         "routing": routing,
                         "unroutable_pairs": len(pairs),
                         "unroutable_examples": [[int(x), int(y)] for x, y in pairs[:5]]})
