@@ -7,6 +7,10 @@ from ppt.cli.common import (add_failure_arguments, add_sampling_arguments, add_s
                             load_preset, positive_number, sampling, seconds, whole_number)
 from ppt.cli.output import emit
 
+#: Sub-windows at most: each is run and checked in turn, so a typo such as --windows 1000000000 would
+#: spin for ever on windows far shorter than a packet's flight.
+MAX_WINDOWS = 10_000
+
 HELP = "offered vs accepted load under synthetic traffic (ur, nn, bitcomp, transpose, tornado, wc)"
 
 
@@ -41,6 +45,9 @@ def run(args) -> int:
         raise ConfigError(f"--latency-factor must be above 1, got {args.latency_factor}")
     if args.converge is not None and not 0.0 < args.converge < 1.0:
         raise ConfigError(f"--converge must be a fraction in (0, 1), e.g. 0.02, got {args.converge}")
+    if args.windows > MAX_WINDOWS:
+        raise ConfigError(f"--windows {args.windows:,}: at most {MAX_WINDOWS:,} sub-windows (each is checked in "
+                          f"turn; the default is 10)")
     if args.converge is not None and args.windows < 2:
         raise ConfigError(f"--converge needs at least 2 sub-windows to estimate a confidence interval, "
                           f"got --windows {args.windows}; raise --windows (default 10) or drop --converge")
