@@ -322,3 +322,42 @@ def test_cli_on_damaged_set_exits_2_with_one_line(copied_set):
     assert proc.returncode == 2 and proc.stdout == ""
     assert proc.stderr.count("\n") == 1 and "Traceback" not in proc.stderr, proc.stderr
     assert bins[1].name in proc.stderr and "rank 1" in proc.stderr and "byte offset" in proc.stderr
+
+
+def test_cpu_timestamps_going_backwards_are_caught(copied_set):
+    """The CPU clock is checked as the wall clock is: replay may read its gaps."""
+    folder, _, bins = copied_set
+    import ppt.traces.dumpi as dumpi
+    spans = {}
+    for _ in dumpi.read_chunks(str(bins[0]), 0, 4, None, spans):
+        pass
+    last_at = spans[0][3]
+    assert bins[0].read_bytes()[last_at + 2] & 0x04         # the record has CPU times, first
+    damage(bins[0], last_at + 5 + 2, bytes(4))             # CPU start: 0 ns, before the previous call's end
+    with pytest.raises(TraceError) as err:
+        summarize(TraceSet(folder))
+    assert_names_damage(err.value, bins[0])
+    assert f"byte offset {last_at}" in str(err.value) and "CPU timestamps go backwards" in str(err.value)
+
+
+# -- compute gaps on the wall and the CPU clock --------------------------------------------
+
+@pytest.mark.parametrize("name, low, high", [("npb_is_W_n4", 0.25, 0.35), ("osu_latency_n2", 0.9, 1.0)])
+def test_trace_info_gives_the_compute_gaps_on_both_clocks_and_their_ratio(capsys, name, low, high):
+    got = summary(name)
+    assert 0 < got["compute_cpu_s"] < got["compute_wall_s"] < got["span_s"] * got["ranks"]
+    assert got["cpu_wall_ratio"] == pytest.approx(got["compute_cpu_s"] / got["compute_wall_s"])
+    assert low < got["cpu_wall_ratio"] < high
+    assert main(["trace-info", str(TRACES / MANIFEST[name]["folder"])]) == 0
+    line = next(line for line in capsys.readouterr().out.splitlines() if line.startswith("compute "))
+    assert f"(CPU/wall {got['cpu_wall_ratio']:.3f})" in line and f"{got['compute_cpu_s']:.6f} s CPU" in line
+
+
+def test_a_rank_without_cpu_times_has_no_cpu_total():
+    from ppt.traces.dumpi import Record, _Gaps
+    for cpu_step, expected in ((0.0, None), (1e-3, 2e-3)):
+        gaps = _Gaps()
+        for i, name in enumerate(["MPI_Comm_rank", "MPI_Init", "MPI_Comm_rank", "MPI_Finalize"]):
+            gaps.add(Record(name, 0, i * 2e-3, i * 2e-3, i * cpu_step, i * cpu_step, {}))
+        wall, cpu = gaps.totals()
+        assert wall == pytest.approx(4e-3) and cpu == (None if expected is None else pytest.approx(expected))

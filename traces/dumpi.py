@@ -7,7 +7,7 @@ and a trace set is never held in memory.  Each open rank iterator holds one
 open file.
 
 A :class:`Record` carries the call's name, wall-clock and CPU start/stop
-times in seconds (on the traced machine's clock), its thread and its
+times in seconds (on the traced machine's clocks), its thread and its
 arguments as plain Python values under DUMPI's argument names (``count``,
 ``datatype``, ``dest``/``source``, ``tag``, ``comm``, ``request``/``requests``,
 ``root``, ``op``, ``color``/``key``, ``newcomm``, ``group``/``newgroup``,
@@ -36,6 +36,10 @@ from ppt.traces import libundumpi as lu
 from ppt.traces.libundumpi import ffi
 
 CHUNK_RECORDS = 512   # records decoded per library round trip
+
+#: The calls whose end starts a rank's compute: the gaps before belong to the launcher and the
+#: program's start-up (see :mod:`ppt.traces.replay`).
+INIT_CALLS = frozenset(("MPI_Init", "MPI_Init_thread"))
 
 
 class Record:
@@ -331,11 +335,18 @@ def _check_record(body, offset, rec, ranks, last_stop, types):
     """Raise for a decoded record whose values cannot be right."""
     if not rec.wall_start <= rec.wall_stop:
         body.fail(offset, f"{rec.name} ends ({rec.wall_stop:.9f} s) before it starts ({rec.wall_start:.9f} s)")
+    if not rec.cpu_start <= rec.cpu_stop:
+        body.fail(offset, f"{rec.name} ends on the CPU clock ({rec.cpu_stop:.9f} s) before it starts "
+                          f"({rec.cpu_start:.9f} s)")
     previous = last_stop.get(rec.thread)
-    if previous is not None and rec.wall_start < previous:
-        body.fail(offset, f"{rec.name} starts at {rec.wall_start:.9f} s, before the previous call of its "
-                          f"thread ended ({previous:.9f} s): timestamps go backwards")
-    last_stop[rec.thread] = rec.wall_stop
+    if previous is not None:
+        if rec.wall_start < previous[0]:
+            body.fail(offset, f"{rec.name} starts at {rec.wall_start:.9f} s, before the previous call of its "
+                              f"thread ended ({previous[0]:.9f} s): timestamps go backwards")
+        if rec.cpu_start < previous[1]:
+            body.fail(offset, f"{rec.name} starts at {rec.cpu_start:.9f} s of CPU time, before the previous call "
+                              f"of its thread ended ({previous[1]:.9f} s): CPU timestamps go backwards")
+    last_stop[rec.thread] = (rec.wall_stop, rec.cpu_stop)
     a = rec.args
     if not a:
         return
@@ -366,8 +377,42 @@ def _check_record(body, offset, rec, ranks, last_stop, types):
         body.fail(offset, f"{rec.name} has a status of {status[2]} bytes")
 
 
+class _Gaps:
+    """Wall-clock and CPU seconds between a rank's calls after its MPI_Init ended (after its first
+    call without one), each gap counted if positive."""
+
+    __slots__ = ("wall_s", "cpu_s", "all_wall_s", "all_cpu_s", "after_init", "last", "cpu_seen")
+
+    def __init__(self):
+        self.wall_s = self.cpu_s = self.all_wall_s = self.all_cpu_s = 0.0
+        self.after_init = self.cpu_seen = False
+        self.last = None
+
+    def add(self, rec):
+        last = self.last
+        if last is not None:
+            wall, cpu = rec.wall_start - last.wall_stop, rec.cpu_start - last.cpu_stop
+            wall, cpu = (wall if wall > 0.0 else 0.0), (cpu if cpu > 0.0 else 0.0)
+            self.all_wall_s += wall
+            self.all_cpu_s += cpu
+            if self.after_init:
+                self.wall_s += wall
+                self.cpu_s += cpu
+        if not self.after_init and rec.name in INIT_CALLS:
+            self.after_init = True
+        if not self.cpu_seen and rec.cpu_stop > 0.0:
+            self.cpu_seen = True
+        self.last = rec
+
+    def totals(self) -> tuple:
+        """(wall s, cpu s); a rank without MPI_Init counts every gap after its first call; cpu s is None
+        when the trace has no CPU times (all zero: recorded without them)."""
+        wall, cpu = (self.wall_s, self.cpu_s) if self.after_init else (self.all_wall_s, self.all_cpu_s)
+        return wall, (cpu if self.cpu_seen else None)
+
+
 def read_chunks(path: str, rank: int = 0, ranks: int = None, footer_counts=None, spans=None,
-                types: int = 1 << 15):
+                types: int = 1 << 15, gaps=None):
     """Iterate over lists of up to :data:`CHUNK_RECORDS` records of one rank's ``.bin``, in file order.
 
     Every record's header (function id, config byte, timestamps) is checked in the file
@@ -376,7 +421,9 @@ def read_chunks(path: str, rank: int = 0, ranks: int = None, footer_counts=None,
     records read.  Damage raises :class:`TraceError` naming the file, rank and byte
     offset.  ``spans`` (a dict) receives ``rank: (first start, last stop, first
     offset, last offset)`` once the file is read to its end; ``types`` is the length of
-    the rank's type table, which every datatype argument must index.
+    the rank's type table, which every datatype argument must index.  ``gaps`` (a dict)
+    receives ``rank: (wall s, cpu s)``, the positive gaps between the rank's calls after its
+    MPI_Init ended on each clock, once the file is read to its end.
     """
     lib = lu.library()
     table = _handler_table()
@@ -401,6 +448,7 @@ def read_chunks(path: str, rank: int = 0, ranks: int = None, footer_counts=None,
         stream = fields.file
         pos = lu.tell(stream)
         calls = Counter()
+        between = _Gaps()
         last_stop = {}
         first = last = None
         more = pos < body.footer
@@ -431,6 +479,7 @@ def read_chunks(path: str, rank: int = 0, ranks: int = None, footer_counts=None,
             for offset, rec in zip(offsets, records):
                 _check_record(body, offset, rec, ranks, last_stop, types)
                 calls[rec.name] += 1
+                between.add(rec)
             if records:
                 if first is None:
                     first = (records[0].wall_start, offsets[0])
@@ -446,6 +495,8 @@ def read_chunks(path: str, rank: int = 0, ranks: int = None, footer_counts=None,
                                          f"records hold {calls.get(name, 0)}")
         if spans is not None:
             spans[rank] = (first[0], last[0], first[1], last[1]) if first else None
+        if gaps is not None:
+            gaps[rank] = between.totals()
     finally:
         if mapped is not None:
             mapped.close()
@@ -481,6 +532,7 @@ class TraceSet:
         for rank, f in enumerate(self.rank_files):
             lu.check_trace_file(f, rank)
         self._spans = {}
+        self._gaps = {}
         self._sizes = {}
         self._footers = {}
         self._checked = _trusted
@@ -506,7 +558,7 @@ class TraceSet:
         self.check()
         path = self.rank_files[self._check(rank)]
         for records in read_chunks(path, rank, self.ranks, self.footer_counts(rank), self._spans,
-                                   len(self.datatype_sizes(rank))):
+                                   len(self.datatype_sizes(rank)), self._gaps):
             yield from records
 
     def datatype_sizes(self, rank: int) -> tuple:
@@ -555,6 +607,22 @@ class TraceSet:
                               f"its last call ends at {stop:.6f} s, {stop - o_stop:.6f} s after every other "
                               f"rank finished (they span {o_stop - o_start:.6f} s)")
         return (min(s[0] for s in spans.values()), max(s[1] for s in spans.values()))
+
+    def compute_gaps(self) -> list:
+        """Per rank ``(wall s, cpu s)``: the positive gaps between its calls after its MPI_Init ended
+        (after its first call if it has none), by the wall clock and by its CPU clock (None if the
+        rank's records carry no CPU times).
+
+        These gaps are the program's compute as replay sees it.  A rank that kept its core spends
+        about as much CPU time as wall-clock time in them; one that shared its core with other
+        ranks (an oversubscribed recording) spends less, as it waited for the core.  Ranks already
+        read to the end through :meth:`records` are not read again.
+        """
+        for rank in range(self.ranks):
+            if rank not in self._gaps:
+                for _ in self.records(rank):
+                    pass
+        return [self._gaps[rank] for rank in range(self.ranks)]
 
     def _check(self, rank: int) -> int:
         if not 0 <= rank < self.ranks:

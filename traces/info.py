@@ -59,10 +59,13 @@ def _sizer(trace_set, rank):
 
 
 def summarize(trace_set) -> dict:
-    """Ranks, calls by name, point-to-point and collective bytes and span of ``trace_set``.
+    """Ranks, calls by name, point-to-point and collective bytes, span and compute gaps of ``trace_set``.
 
     Also cross-checks the calls read against the library's footer counts
-    (``footer_counts_match``).  Bytes in bytes, ``span_s`` in seconds.
+    (``footer_counts_match``).  ``compute_wall_s``/``compute_cpu_s``: the gaps between calls
+    after MPI_Init, summed over ranks, by the wall clock and by the CPU clock, and
+    ``cpu_wall_ratio`` their ratio (None without gaps or CPU times; well below 1 when ranks shared cores:
+    :func:`ppt.traces.replay.choose_clock`).  Bytes in bytes, times in seconds.
     """
     calls, footer = Counter(), Counter()
     collective = Counter()
@@ -90,6 +93,9 @@ def summarize(trace_set) -> dict:
             elif name in _COLLECTIVE_BYTES:
                 collective[name] += _COLLECTIVE_BYTES[name](a, size)
     start, stop = trace_set.span()
+    gaps = trace_set.compute_gaps()
+    wall = sum(w for w, _ in gaps)
+    cpu = None if any(c is None for _, c in gaps) else sum(c for _, c in gaps)
     return {
         "trace": trace_set.meta_path,
         "ranks": trace_set.ranks,
@@ -101,4 +107,7 @@ def summarize(trace_set) -> dict:
         "p2p_recv_posted_bytes": posted,
         "collective_bytes": dict(collective.most_common()),
         "span_s": stop - start,
+        "compute_wall_s": wall,
+        "compute_cpu_s": cpu,
+        "cpu_wall_ratio": cpu / wall if cpu is not None and wall > 0.0 else None,
     }

@@ -3,7 +3,8 @@ from __future__ import annotations
 
 from ppt.cli.output import add_json_flag, emit
 
-HELP = "summarize a DUMPI trace set: ranks, calls by name, message and collective bytes, span"
+HELP = ("summarize a DUMPI trace set: ranks, calls by name, message and collective bytes, span, compute "
+        "gaps by the wall and the CPU clock")
 
 
 def add_arguments(parser) -> None:
@@ -23,6 +24,10 @@ def run(args) -> int:
         f"records    {info['records']}"
         + ("" if info["footer_counts_match"] else "  (differs from the trace footer's counts)"),
         f"span       {info['span_s']:.6f} s",
+        f"compute    {info['compute_wall_s']:.6f} s wall-clock, "
+        + (f"{info['compute_cpu_s']:.6f} s CPU time" if info["compute_cpu_s"] is not None else "no CPU times")
+        + " between calls after MPI_Init, all ranks (CPU/wall "
+        + (f"{info['cpu_wall_ratio']:.3f})" if info["cpu_wall_ratio"] is not None else "-)"),
         f"p2p        {info['p2p_messages']} messages, {info['p2p_bytes']} bytes sent, "
         f"{info['p2p_recv_posted_bytes']} bytes posted to receive",
         f"collective {sum(collective.values())} bytes",
