@@ -22,12 +22,13 @@ rank by rank, is the window the trace fixes:
 """
 import functools
 import json
+import math
 from collections import Counter
 
 import pytest
 
 from ppt.cli.main import main
-from ppt.errors import TraceError
+from ppt.errors import ConfigError, TraceError
 from ppt.hardware.systems import load_system
 from ppt.machine import Machine
 from ppt.mpi import MPIJob
@@ -241,6 +242,19 @@ def test_cli_json_has_the_promised_fields(capsys, monkeypatch):
 
 def replay_cli(capsys, path, *extra):
     return run_cli(capsys, "replay", str(path), "--system", "fattree-4-3", "--network", "analytic", *extra)
+
+
+@pytest.mark.parametrize("value", ["0", "-1", "inf", "-inf", "nan", "1e400", "two"])
+def test_bad_compute_scale_is_one_line_error(capsys, value):
+    code, _, err = replay_cli(capsys, TRACES / "npb_ft_W_n4", f"--compute-scale={value}")
+    assert_one_line_error(code, err, "--compute-scale", repr(value))
+
+
+def test_library_refuses_an_infinite_compute_scale():
+    ts = trace("npb_ft_W_n4")
+    for scale in (math.inf, math.nan, -1.0):
+        with pytest.raises(ConfigError, match="compute scale"):
+            replay(ts, ideal_job(ts.ranks), scale)
 
 
 def test_missing_rank_file(capsys, copied_set):

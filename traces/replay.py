@@ -41,6 +41,7 @@ coordinates in the dropped dimensions; key: the Cartesian rank).
 """
 from __future__ import annotations
 
+import math
 import os
 import time
 from collections import Counter
@@ -458,8 +459,9 @@ def rank_program(trace, num_ranks: int, compute_scale: float = 1.0, skip_unsuppo
     if num_ranks != trace.ranks:
         raise ConfigError(f"the trace has {trace.ranks} ranks but the job {num_ranks}: replay needs one "
                           "simulated rank per trace rank")
-    if not compute_scale >= 0.0:
-        raise ConfigError(f"compute scale {compute_scale} must be a number >= 0 (0 ignores the recorded gaps)")
+    if not 0.0 <= compute_scale < math.inf:
+        raise ConfigError(f"compute scale {compute_scale} must be a finite number >= 0 "
+                          "(0 ignores the recorded gaps)")
     calls = trace_calls(trace)
     unsupported = unsupported_calls(calls)
     if unsupported and not skip_unsupported:

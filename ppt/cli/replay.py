@@ -9,8 +9,8 @@ from __future__ import annotations
 import time
 
 from ppt.cli.common import (add_failure_arguments, add_job_arguments, add_sampling_arguments,
-                            add_system_arguments, is_leader, load_preset, pick_network, report_placement,
-                            sampling)
+                            add_system_arguments, is_leader, load_preset, pick_network, positive_number,
+                            report_placement, sampling)
 from ppt.cli.jobmix import add_jobs_arguments, refuse_with_job_list, run_job_list
 from ppt.cli.output import emit
 from ppt.errors import PPTError
@@ -30,8 +30,8 @@ def add_arguments(parser) -> None:
                              "(max-min fair sharing), contention-free analytic model, or an ideal network (1 ns "
                              "latency, infinite bandwidth) for validation")
     add_job_arguments(parser)
-    parser.add_argument("--compute-scale", type=float, default=1.0, metavar="F",
-                        help="multiply the recorded gaps between calls by F (0 ignores them; default 1)")
+    parser.add_argument("--compute-scale", type=positive_number, default=1.0, metavar="F",
+                        help="multiply the recorded gaps between calls by F, a finite number above 0 (default 1)")
     parser.add_argument("--keep-startup", action="store_true",
                         help="replay the time before each rank's MPI_Init ended (launch skew, pre-init work) as "
                              "compute; by default it is dropped and reported per rank")
