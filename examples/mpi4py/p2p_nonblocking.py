@@ -5,6 +5,7 @@
 * uppercase ``Isend``/``Irecv`` of numpy buffers completed by
   ``Request.Wait(status)``, ``Request.Waitall``, ``Request.Waitany``,
   ``Request.Waitsome`` and ``Request.Testall``;
+* completed requests turning into ``MPI.REQUEST_NULL``;
 * a polling loop, ``while not req.Test(): ...``, doing local work while a
   message is in flight.
 
@@ -59,6 +60,8 @@ statuses = [MPI.Status() for _ in reqs]
 MPI.Request.Waitall(reqs, statuses)
 print(f"Waitall got left {from_left.tolist()} right {from_right.tolist()}"
       f" sources {[s.Get_source() for s in statuses[:2]]}")
+# A completed request's handle becomes MPI.REQUEST_NULL.
+print(f"completed requests are REQUEST_NULL: {all(r == MPI.REQUEST_NULL for r in reqs)}")
 
 # 5. Waitany: one message from every other rank, retired in whatever order they come.
 others = [r for r in range(size) if r != rank]
