@@ -69,6 +69,8 @@ def test_absurd_plane_counts_are_refused_up_front(monkeypatch):
     refused(*TINY_TRAFFIC, "--set", "network.planes=10000000", words=("network.planes", "at most 64"),
             timeout=60)
     refused(*TINY_TRAFFIC, "--windows", "1000000000", words=("--windows", "at most 10,000"), timeout=60)
+    refused("bench", "engine", "--lps", "1000000000", words=("--lps", "GiB"), timeout=60)
+    refused("bench", "engine", "--end", "1e-6", words=("too few to time",), timeout=60)
     assert time.monotonic() - start < 30
     # within the bound, the memory estimate (the topology guard's, per plane) still applies
     from ppt.errors import ConfigError

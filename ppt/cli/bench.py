@@ -6,6 +6,13 @@ import sys
 from ppt.cli.common import positive_number, read_system, seconds, whole_number
 from ppt.cli.output import add_json_flag, emit
 
+#: Events of the default engine measurement (PHOLD runs about one event per LP per simulated second).
+DEFAULT_EVENTS = 300_000
+#: Events a measurement needs at least (fewer: nothing to time, or a rate of 0 to divide by).
+MIN_EVENTS = 10_000
+#: Memory per PHOLD LP while the three measured runs exist (1.4 GB at 100,000 LPs).
+BYTES_PER_LP = 16_000
+
 HELP = "measure simulator speed: engine (PHOLD vs a bare heapq loop) or network (packet-hops/s vs a bare compiled loop)"
 
 
@@ -29,9 +36,16 @@ def run(args) -> int:
         from ppt.bench.engine import measure_engine
         if args.lps < 1:
             raise PPTError(f"--lps must be at least 1, got {args.lps}")
-        if args.end == 0:
-            raise PPTError("--end must be above 0 simulated seconds")
-        end = args.end if args.end is not None else 300_000 / args.lps
+        from ppt.interconnects.registry import _available_bytes
+        need, available = args.lps * BYTES_PER_LP, _available_bytes()
+        if available and need > available:
+            raise PPTError(f"--lps {args.lps:,} needs about {need / 2**30:,.1f} GiB but only "
+                           f"{available / 2**30:,.1f} GiB of memory is available; use fewer LPs")
+        end = args.end if args.end is not None else DEFAULT_EVENTS / args.lps
+        if args.lps * end < MIN_EVENTS:
+            raise PPTError(f"--end {end:g} with --lps {args.lps:,} gives about {args.lps * end:,.0f} events, too few to "
+                           f"time (at least {MIN_EVENTS:,}); raise --end or drop it (default: about "
+                           f"{DEFAULT_EVENTS:,} events)")
         result = measure_engine(PholdParams(num_lps=args.lps, end_s=end), log=log)
     else:
         from ppt.bench.network import measure_network
