@@ -202,6 +202,43 @@ def test_exit_status_of_sys_exit_and_in_process_errors(tmp_path):
     assert failed.value.rank == 0 and failed.value.traceback_lines[-1] == "KeyError: 'x'"
 
 
+def test_abort_ends_the_run_with_its_error_code(tmp_path):
+    program = write(tmp_path, "prog.py", """
+        from mpi4py import MPI
+        comm = MPI.COMM_WORLD
+        if comm.rank == 1:
+            comm.Abort(7)
+        comm.recv(source=1)
+    """)
+    status, _, err = ppt_exec(program, "-n", "3", "--system", "edison", "--network", "analytic")
+    assert status == 7
+    assert err.strip().splitlines()[-1] == ("ppt: error: rank 1 called MPI_Abort with error code 7; "
+                                            "every rank was stopped")
+
+
+def test_a_polling_loop_lets_simulated_time_pass(tmp_path, capsys):
+    program = write(tmp_path, "prog.py", """
+        from mpi4py import MPI
+        comm = MPI.COMM_WORLD
+        if comm.rank == 0:
+            from ppt import hint
+            hint.compute(1e-3)
+            comm.send("late", dest=1)
+        else:
+            req = comm.irecv(source=0)
+            polls = 0
+            while True:
+                done, value = req.test()
+                if done:
+                    break
+                polls += 1
+            print(value, polls > 100)
+    """)
+    result = exec_in_process(program, compute="none")
+    assert lines_of(capsys.readouterr().out, 1) == ["late True"]
+    assert result.predicted_s >= 1e-3
+
+
 def test_zero_exit_ends_only_that_rank(tmp_path, capsys):
     program = write(tmp_path, "prog.py", """
         import sys
