@@ -282,7 +282,7 @@ def check_message_sizes(machine, sizes, option: str) -> None:
         return
     from ppt.interconnects.registry import refuse_if_message_too_large
     largest = max(sizes)
-    refuse_if_message_too_large(machine.preset.get("network") or {}, largest, f"{option} ({largest:,} bytes)")
+    refuse_if_message_too_large(machine.preset.get("network") or {}, largest, option)
 
 
 #: ``--mapping`` values that are not file names.

@@ -36,6 +36,11 @@ def run(args) -> int:
         raise PPTError(f"{args.samples}: is a folder, not a sample file; give the FILE.npz written by --samples")
     if not source.exists():
         raise PPTError(f"{args.samples}: no such file; make one with --sample-every S --samples FILE.npz")
+    try:
+        with open(source, "rb"):
+            pass
+    except OSError as exc:
+        raise PPTError(f"{args.samples}: cannot be read: {exc.strerror or exc}") from None
     prefix = args.out or str(source.with_suffix(""))
     option = "--out" if args.out else "figure"      # beside the sample file
     check_writable(f"{prefix}-utilization.png", option)
