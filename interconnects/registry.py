@@ -78,18 +78,18 @@ def refuse_if_message_too_large(network_cfg: dict, nbytes: int, what: str, all_a
     from ppt.interconnects.packetizer import Packetizer
     packets = Packetizer(network_cfg.get("packet") or {}).count(nbytes)
     other = "use --network flow or analytic, which do not model single packets, or smaller messages"
+    # with credits packets are made as buffers free up; with unbounded buffers all at once
+    if all_at_once and not (network_cfg.get("buffer_B") or network_cfg.get("vc_buffer_B")):
+        need = packets * BYTES_PER_PACKET
+        available = _available_bytes()
+        if available and need > available:
+            raise ConfigError(f"{what}: a {nbytes:,}-byte message is {packets:,} packets, which this network "
+                              f"(unbounded buffers: a NIC sends all of a message's packets at once) needs about "
+                              f"{need / 2**30:,.1f} GiB for, but only {available / 2**30:,.1f} GiB of memory is "
+                              f"available; {other}")
     if packets > MAX_MESSAGE_PACKETS:
         raise ConfigError(f"{what}: a {nbytes:,}-byte message is {packets:,} packets, but the packet network "
                           f"counts at most {MAX_MESSAGE_PACKETS:,} per message; {other}")
-    if not all_at_once or network_cfg.get("buffer_B") or network_cfg.get("vc_buffer_B"):
-        return                                   # credits: packets are made as buffers free up
-    need = packets * BYTES_PER_PACKET
-    available = _available_bytes()
-    if available and need > available:
-        raise ConfigError(f"{what}: a {nbytes:,}-byte message is {packets:,} packets, which this network "
-                          f"(unbounded buffers: a NIC sends all of a message's packets at once) needs about "
-                          f"{need / 2**30:,.1f} GiB for, but only {available / 2**30:,.1f} GiB of memory is "
-                          f"available; {other}")
 
 
 def _available_bytes() -> int:
