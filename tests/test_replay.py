@@ -56,18 +56,43 @@ def ideal_job(ranks):
 
 
 @functools.lru_cache(maxsize=None)
-def ideal_replay(name, compute_scale=1.0, keep_startup=False):
+def ideal_replay(name, compute_scale=1.0, keep_startup=False, clock="auto"):
     ts = trace(name)
-    return replay(ts, ideal_job(ts.ranks), compute_scale, keep_startup=keep_startup)
+    return replay(ts, ideal_job(ts.ranks), compute_scale, keep_startup=keep_startup, compute_clock=clock)
+
+
+def positive(x):
+    return x if x > 0.0 else 0.0
+
+
+@functools.lru_cache(maxsize=None)
+def records(name):
+    """Every rank's records, read once per trace."""
+    ts = trace(name)
+    return {r: list(ts.records(r)) for r in range(ts.ranks)}
+
+
+@functools.lru_cache(maxsize=None)
+def cpu_compute(name, keep_startup=False):
+    """Per rank, the positive CPU-clock gaps replay counts (the lead-in before a kept start-up's first
+    call is wall-clock time)."""
+    recs = records(name)
+    start = min(rs[0].wall_start for rs in recs.values())
+    out = []
+    for rs in recs.values():
+        init = next(i for i, r in enumerate(rs) if r.name in ("MPI_Init", "MPI_Init_thread"))
+        after = rs if keep_startup else rs[init:]
+        out.append((positive(rs[0].wall_start - start) if keep_startup else 0.0)
+                   + sum(positive(b.cpu_start - a.cpu_stop) for a, b in zip(after, after[1:])))
+    return out
 
 
 @functools.lru_cache(maxsize=None)
 def windows(name, keep_startup=False):
-    """Per rank (own compute, trace time of MPI_Finalize's start, records) from where replay starts the
-    rank's clock (the end of its MPI_Init, or with start-up kept the trace's first call), the latest
-    Finalize bound shifted by the least start-up, and the recorded span."""
-    ts = trace(name)
-    recs = {r: list(ts.records(r)) for r in range(ts.ranks)}
+    """Per rank (own compute by the wall clock, trace time of MPI_Finalize's start, records) from where
+    replay starts the rank's clock (the end of its MPI_Init, or with start-up kept the trace's first call),
+    the latest Finalize bound shifted by the least start-up, and the recorded span."""
+    recs = records(name)
     start = min(rs[0].wall_start for rs in recs.values())
     out = []
     for rs in recs.values():
@@ -98,7 +123,8 @@ def test_replayed_calls_and_bytes_are_the_traces(name):
 @pytest.mark.parametrize("keep_startup", [False, True])
 @pytest.mark.parametrize("name", SETS)
 def test_ideal_replay_stays_in_the_window_the_trace_fixes(name, keep_startup):
-    got = ideal_replay(name, keep_startup=keep_startup)
+    # The window holds for wall-clock gaps: the CPU clock's are shorter where ranks waited for a core.
+    got = ideal_replay(name, keep_startup=keep_startup, clock="wall")
     bounds, span = windows(name, keep_startup)
     assert got["trace_s"] == pytest.approx(span, abs=1e-9)
     for entry, (compute, finalize, records) in zip(got["per_rank"], bounds):
@@ -111,9 +137,9 @@ def test_ideal_replay_stays_in_the_window_the_trace_fixes(name, keep_startup):
 def test_compute_scale_scales_the_gaps_and_zero_removes_them():
     name = "hpccg_n4"
     bounds, _ = windows(name)
-    none = ideal_replay(name, 0.0)
+    none = ideal_replay(name, 0.0, clock="wall")
     assert none["predicted_s"] < 1e-4 and all(e["compute_s"] == 0.0 for e in none["per_rank"])
-    double = ideal_replay(name, 2.0)
+    double = ideal_replay(name, 2.0, clock="wall")
     for entry, (compute, finalize, records) in zip(double["per_rank"], bounds):
         assert 2 * compute - 1e-9 <= entry["finish_s"] <= 2 * finalize + 1e-6 + 1e-9 * records
 
@@ -123,10 +149,10 @@ def test_analytic_replay_completes_every_trace(name):
     machine = Machine(load_system("fattree-4-3"), network_kind="analytic")
     ts = trace(name)
     got = replay(ts, MPIJob.on_machine(machine, ts.ranks, ranks_per_node=1, mapping="random", seed=3, comm=None))
-    bounds, _ = windows(name)
     assert got["calls"] == MANIFEST[name]["calls_all_ranks"]
     assert got["packets"] > 0 and got["mean_hops"] > 0
-    assert all(e["finish_s"] >= compute - 1e-9 for e, (compute, _, _) in zip(got["per_rank"], bounds))
+    computes = [c for c, _, _ in windows(name)[0]] if got["compute_clock"] == "wall" else cpu_compute(name)
+    assert all(e["finish_s"] >= compute - 1e-9 for e, compute in zip(got["per_rank"], computes))
 
 
 @pytest.mark.parametrize("system", FAMILY_SYSTEMS)
@@ -140,6 +166,88 @@ def test_packet_replay_on_every_network_family(system):
     assert got["bytes_p2p"] == MANIFEST[name]["p2p"]["sent_bytes"]
     assert got["packets"] > 0 and got["mean_hops"] > 0
     assert got["predicted_s"] >= max(c for c, _, _ in bounds) - 1e-9
+
+
+# -- compute clock: wall-clock or CPU gaps -------------------------------------------------------
+#: Recorded with more ranks (4) than cores (2), and the ranks lost their core between calls.
+OVERSUBSCRIBED = "npb_is_W_n4"
+#: Recorded with as many ranks (2) as cores.
+DEDICATED = "osu_latency_n2"
+
+
+@pytest.mark.parametrize("name", SETS)
+def test_compute_gaps_are_the_positive_gaps_after_mpi_init_on_each_clock(name):
+    wall = [c for c, _, _ in windows(name)[0]]
+    got = trace(name).compute_gaps()
+    assert [w for w, _ in got] == pytest.approx(wall, rel=1e-9, abs=1e-12)
+    assert [c for _, c in got] == pytest.approx(cpu_compute(name), rel=1e-9, abs=1e-12)
+
+
+def test_auto_takes_the_cpu_clock_where_the_recording_was_oversubscribed_only():
+    over, dedicated = replay_mod.choose_clock(trace(OVERSUBSCRIBED)), replay_mod.choose_clock(trace(DEDICATED))
+    assert over["clock"] == "cpu" and over["cpu_wall_ratio"] < 0.5 < replay_mod.OVERSUBSCRIBED_CPU_SHARE
+    assert dedicated["clock"] == "wall" and dedicated["cpu_wall_ratio"] > 0.9 > replay_mod.OVERSUBSCRIBED_CPU_SHARE
+    assert over["compute_cpu_s"] < over["compute_wall_s"]
+    assert "0.298 < 0.85" in over["reason"] and "\n" not in over["reason"]
+    for clock in ("wall", "cpu"):
+        forced = replay_mod.choose_clock(trace(OVERSUBSCRIBED), clock)
+        assert (forced["clock"], forced["requested"]) == (clock, clock)
+        assert forced["cpu_wall_ratio"] == over["cpu_wall_ratio"]
+
+
+def test_a_trace_without_cpu_times_replays_the_wall_clock():
+    class NoCpuTimes:
+        meta_path = "set.meta"
+
+        def compute_gaps(self):
+            return [(1e-3, None), (2e-3, None)]
+    got = replay_mod.choose_clock(NoCpuTimes())
+    assert (got["clock"], got["cpu_wall_ratio"], got["compute_cpu_s"]) == ("wall", None, None)
+    assert "no CPU times" in got["reason"]
+    assert replay_mod.choose_clock(NoCpuTimes(), "wall")["clock"] == "wall"
+    with pytest.raises(ConfigError, match="without CPU times: use --compute-clock wall"):
+        replay_mod.choose_clock(NoCpuTimes(), "cpu")
+
+
+def test_cpu_clock_replays_the_cpu_gaps_and_reports_both_totals():
+    cpu, wall = ideal_replay(OVERSUBSCRIBED, clock="cpu"), ideal_replay(OVERSUBSCRIBED, clock="wall")
+    auto = ideal_replay(OVERSUBSCRIBED)
+    assert auto["predicted_s"] == cpu["predicted_s"]
+    assert (auto["compute_clock"], auto["compute_clock_requested"]) == ("cpu", "auto")
+    assert (cpu["compute_clock"], wall["compute_clock"]) == ("cpu", "wall")
+    for got in (cpu, wall):
+        # both totals whichever clock replays, per rank and over all ranks
+        assert got["compute_wall_s"] == pytest.approx(sum(c for c, _, _ in windows(OVERSUBSCRIBED)[0]))
+        assert got["compute_cpu_s"] == pytest.approx(sum(cpu_compute(OVERSUBSCRIBED)))
+        assert got["compute_cpu_s"] < 0.5 * got["compute_wall_s"]
+        assert got["compute_cpu_s"] / got["compute_wall_s"] == pytest.approx(got["cpu_wall_ratio"])
+        assert got["calls"] == MANIFEST[OVERSUBSCRIBED]["calls_all_ranks"]
+    for entry, wall_entry, compute in zip(cpu["per_rank"], wall["per_rank"], cpu_compute(OVERSUBSCRIBED)):
+        assert entry["compute_s"] == pytest.approx(compute, rel=1e-9, abs=1e-12)
+        assert entry["compute_cpu_s"] == pytest.approx(compute, rel=1e-9, abs=1e-12)
+        assert wall_entry["compute_s"] == pytest.approx(entry["compute_wall_s"], rel=1e-9, abs=1e-12)
+        assert entry["compute_cpu_s"] < entry["compute_wall_s"]
+    assert cpu["predicted_s"] < 0.5 * wall["predicted_s"]
+
+
+def test_cpu_clock_with_startup_kept_counts_the_lead_in_as_wall_clock_time():
+    got = ideal_replay(DEDICATED, keep_startup=True, clock="cpu")
+    for entry, compute in zip(got["per_rank"], cpu_compute(DEDICATED, keep_startup=True)):
+        assert entry["compute_s"] == pytest.approx(compute, rel=1e-9, abs=1e-12)
+    assert got["calls"] == MANIFEST[DEDICATED]["calls_all_ranks"]
+
+
+def test_rank_replay_reads_the_gaps_on_its_clock():
+    def timed(name, wall_start, wall_stop, cpu_start, cpu_stop):
+        return Record(name, 0, wall_start, wall_stop, cpu_start, cpu_stop, {"comm": 2, "rank": 0})
+    # 4 ms of wall-clock gap of which 1 ms on the CPU, then 2 ms of both
+    records = [timed("MPI_Comm_rank", 0, 0, 0, 0), timed("MPI_Comm_rank", 4 * MS, 4 * MS, 1 * MS, 1 * MS),
+               timed("MPI_Comm_rank", 6 * MS, 6 * MS, 3 * MS, 3 * MS)]
+    for clock, finish in (("wall", 6 * MS), ("cpu", 3 * MS)):
+        job = MPIJob(network(1), 1, 1, comm=None)
+        got = job.run(lambda mpi: RankReplay(mpi, SIZES, clock=clock).run(records, 0.0, keep_startup=True))
+        assert got.per_rank[0]["finish_s"] == pytest.approx(finish)
+        assert (got.returns[0]["compute_wall_s"], got.returns[0]["compute_cpu_s"]) == pytest.approx((6 * MS, 3 * MS))
 
 
 def test_every_replayed_call_is_a_dumpi_function():
@@ -235,13 +343,25 @@ def test_cli_json_has_the_promised_fields(capsys, monkeypatch):
     assert code == 0 and err == ""
     got = json.loads(out)
     assert {"ranks", "predicted_s", "trace_s", "calls", "bytes_p2p", "packets", "mean_hops",
-            "per_rank"} <= set(got)
+            "per_rank", "compute_clock", "compute_clock_requested", "cpu_wall_ratio", "compute_wall_s",
+            "compute_cpu_s"} <= set(got)
     assert got["calls"] == MANIFEST[name]["calls_all_ranks"] and len(got["per_rank"]) == 4
     assert got["trace_s"] == pytest.approx(windows(name)[1], abs=1e-9)
+    assert (got["compute_clock"], got["compute_clock_requested"]) == ("cpu", "auto")
+    assert 0 < got["compute_cpu_s"] < got["compute_wall_s"]
+    assert all({"compute_wall_s", "compute_cpu_s"} <= set(e) for e in got["per_rank"])
 
 
-def replay_cli(capsys, path, *extra):
-    return run_cli(capsys, "replay", str(path), "--system", "fattree-4-3", "--network", "analytic", *extra)
+@pytest.mark.parametrize("name, clock", [(OVERSUBSCRIBED, "cpu"), (DEDICATED, "wall")])
+def test_cli_says_in_one_line_which_clock_auto_took_and_why(capsys, monkeypatch, name, clock):
+    monkeypatch.delenv("PPT_QUIET", raising=False)
+    code, out, err = run_cli(capsys, "replay", str(TRACES / name), "--system", "edison", "--network", "ideal",
+                             "--ranks-per-node", "1", "--json")
+    assert code == 0
+    ratio = json.loads(out)["cpu_wall_ratio"]
+    lines = [line for line in err.splitlines() if line.startswith("compute clock")]
+    assert len(lines) == 1 and lines[0].startswith(f"compute clock {clock} (") and f"{ratio:.3f}" in lines[0]
+    assert json.loads(out)["compute_clock"] == clock
 
 
 @pytest.mark.parametrize("value", ["0", "-1", "inf", "-inf", "nan", "1e400", "two"])
@@ -255,6 +375,23 @@ def test_library_refuses_an_infinite_compute_scale():
     for scale in (math.inf, math.nan, -1.0):
         with pytest.raises(ConfigError, match="compute scale"):
             replay(ts, ideal_job(ts.ranks), scale)
+
+
+def test_compute_clock_option_and_its_help_follow_the_library(capsys):
+    from ppt.cli import replay as replay_cli_mod
+    from ppt.cli.main import build_parser
+    assert replay_cli_mod.CLOCKS == replay_mod.COMPUTE_CLOCKS
+    parser = build_parser()
+    sub = next(a for a in parser._actions if a.dest == "command").choices["replay"]
+    action = next(a for a in sub._actions if a.dest == "compute_clock")
+    assert str(replay_mod.OVERSUBSCRIBED_CPU_SHARE) in action.help and action.default == "auto"
+    code, _, err = run_cli(capsys, "replay", "--job-list", "jobs.json", "--system", "fattree-4-3",
+                           "--compute-clock", "cpu")
+    assert_one_line_error(code, err, "--job-list replaces --compute-clock")
+
+
+def replay_cli(capsys, path, *extra):
+    return run_cli(capsys, "replay", str(path), "--system", "fattree-4-3", "--network", "analytic", *extra)
 
 
 def test_missing_rank_file(capsys, copied_set):
@@ -316,10 +453,9 @@ def test_skip_unsupported_works_from_the_records(capsys, monkeypatch):
 
 @pytest.mark.parametrize("name", ["hpccg_n4", "osu_latency_n2"])
 def test_startup_dropped_is_each_ranks_time_to_the_end_of_mpi_init_and_mpi_time_is_the_recorded(name):
-    got = ideal_replay(name)
-    kept = ideal_replay(name, keep_startup=True)
-    ts = trace(name)
-    recs = {r: list(ts.records(r)) for r in range(ts.ranks)}
+    got = ideal_replay(name, clock="wall")
+    kept = ideal_replay(name, keep_startup=True, clock="wall")
+    recs = records(name)
     start = min(rs[0].wall_start for rs in recs.values())
     for entry, kept_entry in zip(got["per_rank"], kept["per_rank"]):
         rs = recs[entry["rank"]]

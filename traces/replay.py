@@ -3,17 +3,20 @@
 Every trace rank becomes a simulated rank that reads its own records (streamed)
 and, for each one:
 
-1. computes for the recorded wall-clock gap since the previous call ended
-   (times ``compute_scale``).  Compute starts at the end of the rank's
+1. computes for the recorded gap since the previous call ended (times
+   ``compute_scale``), on the wall clock or on the rank's CPU clock (see
+   *Compute clock* below).  Compute starts at the end of the rank's
    ``MPI_Init``/``MPI_Init_thread``: what came before (launch skew between
    ranks, the program's own start-up, calls before MPI_Init, the wait inside
    MPI_Init) is the launcher's and the recorder's time, not the
    application's, and is dropped and reported per rank.  With
    ``keep_startup`` every rank's gaps run from the earliest call of any rank,
-   as recorded.  A call's own recorded duration is never compute: on the
-   traced machine it holds waiting for peers (and, with ranks oversubscribed,
-   for other ranks' compute), which the simulation models itself; it is
-   reported per rank beside the predicted time in MPI calls;
+   as recorded (the lead-in before a rank's first call has no CPU reading and
+   is wall-clock time on either clock).  A call's own recorded duration is
+   never compute: on the traced machine it holds waiting for peers (and, with
+   ranks oversubscribed, for other ranks' compute), which the simulation
+   models itself; it is reported per rank beside the predicted time in MPI
+   calls;
 2. issues the call on the simulated MPI with the recorded arguments: peers,
    tags and roots as ranks of the recorded communicator, sizes as
    ``count x size(datatype)`` from the rank's type table, communicators,
@@ -38,6 +41,17 @@ match as they did):
 
 ``Cart_sub`` is replayed as the equivalent ``Comm_split`` (colour: the
 coordinates in the dropped dimensions; key: the Cartesian rank).
+
+Compute clock.  DUMPI records every call's start and stop on the wall clock
+and on the rank's CPU clock.  A rank that had its core to itself spends about
+as much CPU time as wall-clock time between calls; a rank of an
+oversubscribed recording (more ranks than cores) was descheduled in some
+gaps, and their wall-clock length holds the time it waited for a core, which
+replay would otherwise turn into compute.  ``wall`` replays the wall-clock
+gaps, ``cpu`` the CPU-clock gaps, and ``auto`` (:func:`choose_clock`) the CPU
+clock when the CPU time over the compute gaps of all ranks is below
+:data:`OVERSUBSCRIBED_CPU_SHARE` of their wall-clock time, else the wall
+clock.
 """
 from __future__ import annotations
 
@@ -47,13 +61,21 @@ import time
 from collections import Counter
 
 from ppt.errors import ConfigError, TraceError
+from ppt.traces.dumpi import INIT_CALLS
 from ppt.traces.handles import Handles, color, peer
 
 #: Records a rank replays between two progress checks.
 PROGRESS_EVERY = 256
 
-#: The calls whose end starts a rank's compute (unless start-up is kept).
-INIT_CALLS = frozenset(("MPI_Init", "MPI_Init_thread"))
+#: The clocks the gaps between calls are read on: ``auto`` picks one of the other two per trace.
+COMPUTE_CLOCKS = ("auto", "wall", "cpu")
+
+#: ``auto`` replays the CPU clock's gaps when CPU time / wall-clock time over the compute gaps of all
+#: ranks is below this.  The shared traces: 2 ranks on 2 cores measure 0.95; 4 ranks on 2 cores from
+#: 0.30 (npb_is_W_n4, all ranks compute at once) to 0.98 (hpccg_n4: ranks waiting inside MPI calls
+#: yield the core to computing ones, so the gaps keep theirs).  0.85 lies between the two traces
+#: nearest it, npb_cg_W_n4 (0.80) and osu_allreduce_n4 (0.88).
+OVERSUBSCRIBED_CPU_SHARE = 0.85
 
 #: Calls that move no data between ranks: counted as calls, no simulated time.
 LOCAL_CALLS = frozenset("MPI_" + name for name in """
@@ -76,15 +98,19 @@ class RankReplay:
     """Replays one trace rank's records on its simulated ``mpi``.
 
     ``sizes``: bytes per datatype id (the rank's type table); ``compute_scale``
-    multiplies recorded gaps; ``skip``: call names to leave out; ``skip_unsupported``:
+    multiplies recorded gaps; ``clock``: ``"wall"`` or ``"cpu"``, the clock the gaps
+    are read on; ``skip``: call names to leave out; ``skip_unsupported``:
     leave out every call replay cannot issue, as the records show them (a footer need
     not list every recorded call, e.g. user-function enter/exit records).
     """
 
     __slots__ = ("mpi", "rank", "handles", "sizes", "compute_scale", "skip", "skip_unsupported", "handlers",
-                 "p2p_bytes", "skipped")
+                 "p2p_bytes", "skipped", "clock")
 
-    def __init__(self, mpi, sizes, compute_scale: float = 1.0, skip=frozenset(), skip_unsupported=False):
+    def __init__(self, mpi, sizes, compute_scale: float = 1.0, skip=frozenset(), skip_unsupported=False,
+                 clock: str = "wall"):
+        if clock not in ("wall", "cpu"):
+            raise ConfigError(f"compute clock {clock!r} must be 'wall' or 'cpu'")
         self.mpi = mpi
         self.rank = mpi.rank
         self.handles = Handles(mpi, f"trace rank {self.rank}")
@@ -95,22 +121,29 @@ class RankReplay:
         self.handlers = {name: getattr(self, method) for name, method in HANDLERS.items()}
         self.p2p_bytes = 0
         self.skipped = Counter()
+        self.clock = clock
 
     def run(self, records, start_s: float, progress=None, keep_startup: bool = False, has_init: bool = True) -> dict:
         """Replay ``records`` (in order); ``start_s``: trace time at which the job starts (s).
 
         Unless ``keep_startup``, the gaps up to the end of the rank's MPI_Init (``has_init``: the rank
         calls one; else up to its first call) are dropped and summed as ``startup_dropped_s``.
-        ``recorded_mpi_s``: the recorded time inside the calls replayed after start-up.
+        ``recorded_mpi_s``: the recorded time inside the calls replayed after start-up;
+        ``compute_wall_s``/``compute_cpu_s``: the positive gaps after start-up by each clock (before
+        ``compute_scale``), of which the rank's clock is replayed.
         """
         mpi, handlers, scale = self.mpi, self.handlers, self.compute_scale
+        on_cpu = self.clock == "cpu"
         last_stop = start_s
+        last_cpu = None         # no CPU reading before the first call: its lead-in is wall-clock time
         startup = not keep_startup
-        dropped = recorded_mpi = 0.0
+        dropped = recorded_mpi = wall_s = cpu_s = 0.0
         count = 0
         for count, record in enumerate(records, 1):
             gap = record.wall_start - last_stop
+            cpu_gap = gap if last_cpu is None else record.cpu_start - last_cpu
             last_stop = record.wall_stop
+            last_cpu = record.cpu_stop
             name = record.name
             if startup:
                 dropped += max(gap, 0.0)
@@ -119,7 +152,12 @@ class RankReplay:
                     dropped += record.wall_stop - record.wall_start     # the start-up call itself
             else:
                 if gap > 0.0:
-                    mpi.sleep(gap * scale)
+                    wall_s += gap
+                if cpu_gap > 0.0:
+                    cpu_s += cpu_gap
+                replayed = cpu_gap if on_cpu else gap
+                if replayed > 0.0:
+                    mpi.sleep(replayed * scale)
                 recorded_mpi += record.wall_stop - record.wall_start
             handler = handlers.get(name)
             if handler is None:
@@ -134,7 +172,8 @@ class RankReplay:
             if progress is not None and not count % PROGRESS_EVERY:
                 progress.advance(PROGRESS_EVERY, mpi.wtime())
         return {"records": count, "p2p_bytes": self.p2p_bytes, "skipped": dict(self.skipped),
-                "startup_dropped_s": dropped, "recorded_mpi_s": recorded_mpi}
+                "startup_dropped_s": dropped, "recorded_mpi_s": recorded_mpi,
+                "compute_wall_s": wall_s, "compute_cpu_s": cpu_s}
 
     # -- helpers ----------------------------------------------------------------
     def _bytes(self, count: int, datatype: int) -> int:
@@ -425,34 +464,78 @@ class ReplayProgress:
                           f"simulated {now_s * 1e3:,.3f} ms")
 
 
-def _rank_main(mpi, trace, start_s, compute_scale, skip, progress, skip_unsupported=False, keep_startup=False):
+def choose_clock(trace, clock: str = "auto") -> dict:
+    """The clock the compute gaps of ``trace`` are replayed on, for ``clock`` ``auto``, ``wall`` or ``cpu``.
+
+    Returns ``clock`` (``"wall"`` or ``"cpu"``), ``requested``, ``cpu_wall_ratio`` (CPU over
+    wall-clock seconds in the gaps after MPI_Init, all ranks; None without gaps), the two totals
+    ``compute_wall_s`` and ``compute_cpu_s``, and ``reason``, one line saying why.  ``auto`` takes
+    the CPU clock when the ratio is below :data:`OVERSUBSCRIBED_CPU_SHARE`: the ranks shared cores
+    when traced, and their wall-clock gaps hold waiting for a core.  A trace recorded without CPU
+    times replays the wall clock (``cpu`` is refused; ratio and CPU total None).  Reads the trace
+    once unless it was read already.
+    """
+    if clock not in COMPUTE_CLOCKS:
+        raise ConfigError(f"compute clock {clock!r} must be one of {', '.join(COMPUTE_CLOCKS)}")
+    gaps = trace.compute_gaps()
+    wall = sum(w for w, _ in gaps)
+    if any(c is None for _, c in gaps):
+        if clock == "cpu":
+            raise ConfigError(f"{trace.meta_path} was recorded without CPU times: use --compute-clock wall")
+        return {"clock": "wall", "requested": clock, "cpu_wall_ratio": None, "compute_wall_s": wall,
+                "compute_cpu_s": None, "reason": "compute clock wall (the trace has no CPU times)"}
+    cpu = sum(c for _, c in gaps)
+    ratio = cpu / wall if wall > 0.0 else None
+    measured = (f"CPU/wall time over the compute gaps {ratio:.3f}" if ratio is not None
+                else "no compute gaps to measure")
+    if clock != "auto":
+        used, why = clock, f"--compute-clock {clock}; {measured}"
+    elif ratio is not None and ratio < OVERSUBSCRIBED_CPU_SHARE:
+        used, why = "cpu", (f"{measured} < {OVERSUBSCRIBED_CPU_SHARE}: the ranks waited for a core between "
+                            "calls when traced, so the wall-clock gaps overstate their compute")
+    else:
+        used = "wall"
+        why = (f"{measured} >= {OVERSUBSCRIBED_CPU_SHARE}: the ranks computed in the wall-clock gaps, "
+               "not waiting for a core" if ratio is not None else measured)
+    return {"clock": used, "requested": clock, "cpu_wall_ratio": ratio, "compute_wall_s": wall,
+            "compute_cpu_s": cpu, "reason": f"compute clock {used} ({why})"}
+
+
+def _rank_main(mpi, trace, start_s, compute_scale, skip, progress, skip_unsupported=False, keep_startup=False,
+               clock="wall"):
     rank = mpi.rank
-    replayer = RankReplay(mpi, trace.datatype_sizes(rank), compute_scale, skip, skip_unsupported)
+    replayer = RankReplay(mpi, trace.datatype_sizes(rank), compute_scale, skip, skip_unsupported, clock)
     has_init = any(trace.footer_counts(rank).get(name) for name in INIT_CALLS)
     return replayer.run(trace.records(rank), start_s, progress, keep_startup, has_init)
 
 
 def replay(trace, job, compute_scale: float = 1.0, skip_unsupported: bool = False, progress=None,
-           keep_startup: bool = False) -> dict:
+           keep_startup: bool = False, compute_clock: str = "auto") -> dict:
     """Replay TraceSet ``trace`` on MPIJob ``job`` (one simulated rank per trace rank).
 
     Refuses (TraceError) a trace holding unsupported calls unless
     ``skip_unsupported``.  ``progress``: a :class:`ppt.progress.Progress`.
     ``keep_startup``: replay the time before each rank's MPI_Init ended as compute
-    (see the module docstring).  Returns the prediction: ``predicted_s``
+    (see the module docstring).  ``compute_clock``: ``auto``, ``wall`` or ``cpu``, the
+    clock the gaps are read on (:func:`choose_clock`).  Returns the prediction: ``predicted_s``
     (simulated), ``trace_s`` (recorded span), calls by name, point-to-point
     bytes, network packets and mean hops, and per-rank statistics (with the
     start-up time dropped, ``startup_dropped_s``, and the recorded time in MPI
-    calls, ``recorded_mpi_s``, beside the predicted ``comm_s``).  Times in
-    seconds, sizes in bytes.
+    calls, ``recorded_mpi_s``, beside the predicted ``comm_s``), and the
+    compute clock: ``compute_clock`` (the one replayed), ``compute_clock_requested``,
+    ``compute_clock_reason`` (one line), ``cpu_wall_ratio`` (measured after MPI_Init)
+    and the recorded compute replayed on each clock, ``compute_wall_s`` and
+    ``compute_cpu_s`` (before ``compute_scale``; summed over ranks, and per rank).
+    Times in seconds, sizes in bytes.
     """
+    choice = choose_clock(trace, compute_clock)
     main, args, counter = rank_program(trace, job.num_ranks, compute_scale, skip_unsupported, progress,
-                                       keep_startup)
-    return summary(trace, job.run(main, *args, progress=counter), keep_startup)
+                                       keep_startup, choice["clock"])
+    return summary(trace, job.run(main, *args, progress=counter), keep_startup, choice)
 
 
 def rank_program(trace, num_ranks: int, compute_scale: float = 1.0, skip_unsupported: bool = False, progress=None,
-                 keep_startup: bool = False) -> tuple:
+                 keep_startup: bool = False, compute_clock: str = "auto") -> tuple:
     """``(main, args, hook)`` replaying ``trace`` on a job of ``num_ranks`` ranks (``main(mpi, *args)`` on
     every rank), after checking the trace and options as :func:`replay` documents; ``hook`` is the
     simulation's progress hook (None without ``progress``)."""
@@ -462,19 +545,27 @@ def rank_program(trace, num_ranks: int, compute_scale: float = 1.0, skip_unsuppo
     if not 0.0 <= compute_scale < math.inf:
         raise ConfigError(f"compute scale {compute_scale} must be a finite number >= 0 "
                           "(0 ignores the recorded gaps)")
+    if compute_clock not in COMPUTE_CLOCKS:
+        raise ConfigError(f"compute clock {compute_clock!r} must be one of {', '.join(COMPUTE_CLOCKS)}")
     calls = trace_calls(trace)
     unsupported = unsupported_calls(calls)
     if unsupported and not skip_unsupported:
         listed = ", ".join(f"{name} x{n}" for name, n in unsupported.items())
         raise TraceError(f"unsupported MPI calls in trace: {listed}; "
                          "rerun with --skip-unsupported to ignore them")
+    if compute_clock == "auto":
+        compute_clock = choose_clock(trace)["clock"]
     counter = ReplayProgress(progress, sum(calls.values())) if progress is not None else None
     return _rank_main, (trace, first_call_s(trace), compute_scale, frozenset(unsupported), counter,
-                        skip_unsupported, keep_startup), counter
+                        skip_unsupported, keep_startup, compute_clock), counter
 
 
-def summary(trace, result, keep_startup: bool = False) -> dict:
-    """The prediction :func:`replay` returns, from the JobResult ``result`` of the replaying job."""
+def summary(trace, result, keep_startup: bool = False, clock: dict = None) -> dict:
+    """The prediction :func:`replay` returns, from the JobResult ``result`` of the replaying job;
+    ``clock``: the :func:`choose_clock` the ranks replayed with (default: ``auto``'s, as
+    :func:`rank_program` picks by default)."""
+    if clock is None:
+        clock = choose_clock(trace)
     start, stop = trace.span()
     stats = result.network
     skipped = Counter()
@@ -482,14 +573,27 @@ def summary(trace, result, keep_startup: bool = False) -> dict:
         skipped.update(ret["skipped"])
     records = sum(ret["records"] for ret in result.returns)
     per_rank = [dict(entry, records=ret["records"], p2p_bytes=ret["p2p_bytes"],
-                     startup_dropped_s=ret["startup_dropped_s"], recorded_mpi_s=ret["recorded_mpi_s"])
+                     startup_dropped_s=ret["startup_dropped_s"], recorded_mpi_s=ret["recorded_mpi_s"],
+                     compute_wall_s=ret["compute_wall_s"], compute_cpu_s=ret["compute_cpu_s"])
                 for entry, ret in zip(result.per_rank, result.returns)]
+    if clock["compute_cpu_s"] is None:          # no CPU times recorded
+        for entry in per_rank:
+            entry["compute_cpu_s"] = None
+    wall = sum(ret["compute_wall_s"] for ret in result.returns)
+    cpu = sum(ret["compute_cpu_s"] for ret in result.returns) if clock["compute_cpu_s"] is not None else None
     return {
         "trace": os.fspath(trace.meta_path),
         "ranks": result.ranks,
         "predicted_s": result.predicted_s,
         "trace_s": stop - start,
         "startup": "kept" if keep_startup else "dropped",
+        "compute_clock": clock["clock"],
+        "compute_clock_requested": clock["requested"],
+        "compute_clock_reason": clock["reason"],
+        # measured after MPI_Init, as auto decides; the totals are the gaps replayed (start-up kept or not)
+        "cpu_wall_ratio": clock["cpu_wall_ratio"],
+        "compute_wall_s": wall,
+        "compute_cpu_s": cpu,
         "calls": result.calls,
         "skipped_calls": dict(skipped.most_common()),
         "records": records,

@@ -3,9 +3,15 @@
 ``--network ideal`` replays on a network with 1 ns latency and infinite
 bandwidth (the system then only fixes the node count), which shows how close
 the replay of the recorded compute gaps comes to the recorded span.
+
+``--compute-clock`` picks the clock the recorded gaps are read on (see
+:mod:`ppt.traces.replay` and docs/replay-clocks.md): a trace recorded with more
+ranks than cores holds, in its wall-clock gaps, time ranks waited for a core.
 """
 from __future__ import annotations
 
+import os
+import sys
 import time
 
 from ppt.cli.common import (add_failure_arguments, add_job_arguments, add_sampling_arguments,
@@ -18,6 +24,7 @@ from ppt.errors import PPTError
 HELP = "replay a DUMPI trace set on a simulated system and predict its run time"
 
 NETWORKS = ("auto", "packet", "flow", "analytic", "ideal")
+CLOCKS = ("auto", "wall", "cpu")     # ppt.traces.replay.COMPUTE_CLOCKS, without importing the reader
 
 
 def add_arguments(parser) -> None:
@@ -32,6 +39,11 @@ def add_arguments(parser) -> None:
     add_job_arguments(parser)
     parser.add_argument("--compute-scale", type=positive_number, default=1.0, metavar="F",
                         help="multiply the recorded gaps between calls by F, a finite number above 0 (default 1)")
+    parser.add_argument("--compute-clock", choices=CLOCKS, default="auto",
+                        help="clock the gaps between calls are read on: auto (default) takes the CPU clock when "
+                             "the CPU time in the gaps is below 0.85 of their wall-clock time (ranks waited for "
+                             "a core when traced, oversubscribed) and the wall clock otherwise, and says which "
+                             "on stderr; wall or cpu force one")
     parser.add_argument("--keep-startup", action="store_true",
                         help="replay the time before each rank's MPI_Init ended (launch skew, pre-init work) as "
                              "compute; by default it is dropped and reported per rank")
@@ -81,6 +93,7 @@ def run(args) -> int:
     if args.job_list:
         refuse_with_job_list(args, {"TRACE": args.trace, "--network ideal": args.network == "ideal",
                                 "--compute-scale": args.compute_scale != 1.0, "--keep-startup": args.keep_startup,
+                                "--compute-clock": args.compute_clock != "auto",
                                 "--skip-unsupported": args.skip_unsupported})
         return run_job_list(args, "packet" if args.network == "auto" else args.network)
     if args.trace is None:
@@ -91,11 +104,14 @@ def run(args) -> int:
     progress = Progress(f"replay {args.system}") if leader else None
     began = time.perf_counter()
     with sampling(args, machine.name) as job.sampler:
-        summary = replay(trace, job, args.compute_scale, args.skip_unsupported, progress, args.keep_startup)
+        summary = replay(trace, job, args.compute_scale, args.skip_unsupported, progress, args.keep_startup,
+                         args.compute_clock)
     wall_s = time.perf_counter() - began
     if not leader:
         return 0
     progress.done()
+    if not os.environ.get("PPT_QUIET"):
+        print(summary["compute_clock_reason"], file=sys.stderr)
     report_placement(job)
     if args.json:
         emit(args, summary)
@@ -109,6 +125,11 @@ def run(args) -> int:
     if not args.keep_startup:
         print(f"start-up dropped (before the end of MPI_Init): up to {max(e['startup_dropped_s'] for e in per_rank):.6g} s "
               f"per rank (--keep-startup keeps it)")
+    cpu = summary["compute_cpu_s"]
+    print(f"compute between calls, all ranks: {summary['compute_wall_s']:.6g} s by the wall clock, "
+          + (f"{cpu:.6g} s by the CPU clock" if cpu is not None else "no CPU times")
+          + f"; replayed: {summary['compute_clock']} clock"
+          + (f" x {args.compute_scale:g}" if args.compute_scale != 1.0 else ""))
     print(f"time in MPI calls per rank, mean: recorded {sum(e['recorded_mpi_s'] for e in per_rank) / len(per_rank):.6g} s, "
           f"predicted {sum(e['comm_s'] for e in per_rank) / len(per_rank):.6g} s")
     if summary["skipped_calls"]:
