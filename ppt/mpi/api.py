@@ -50,7 +50,8 @@ class MPI:
         self.argv = list(argv)
         #: MPI.Finalize() was called on this rank.
         self.finalized = False
-        #: The rank's clock at its last unsuccessful poll, s, and the polls made unsuccessfully then.
+        #: The rank's clock after its last unsuccessful poll, s, and the polls made unsuccessfully since
+        #: time last passed otherwise (see polled).
         self._poll_clock = -1.0
         self._polls = set()
 
@@ -135,21 +136,20 @@ class MPI:
 
     def polled(self, key) -> None:
         """An unsuccessful test or probe ``key`` (the call and what it polled): the rank spends
-        ``poll_overhead_s`` (``MPISettings``) if it made the same poll unsuccessfully at this very
-        instant already.
+        ``poll_overhead_s`` (``MPISettings``) if it made the same poll unsuccessfully since time last
+        passed other than by polling.
 
         So a polling loop (``while not req.Test(): pass``, or rounds of Iprobe and Test) pays for every
         round after the first and lets simulated time pass, while a poll made once -- whose cost is
         below the model's other uncertainties -- leaves closed-form timings exact.
         """
         rank = self._rank
-        clock = rank.clock_s()
-        if clock != self._poll_clock:
-            self._poll_clock = clock
+        if rank.clock_s() != self._poll_clock:         # time passed since the last unsuccessful poll
             self._polls = set()
         if key in self._polls:
             rank.owed_s += rank.job.settings.poll_overhead_s
         self._polls.add(key)
+        self._poll_clock = rank.clock_s()
 
     @mpi_call("MPI_Test")
     def test(self, req, status=None):

@@ -24,6 +24,7 @@ from ppt.mpi.names import mpi4py_names
 from ppt.mpi.ops import MAX, SUM, as_op
 from ppt.mpi.p2p import BUFFERED, STANDARD, SYNC
 from ppt.mpi.payload import size_of, sized_copy
+from ppt.mpi.unsupported import Refusing
 
 #: Bytes of one integer in the agreement messages of communicator creation.
 INT_B = 4
@@ -32,7 +33,7 @@ TAG_UB_KEY = 0
 
 
 @mpi4py_names
-class Group:
+class Group(metaclass=Refusing):
     """An ordered set of processes (world ranks); ``rank`` is the caller's rank in it or UNDEFINED."""
 
     __slots__ = ("_rank", "members", "index", "freed")
@@ -133,7 +134,7 @@ class Group:
 
 
 @mpi4py_names
-class Comm:
+class Comm(metaclass=Refusing):
     """An intra-communicator as seen by one rank (``rank``, ``size``, ``name``)."""
 
     __slots__ = ("_rank", "members", "index", "rank", "size", "ctx", "coll_ctx", "label", "coll_seq", "freed",
@@ -607,8 +608,9 @@ class Cartcomm(Comm):
 
     def __init__(self, rank, members, index, comm_id, name, dims, periods):
         super().__init__(rank, members, index, comm_id, name)
-        self.dims = tuple(dims)
-        self.periods = tuple(periods)
+        #: Ranks along each dimension, and 1 for each periodic one, 0 else (lists, as mpi4py gives them).
+        self.dims = [int(d) for d in dims]
+        self.periods = [int(bool(p)) for p in periods]
 
     @property
     def ndim(self) -> int:
@@ -623,7 +625,7 @@ class Cartcomm(Comm):
     @property
     def topo(self) -> tuple[list, list, list]:
         """``(dims, periods, coords)`` as lists (MPI_Cart_get)."""
-        return list(self.dims), [bool(p) for p in self.periods], list(self.coords)
+        return list(self.dims), list(self.periods), list(self.coords)
 
     @mpi_call("MPI_Cart_sub")
     def sub(self, remain_dims):
@@ -644,12 +646,13 @@ class Cartcomm(Comm):
         chosen = sorted((k, r) for r, (c, k, _) in enumerate(entries) if c == color)
         dims = [d for d, k in zip(self.dims, keep) if k]
         periods = [p for p, k in zip(self.periods, keep) if k]
-        return self._make([self.members[r] for _, r in chosen], comm_id, "sub", Cartcomm, dims=dims or [1],
-                          periods=periods or [False])
+        return self._make([self.members[r] for _, r in chosen], comm_id, "sub", Cartcomm, dims=dims,
+                          periods=periods)
 
     @property
-    def coords(self) -> tuple:
-        return self.cart_coords(self.rank)
+    def coords(self) -> "Coords":
+        """This rank's coordinates: a list (as mpi4py's) that also equals the tuple cart_coords gives."""
+        return Coords(self.cart_coords(self.rank))
 
     def cart_coords(self, rank: int) -> tuple:
         """Coordinates of ``rank``."""
@@ -713,3 +716,17 @@ def _recv_args(call: str, args, kwargs, defaults) -> list:
     if args and not isinstance(args[0], Integral):
         args = args[1:]                                  # mpi4py's buf: PPT's objects need none
     return _positional(call, args, kwargs, ("source", "tag", "status")[:len(defaults)], defaults)
+
+
+class Coords(list):
+    """Cartesian coordinates: mpi4py's list, equal to the tuple :meth:`Cartcomm.cart_coords` returns too."""
+
+    __slots__ = ()
+
+    def __eq__(self, other):
+        return list.__eq__(self, list(other)) if isinstance(other, tuple) else list.__eq__(self, other)
+
+    def __ne__(self, other):
+        return not self == other
+
+    __hash__ = None

@@ -11,10 +11,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from ppt.mpi.unsupported import refuse
+from ppt.mpi.unsupported import Refusing, refuse
 
 
-class Datatype:
+class Datatype(metaclass=Refusing):
     """An MPI datatype: ``count`` elements of numpy dtype ``dtype``; ``size`` and ``extent`` in bytes."""
 
     __slots__ = ("name", "dtype", "count", "typechar")
@@ -92,6 +92,14 @@ class Datatype:
         return refuse("Datatype", name, None)
 
 
+#: MPICH's names of aliases (MPI.LONG_LONG.name is 'MPI_LONG_LONG_INT') and mpi4py's type characters
+#: that are not the numpy dtype's own.
+_NAMES = {"SIGNED_SHORT": "SHORT", "SIGNED_LONG": "LONG", "LONG_LONG": "LONG_LONG_INT",
+          "SIGNED_LONG_LONG": "LONG_LONG_INT", "FLOAT32_T": "FLOAT", "FLOAT64_T": "DOUBLE",
+          "C_FLOAT_COMPLEX": "C_COMPLEX"}
+_CHARS = {"AINT": "p", "OFFSET": "p", "COUNT": "p", "WCHAR": "U", "CHAR": "c", "CHARACTER": "c"}
+
+
 def _table():
     types = {}
     for names, dtype in [
@@ -104,13 +112,10 @@ def _table():
             ("C_BOOL BOOL CXX_BOOL", "?"), ("C_FLOAT_COMPLEX C_COMPLEX COMPLEX CXX_FLOAT_COMPLEX", "F"),
             ("C_DOUBLE_COMPLEX DOUBLE_COMPLEX CXX_DOUBLE_COMPLEX", "D"),
             ("C_LONG_DOUBLE_COMPLEX CXX_LONG_DOUBLE_COMPLEX", "G")]:
-        first = None
         for name in names.split():
-            char = "c" if dtype == "S1" else None
-            first = first or Datatype(f"MPI_{name}", dtype, 1, char)
-            # aliases are the same handle in MPICH (mpi4py: MPI.BOOL is MPI.C_BOOL)
-            types[name] = first if name in ("BOOL", "SIGNED_INT", "UNSIGNED_INT") else \
-                Datatype(f"MPI_{name}", dtype, 1, char)
+            types[name] = Datatype(f"MPI_{_NAMES.get(name, name)}", dtype, 1, _CHARS.get(name))
+    # aliases that are the very same handle in mpi4py (MPI.BOOL is MPI.C_BOOL)
+    types["BOOL"], types["SIGNED_INT"], types["UNSIGNED_INT"] = types["C_BOOL"], types["INT"], types["UNSIGNED"]
     return types
 
 

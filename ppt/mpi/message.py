@@ -12,10 +12,11 @@ from ppt.mpi.calls import mpi_call
 from ppt.mpi.constants import ANY_SOURCE, ANY_TAG, PROC_NULL
 from ppt.mpi.names import mpi4py_names
 from ppt.mpi.p2p import Request, Status
+from ppt.mpi.unsupported import Refusing
 
 
 @mpi4py_names
-class Message:
+class Message(metaclass=Refusing):
     """A message matched by a probe, for exactly one receive (``env`` None: from PROC_NULL)."""
 
     __slots__ = ("_rank", "comm", "env")

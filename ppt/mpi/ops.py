@@ -13,9 +13,10 @@ import operator
 import numpy as np
 
 from ppt.errors import PPTError
+from ppt.mpi.unsupported import Refusing
 
 
-class Op:
+class Op(metaclass=Refusing):
     """A named, associative reduction ``fn(a, b)``; ``commutative`` lets algorithms reorder operands.
 
     ``user``: for an operation made by mpi4py's ``Op.Create``, its function

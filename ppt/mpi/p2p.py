@@ -51,6 +51,7 @@ from ppt.mpi.constants import ANY_SOURCE, ANY_TAG, CONTROL_B, PROC_NULL, UNDEFIN
 from ppt.mpi.errors import MPIError
 from ppt.mpi.names import mpi4py_names
 from ppt.mpi.stats import RankStats
+from ppt.mpi.unsupported import Refusing
 
 EAGER, RTS, CTS, DATA = range(4)
 #: Send modes: standard (eager up to the threshold), synchronous (rendezvous at any size: completes
@@ -104,7 +105,7 @@ class Data(NamedTuple):
 
 
 @mpi4py_names
-class Status:
+class Status(metaclass=Refusing):
     """Source rank (in the receiving communicator), tag and size in bytes of a received message."""
 
     __slots__ = ("source", "tag", "bytes")
@@ -123,7 +124,7 @@ class Status:
 
 
 @mpi4py_names
-class Request:
+class Request(metaclass=Refusing):
     """A nonblocking send or receive.  After completion ``status`` (receives) and ``value`` are set."""
 
     __slots__ = ("_rank", "is_send", "comm", "peer", "tag", "ctx", "nbytes", "value", "done",

@@ -168,6 +168,16 @@ def refuse(owner: str, name: str, rank=None):
                          else f"{owner!r} object has no attribute {name!r}")
 
 
+class Refusing(type):
+    """Metaclass of the simulated MPI's mpi4py classes: a class-level lookup of an mpi4py name the class
+    lacks (``MPI.Comm.Get_parent()``) fails in one line as an instance's does."""
+
+    def __getattr__(cls, name):
+        if name.startswith("_"):
+            raise AttributeError(f"type object {cls.__name__!r} has no attribute {name!r}")
+        return refuse(cls.__name__, name)
+
+
 class Unsupported:
     """A class of mpi4py the simulation lacks (``MPI.Win``): using it or any attribute raises the error."""
 

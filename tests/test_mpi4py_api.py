@@ -1,0 +1,209 @@
+"""mpi4py's API on the simulated MPI: programs give what real mpi4py on MPICH gives, and what PPT lacks fails in one line.
+
+The programs of ``mpi4py_api_programs`` run once under ``mpiexec -n 4`` (one
+launch for all of them) and on 4 simulated ranks of one node; their results
+(``repr`` strings) must be equal.  The other tests pin simulated behaviour
+that real MPI leaves to timing: synchronous and buffered sends, the cost of
+polling, errors.
+"""
+import json
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+import mpi4py_api_programs as programs
+from mpi_helpers import message_s, network, run
+from ppt.mpi import MPIError, MPIJob
+from ppt.mpi.errors import AbortCalled
+from ppt.mpi.settings import POLL_OVERHEAD_S, MPISettings
+
+
+def simulated(name: str) -> list:
+    """Every rank's results of program ``name`` on 4 simulated ranks sharing a node."""
+    return run(4, programs.PROGRAMS[name], ranks_per_node=4).returns
+
+
+@pytest.fixture(scope="module")
+def real_results():
+    from test_engine import _mpiexec
+    out = subprocess.run([_mpiexec(), "-n", "4", sys.executable, programs.__file__], stdin=subprocess.DEVNULL,
+                         capture_output=True, text=True, timeout=180, cwd=os.path.dirname(programs.__file__))
+    assert out.returncode == 0, out.stderr[-2000:]
+    return json.loads(out.stdout)
+
+
+@pytest.mark.mpiexec
+@pytest.mark.parametrize("name", list(programs.PROGRAMS))
+def test_a_program_prints_what_it_prints_on_real_mpi4py(real_results, name):
+    assert simulated(name) == real_results[name]
+
+
+# -- results pinned without mpiexec (the values real mpi4py gives) ------------------------------
+def test_buffer_collectives_move_and_reduce_the_data():
+    got = [[eval(item) for item in rank] for rank in simulated("collectives_buffers")]
+    zero, three = got[0], got[3]
+    assert zero[0] == [0.0, 2.0, 4.0, 6.0]                  # Bcast from 1, then 2 items from 0
+    assert [r[1] for r in got] == [[0, 1], [2, 3], [4, 5], [6, 7]]
+    assert three[2] == [9.0, 10.5, 12.0, 13.5]              # Scatterv: 4 items from displacement 6
+    assert three[4] == [0, 0, 1, 1, 2, 4, 3, 9]             # Gather at root 3
+    assert zero[5] == [0.0, 0.0, 0.25, 1.25, 1.25, 2.25, 2.25, 2.25, 3.25, 3.25, 3.25, 3.25]
+    assert (zero[12], three[12]) == ([1000.0, 2000.0, 2001.0], [1003.0, 2003.0, 2004.0])   # Alltoallv
+    assert zero[13:19] == [[6, 4, -6], [3, 1, 0], [24.0, 16.0], [0], [0, 1], [15]]
+    assert [r[19] for r in got] == [[0.0, 10.0], [20.0, 30.0], [40.0, 50.0], [60.0, 70.0]]
+    assert three[20:26] == [[24, 28, 32, 36], [1, 1, 1, 1], [24.0, 28.0], [24, 16], [6, 6], [10.0]]
+    assert zero[24] == [-9, -9]                              # Exscan leaves rank 0's buffer alone
+    assert zero[26:28] == [[10.0], [0, 1, 2, 3]]             # nonblocking collectives
+
+
+def test_user_ops_follow_mpi4py_conventions():
+    got = [eval(item) for item in simulated("collectives_objects")[0]]
+    assert got[14:17] == [((0, 1), (2, 3)), False, True]    # fn(a, b, None) on objects, rank order kept
+    assert got[17:19] == [[33, 121], 8.0]                    # fn(inbuf, inoutbuf, datatype) on buffers
+    assert got[8:10] == [(1, 1), (0, 1)]                     # MAXLOC / MINLOC: lowest index on ties
+
+
+def test_cartesian_results_are_lists_as_in_mpi4py():
+    got = simulated("communicators")[3]
+    assert got[38:47] == ["[2, 2]", "[1, 0]", "[1, 1]", "[1, 1]", "([2, 2], [1, 0], [1, 1])", "2", "(1, 1)",
+                          "(2, -1)", "(-1, 2)"]             # Shift: PROC_NULL is MPICH's -1
+
+
+# -- what real MPI leaves to timing ------------------------------------------------------------
+def test_ssend_waits_for_the_receiver_and_bsend_does_not():
+    big = np.zeros(1 << 17)                                 # 1 MiB: rendezvous for Send
+
+    def main(MPI):
+        comm = MPI.COMM_WORLD
+        if comm.rank == 0:
+            comm.Ssend(np.zeros(1), dest=1, tag=1)
+            after_ssend = MPI.Wtime()
+            comm.Bsend(big, dest=1, tag=2)
+            return after_ssend, MPI.Wtime()
+        MPI.sleep(1e-3)
+        comm.Recv(np.zeros(1), source=0, tag=1)
+        MPI.sleep(1e-3)
+        comm.Recv(np.zeros_like(big), source=0, tag=2)
+        return None
+
+    after_ssend, after_bsend = run(2, main).returns[0]
+    assert after_ssend > 1e-3                                # matched only when rank 1 posts its receive
+    assert after_bsend == pytest.approx(after_ssend)         # buffered: returns before rank 1 receives
+
+
+def poll_job(poll_overhead_s: float):
+    settings = MPISettings(4096, 0.0, 0.0, poll_overhead_s)
+    return MPIJob(network(2), 2, comm=None, settings=settings)
+
+
+@pytest.mark.parametrize("poll_overhead_s", [POLL_OVERHEAD_S, 1e-6])
+def test_a_polling_loop_ends_and_pays_for_each_round(poll_overhead_s):
+    def main(MPI):
+        comm = MPI.COMM_WORLD
+        if comm.rank == 0:
+            MPI.sleep(1e-4)
+            comm.Send(np.arange(3.0), dest=1)
+            return None
+        got = np.zeros(3)
+        req, rounds = comm.Irecv(got, source=0), 0
+        while not req.Test():
+            rounds += 1
+        probes = 0
+        while not comm.Iprobe(source=0):
+            probes += 1
+            if probes == 5:
+                break
+        return rounds, MPI.Wtime(), got.tolist(), probes
+
+    rounds, done_s, got, probes = poll_job(poll_overhead_s).run(main).returns[1]
+    arrival = 1e-4 + message_s(24)
+    assert got == [0.0, 1.0, 2.0] and probes == 5
+    assert rounds == pytest.approx(arrival / poll_overhead_s, abs=2)
+    assert arrival <= done_s <= arrival + poll_overhead_s + 5 * poll_overhead_s
+
+
+def test_poll_overhead_is_an_mpi_setting():
+    assert MPISettings.from_preset({}).poll_overhead_s == POLL_OVERHEAD_S == 1e-7
+    assert MPISettings.from_preset({"mpi": {"poll_overhead_s": 2e-7}}).poll_overhead_s == 2e-7
+
+
+def test_nonblocking_collectives_and_mprobe_are_counted_under_their_names():
+    result = run(4, programs.collectives_buffers)
+    calls = result.calls
+    assert calls["MPI_Ibcast"] == calls["MPI_Ibarrier"] == calls["MPI_Iallreduce"] == 4
+    assert calls["MPI_Reduce_scatter"] == 8 and calls["MPI_Reduce_scatter_block"] == 8
+    assert "MPI_Allgather" in calls and calls["MPI_Allgather"] == 8   # Reduce_scatter's counts: not counted
+    assert run(4, programs.p2p_objects).calls["MPI_Mprobe"] == 1
+
+
+# -- errors --------------------------------------------------------------------------------------
+def failure(main, ranks: int = 4):
+    with pytest.raises(Exception) as caught:
+        run(ranks, main)
+    return caught.value
+
+
+def test_unsupported_calls_fail_in_one_line_naming_the_call():
+    def window(MPI):
+        if MPI.COMM_WORLD.rank == 3:
+            MPI.Win.Create(np.zeros(4), comm=MPI.COMM_WORLD)
+
+    error = failure(window)
+    assert isinstance(error, MPIError) and "\n" not in str(error)
+    assert str(error).startswith("rank 3: MPI.Win.Create is not supported by PPT's simulated MPI (RMA windows); ")
+
+    for call, area in [(lambda MPI: MPI.COMM_WORLD.Spawn, "MPI.Comm.Spawn is not supported by PPT's simulated MPI "
+                        "(dynamic process management)"),
+                       (lambda MPI: MPI.File.Open, "MPI.File.Open is not supported by PPT's simulated MPI (MPI-IO)"),
+                       (lambda MPI: MPI.COMM_WORLD.Create_intercomm, "(intercommunicators)"),
+                       (lambda MPI: MPI.DOUBLE.Create_vector, "MPI.Datatype.Create_vector is not supported"),
+                       (lambda MPI: MPI.Request.Cancel, "MPI.Request.Cancel is not supported"),
+                       (lambda MPI: MPI.Comm.Get_parent(), "MPI.Comm.Get_parent is not supported"),
+                       (lambda MPI: MPI.COMM_WORLD.Create_cart([4]).Neighbor_alltoall, "(graph topologies)")]:
+        assert area in str(failure(call))
+
+
+def test_names_mpi4py_lacks_too_are_attribute_errors():
+    for lookup, text in [(lambda MPI: MPI.Not_a_call, "module 'mpi4py.MPI' has no attribute 'Not_a_call'"),
+                         (lambda MPI: MPI.COMM_WORLD.not_a_method, "'Comm' object has no attribute 'not_a_method'"),
+                         (lambda MPI: MPI.Status().Get_nothing, "'Status' object has no attribute 'Get_nothing'"),
+                         (lambda MPI: MPI.Comm.Not_there, "'Comm' object has no attribute 'Not_there'")]:
+        error = failure(lookup, 1)
+        assert not isinstance(error, MPIError) and f"raised AttributeError: {text}" in str(error)
+
+
+def test_abort_stops_the_job_with_the_rank_and_error_code():
+    def main(MPI):
+        if MPI.COMM_WORLD.rank == 2:
+            MPI.COMM_WORLD.Abort(3)
+        MPI.COMM_WORLD.Barrier()
+
+    error = failure(main)
+    assert isinstance(error, AbortCalled) and isinstance(error, MPIError)
+    assert (error.rank, error.errorcode) == (2, 3)
+
+
+def test_a_message_longer_than_the_receive_buffer_is_an_error():
+    def main(MPI):
+        comm = MPI.COMM_WORLD
+        if comm.rank == 0:
+            comm.Send(np.arange(4, dtype="i"), dest=1)
+        else:
+            comm.Recv(np.zeros(3, dtype="i"), source=0)
+
+    assert "message truncated: 16 bytes arrived for a receive buffer of 12 bytes" in str(failure(main, 2))
+
+
+def test_environment_of_a_rank():
+    def main(MPI):
+        before = MPI.Is_finalized()
+        MPI.sleep(2e-3)
+        now = MPI.Wtime()
+        MPI.Finalize()
+        return MPI.Get_processor_name(), now, before, MPI.Is_finalized(), MPI.Get_version()
+
+    got = run(4, main, ranks_per_node=2).returns
+    assert [g[0] for g in got] == ["nid00000", "nid00000", "nid00001", "nid00001"]
+    assert got[3][1:] == (pytest.approx(2e-3), False, True, (3, 1))
