@@ -230,6 +230,24 @@ def test_cpu_clock_replays_the_cpu_gaps_and_reports_both_totals():
     assert cpu["predicted_s"] < 0.5 * wall["predicted_s"]
 
 
+def test_the_phase_a_program_times_with_mpi_wtime_is_predicted_beside_its_recorded_length():
+    cpu, wall = ideal_replay(OVERSUBSCRIBED, clock="cpu"), ideal_replay(OVERSUBSCRIBED, clock="wall")
+    recorded = []
+    for rs in records(OVERSUBSCRIBED).values():
+        stamps = [r.wall_start for r in rs if r.name == "MPI_Wtime"]
+        recorded.append(stamps[-1] - stamps[0])
+    for got in (cpu, wall):
+        assert [e["recorded_wtime_span_s"] for e in got["per_rank"]] == pytest.approx(recorded, abs=1e-12)
+        assert got["recorded_wtime_span_s"] == pytest.approx(max(recorded), abs=1e-12)
+        # NPB IS prints the slowest rank's timer, to 2 decimals
+        reported = MANIFEST[OVERSUBSCRIBED]["program_reported_timing"]["time_in_seconds"]
+        assert got["recorded_wtime_span_s"] == pytest.approx(reported, abs=0.005)
+        assert 0 < got["wtime_span_s"] < got["predicted_s"]
+    assert cpu["wtime_span_s"] < wall["wtime_span_s"]
+    snap = ideal_replay("snap_mswp_n4")      # Fortran under Open MPI: no Wtime records
+    assert snap["wtime_span_s"] is None and snap["recorded_wtime_span_s"] is None
+
+
 def test_cpu_clock_with_startup_kept_counts_the_lead_in_as_wall_clock_time():
     got = ideal_replay(DEDICATED, keep_startup=True, clock="cpu")
     for entry, compute in zip(got["per_rank"], cpu_compute(DEDICATED, keep_startup=True)):

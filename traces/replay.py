@@ -130,7 +130,9 @@ class RankReplay:
         calls one; else up to its first call) are dropped and summed as ``startup_dropped_s``.
         ``recorded_mpi_s``: the recorded time inside the calls replayed after start-up;
         ``compute_wall_s``/``compute_cpu_s``: the positive gaps after start-up by each clock (before
-        ``compute_scale``), of which the rank's clock is replayed.
+        ``compute_scale``), of which the rank's clock is replayed.  ``wtime_span_s`` and
+        ``recorded_wtime_span_s``: simulated and recorded seconds from the rank's first MPI_Wtime
+        call to its last (None with fewer than two): the phase programs time themselves.
         """
         mpi, handlers, scale = self.mpi, self.handlers, self.compute_scale
         on_cpu = self.clock == "cpu"
@@ -138,6 +140,7 @@ class RankReplay:
         last_cpu = None         # no CPU reading before the first call: its lead-in is wall-clock time
         startup = not keep_startup
         dropped = recorded_mpi = wall_s = cpu_s = 0.0
+        wtimes = []             # (simulated, recorded) start of the first and the latest MPI_Wtime
         count = 0
         for count, record in enumerate(records, 1):
             gap = record.wall_start - last_stop
@@ -166,6 +169,8 @@ class RankReplay:
                                      "rerun with --skip-unsupported to ignore it")
                 self.skipped[name] += 1
                 continue
+            if name == "MPI_Wtime":
+                wtimes[1:] = [(mpi.wtime(), record.wall_start)]
             # the handler's simulated MPI calls are part of this one: the job counts
             # and times exactly one call under the trace's name
             mpi.call_as(name, handler, record.args)
@@ -173,7 +178,9 @@ class RankReplay:
                 progress.advance(PROGRESS_EVERY, mpi.wtime())
         return {"records": count, "p2p_bytes": self.p2p_bytes, "skipped": dict(self.skipped),
                 "startup_dropped_s": dropped, "recorded_mpi_s": recorded_mpi,
-                "compute_wall_s": wall_s, "compute_cpu_s": cpu_s}
+                "compute_wall_s": wall_s, "compute_cpu_s": cpu_s,
+                "wtime_span_s": wtimes[1][0] - wtimes[0][0] if len(wtimes) == 2 else None,
+                "recorded_wtime_span_s": wtimes[1][1] - wtimes[0][1] if len(wtimes) == 2 else None}
 
     # -- helpers ----------------------------------------------------------------
     def _bytes(self, count: int, datatype: int) -> int:
@@ -526,7 +533,10 @@ def replay(trace, job, compute_scale: float = 1.0, skip_unsupported: bool = Fals
     ``compute_clock_reason`` (one line), ``cpu_wall_ratio`` (measured after MPI_Init)
     and the recorded compute replayed on each clock, ``compute_wall_s`` and
     ``compute_cpu_s`` (before ``compute_scale``; summed over ranks, and per rank).
-    Times in seconds, sizes in bytes.
+    ``wtime_span_s``/``recorded_wtime_span_s``: predicted and recorded time from a
+    rank's first MPI_Wtime call to its last, the phase a program times itself (the
+    slowest rank's; per rank too; None without two Wtime calls, e.g. Fortran under
+    Open MPI).  Times in seconds, sizes in bytes.
     """
     choice = choose_clock(trace, compute_clock)
     main, args, counter = rank_program(trace, job.num_ranks, compute_scale, skip_unsupported, progress,
@@ -574,13 +584,15 @@ def summary(trace, result, keep_startup: bool = False, clock: dict = None) -> di
     records = sum(ret["records"] for ret in result.returns)
     per_rank = [dict(entry, records=ret["records"], p2p_bytes=ret["p2p_bytes"],
                      startup_dropped_s=ret["startup_dropped_s"], recorded_mpi_s=ret["recorded_mpi_s"],
-                     compute_wall_s=ret["compute_wall_s"], compute_cpu_s=ret["compute_cpu_s"])
+                     compute_wall_s=ret["compute_wall_s"], compute_cpu_s=ret["compute_cpu_s"],
+                     wtime_span_s=ret["wtime_span_s"], recorded_wtime_span_s=ret["recorded_wtime_span_s"])
                 for entry, ret in zip(result.per_rank, result.returns)]
     if clock["compute_cpu_s"] is None:          # no CPU times recorded
         for entry in per_rank:
             entry["compute_cpu_s"] = None
     wall = sum(ret["compute_wall_s"] for ret in result.returns)
     cpu = sum(ret["compute_cpu_s"] for ret in result.returns) if clock["compute_cpu_s"] is not None else None
+    timed = [ret for ret in result.returns if ret["wtime_span_s"] is not None]
     return {
         "trace": os.fspath(trace.meta_path),
         "ranks": result.ranks,
@@ -594,6 +606,9 @@ def summary(trace, result, keep_startup: bool = False, clock: dict = None) -> di
         "cpu_wall_ratio": clock["cpu_wall_ratio"],
         "compute_wall_s": wall,
         "compute_cpu_s": cpu,
+        # the slowest rank's first-to-last MPI_Wtime, as programs report their timed phase (NPB: the maximum)
+        "wtime_span_s": max((ret["wtime_span_s"] for ret in timed), default=None),
+        "recorded_wtime_span_s": max((ret["recorded_wtime_span_s"] for ret in timed), default=None),
         "calls": result.calls,
         "skipped_calls": dict(skipped.most_common()),
         "records": records,

@@ -130,6 +130,9 @@ def run(args) -> int:
           + (f"{cpu:.6g} s by the CPU clock" if cpu is not None else "no CPU times")
           + f"; replayed: {summary['compute_clock']} clock"
           + (f" x {args.compute_scale:g}" if args.compute_scale != 1.0 else ""))
+    if summary["wtime_span_s"] is not None:
+        print(f"first to last MPI_Wtime (the program's own timing), slowest rank: predicted "
+              f"{summary['wtime_span_s']:.6g} s, recorded {summary['recorded_wtime_span_s']:.6g} s")
     print(f"time in MPI calls per rank, mean: recorded {sum(e['recorded_mpi_s'] for e in per_rank) / len(per_rank):.6g} s, "
           f"predicted {sum(e['comm_s'] for e in per_rank) / len(per_rank):.6g} s")
     if summary["skipped_calls"]:
