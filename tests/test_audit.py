@@ -34,8 +34,8 @@ def one_line_error(stderr: str, *words) -> str:
     return lines[0]
 
 
-def refused(*argv, words=(), timeout=120, cwd=None) -> str:
-    job = ppt(*argv, timeout=timeout, cwd=cwd)
+def refused(*argv, words=(), timeout=120, cwd=None, env=None) -> str:
+    job = ppt(*argv, timeout=timeout, cwd=cwd, env=env)
     assert job.returncode == 2, (job.returncode, job.stderr)
     return one_line_error(job.stderr, *words)
 
@@ -145,7 +145,8 @@ def test_unwritable_or_full_destinations_are_one_line_and_leave_nothing(case, tm
 
 # 4 -----------------------------------------------------------------------------------------
 @pytest.mark.parametrize("kind", ["script binary", "script png", "script folder", "system folder",
-                                  "system binary", "system not utf-8", "job list binary", "mapping binary"])
+                                  "system binary", "system not utf-8", "user preset binary", "job list binary",
+                                  "mapping binary"])
 def test_unreadable_inputs_are_one_line(kind, tmp_path):
     png = tmp_path / "figure.png"
     png.write_bytes(b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR")
@@ -158,6 +159,8 @@ def test_unreadable_inputs_are_one_line(kind, tmp_path):
     script = tmp_path / "ok.py"
     script.write_text("def main(mpi):\n    pass\n")
     run = ["run", script, "--system", "fattree-4-3", "--ranks", "2"]
+    (tmp_path / "home" / "systems").mkdir(parents=True)
+    shutil.copy(png, tmp_path / "home" / "systems" / "mine.json")      # a user preset, found by its name
     argv, words = {
         "script binary": (["run", shutil.which("ls") or sys.executable, "--system", "fattree-4-3", "--ranks", "2"],
                           ("binary file",)),
@@ -166,10 +169,11 @@ def test_unreadable_inputs_are_one_line(kind, tmp_path):
         "system folder": (["topology", folder], ("is a folder",)),
         "system binary": (["topology", binary_json], ("binary file",)),
         "system not utf-8": (["run", script, "--system", latin, "--ranks", "2"], ("not UTF-8",)),
+        "user preset binary": (["topology", "mine"], ("mine.json", "binary file")),
         "job list binary": (["run", "--job-list", binary_json, "--system", "fattree-4-3"], ("--job-list", "binary")),
         "mapping binary": ([*run, "--mapping", png], ("--mapping", "binary")),
     }[kind]
-    refused(*argv, words=words, timeout=60)
+    refused(*argv, words=words, timeout=60, env={"PPT_HOME": str(tmp_path / "home")})
 
 
 # 5 -----------------------------------------------------------------------------------------

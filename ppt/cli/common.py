@@ -76,9 +76,10 @@ def load_preset(args) -> dict:
 def read_system(name_or_path: str, overrides=()) -> dict:
     """:func:`~ppt.hardware.systems.load_system`, after checking that a preset file the user named (and a
     processor file it names) can be read as text, so a folder, a binary or an unreadable file is one line."""
-    from ppt.hardware.systems import load_system
-    if _names_a_file(name_or_path):
-        check_input_file(name_or_path, "system file")
+    from ppt.hardware.systems import load_system, system_path
+    if _names_a_file(name_or_path) and Path(name_or_path).is_dir():
+        check_input_file(name_or_path, "system file")          # a folder: said as such, not 'unknown system'
+    check_input_file(str(system_path(name_or_path)), "system file")   # also a user preset found by name
     preset = load_system(name_or_path, overrides)
     processor = (preset.get("node") or {}).get("processor") if isinstance(preset.get("node"), dict) else None
     if isinstance(processor, str) and _names_a_file(processor):
