@@ -8,12 +8,8 @@ Under ``mpiexec -n K`` the simulation itself runs in parallel; rank 0 prints.
 from __future__ import annotations
 
 import contextlib
-import importlib.util
-from importlib.machinery import SourceFileLoader
 import shlex
 import sys
-import traceback
-from pathlib import Path
 
 from ppt.cli.common import (add_failure_arguments, add_job_arguments, add_network_argument,
                             add_sampling_arguments, add_system_arguments, check_mapping_file, check_sampling, is_leader, load_preset,
@@ -21,11 +17,9 @@ from ppt.cli.common import (add_failure_arguments, add_job_arguments, add_networ
 from ppt.cli.jobmix import add_jobs_arguments, refuse_with_job_list, run_job_list
 from ppt.cli.output import emit
 from ppt.errors import PPTError
+from ppt.scripts import load_main
 
 HELP = "run an MPI application script (defining main(mpi)) on a simulated system"
-
-#: The function every rank runs.
-ENTRY = "main"
 
 
 def add_arguments(parser) -> None:
@@ -41,47 +35,6 @@ def add_arguments(parser) -> None:
     add_failure_arguments(parser)
     add_sampling_arguments(parser)
     add_jobs_arguments(parser)
-
-
-def load_main(path: str):
-    """The ``main`` function of script ``path``."""
-    file = Path(path)
-    if file.is_dir():
-        raise PPTError(f"script {path}: is a folder; give the Python file defining {ENTRY}(mpi)")
-    if not file.is_file():
-        raise PPTError(f"script {path!r} not found")
-    try:
-        source = file.read_bytes()
-    except OSError as exc:
-        raise PPTError(f"script {path}: cannot be read: {exc.strerror or exc}") from None
-    if b"\0" in source:
-        raise PPTError(f"script {path}: is a binary file, not a Python script defining {ENTRY}(mpi)")
-    # any file name will do (not only .py): the loader is chosen here, not by the suffix
-    name = f"ppt_script_{file.stem}"
-    spec = importlib.util.spec_from_file_location(name, file, loader=SourceFileLoader(name, str(file)))
-    module = importlib.util.module_from_spec(spec)
-    try:
-        with contextlib.redirect_stdout(sys.stderr):
-            spec.loader.exec_module(module)
-    except SyntaxError as exc:
-        where = f" line {exc.lineno}" if exc.lineno else ""
-        raise PPTError(f"script {file.name}{where}: syntax error: {exc.msg}") from None
-    except Exception as exc:   # the script's own top level failed (a missing import, ...)
-        where = _script_line(exc, file)
-        raise PPTError(f"script {file.name}{where} failed while loading: {type(exc).__name__}: {exc}") from None
-    main = getattr(module, ENTRY, None)
-    if not callable(main):
-        raise PPTError(f"script {file.name} defines no {ENTRY}(mpi) function; every rank runs {ENTRY}(mpi)")
-    return main
-
-
-def _script_line(exc: BaseException, file: Path) -> str:
-    """`` line N`` of the innermost frame of ``exc`` inside ``file`` ('' if none)."""
-    line = ""
-    for frame in traceback.extract_tb(exc.__traceback__):
-        if Path(frame.filename) == file.resolve() or Path(frame.filename) == file:
-            line = f" line {frame.lineno}"
-    return line
 
 
 def algorithms(items) -> dict:

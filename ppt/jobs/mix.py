@@ -8,15 +8,26 @@ still arrive).  On the packet network every delivered packet counts for the
 job of its source node, so each job gets its own packet count, mean latency
 and mean hops.  With ``network.rail_policy`` ``dedicated`` on a network of
 several planes, job ``j`` sends on plane ``j mod planes`` (nodes of no job on
-plane 0).  A job mix runs serially (one simulation process).  Beside
-traffic, the mix checks every :data:`CHECK_EVERY_S` of simulated time
-whether its MPI ranks can still move (see :class:`_DeadlockWatch`); if not,
-the traffic stops and the run ends with the deadlock report.
+plane 0).
+
+Under ``mpiexec -n K`` the mix runs as a single job does: each process
+simulates its block of the network with the ranks and traffic sources of its
+nodes, and the results (per-job packets summed, MPI times gathered) are
+byte-identical to a serial run's.  So that every process can know the moment
+the last MPI rank anywhere finished, the traffic stops one lookahead (the
+smallest link latency) after it (:class:`_FinishNotices`): a cross-process
+event needs that long.  Beside traffic, the mix checks at every multiple of
+:data:`CHECK_EVERY_S` of simulated time, over all processes, whether its MPI
+ranks can still move; if not, the traffic stops there and the run ends with
+the deadlock report.
 """
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
+from ppt.engine.parallel import AUTO
 from ppt.errors import ConfigError
 from ppt.interconnects.planes import RAIL_POLICIES
 from ppt.jobs.allocation import allocate
@@ -26,8 +37,9 @@ from ppt.mpi.settings import MPISettings
 
 #: Simulated seconds between two checks that the MPI ranks running beside traffic can still move.
 CHECK_EVERY_S = 10e-6
-#: Tie-break keys of those checks: above every entity's key (entity ids below 2**22), below the core's.
-CHECK_KEY = 1 << 62
+#: Tie-break keys of the finish notices (one per simulation process): above every entity's key (entity
+#: ids below 2**22), below the packet core's wake-ups.
+NOTICE_KEY = 1 << 62
 
 
 class JobMix:
@@ -70,39 +82,53 @@ class JobMix:
         return MPIJob(self.net, spec.ranks, per_node, [nodes[s] for s in slots], self.seed, machine.node_model,
                       comm=None, settings=MPISettings.from_preset(machine.preset))
 
-    def run(self, sampler=None, progress=None) -> dict:
+    def run(self, sampler=None, progress=None, comm=AUTO) -> dict:
         """Run every job together: the per-job results (see :meth:`_entry`) under ``jobs``, the latest
         MPI job's end ``predicted_s`` and the simulation's end ``span_s`` (s, with the last packets'
-        drain), and the whole network's statistics.
+        drain), and the whole network's statistics.  The same on every simulation process.
 
         ``sampler``: a :class:`~ppt.interconnects.sampling.Sampler` recording the run, or None;
-        ``progress``: the simulation's progress hook."""
+        ``progress``: the simulation's progress hook; ``comm``: the engine's mpi4py communicator
+        (default: the mpiexec world, if any; None: serial)."""
         net = self.net
         node_job = np.full(self.machine.num_nodes, -1, dtype=np.int32)
         for job, nodes in enumerate(self.nodes):
             node_job[nodes] = job
         if self.packet and RAIL_POLICIES[net.rails.policy] == "dedicated":
             net.set_node_planes(np.maximum(node_job, 0) % net.rails.planes)
-        sim = net.simulation(comm=None, name="jobs", progress=progress)
+        sim = net.simulation(comm=comm, name="jobs", progress=progress)
         if self.packet:
             net.count_jobs(node_job)
-        watch = _DeadlockWatch(sim, net, lambda: self._stop_traffic(sim.now))
-        if self._start_traffic():
-            watch.arm()
+        traffic = self._start_traffic()
+        stopped = []
 
-        def all_done():
-            watch.disarm()
-            self._stop_traffic(sim.now)
+        def stop_traffic():
+            if not stopped:
+                stopped.append(sim.now)
+                self._stop_traffic(sim.now)
 
-        countdown = _Countdown(sum(job.num_ranks for job in self.mpi_jobs if job is not None), all_done)
+        countdown = _Countdown(_FinishNotices(sim, stop_traffic).local_done if traffic else _nothing)
         started = [None if job is None else job.start(sim, countdown.wrap(program[0]), program[1], program[2])
                    for job, program in zip(self.mpi_jobs, self.programs)]
-        if sampler is None:
-            sim.run()
-        else:
+        countdown.start(sum(len(ranks) for ranks in started if ranks is not None))
+
+        def run_until(until_s):
+            sampler.run(until_s) if sampler is not None else sim.run(until_s)
+
+        if sampler is not None:
             sampler.attach(net, sim)
-            sampler.run()
-        counters = net.job_counters() if self.packet else [None] * len(self.specs)
+        check_s = CHECK_EVERY_S
+        while traffic and not stopped:
+            run_until(check_s)
+            if not stopped and _stuck(sim, net):
+                stopped.append(check_s)
+                self._stop_traffic(check_s)
+            check_s += CHECK_EVERY_S
+        run_until(None)
+        # the clock stops at the last event anywhere, the core's own included: the engine's clock alone
+        # stops at its last wake-up of the core, which falls where the windows of a parallel run cut
+        sim.now = _latest(sim, net.end_s(sim))
+        counters = _summed(sim, net.job_counters()) if self.packet else [None] * len(self.specs)
         results = [None if job is None else job.result(sim, ranks)
                    for job, ranks in zip(self.mpi_jobs, started)]
         entries = [self._entry(spec, nodes, result, packets)
@@ -111,7 +137,7 @@ class JobMix:
         return {"system": self.machine.name, "network_kind": self.machine.network_kind,
                 "allocation": self.allocation, "seed": self.seed,
                 "predicted_s": max(e["predicted_s"] for e in entries if e["predicted_s"] is not None),
-                "span_s": net.end_s(sim), "jobs": entries, "network": network}
+                "span_s": sim.now, "jobs": entries, "network": network}
 
     def _start_traffic(self) -> bool:
         """Start the traffic jobs' sources; True if there are any."""
@@ -155,39 +181,94 @@ class JobMix:
         return entry
 
 
-class _DeadlockWatch:
-    """Stops the traffic (``stop()``) once the simulation's live processes, the MPI ranks, are all
-    blocked in MPI calls and nothing queued can wake them (``net.quiescent``): a deadlock, which
-    the jobs' results then report.  Looks every :data:`CHECK_EVERY_S`; the checks are bookkeeping,
-    not model events, and change no result."""
+class _FinishNotices:
+    """Calls ``stop()`` one lookahead after the last MPI rank of every simulation process has
+    finished, at the same simulated time on each.
 
-    def __init__(self, sim, net, stop):
-        self.sim, self.net, self.stop = sim, net, stop
-        self.checks = 0
+    A process whose last rank returns at ``t`` (:meth:`local_done`; at time 0 if it holds none)
+    files a notice at ``t + lookahead`` with itself and sends it to every other process in the
+    engine's window exchange; a window never runs past a lookahead beyond its start, so the notice
+    arrives before its time.  The process that hears the last notice has heard them all: every
+    process stops at the latest notice's time.  The notices are bookkeeping, not model events."""
 
-    def arm(self) -> None:
-        self.checks += 1
-        self.sim.post(self.sim.now + CHECK_EVERY_S, CHECK_KEY + self.checks, self._check)
+    def __init__(self, sim, stop):
+        self.sim, self.stop = sim, stop
+        self.heard = 0
+        self.outbox: list[float] = []
+        if sim.size > 1:
+            sim.add_exchange(self)
 
-    def disarm(self) -> None:
-        """Drop the next check, so that it does not lengthen the run."""
-        self.sim.cancel(CHECK_KEY + self.checks)
-
-    def _check(self, _) -> None:
+    def local_done(self) -> None:
         sim = self.sim
-        sim.events -= 1
-        if all(p.blocked_in is not None for p in sim.processes if not p.done) and self.net.quiescent(sim):
+        at_s = sim.now + sim.lookahead_s
+        sim.post(at_s, NOTICE_KEY + sim.rank, self._notice)
+        if sim.size > 1:
+            self.outbox.append(at_s)
+
+    def _notice(self, _) -> None:
+        self.sim.events -= 1
+        self.heard += 1
+        if self.heard == self.sim.size:
             self.stop()
-        else:
-            self.arm()
+
+    # -- the engine's window exchange (parallel runs) ----------------------------------------------
+    def outgoing(self) -> list:
+        rank = self.sim.rank
+        parts = [[] if k == rank else list(self.outbox) for k in range(self.sim.size)]
+        self.outbox = []
+        return parts
+
+    def outgoing_min_s(self) -> float:
+        return min(self.outbox, default=math.inf)
+
+    def incoming(self, parts: list) -> None:
+        for sender, times in enumerate(parts):
+            for at_s in times:
+                self.sim.post(at_s, NOTICE_KEY + sender, self._notice)
+
+
+def _stuck(sim, net) -> bool:
+    """Whether every simulation process's live processes (MPI ranks) are blocked in MPI calls and
+    nothing queued can wake them (``net.quiescent``): a deadlock.  Called between runs, where every
+    process has run all events before the same time, so the answers make one consistent picture."""
+    mine = all(p.blocked_in is not None for p in sim.processes if not p.done) and net.quiescent(sim)
+    return mine if sim.size == 1 else sim.comm.allreduce(int(mine), op=_min_op()) == 1
+
+
+def _summed(sim, counters: list[dict]) -> list[dict]:
+    """Per-job packet counters summed over simulation processes (integers: exact in any order)."""
+    if sim.size == 1:
+        return counters
+    parts = sim.comm.allgather(counters)
+    return [{key: sum(part[job][key] for part in parts) for key in counters[job]} for job in range(len(counters))]
+
+
+def _latest(sim, time_s: float) -> float:
+    """The latest of every simulation process's ``time_s``."""
+    return time_s if sim.size == 1 else max(sim.comm.allgather(time_s))
+
+
+def _min_op():
+    from mpi4py import MPI
+    return MPI.MIN
+
+
+def _nothing() -> None:
+    pass
 
 
 class _Countdown:
-    """Calls ``then()`` when ``count`` ranks have returned from their main functions."""
+    """Calls ``then()`` when the ranks of this simulation process have returned from their main
+    functions (at once, from :meth:`start`, if it holds none)."""
 
-    def __init__(self, count: int, then):
-        self.left = count
+    def __init__(self, then):
+        self.left = None
         self.then = then
+
+    def start(self, count: int) -> None:
+        self.left = count
+        if not count:
+            self.then()
 
     def wrap(self, main):
         def counted(mpi, *args):
@@ -202,7 +283,7 @@ class _Countdown:
 def _program(spec) -> tuple:
     """``(main, args, argv)`` every rank of MPI job ``spec`` runs."""
     if spec.kind == "script":
-        from ppt.cli.run import load_main
+        from ppt.scripts import load_main
         return load_main(spec.options["script"]), (), spec.options["argv"]
     from ppt.traces.dumpi import TraceSet
     from ppt.traces.replay import rank_program

@@ -1,0 +1,60 @@
+"""Job mixes under mpiexec: each simulation process simulates its part of the network and the
+mix's JSON is byte-identical to a serial run's."""
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from test_jobs import DEADLOCK, EXCHANGE, SMALL_DRAGONFLY
+
+#: An MPI job that never leaves its node pairs, so its ranks sit on both processes' routers.
+SPREAD = {"name": "spread", "kind": "script", "script": "exchange.py", "ranks": 12, "ranks_per_node": 1}
+
+
+def _mpiexec():
+    found = shutil.which("mpiexec", path=os.path.dirname(sys.executable)) or shutil.which("mpiexec")
+    if not found:
+        pytest.skip("mpiexec not installed")
+    return found
+
+
+def run_both(tmp_path: Path, jobs: list, *extra):
+    """``ppt run --job-list`` serially and under ``mpiexec -n 2``: both completed processes."""
+    (tmp_path / "exchange.py").write_text(EXCHANGE)
+    (tmp_path / "deadlock.py").write_text(DEADLOCK)
+    (tmp_path / "jobs.json").write_text(json.dumps({"jobs": jobs}))
+    env = dict(os.environ, PPT_QUIET="1")
+    cmd = [sys.executable, "-m", "ppt.cli.main", "run", *SMALL_DRAGONFLY, "--job-list", "jobs.json", *extra]
+    serial = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=300, cwd=tmp_path)
+    parallel = subprocess.run([_mpiexec(), "-n", "2", *cmd], capture_output=True, text=True, env=env, timeout=300,
+                              cwd=tmp_path)
+    return serial, parallel
+
+
+@pytest.mark.mpiexec
+def test_a_job_mix_split_over_two_processes_prints_the_serial_json(tmp_path):
+    background = {"name": "bg", "kind": "traffic", "pattern": "ur", "load": 0.3, "ranks": 40}
+    second = {"name": "late", "kind": "script", "script": "exchange.py", "ranks": 6, "ranks_per_node": 2}
+    serial, parallel = run_both(tmp_path, [SPREAD, background, second], "--allocation", "random", "--json")
+    assert serial.returncode == 0 and parallel.returncode == 0, serial.stderr + parallel.stderr
+    out = json.loads(serial.stdout)
+    assert parallel.stdout == serial.stdout
+    # the jobs' nodes lie in both halves of the 72-node network, so both processes simulated ranks
+    nodes = [n for job in out["jobs"] for n in job["nodes"]]
+    assert min(nodes) < 36 <= max(nodes) and all(job["packets"] > 0 for job in out["jobs"])
+    # the traffic stopped one lookahead after the last rank finished, then drained
+    assert out["predicted_s"] < out["span_s"] < out["predicted_s"] + 2e-6
+
+
+@pytest.mark.mpiexec
+def test_a_deadlock_beside_traffic_is_the_same_report_in_parallel(tmp_path):
+    app = {"name": "app", "kind": "script", "script": "deadlock.py", "ranks": 4, "ranks_per_node": 1}
+    background = {"name": "bg", "kind": "traffic", "pattern": "ur", "load": 0.5, "ranks": "rest"}
+    serial, parallel = run_both(tmp_path, [app, background], "--allocation", "random", "--json")
+    assert serial.returncode == parallel.returncode == 2
+    assert serial.stderr.startswith("ppt: error: deadlock at t=") and serial.stderr.count("\n") == 1
+    assert serial.stderr in parallel.stderr and parallel.stdout == serial.stdout == ""
