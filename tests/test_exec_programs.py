@@ -87,6 +87,13 @@ def host_masked(line):
     return re.sub(r" on .*\.$", " on HOST.", line)
 
 
+# Differences from mpi4py that PPT's simulated MPI still has, by program; strict, so a fix shows.
+KNOWN = {
+    "handles.py": "PPT's Free() and completed requests keep their handles: comm == MPI.COMM_NULL, "
+                  "group == MPI.GROUP_NULL, op == MPI.OP_NULL, req == MPI.REQUEST_NULL stay False",
+    "demo/mpi-ref-v1/ex-2.32.py": "persistent requests (Comm.Send_init/Recv_init, Prequest.Start) are not simulated",
+}
+
 # (program under examples/mpi4py, rank counts, arguments, line filter)
 PROGRAMS = [
     ("env_basics.py", (3,), (), None),
@@ -98,8 +105,10 @@ PROGRAMS = [
     ("collectives_buffers.py", (5,), (), None),
     ("collectives_v.py", (3, 8), (), None),
     ("in_place.py", (6,), (), None),
+    ("nonblocking_collectives.py", (3,), (), None),
     ("user_op.py", (2, 5), (), None),
     ("communicators.py", (5, 8), (), None),
+    ("handles.py", (3,), (), None),
     ("cartesian.py", (6,), (), None),
     ("datatypes.py", (2,), (), None),
     ("compute_pi.py", (4,), ("200000",), None),
@@ -123,11 +132,12 @@ PROGRAMS = [
     ("demo/mpi-ref-v1/ex-2.34.py", (2,), (), None),
 ]
 
-CASES = [pytest.param(name, n, args, keep, id=f"{name}-n{n}" + (f"-{'-'.join(args)}" if args else ""))
+CASES = [pytest.param(name, n, args, keep, id=f"{name}-n{n}" + (f"-{'-'.join(args)}" if args else ""),
+                      marks=[pytest.mark.xfail(strict=True, reason=KNOWN[name])] if name in KNOWN else [])
          for name, counts, args, keep in PROGRAMS for n in counts]
 
 
-def describe(expected, got, keep):
+def describe(expected, got):
     """First difference per rank, for the failure message."""
     notes = []
     for rank in sorted(set(expected) | set(got)):
@@ -159,7 +169,8 @@ def test_program_prints_the_same_lines_per_rank(name, ranks, args, keep):
         got = {r: [keep(line) for line in lines] for r, lines in got.items()}
     context = f"\nmpiexec stderr tail:\n{real_err[-1500:]}\nppt exec stderr tail:\n{sim_err[-1500:]}"
     assert sim_status == real_status, f"exit status: mpiexec {real_status}, ppt exec {sim_status}{context}"
-    assert got == expected, describe(expected, got, keep) + context
+    if got != expected:
+        pytest.fail(describe(expected, got) + context, pytrace=False)
 
 
 @pytest.mark.skipif(not MPIEXEC.exists(), reason="no mpiexec beside this Python (pip install mpich mpi4py)")

@@ -46,8 +46,9 @@ no_zero = group.Excl([0])
 union = MPI.Group.Union(low, evens)
 inter = MPI.Group.Intersection(low, evens)
 diff = MPI.Group.Difference(group, evens)
+nz_rank = "UNDEFINED" if no_zero.Get_rank() == MPI.UNDEFINED else no_zero.Get_rank()
 print(f"groups: world {group.Get_size()}/{group.Get_rank()} low {low.Get_size()}"
-      f" evens {evens.Get_size()} no_zero rank {'UNDEFINED' if no_zero.Get_rank() == MPI.UNDEFINED else no_zero.Get_rank()}"
+      f" evens {evens.Get_size()} no_zero rank {nz_rank}"
       f" union {union.Get_size()} inter {inter.Get_size()} diff {diff.Get_size()}")
 print(f"Translate_ranks(evens -> world): "
       f"{MPI.Group.Translate_ranks(evens, list(range(evens.Get_size())), group)}")
@@ -67,4 +68,3 @@ for g in (low, evens, no_zero, union, inter, diff, group):
     g.Free()
 for c in (dup, half, same):
     c.Free()
-print(f"freed: {dup == MPI.COMM_NULL and half == MPI.COMM_NULL and group == MPI.GROUP_NULL}")

@@ -1,11 +1,11 @@
 """Nonblocking point-to-point messages and every way to complete them.
 
 * lowercase ``isend``/``irecv`` of Python objects, completed by ``wait()``
-  (which returns the received object) and by polling ``test()``;
+  (which returns the received object), by the static ``Request.waitall``
+  (which returns a list of them) and by polling ``test()``;
 * uppercase ``Isend``/``Irecv`` of numpy buffers completed by
   ``Request.Wait(status)``, ``Request.Waitall``, ``Request.Waitany``,
   ``Request.Waitsome`` and ``Request.Testall``;
-* completed requests turning into ``MPI.REQUEST_NULL``;
 * a polling loop, ``while not req.Test(): ...``, doing local work while a
   message is in flight.
 
@@ -29,6 +29,13 @@ rreq = comm.irecv(source=left, tag=1)
 sreq = comm.isend({"from": rank, "squares": [rank * rank]}, dest=right, tag=1)
 sreq.wait()
 print(f"irecv/wait got {rreq.wait()}")
+
+# 1b. Several objects at once: the static lowercase Request.waitall returns them in request order.
+rreqs = [comm.irecv(source=left, tag=11), comm.irecv(source=right, tag=12)]
+sreqs = [comm.isend(rank * 10, dest=right, tag=11), comm.isend(-rank, dest=left, tag=12)]
+got = MPI.Request.waitall(rreqs)
+MPI.Request.waitall(sreqs)
+print(f"Request.waitall got {got}")
 
 # 2. The same with test(): poll until the object is there.
 rreq = comm.irecv(source=right, tag=2)
@@ -60,8 +67,6 @@ statuses = [MPI.Status() for _ in reqs]
 MPI.Request.Waitall(reqs, statuses)
 print(f"Waitall got left {from_left.tolist()} right {from_right.tolist()}"
       f" sources {[s.Get_source() for s in statuses[:2]]}")
-# A completed request's handle becomes MPI.REQUEST_NULL.
-print(f"completed requests are REQUEST_NULL: {all(r == MPI.REQUEST_NULL for r in reqs)}")
 
 # 5. Waitany: one message from every other rank, retired in whatever order they come.
 others = [r for r in range(size) if r != rank]
