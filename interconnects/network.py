@@ -24,7 +24,7 @@ NETWORKS: dict[str, type] = {}
 #: Keys of a preset's ``network`` section, over all network kinds (each reads those it needs).
 NETWORK_FIELDS = ("routing", "packet", "buffer_B", "vc_buffer_B", "vcs", "nic_bandwidth_Bps", "nic_latency_s",
                   "shm_latency_s", "fail_links", "fail_class", "fail_seed", "fail_file", "planes", "rail_policy",
-                  "rail_unit", "ugal_bias_packets")
+                  "rail_unit", "ugal_bias_packets", "cut_through")
 
 
 def register_network(name: str):

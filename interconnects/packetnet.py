@@ -83,6 +83,7 @@ class PacketCore:
         cfg.nic_bandwidth_Bps = net.nic_bandwidth_Bps
         cfg.nic_latency_s = net.nic_latency_s
         cfg.vc_capacity_B = net.vc_capacity_B or 0
+        cfg.cut_through = net.cut_through
         packetizer = net.packetizer
         cfg.header_B, cfg.max_payload_B = packetizer.header_B, packetizer.max_payload_B
         cfg.chunk_B, cfg.response_B = packetizer.chunk_B, packetizer.response_B
@@ -276,6 +277,15 @@ def _vc_capacity_B(cfg: dict, num_vcs: int, packet_B: int) -> int | None:
     return capacity
 
 
+def cut_through(cfg: dict) -> bool:
+    """``network.cut_through``: true if the routers cut through (forward a packet's head once its header
+    is in), false (the default) for store-and-forward."""
+    value = field(cfg, "cut_through", "network", default=False)
+    if not isinstance(value, bool):
+        raise ConfigError(f"network.cut_through must be true or false, got {value!r}")
+    return value
+
+
 @register_network("packet")
 class PacketNetwork(Network):
     """Packet-level model of ``topology`` with the preset's ``network`` section ``cfg``."""
@@ -307,6 +317,9 @@ class PacketNetwork(Network):
             raise ConfigError(f"network.vcs = {self.num_vcs}: the packet core holds at most 32767 VCs per port")
         self.packetizer = Packetizer(field(cfg, "packet", "network", dict))
         self.vc_capacity_B = _vc_capacity_B(cfg, self.num_vcs, self.packetizer.size(self.packetizer.max_payload_B))
+        #: Routers forward a packet once its header is in (virtual cut-through), else once it is whole
+        #: (store-and-forward); timing in csrc/net.c.
+        self.cut_through = cut_through(cfg)
         self.nic_bandwidth_Bps = field(cfg, "nic_bandwidth_Bps", "network", float, positive=True)
         self.nic_latency_s = field(cfg, "nic_latency_s", "network", float, default=0.0, nonnegative=True)
         self.router_delay_s = float(topology.router_delay_s)

@@ -65,7 +65,7 @@ struct ppt_net {
     ppt_plane_usable_fn plane_usable;       /* NULL: every plane usable */
     const void *plane_usable_ctx;
     uint8_t *plane_hops;                    /* legal hops per (router pair, plane), owned copy; NULL: all equal */
-    int32_t radix, num_vcs, credit_on;
+    int32_t radix, num_vcs, credit_on, cut_through;
     int32_t router_lo, router_hi;           /* routers of this rank: [lo, hi) */
     int32_t *router_rank;                   /* owning rank of every router */
     double now;

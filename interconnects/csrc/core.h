@@ -14,6 +14,7 @@ typedef struct ppt_packet {
     uint64_t msg_uid;        /* its message: source node << 32 | the source's message count */
     int64_t route[4];        /* private to the routing (plan, intermediate, random key) */
     double inject_s;         /* creation time at the source NIC, s */
+    double tail_s;           /* cut-through: when its last byte reaches the router it is at, s */
     int32_t src, dst;        /* source and destination nodes */
     int32_t size_B;          /* header + payload bytes on the wire */
     int32_t payload_B;

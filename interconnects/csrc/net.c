@@ -1,11 +1,19 @@
 /* The packet network's hot path: routers, NICs, credits and the core's event queue.
  *
- * Timing (store-and-forward): an output port serializes one packet at a time
- * (size / bandwidth); the packet reaches the next router one link latency
- * plus one router delay after its serialization ends, so a lone packet's
- * latency is the sum of serialization, link and router delays along its
- * path.  A message pays nic_latency_s at the source NIC (before its first
- * packet leaves) and at the destination NIC (after its last packet arrives).
+ * Timing: an output port serializes one packet at a time (size / bandwidth).
+ * Store-and-forward (cut_through 0): the packet reaches the next router one
+ * link latency plus one router delay after its serialization ends, so a lone
+ * packet's latency is the sum of serialization, link and router delays along
+ * its path.  Virtual cut-through (cut_through 1): the next router sees the
+ * packet once its header is in (header / bandwidth + link latency + router
+ * delay after the wire started) and forwards it as soon as the output is
+ * free; the wire stays busy for the whole packet and cannot finish before
+ * the packet's last byte has come in, so a lone packet pays every hop's
+ * header, link and router time and one full serialization, on its path's
+ * slowest link (see forward()).  Either way a router takes a whole packet
+ * into its buffer (credits count whole packets) and a NIC receives it whole.
+ * A message pays nic_latency_s at the source NIC (before its first packet
+ * leaves) and at the destination NIC (after its last packet arrives).
  *
  * Flow control: with vc_capacity_B > 0 every router input port has that many
  * bytes of buffer per VC and an upstream port sends only with credits for
@@ -219,30 +227,59 @@ static void port_wake_at(ppt_net_t *net, int32_t r, int32_t port, double t)
     }
 }
 
-/* Put packet p on the wire of `port` of router r; its serialization ends at `at`. */
-static void forward(ppt_net_t *net, int32_t r, int32_t p, int32_t port, int32_t vc, double at)
+/* Bytes a router needs of packet pkt before it may forward it under cut-through: its header. */
+static inline int32_t head_B(const ppt_net_t *net, const ppt_packet_t *pkt)
+{
+    return pkt->size_B < net->cfg.header_B ? pkt->size_B : net->cfg.header_B;
+}
+
+/* When a wire of `inv_bw` s/B that starts packet pkt at start_s is done with it: size / bandwidth later,
+ * and under cut-through not before the packet's last byte has come in (pkt->tail_s). */
+static inline double wire_end(const ppt_net_t *net, const ppt_packet_t *pkt, double inv_bw, double start_s)
+{
+    double end = start_s + pkt->size_B * inv_bw;
+    return net->cut_through && pkt->tail_s > end ? pkt->tail_s : end;
+}
+
+/* Put packet p on the wire of `port` of router r from start_s on; returns when its serialization ends.
+ *
+ * Store-and-forward: the packet, whole, reaches the next router (or the NIC) one link latency (plus
+ * the router delay, towards a router) after the serialization ends.
+ * Virtual cut-through: with t_i the time the wire of hop i starts the packet, d_i its link latency
+ * plus router delay, b_i its bandwidth, H the header and L the packet bytes,
+ *     head at the next router:  t_i + H / b_i + d_i      (the next wire may start then, if free)
+ *     wire done:                e_i = max(t_i + L / b_i, tail_i)
+ *     tail at the next router:  tail_{i+1} = e_i + d_i
+ * so on an idle path a packet arrives at sum_i d_i + max_i (sum_{j<i} H / b_j + L / b_i) after it
+ * started: every hop's link and router time, the headers of the hops before the slowest link (the
+ * last of the slowest) and one full serialization on it.  A NIC takes the packet at its tail. */
+static double forward(ppt_net_t *net, int32_t r, int32_t p, int32_t port, int32_t vc, double start_s)
 {
     port_t *o = &net->ports[(int64_t)r * net->radix + port];
     ppt_packet_t *pkt = &net->pkts[p];
-    o->free_at = at;
+    double end = wire_end(net, pkt, o->inv_bw, start_s);
+    double head = net->cut_through ? start_s + head_B(net, pkt) * o->inv_bw : end;
+    pkt->tail_s = end + o->arrive_s;
+    o->free_at = end;
     o->bytes_out += pkt->size_B;
     if (o->peer >= 0) {
         pkt->hops++;
         pkt->vc = vc;
         pkt->in_port = o->peer_port;
         pkt->from_router = r;
-        post_router(net, at + o->arrive_s, router_key(net, r), EV_ARRIVE, o->peer, p, 0, p);
+        post_router(net, head + o->arrive_s, router_key(net, r), EV_ARRIVE, o->peer, p, 0, p);
     } else {
-        post(net, at + o->arrive_s, router_key(net, r), EV_NIC_RECEIVE, o->peer_port, p, 0);
+        post(net, pkt->tail_s, router_key(net, r), EV_NIC_RECEIVE, o->peer_port, p, 0);
     }
+    return end;
 }
 
-/* The buffer packet p held at router r is free: credits go back upstream. */
-static void return_credit(ppt_net_t *net, int32_t r, const ppt_packet_t *pkt)
+/* The buffer packet p held at router r is free from left_s on: credits go back upstream. */
+static void return_credit(ppt_net_t *net, int32_t r, const ppt_packet_t *pkt, double left_s)
 {
     int64_t i = (int64_t)r * net->radix + pkt->in_port;
     uint64_t key = router_key(net, r);
-    double t = net->now + net->link_s[i];
+    double t = left_s + net->link_s[i];
     int32_t back = net->ports[i].peer_port;     /* the upstream router's output port, or the node */
     if (pkt->from_router >= 0)
         post_router(net, t, key, EV_CREDIT, pkt->from_router, back | (pkt->vc << 16), pkt->size_B, NONE);
@@ -256,13 +293,13 @@ static void transmit(ppt_net_t *net, int32_t r, int32_t p, int32_t port, int32_t
     int64_t i = (int64_t)r * net->radix + port;
     port_t *o = &net->ports[i];
     ppt_packet_t *pkt = &net->pkts[p];
-    double at = net->now + pkt->size_B * o->inv_bw;
-    return_credit(net, r, pkt);
+    /* the packet leaves its buffer as it starts (store-and-forward) or with its tail (cut-through) */
+    return_credit(net, r, pkt, net->cut_through ? wire_end(net, pkt, o->inv_bw, net->now) : net->now);
     if (o->peer >= 0)
         net->credits[i * net->num_vcs + vc] -= pkt->size_B;
-    forward(net, r, p, port, vc, at);
+    double end = forward(net, r, p, port, vc, net->now);
     if (o->queued_B)
-        port_wake_at(net, r, port, at);
+        port_wake_at(net, r, port, end);
 }
 
 /* Start the next eligible queued packet on `port` if the port is idle (round-robin over VCs). */
@@ -322,7 +359,7 @@ static void router_arrive(ppt_net_t *net, int32_t r, int32_t p)
         } else {
             start = net->now;
         }
-        forward(net, r, p, port, vc, start + size * o->inv_bw);
+        forward(net, r, p, port, vc, start);
         return;
     }
     int64_t q = i * net->num_vcs + vc;
@@ -509,13 +546,15 @@ static double nic_launch(ppt_net_t *net, int32_t node, int32_t rail, int32_t p, 
     if (rt->inject)
         rt->inject(rt, pkt);
     double at = net->nic_free_at[i] = start_s + pkt->size_B * net->nic_inv_bw[i];
+    double head = net->cut_through ? start_s + head_B(net, pkt) * net->nic_inv_bw[i] : at;   /* see forward() */
+    pkt->tail_s = at + net->nic_arrive_s[i];
     pkt->in_port = net->cfg.node_port[node];
     pkt->from_router = NONE;
     pkt->vc = 0;
     net->c.injected++;
     net->nic_injected_B[node] += pkt->size_B;
     net->c.injected_uid_hash += ppt_mix64(pkt->uid);
-    post(net, at + net->nic_arrive_s[i], nic_key(net, node), EV_ARRIVE, net->cfg.node_router[node] + rail, p, 0);
+    post(net, head + net->nic_arrive_s[i], nic_key(net, node), EV_ARRIVE, net->cfg.node_router[node] + rail, p, 0);
     return at;
 }
 
@@ -912,6 +951,7 @@ ppt_net_t *ppt_net_new(const ppt_net_config_t *cfg, const ppt_routing_t *routing
     net->radix = radix;
     net->num_vcs = nvc;
     net->credit_on = cfg->vc_capacity_B > 0;
+    net->cut_through = cfg->cut_through != 0;
     int32_t P = net->planes = cfg->planes;
     net->rail_policy = cfg->rail_policy;
     net->rail_unit = P > 1 ? cfg->rail_unit : PPT_RAIL_PER_MESSAGE;

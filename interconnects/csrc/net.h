@@ -24,6 +24,7 @@ typedef struct ppt_net_config {
     double router_delay_s;          /* added to every arrival at a router */
     double nic_bandwidth_Bps;       /* the NIC injects at min(this, its terminal link) */
     double nic_latency_s;           /* charged at the source NIC and again at the destination */
+    int32_t cut_through;            /* 1: virtual cut-through (a packet moves on once its header is in), 0: store-and-forward */
     int64_t vc_capacity_B;          /* bytes per (input port, VC); 0: unbounded buffers */
     int32_t header_B, max_payload_B, chunk_B, response_B;
     int32_t rank, num_ranks;        /* this simulation rank; routers are split in blocks */
