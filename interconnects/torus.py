@@ -36,8 +36,9 @@ tree of each component (one VC; no dependency leads from a down hop to an up
 hop).  ``dor`` keeps its path where it survives (VCs 0/1), else detours
 through an intermediate router whose two dimension-order legs survive (VCs
 0/1, then 2/3), else escapes (VC 4).  ``adaptive`` adapts over surviving
-links and, left without a productive one, finishes in dimension order (VCs
-2n/2n+1) or escapes (VC 2n+2).  A packet's VCs only move to a later set, and
+links, entering a ring only where the way to the target coordinate survives,
+and, left without a productive move, plans from there as ``dor`` does (VCs
+2n..2n+3 for the detour's legs, 2n+4 to escape).  A packet's VCs only move to a later set, and
 each set is acyclic on its own, so failures cannot deadlock either routing.
 """
 from __future__ import annotations
@@ -363,8 +364,8 @@ def _pairs_apart(label: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 
 # Routings (csrc/torus.c): dimension order with dateline VCs, and minimal adaptive with 2n VCs; with failed
-# links (csrc/torus_failures.c) each adds two VCs of a dimension-order detour and the escape VC.
+# links (csrc/torus_failures.c) each adds the VC pairs of a two-leg dimension-order detour and the escape VC.
 register_routing(Torus, "dor", route="ppt_torus_dor_route", inject="ppt_torus_inject", aliases=("min",),
                  num_vcs=lambda torus: 2 if torus.failures is None else 5)
 register_routing(Torus, "adaptive", route="ppt_torus_adaptive_route", inject="ppt_torus_adaptive_inject", adaptive=True,
-                 num_vcs=lambda torus: max(2, 2 * sum(k > 1 for k in torus.dims)) + 3 * (torus.failures is not None))
+                 num_vcs=lambda torus: max(2, 2 * sum(k > 1 for k in torus.dims)) + 5 * (torus.failures is not None))

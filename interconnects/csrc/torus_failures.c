@@ -28,14 +28,15 @@
  * use; VC 4 is the escape channel above.  A packet's VC set never falls (0/1, then 2/3; or 4 only),
  * so dependencies between the sets run one way and the whole graph has no cycle.
  *
- * Minimal adaptive (VCs 0..2n+2): as without failures (VC 2 * finished + dateline) over surviving
- * productive links.  A packet left with none (its ring's next link failed, or every productive
- * link) finishes in dimension order from there if that path survives -- VCs 2n/2n+1 by the dateline
- * rule from the router where it began (pkt->route[1] = 2, pkt->route[2] that router) -- else on
- * the escape channel, VC 2n+2 (pkt->route[1] = 1); either for good.  Why deadlock-free: the
- * adaptive VCs' graph is acyclic as without failures (failures only remove channels), the
- * dimension-order VCs' by Dally & Seitz, the escape VC's as above, and a packet's VC only rises
- * from one of the three sets to a later one, so dependencies between the sets run one way. */
+ * Minimal adaptive (VCs 0..2n+4): as without failures (VC 2 * finished + dateline) over surviving
+ * productive links, entering a ring only the way whose every hop to the target coordinate survives
+ * (a packet must finish a ring it has entered).  A packet left with no productive move plans, from
+ * where it stands, as dimension order does at injection and keeps to the plan: the dimension-order
+ * path on VCs 2n/2n+1, or its two legs through an intermediate on VCs 2n/2n+1 then 2n+2/2n+3, or
+ * the escape channel, VC 2n+4.  Why deadlock-free: the adaptive VCs' graph is acyclic as without
+ * failures (failures only remove channels), each dimension-order pair's by Dally & Seitz, the
+ * escape VC's as above, and a packet's VC only rises from one of these sets to a later one, so
+ * dependencies between the sets run one way. */
 #include "_torus_failures.h"
 
 #define PICK_SHIFT 32
@@ -43,6 +44,9 @@
 #define BOX_TRIES 8
 #define ANY_TRIES 8
 enum { PLAN_DIRECT = -1, PLAN_ESCAPE = -2 };
+/* pkt->route[1] of the adaptive routing: adapting, then for good a leg of a dimension-order detour
+ * (route[2]: the router where it began, route[3]: its plan) or the escape channel. */
+enum { ADAPTIVE = 0, ADAPTIVE_ESCAPE = 1, ADAPTIVE_LEG1 = 2, ADAPTIVE_LEG2 = 3 };
 
 static inline const int32_t *coords(const ppt_torus_t *t, int32_t router)
 {
@@ -115,6 +119,19 @@ static int leg_survives(const ppt_torus_t *t, uint64_t hash, int32_t from, int32
     return 1;
 }
 
+/* Whether `hops` hops from router through ports [first, first + links) (one direction of one ring)
+ * all have a surviving link. */
+static int segment_survives(const ppt_torus_t *t, int32_t router, int32_t first, int32_t links, int32_t hops)
+{
+    for (int32_t h = 0; h < hops; h++) {
+        int32_t port = pick_live(t, 0, router, first, links);
+        if (port < 0)
+            return 0;
+        router = peer_of(t, router, port);
+    }
+    return 1;
+}
+
 /* A router of the minimal box between src and dst (each ring's coordinate drawn between theirs
  * along the way the hash sends the packet), from the random word r. */
 static int32_t box_router(const ppt_torus_t *t, uint64_t r, uint64_t hash, int32_t src, int32_t dst)
@@ -133,24 +150,29 @@ static int32_t box_router(const ppt_torus_t *t, uint64_t r, uint64_t hash, int32
     return (int32_t)router;
 }
 
-void ppt_torus_fail_dor_inject(const ppt_routing_t *rt, ppt_packet_t *pkt)
+/* How a packet goes from router `from` to router `to` in dimension order over surviving links:
+ * PLAN_DIRECT (that path survives), an intermediate router m (both legs through m survive), or
+ * PLAN_ESCAPE (neither was found). */
+static int64_t plan_legs(const ppt_routing_t *rt, const ppt_packet_t *pkt, int32_t from, int32_t to)
 {
     const ppt_torus_t *t = rt->topo;
     uint64_t hash = (uint64_t)pkt->route[0];
-    int32_t src = t->node_router[pkt->src], dst = t->node_router[pkt->dst];
-    pkt->route[1] = PLAN_DIRECT;
-    pkt->route[2] = 0;                              /* 1 once a detour has reached its intermediate */
-    if (src == dst || leg_survives(t, hash, src, dst))
-        return;
+    if (from == to || leg_survives(t, hash, from, to))
+        return PLAN_DIRECT;
     for (int32_t i = 0; i < BOX_TRIES + ANY_TRIES; i++) {
         uint64_t r = ppt_rand(rt, pkt, 1 + (uint64_t)i);
-        int32_t m = i < BOX_TRIES ? box_router(t, r, hash, src, dst) : (int32_t)(r % (uint64_t)t->num_routers);
-        if (m != src && m != dst && leg_survives(t, hash, src, m) && leg_survives(t, hash, m, dst)) {
-            pkt->route[1] = m;
-            return;
-        }
+        int32_t m = i < BOX_TRIES ? box_router(t, r, hash, from, to) : (int32_t)(r % (uint64_t)t->num_routers);
+        if (m != from && m != to && leg_survives(t, hash, from, m) && leg_survives(t, hash, m, to))
+            return m;
     }
-    pkt->route[1] = PLAN_ESCAPE;
+    return PLAN_ESCAPE;
+}
+
+void ppt_torus_fail_dor_inject(const ppt_routing_t *rt, ppt_packet_t *pkt)
+{
+    const ppt_torus_t *t = rt->topo;
+    pkt->route[1] = plan_legs(rt, pkt, t->node_router[pkt->src], t->node_router[pkt->dst]);
+    pkt->route[2] = 0;                              /* 1 once a detour has reached its intermediate */
 }
 
 int32_t ppt_torus_fail_dor_route(const ppt_routing_t *rt, ppt_packet_t *pkt, int32_t router, int32_t *vc)
@@ -239,10 +261,11 @@ int32_t ppt_torus_fail_adaptive_route(const ppt_routing_t *rt, ppt_packet_t *pkt
                     else
                         move_port[0] = t->minus[j], move_vc[0] = c > start || c == 0;
                     move_links[0] = t->links[j];
-                } else {
-                    if (2 * ahead <= k && moves < MAX_MOVES)
+                } else {            /* entering a ring: only a way whose every hop to the target survives */
+                    if (2 * ahead <= k && moves < MAX_MOVES && segment_survives(t, router, t->plus[j], t->links[j], ahead))
                         move_port[moves] = t->plus[j], move_vc[moves] = c == k - 1, move_links[moves++] = t->links[j];
-                    if (2 * ahead >= k && moves < MAX_MOVES)
+                    if (2 * ahead >= k && moves < MAX_MOVES
+                        && segment_survives(t, router, t->minus[j], t->links[j], k - ahead))
                         move_port[moves] = t->minus[j], move_vc[moves] = c == 0, move_links[moves++] = t->links[j];
                 }
             }
@@ -270,18 +293,21 @@ int32_t ppt_torus_fail_adaptive_route(const ppt_routing_t *rt, ppt_packet_t *pkt
                         return move_port[m] + l;
                     }
         }
-        /* no surviving productive link: dimension order from here if it survives, else escape */
-        if (leg_survives(t, (uint64_t)pkt->route[0], router, target))
-            pkt->route[1] = 2, pkt->route[2] = router;
-        else
-            pkt->route[1] = 1;
+        /* no productive move: dimension order from here, maybe through an intermediate, else escape */
+        int64_t plan = plan_legs(rt, pkt, router, target);
+        pkt->route[1] = plan == PLAN_ESCAPE ? ADAPTIVE_ESCAPE : ADAPTIVE_LEG1;
+        pkt->route[2] = router;
+        pkt->route[3] = plan;
     }
-    if (pkt->route[1] == 2) {
-        int32_t j, dateline, first = dor_first(t, (uint64_t)pkt->route[0], (int32_t)pkt->route[2], router, target,
-                                               &j, &dateline);
-        *vc = 2 * t->nrings + dateline;
+    if (pkt->route[1] == ADAPTIVE_LEG1 && router == pkt->route[3])
+        pkt->route[1] = ADAPTIVE_LEG2;
+    if (pkt->route[1] != ADAPTIVE_ESCAPE) {
+        int leg2 = pkt->route[1] == ADAPTIVE_LEG2;
+        int32_t start = (int32_t)pkt->route[leg2 ? 3 : 2], goal = pkt->route[3] >= 0 && !leg2 ? (int32_t)pkt->route[3] : target;
+        int32_t j, dateline, first = dor_first(t, (uint64_t)pkt->route[0], start, router, goal, &j, &dateline);
+        *vc = 2 * t->nrings + 2 * leg2 + dateline;
         return pick_live(t, key, router, first, t->links[j]);
     }
-    *vc = 2 * t->nrings + 2;
+    *vc = 2 * t->nrings + 4;
     return ppt_torus_escape_port(t, key, router, target);
 }
