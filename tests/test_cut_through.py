@@ -38,42 +38,56 @@ def deliver_time(net, sim, src, dst, nbytes):
 
 @pytest.mark.parametrize("buffer_B", [None, 4096])
 @pytest.mark.parametrize("dst, hops", [(1, 1), (3, 3), (4, 4), (6, 2)])
-def test_lone_packet_pays_every_hops_header_and_one_serialization_on_the_slowest_link(dst, hops, buffer_B):
-    """The rule implemented (csrc/net.c, forward()): a packet of L bytes with an H-byte header crossing
-    wires i = 0..n (NIC to router, router to router, router to NIC) of bandwidth b_i, each followed by
-    d_i of link latency and router delay, arrives
+def cut_through_latency_s(wires, header_B, size_B):
+    """The rule implemented (csrc/net.c, forward() and router_arrive()): a packet of L bytes with an
+    H-byte header crossing wires i = 0..n (NIC to router, router to router, router to NIC) of bandwidth
+    b_i, each followed by d_i of link latency and router delay, arrives
 
-        sum_i d_i + max_i ( sum_{j<i} H / b_j + L / b_i )
+        L / b_0 + sum_i d_i + sum_{i>=1} max(0, L / b_i - (L - H) / b_{i-1})
 
-    after its first byte left the NIC: every hop's header time and link and router time up to the wire
-    where the packet is serialized in full, whichever maximizes the sum (the last of the slowest links
-    on the path; headers past it are hidden behind its tail), and nothing after it but the delays.
-    Here the node links run at 2 GB/s (the NIC at 4 GB/s is capped by its link) and the torus links at
-    1 GB/s, so the full serialization is on the last torus link: H at 2 GB/s, then H at 1 GB/s on
-    hops - 1 torus links, then L at 1 GB/s; the last node link adds only its latency."""
+    after its first byte left the NIC: one full serialization, then per hop its delays and what its
+    wire cannot overlap with the previous one (the header's time between links of equal speed,
+    nothing onto a faster link, whose router waits until the rest can follow without a gap, and more
+    onto a slower one).  ``wires`` lists (b_i, d_i)."""
+    (b0, _), total = wires[0], size_B / wires[0][0]
+    for (b_prev, _), (b, _) in zip(wires, wires[1:]):
+        total += max(0.0, size_B / b - (size_B - header_B) / b_prev)
+    return total + sum(d for _, d in wires)
+
+
+@pytest.mark.parametrize("buffer_B", [None, 4096])
+@pytest.mark.parametrize("dst, hops", [(1, 1), (3, 3), (4, 4), (6, 2)])
+def test_lone_packet_pays_one_serialization_and_every_hops_header(dst, hops, buffer_B):
+    """Node links at 2 GB/s (the NIC's 4 GB/s is capped by its link), torus links at 1 GB/s: the whole
+    packet over the first node link, then onto the slower torus link what it cannot overlap
+    (L / 1 GB/s - (L - H) / 2 GB/s), then only the header on every further torus link, and nothing on
+    the faster last node link but its latency (see cut_through_latency_s)."""
     net, sim = ring(True, buffer_B=buffer_B)
     size = HEADER_B + 40                                  # header + payload of a 40-byte message
     expected = (NIC_LAT                                   # NIC traversal at the source
-                + HEADER_B / 2e9 + TERM_LAT + ROUTER      # the header over the node link into the first router
-                + (hops - 1) * HEADER_B / LINK_BW         # the header over every torus link but the last
-                + size / LINK_BW                          # the whole packet over the last torus link
-                + hops * (LINK_LAT + ROUTER)              # every torus link's latency and router delay
-                + TERM_LAT                                # the last node link's latency (its 28 ns of wire hidden)
+                + size / 2e9 + TERM_LAT + ROUTER          # the whole packet over the node link
+                + size / LINK_BW - (size - HEADER_B) / 2e9 + LINK_LAT + ROUTER   # the first torus link
+                + (hops - 1) * (HEADER_B / LINK_BW + LINK_LAT + ROUTER)         # the others: the header
+                + TERM_LAT                                # the last node link's latency (its wire hidden)
                 + NIC_LAT)                                # NIC traversal at the destination
+    wires = [(2e9, TERM_LAT + ROUTER)] + hops * [(LINK_BW, LINK_LAT + ROUTER)] + [(2e9, TERM_LAT)]
+    assert expected == pytest.approx(2 * NIC_LAT + cut_through_latency_s(wires, HEADER_B, size), rel=1e-12)
     assert deliver_time(net, sim, 0, dst, 40) == pytest.approx(expected, rel=1e-12)
     stats = net.merge_stats([net.stats(sim)])
     assert stats["packets"] == 1 and stats["mean_hops"] == hops
 
 
 @pytest.mark.parametrize("dst, hops", [(1, 1), (3, 3)])
-def test_slow_node_links_take_the_full_serialization_at_the_last_of_them(dst, hops):
-    """Node links at 0.5 GB/s, slower than the torus: by the rule above the full serialization is on
-    the last wire (the last of the two slowest), after the header has crossed the first node link and
-    every torus link."""
+def test_a_slow_first_link_delays_the_head_and_a_slow_last_link_adds_its_serialization(dst, hops):
+    """Node links at 0.5 GB/s, slower than the torus: the first router holds the packet until the rest
+    of it can follow onto the 1 GB/s torus link without a gap (nothing added there), the further torus
+    links add the header, and the slow last node link adds L / 0.5 GB/s - (L - H) / 1 GB/s."""
     net, sim = ring(True, term_bw=0.5e9)
     size = HEADER_B + 40
-    expected = (2 * NIC_LAT + HEADER_B / 0.5e9 + hops * HEADER_B / LINK_BW + size / 0.5e9
-                + TERM_LAT + ROUTER + hops * (LINK_LAT + ROUTER) + TERM_LAT)
+    expected = (2 * NIC_LAT + size / 0.5e9 + TERM_LAT + ROUTER + hops * (LINK_LAT + ROUTER)
+                + (hops - 1) * HEADER_B / LINK_BW + size / 0.5e9 - (size - HEADER_B) / LINK_BW + TERM_LAT)
+    wires = [(0.5e9, TERM_LAT + ROUTER)] + hops * [(LINK_BW, LINK_LAT + ROUTER)] + [(0.5e9, TERM_LAT)]
+    assert expected == pytest.approx(2 * NIC_LAT + cut_through_latency_s(wires, HEADER_B, size), rel=1e-12)
     assert deliver_time(net, sim, 0, dst, 40) == pytest.approx(expected, rel=1e-12)
 
 

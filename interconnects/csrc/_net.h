@@ -19,6 +19,7 @@ enum {
     EV_NIC_RECEIVE,     /* a packet (a) has fully arrived at NIC target */
     EV_DELIVER,         /* message uid (a, b) is handed to the host at node target */
     EV_SENT,            /* the last byte of message uid (a, b) has left NIC target */
+    EV_CUT,             /* cut-through: packet a, routed to port (b & 0xffff), VC (b >> 16), may go on at router target */
 };
 
 

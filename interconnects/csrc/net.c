@@ -8,10 +8,11 @@
  * packet once its header is in (header / bandwidth + link latency + router
  * delay after the wire started) and forwards it as soon as the output is
  * free; the wire stays busy for the whole packet and cannot finish before
- * the packet's last byte has come in, so a lone packet pays every hop's
- * header, link and router time and one full serialization, on its path's
- * slowest link (see forward()).  Either way a router takes a whole packet
- * into its buffer (credits count whole packets) and a NIC receives it whole.
+ * the packet's last byte has come in, so a lone packet pays one full
+ * serialization and per hop its link and router time and its header's
+ * (between links of equal speed; see forward() for the rule).  Either way a router takes a whole packet
+ * into its buffer (credits count whole packets, returned as it starts to
+ * leave) and a NIC receives it whole.
  * A message pays nic_latency_s at the source NIC (before its first packet
  * leaves) and at the destination NIC (after its last packet arrives).
  *
@@ -245,14 +246,18 @@ static inline double wire_end(const ppt_net_t *net, const ppt_packet_t *pkt, dou
  *
  * Store-and-forward: the packet, whole, reaches the next router (or the NIC) one link latency (plus
  * the router delay, towards a router) after the serialization ends.
- * Virtual cut-through: with t_i the time the wire of hop i starts the packet, d_i its link latency
- * plus router delay, b_i its bandwidth, H the header and L the packet bytes,
- *     head at the next router:  t_i + H / b_i + d_i      (the next wire may start then, if free)
- *     wire done:                e_i = max(t_i + L / b_i, tail_i)
- *     tail at the next router:  tail_{i+1} = e_i + d_i
- * so on an idle path a packet arrives at sum_i d_i + max_i (sum_{j<i} H / b_j + L / b_i) after it
- * started: every hop's link and router time, the headers of the hops before the slowest link (the
- * last of the slowest) and one full serialization on it.  A NIC takes the packet at its tail. */
+ * Virtual cut-through: with t_i the time wire i (NIC to router, router to router, router to NIC)
+ * starts the packet, d_i its link latency plus router delay, b_i its bandwidth, H the header and L
+ * the packet bytes,
+ *     head at the next router:  t_i + H / b_i + d_i
+ *     tail at the next router:  tail_{i+1} = e_i + d_i, where wire i is done at e_i = t_i + L / b_i
+ *     next wire starts:         t_{i+1} = max(head, tail_{i+1} - L / b_{i+1}) once the port is free
+ * (a faster next wire waits until the rest can follow without a gap: router_arrive()).  So on an
+ * idle path e_{i+1} = e_i + d_i + max(0, L / b_{i+1} - (L - H) / b_i), and a lone packet arrives
+ *     L / b_0 + sum_i d_i + sum_{i>=1} max(0, L / b_i - (L - H) / b_{i-1})
+ * after it started: one full serialization, then per hop its delays and what its wire cannot overlap
+ * with the one before (the header's time between equal links, nothing onto a faster link, more onto
+ * a slower one).  A NIC takes the packet at its tail. */
 static double forward(ppt_net_t *net, int32_t r, int32_t p, int32_t port, int32_t vc, double start_s)
 {
     port_t *o = &net->ports[(int64_t)r * net->radix + port];
@@ -274,7 +279,8 @@ static double forward(ppt_net_t *net, int32_t r, int32_t p, int32_t port, int32_
     return end;
 }
 
-/* The buffer packet p held at router r is free from left_s on: credits go back upstream. */
+/* The buffer packet p held at router r is free from left_s on (as it starts to leave, in either mode:
+ * credits count whole packets): credits go back upstream. */
 static void return_credit(ppt_net_t *net, int32_t r, const ppt_packet_t *pkt, double left_s)
 {
     int64_t i = (int64_t)r * net->radix + pkt->in_port;
@@ -293,8 +299,7 @@ static void transmit(ppt_net_t *net, int32_t r, int32_t p, int32_t port, int32_t
     int64_t i = (int64_t)r * net->radix + port;
     port_t *o = &net->ports[i];
     ppt_packet_t *pkt = &net->pkts[p];
-    /* the packet leaves its buffer as it starts (store-and-forward) or with its tail (cut-through) */
-    return_credit(net, r, pkt, net->cut_through ? wire_end(net, pkt, o->inv_bw, net->now) : net->now);
+    return_credit(net, r, pkt, net->now);   /* its buffer frees as it starts to leave, whole */
     if (o->peer >= 0)
         net->credits[i * net->num_vcs + vc] -= pkt->size_B;
     double end = forward(net, r, p, port, vc, net->now);
@@ -341,11 +346,9 @@ static inline int32_t route(ppt_net_t *net, ppt_packet_t *pkt, int32_t r, int32_
     return rt->route(rt, pkt, r / net->planes, vc);
 }
 
-static void router_arrive(ppt_net_t *net, int32_t r, int32_t p)
+/* Put packet p, routed to (port, vc) at router r, on that port now or in its queue. */
+static void router_take(ppt_net_t *net, int32_t r, int32_t p, int32_t port, int32_t vc)
 {
-    net->c.router_traversals++;
-    int32_t vc;
-    int32_t port = route(net, &net->pkts[p], r, &vc);
     int64_t i = (int64_t)r * net->radix + port;
     port_t *o = &net->ports[i];
     int32_t size = net->pkts[p].size_B;
@@ -372,6 +375,26 @@ static void router_arrive(ppt_net_t *net, int32_t r, int32_t p)
     if (o->queued_B > o->max_queued_B)
         o->max_queued_B = o->queued_B;
     serve(net, r, port);
+}
+
+/* Packet p has arrived at router r (its header, under cut-through): route it.  Under cut-through an
+ * output faster than the packet's input would wait on the wire for the tail; the packet instead waits
+ * off the port (EV_CUT) until the rest of it can follow without a gap, as a cut-through switch passes
+ * slow-to-fast traffic, so the faster port meanwhile serves other packets. */
+static void router_arrive(ppt_net_t *net, int32_t r, int32_t p)
+{
+    net->c.router_traversals++;
+    int32_t vc;
+    int32_t port = route(net, &net->pkts[p], r, &vc);
+    if (net->cut_through) {
+        const ppt_packet_t *pkt = &net->pkts[p];
+        double ready = pkt->tail_s - pkt->size_B * net->ports[(int64_t)r * net->radix + port].inv_bw;
+        if (ready > net->now) {
+            post(net, ready, router_key(net, r), EV_CUT, r, p, port | (vc << 16));
+            return;
+        }
+    }
+    router_take(net, r, p, port, vc);
 }
 
 /* ---------------------------------------------------------------- NICs and their rails
@@ -849,6 +872,9 @@ int64_t ppt_net_run(ppt_net_t *net, double until_s, int64_t max_events)
         case EV_ARRIVE:
             router_arrive(net, target, ev.a);
             break;
+        case EV_CUT:
+            router_take(net, target, ev.a, ev.b & 0xffff, ev.b >> 16);
+            break;
         case EV_PORT_FREE:
             i = (int64_t)target * net->radix + ev.a;
             if (net->now == net->ports[i].wake_s) {     /* else superseded by an earlier wake-up */
@@ -941,7 +967,7 @@ ppt_net_t *ppt_net_new(const ppt_net_config_t *cfg, const ppt_routing_t *routing
     ppt_net_t *net = zalloc(1, sizeof *net);
     ppt_queue_init(&net->queue, 1024, 1e-9);
     net->queue.hint.stride = sizeof(ppt_packet_t);           /* the packets arrivals and receptions move */
-    net->queue.hint.kinds = 1u << EV_ARRIVE | 1u << EV_NIC_RECEIVE;
+    net->queue.hint.kinds = 1u << EV_ARRIVE | 1u << EV_NIC_RECEIVE | 1u << EV_CUT;
     net->cfg = *cfg;
     net->routing = *routing;
     net->routing.net = net;
