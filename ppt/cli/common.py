@@ -10,6 +10,7 @@ from pathlib import Path
 
 from ppt.cli.output import add_json_flag
 from ppt.errors import PPTError
+from ppt.log import logger
 
 
 def add_system_arguments(parser, positional: bool = True) -> None:
@@ -34,7 +35,7 @@ def add_network_argument(parser) -> None:
 def pick_network(args, packet_hops) -> str:
     """The network kind to run: ``args.network``, or for ``auto`` the packet network unless
     ``packet_hops()`` (its estimated packet-hops) exceeds the budget of
-    :mod:`ppt.interconnects.autochoice`; the choice and its reason go to stderr in one line.
+    :mod:`ppt.interconnects.autochoice`; the choice and its reason are one note of the ``ppt`` logger.
     Sampling (``--sample-every``) observes the packet network, so it makes ``auto`` choose it."""
     if args.network != "auto":
         return args.network
@@ -43,7 +44,7 @@ def pick_network(args, packet_hops) -> str:
     from ppt.interconnects.autochoice import choose
     kind, reason = choose(packet_hops())
     if is_leader() and not os.environ.get("PPT_QUIET"):
-        print(f"network: {reason}", file=sys.stderr)
+        logger.info(f"network: {reason}")
     return kind
 
 
@@ -224,7 +225,7 @@ def sampling(args, system: str):
     """The run's :class:`~ppt.interconnects.sampling.Sampler` (None without ``--sample-every``).
 
     Every rank must leave the block normally for the file to be written (the
-    leader reports it on stderr); on an error the partial file is removed."""
+    leader notes it on the ``ppt`` logger); on an error the partial file is removed."""
     check_sampling(args)
     if args.sample_every is None:
         yield None
@@ -251,8 +252,8 @@ def sampling(args, system: str):
         raise PPTError(f"--samples {args.samples}: cannot write the samples: {exc.strerror or exc}; "
                        f"nothing was written") from None
     if info is not None:
-        print(f"samples: {info['samples']} every {args.sample_every:g} s in {info['sample_file']} "
-              f"({info['sample_bytes'] / 1e6:.3g} MB)", file=sys.stderr)
+        logger.info(f"samples: {info['samples']} every {args.sample_every:g} s in {info['sample_file']} "
+                    f"({info['sample_bytes'] / 1e6:.3g} MB)")
 
 
 def _raised_in(exc: BaseException, source: str) -> bool:
@@ -262,17 +263,17 @@ def _raised_in(exc: BaseException, source: str) -> bool:
 
 
 def report_placement(job) -> None:
-    """Say on stderr how many nodes the job's mapping used (not under ``PPT_QUIET``), and warn when it put a
-    multi-rank job on one node (called after the run, so an error stays the only line)."""
+    """Note on the ``ppt`` logger how many nodes the job's mapping used (not under ``PPT_QUIET``), and warn when
+    it put a multi-rank job on one node (called after the run, so an error stays the only line)."""
     if not is_leader():
         return
     nodes = len(set(job.node_of))
     if not os.environ.get("PPT_QUIET"):
-        print(f"{job.num_ranks} ranks on {nodes} node{'s' if nodes != 1 else ''} "
-              f"(at most {job.ranks_per_node} per node)", file=sys.stderr)
+        logger.info(f"{job.num_ranks} ranks on {nodes} node{'s' if nodes != 1 else ''} "
+                    f"(at most {job.ranks_per_node} per node)")
     if nodes == 1 and job.num_ranks > 1:
-        print("warning: the whole job sits on one node, so every message is a same-node copy; "
-              "use --ranks-per-node to spread it", file=sys.stderr)
+        logger.warning("warning: the whole job sits on one node, so every message is a same-node copy; "
+                       "use --ranks-per-node to spread it")
 
 
 def check_message_sizes(machine, sizes, option: str) -> None:

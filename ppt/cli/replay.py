@@ -11,7 +11,6 @@ ranks than cores holds, in its wall-clock gaps, time ranks waited for a core.
 from __future__ import annotations
 
 import os
-import sys
 import time
 
 from ppt.cli.common import (add_failure_arguments, add_job_arguments, add_sampling_arguments,
@@ -20,6 +19,7 @@ from ppt.cli.common import (add_failure_arguments, add_job_arguments, add_sampli
 from ppt.cli.jobmix import add_jobs_arguments, refuse_with_job_list, run_job_list
 from ppt.cli.output import emit
 from ppt.errors import PPTError
+from ppt.log import logger
 
 HELP = "replay a DUMPI trace set on a simulated system and predict its run time"
 
@@ -111,7 +111,7 @@ def run(args) -> int:
         return 0
     progress.done()
     if not os.environ.get("PPT_QUIET"):
-        print(summary["compute_clock_reason"], file=sys.stderr)
+        logger.info(summary["compute_clock_reason"])
     report_placement(job)
     if args.json:
         emit(args, summary)

@@ -1,11 +1,11 @@
 """``ppt traffic``: synthetic load on a packet network, accepted load and latency."""
 from __future__ import annotations
 
-import sys
 
 from ppt.cli.common import (add_failure_arguments, add_sampling_arguments, add_system_arguments, check_sampling,
                             load_preset, positive_number, sampling, seconds, whole_number)
 from ppt.cli.output import emit
+from ppt.log import logger
 
 #: Sub-windows at most: each is run and checked in turn, so a typo such as --windows 1000000000 would
 #: spin for ever on windows far shorter than a packet's flight.
@@ -68,10 +68,10 @@ def run(args) -> int:
         if result["saturated"] or result["stopped_early"]:
             span = (f"stopped early after {result['measured_s'] * 1e6:.3g} of {args.time * 1e6:.3g} us"
                     if result["stopped_early"] else f"measured all {args.time * 1e6:.3g} us (--no-early-stop)")
-            print(f"{result['stopped_early'] or 'saturated'}: {result['stop_reason']}; {span}", file=sys.stderr)
+            logger.info(f"{result['stopped_early'] or 'saturated'}: {result['stop_reason']}; {span}")
         if result["mean_latency_s"] > args.warmup and not result["saturated"]:
-            print(f"warning: mean packet latency {result['mean_latency_s'] * 1e6:.3g} us exceeds the "
-                  f"{args.warmup * 1e6:.3g} us warm-up, so the network may still have been filling and the "
-                  f"accepted load read low; raise --warmup", file=sys.stderr)
+            logger.warning(f"warning: mean packet latency {result['mean_latency_s'] * 1e6:.3g} us exceeds the "
+                           f"{args.warmup * 1e6:.3g} us warm-up, so the network may still have been filling and "
+                           f"the accepted load read low; raise --warmup")
         emit(args, result, ["field", "value"], [[k, v] for k, v in result.items() if not isinstance(v, list)])
     return 0
