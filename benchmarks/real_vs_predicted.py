@@ -29,7 +29,7 @@ node of the preset) does not model; those rows are shown apart.
 
 Run ``ppt calibrate`` first, then::
 
-    python benchmarks/real_vs_predicted.py --ranks 2,4 --repeats 4 --json rvp.json docs/real-vs-predicted.md
+    python benchmarks/real_vs_predicted.py --ranks 2,4 --repeats 4 --json rvp.json --markdown
 """
 from __future__ import annotations
 
@@ -156,6 +156,19 @@ def predicted_run(program: str, args: list[str], ranks: int, system: str, timeou
     return float(json.loads(done.stdout)["predicted_s"])
 
 
+def retried(run, *args, attempts: int = 3):
+    """``run(*args)``, tried again after a pause when it fails (a shared working tree can be
+    broken for a moment by someone's unfinished edit); the last failure is raised."""
+    for attempt in range(attempts):
+        try:
+            return run(*args)
+        except (RuntimeError, subprocess.TimeoutExpired) as exc:
+            if attempt == attempts - 1:
+                raise
+            print(f"retrying in 15 s: {exc}", file=sys.stderr, flush=True)
+            time.sleep(15)
+
+
 def cores() -> int:
     return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
 
@@ -168,11 +181,11 @@ def measure(programs, ranks_list, repeats: int, system: str, timeout_s: float, q
             started = time.perf_counter()
             for _ in range(repeats):
                 waited += wait_for_quiet(quiet_wait_s, cores())
-                elapsed, cpu_s, busy = real_run(program, args, ranks, timeout_s)
+                elapsed, cpu_s, busy = retried(real_run, program, args, ranks, timeout_s)
                 real.append(elapsed)
                 cpu.append(cpu_s)
                 others.append(busy)
-                predicted.append(predicted_run(program, args, ranks, system, timeout_s))
+                predicted.append(retried(predicted_run, program, args, ranks, system, timeout_s))
             best = real.index(min(real))
             row = {"program": name, "path": program, "args": args, "ranks": ranks,
                    "oversubscribed": ranks > cores(), "real_s": real, "real_cpu_s": cpu,
