@@ -182,6 +182,22 @@ def requests(MPI):
     req = comm.Isend(np.ones(2), dest=right, tag=10)
     comm.Recv(np.zeros(2), source=left, tag=10)
     out += [req.Wait(), MPI.Request.Waitall([MPI.REQUEST_NULL])]
+    outgoing, incoming = np.zeros(2, dtype="i"), np.zeros(2, dtype="i")
+    persistent = [comm.Recv_init(incoming, source=left, tag=11), comm.Send_init(outgoing, dest=right, tag=11)]
+    for step in range(3):
+        outgoing[:] = [rank, step]                          # each start sends what the buffer holds then
+        MPI.Prequest.Startall(persistent)
+        MPI.Request.Waitall(persistent)
+        out.append(incoming.tolist())
+    persistent[0].Start()
+    persistent[1] = comm.Ssend_init(np.array([rank, 99], dtype="i"), dest=right, tag=11)
+    persistent[1].Start()
+    out += [persistent[0].Wait(), incoming.tolist(), persistent[0].Test(), persistent[1].Wait()]
+    for req in persistent:
+        req.Free()
+    swapped = np.zeros(1)
+    comm.Isendrecv(np.array([rank * 1.0]), dest=right, sendtag=12, recvbuf=swapped, source=left, recvtag=12).Wait()
+    out.append(swapped.tolist())
     return [repr(x) for x in out]
 
 

@@ -19,6 +19,7 @@ from ppt.mpi.comm import Cartcomm, Comm, Group
 from ppt.mpi.message import Message
 from ppt.mpi.names import fill, mpi4py_names
 from ppt.mpi.p2p import Request, Status
+from ppt.mpi.persistent import Prequest
 
 
 @mpi4py_names
@@ -39,6 +40,7 @@ class MPI:
     Cartcomm = Cartcomm
     Group = Group
     Message = Message
+    Prequest = Prequest
 
     __slots__ = ("_rank", "COMM_WORLD", "COMM_SELF", "argv", "finalized", "_poll_clock", "_polls")
 

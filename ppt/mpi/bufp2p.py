@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from ppt.mpi.buffers import message, outgoing
 from ppt.mpi.calls import mpi_call
-from ppt.mpi.constants import ANY_SOURCE, ANY_TAG, UNDEFINED
+from ppt.mpi.constants import ANY_SOURCE, ANY_TAG, PROC_NULL, UNDEFINED
 from ppt.mpi.datatypes import DATATYPES
 
 
@@ -72,6 +72,20 @@ def Sendrecv_replace(self, buf, dest, sendtag=0, source=ANY_SOURCE, recvtag=ANY_
     _put(self._rank, _receiving(self._rank, buf), self.sendrecv(data, dest, sendtag, source, recvtag, nbytes, status))
 
 
+@mpi_call("MPI_Isendrecv")
+def Isendrecv(self, sendbuf, dest, sendtag=0, recvbuf=None, source=ANY_SOURCE, recvtag=ANY_TAG):
+    """Runs as Sendrecv at the call and returns a completed request (no overlap with later work)."""
+    Sendrecv(self, sendbuf, dest, sendtag, recvbuf, source, recvtag)
+    return self._rank.isend(self, PROC_NULL, 0, 0, None, self.ctx)
+
+
+@mpi_call("MPI_Isendrecv_replace")
+def Isendrecv_replace(self, buf, dest, sendtag=0, source=ANY_SOURCE, recvtag=ANY_TAG):
+    """As Isendrecv, in one buffer."""
+    Sendrecv_replace(self, buf, dest, sendtag, source, recvtag)
+    return self._rank.isend(self, PROC_NULL, 0, 0, None, self.ctx)
+
+
 @mpi_call("MPI_Probe")
 def Probe(self, source=ANY_SOURCE, tag=ANY_TAG, status=None) -> bool:
     self.probe(source, tag, status)
@@ -90,6 +104,7 @@ COMM = {
     "Isend": _nonblocking_send("MPI_Isend", "isend"), "Issend": _nonblocking_send("MPI_Issend", "issend"),
     "Ibsend": _nonblocking_send("MPI_Ibsend", "ibsend"), "Irsend": _nonblocking_send("MPI_Irsend", "irsend"),
     "Recv": Recv, "Irecv": Irecv, "Sendrecv": Sendrecv, "Sendrecv_replace": Sendrecv_replace,
+    "Isendrecv": Isendrecv, "Isendrecv_replace": Isendrecv_replace,
     "Probe": Probe, "Iprobe": Iprobe, "Mprobe": "mprobe", "Improbe": "improbe",
 }
 

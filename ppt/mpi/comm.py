@@ -16,20 +16,19 @@ from numbers import Integral
 from ppt.mpi import collectives as coll
 from ppt.mpi.calls import mpi_call
 from ppt.mpi.collectives import Coll
-from ppt.mpi.constants import (ANY_SOURCE, ANY_TAG, CART, CONGRUENT, IDENT, PROC_NULL, SIMILAR, TAG_UB, UNDEFINED,
-                               UNEQUAL)
+from ppt.mpi.constants import (ANY_SOURCE, ANY_TAG, CART, CONGRUENT, IDENT, KEYVALS, PROC_NULL, SIMILAR,
+                               TAG_UB_VALUE, UNDEFINED, UNEQUAL)
 from ppt.mpi.errors import AbortCalled
 from ppt.mpi.message import Message, matched
 from ppt.mpi.names import mpi4py_names
 from ppt.mpi.ops import MAX, SUM, as_op
 from ppt.mpi.p2p import BUFFERED, STANDARD, SYNC
+from ppt.mpi.persistent import Prequest
 from ppt.mpi.payload import size_of, sized_copy
 from ppt.mpi.unsupported import Refusing
 
 #: Bytes of one integer in the agreement messages of communicator creation.
 INT_B = 4
-#: mpi4py's MPI.TAG_UB: the attribute key of the largest tag.
-TAG_UB_KEY = 0
 
 
 @mpi4py_names
@@ -197,18 +196,18 @@ class Comm(metaclass=Refusing):
         return nbytes
 
     # -- point to point ------------------------------------------------------
-    def _isend(self, obj, dest, tag, nbytes, mode=STANDARD):
+    def _isend(self, obj, dest, tag, nbytes, mode=STANDARD, into=None):
         self._check_peer(dest, "destination", False)
         self._check_tag(tag, False)
         if obj is not None:                 # the receiver gets a snapshot, as from a real MPI library
             obj, size_B = sized_copy(obj)
             nbytes = size_B if nbytes is None else nbytes
-        return self._rank.isend(self, dest, tag, self._size(obj, nbytes), obj, self.ctx, mode)
+        return self._rank.isend(self, dest, tag, self._size(obj, nbytes), obj, self.ctx, mode, into)
 
-    def _irecv(self, source, tag):
+    def _irecv(self, source, tag, into=None):
         self._check_peer(source, "source", True)
         self._check_tag(tag, True)
-        return self._rank.irecv(self, source, tag, self.ctx)
+        return self._rank.irecv(self, source, tag, self.ctx, into)
 
     @mpi_call("MPI_Send")
     def send(self, obj=None, dest: int = 0, tag: int = 0, nbytes: int | None = None) -> None:
@@ -245,6 +244,33 @@ class Comm(metaclass=Refusing):
     @mpi_call("MPI_Irsend")
     def irsend(self, obj=None, dest: int = 0, tag: int = 0, nbytes: int | None = None):
         return self._isend(obj, dest, tag, nbytes)
+
+    def _persistent(self, kind: str, buf, peer, tag) -> Prequest:
+        self._check_peer(peer, "source" if kind == "recv" else "destination", kind == "recv")
+        self._check_tag(tag, kind == "recv")
+        return Prequest(self, kind, buf, peer, tag)
+
+    @mpi_call("MPI_Send_init")
+    def send_init(self, buf, dest: int, tag: int = 0) -> Prequest:
+        """A persistent send of mpi4py buffer ``buf`` (inactive until started)."""
+        return self._persistent("send", buf, dest, tag)
+
+    @mpi_call("MPI_Ssend_init")
+    def ssend_init(self, buf, dest: int, tag: int = 0) -> Prequest:
+        return self._persistent("ssend", buf, dest, tag)
+
+    @mpi_call("MPI_Bsend_init")
+    def bsend_init(self, buf, dest: int, tag: int = 0) -> Prequest:
+        return self._persistent("bsend", buf, dest, tag)
+
+    @mpi_call("MPI_Rsend_init")
+    def rsend_init(self, buf, dest: int, tag: int = 0) -> Prequest:
+        return self._persistent("rsend", buf, dest, tag)
+
+    @mpi_call("MPI_Recv_init")
+    def recv_init(self, buf, source: int = ANY_SOURCE, tag: int = ANY_TAG) -> Prequest:
+        """A persistent receive into mpi4py buffer ``buf`` (inactive until started)."""
+        return self._persistent("recv", buf, source, tag)
 
     @mpi_call("MPI_Recv")
     def recv(self, *args, **kwargs):
@@ -576,8 +602,11 @@ class Comm(metaclass=Refusing):
     is_inter, is_intra, is_topo = False, True, False
 
     def get_attr(self, keyval: int):
-        """MPI_Comm_get_attr of the predefined keys this simulation knows (TAG_UB); None for others."""
-        return TAG_UB if keyval == TAG_UB_KEY else None
+        """MPI_Comm_get_attr of a predefined key (``MPI.TAG_UB`` ...): MPICH's values under mpiexec; None
+        for other keys."""
+        values = {"TAG_UB": TAG_UB_VALUE, "HOST": PROC_NULL, "IO": ANY_SOURCE, "WTIME_IS_GLOBAL": 0,
+                  "UNIVERSE_SIZE": self._rank.job.num_ranks, "APPNUM": 0}
+        return next((values[name] for name, key in KEYVALS.items() if key == keyval), None)
 
     def set_errhandler(self, errhandler) -> None:
         """Accepted and ignored: every MPI error raises an exception here (as ERRORS_RETURN in mpi4py)."""

@@ -16,8 +16,11 @@ IDENT, CONGRUENT, SIMILAR, UNEQUAL = 0, 1, 2, 3
 ROOT = -3
 #: Topology kinds (Comm.Get_topology): a Cartesian communicator; UNDEFINED for none.
 CART, GRAPH, DIST_GRAPH = 1, 2, 3
-#: Largest tag value (MPI_TAG_UB of MPICH).
-TAG_UB = 2**29 - 1
+#: Largest tag value (the MPI_TAG_UB attribute of MPICH).
+TAG_UB_VALUE = 2**29 - 1
+#: Keys of the predefined communicator attributes (Comm.Get_attr), MPICH's values, by mpi4py name.
+KEYVALS = {"TAG_UB": 0x64400001, "HOST": 0x64400003, "IO": 0x64400005, "WTIME_IS_GLOBAL": 0x64400007,
+           "UNIVERSE_SIZE": 0x64400009, "APPNUM": 0x6440000d}
 
 #: Size of a rendezvous control message (RTS, CTS) on the wire, bytes.
 CONTROL_B = 64

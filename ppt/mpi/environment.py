@@ -129,10 +129,10 @@ FUNCTIONS = {
     **{fn.__name__: fn for fn in (Wtick, Get_processor_name, Init, Init_thread, Query_thread, Finalize,
                                   Is_initialized, Is_finalized, Is_thread_main, Get_version, Get_library_version,
                                   Compute_dims, Attach_buffer, Detach_buffer, Pcontrol)},
-    "VERSION": VERSION, "SUBVERSION": SUBVERSION, "WTICK": WTICK_S, "THREAD_SINGLE": THREAD_SINGLE,
+    "VERSION": VERSION, "SUBVERSION": SUBVERSION, "THREAD_SINGLE": THREAD_SINGLE,
     "THREAD_FUNNELED": THREAD_FUNNELED, "THREAD_SERIALIZED": THREAD_SERIALIZED, "THREAD_MULTIPLE": THREAD_MULTIPLE,
     "MAX_PROCESSOR_NAME": 128, "MAX_OBJECT_NAME": 128, "MAX_LIBRARY_VERSION_STRING": 8192, "SUCCESS": 0,
     "COMM_TYPE_SHARED": 1, "INFO_NULL": None, "ERRORS_RETURN": None, "ERRORS_ARE_FATAL": None,
     "ERRORS_ABORT": None, "REQUEST_NULL": property(_request_null), "GROUP_EMPTY": property(_group_empty),
-    "GROUP_NULL": None, "MESSAGE_NULL": None, "OP_NULL": None, "DATATYPE_NULL": None, "WTIME_IS_GLOBAL": False,
+    "GROUP_NULL": None, "MESSAGE_NULL": None, "OP_NULL": None, "DATATYPE_NULL": None
 }

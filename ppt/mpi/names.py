@@ -74,7 +74,7 @@ def _value(value):
 
 #: The classes of mpi4py that PPT's simulated MPI does not model: ``MPI.Win`` and the like are placeholders
 #: whose use raises the one-line error.
-UNSUPPORTED_CLASSES = ("Win", "File", "Intercomm", "Session", "Info", "Errhandler", "Grequest", "Prequest",
+UNSUPPORTED_CLASSES = ("Win", "File", "Intercomm", "Session", "Info", "Errhandler", "Grequest",
                        "Graphcomm", "Distgraphcomm", "Topocomm", "Pickle", "buffer", "memory")
 
 _COMM = {
@@ -83,6 +83,8 @@ _COMM = {
     "Free": "free", "Create": "create", "Create_cart": "cart_create", "Compare": "compare", "Abort": "abort",
     "Get_topology": _get("topology"), "Is_inter": _value(False), "Is_intra": _value(True),
     "Get_attr": "get_attr", "Set_errhandler": "set_errhandler", "Barrier": "barrier",
+    "Send_init": "send_init", "Ssend_init": "ssend_init", "Bsend_init": "bsend_init", "Rsend_init": "rsend_init",
+    "Recv_init": "recv_init",
     **bufp2p.COMM, **bufcoll.COMM,
 }
 
@@ -101,6 +103,7 @@ MPI4PY_NAMES = {
     },
     "Status": bufp2p.STATUS,
     "Request": bufp2p.REQUEST,
+    "Prequest": {"Start": "start", "Startall": "startall"},
     "Message": bufp2p.MESSAGE,
     "Op": {
         "Create": classmethod(lambda cls, function, commute=False: cls.create_mpi4py(function, commute)),
@@ -110,7 +113,8 @@ MPI4PY_NAMES = {
         "Wtime": "wtime", "IN_PLACE": IN_PLACE, "BOTTOM": BOTTOM, "Datatype": Datatype, "_typedict": TYPEDICT,
         "Exception": MPIError, **DATATYPES, **environment.FUNCTIONS,
         **{name: getattr(constants, name) for name in (
-            "IDENT", "CONGRUENT", "SIMILAR", "UNEQUAL", "ROOT", "CART", "GRAPH", "DIST_GRAPH", "TAG_UB")},
+            "IDENT", "CONGRUENT", "SIMILAR", "UNEQUAL", "ROOT", "CART", "GRAPH", "DIST_GRAPH")},
+        **constants.KEYVALS,
         **{name: getattr(ops, name) for name in ("LXOR", "MAXLOC", "MINLOC", "REPLACE", "NO_OP")},
     },
 }
@@ -125,6 +129,8 @@ def mpi4py_names(cls):
         setattr(cls, name, target)
     if "__getattr__" not in cls.__dict__:
         owner = cls.__name__
+        if not hasattr(cls, "freed"):
+            cls.freed = False           # read by every mpi_call: found without the __getattr__ below
 
         def __getattr__(self, name):
             if name.startswith("_"):

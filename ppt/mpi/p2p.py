@@ -281,9 +281,14 @@ class Rank:
         return MPIError(f"rank {self.world_rank} in {call or self.call or 'MPI'}: {message}")
 
     # -- sending -----------------------------------------------------------
-    def isend(self, comm, dest: int, tag, nbytes: int, data, ctx: int, mode: int = STANDARD) -> Request:
-        """Start sending ``nbytes`` (payload ``data``) to rank ``dest`` of ``comm`` in send ``mode``."""
-        req = Request(self, True, comm, dest, tag, ctx, nbytes, data)
+    def isend(self, comm, dest: int, tag, nbytes: int, data, ctx: int, mode: int = STANDARD, into=None) -> Request:
+        """Start sending ``nbytes`` (payload ``data``) to rank ``dest`` of ``comm`` in send ``mode``
+        (``into``: a persistent request to start, else a new request)."""
+        if into is None:
+            req = Request(self, True, comm, dest, tag, ctx, nbytes, data)
+        else:
+            req = into
+            Request.__init__(req, self, True, comm, dest, tag, ctx, nbytes, data)
         if dest == PROC_NULL:
             req.done = True
             return req
@@ -307,9 +312,13 @@ class Rank:
         return req
 
     # -- receiving ---------------------------------------------------------
-    def irecv(self, comm, source: int, tag, ctx: int) -> Request:
-        """Post a receive from rank ``source`` of ``comm`` (or ANY_SOURCE)."""
-        req = Request(self, False, comm, source, tag, ctx)
+    def irecv(self, comm, source: int, tag, ctx: int, into=None) -> Request:
+        """Post a receive from rank ``source`` of ``comm`` (or ANY_SOURCE); ``into`` as for isend."""
+        if into is None:
+            req = Request(self, False, comm, source, tag, ctx)
+        else:
+            req = into
+            Request.__init__(req, self, False, comm, source, tag, ctx)
         if source == PROC_NULL:
             req.status = Status(PROC_NULL, ANY_TAG, 0)
             req.done = True

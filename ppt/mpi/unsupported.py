@@ -156,13 +156,19 @@ def unsupported(call: str, rank=None) -> MPIError:
                     "run the program on a real MPI library or leave the call out")
 
 
+#: Classes whose mpi4py names are those of another listed class.
+_SAME_NAMES = {"Prequest": "Request", "Intracomm": "Comm"}
+
+
 def refuse(owner: str, name: str, rank=None):
     """Fail a lookup of ``name`` on ``owner`` (a key of :data:`MPI4PY_API`, or an mpi4py class the
     simulation lacks such as ``'Win'``): MPIError if mpi4py has the name, else AttributeError."""
-    known = MPI4PY_API.get(owner)
+    known = MPI4PY_API.get(_SAME_NAMES.get(owner, owner))
+    if known is None:
+        raise AttributeError(f"{owner!r} object has no attribute {name!r}")
     if owner == "Cartcomm" and name in MPI4PY_API["Comm"]:
         known = MPI4PY_API["Comm"]
-    if known is None or name in known:
+    if name in known:
         raise unsupported(f"MPI.{owner}.{name}" if owner != "MPI" else f"MPI.{name}", rank)
     raise AttributeError(f"module 'mpi4py.MPI' has no attribute {name!r}" if owner == "MPI"
                          else f"{owner!r} object has no attribute {name!r}")
