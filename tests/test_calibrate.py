@@ -62,15 +62,18 @@ def test_calibrate_writes_a_preset_whose_pingpong_matches_the_measurement(tmp_pa
     assert preset["mpi"]["eager_threshold_B"] == fit["eager_threshold_B"]
     assert all(r["min_s"] <= r["median_s"] for r in measured.values())
 
-    sizes = [8, 1024, 65536, 1048576]
+    # the fitted curve follows the measurement: the fit minimises relative errors, so whatever the noise
+    # of a --quick run on a shared host, the middle of the ratios stays near 1 (a wrong fit does not)
+    ratios = sorted(r["model_s"] / r["min_s"] for n, r in measured.items() if n <= fit["sizes_up_to_B"])
+    assert 0.7 < ratios[len(ratios) // 2] < 1.4, ratios
+    assert result["fit"] == fit and [r["model_s"] for r in result["pingpong"]] == [r["model_s"] for r in measured.values()]
+
     for dst in ("0", "1"):                # two ranks on one node (a same-node copy), and across the network
         assert main(["pingpong", str(out), "--sizes", "8,1k,64k,1M", "--dst", dst, "--json"]) == 0
         predicted = {r["bytes"]: r["latency_s"] for r in json.loads(capsys.readouterr().out)["results"]}
-        for n in sizes:
-            # the preset reproduces the fitted curve (what the fit promised) ...
+        for n in (8, 1024, 65536, 1048576):
+            # the preset reproduces the fitted curve, i.e. the fit's parameters went to the right fields
             assert predicted[n] == pytest.approx(measured[n]["model_s"], rel=0.03), (dst, n)
-            # ... and the fitted curve follows the measurement (loosely: --quick on a shared host is noisy)
-            assert 0.5 < predicted[n] / measured[n]["min_s"] < 2.0, (dst, n)
 
 
 def test_calibrated_preset_loads_by_name_from_the_user_folder(tmp_path, monkeypatch):

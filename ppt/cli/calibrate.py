@@ -19,6 +19,10 @@ from pathlib import Path
 
 from ppt.cli.output import add_json_flag, emit
 
+#: rms relative error of the ping-pong fit above which the measurement is called disturbed (a quiet
+#: run of this 2-core host fits to 3-7 %, one under a load average of 7 to 54 %).
+NOISY_FIT = 0.25
+
 HELP = "measure this host (MPI ping-pong, memory copy, cores) and write the 'host' system preset"
 
 
@@ -69,15 +73,21 @@ def run(args) -> int:
     date = preset["calibration"]["date"]
     _write_both(target, preset, processor_file, hostpreset.processor(info, copy, fit, date[:10]))
     _say(f"wrote {target} and {processor_file.name} in {time.perf_counter() - started:.1f} s")
+    warnings = []
     load = info["load_average_1min"]
     if load is not None and load > info["cores"] - 0.5:
-        print(f"calibrate: warning: the load average was {load:.2f} on {info['cores']} cores: other processes "
-              f"were running, so the measured times include waits for a core", file=sys.stderr)
+        warnings.append(f"the load average was {load:.2f} on {info['cores']} cores: other processes were "
+                        f"running, so the measured times include waits for a core")
+    if fit["rms_relative_error"] > NOISY_FIT:
+        warnings.append(f"the fit misses the measured times by {100 * fit['rms_relative_error']:.0f} % (rms): "
+                        f"the measurement was disturbed; rerun 'ppt calibrate' on a quieter machine")
+    for text in warnings:
+        print(f"calibrate: warning: {text}", file=sys.stderr)
 
     table = [[r["bytes"], r["min_s"] * 1e6, r["median_s"] * 1e6, r["model_s"] * 1e6,
               100.0 * (r["model_s"] / r["min_s"] - 1.0), "" if r["bytes"] <= fit["sizes_up_to_B"] else "not fitted"]
              for r in preset["calibration"]["pingpong"]]
-    result = {"version": version, "system": "host", "command": "calibrate", "preset": str(target),
+    result = {"version": version, "system": "host", "command": "calibrate", "preset": str(target), "warnings": warnings,
               "processor_preset": str(processor_file), "host": preset["calibration"]["host"],
               "pingpong": preset["calibration"]["pingpong"], "memory_copy": copy, "fit": fit,
               "preset_fields": {"mpi": preset["mpi"], "network.shm_latency_s": preset["network"]["shm_latency_s"],
