@@ -26,7 +26,8 @@ buffer is free when the last byte is through.  A message arrives one path
 latency after its last byte is through: both NICs' latency, every link
 latency and router delay on the path, and the serialization of the first
 packet on each link but the slowest (the fill time of the packet network's
-store-and-forward pipeline; the slowest link's share is in the bytes' time).
+store-and-forward pipeline; the slowest link's share is in the bytes' time),
+or where it cuts through (``network.cut_through``) the headers' part of it.
 
 Where this model class is known to err, and by how much, is in
 ``docs/flow-network.md``.  The flow network runs in one process (its sharing
@@ -45,7 +46,7 @@ from ppt.interconnects.fairshare import FairShare
 from ppt.interconnects.network import Network, Nic, register_network
 from ppt.interconnects.packetcore import array, ffi, lib
 from ppt.interconnects.packetizer import Packetizer
-from ppt.interconnects.packetnet import PacketNetwork, _vc_capacity_B
+from ppt.interconnects.packetnet import PacketNetwork, _vc_capacity_B, cut_through
 
 
 #: Packets whose routes a flow's path is sampled from (its distinct routes share the flow's bytes).
@@ -92,8 +93,10 @@ class FlowNetwork(Network):
     """
 
     def __init__(self, topology, routing, nic_bandwidth_Bps: float, nic_latency_s: float, packetizer: Packetizer,
-                 backpressure: bool = False, chunks: int = ADAPTIVE_CHUNKS, nic_buffer_B: int = 0):
+                 backpressure: bool = False, chunks: int = ADAPTIVE_CHUNKS, nic_buffer_B: int = 0,
+                 cut_through: bool = False):
         self.topo = topology
+        self.cut_through = cut_through
         self.routing = routing
         #: Chunks a message is routed as, at most, if the routing adapts to load (0: it does not).
         self.chunks = chunks if routing.adaptive else 0
@@ -140,7 +143,7 @@ class FlowNetwork(Network):
                    nic_bandwidth_Bps=field(cfg, "nic_bandwidth_Bps", "network", float, positive=True),
                    nic_latency_s=field(cfg, "nic_latency_s", "network", float, default=0.0, nonnegative=True),
                    packetizer=packetizer, backpressure=vc_capacity_B is not None, chunks=ADAPTIVE_CHUNKS,
-                   nic_buffer_B=vc_capacity_B or 0)
+                   nic_buffer_B=vc_capacity_B or 0, cut_through=cut_through(cfg))
 
     #: Share each port among its input ports first, then among each input's flows (as the packet
     #: network's round-robin arbitration serves input ports), instead of max-min among flows.  Off:
@@ -266,6 +269,7 @@ class FlowNetwork(Network):
         tables.num_nodes, tables.radix = self.num_nodes, int(topo.radix)
         tables.fixed_latency_s = 2 * self.nic_latency_s + topo.terminal_class().latency_s + topo.router_delay_s
         tables.router_delay_s = topo.router_delay_s
+        tables.cut_through, tables.header_B = self.cut_through, self.packetizer.header_B
         self._table_arrays = arrays
         return tables
 

@@ -33,8 +33,12 @@ static void see_load(const load_t *load, const ppt_flow_topo_t *t, int32_t route
 /* One packet's route as resource ids (returns their count, 0 if it got lost), its fixed latency and
  * its per-byte store-and-forward time: a message of n packets of p bytes pipelined through stages of
  * bandwidths b_i takes p * sum(1 / b_i) + (n - 1) * p / min(b_i); the flow moves all n * p bytes at
- * (at most) min(b_i), so the rest is p * (sum(1 / b_i) - 1 / min(b_i)).  With `load` the routing
- * sees its occupancy at each router (otherwise an idle network); the packet is packet_B bytes. */
+ * (at most) min(b_i), so the rest is p * (sum(1 / b_i) - 1 / min(b_i)).  Under cut-through a packet
+ * of p bytes with an h-byte header takes p / b_0 + sum_{i>=1} max(0, p / b_i - (p - h) / b_{i-1})
+ * (net.c, forward()): a stage no faster than the one before adds p (1 / b_i - 1 / b_{i-1}) to the
+ * per-byte time and h / b_{i-1} to the fixed latency, a faster one nothing (exact unless p is within
+ * a few headers of h).  With `load` the routing sees its occupancy at each router (otherwise an idle
+ * network); the packet is packet_B bytes. */
 static int32_t walk(const ppt_flows_t *fs, const ppt_flow_topo_t *t, const ppt_routing_t *rt, const load_t *load,
                     int32_t src, int32_t dst, uint64_t uid, int32_t packet_B, int32_t *rids, double *latency_s,
                     double *packet_s_per_B)
@@ -53,7 +57,7 @@ static int32_t walk(const ppt_flows_t *fs, const ppt_flow_topo_t *t, const ppt_r
     int32_t n = 0, router = t->node_router[src], vc;
     rids[n++] = src;
     *latency_s = t->fixed_latency_s;
-    double slowest_Bps = ppt_flows_capacity_Bps(fs, src);
+    double slowest_Bps = ppt_flows_capacity_Bps(fs, src), before_Bps = slowest_Bps;
     *packet_s_per_B = 1.0 / slowest_Bps;
     while (n <= MAX_HOPS + 1) {
         if (load) {
@@ -64,7 +68,13 @@ static int32_t walk(const ppt_flows_t *fs, const ppt_flow_topo_t *t, const ppt_r
         int32_t at = router * t->radix + port, peer = t->port_peer[at];
         rids[n] = t->num_nodes + at;
         double bandwidth_Bps = ppt_flows_capacity_Bps(fs, rids[n++]);
-        *packet_s_per_B += 1.0 / bandwidth_Bps;
+        if (!t->cut_through) {
+            *packet_s_per_B += 1.0 / bandwidth_Bps;
+        } else if (bandwidth_Bps <= before_Bps) {
+            *packet_s_per_B += 1.0 / bandwidth_Bps - 1.0 / before_Bps;
+            *latency_s += t->header_B / before_Bps;
+        }
+        before_Bps = bandwidth_Bps;
         slowest_Bps = bandwidth_Bps < slowest_Bps ? bandwidth_Bps : slowest_Bps;
         *latency_s += t->port_latency_s[at];
         if (peer < 0) {

@@ -14,6 +14,8 @@ typedef struct ppt_flow_topo {
     const double *port_latency_s;   /* [router * radix + port]: its link's latency, s */
     double fixed_latency_s;         /* per message: both NICs, the terminal link and the first router, s */
     double router_delay_s;          /* per router left through a router-to-router link, s */
+    int32_t cut_through;            /* 1: the packet network cuts through (net.c, forward()), 0: store-and-forward */
+    double header_B;                /* the header a cut-through router waits for, bytes */
 } ppt_flow_topo_t;
 
 /* What a path costs beyond sharing: router hops, and of its slowest route (the largest
