@@ -365,3 +365,39 @@ def test_parallel_simulation_gives_the_serial_json_and_every_ranks_lines(tmp_pat
     for rank in range(8):
         expected = [f"{rank} {[float((rank - 1) % 8)] * 3} 28"]
         assert lines_of(serial.stderr, rank) == lines_of(parallel.stderr, rank) == expected
+
+
+PINGPONG = """
+    import sys
+    import numpy as np
+    from mpi4py import MPI
+    comm = MPI.COMM_WORLD
+    loops = 20
+    for size in map(int, sys.argv[1].split(",")):
+        buf = np.zeros(size, dtype="B")
+        comm.Barrier()
+        start = MPI.Wtime()
+        for _ in range(loops):
+            if comm.rank == 0:
+                comm.Send(buf, dest=1)
+                comm.Recv(buf, source=1)
+            else:
+                comm.Recv(buf, source=0)
+                comm.Send(buf, dest=0)
+        if comm.rank == 0:
+            print(size, repr((MPI.Wtime() - start) / (2 * loops)))
+"""
+
+
+def test_wtime_in_a_program_agrees_with_ppt_pingpong(tmp_path):
+    """A program timing its own ping-pong with MPI.Wtime measures what ``ppt pingpong`` predicts."""
+    program = write(tmp_path, "prog.py", PINGPONG)
+    sizes = "8,8192,65536,1048576"
+    status, out, err = ppt_exec(program, sizes, "-n", "2", "--system", "edison", "--ranks-per-node", "1",
+                                "--compute", "none")
+    assert status == 0, err
+    measured = {int(size): float(latency) for size, latency in (line.split() for line in lines_of(out, 0))}
+    done = subprocess.run([sys.executable, "-m", "ppt.cli.main", "pingpong", "edison", "--sizes", sizes, "--json"],
+                          capture_output=True, text=True, timeout=120, check=True)
+    for entry in json.loads(done.stdout)["results"]:
+        assert measured[entry["bytes"]] == pytest.approx(entry["latency_s"], rel=0.02)
