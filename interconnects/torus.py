@@ -318,49 +318,17 @@ class Torus(Topology):
             return super().unroutable_pairs(spec)
         label = self.components()
         holds = np.unique(self.node_router).astype(np.int64)
-        if np.unique(label[holds]).size < 2:
+        apart = label[holds]
+        if np.unique(apart).size < 2:
             return np.zeros((0, 2), dtype=np.int64)
-        x, y = np.nonzero(label[holds][:, None] != label[holds][None, :]) if holds.size <= 8192 else \
-            _pairs_apart(label[holds])
-        return np.column_stack([holds[x], holds[y]]).astype(np.int64)
-
-    def coordinates(self, router: int) -> tuple[int, ...]:
-        """Grid coordinates of ``router``."""
-        return tuple((router // s) % k for s, k in zip(self.strides, self.dims))
-
-    def router_at(self, coords) -> int:
-        """Router id at grid coordinates ``coords`` (taken modulo each size)."""
-        return sum((c % k) * s for c, k, s in zip(coords, self.dims, self.strides))
-
-    def hop_distances(self, source: int) -> np.ndarray:
-        """Minimal router hops from ``source`` to every router: sum of ring distances."""
-        router = np.arange(self.num_routers, dtype=np.int64)
-        dist = np.zeros(self.num_routers, dtype=np.int64)
-        for k, stride, c0 in zip(self.dims, self.strides, self.coordinates(source)):
-            delta = np.abs((router // stride) % k - c0)
-            dist += np.minimum(delta, k - delta)
-        return dist
-
-    def diameter(self) -> int:
-        """Largest minimal hop count: sum of ``floor(k_d / 2)``.  With failed links: the most router
-        hops a route may take (two dimension-order legs, or a minimal part and then the escape
-        channel's climb and descent), which bounds a packet's path as the diameter does without."""
-        minimal = sum(k // 2 for k in self.dims)
-        if self.failures is None:
-            return minimal
-        return max(2 * minimal, minimal + 2 * int(self.escape_forest()[0].max()))
-
-
-
-def _pairs_apart(label: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Index pairs ``(x, y)`` with ``label[x] != label[y]``, in (x, y) order, without an all-pairs mask."""
-    xs, ys = [], []
-    every = np.arange(label.size)
-    for x in range(label.size):
-        y = every[label != label[x]]
-        xs.append(np.full(y.size, x))
-        ys.append(y)
-    return np.concatenate(xs), np.concatenate(ys)
+        x, y = [], []
+        for part in np.unique(apart):           # each component's routers against all the others'
+            mine, others = holds[apart == part], holds[apart != part]
+            x.append(np.repeat(mine, others.size))
+            y.append(np.tile(others, mine.size))
+        x, y = np.concatenate(x), np.concatenate(y)
+        order = np.lexsort((y, x))
+        return np.column_stack([x[order], y[order]])
 
 
 # Routings (csrc/torus.c): dimension order with dateline VCs, and minimal adaptive with 2n VCs; with failed
