@@ -180,13 +180,13 @@ class Comm(metaclass=Refusing):
     def _check_peer(self, rank, what: str, wildcard: bool) -> None:
         if rank == PROC_NULL or (wildcard and rank == ANY_SOURCE):
             return
-        if not isinstance(rank, Integral) or not 0 <= rank < self.size:
+        if type(rank) is not int and not isinstance(rank, Integral) or not 0 <= rank < self.size:
             raise self._rank.error(f"{what} {rank!r} is out of range for {self.label} of size {self.size}")
 
     def _check_tag(self, tag, wildcard: bool) -> None:
         if tag == ANY_TAG and wildcard:
             return
-        if isinstance(tag, Integral) and tag < 0:
+        if (type(tag) is int or isinstance(tag, Integral)) and tag < 0:
             raise self._rank.error(f"tag {tag} is negative; tags are integers >= 0")
 
     def _size(self, obj, nbytes) -> int:
@@ -276,7 +276,11 @@ class Comm(metaclass=Refusing):
     def recv(self, *args, **kwargs):
         """Blocking ``recv(source=ANY_SOURCE, tag=ANY_TAG, status=None)``; returns the payload, fills
         ``status`` (a Status) if given.  mpi4py's ``recv(buf, source, tag, status)`` works too."""
-        source, tag, status = _recv_args("recv", args, kwargs, (ANY_SOURCE, ANY_TAG, None))
+        if not kwargs and len(args) == 2 and type(args[0]) is int:        # recv(source, tag): the usual call
+            source, tag = args
+            status = None
+        else:
+            source, tag, status = _recv_args("recv", args, kwargs, (ANY_SOURCE, ANY_TAG, None))
         req = self._irecv(source, tag)
         self._rank.wait(req)
         req.status.copy_to(status)
@@ -285,6 +289,8 @@ class Comm(metaclass=Refusing):
     @mpi_call("MPI_Irecv")
     def irecv(self, *args, **kwargs):
         """Nonblocking ``irecv(source=ANY_SOURCE, tag=ANY_TAG)`` (or mpi4py's ``irecv(buf, source, tag)``)."""
+        if not kwargs and len(args) == 2 and type(args[0]) is int:
+            return self._irecv(*args)
         source, tag = _recv_args("irecv", args, kwargs, (ANY_SOURCE, ANY_TAG))
         return self._irecv(source, tag)
 
@@ -347,7 +353,7 @@ class Comm(metaclass=Refusing):
 
     # -- collectives ---------------------------------------------------------
     def _root(self, root) -> int:
-        if not isinstance(root, Integral) or not 0 <= root < self.size:
+        if type(root) is not int and not isinstance(root, Integral) or not 0 <= root < self.size:
             raise self._rank.error(f"root {root!r} is out of range for {self.label} of size {self.size}")
         return root
 
@@ -742,7 +748,7 @@ def _recv_args(call: str, args, kwargs, defaults) -> list:
     """``(source, tag[, status])`` of PPT's ``recv(source, tag, status)`` or mpi4py's
     ``recv(buf, source, tag, status)`` (told apart by the first argument: a rank is an integer)."""
     kwargs.pop("buf", None)
-    if args and not isinstance(args[0], Integral):
+    if args and type(args[0]) is not int and not isinstance(args[0], Integral):
         args = args[1:]                                  # mpi4py's buf: PPT's objects need none
     return _positional(call, args, kwargs, ("source", "tag", "status")[:len(defaults)], defaults)
 
