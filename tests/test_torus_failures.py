@@ -2,7 +2,10 @@
 search, deadlock freedom of the VC schemes, saturated runs that conserve packets, and the command line."""
 import itertools
 import json
+import os
 import random
+import subprocess
+import sys
 from collections import deque
 
 import numpy as np
@@ -188,3 +191,18 @@ def test_zero_percent_is_no_failure_one_seed_one_result_and_cut_pairs_refuse(cap
                    "--fail-links", "45%", "--fail-seed", "1"])
     err = capsys.readouterr().err.strip()
     assert status == 2 and err.count("\n") == 0 and "without a legal path for routing 'dor'" in err, err
+
+
+@pytest.mark.mpiexec
+@pytest.mark.parametrize("routing", ["dor", "adaptive"])
+def test_a_parallel_run_with_failed_links_prints_the_serial_json(routing):
+    """Detour plans and escape state travel with the packets between simulation processes."""
+    from test_jobs_parallel import _mpiexec, same_bytes
+    cmd = [sys.executable, "-m", "ppt.cli.main", "traffic", "torus-16x16x16", "--set", "topology.dims=[4,4,4]",
+           "--fail-links", "15%", "--routing", routing, "--load", "0.5", "--warmup", "5e-7", "--time", "1e-6", "--json"]
+    env = dict(os.environ, PPT_QUIET="1")
+    serial = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=300)
+    parallel = subprocess.run([_mpiexec(), "-n", "2", *cmd], capture_output=True, text=True, env=env, timeout=300)
+    assert serial.returncode == 0 and parallel.returncode == 0, serial.stderr + parallel.stderr
+    assert json.loads(serial.stdout)["packets"] > 0
+    assert same_bytes(parallel.stdout) == same_bytes(serial.stdout)
