@@ -3,7 +3,8 @@
 Shows ``COMM_WORLD.Get_rank()/Get_size()`` (and the ``rank``/``size``
 properties), ``MPI.Wtime()`` and ``MPI.Wtick()``, ``MPI.Get_processor_name()``,
 ``MPI.Is_initialized()``, ``MPI.Is_finalized()`` and an explicit
-``MPI.Finalize()``, and the sizes of the basic datatypes.  Only facts that do
+``MPI.Finalize()``, ``COMM_SELF`` and the communicators' names, the
+``MPI.TAG_UB`` attribute, and the sizes of the basic datatypes.  Only facts that do
 not depend on the machine are printed (the clock is checked, not shown), so
 the output is the same on every run.
 
@@ -37,6 +38,13 @@ types = [("BYTE", MPI.BYTE), ("CHAR", MPI.CHAR), ("SHORT", MPI.SHORT), ("INT", M
          ("LONG", MPI.LONG), ("FLOAT", MPI.FLOAT), ("DOUBLE", MPI.DOUBLE)]
 if rank == 0:
     print("datatype sizes: " + ", ".join(f"{n}={t.Get_size()}" for n, t in types))
+
+# The predefined communicators, their standard names, and the tag upper bound
+# (at least 32767 in every MPI library).
+me = MPI.COMM_SELF
+print(f"{comm.Get_name()} has {size} ranks, {me.Get_name()} has {me.Get_size()};"
+      f" allreduce over COMM_SELF: {me.allreduce(rank + 1)}")
+print(f"TAG_UB at least 32767: {comm.Get_attr(MPI.TAG_UB) >= 32767}")
 
 comm.Barrier()
 MPI.Finalize()

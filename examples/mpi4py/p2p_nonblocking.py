@@ -5,7 +5,8 @@
   (which returns a list of them) and by polling ``test()``;
 * uppercase ``Isend``/``Irecv`` of numpy buffers completed by
   ``Request.Wait(status)``, ``Request.Waitall``, ``Request.Waitany``,
-  ``Request.Waitsome`` and ``Request.Testall``;
+  ``Request.Waitsome``, ``Request.Testall``, ``Request.Testany`` and
+  ``Request.Testsome``;
 * a polling loop, ``while not req.Test(): ...``, doing local work while a
   message is in flight.
 
@@ -98,6 +99,22 @@ reqs += [comm.Isend(np.array([rank + 1], dtype="i"), dest=r, tag=8) for r in oth
 while not MPI.Request.Testall(reqs):
     pass
 print(f"Testall done, received {sorted(int(b[0]) for b in bufs.values())}")
+
+# 7b. Testany and Testsome: poll for any one, or all that are done so far.
+bufs = {r: np.zeros(1, dtype="i") for r in others}
+recvs = [comm.Irecv(bufs[r], source=r, tag=10) for r in others]
+sends = [comm.Isend(np.array([rank * rank], dtype="i"), dest=r, tag=10) for r in others]
+first = None
+while first is None:
+    index, flag = MPI.Request.Testany(recvs)
+    if flag:
+        first = others[index]
+done = {first}
+while len(done) < len(others):
+    indices = MPI.Request.Testsome(recvs)
+    done.update(others[i] for i in indices or [])
+MPI.Request.Waitall(sends)
+print(f"Testany/Testsome saw all of {sorted(done)}, sum {sum(int(b[0]) for b in bufs.values())}")
 
 # 8. The classic polling loop: local work while a message is in flight.
 got = np.zeros(3, dtype="i")

@@ -6,7 +6,9 @@ Every rank except 0 sends rank 0 a message of ``rank + 1`` ints.  Rank 0
   from the ``Status`` (``Get_source``, ``Get_tag``, ``Get_count``), allocates
   a buffer of the right size and receives exactly that message;
 * then polls with ``Iprobe`` for a second round of messages, which each
-  rank sends after a barrier, and receives them with lowercase ``recv``.
+  rank sends after a barrier, and receives them with lowercase ``recv``;
+* uses matched probes (``Mprobe`` with ``Message.Recv``, ``mprobe`` with
+  ``Message.recv``), which dequeue the message they find.
 
 Arrival order depends on timing, so rank 0 prints the envelopes sorted.
 
@@ -53,7 +55,24 @@ if rank == 0:
 else:
     comm.send({"rank": rank, "word": "x" * rank}, dest=0, tag=20)
 
-# Round 3: a lowercase probe before a lowercase recv of a known sender.
+# Round 3: matched probes, which take the message they found out of the queue
+# so no other receive can match it first: Mprobe + Message.Recv, mprobe + Message.recv.
+if rank != 0:
+    comm.Send(np.full(rank, rank, dtype="d"), dest=0, tag=40)
+    comm.send(f"object from {rank}", dest=0, tag=41)
+else:
+    found = []
+    for _ in range(size - 1):
+        status = MPI.Status()
+        msg = comm.Mprobe(source=MPI.ANY_SOURCE, tag=40, status=status)
+        data = np.empty(status.Get_count(MPI.DOUBLE))
+        msg.Recv(data)
+        found.append((status.Get_source(), data.tolist()))
+    print(f"Mprobe/Recv: {sorted(found)}")
+    texts = sorted(comm.mprobe(source=r, tag=41).recv() for r in range(1, size))
+    print(f"mprobe/recv: {texts}")
+
+# Round 4: a lowercase probe before a lowercase recv of a known sender.
 if rank == size - 1:
     comm.send(list(range(size)), dest=0, tag=30)
 if rank == 0:
