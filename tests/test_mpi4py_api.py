@@ -58,6 +58,24 @@ def test_buffer_collectives_move_and_reduce_the_data():
     assert zero[26:28] == [[10.0], [0, 1, 2, 3]]             # nonblocking collectives
 
 
+def test_buffer_messages_take_counts_displacements_and_types():
+    got = simulated("p2p_buffers")[1]
+    assert got[3:6] == ["5", "20", "5"]                      # Get_count(INT), in bytes, Get_elements(INT)
+    assert got[10:15] == ["[0.0, 1.0, 2.0, -1.0, -1.0, -1.0]", "3", "[4.0, 5.0, -1.0, -1.0, -1.0, -1.0]", "2",
+                          "[0, 0, 1, 2]"]                    # [buf, 3, T], [buf, (2, 4), T], [buf, 2, 2, T]
+    assert got[20:23] == ["[1.0, 2.0]", "16", "2"]           # doubles received as bytes
+    assert got[28:31] == ["[0.0, 0.0]", "[2, 4]", "[5.0, 5.0]"]   # Sendrecv(_replace), PROC_NULL
+
+
+def test_requests_return_what_mpi4py_returns_and_persistent_ones_restart():
+    got = simulated("requests")[1]
+    assert got[18:24] == ["None", "None", "True", "True", "-32766", "(-32766, True)"]
+    assert got[27:34] == ["[0, 0]", "[0, 1]", "[0, 2]", "True", "[0, 99]", "True", "True"]
+    objects = simulated("p2p_objects")[1]
+    assert objects[15:19] == ["None", "-1", "-1", "0"]       # a receive from PROC_NULL
+    assert objects[19:21] == ["[0, None]", "[None, 0]"]      # waitall: payloads, None for sends
+
+
 def test_user_ops_follow_mpi4py_conventions():
     got = [eval(item) for item in simulated("collectives_objects")[0]]
     assert got[14:17] == [((0, 1), (2, 3)), False, True]    # fn(a, b, None) on objects, rank order kept
@@ -183,6 +201,13 @@ def test_abort_stops_the_job_with_the_rank_and_error_code():
     error = failure(main)
     assert isinstance(error, AbortCalled) and isinstance(error, MPIError)
     assert (error.rank, error.errorcode) == (2, 3)
+
+
+def test_a_buffer_argument_without_a_buffer_is_an_error():
+    def main(MPI):
+        MPI.COMM_WORLD.Send([1, 2, 3], dest=0)
+
+    assert "rank 0 in MPI_Send: cannot send from a list: give a numpy array" in str(failure(main, 1))
 
 
 def test_a_message_longer_than_the_receive_buffer_is_an_error():

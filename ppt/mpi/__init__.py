@@ -9,9 +9,13 @@
 Modules: ``job`` (placing and running ranks), ``p2p`` (matching, eager and
 rendezvous protocols, requests), ``comm`` (communicators, groups, Cartesian
 topologies), ``collectives`` (named algorithms), ``api`` (the per-rank
-``mpi`` object), ``names`` (mpi4py's capitalised spellings), ``lanl`` (LANL
-PPT style ``mpi_*`` functions), ``deadlock``, ``stats``, ``mapping``, ``ops``,
-``payload``.
+``mpi`` object), ``names`` (mpi4py's capitalised spellings, the one table of
+them), ``buffers`` (mpi4py's buffer arguments), ``bufp2p`` and ``bufcoll``
+(mpi4py's buffer calls), ``datatypes``, ``environment`` (functions of
+mpi4py's ``MPI`` module), ``message`` (matched probes), ``persistent``
+(persistent requests), ``unsupported`` (the one-line error for what PPT
+does not model), ``lanl`` (LANL PPT style ``mpi_*`` functions),
+``deadlock``, ``stats``, ``mapping``, ``ops``, ``payload``.
 """
 from ppt.mpi.constants import ANY_SOURCE, ANY_TAG, PROC_NULL, UNDEFINED
 from ppt.mpi.errors import MPIError

@@ -98,7 +98,7 @@ def _memory(rank, obj, what: str, msg=None):
         view = memoryview(obj)
     except TypeError:
         shown = type(obj if msg is None else msg).__name__
-        verb = "receive into" if what == "receive" else f"use as the {what} buffer"
+        verb = {"receive": "receive into", "send": "send from"}.get(what, what)
         raise rank.error(f"cannot {verb} a {shown}: give a numpy array, bytes, bytearray or "
                          "[buffer, datatype]") from None
     if not view.c_contiguous:
