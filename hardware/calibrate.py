@@ -52,6 +52,8 @@ class Plan:
         #: a batch that ran while no other process wanted the cores.
         self.rounds = 8 if quick else 30
         self.batch_s = 0.004 if quick else 0.01
+        #: No new round after this many seconds: a busy host stretches every batch.
+        self.rounds_s = 2.0 if quick else 15.0
         self.copy_repeats = 3 if quick else 10
         self.copy_B = (48 if quick else 96) << 20
         self.deadline_s = 30.0 if quick else 120.0
@@ -73,7 +75,7 @@ def pingpong(plan: Plan, mpiexec: str | None = None) -> dict:
     """One-way time per size of a real 2-rank ping-pong on this host (see the module docstring)."""
     mpiexec = mpiexec or find_mpiexec()
     cmd = [mpiexec, "-n", "2", sys.executable, str(WORKER), ",".join(map(str, plan.sizes)),
-           str(plan.rounds), str(plan.batch_s)]
+           str(plan.rounds), str(plan.batch_s), str(plan.rounds_s)]
     env = dict(os.environ, OPENBLAS_NUM_THREADS="1", OMP_NUM_THREADS="1")
     try:
         proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,

@@ -1,10 +1,11 @@
-"""Real MPI ping-pong between ranks 0 and 1, run by ``ppt calibrate`` as ``mpiexec -n 2 python THIS SIZES REPEATS BUDGET_S``.
+"""Real MPI ping-pong between ranks 0 and 1, run by ``ppt calibrate`` as ``mpiexec -n 2 python THIS SIZES ROUNDS BATCH_S [MAX_S]``.
 
 A standalone script (numpy and mpi4py only, no ``ppt`` import, so the ranks start fast).
 Sizes are visited in rounds: every round times each size once (a few warm-up
-round trips, then enough timed round trips to last about ``BUDGET_S`` seconds),
+round trips, then enough timed round trips to last about ``BATCH_S`` seconds),
 so a burst of load from other processes on the host spoils one round of every
-size rather than every round of one size.  Rank 0 prints one JSON object:
+size rather than every round of one size; no new round starts after
+``MAX_S`` seconds (at least 3 rounds run).  Rank 0 prints one JSON object:
 ``{"sizes": [...], "one_way_s": [[round 0, round 1, ...] per size], "round_trips": [...]}``,
 each time being half the mean round trip of its round, in seconds.
 
@@ -23,6 +24,7 @@ def main(argv):
     sizes = [int(s) for s in argv[1].split(",")]
     rounds = int(argv[2])
     budget_s = float(argv[3])
+    max_s = float(argv[4]) if len(argv) > 4 else float("inf")
     comm = MPI.COMM_WORLD
     rank = comm.Get_rank()
     if comm.Get_size() != 2:
@@ -52,7 +54,11 @@ def main(argv):
         trips.append(count)
 
     one_way = [[] for _ in sizes]
-    for _ in range(rounds):
+    started = MPI.Wtime()
+    for done in range(rounds):
+        # stop after MAX_S seconds (rank 0 decides), so a busy host does not stretch the run; 3 rounds at least
+        if comm.bcast(done >= 3 and MPI.Wtime() - started > max_s if rank == 0 else None, root=0):
+            break
         for i, n in enumerate(sizes):
             bounce(n, 2)
             comm.Barrier()
