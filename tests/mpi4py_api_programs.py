@@ -382,8 +382,52 @@ def environment(MPI):
     return [repr(x) for x in out]
 
 
+def derived_datatypes(MPI):
+    comm = MPI.COMM_WORLD
+    rank, size = comm.rank, comm.size
+    right, left = (rank + 1) % size, (rank - 1) % size
+    column = MPI.DOUBLE.Create_vector(4, 1, 4).Commit()             # a column of a 4x4 matrix
+    inner = MPI.INT.Create_subarray([4, 4], [2, 2], [1, 1]).Commit()
+    pieces = MPI.INT.Create_indexed([2, 1], [0, 5]).Commit()
+    triple = MPI.FLOAT.Create_contiguous(3).Commit()
+    spaced = MPI.INT.Create_vector(2, 1, 3).Create_resized(0, 4).Commit()
+    strided = MPI.DOUBLE.Create_hvector(2, 2, 32).Commit()
+    out = [(t.Get_size(), t.Get_extent(), t.Get_true_extent(), t.lb, t.ub)
+           for t in (column, inner, pieces, triple, spaced, strided)]
+    matrix = np.arange(16, dtype="d").reshape(4, 4) + 100 * rank
+    got = np.zeros((4, 4))
+    status = MPI.Status()
+    comm.Sendrecv([matrix, 1, column], dest=right, sendtag=1, recvbuf=[got.reshape(-1)[2:], 1, column], source=left,
+                  recvtag=1, status=status)
+    out += [got.tolist(), status.Get_count(column), status.Get_elements(MPI.DOUBLE), status.Get_count(MPI.DOUBLE)]
+    grid = np.arange(16, dtype="i").reshape(4, 4) * (rank + 1)
+    middle = np.zeros(4, dtype="i")
+    comm.Sendrecv([grid, 1, inner], dest=right, sendtag=2, recvbuf=middle, source=left, recvtag=2)
+    back = np.full((4, 4), -1, dtype="i")
+    comm.Sendrecv(middle, dest=left, sendtag=3, recvbuf=[back, 1, inner], source=right, recvtag=3)
+    out += [middle.tolist(), back.tolist()]
+    spread = np.full(6, -1, dtype="i")
+    comm.Sendrecv(np.array([rank, rank + 1, rank + 2], dtype="i"), dest=right, sendtag=4,
+                  recvbuf=[spread, 1, pieces], source=left, recvtag=4)
+    floats = np.zeros(6, dtype="f")
+    comm.Sendrecv([np.arange(6, dtype="f") + rank, 2, triple], dest=right, sendtag=5, recvbuf=[floats, triple],
+                  source=left, recvtag=5)
+    out += [spread.tolist(), floats.tolist()]
+    table = np.arange(4 * size, dtype="i").reshape(size, 4) if rank == 0 else None
+    mine = np.zeros(2, dtype="i")
+    comm.Scatter([table, 1, spaced] if rank == 0 else None, mine, root=0)      # column pairs 0, 3 of a row
+    sums = np.zeros((size, 4))
+    comm.Allgather([matrix.reshape(-1)[1:], 1, column], [sums, 4, MPI.DOUBLE])     # everyone's column 1
+    hv = np.zeros(8)
+    comm.Bcast([hv if rank else np.arange(8.0), 1, strided], root=0)
+    out += [mine.tolist(), sums.tolist(), hv.tolist(), column == MPI.DOUBLE.Create_vector(4, 1, 4)]
+    for datatype in (column, inner, pieces, triple, spaced, strided):
+        datatype.Free()
+    return [repr(x) for x in out]
+
+
 PROGRAMS = {fn.__name__: fn for fn in (p2p_buffers, p2p_objects, requests, collectives_buffers,
-                                       collectives_objects, communicators, environment)}
+                                       collectives_objects, communicators, environment, derived_datatypes)}
 
 if __name__ == "__main__":
     import sys

@@ -67,6 +67,17 @@ def test_buffer_messages_take_counts_displacements_and_types():
     assert got[28:31] == ["[0.0, 0.0]", "[2, 4]", "[5.0, 5.0]"]   # Sendrecv(_replace), PROC_NULL
 
 
+def test_derived_datatypes_pick_and_place_their_elements():
+    got = simulated("derived_datatypes")[1]
+    assert got[0] == "(32, (0, 104), (0, 104), 0, 104)"    # a column of a 4x4 double matrix
+    assert got[1] == "(16, (0, 64), (20, 24), 0, 64)"      # a 2x2 subarray at (1, 1) of 4x4 ints
+    assert got[6:10] == ["[[0.0, 0.0, 0.0, 0.0], [0.0, 0.0, 4.0, 0.0], [0.0, 0.0, 8.0, 0.0], [0.0, 0.0, 12.0, 0.0]]",
+                         "1", "4", "4"]                     # column 0 of rank 0 into column 2
+    assert got[10:15] == ["[5, 6, 9, 10]", "[[-1, -1, -1, -1], [-1, 10, 12, -1], [-1, 18, 20, -1], [-1, -1, -1, -1]]",
+                          "[0, 1, -1, -1, -1, 2]", "[0.0, 1.0, 2.0, 3.0, 4.0, 5.0]", "[1, 4]"]
+    assert got[16] == "[0.0, 1.0, 0.0, 0.0, 4.0, 5.0, 0.0, 0.0]"   # hvector: 2 blocks of 2, 32 bytes apart
+
+
 def test_requests_return_what_mpi4py_returns_and_persistent_ones_restart():
     got = simulated("requests")[1]
     assert got[18:24] == ["None", "None", "True", "True", "-32766", "(-32766, True)"]
@@ -176,7 +187,7 @@ def test_unsupported_calls_fail_in_one_line_naming_the_call():
                         "(dynamic process management)"),
                        (lambda MPI: MPI.File.Open, "MPI.File.Open is not supported by PPT's simulated MPI (MPI-IO)"),
                        (lambda MPI: MPI.COMM_WORLD.Create_intercomm, "(intercommunicators)"),
-                       (lambda MPI: MPI.DOUBLE.Create_vector, "MPI.Datatype.Create_vector is not supported"),
+                       (lambda MPI: MPI.DOUBLE.Create_struct, "MPI.Datatype.Create_struct is not supported"),
                        (lambda MPI: MPI.Request.Cancel, "MPI.Request.Cancel is not supported"),
                        (lambda MPI: MPI.Comm.Get_parent(), "MPI.Comm.Get_parent is not supported"),
                        (lambda MPI: MPI.COMM_WORLD.Create_cart([4]).Neighbor_alltoall, "(graph topologies)")]:

@@ -64,27 +64,38 @@ class Buf:
         return self.counts[i] * self.datatype.size
 
     def _region(self, i: int):
-        per = self.datatype.count
-        start = self.displs[i] * per
-        return self.array[start:start + self.counts[i] * per]
+        """Block ``i``: a view of its elements (a contiguous datatype), else their indices."""
+        datatype = self.datatype
+        start = self.displs[i] * datatype.extent_elems
+        if datatype.contiguous:
+            return self.array[start:start + self.counts[i] * datatype.count]
+        return start + datatype.elements(self.counts[i])
 
     def block(self, i: int = 0):
         """A copy of block ``i`` (numpy elements), or None for a size-only message."""
-        return None if self.array is None else self._region(i).copy()
+        if self.array is None:
+            return None
+        region = self._region(i)
+        return region.copy() if self.datatype.contiguous else self.array[region]
 
     def put(self, rank, i: int, value) -> None:
         """Copy received ``value`` into block ``i`` (raw bytes; None: nothing to copy)."""
         if self.array is None or value is None:
             return
         region = self._region(i)
+        dtype = self.array.dtype
         if not isinstance(value, np.ndarray):
-            value = np.asarray(value, dtype=region.dtype)
+            value = np.asarray(value, dtype=dtype)
         raw = np.ascontiguousarray(value).reshape(-1).view(np.uint8)
-        into = region.view(np.uint8)
-        if raw.size > into.size:
+        room = region.size * dtype.itemsize
+        if raw.size > room:
             raise rank.error(f"message truncated: {raw.size} bytes arrived for a receive buffer of "
-                             f"{into.size} bytes (MPI_ERR_TRUNCATE)")
-        into[:raw.size] = raw
+                             f"{room} bytes (MPI_ERR_TRUNCATE)")
+        if self.datatype.contiguous:
+            region.view(np.uint8)[:raw.size] = raw
+        else:                                   # a scattered datatype: whole elements to their places
+            values = raw[:raw.size - raw.size % dtype.itemsize].view(dtype)
+            self.array[region[:values.size]] = values
 
 
 def _memory(rank, obj, what: str, msg=None):
@@ -155,14 +166,14 @@ def message(rank, msg, blocks: int = 1, what: str = "send"):
     array = _typed(rank, raw, datatype)
     displ = int(displ or 0)
     if count is None:
-        items = array.size // datatype.count - displ
+        items = _items_in(array.size, datatype) - displ
         if items % blocks:
             raise rank.error(f"message: cannot split {items} items of the {what} buffer into {blocks} "
                              "equal blocks; give the count")
         count = items // blocks
     count = int(count)
-    if (displ + count * blocks) * datatype.count > array.size:
-        raise rank.error(f"the {what} buffer holds {array.size // datatype.count} items, fewer than "
+    if datatype.span(displ + count * blocks) > array.size:
+        raise rank.error(f"the {what} buffer holds {_items_in(array.size, datatype)} items, fewer than "
                          f"the {count * blocks} the call needs")
     return Buf(array, datatype, [count] * blocks, [displ + i * count for i in range(blocks)])
 
@@ -184,7 +195,7 @@ def vector(rank, msg, blocks: int, what: str = "send", counts=None):
         raise rank.error(f"cannot infer a datatype for a {buf.dtype} buffer; give [buf, counts, displs, datatype]")
     array = _typed(rank, raw, datatype)
     if counts is None:
-        items = array.size // datatype.count
+        items = _items_in(array.size, datatype)
         if items % blocks:
             raise rank.error(f"message: cannot split {items} items of the {what} buffer into {blocks} "
                              "equal blocks; give the counts")
@@ -192,10 +203,15 @@ def vector(rank, msg, blocks: int, what: str = "send", counts=None):
     counts = _per_block(rank, counts, blocks, "counts")
     displs = _per_block(rank, displs, blocks, "displs", counts)
     end = max((d + c for d, c in zip(displs, counts) if c), default=0)
-    if end * datatype.count > array.size:
-        raise rank.error(f"the {what} buffer holds {array.size // datatype.count} items; counts {counts} at "
+    if datatype.span(end) > array.size:
+        raise rank.error(f"the {what} buffer holds {_items_in(array.size, datatype)} items; counts {counts} at "
                          f"displacements {displs} need {end}")
     return Buf(array, datatype, counts, displs)
+
+
+def _items_in(elements: int, datatype) -> int:
+    """Items of ``datatype`` a buffer of ``elements`` elements holds (mpi4py: its size over the extent)."""
+    return elements // datatype.extent_elems if datatype.extent_elems else 0
 
 
 def _per_block(rank, values, blocks: int, what: str, counts=None) -> list[int]:

@@ -1,11 +1,16 @@
 """MPI datatypes as mpi4py names them, each with the numpy dtype its elements have.
 
-A datatype here is ``count`` contiguous elements of one numpy dtype:
-mpi4py's predefined types (``MPI.DOUBLE``: one float64) and the contiguous
-types made from them (``MPI.INT.Create_contiguous(3)``).  Sizes are those of
-MPICH on x86-64 Linux (``long`` and ``long long`` 8 bytes, ``long double``
-16).  :func:`of_array` gives the type mpi4py infers for a buffer given
-without one (from its numpy dtype, or ``B`` for bytes and bytearrays).
+A datatype here is a typemap of one numpy element type: ``offsets``, the
+element positions of one item (in elements from the item's start, which
+is ``lb`` plus a multiple of the extent), and ``extent``, the elements
+from one item to the next.  mpi4py's predefined types are one element
+(``MPI.DOUBLE``: one float64); ``Create_contiguous``, ``Create_vector``,
+``Create_hvector``, ``Create_indexed``, ``Create_indexed_block``,
+``Create_subarray`` and ``Create_resized`` build others from them.  Types
+mixing element types (``Create_struct``) are not modelled.  Sizes are those
+of MPICH on x86-64 Linux (``long`` and ``long long`` 8 bytes, ``long
+double`` 16).  :func:`of_array` gives the type mpi4py infers for a buffer
+given without one (from its numpy dtype, or ``B`` for bytes and bytearrays).
 """
 from __future__ import annotations
 
@@ -13,29 +18,66 @@ import numpy as np
 
 from ppt.mpi.unsupported import Refusing, refuse
 
+#: MPI_ORDER_C and MPI_ORDER_FORTRAN (MPICH's values) for Create_subarray.
+ORDER_C, ORDER_FORTRAN = 56, 57
+
 
 class Datatype(metaclass=Refusing):
-    """An MPI datatype: ``count`` elements of numpy dtype ``dtype``; ``size`` and ``extent`` in bytes."""
+    """An MPI datatype: elements of numpy dtype ``dtype`` at ``offsets`` (in elements) of each item,
+    items ``extent_elems`` elements apart; ``size``, ``extent``, ``lb`` and ``ub`` in bytes.  Equal
+    only to itself, as handles are (the aliases mpi4py shares, such as BOOL and C_BOOL, are one object)."""
 
-    __slots__ = ("name", "dtype", "count", "typechar")
+    __slots__ = ("name", "dtype", "offsets", "extent_elems", "lb_elems", "typechar", "contiguous")
 
-    def __init__(self, name: str, dtype, count: int = 1, typechar: str | None = None):
+    def __init__(self, name: str, dtype, count: int = 1, typechar: str | None = None, offsets=None,
+                 extent_elems: int | None = None, lb_elems: int | None = None):
         self.name = name
         self.dtype = np.dtype(dtype)
-        self.count = count
+        self.offsets = np.arange(count) if offsets is None else np.asarray(offsets, dtype=np.int64)
+        self.extent_elems = len(self.offsets) if extent_elems is None else int(extent_elems)
+        #: Lower bound in elements: the lowest offset unless set (a subarray's is 0).
+        self.lb_elems = (int(self.offsets.min()) if len(self.offsets) else 0) if lb_elems is None else lb_elems
         self.typechar = typechar or self.dtype.char
+        n = len(self.offsets)
+        #: One run of elements from the item's start, items back to back: buffers slice, not gather.
+        self.contiguous = n == self.extent_elems and (n == 0 or self.offsets[0] == 0 and
+                                                      bool(np.all(np.diff(self.offsets) == 1)))
+
+    @property
+    def count(self) -> int:
+        """Elements in one item."""
+        return len(self.offsets)
 
     @property
     def size(self) -> int:
         """Bytes of data in one item of this type."""
-        return self.dtype.itemsize * self.count
+        return self.dtype.itemsize * len(self.offsets)
 
-    extent = size
-    lb = 0
+    @property
+    def extent(self) -> int:
+        """Bytes from one item to the next."""
+        return self.dtype.itemsize * self.extent_elems
+
+    @property
+    def lb(self) -> int:
+        return self.dtype.itemsize * self.lb_elems
 
     @property
     def ub(self) -> int:
-        return self.size
+        return self.lb + self.extent
+
+    @property
+    def true_lb(self) -> int:
+        """Bytes from the item's start to its first element."""
+        return self.dtype.itemsize * int(self.offsets.min()) if len(self.offsets) else 0
+
+    @property
+    def true_extent(self) -> int:
+        return self.dtype.itemsize * (int(self.offsets.max()) + 1) - self.true_lb if len(self.offsets) else 0
+
+    @property
+    def true_ub(self) -> int:
+        return self.true_lb + self.true_extent
 
     @property
     def typestr(self) -> str:
@@ -44,16 +86,27 @@ class Datatype(metaclass=Refusing):
 
     @property
     def is_predefined(self) -> bool:
-        return self.count == 1
+        return bool(self.name) and self.count == 1
+
+    is_named = is_predefined
+
+    def elements(self, items: int) -> np.ndarray:
+        """Element indices of ``items`` consecutive items, from the first item's start."""
+        return (np.arange(items)[:, None] * self.extent_elems + self.offsets[None, :]).ravel()
+
+    def span(self, items: int) -> int:
+        """Elements a buffer needs to hold ``items`` items."""
+        return (items - 1) * self.extent_elems + int(self.offsets.max()) + 1 if items and self.count else 0
 
     def Get_size(self) -> int:
         return self.size
 
     def Get_extent(self) -> tuple[int, int]:
         """``(lower bound, extent)`` in bytes."""
-        return 0, self.size
+        return self.lb, self.extent
 
-    Get_true_extent = Get_extent
+    def Get_true_extent(self) -> tuple[int, int]:
+        return self.true_lb, self.true_extent
 
     def Get_name(self) -> str:
         return self.name
@@ -61,12 +114,71 @@ class Datatype(metaclass=Refusing):
     def Set_name(self, name: str) -> None:
         self.name = str(name)
 
+    def _derived(self, offsets, extent_elems: int, lb_elems: int | None = None) -> "Datatype":
+        return Datatype("", self.dtype, typechar=self.typechar, offsets=offsets, extent_elems=extent_elems,
+                        lb_elems=lb_elems)
+
+    def _items(self, starts) -> np.ndarray:
+        """Elements of items of this type starting at item positions ``starts`` (in extents)."""
+        starts = np.asarray(starts, dtype=np.int64).reshape(-1)
+        return (starts[:, None] * self.extent_elems + self.offsets[None, :]).ravel()
+
     def Create_contiguous(self, count: int) -> "Datatype":
         """``count`` items of this type in a row."""
-        return Datatype("", self.dtype, self.count * int(count), self.typechar)
+        return self._derived(self._items(range(int(count))), int(count) * self.extent_elems)
+
+    def Create_vector(self, count: int, blocklength: int, stride: int) -> "Datatype":
+        """``count`` blocks of ``blocklength`` items, block starts ``stride`` items apart."""
+        starts = [i * stride + j for i in range(count) for j in range(blocklength)]
+        extent = ((count - 1) * stride + blocklength) * self.extent_elems if count else 0
+        return self._derived(self._items(starts), extent)
+
+    def Create_hvector(self, count: int, blocklength: int, stride: int) -> "Datatype":
+        """As Create_vector with ``stride`` in bytes (a whole number of elements here)."""
+        step = self._bytes_stride(stride)
+        blocks = [self._items(range(blocklength)) + i * step for i in range(count)]
+        extent = (count - 1) * step + blocklength * self.extent_elems if count else 0
+        return self._derived(np.concatenate(blocks) if blocks else [], extent)
+
+    def _bytes_stride(self, nbytes: int) -> int:
+        elems, rest = divmod(int(nbytes), self.dtype.itemsize)
+        if rest:
+            raise refuse_value(f"a byte stride of {nbytes} is not a whole number of {self.dtype} elements")
+        return elems
+
+    def Create_indexed(self, blocklengths, displacements) -> "Datatype":
+        """Blocks of ``blocklengths[i]`` items at ``displacements[i]`` (in items)."""
+        starts = [d + j for n, d in zip(blocklengths, displacements) for j in range(n)]
+        return self._from_starts(starts)
+
+    def Create_indexed_block(self, blocklength: int, displacements) -> "Datatype":
+        return self.Create_indexed([blocklength] * len(displacements), displacements)
+
+    def Create_subarray(self, sizes, subsizes, starts, order: int = ORDER_C) -> "Datatype":
+        """The ``subsizes`` block at ``starts`` of an array of ``sizes`` items (C or Fortran order)."""
+        index = np.indices(subsizes).reshape(len(subsizes), -1) + np.asarray(starts)[:, None]
+        flat = np.ravel_multi_index(tuple(index), tuple(sizes), order="F" if order == ORDER_FORTRAN else "C")
+        return self._derived(self._items(np.sort(flat) if order == ORDER_C else flat),
+                             int(np.prod(sizes)) * self.extent_elems, 0)
+
+    def Create_resized(self, lb: int, extent: int) -> "Datatype":
+        """This type with ``extent`` bytes from one item to the next (``lb`` must be its own)."""
+        if lb != self.lb:
+            raise refuse_value(f"Create_resized to lower bound {lb}: only the type's own ({self.lb}) is modelled")
+        return self._derived(self.offsets, self._bytes_stride(extent), self.lb_elems)
+
+    Resized = Create_resized
+
+    def _from_starts(self, starts) -> "Datatype":
+        if not starts:
+            return self._derived([], 0)
+        items = self._items(starts)
+        lowest = min(starts) * self.extent_elems
+        return self._derived(items, (max(starts) + 1) * self.extent_elems - lowest)
 
     def Dup(self) -> "Datatype":
-        return Datatype(self.name, self.dtype, self.count, self.typechar)
+        return Datatype(self.name, self.dtype, typechar=self.typechar, offsets=self.offsets,
+                        extent_elems=self.extent_elems, lb_elems=self.lb_elems)
 
     Create_dup = Dup
 
@@ -79,17 +191,16 @@ class Datatype(metaclass=Refusing):
     def tocode(self) -> str:
         return self.typechar
 
-    def __eq__(self, other):
-        return isinstance(other, Datatype) and (other.dtype, other.count) == (self.dtype, self.count)
-
-    def __hash__(self):
-        return hash((self.dtype, self.count))
-
     def __repr__(self):
         return f"<mpi4py.MPI.Datatype {self.name or 'derived'}>"
 
     def __getattr__(self, name):
         return refuse("Datatype", name, None)
+
+
+def refuse_value(text: str):
+    from ppt.mpi.errors import MPIError
+    return MPIError(f"MPI datatype: {text}")
 
 
 #: MPICH's names of aliases (MPI.LONG_LONG.name is 'MPI_LONG_LONG_INT') and mpi4py's type characters
