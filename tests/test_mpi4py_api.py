@@ -1,4 +1,4 @@
-"""mpi4py's API on the simulated MPI: programs give what real mpi4py on MPICH gives, and what PPT lacks fails in one line.
+"""mpi4py's API on the simulated MPI: programs print what they print on real mpi4py; gaps fail in one line.
 
 The programs of ``mpi4py_api_programs`` run once under ``mpiexec -n 4`` (one
 launch for all of them) and on 4 simulated ranks of one node; their results

@@ -15,7 +15,9 @@ from numbers import Real
 
 from ppt.mpi import constants, ops
 from ppt.mpi.calls import as_call, mpi_call
-from ppt.mpi.comm import Cartcomm, Comm, Group
+from ppt.mpi.cart import Cartcomm
+from ppt.mpi.comm import Comm
+from ppt.mpi.group import Group
 from ppt.mpi.message import Message
 from ppt.mpi.names import fill, mpi4py_names
 from ppt.mpi.p2p import Request, Status

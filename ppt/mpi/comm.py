@@ -1,4 +1,5 @@
-"""Communicators, groups and Cartesian communicators (mpi4py-like, sizes in bytes).
+"""Communicators (mpi4py-like, sizes in bytes); their groups are in :mod:`ppt.mpi.group`, Cartesian
+communicators in :mod:`ppt.mpi.cart`.
 
 Each rank holds its own communicator objects.  A communicator has an integer
 id agreed on by its members when it is created: every rank keeps the
@@ -16,9 +17,10 @@ from numbers import Integral
 from ppt.mpi import collectives as coll
 from ppt.mpi.calls import mpi_call
 from ppt.mpi.collectives import Coll
-from ppt.mpi.constants import (ANY_SOURCE, ANY_TAG, CART, CONGRUENT, IDENT, KEYVALS, PROC_NULL, SIMILAR,
-                               TAG_UB_VALUE, UNDEFINED, UNEQUAL)
+from ppt.mpi.constants import (ANY_SOURCE, ANY_TAG, CONGRUENT, IDENT, KEYVALS, PROC_NULL, SIMILAR, TAG_UB_VALUE,
+                               UNDEFINED, UNEQUAL)
 from ppt.mpi.errors import AbortCalled
+from ppt.mpi.group import Group
 from ppt.mpi.message import Message, matched
 from ppt.mpi.names import mpi4py_names
 from ppt.mpi.ops import MAX, SUM, as_op
@@ -29,108 +31,6 @@ from ppt.mpi.unsupported import Refusing
 
 #: Bytes of one integer in the agreement messages of communicator creation.
 INT_B = 4
-
-
-@mpi4py_names
-class Group(metaclass=Refusing):
-    """An ordered set of processes (world ranks); ``rank`` is the caller's rank in it or UNDEFINED."""
-
-    __slots__ = ("_rank", "members", "index", "freed")
-
-    def __init__(self, rank, members):
-        self._rank = rank
-        self.members = tuple(members)
-        self.index = {world: i for i, world in enumerate(self.members)}
-        self.freed = False
-
-    def __repr__(self):
-        return f"group of {len(self.members)}"
-
-    @property
-    def size(self) -> int:
-        return len(self.members)
-
-    @property
-    def rank(self) -> int:
-        return self.index.get(self._rank.world_rank, UNDEFINED)
-
-    def _check_ranks(self, ranks, call, unique=True) -> list[int]:
-        ranks = [int(r) for r in ranks]
-        for r in ranks:
-            if not 0 <= r < self.size:
-                raise self._rank.error(f"rank {r} is not in the {self} (0..{self.size - 1})", call)
-        if unique and len(set(ranks)) != len(ranks):
-            raise self._rank.error(f"ranks {ranks} repeat a rank", call)
-        return ranks
-
-    @mpi_call("MPI_Group_incl")
-    def incl(self, ranks) -> "Group":
-        """The group of the listed ranks, in that order."""
-        return Group(self._rank, [self.members[r] for r in self._check_ranks(ranks, "MPI_Group_incl")])
-
-    @mpi_call("MPI_Group_excl")
-    def excl(self, ranks) -> "Group":
-        """This group without the listed ranks (order kept)."""
-        drop = set(self._check_ranks(ranks, "MPI_Group_excl"))
-        return Group(self._rank, [w for i, w in enumerate(self.members) if i not in drop])
-
-    @mpi_call("MPI_Group_range_incl")
-    def range_incl(self, ranges) -> "Group":
-        """The group of the ranks in ``ranges``, triples ``(first, last, stride)`` (last included)."""
-        return self.incl(self._ranges(ranges))
-
-    @mpi_call("MPI_Group_range_excl")
-    def range_excl(self, ranges) -> "Group":
-        return self.excl(self._ranges(ranges))
-
-    def _ranges(self, ranges) -> list[int]:
-        ranks = []
-        for first, last, stride in ranges:
-            if stride == 0:
-                raise self._rank.error(f"range ({first}, {last}, {stride}) has stride 0")
-            ranks.extend(range(first, last + (1 if stride > 0 else -1), stride))
-        return ranks
-
-    @mpi_call("MPI_Group_dup")
-    def dup(self) -> "Group":
-        return Group(self._rank, self.members)
-
-    @mpi_call("MPI_Group_compare")
-    def compare(self, other: "Group") -> int:
-        """IDENT (same members, same order), SIMILAR (same members) or UNEQUAL."""
-        if self.members == other.members:
-            return IDENT
-        return SIMILAR if set(self.members) == set(other.members) else UNEQUAL
-
-    @staticmethod
-    @mpi_call("MPI_Group_union")
-    def union(group1: "Group", group2: "Group") -> "Group":
-        """``group1``'s members, then those of ``group2`` not in it (mpi4py's ``Group.Union(g1, g2)``)."""
-        return Group(group1._rank, list(group1.members) + [w for w in group2.members if w not in group1.index])
-
-    @staticmethod
-    @mpi_call("MPI_Group_intersection")
-    def intersection(group1: "Group", group2: "Group") -> "Group":
-        """``group1``'s members that are in ``group2``, in ``group1``'s order."""
-        return Group(group1._rank, [w for w in group1.members if w in group2.index])
-
-    @staticmethod
-    @mpi_call("MPI_Group_difference")
-    def difference(group1: "Group", group2: "Group") -> "Group":
-        """``group1``'s members not in ``group2``, in ``group1``'s order."""
-        return Group(group1._rank, [w for w in group1.members if w not in group2.index])
-
-    @mpi_call("MPI_Group_translate_ranks")
-    def translate_ranks(self, ranks=None, other: "Group" = None) -> list[int]:
-        """Ranks in ``other`` of the listed ranks of this group (UNDEFINED where absent; all if None)."""
-        ranks = list(range(self.size) if ranks is None else ranks)
-        self._check_ranks([r for r in ranks if r != PROC_NULL], "MPI_Group_translate_ranks", unique=False)
-        return [PROC_NULL if r == PROC_NULL else other.index.get(self.members[r], UNDEFINED) for r in ranks]
-
-    @mpi_call("MPI_Group_free")
-    def free(self) -> None:
-        self.freed = True
-
 
 @mpi4py_names
 class Comm(metaclass=Refusing):
@@ -632,104 +532,8 @@ class Comm(metaclass=Refusing):
         comm_id = self._new_id(self._agree())
         if self.rank >= cells:
             return None
+        from ppt.mpi.cart import Cartcomm      # a subclass of Comm: imported once Comm exists
         return self._make(list(self.members[:cells]), comm_id, "cart", Cartcomm, dims=dims, periods=periods)
-
-
-@mpi4py_names
-class Cartcomm(Comm):
-    """A communicator with a Cartesian topology (row-major rank order)."""
-
-    __slots__ = ("dims", "periods")
-
-    def __init__(self, rank, members, index, comm_id, name, dims, periods):
-        super().__init__(rank, members, index, comm_id, name)
-        #: Ranks along each dimension, and 1 for each periodic one, 0 else (lists, as mpi4py gives them).
-        self.dims = [int(d) for d in dims]
-        self.periods = [int(bool(p)) for p in periods]
-
-    @property
-    def ndim(self) -> int:
-        return len(self.dims)
-
-    @property
-    def topology(self) -> int:
-        return CART
-
-    is_topo = True
-
-    @property
-    def topo(self) -> tuple[list, list, list]:
-        """``(dims, periods, coords)`` as lists (MPI_Cart_get)."""
-        return list(self.dims), list(self.periods), list(self.coords)
-
-    @mpi_call("MPI_Cart_sub")
-    def sub(self, remain_dims):
-        """The Cartesian communicators of the dimensions kept (``remain_dims[d]`` true): one per
-        combination of the dropped dimensions' coordinates."""
-        keep = [bool(k) for k in remain_dims]
-        if len(keep) != len(self.dims):
-            raise self._rank.error(f"remain_dims {list(remain_dims)} needs {len(self.dims)} entries")
-        coords = self.coords
-        color = key = 0
-        for c, d, k in zip(coords, self.dims, keep):
-            if k:
-                key = key * d + c
-            else:
-                color = color * d + c
-        entries = self._allgather((color, key, self._rank.next_ctx), 3 * INT_B, None, 3 * INT_B)
-        comm_id = self._new_id(max(e[2] for e in entries))
-        chosen = sorted((k, r) for r, (c, k, _) in enumerate(entries) if c == color)
-        dims = [d for d, k in zip(self.dims, keep) if k]
-        periods = [p for p, k in zip(self.periods, keep) if k]
-        return self._make([self.members[r] for _, r in chosen], comm_id, "sub", Cartcomm, dims=dims,
-                          periods=periods)
-
-    @property
-    def coords(self) -> "Coords":
-        """This rank's coordinates: a list (as mpi4py's) that also equals the tuple cart_coords gives."""
-        return Coords(self.cart_coords(self.rank))
-
-    def cart_coords(self, rank: int) -> tuple:
-        """Coordinates of ``rank``."""
-        if not 0 <= rank < self.size:
-            raise self._rank.error(f"rank {rank} is out of range for {self.label} of size {self.size}",
-                                   "MPI_Cart_coords")
-        coords = []
-        for d in reversed(self.dims):
-            rank, c = divmod(rank, d)
-            coords.append(c)
-        return tuple(reversed(coords))
-
-    def cart_rank(self, coords) -> int:
-        """Rank at ``coords`` (periodic dimensions wrap; others must be in range)."""
-        if len(coords) != len(self.dims):
-            raise self._rank.error(f"coordinates {tuple(coords)} need {len(self.dims)} entries", "MPI_Cart_rank")
-        rank = 0
-        for c, d, periodic in zip(coords, self.dims, self.periods):
-            if periodic:
-                c %= d
-            elif not 0 <= c < d:
-                raise self._rank.error(f"coordinate {c} is outside the non-periodic dimension of size {d}",
-                                       "MPI_Cart_rank")
-            rank = rank * d + c
-        return rank
-
-    def cart_shift(self, direction: int, disp: int = 1) -> tuple[int, int]:
-        """``(source, dest)``: the ranks ``disp`` steps down/up along ``direction`` (PROC_NULL off a
-        non-periodic edge)."""
-        if not 0 <= direction < len(self.dims):
-            raise self._rank.error(f"direction {direction} is not a dimension of {self.dims}", "MPI_Cart_shift")
-        here = list(self.coords)
-
-        def neighbour(step):
-            coords = list(here)
-            coords[direction] += step
-            c, d = coords[direction], self.dims[direction]
-            if not self.periods[direction] and not 0 <= c < d:
-                return PROC_NULL
-            return self.cart_rank(coords)
-
-        return neighbour(-disp), neighbour(disp)
 
 
 def _positional(call: str, args, kwargs, names, defaults) -> list:
@@ -751,17 +555,3 @@ def _recv_args(call: str, args, kwargs, defaults) -> list:
     if args and type(args[0]) is not int and not isinstance(args[0], Integral):
         args = args[1:]                                  # mpi4py's buf: PPT's objects need none
     return _positional(call, args, kwargs, ("source", "tag", "status")[:len(defaults)], defaults)
-
-
-class Coords(list):
-    """Cartesian coordinates: mpi4py's list, equal to the tuple :meth:`Cartcomm.cart_coords` returns too."""
-
-    __slots__ = ()
-
-    def __eq__(self, other):
-        return list.__eq__(self, list(other)) if isinstance(other, tuple) else list.__eq__(self, other)
-
-    def __ne__(self, other):
-        return not self == other
-
-    __hash__ = None

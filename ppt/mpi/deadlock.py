@@ -14,7 +14,8 @@ def describe(rank) -> str:
     why = rank.proc.blocked_in
     if isinstance(why, tuple) and why and why[0] == "probe":
         _, comm, source, tag = why
-        return f"{call}(source={_wild(source, ANY_SOURCE, 'ANY_SOURCE')}, tag={_wild(tag, ANY_TAG, 'ANY_TAG')}, comm={comm.label})"
+        source, tag = _wild(source, ANY_SOURCE, "ANY_SOURCE"), _wild(tag, ANY_TAG, "ANY_TAG")
+        return f"{call}(source={source}, tag={tag}, comm={comm.label})"
     pending = [req for req in (why or ()) if not req.done]
     if not pending:
         return call

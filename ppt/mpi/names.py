@@ -34,7 +34,7 @@ import inspect
 
 from ppt.mpi import bufcoll, bufp2p, constants, environment, ops
 from ppt.mpi.buffers import fill  # noqa: F401  (the api retires mpi4py receive requests with it)
-from ppt.mpi.datatypes import DATATYPES, TYPEDICT, Datatype
+from ppt.mpi.datatypes import DATATYPES, ORDER_C, ORDER_FORTRAN, TYPEDICT, Datatype
 from ppt.mpi.errors import MPIError
 from ppt.mpi.unsupported import Unsupported, refuse
 
@@ -112,6 +112,7 @@ MPI4PY_NAMES = {
     "MPI": {
         "Wtime": "wtime", "IN_PLACE": IN_PLACE, "BOTTOM": BOTTOM, "Datatype": Datatype, "_typedict": TYPEDICT,
         "Exception": MPIError, **DATATYPES, **environment.FUNCTIONS,
+        "ORDER_C": ORDER_C, "ORDER_FORTRAN": ORDER_FORTRAN, "ORDER_F": ORDER_FORTRAN,
         **{name: getattr(constants, name) for name in (
             "IDENT", "CONGRUENT", "SIMILAR", "UNEQUAL", "ROOT", "CART", "GRAPH", "DIST_GRAPH")},
         **constants.KEYVALS,
