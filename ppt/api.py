@@ -31,6 +31,7 @@ import contextlib
 import copy
 import json
 import types
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from ppt.errors import PPTError
@@ -105,8 +106,9 @@ class Machine:
         return MPIJob.on_machine(self.model, ranks, ranks_per_node, mapping, self.model.seed,
                                  dict(algorithms or {}), threads_per_rank=threads_per_rank)
 
-    def run(self, main, ranks: int, *, ranks_per_node: int | None = None, mapping: str = "linear",
-            algorithms: dict | None = None, argv=(), threads_per_rank: int = 1,
+    def run(self, main: Callable | str | Path, ranks: int, *, ranks_per_node: int | None = None,
+            mapping: str = "linear", algorithms: dict | None = None, argv: Sequence[str] = (),
+            threads_per_rank: int = 1,
             sample_every: float | None = None, samples: str | None = None) -> "Result":
         """Run a model on ``ranks`` simulated ranks, as ``ppt run`` does.
 
@@ -140,7 +142,7 @@ class Machine:
         report_placement(job)
         return Result("run", result.as_json(), returns=result.returns)
 
-    def exec(self, program: str, ranks: int, *, args=(), ranks_per_node: int | None = None,
+    def exec(self, program: str | Path, ranks: int, *, args: Sequence = (), ranks_per_node: int | None = None,
              mapping: str = "linear", algorithms: dict | None = None, compute: str = "measured",
              compute_scale: float = 1.0, output_dir: str | None = None) -> "Result":
         """Run an unmodified mpi4py program on ``ranks`` simulated ranks, as ``ppt exec`` does.
@@ -151,8 +153,10 @@ class Machine:
         Args:
             program: the program's path.
             ranks: number of MPI ranks (``mpiexec -n``).
-            args: the program's own arguments.
-            ranks_per_node, mapping, algorithms: as for :meth:`run`.
+            args: the program's own arguments (strings, or values turned into strings).
+            ranks_per_node: ranks placed on each node (default: one per core).
+            mapping: rank-to-node mapping, as for :meth:`run`.
+            algorithms: collective algorithms by collective, as for :meth:`run`.
             compute: ``measured`` (each rank's CPU time between MPI calls becomes compute time,
                 times ``compute_scale``) or ``none`` (only ``ppt.hint.compute`` annotations).
             compute_scale: simulated seconds per second of this host's CPU time.
@@ -185,13 +189,15 @@ class Machine:
 
         Args:
             trace: the trace set's folder, its ``.meta`` file or its file prefix.
-            ranks_per_node, mapping: as for :meth:`run`.
+            ranks_per_node: ranks placed on each node (default: one per core).
+            mapping: rank-to-node mapping, as for :meth:`run`.
             compute_scale: multiplies the recorded gaps between calls (0: communication only).
             compute_clock: ``auto``, ``wall`` or ``cpu``: the clock the gaps are read on
                 (:func:`ppt.traces.replay.choose_clock`).
             keep_startup: replay the time before each rank's ``MPI_Init`` ended as compute.
             skip_unsupported: leave out calls replay does not support instead of refusing the trace.
-            sample_every, samples: as for :meth:`run`.
+            sample_every: sampling interval of the network's time series, seconds (as for :meth:`run`).
+            samples: the ``.npz`` file of the time series.
 
         Returns:
             A :class:`Result` of kind ``replay`` (the summary of :func:`ppt.traces.replay.replay`:
@@ -226,7 +232,8 @@ class Machine:
             early_stop: stop once saturated (or converged, with ``converge``).
             latency_factor: saturated when window latency keeps rising to this times the first's.
             converge: stop once accepted load and latency are known to within this fraction.
-            sample_every, samples: as for :meth:`run`.
+            sample_every: sampling interval of the network's time series, seconds (as for :meth:`run`).
+            samples: the ``.npz`` file of the time series.
 
         Returns:
             A :class:`Result` of kind ``traffic`` (``accepted_fraction``, ``mean_latency_s``,
