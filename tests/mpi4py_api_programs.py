@@ -181,7 +181,7 @@ def requests(MPI):
     out.append(a.tolist())
     req = comm.Isend(np.ones(2), dest=right, tag=10)
     comm.Recv(np.zeros(2), source=left, tag=10)
-    out += [req.Wait(), MPI.Request.Waitall([MPI.REQUEST_NULL])]
+    out += [req == MPI.REQUEST_NULL, req.Wait(), req == MPI.REQUEST_NULL, MPI.Request.Waitall([MPI.REQUEST_NULL])]
     outgoing, incoming = np.zeros(2, dtype="i"), np.zeros(2, dtype="i")
     persistent = [comm.Recv_init(incoming, source=left, tag=11), comm.Send_init(outgoing, dest=right, tag=11)]
     for step in range(3):

@@ -7,8 +7,8 @@
     result = MPIJob(network, num_ranks=16).run(main)
 
 Modules: ``job`` (placing and running ranks), ``p2p`` (matching, eager and
-rendezvous protocols, requests), ``comm`` (communicators, groups, Cartesian
-topologies), ``collectives`` (named algorithms), ``api`` (the per-rank
+rendezvous protocols, requests), ``comm`` (communicators), ``group``,
+``cart`` (Cartesian topologies), ``collectives`` (named algorithms), ``api`` (the per-rank
 ``mpi`` object), ``names`` (mpi4py's capitalised spellings, the one table of
 them), ``buffers`` (mpi4py's buffer arguments), ``bufp2p`` and ``bufcoll``
 (mpi4py's buffer calls), ``datatypes``, ``environment`` (functions of

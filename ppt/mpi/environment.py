@@ -108,6 +108,15 @@ def Detach_buffer(self):
     return None
 
 
+def Alloc_mem(self, size: int, info=None) -> bytearray:
+    """Memory for buffers (MPI_Alloc_mem): a bytearray of ``size`` bytes."""
+    return bytearray(int(size))
+
+
+def Free_mem(self, mem) -> None:
+    """Nothing to release: the memory is garbage collected."""
+
+
 def Pcontrol(self, level: int) -> None:
     """Profiling control: accepted and ignored."""
 
@@ -128,10 +137,11 @@ def _group_empty(self):
 FUNCTIONS = {
     **{fn.__name__: fn for fn in (Wtick, Get_processor_name, Init, Init_thread, Query_thread, Finalize,
                                   Is_initialized, Is_finalized, Is_thread_main, Get_version, Get_library_version,
-                                  Compute_dims, Attach_buffer, Detach_buffer, Pcontrol)},
+                                  Compute_dims, Attach_buffer, Detach_buffer, Alloc_mem, Free_mem, Pcontrol)},
     "VERSION": VERSION, "SUBVERSION": SUBVERSION, "THREAD_SINGLE": THREAD_SINGLE,
     "THREAD_FUNNELED": THREAD_FUNNELED, "THREAD_SERIALIZED": THREAD_SERIALIZED, "THREAD_MULTIPLE": THREAD_MULTIPLE,
-    "MAX_PROCESSOR_NAME": 128, "MAX_OBJECT_NAME": 128, "MAX_LIBRARY_VERSION_STRING": 8192, "SUCCESS": 0,
+    "MAX_PROCESSOR_NAME": 128, "MAX_OBJECT_NAME": 128, "MAX_ERROR_STRING": 512, "BSEND_OVERHEAD": 96,
+    "MAX_LIBRARY_VERSION_STRING": 8192, "SUCCESS": 0,
     "COMM_TYPE_SHARED": 1, "INFO_NULL": None, "ERRORS_RETURN": None, "ERRORS_ARE_FATAL": None,
     "ERRORS_ABORT": None, "REQUEST_NULL": property(_request_null), "GROUP_EMPTY": property(_group_empty),
     "GROUP_NULL": None, "MESSAGE_NULL": None, "OP_NULL": None, "DATATYPE_NULL": None

@@ -149,6 +149,17 @@ class Request(metaclass=Refusing):
         #: Receive overhead the rank still owes for this request, s (paid once, by Rank.take).
         self.overhead_due_s = 0.0
 
+    def __eq__(self, other):
+        """As mpi4py's handles: a retired request (waited or tested complete, or freed) is REQUEST_NULL,
+        equal to every other retired one; a persistent request stays itself."""
+        if self is other:
+            return True
+        if type(self) is Request and type(other) is Request:
+            return not self.active and not other.active
+        return NotImplemented
+
+    __hash__ = object.__hash__
+
     def finish(self) -> None:
         """Mark complete and wake the rank if it waits for this request."""
         self.done = True
