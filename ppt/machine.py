@@ -27,6 +27,8 @@ class Machine:
         from ppt.interconnects.failures import FailureSpec
         #: The link failures of the preset's ``network.fail_*`` keys (checked here, before any run).
         self.failures = FailureSpec.from_config(preset.get("network") or {})
+        from ppt.provenance import note_machine
+        note_machine(preset, network_kind, seed)      # what a result's provenance names
 
     @cached_property
     def topology(self):

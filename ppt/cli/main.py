@@ -45,6 +45,8 @@ class _Parser(argparse.ArgumentParser):
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="ppt", description="PPT: performance prediction of MPI applications "
                      "on packet-level models of supercomputer interconnects.")
+    from ppt.provenance import version
+    parser.add_argument("--version", action="version", version=f"ppt {version()}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     for name in COMMANDS:
         module = importlib.import_module(f"ppt.cli.{name}")
@@ -59,6 +61,8 @@ def main(argv=None) -> int:
         sys.stdout = open(os.devnull, "w")
         sys.stderr = open(os.devnull, "w")
     to_stderr()                       # the ppt logger's notes and warnings, as bare lines on stderr
+    from ppt import provenance
+    provenance.start(sys.argv[1:] if argv is None else argv)
     try:
         args = build_parser().parse_args(argv)
         if not getattr(args, "_run", None):

@@ -18,10 +18,13 @@ def emit(args, result: dict, headers=None, rows=None, title=None) -> None:
     """Print ``result`` as JSON (``args.json``) or ``rows`` as a table under ``headers``.
 
     The results are flushed here, so a standard output that cannot take them (a full disk) is a
-    one-line PPTError; a reader that went away (BrokenPipeError) is left to the command line."""
+    one-line PPTError; a reader that went away (BrokenPipeError) is left to the command line.
+    A JSON result gets its ``provenance`` object (version, preset hash, command line, wall time, ...;
+    see :mod:`ppt.provenance`)."""
     try:
         if getattr(args, "json", False):
-            json.dump(result, sys.stdout, sort_keys=True)
+            from ppt.provenance import provenance
+            json.dump({**result, "provenance": provenance(args)}, sys.stdout, sort_keys=True)
             sys.stdout.write("\n")
         else:
             if title:
