@@ -2,15 +2,23 @@
 
     ppt sweep traffic slimfly-3k --pattern wc --set network.routing=min,ugal --loads 0.1,0.5 \\
         --out sweep-sf --jobs 2 --plot sweep-sf.png
+    ppt sweep run examples/stencil_strong.py --ranks 16,64,256,1024 --system edison,hopper,mira \\
+        --out scale --plot scale.png
 
-Every ``--set KEY=V1,V2,...`` with several values and ``--loads`` (traffic's
-``--load``) is an axis; the grid is every combination of their values, and
-each combination runs as ``ppt COMMAND ... --set KEY=V ... --json`` in its own
-process.  Every other argument goes to the command as written.  With
-``--out DIR`` each finished point is kept as a JSON file and the table as
-``DIR/sweep.csv``; rerunning the same sweep with the same ``--out`` runs only
-the points not yet there.  ``--plot``, ``--json`` and ``--set`` anywhere on
-the line are the sweep's (each point still gets its ``--set`` values).
+Every ``--set KEY=V1,V2,...`` with several values, ``--system``, ``--ranks``
+and ``--loads`` (traffic's ``--load``) is an axis; the grid is every
+combination of their values, and each combination runs as
+``ppt COMMAND ... --set KEY=V ... --json`` in its own process.  Every other
+argument goes to the command as written.  Every point is checked before the
+first runs (its arguments, system, preset, topology and rank count), so a bad
+value is one line and nothing is written.  With ``--out DIR`` each finished
+point is kept as a JSON file and the table as ``DIR/sweep.csv``; rerunning the
+same sweep with the same ``--out`` runs only the points not yet there.  A
+point is the same only if its command line and its inputs are: PPT's version,
+the preset's content and the content of its script, program or trace files
+(:mod:`ppt.sweep.inputs`), so an edited script is run again.  ``--plot``,
+``--json``, ``--system``, ``--ranks`` and ``--set`` anywhere on the line are
+the sweep's (each point still gets its own values).
 """
 from __future__ import annotations
 
@@ -21,10 +29,13 @@ from ppt.cli.common import whole_number
 from ppt.cli.output import atomic_output, check_writable, emit
 from ppt.errors import ConfigError, PPTError
 
-HELP = "run traffic, run, replay or snap over a grid of --set values and loads; CSV, table and plot"
+HELP = "run traffic, run, exec, replay or snap over a grid of systems, rank counts, --set values and loads"
 
-COMMANDS = ("traffic", "run", "replay", "snap")
+COMMANDS = ("traffic", "run", "exec", "replay", "snap")
 CSV_NAME = "sweep.csv"
+#: Column prefix of a row's provenance (version, preset hash, command line, wall time): in the CSV and
+#: JSON, not in the table or the plot.
+PROVENANCE = "provenance."
 
 
 def _sweep_options(parser, defaults: bool) -> None:
@@ -33,6 +44,10 @@ def _sweep_options(parser, defaults: bool) -> None:
     parser.add_argument("--set", dest="sets", action="append", default=[], metavar="KEY=V1,V2,...",
                         help="an axis of the grid (several values) or a fixed override (one value); repeatable")
     parser.add_argument("--loads", default=None, metavar="L1,L2,...", help="traffic: offered loads to sweep")
+    parser.add_argument("--system", dest="systems", default=None, metavar="S1,S2,...",
+                        help="systems to sweep (preset names or .json files)")
+    parser.add_argument("--ranks", default=None, metavar="N1,N2,...",
+                        help="rank counts to sweep (run, exec; snap's cores; replay: {ranks} in the trace's path)")
     parser.add_argument("--jobs", type=whole_number, default=default(1), metavar="N",
                         help="points run at a time, each in its own process (default 1)")
     parser.add_argument("--out", default=None, metavar="DIR",
@@ -68,47 +83,106 @@ def _options(args) -> argparse.Namespace:
     return args
 
 
-def _check_points(points) -> None:
-    """Before anything runs: every point's command line parses, names a valid preset, and its
-    topology builds (so misspelled or impossible topology values are refused up front)."""
+def _point_args(parser, point):
+    """The parsed command line of ``point`` (for ``exec``, with the options after its program read too)."""
+    point_args = parser.parse_args([point.argv[0], "--json", *point.argv[1:]])
+    if point.argv[0] == "exec":
+        from ppt.cli.exec import _late_options
+        _late_options(point_args)
+        if point_args.program is None or point_args.ranks is None or point_args.system is None:
+            raise PPTError("ppt sweep exec: give PROGRAM.py, --ranks N1,N2,... (or -n N) and --system S1,S2,...")
+    return point_args
+
+
+def _check_points(points) -> list:
+    """Before anything runs: every point's command line parses, names a valid preset, its topology
+    builds (so misspelled or impossible topology values are refused up front) and its rank count
+    fits; returns the points with their inputs (for their cache keys, see :mod:`ppt.sweep.inputs`)."""
+    import dataclasses
     import json
 
     from ppt.cli.common import load_preset
     from ppt.cli.main import build_parser
     from ppt.interconnects.registry import build_topology
     from ppt.interconnects.planes import RailPolicy, check_planes
+    from ppt.machine import Machine
+    from ppt.provenance import forget_machine
+    from ppt.sweep.grid import RANKS
+    from ppt.sweep.inputs import inputs_of
     parser = build_parser()
-    presets, topologies = set(), set()
+    presets, topologies, machines, checked = {}, {}, {}, []
     for point in points:
-        point_args = parser.parse_args([*point.argv, "--json"])
-        if (point_args.system, tuple(point_args.overrides)) in presets:
-            continue
-        presets.add((point_args.system, tuple(point_args.overrides)))
-        preset = load_preset(point_args)
-        topology = preset["topology"]
-        planes = RailPolicy.from_cfg(preset.get("network") or {}).planes
-        if json.dumps([topology, planes], sort_keys=True) not in topologies:
-            topologies.add(json.dumps([topology, planes], sort_keys=True))
-            check_planes(build_topology(topology), planes)
+        point_args = _point_args(parser, point)
+        which = (point_args.system, tuple(point_args.overrides))
+        if which not in presets:
+            presets[which] = preset = load_preset(point_args)
+            topology = preset["topology"]
+            planes = RailPolicy.from_cfg(preset.get("network") or {}).planes
+            built = json.dumps([topology, planes], sort_keys=True)
+            if built not in topologies:
+                topologies[built] = build_topology(topology)
+                check_planes(topologies[built], planes)
+        preset = presets[which]
+        if RANKS in point.params:
+            if which not in machines:         # one machine per preset: topologies can be large
+                machines[which] = Machine(preset, network_kind="analytic", seed=point_args.seed)
+            _check_ranks(point, point_args, machines[which])
+        checked.append(dataclasses.replace(point, inputs=inputs_of(point.argv[0], point_args, preset)))
+    forget_machine()                           # the sweep's own result names no system; its rows do
+    return checked
+
+
+def _check_ranks(point, point_args, machine) -> None:
+    """ConfigError if ``point``'s rank (or core) count does not fit its system (``machine``)."""
+    from ppt.sweep.grid import RANKS
+    ranks = int(point.params[RANKS])
+    where = f"--ranks {ranks} on {point.params.get('system', machine.name)}"
+    try:
+        if point.argv[0] == "snap":
+            from ppt.apps.scaling import check_cores, study_sim
+            check_cores(machine, [ranks])
+            study_sim(point_args.study, ranks, 1, point_args.npey, point_args.npez)
+        elif point.argv[0] in ("run", "exec"):
+            from ppt.mpi.mapping import map_ranks
+            map_ranks(ranks, point_args.ranks_per_node or machine.cores_per_node, machine.num_nodes)
+    except PPTError as exc:
+        raise ConfigError(f"{where}: {exc}") from None
+
+
+def _given(args, *options) -> bool:
+    """True if the command's own arguments hold one of ``options`` (``--load`` or ``--load=0.5``)."""
+    return any(a in options or a.split("=")[0] in options for a in args)
+
+
+def plan(args):
+    """The grid and its checked points of the sweep ``args`` (see :func:`_options`): every point's
+    arguments, system, topology and rank count checked before any runs (one-line ConfigError)."""
+    from ppt.sweep.grid import Grid
+    grid = Grid(args.sets, args.loads, args.systems, args.ranks)
+    if args.loads is not None and args.command != "traffic":
+        raise ConfigError(f"--loads sweeps traffic's --load; sweep {args.command} with --set KEY=V1,V2,...")
+    if args.loads is not None and _given(args.args, "--load"):
+        raise ConfigError("give --loads (swept) or --load (fixed), not both")
+    if args.ranks is not None:
+        if args.command == "traffic":
+            raise ConfigError("--ranks: traffic runs on every node; sweep run, exec, replay or snap over rank counts")
+        fixed = {"run": ("--ranks",), "exec": ("-n", "--ranks"), "snap": ("--cores",)}.get(args.command, ())
+        if _given(args.args, *fixed):
+            raise ConfigError(f"give --ranks (swept) or {fixed[0]} (fixed), not both")
+    return grid, _check_points(grid.points(args.command, args.args))
 
 
 def run(args) -> int:
     from ppt.progress import PointProgress
-    from ppt.sweep.grid import LOAD, Grid
+    from ppt.sweep.grid import LOAD, RANKS
     from ppt.sweep.runner import Runner
     from ppt.sweep.store import PointStore, check_folder, write_atomic
     from ppt.sweep.table import columns_of, rows_of, to_csv, varying
     _refuse_under_mpiexec()
     args = _options(args)
-    grid = Grid(args.sets, args.loads)
-    if args.loads is not None and args.command != "traffic":
-        raise ConfigError(f"--loads sweeps traffic's --load; sweep {args.command} with --set KEY=V1,V2,...")
-    if args.loads is not None and any(a == "--load" or a.startswith("--load=") for a in args.args):
-        raise ConfigError("give --loads (swept) or --load (fixed), not both")
-    points = grid.points(args.command, args.args)
-    _check_points(points)
+    grid, points = plan(args)
     params = [axis.name for axis in grid.axes]
-    x = args.x or (LOAD if LOAD in params else (params[-1] if params else None))
+    x = args.x or next((p for p in (LOAD, RANKS) if p in params), params[-1] if params else None)
     if args.x and not args.plot:
         raise ConfigError(f"--x {args.x} picks the plot's horizontal axis; add --plot FILE.png or drop --x")
     if args.plot:
@@ -125,7 +199,8 @@ def run(args) -> int:
     if csv_path:
         write_atomic(Path(csv_path), to_csv(rows))
     columns = columns_of(rows)
-    shown = params + [c for c in varying(rows, columns) if c not in params and not _long_text(rows, c)]
+    shown = params + [c for c in varying(rows, columns)
+                      if c not in params and not _long_text(rows, c) and not c.startswith(PROVENANCE)]
     summary = {"command": args.command, "axes": {a.name: [a.typed(v) for v in a.values] for a in grid.axes},
                "rows": rows, "csv": csv_path, "plot": args.plot}
     emit(args, summary, shown, [[row.get(c, "") for c in shown] for row in rows],

@@ -8,11 +8,12 @@ from ppt.sweep.table import columns_of, varying
 
 
 def metrics(rows: list[dict], params: list[str], x: str) -> list[str]:
-    """Numeric columns that are not parameters or ``x`` and differ between rows."""
+    """Numeric columns that are not parameters, ``x`` or provenance (wall time, seed) and differ between rows."""
     def numeric(column):
         values = [row.get(column) for row in rows]
         return all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in values if v is not None)
-    return varying(rows, [c for c in columns_of(rows) if c not in params and c != x and numeric(c)])
+    return varying(rows, [c for c in columns_of(rows)
+                          if c not in params and c != x and not c.startswith("provenance.") and numeric(c)])
 
 
 def series(rows: list[dict], params: list[str], x: str) -> dict[str, list[dict]]:
@@ -40,6 +41,8 @@ def plot_sweep(rows: list[dict], params: list[str], x: str, path: str, title: st
             points = [(row[x], row[name]) for row in members if row.get(name) is not None]
             panel.plot([p[0] for p in points], [p[1] for p in points], marker="o", label=label)
         panel.set(xlabel=x, ylabel=name)
+        if x == "ranks":                 # rank counts grow by factors: equal steps on a log axis
+            panel.set_xscale("log", base=2)
     for panel in list(axes.flat)[len(names):]:
         panel.set_visible(False)
     if names and len(groups) > 1:

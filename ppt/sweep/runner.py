@@ -60,7 +60,7 @@ class Runner:
 
     def _run_point(self, point: Point) -> dict:
         env = {**os.environ, "PPT_QUIET": "1"}
-        argv = [sys.executable, "-m", "ppt.cli.main", *point.argv, "--json"]
+        argv = [sys.executable, "-m", "ppt.cli.main", point.argv[0], "--json", *point.argv[1:]]   # before any '--'
         with self._lock:
             if self._stopping:
                 raise PointFailed("sweep stopped")

@@ -1,8 +1,11 @@
 """A sweep's output folder: one JSON file per finished point, so an interrupted sweep resumes.
 
 Files are written whole or not at all (a temporary file renamed into place),
-and each names its point by a hash of the point's command line, so a folder
-can hold several sweeps and a changed sweep never picks up another's results.
+and each names its point by a hash of the point's command line and inputs
+(PPT's version, the preset's content, the content of its script, program or
+trace files: :mod:`ppt.sweep.inputs`), so a folder can hold several sweeps, a
+changed sweep never picks up another's results and an edited script or preset
+is run again.
 """
 from __future__ import annotations
 
@@ -50,7 +53,7 @@ def write_atomic(path: Path, text: str, option: str = "--out") -> None:
 
 
 class PointStore:
-    """Finished points of a sweep in ``folder`` (``<command>-<key>.json``: argv, params and result);
+    """Finished points of a sweep in ``folder`` (``<command>-<key>.json``: argv, params, inputs and result);
     the folder is made if missing (see :func:`check_folder`)."""
 
     def __init__(self, folder: str):
@@ -66,8 +69,9 @@ class PointStore:
             record = json.loads(self._path(point).read_text())
         except (FileNotFoundError, json.JSONDecodeError):
             return None
-        return record["result"] if record.get("argv") == list(point.argv) else None
+        same = record.get("argv") == list(point.argv) and record.get("inputs") == json.loads(json.dumps(point.inputs))
+        return record["result"] if same else None
 
     def save(self, point: Point, result: dict) -> None:
-        record = {"argv": list(point.argv), "params": point.params, "result": result}
+        record = {"argv": list(point.argv), "params": point.params, "inputs": point.inputs, "result": result}
         write_atomic(self._path(point), json.dumps(record, sort_keys=True, indent=1) + "\n")

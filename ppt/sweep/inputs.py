@@ -1,0 +1,70 @@
+"""What decides a sweep point's result besides its command line, for its cache key: PPT's version, the
+hash of the preset as the point resolves it, and the content of every file the point reads (its script,
+program, trace set, job list, mapping and failure files).
+
+A stored point whose inputs differ (an edited script, a changed preset file, another PPT version) is
+not the same point, so a rerun computes it again instead of returning the old numbers.
+"""
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+
+from ppt.errors import ConfigError
+from ppt.provenance import preset_sha256, version
+
+#: Read files in blocks of this many bytes (trace files can be large).
+BLOCK_B = 1 << 20
+
+
+def file_sha256(path: str, what: str) -> str:
+    """SHA-256 of the file ``path``; a missing or unreadable file is a one-line ConfigError naming ``what``."""
+    file = Path(path)
+    if file.is_dir():
+        raise ConfigError(f"{what} {path}: is a folder, not a file")
+    digest = hashlib.sha256()
+    try:
+        with open(file, "rb") as handle:
+            for block in iter(lambda: handle.read(BLOCK_B), b""):
+                digest.update(block)
+    except FileNotFoundError:
+        raise ConfigError(f"{what} {path}: no such file") from None
+    except OSError as exc:
+        raise ConfigError(f"{what} {path}: cannot be read: {exc.strerror or exc}") from None
+    return digest.hexdigest()
+
+
+def files_of(command: str, args) -> dict[str, str]:
+    """The files a point of ``command`` (parsed arguments ``args``) reads, as {role: path}."""
+    files = {}
+    if command == "run" and getattr(args, "script", None):
+        files["script"] = args.script
+    if command == "exec" and getattr(args, "program", None):
+        files["program"] = args.program
+    if getattr(args, "job_list", None):
+        files["job_list"] = args.job_list
+    mapping = getattr(args, "mapping", None)
+    if mapping and mapping not in ("linear", "round-robin", "random"):
+        files["mapping"] = mapping
+    if getattr(args, "fail_file", None):
+        files["fail_file"] = args.fail_file
+    return files
+
+
+def trace_files(trace: str) -> list[str]:
+    """The files of the trace set ``trace`` (its .meta file and one .bin per rank)."""
+    from ppt.traces.dumpi import TraceSet
+    traces = TraceSet(trace)
+    return [traces.meta_path, *traces.rank_files]
+
+
+def inputs_of(command: str, args, preset: dict | None) -> dict:
+    """The inputs of one point: ``version``, ``preset_sha256`` and ``files`` ({role or path: sha256})."""
+    hashed = {role: file_sha256(path, "--" + role.replace("_", "-") if role in ("job_list", "mapping", "fail_file")
+                                else role)
+              for role, path in files_of(command, args).items()}
+    if command == "replay" and getattr(args, "trace", None):
+        for path in trace_files(args.trace):
+            hashed[f"trace {Path(path).name}"] = file_sha256(path, "trace file")
+    return {"version": version(), "preset_sha256": preset_sha256(preset) if preset is not None else None,
+            "files": hashed}
