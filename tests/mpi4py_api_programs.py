@@ -426,8 +426,29 @@ def derived_datatypes(MPI):
     return [repr(x) for x in out]
 
 
+def sparse_exchange(MPI):
+    """NBX (Hoefler et al., PPoPP 2010): receivers learn their senders by probing until a barrier
+    entered after the synchronous sends completes; a barrier blocking at the call would deadlock."""
+    comm = MPI.COMM_WORLD
+    rank, size = comm.rank, comm.size
+    targets = sorted({(rank * 3 + 1) % size, (rank + 2) % size} - {rank})
+    sends = [comm.issend([rank, target], dest=target, tag=7) for target in targets]
+    got, barrier = [], None
+    while True:
+        status = MPI.Status()
+        if comm.iprobe(source=MPI.ANY_SOURCE, tag=7, status=status):
+            got.append(comm.recv(source=status.Get_source(), tag=7))
+        if barrier is None:
+            if MPI.Request.Testall(sends):
+                barrier = comm.Ibarrier()
+        elif barrier.Test():
+            break
+    return [repr(sorted(got)), repr(targets)]
+
+
 PROGRAMS = {fn.__name__: fn for fn in (p2p_buffers, p2p_objects, requests, collectives_buffers,
-                                       collectives_objects, communicators, environment, derived_datatypes)}
+                                       collectives_objects, communicators, environment, derived_datatypes,
+                                       sparse_exchange)}
 
 if __name__ == "__main__":
     import sys

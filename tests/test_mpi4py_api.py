@@ -123,6 +123,33 @@ def test_ssend_waits_for_the_receiver_and_bsend_does_not():
     assert after_bsend == pytest.approx(after_ssend)         # buffered: returns before rank 1 receives
 
 
+def test_ibarrier_completes_once_all_entered_and_lets_the_rank_work_meanwhile():
+    def main(MPI):
+        comm = MPI.COMM_WORLD
+        if comm.rank == 0:
+            MPI.sleep(1e-3)
+            comm.Ibarrier().Wait()
+            return None
+        if comm.rank == 2:
+            comm.send("while waiting", dest=1)
+        req = comm.Ibarrier()
+        early = req.Test()
+        got = comm.recv(source=2) if comm.rank == 1 else None
+        got_at = MPI.Wtime()
+        req.Wait()
+        return early, got, got_at, MPI.Wtime()
+
+    early, got, got_at, done = run(4, main).returns[1]
+    assert not early and got == "while waiting"
+    assert got_at < 1e-4 and 1e-3 < done < 1e-3 + 1e-4        # received during the barrier, which ends after rank 0
+
+
+def test_a_sparse_exchange_with_ibarrier_ends():
+    got = [[eval(item) for item in rank] for rank in simulated("sparse_exchange")]
+    assert got == [[[[1, 0], [2, 0]], [1, 2]], [[[0, 1], [3, 1]], [0, 3]], [[[0, 2], [3, 2]], [0, 3]],
+                   [[[1, 3], [2, 3]], [1, 2]]]
+
+
 def poll_job(poll_overhead_s: float):
     settings = MPISettings(4096, 0.0, 0.0, poll_overhead_s)
     return MPIJob(network(2), 2, comm=None, settings=settings)

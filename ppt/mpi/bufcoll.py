@@ -9,10 +9,11 @@ receive buffer of Scatter(v), and the send buffer of Allgather(v),
 Alltoall(v), Allreduce, Reduce_scatter(_block), Scan and Exscan.
 Reductions apply the op element-wise in the datatype (:func:`ppt.mpi.ops.on_buffers`).
 
-The nonblocking collectives (``Ibcast``, ``Iallreduce``, ``Ibarrier`` ...)
+The nonblocking collectives but Ibarrier (``Ibcast``, ``Iallreduce`` ...)
 run the blocking collective at the call and return a completed request:
 their data and timing are those of the blocking call, with no overlap of
-the collective with the caller's later work.
+the collective with the caller's later work.  ``Ibarrier`` is truly
+nonblocking (:mod:`ppt.mpi.ibarrier`), as sparse exchanges need.
 """
 from __future__ import annotations
 
@@ -211,8 +212,9 @@ def _nonblocking(name: str, blocking):
     return start
 
 
-def _barrier(self):
-    self.barrier()
+def Ibarrier(self):
+    from ppt.mpi.ibarrier import ibarrier     # subclasses p2p's Request, which imports this table's module
+    return ibarrier(self)
 
 
 _BLOCKING = {"Bcast": Bcast, "Scatter": Scatter, "Scatterv": Scatterv, "Gather": Gather, "Gatherv": Gatherv,
@@ -223,4 +225,4 @@ _BLOCKING = {"Bcast": Bcast, "Scatter": Scatter, "Scatterv": Scatterv, "Gather":
 #: Comm's uppercase collectives, blocking and nonblocking.
 COMM = {**_BLOCKING,
         **{f"I{name.lower()}": _nonblocking(f"MPI_I{name.lower()}", fn) for name, fn in _BLOCKING.items()},
-        "Ibarrier": _nonblocking("MPI_Ibarrier", _barrier)}
+        "Ibarrier": Ibarrier}
