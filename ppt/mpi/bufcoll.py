@@ -23,14 +23,20 @@ from ppt.mpi.constants import PROC_NULL
 from ppt.mpi.ops import SUM, as_op, on_buffers
 
 
-class _InPlace:
-    """``MPI.IN_PLACE``: the receive buffer holds this rank's contribution."""
+class Marker:
+    """A named constant of mpi4py with no value of its own (``MPI.IN_PLACE``, ``MPI.BOTTOM``)."""
+
+    __slots__ = ("name",)
+
+    def __init__(self, name: str):
+        self.name = name
 
     def __repr__(self):
-        return "IN_PLACE"
+        return self.name
 
 
-IN_PLACE = _InPlace()
+#: ``MPI.IN_PLACE``: the receive buffer holds this rank's contribution.
+IN_PLACE = Marker("IN_PLACE")
 
 #: Bytes of one count in the allgather of Reduce_scatter's receive counts.
 INT_B = 4

@@ -39,20 +39,8 @@ from ppt.mpi.errors import MPIError
 from ppt.mpi.unsupported import Unsupported, refuse
 
 
-class _Marker:
-    """A named constant of mpi4py with no value of its own (``MPI.IN_PLACE``, ``MPI.BOTTOM``)."""
-
-    __slots__ = ("name",)
-
-    def __init__(self, name: str):
-        self.name = name
-
-    def __repr__(self):
-        return self.name
-
-
 IN_PLACE = bufcoll.IN_PLACE
-BOTTOM = _Marker("BOTTOM")
+BOTTOM = bufcoll.Marker("BOTTOM")
 
 
 def _get(attr: str):
