@@ -53,9 +53,9 @@ class Plan:
         self.rounds = 8 if quick else 30
         self.batch_s = 0.004 if quick else 0.01
         #: No new round after this many seconds: a busy host stretches every batch.
-        self.rounds_s = 2.0 if quick else 15.0
-        self.copy_repeats = 3 if quick else 10
-        self.copy_B = (48 if quick else 96) << 20
+        self.rounds_s = 1.0 if quick else 15.0
+        self.copy_repeats = 2 if quick else 10
+        self.copy_B = (32 if quick else 96) << 20
         self.deadline_s = 30.0 if quick else 120.0
 
 
