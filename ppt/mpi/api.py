@@ -138,21 +138,21 @@ class MPI:
         self._rank.wait(req)
         return self._complete(req, status)
 
-    def polled(self, key) -> None:
-        """An unsuccessful test or probe ``key`` (the call and what it polled): the rank spends
-        ``poll_overhead_s`` (``MPISettings``) if it made the same poll unsuccessfully since time last
-        passed other than by polling.
+    def polled(self, call: str) -> None:
+        """An unsuccessful test or probe, MPI call ``call``: the rank spends ``poll_overhead_s``
+        (``MPISettings``) if it made an unsuccessful call of that kind since time last passed other
+        than by polling.
 
         So a polling loop (``while not req.Test(): pass``, or rounds of Iprobe and Test) pays for every
-        round after the first and lets simulated time pass, while a poll made once -- whose cost is
-        below the model's other uncertainties -- leaves closed-form timings exact.
+        call after its first round and lets simulated time pass, while a single test or probe -- whose
+        cost is below the model's other uncertainties -- leaves closed-form timings exact.
         """
         rank = self._rank
         if rank.clock_s() != self._poll_clock:         # time passed since the last unsuccessful poll
             self._polls = set()
-        if key in self._polls:
+        if call in self._polls:
             rank.owed_s += rank.job.settings.poll_overhead_s
-        self._polls.add(key)
+        self._polls.add(call)
         self._poll_clock = rank.clock_s()
 
     @mpi_call("MPI_Test")
@@ -162,7 +162,7 @@ class MPI:
             return True, None
         if req.done:
             return True, self._complete(req, status)
-        self.polled(("MPI_Test", id(req)))
+        self.polled("MPI_Test")
         return False, None
 
     @mpi_call("MPI_Request_get_status")
@@ -172,7 +172,7 @@ class MPI:
         if not req.active:
             return True
         if not req.done:
-            self.polled(("MPI_Test", id(req)))
+            self.polled("MPI_Test")
             return False
         if req.status is not None:
             req.status.copy_to(status)
@@ -234,7 +234,7 @@ class MPI:
             values = [self._complete(req, statuses[i] if statuses else None) if req.active else None
                       for i, req in enumerate(requests)]
             return True, values
-        self.polled(("MPI_Testall", *map(id, requests)))
+        self.polled("MPI_Testall")
         return False, None
 
     @mpi_call("MPI_Testany")
@@ -249,7 +249,7 @@ class MPI:
                     return i, True, self._complete(req, status)
                 active = True
         if active:
-            self.polled(("MPI_Testany", *map(id, requests)))
+            self.polled("MPI_Testany")
         return constants.UNDEFINED, not active, None
 
     @mpi_call("MPI_Testsome")
@@ -260,5 +260,5 @@ class MPI:
             return None, None
         indices, values = self._retire_done(requests, statuses)
         if not indices:
-            self.polled(("MPI_Testsome", *map(id, requests)))
+            self.polled("MPI_Testsome")
         return indices, values

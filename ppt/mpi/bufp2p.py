@@ -148,7 +148,8 @@ def _Free(self) -> None:
 
 
 def _Waitall(requests, statuses=None) -> bool:
-    type(requests[0]).waitall(requests, statuses) if requests else None
+    if requests:
+        requests[0].waitall(requests, statuses)
     return True
 
 

@@ -233,7 +233,7 @@ class Comm(metaclass=Refusing):
         self._check_tag(tag, True)
         found = self._rank.iprobe(self, source, tag, self.ctx)
         if found is None:
-            self._rank.api.polled(("MPI_Iprobe", self.ctx, source, tag))
+            self._rank.api.polled("MPI_Iprobe")
         else:
             found.copy_to(status)
         return found

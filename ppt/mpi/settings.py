@@ -17,9 +17,9 @@ Default 0 (a network without an MPI library).
 
 ``poll_overhead_s``: the rank's time for one MPI call that polls and finds
 nothing (an unsuccessful ``MPI_Test``/``Testany``/``Testall``/``Testsome``/
-``Iprobe``/``Improbe``), charged when the rank repeats the same poll at the
-same instant, so that a ``while not req.Test(): pass`` loop lets simulated
-time pass (see ``ppt.mpi.api.MPI.polled``).  Default 100 ns, an estimate from what such
+``Iprobe``/``Improbe``), charged when the rank repeats such a call with no
+time passing otherwise, so that a ``while not req.Test(): pass`` loop lets
+simulated time pass (see ``ppt.mpi.api.MPI.polled``).  Default 100 ns, an estimate from what such
 a call does: one pass of the library's progress engine, which reads the
 NIC's completion queue in memory the NIC writes by DMA (a cache miss: about
 80-100 ns of DRAM latency on current x86 servers) after a few tens of
