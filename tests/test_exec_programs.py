@@ -89,10 +89,13 @@ def host_masked(line):
 
 # Differences from mpi4py that PPT's simulated MPI still has, by program; strict, so a fix shows.
 KNOWN = {
-    "handles.py": "PPT's Free() and completed requests keep their handles: comm == MPI.COMM_NULL, "
-                  "group == MPI.GROUP_NULL, op == MPI.OP_NULL, req == MPI.REQUEST_NULL stay False",
-    "buffered_send.py": "MPI.BSEND_OVERHEAD is missing (the standard way to size a Bsend buffer), and "
-                        "MPI.Detach_buffer() returns None instead of the attached buffer",
+    "handles.py": "PPT's Free() keeps the handle: comm == MPI.COMM_NULL, group == MPI.GROUP_NULL and "
+                  "op == MPI.OP_NULL stay False after Free() (completed requests do become REQUEST_NULL)",
+    "demo/mpi-ref-v1/ex-3.08.py": "a Fortran-ordered numpy array is refused as 'not contiguous' (mpi4py takes any "
+                                  "C- or F-contiguous buffer, in memory order)",
+    "demo/mpi-ref-v1/ex-3.09.py": "a Fortran-ordered numpy array is refused as 'not contiguous' (mpi4py takes any "
+                                  "C- or F-contiguous buffer, in memory order)",
+    "buffered_send.py": "MPI.Detach_buffer() returns None instead of the buffer that was attached",
 }
 
 # (program under examples/mpi4py, rank counts, arguments, line filter)
@@ -134,6 +137,9 @@ PROGRAMS = [
     ("demo/mpi-ref-v1/ex-2.29.py", (3,), (), None),
     ("demo/mpi-ref-v1/ex-2.32.py", (2,), (), None),
     ("demo/mpi-ref-v1/ex-2.34.py", (2,), (), None),
+    ("demo/mpi-ref-v1/ex-3.01.py", (2,), (), None),
+    ("demo/mpi-ref-v1/ex-3.08.py", (2,), (), None),
+    ("demo/mpi-ref-v1/ex-3.09.py", (2,), (), None),
 ]
 
 CASES = [pytest.param(name, n, args, keep, id=f"{name}-n{n}" + (f"-{'-'.join(args)}" if args else ""),
