@@ -112,3 +112,14 @@ def test_notes_go_to_the_ppt_logger_and_can_be_silenced(caplog):
     with caplog.at_level(logging.ERROR, logger="ppt"):
         machine.run(str(HELLO), ranks=4)
     assert not [r for r in caplog.records if r.name == "ppt"]
+
+
+def test_the_readme_example_of_the_api_runs(monkeypatch, capsys):
+    import re
+    blocks = re.findall(r"```python\n(.*?)```", (ROOT / "README.md").read_text(), re.S)
+    example = next(block for block in blocks if "ppt.api" in block)
+    monkeypatch.chdir(ROOT)
+    namespace = {}
+    exec(example, namespace)
+    assert namespace["result"].predicted_s > 0 and len(namespace["frame"]) == 64
+    assert capsys.readouterr().out.split()[1] == "192"       # 3 steps x 64 ranks
