@@ -14,6 +14,7 @@ round trips per message size), so they are left to be run by hand.
 Both runs have a deadline; on expiry the whole process group is killed, so a
 hang fails the test instead of stalling the suite.
 """
+import ast
 import os
 import re
 import signal
@@ -159,6 +160,15 @@ def describe(expected, got):
                      f" vs ppt exec {have[at] if at < len(have) else '<end>'!r}"
                      f" ({len(want)} vs {len(have)} lines)")
     return "\n".join(notes)
+
+
+@pytest.mark.parametrize("name", sorted(str(p.relative_to(EXAMPLES)) for p in EXAMPLES.rglob("*.py")))
+def test_every_program_says_what_it_shows_and_how_to_run_it(name):
+    doc = ast.get_docstring(ast.parse((EXAMPLES / name).read_text()))
+    assert doc and len(doc.splitlines()) > 2
+    assert f"python examples/mpi4py/{name}" in doc and f"ppt exec examples/mpi4py/{name}" in doc
+    if name.startswith("demo/"):
+        assert "Third-party code" in doc and "LICENSE" in doc
 
 
 def test_programs_are_all_listed():
