@@ -87,6 +87,9 @@ def pingpong(plan: Plan, mpiexec: str | None = None) -> dict:
     except subprocess.TimeoutExpired:
         _kill_group(proc)
         raise PPTError(f"mpiexec ping-pong did not finish within {plan.deadline_s:g} s; stopped it") from None
+    except BaseException:           # Ctrl-C: mpiexec runs in its own session, so it must be stopped here
+        _kill_group(proc)
+        raise
     if proc.returncode != 0:
         last = next((line.strip() for line in reversed(err.splitlines()) if line.strip()), "no message")
         raise PPTError(f"mpiexec ping-pong failed (exit status {proc.returncode}): {last[:300]}")
