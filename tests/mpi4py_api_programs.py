@@ -317,6 +317,14 @@ def collectives_objects(MPI):
     local = np.array([1, 2], dtype="i")
     MPI.PROD.Reduce_local(np.array([3, 4], dtype="i"), local)
     out.append(local.tolist())
+    mine = [rank]
+    shared = comm.bcast([0] if rank == 0 else None, root=0)
+    shared.append(rank)                              # every rank has its own copy to change
+    everyone = comm.allgather(mine)
+    everyone[0].append(-rank)
+    mine.append(10)                                  # after the call: no other rank sees it
+    comm.barrier()
+    out += [shared, everyone, comm.allgather(shared), comm.alltoall([[rank, j] for j in range(size)])]
     comm.barrier()
     return [repr(x) for x in out]
 

@@ -1,9 +1,9 @@
 """mpi4py's uppercase collectives: buffer arguments around the simulated MPI's own collectives.
 
 Each call copies its blocks out of the send buffer (:mod:`ppt.mpi.buffers`),
-runs the PEP 8 collective of :mod:`ppt.mpi.comm` on them (so it is timed by
-the same algorithms and counted under the same MPI name) and copies what
-arrives into the receive buffer.  ``MPI.IN_PLACE`` is taken where MPI
+runs the collective of :mod:`ppt.mpi.comm` on them (timed by the same
+algorithms, counted under the MPI name of the call) and copies what arrives
+into the receive buffer.  ``MPI.IN_PLACE`` is taken where MPI
 allows it: the root's send buffer of Gather(v) and Reduce, the root's
 receive buffer of Scatter(v), and the send buffer of Allgather(v),
 Alltoall(v), Allreduce, Reduce_scatter(_block), Scan and Exscan.
@@ -56,7 +56,7 @@ def _put_all(rank, buf, values, skip=None) -> None:
 def Bcast(self, buf, root=0):
     rank = self._rank
     msg = message(rank, buf, 1, "broadcast")
-    got = self.bcast(msg.block(0) if self.rank == root else None, root, msg.nbytes(0))
+    got = self._bcast(msg.block(0) if self.rank == root else None, root, msg.nbytes(0), None)
     if self.rank != root:
         msg.put(rank, 0, got)
 
@@ -67,7 +67,7 @@ def _scatter(self, sendbuf, recvbuf, root, parse):
         blocks, sizes = _blocks(parse(rank, sendbuf, self.size, "send"), self.size)
     else:
         blocks = sizes = None
-    got = self.scatter(blocks, root, sizes)
+    got = self._scatter(blocks, root, sizes, None)
     if not (self.rank == root and recvbuf is IN_PLACE):
         message(rank, recvbuf, 1, "receive").put(rank, 0, got)
 
@@ -88,7 +88,7 @@ def _gather(self, sendbuf, recvbuf, root, parse):
     in_place = me == root and sendbuf is IN_PLACE
     mine = into if in_place else message(rank, sendbuf, 1, "send")
     index = me if in_place else 0
-    got = self.gather(mine.block(index), root, mine.nbytes(index))
+    got = self._gather(mine.block(index), root, mine.nbytes(index), None)
     if me == root:
         _put_all(rank, into, got, me if in_place else None)
 
@@ -103,24 +103,25 @@ def Gatherv(self, sendbuf, recvbuf, root=0):
     _gather(self, sendbuf, recvbuf, root, vector)
 
 
-def _allgather(self, sendbuf, recvbuf, parse, method):
+def _allgather(self, sendbuf, recvbuf, parse, uniform: bool):
     rank, me = self._rank, self.rank
     into = parse(rank, recvbuf, self.size, "receive")
     in_place = sendbuf is IN_PLACE
     mine = into if in_place else message(rank, sendbuf, 1, "send")
     index = me if in_place else 0
-    got = getattr(self, method)(mine.block(index), mine.nbytes(index))
+    nbytes = mine.nbytes(index)
+    got = self._allgather(mine.block(index), nbytes, None, nbytes if uniform else None)
     _put_all(rank, into, got, me if in_place else None)
 
 
 @mpi_call("MPI_Allgather")
 def Allgather(self, sendbuf, recvbuf):
-    _allgather(self, sendbuf, recvbuf, message, "allgather")
+    _allgather(self, sendbuf, recvbuf, message, True)
 
 
 @mpi_call("MPI_Allgatherv")
 def Allgatherv(self, sendbuf, recvbuf):
-    _allgather(self, sendbuf, recvbuf, vector, "allgatherv")
+    _allgather(self, sendbuf, recvbuf, vector, False)
 
 
 def _alltoall(self, sendbuf, recvbuf, parse):
@@ -128,7 +129,7 @@ def _alltoall(self, sendbuf, recvbuf, parse):
     into = parse(rank, recvbuf, self.size, "receive")
     source = into if sendbuf is IN_PLACE else parse(rank, sendbuf, self.size, "send")
     blocks, sizes = _blocks(source, self.size)
-    _put_all(rank, into, self.alltoall(blocks, sizes))
+    _put_all(rank, into, self._alltoall(blocks, sizes, None))
 
 
 @mpi_call("MPI_Alltoall")
@@ -150,15 +151,17 @@ def _contribution(rank, sendbuf, recvbuf):
 def Reduce(self, sendbuf, recvbuf, op=SUM, root=0):
     rank = self._rank
     mine = _contribution(rank, sendbuf, recvbuf)
-    got = self.reduce(mine.block(0), on_buffers(as_op(op), mine.datatype), root, mine.nbytes(0))
+    got = self._reduce(mine.block(0), on_buffers(as_op(op), mine.datatype), root, mine.nbytes(0), None)
     if self.rank == root:
         message(rank, recvbuf, 1, "receive").put(rank, 0, got)
 
 
-def _reduction(self, sendbuf, recvbuf, op, method):
+def _reduction(self, sendbuf, recvbuf, op, kind):
     rank = self._rank
     mine = _contribution(rank, sendbuf, recvbuf)
-    got = getattr(self, method)(mine.block(0), on_buffers(as_op(op), mine.datatype), mine.nbytes(0))
+    op = on_buffers(as_op(op), mine.datatype)
+    got = self._allreduce(mine.block(0), op, mine.nbytes(0), None) if kind == "allreduce" else \
+        self._scan(kind, mine.block(0), op, mine.nbytes(0), None)
     message(rank, recvbuf, 1, "receive").put(rank, 0, got)
 
 
@@ -183,7 +186,7 @@ def Reduce_scatter_block(self, sendbuf, recvbuf, op=SUM):
     rank = self._rank
     source = message(rank, recvbuf if sendbuf is IN_PLACE else sendbuf, self.size, "send")
     blocks, sizes = _blocks(source, self.size)
-    got = self.reduce_scatter_block(blocks, on_buffers(as_op(op), source.datatype), sizes)
+    got = self._reduce_scatter(blocks, on_buffers(as_op(op), source.datatype), sizes, None)
     message(rank, recvbuf, 1, "receive").put(rank, 0, got)
 
 
@@ -197,7 +200,7 @@ def Reduce_scatter(self, sendbuf, recvbuf, recvcounts=None, op=SUM):
         recvcounts = self.allgather(message(rank, recvbuf, 1, "receive").counts[0], INT_B)
     source = vector(rank, recvbuf if sendbuf is IN_PLACE else sendbuf, self.size, "send", list(recvcounts))
     blocks, sizes = _blocks(source, self.size)
-    got = self.reduce_scatter(blocks, on_buffers(as_op(op), source.datatype), sizes)
+    got = self._reduce_scatter(blocks, on_buffers(as_op(op), source.datatype), sizes, None)
     message(rank, recvbuf, 1, "receive").put(rank, 0, got)
 
 

@@ -26,7 +26,7 @@ from ppt.mpi.names import mpi4py_names
 from ppt.mpi.ops import MAX, SUM, as_op
 from ppt.mpi.p2p import BUFFERED, STANDARD, SYNC
 from ppt.mpi.persistent import Prequest
-from ppt.mpi.payload import size_of, sized_copy
+from ppt.mpi.payload import IMMUTABLE, size_of, sized_copy
 from ppt.mpi.unsupported import Refusing
 
 #: Bytes of one integer in the agreement messages of communicator creation.
@@ -284,7 +284,10 @@ class Comm(metaclass=Refusing):
 
     @mpi_call("MPI_Bcast")
     def bcast(self, obj=None, root: int = 0, nbytes: int | None = None, algorithm: str | None = None):
-        """Root's ``obj`` on every rank."""
+        """Root's ``obj`` on every rank (each rank's own copy)."""
+        return _own(self._bcast(_own(obj), root, nbytes, algorithm))
+
+    def _bcast(self, obj, root, nbytes, algorithm):
         self._root(root)
         if self.size == 1:
             return obj
@@ -294,7 +297,7 @@ class Comm(metaclass=Refusing):
     @mpi_call("MPI_Reduce")
     def reduce(self, obj=None, op=SUM, root: int = 0, nbytes: int | None = None, algorithm: str | None = None):
         """``op`` over all ranks' ``obj`` (in rank order) on ``root``; None elsewhere."""
-        return self._reduce(obj, op, root, nbytes, algorithm)
+        return _own(self._reduce(_own(obj), op, root, nbytes, algorithm))
 
     def _reduce(self, obj, op, root, nbytes, algorithm):
         self._root(root)
@@ -306,7 +309,7 @@ class Comm(metaclass=Refusing):
     @mpi_call("MPI_Allreduce")
     def allreduce(self, obj=None, op=SUM, nbytes: int | None = None, algorithm: str | None = None):
         """``op`` over all ranks' ``obj`` on every rank."""
-        return self._allreduce(obj, op, nbytes, algorithm)
+        return _own(self._allreduce(_own(obj), op, nbytes, algorithm))
 
     def _allreduce(self, obj, op, nbytes, algorithm):
         op = as_op(op)
@@ -319,12 +322,12 @@ class Comm(metaclass=Refusing):
     @mpi_call("MPI_Gather")
     def gather(self, obj=None, root: int = 0, nbytes: int | None = None, algorithm: str | None = None):
         """List of all ranks' ``obj`` on ``root`` (None elsewhere); ``nbytes``: this rank's block."""
-        return self._gather(obj, root, nbytes, algorithm)
+        return _own(self._gather(_own(obj), root, nbytes, algorithm))
 
     @mpi_call("MPI_Gatherv")
     def gatherv(self, obj=None, root: int = 0, nbytes: int | None = None, algorithm: str | None = None):
         """As :meth:`gather`; block sizes may differ between ranks."""
-        return self._gather(obj, root, nbytes, algorithm)
+        return _own(self._gather(_own(obj), root, nbytes, algorithm))
 
     def _gather(self, obj, root, nbytes, algorithm):
         self._root(root)
@@ -336,12 +339,12 @@ class Comm(metaclass=Refusing):
     @mpi_call("MPI_Scatter")
     def scatter(self, objs=None, root: int = 0, nbytes=None, algorithm: str | None = None):
         """Block ``objs[i]`` of the root to rank i; ``nbytes``: bytes per block (root only)."""
-        return self._scatter(objs, root, nbytes, algorithm)
+        return _own(self._scatter(_own(objs), root, nbytes, algorithm))
 
     @mpi_call("MPI_Scatterv")
     def scatterv(self, objs=None, root: int = 0, nbytes=None, algorithm: str | None = None):
         """As :meth:`scatter` with a list of per-rank block sizes."""
-        return self._scatter(objs, root, nbytes, algorithm)
+        return _own(self._scatter(_own(objs), root, nbytes, algorithm))
 
     def _scatter(self, objs, root, nbytes, algorithm):
         self._root(root)
@@ -357,12 +360,12 @@ class Comm(metaclass=Refusing):
     @mpi_call("MPI_Allgather")
     def allgather(self, obj=None, nbytes: int | None = None, algorithm: str | None = None):
         """List of all ranks' ``obj`` on every rank."""
-        return self._allgather(obj, nbytes, algorithm, nbytes)
+        return _own(self._allgather(_own(obj), nbytes, algorithm, nbytes))
 
     @mpi_call("MPI_Allgatherv")
     def allgatherv(self, obj=None, nbytes: int | None = None, algorithm: str | None = None):
         """As :meth:`allgather`; block sizes may differ between ranks."""
-        return self._allgather(obj, nbytes, algorithm, None)
+        return _own(self._allgather(_own(obj), nbytes, algorithm, None))
 
     def _allgather(self, obj, nbytes, algorithm, uniform_B):
         if self.size == 1:
@@ -373,12 +376,12 @@ class Comm(metaclass=Refusing):
     @mpi_call("MPI_Alltoall")
     def alltoall(self, objs=None, nbytes=None, algorithm: str | None = None):
         """Block ``objs[j]`` to rank j; returns the blocks received, by source.  ``nbytes``: per block."""
-        return self._alltoall(objs, nbytes, algorithm)
+        return _own(self._alltoall(_own(objs), nbytes, algorithm))
 
     @mpi_call("MPI_Alltoallv")
     def alltoallv(self, objs=None, nbytes=None, algorithm: str | None = None):
         """As :meth:`alltoall` with a list of per-destination block sizes."""
-        return self._alltoall(objs, nbytes, algorithm)
+        return _own(self._alltoall(_own(objs), nbytes, algorithm))
 
     def _alltoall(self, objs, nbytes, algorithm):
         objs = self._blocks(objs)
@@ -390,6 +393,9 @@ class Comm(metaclass=Refusing):
     @mpi_call("MPI_Reduce_scatter")
     def reduce_scatter(self, objs=None, op=SUM, nbytes=None, algorithm: str | None = None):
         """``op`` over ranks of block ``objs[i]``, delivered to rank i.  ``nbytes``: per block (int or list)."""
+        return _own(self._reduce_scatter(_own(objs), op, nbytes, algorithm))
+
+    def _reduce_scatter(self, objs, op, nbytes, algorithm):
         op = as_op(op)
         objs = self._blocks(objs)
         sizes = self._block_sizes(objs, nbytes)
@@ -401,17 +407,17 @@ class Comm(metaclass=Refusing):
     @mpi_call("MPI_Reduce_scatter_block")
     def reduce_scatter_block(self, objs=None, op=SUM, nbytes=None, algorithm: str | None = None):
         """As :meth:`reduce_scatter` with blocks of one size (MPI_Reduce_scatter_block)."""
-        return self.reduce_scatter(objs, op, nbytes, algorithm)
+        return _own(self._reduce_scatter(_own(objs), op, nbytes, algorithm))
 
     @mpi_call("MPI_Scan")
     def scan(self, obj=None, op=SUM, nbytes: int | None = None, algorithm: str | None = None):
         """Inclusive prefix reduction: ``op`` over ranks 0..rank."""
-        return self._scan("scan", obj, op, nbytes, algorithm)
+        return _own(self._scan("scan", _own(obj), op, nbytes, algorithm))
 
     @mpi_call("MPI_Exscan")
     def exscan(self, obj=None, op=SUM, nbytes: int | None = None, algorithm: str | None = None):
         """Exclusive prefix reduction: ``op`` over ranks 0..rank-1 (None on rank 0)."""
-        return self._scan("exscan", obj, op, nbytes, algorithm)
+        return _own(self._scan("exscan", _own(obj), op, nbytes, algorithm))
 
     def _scan(self, kind, obj, op, nbytes, algorithm):
         op = as_op(op)
@@ -555,3 +561,15 @@ def _recv_args(call: str, args, kwargs, defaults) -> list:
     if args and type(args[0]) is not int and not isinstance(args[0], Integral):
         args = args[1:]                                  # mpi4py's buf: PPT's objects need none
     return _positional(call, args, kwargs, ("source", "tag", "status")[:len(defaults)], defaults)
+
+
+def _own(obj):
+    """A rank's own copy of a collective's payload or result, as mpi4py pickles what it sends and
+    unpickles a fresh object on every rank: no rank sees another change it.  A list (gathered
+    blocks) is copied item by item, so lists of None (size-only runs) cost a list copy."""
+    kind = type(obj)
+    if kind in IMMUTABLE:
+        return obj
+    if kind is list:
+        return [item if type(item) in IMMUTABLE else sized_copy(item)[0] for item in obj]
+    return sized_copy(obj)[0]
