@@ -157,24 +157,33 @@ def _run_point(preset: dict, network_kind: str, seed: int, sim) -> dict:
     return _timed(sim, Machine(preset, network_kind=network_kind, seed=seed))
 
 
-def plot_scaling(results: list[dict], path: str, title: str) -> None:
-    """Predicted time vs cores (log-log) with the ideal strong-scaling line, as a PNG."""
+def plot_scaling(results, path: str, title: str, x: str = "cores") -> None:
+    """Predicted time vs ``x`` (cores or ranks; log-log) with the ideal strong-scaling line, as a PNG.
+
+    ``results`` is one list of entries (``x``, ``predicted_s``, ``comm_s``), or ``{label: entries}`` for
+    one set of lines per label (a system)."""
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
     import matplotlib.ticker
-    cores = [r["cores"] for r in results]
-    times = [r["predicted_s"] for r in results]
+    series = results if isinstance(results, dict) else {None: results}
     fig, ax = plt.subplots(figsize=(6, 4))
-    ax.loglog(cores, times, "o-", label="predicted")
-    ax.loglog(cores, [times[0] * cores[0] / c for c in cores], "--", color="grey", label="ideal")
-    ax.loglog(cores, [r["comm_s"] for r in results], "s:", label="communication (mean per rank)")
-    ax.set_xticks(cores, [str(c) for c in cores])
+    ticks = sorted({r[x] for entries in series.values() for r in entries})
+    for label, entries in series.items():
+        counts = [r[x] for r in entries]
+        times = [r["predicted_s"] for r in entries]
+        named = (lambda what: what) if label is None else (lambda what: f"{label}: {what}")
+        line, = ax.loglog(counts, times, "o-", label=named("predicted"))
+        colour = "grey" if label is None else line.get_color()
+        ax.loglog(counts, [times[0] * counts[0] / c for c in counts], "--", color=colour, label=named("ideal"))
+        ax.loglog(counts, [r["comm_s"] for r in entries], "s:", label=named("communication (mean per rank)"),
+                  **({} if label is None else {"color": colour}))
+    ax.set_xticks(ticks, [str(c) for c in ticks])
     ax.xaxis.set_minor_formatter(matplotlib.ticker.NullFormatter())
-    ax.set_xlabel("cores")
+    ax.set_xlabel(x)
     ax.set_ylabel("time (s)")
     ax.set_title(title)
-    ax.legend()
+    ax.legend(fontsize=7 if len(series) > 1 else None)
     ax.grid(True, which="both", alpha=0.3)
     fig.tight_layout()
     try:

@@ -199,8 +199,9 @@ def run(args) -> int:
     if csv_path:
         write_atomic(Path(csv_path), to_csv(rows))
     columns = columns_of(rows)
-    shown = params + [c for c in varying(rows, columns)
-                      if c not in params and not _long_text(rows, c) and not c.startswith(PROVENANCE)]
+    from ppt.sweep.plot import compact
+    shown = params + compact([c for c in varying(rows, columns)
+                              if c not in params and not _long_text(rows, c) and not c.startswith(PROVENANCE)])
     summary = {"command": args.command, "axes": {a.name: [a.typed(v) for v in a.values] for a in grid.axes},
                "rows": rows, "csv": csv_path, "plot": args.plot}
     emit(args, summary, shown, [[row.get(c, "") for c in shown] for row in rows],

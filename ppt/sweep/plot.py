@@ -7,13 +7,26 @@ import math
 from ppt.sweep.table import columns_of, varying
 
 
+#: More varying metrics than this (a run's calls and network statistics per link class), and the table
+#: and plot keep the top-level ones (``predicted_s``); the CSV and JSON keep every column.
+MAX_METRICS = 24
+
+
 def metrics(rows: list[dict], params: list[str], x: str) -> list[str]:
-    """Numeric columns that are not parameters, ``x`` or provenance (wall time, seed) and differ between rows."""
+    """Numeric columns that are not parameters, ``x`` or provenance (wall time, seed) and differ between
+    rows (only the top-level ones when more than :data:`MAX_METRICS` do)."""
     def numeric(column):
         values = [row.get(column) for row in rows]
         return all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in values if v is not None)
-    return varying(rows, [c for c in columns_of(rows)
-                          if c not in params and c != x and not c.startswith("provenance.") and numeric(c)])
+    return compact(varying(rows, [c for c in columns_of(rows)
+                                  if c not in params and c != x and not c.startswith("provenance.") and numeric(c)]))
+
+
+def compact(columns: list[str]) -> list[str]:
+    """``columns``, or only its top-level (undotted) ones when there are more than :data:`MAX_METRICS`."""
+    if len(columns) <= MAX_METRICS:
+        return columns
+    return [c for c in columns if "." not in c] or columns[:MAX_METRICS]
 
 
 def series(rows: list[dict], params: list[str], x: str) -> dict[str, list[dict]]:
@@ -43,6 +56,9 @@ def plot_sweep(rows: list[dict], params: list[str], x: str, path: str, title: st
         panel.set(xlabel=x, ylabel=name)
         if x == "ranks":                 # rank counts grow by factors: equal steps on a log axis
             panel.set_xscale("log", base=2)
+            ticks = sorted({row[x] for row in rows if isinstance(row.get(x), (int, float))})
+            panel.set_xticks(ticks, [str(t) for t in ticks])
+            panel.minorticks_off()
     for panel in list(axes.flat)[len(names):]:
         panel.set_visible(False)
     if names and len(groups) > 1:
