@@ -87,7 +87,7 @@ def pingpong(plan: Plan, mpiexec: str | None = None) -> dict:
     except subprocess.TimeoutExpired:
         _kill_group(proc)
         raise PPTError(f"mpiexec ping-pong did not finish within {plan.deadline_s:g} s; stopped it") from None
-    except BaseException:           # Ctrl-C: mpiexec runs in its own session, so it must be stopped here
+    except BaseException:           # Ctrl-C: mpiexec has its own process group, out of reach of the terminal
         _kill_group(proc)
         raise
     if proc.returncode != 0:
