@@ -148,3 +148,18 @@ def test_the_readme_scaling_sweep_model_runs(tmp_path, capsys):
     rows = json.loads(out)["rows"]
     assert [r["ranks"] for r in rows] == [1, 8] and rows[1]["predicted_s"] < rows[0]["predicted_s"]
     assert os.path.basename(rows[0]["provenance.command"].split()[3]) == "stencil_strong.py"
+
+
+def test_inputs_cover_the_scripts_a_job_list_runs(tmp_path):
+    from argparse import Namespace
+
+    from ppt.sweep.inputs import inputs_of
+    (tmp_path / "a.py").write_text(MODEL.format(work=1))
+    (tmp_path / "jobs.json").write_text(json.dumps({"jobs": [{"name": "a", "kind": "script", "script": "a.py",
+                                                               "ranks": 2}]}))
+    args = Namespace(job_list=str(tmp_path / "jobs.json"), script=None, mapping="linear", fail_file=None)
+    before = inputs_of("run", args, None)
+    (tmp_path / "a.py").write_text(MODEL.format(work=2))
+    after = inputs_of("run", args, None)
+    assert before["files"]["job_list"] == after["files"]["job_list"]
+    assert before["files"]["job a script"] != after["files"]["job a script"]

@@ -1,6 +1,6 @@
 """What decides a sweep point's result besides its command line, for its cache key: PPT's version, the
 hash of the preset as the point resolves it, and the content of every file the point reads (its script,
-program, trace set, job list, mapping and failure files).
+program, trace set, job list and the scripts and traces of its jobs, mapping and failure files).
 
 A stored point whose inputs differ (an edited script, a changed preset file, another PPT version) is
 not the same point, so a rerun computes it again instead of returning the old numbers.
@@ -66,5 +66,13 @@ def inputs_of(command: str, args, preset: dict | None) -> dict:
     if command == "replay" and getattr(args, "trace", None):
         for path in trace_files(args.trace):
             hashed[f"trace {Path(path).name}"] = file_sha256(path, "trace file")
+    if getattr(args, "job_list", None):            # the scripts and traces its jobs run
+        from ppt.jobs.joblist import read_job_list
+        for job in read_job_list(args.job_list).jobs:
+            if job.options.get("script"):
+                hashed[f"job {job.name} script"] = file_sha256(job.options["script"], f"job {job.name} script")
+            if job.options.get("trace"):
+                for path in trace_files(job.options["trace"]):
+                    hashed[f"job {job.name} trace {Path(path).name}"] = file_sha256(path, "trace file")
     return {"version": version(), "preset_sha256": preset_sha256(preset) if preset is not None else None,
             "files": hashed}
