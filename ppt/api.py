@@ -240,12 +240,15 @@ class Machine:
             ``saturated``, ``link_classes``, ...); under ``mpiexec`` simulation ranks other than 0
             get an empty result.
         """
+        from ppt.cli.traffic import SPEED_FIELDS, check_measurement
         from ppt.interconnects.traffic import run_traffic
+        check_measurement(types.SimpleNamespace(latency_factor=latency_factor, converge=converge, windows=windows,
+                                                early_stop=early_stop))
         with self._sampling(sample_every, samples) as sampler:
             result = run_traffic(self.model, pattern, load, routing, warmup, time, process, None,
                                  sampler=sampler, windows=windows, early_stop=early_stop,
                                  latency_factor=latency_factor, precision=converge)
-        for key in ("run_s", "core_events", "queue_depth"):   # speed figures, as the command leaves them out
+        for key in SPEED_FIELDS:                # the simulator's speed, left out as the command leaves it out
             (result or {}).pop(key, None)
         return Result("traffic", result or {})
 

@@ -87,6 +87,14 @@ def test_traffic_measures_as_ppt_traffic_does(capsys):
     assert len(row) == 1 and row["accepted_fraction"][0] == pytest.approx(expected["accepted_fraction"])
 
 
+def test_traffic_options_are_checked_as_the_command_checks_them():
+    machine = ppt.api.machine("fattree-4-3")
+    with pytest.raises(PPTError, match="at least 2 sub-windows"):
+        machine.traffic(load=0.5, converge=0.02, windows=1)
+    with pytest.raises(PPTError, match="must be above 1"):
+        machine.traffic(load=0.5, latency_factor=0.5)
+
+
 def test_per_rank_data_frame_has_one_row_per_rank_and_a_column_per_call():
     result = ppt.api.machine("edison", network="analytic").run(str(HELLO), ranks=6, ranks_per_node=3)
     frame = result.to_pandas()

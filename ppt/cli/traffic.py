@@ -40,6 +40,38 @@ def run(args) -> int:
     from ppt.interconnects.traffic import run_traffic
     from ppt.machine import Machine
     from ppt.progress import Progress
+    check_measurement(args)
+    check_sampling(args)
+    machine = Machine(load_preset(args), seed=args.seed)
+    progress = Progress(f"traffic {args.system}")
+    with sampling(args, machine.name) as sampler:
+        result = run_traffic(machine, args.pattern, args.load, args.routing, args.warmup, args.time,
+                             args.process, progress, sampler=sampler, windows=args.windows,
+                             early_stop=args.early_stop, latency_factor=args.latency_factor,
+                             precision=args.converge)
+    progress.done()
+    if result is not None:
+        for key in SPEED_FIELDS:
+            del result[key]
+        if result["saturated"] or result["stopped_early"]:
+            span = (f"stopped early after {result['measured_s'] * 1e6:.3g} of {args.time * 1e6:.3g} us"
+                    if result["stopped_early"] else f"measured all {args.time * 1e6:.3g} us (--no-early-stop)")
+            logger.info(f"{result['stopped_early'] or 'saturated'}: {result['stop_reason']}; {span}")
+        if result["mean_latency_s"] > args.warmup and not result["saturated"]:
+            logger.warning(f"warning: mean packet latency {result['mean_latency_s'] * 1e6:.3g} us exceeds the "
+                           f"{args.warmup * 1e6:.3g} us warm-up, so the network may still have been filling and "
+                           f"the accepted load read low; raise --warmup")
+        emit(args, result, ["field", "value"], [[k, v] for k, v in result.items() if not isinstance(v, list)])
+    return 0
+
+
+#: Fields of a traffic result about the simulator's speed, not part of the prediction (left out of the output).
+SPEED_FIELDS = ("run_s", "core_events", "queue_depth")
+
+
+def check_measurement(args) -> None:
+    """ConfigError, before the run, for measurement options that cannot work together: ``args`` has
+    ``latency_factor``, ``converge``, ``windows`` and ``early_stop`` (the command's and :mod:`ppt.api`'s check)."""
     from ppt.errors import ConfigError
     if not args.latency_factor > 1.0:
         raise ConfigError(f"--latency-factor must be above 1, got {args.latency_factor}")
@@ -53,25 +85,3 @@ def run(args) -> int:
                           f"got --windows {args.windows}; raise --windows (default 10) or drop --converge")
     if args.converge is not None and not args.early_stop:
         raise ConfigError("--converge stops early once converged, --no-early-stop never stops early; keep one")
-    check_sampling(args)
-    machine = Machine(load_preset(args), seed=args.seed)
-    progress = Progress(f"traffic {args.system}")
-    with sampling(args, machine.name) as sampler:
-        result = run_traffic(machine, args.pattern, args.load, args.routing, args.warmup, args.time,
-                             args.process, progress, sampler=sampler, windows=args.windows,
-                             early_stop=args.early_stop, latency_factor=args.latency_factor,
-                             precision=args.converge)
-    progress.done()
-    if result is not None:
-        for key in ("run_s", "core_events", "queue_depth"):   # speed figures, not part of the prediction
-            del result[key]
-        if result["saturated"] or result["stopped_early"]:
-            span = (f"stopped early after {result['measured_s'] * 1e6:.3g} of {args.time * 1e6:.3g} us"
-                    if result["stopped_early"] else f"measured all {args.time * 1e6:.3g} us (--no-early-stop)")
-            logger.info(f"{result['stopped_early'] or 'saturated'}: {result['stop_reason']}; {span}")
-        if result["mean_latency_s"] > args.warmup and not result["saturated"]:
-            logger.warning(f"warning: mean packet latency {result['mean_latency_s'] * 1e6:.3g} us exceeds the "
-                           f"{args.warmup * 1e6:.3g} us warm-up, so the network may still have been filling and "
-                           f"the accepted load read low; raise --warmup")
-        emit(args, result, ["field", "value"], [[k, v] for k, v in result.items() if not isinstance(v, list)])
-    return 0
