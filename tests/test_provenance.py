@@ -77,6 +77,22 @@ def test_version_is_setup_cfgs(capsys):
     assert stop.value.code == 0 and capsys.readouterr().out == f"ppt {setup_version()}\n"
 
 
+def test_without_installed_metadata_the_version_is_read_from_setup_cfg(monkeypatch):
+    from importlib import metadata
+
+    from ppt import provenance
+
+    def missing(name):
+        raise metadata.PackageNotFoundError(name)
+
+    monkeypatch.setattr(metadata, "version", missing)
+    provenance.version.cache_clear()
+    try:
+        assert provenance.version() == setup_version()
+    finally:
+        provenance.version.cache_clear()
+
+
 def test_licence_and_changelog_match_the_release():
     cfg = configparser.ConfigParser()
     cfg.read(ROOT / "setup.cfg")

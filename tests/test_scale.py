@@ -1,6 +1,7 @@
 """``ppt scale``: speedup and efficiency per system for a model script or an mpi4py program, its plot, and
 which command a script is for.  Tiny rank counts on the analytic network."""
 import json
+from pathlib import Path
 
 import pytest
 
@@ -90,3 +91,18 @@ def test_bad_values_are_one_line_before_anything_runs(tmp_path, capsys, argv, me
                            "--out", tmp_path / "out", "--plot", plot)
     assert code == 2 and out == "" and err.count("\n") == 1 and message in err, err
     assert not plot.exists() and not (tmp_path / "out").exists()
+
+
+@pytest.mark.mpiexec
+def test_scale_under_mpiexec_says_to_use_jobs(tmp_path):
+    import shutil
+    import subprocess
+    import sys
+    mpiexec = shutil.which("mpiexec", path=str(Path(sys.executable).parent)) or shutil.which("mpiexec")
+    if not mpiexec:
+        pytest.skip("mpiexec not installed")
+    job = subprocess.run([mpiexec, "-n", "2", sys.executable, "-m", "ppt.cli.main", "scale",
+                          str(write(tmp_path, "m.py", MODEL)), "--ranks", "1,2", "--system", "fattree-4-3"],
+                         stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=60)
+    lines = [line for line in job.stderr.splitlines() if line.strip()]
+    assert job.returncode == 2 and len(lines) == 1 and "ppt scale runs its points as separate processes" in lines[0]

@@ -115,7 +115,7 @@ def run(args) -> int:
     from ppt.sweep.runner import Runner
     from ppt.sweep.store import PointStore, check_folder, write_atomic
     from ppt.sweep.table import rows_of, to_csv
-    _refuse_under_mpiexec()
+    _refuse_under_mpiexec("scale")
     args = _options(args)
     if args.ranks is None or args.systems is None:
         raise ConfigError("give --ranks N1,N2,... and --system S1,S2,... (see 'ppt scale --help')")

@@ -215,12 +215,12 @@ def run(args) -> int:
     return 0
 
 
-def _refuse_under_mpiexec() -> None:
+def _refuse_under_mpiexec(command: str = "sweep") -> None:
     """PPTError when launched by mpiexec: the points would inherit its process-manager connection and
-    fail one by one; a sweep runs its points as processes of its own."""
+    fail one by one; a sweep (or ``ppt scale``) runs its points as processes of its own."""
     from ppt.engine.parallel import launched_by_mpiexec
     if launched_by_mpiexec():
-        raise PPTError("ppt sweep runs its points as separate processes, not under mpiexec; run it without "
+        raise PPTError(f"ppt {command} runs its points as separate processes, not under mpiexec; run it without "
                        "mpiexec and use --jobs N to run N points at a time")
 
 
