@@ -108,7 +108,8 @@ def _check_points(points) -> list:
     from ppt.machine import Machine
     from ppt.provenance import forget_machine
     from ppt.sweep.grid import RANKS
-    from ppt.sweep.inputs import inputs_of
+    from ppt.sweep.inputs import forget_hashes, inputs_of
+    forget_hashes()
     parser = build_parser()
     presets, topologies, machines, checked = {}, {}, {}, []
     for point in points:

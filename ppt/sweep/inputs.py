@@ -7,6 +7,7 @@ not the same point, so a rerun computes it again instead of returning the old nu
 """
 from __future__ import annotations
 
+import functools
 import hashlib
 from pathlib import Path
 
@@ -18,10 +19,32 @@ BLOCK_B = 1 << 20
 
 
 def file_sha256(path: str, what: str) -> str:
-    """SHA-256 of the file ``path``; a missing or unreadable file is a one-line ConfigError naming ``what``."""
+    """SHA-256 of the file ``path``; a missing or unreadable file is a one-line ConfigError naming ``what``.
+    A file is read once while its size and modification time stay the same (the points of a sweep share
+    their trace or script)."""
     file = Path(path)
     if file.is_dir():
         raise ConfigError(f"{what} {path}: is a folder, not a file")
+    try:
+        stat = file.stat()
+    except OSError:
+        return _sha256(path, what)              # says why in its own words
+    return _cached_sha256(str(file.resolve()), stat.st_size, stat.st_mtime_ns, what)
+
+
+def forget_hashes() -> None:
+    """Read every file again from now on (a sweep starts with fresh hashes: a file edited within one
+    modification-time tick, to the same size, is not mistaken for the old one across sweeps)."""
+    _cached_sha256.cache_clear()
+
+
+@functools.lru_cache(maxsize=4096)
+def _cached_sha256(path: str, size: int, mtime_ns: int, what: str) -> str:
+    return _sha256(path, what)
+
+
+def _sha256(path: str, what: str) -> str:
+    file = Path(path)
     digest = hashlib.sha256()
     try:
         with open(file, "rb") as handle:
