@@ -61,17 +61,23 @@ def on_config(config):
 
 class ReSTRoles(griffe.Extension):
     """Docstrings' reStructuredText as Markdown shows it: roles as code spans
-    (``:class:`~ppt.machine.Machine``` -> ``Machine``) and simple tables as preformatted text."""
+    (``:class:`~ppt.machine.Machine``` -> ``Machine``), ``::`` before a literal block as ``:``
+    and simple tables as preformatted text."""
 
     def on_instance(self, *, obj, **kwargs) -> None:
         if obj.docstring is not None:
-            obj.docstring.value = _tables_as_text(ROLE.sub(_code, obj.docstring.value))
+            text = ROLE.sub(_code, obj.docstring.value)
+            text = LITERAL.sub(r"\1:\n", text)      # "e.g.::" before an indented block: the block stays code
+            obj.docstring.value = _tables_as_text(text)
 
 
 def _code(match: re.Match) -> str:
     short, target = match.groups()
     return f"`{target.rsplit('.', 1)[-1] if short else target}`"
 
+
+#: The ``::`` that ends a paragraph introducing a literal block.
+LITERAL = re.compile(r"(\S)::\n(?=\s*\n)")
 
 #: A border line of a reStructuredText simple table: columns of ``=`` separated by spaces.
 BORDER = re.compile(r"^\s*=+( +=+)+\s*$")
