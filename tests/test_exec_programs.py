@@ -8,8 +8,10 @@ sequence must match exactly, as must the exit status.  The programs print
 only deterministic results (no timings, completion orders sorted), so any
 difference is a difference between the simulated MPI and a real one.  The
 OSU demos print timings: only their message-size column is compared, and
-only for the barrier test; the others take a minute or more here (10,000
-round trips per message size), so they are left to be run by hand.
+only for the barrier test (osu_latency runs here on the wrong rank count, for
+its exit status); the others take up to a minute on each side (10,000 round
+trips per message size), so they are left to be run by hand.  Programs with
+a difference PPT still has are strict xfails naming it (KNOWN).
 
 Both runs have a deadline; on expiry the whole process group is killed, so a
 hang fails the test instead of stalling the suite.
@@ -105,13 +107,13 @@ PROGRAMS = [
     ("p2p_blocking.py", (4,), (), None),
     ("p2p_nonblocking.py", (2, 5), (), None),
     ("probe.py", (4,), (), None),
-    ("ring.py", (3, 8), (), None),
+    ("ring.py", (8,), (), None),
     ("collectives_objects.py", (2, 7), (), None),
     ("collectives_buffers.py", (5,), (), None),
     ("collectives_v.py", (3, 8), (), None),
     ("in_place.py", (6,), (), None),
     ("nonblocking_collectives.py", (3,), (), None),
-    ("user_op.py", (2, 5), (), None),
+    ("user_op.py", (5,), (), None),
     ("communicators.py", (5, 8), (), None),
     ("handles.py", (3,), (), None),
     ("cartesian.py", (6,), (), None),
@@ -121,9 +123,9 @@ PROGRAMS = [
     ("compute_pi.py", (4,), ("200000",), None),
     ("halo_1d.py", (3,), (), None),
     ("halo_2d.py", (4,), (), None),
-    ("jacobi.py", (2, 3), (), None),
+    ("jacobi.py", (3,), (), None),
     ("sample_sort.py", (5,), (), None),
-    ("matvec.py", (3, 8), (), None),
+    ("matvec.py", (7,), (), None),
     ("task_farm.py", (4,), (), None),
     ("prefix_sum.py", (6,), (), None),
     ("abort_on_error.py", (4,), ("12",), None),
@@ -134,7 +136,7 @@ PROGRAMS = [
     ("demo/osu_latency.py", (3,), (), None),            # wrong rank count: SystemExit(message), status 1
     ("demo/mpi-ref-v1/ex-2.01.py", (2,), (), None),
     ("demo/mpi-ref-v1/ex-2.08.py", (2,), (), None),
-    ("demo/mpi-ref-v1/ex-2.16.py", (3,), (), None),
+    ("demo/mpi-ref-v1/ex-2.16.py", (2,), (), None),
     ("demo/mpi-ref-v1/ex-2.29.py", (3,), (), None),
     ("demo/mpi-ref-v1/ex-2.32.py", (2,), (), None),
     ("demo/mpi-ref-v1/ex-2.34.py", (2,), (), None),
