@@ -6,7 +6,10 @@ per direction in each of A, B, C, D, E) and the E dimension always 2 wide
 -E links.  Routing, ports and VCs are those of
 :class:`~ppt.interconnects.torus.Torus`.  Packetization (32-byte header = 12 B
 network + 20 B messaging unit, payload in 32-byte chunks up to 512 bytes) is
-data in the presets' ``network.packet`` section.
+data in the presets' ``network.packet`` section, and so is the timing: the
+routers cut through (``network.cut_through``) and the message unit's
+injection and reception time is the NIC latency (``network.nic_latency_s``,
+charged at each end), apart from the MPI software overheads (``mpi``).
 """
 from __future__ import annotations
 
