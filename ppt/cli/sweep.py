@@ -73,13 +73,15 @@ def _options(args) -> argparse.Namespace:
     from ppt.cli.main import _Parser
     inner = _Parser(prog="ppt sweep", allow_abbrev=False, add_help=False)
     _sweep_options(inner, defaults=False)
-    after, base = inner.parse_known_args(args.args)
+    tokens = list(args.args)
+    cut = tokens.index("--") if "--" in tokens else len(tokens)     # '--': the rest is a program's (exec)
+    after, base = inner.parse_known_args(tokens[:cut])
     for name, value in vars(after).items():
         if name == "sets":
             args.sets = args.sets + value
         elif value is not None:
             setattr(args, name, value)
-    args.args = base
+    args.args = base + tokens[cut:]
     return args
 
 
@@ -151,7 +153,9 @@ def _check_ranks(point, point_args, machine) -> None:
 
 
 def _given(args, *options) -> bool:
-    """True if the command's own arguments hold one of ``options`` (``--load`` or ``--load=0.5``)."""
+    """True if the command's own arguments (before any ``--``) hold one of ``options`` (``--load`` or
+    ``--load=0.5``)."""
+    args = args[:args.index("--")] if "--" in args else args
     return any(a in options or a.split("=")[0] in options for a in args)
 
 
