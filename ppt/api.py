@@ -33,6 +33,7 @@ import json
 import types
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from time import perf_counter
 
 from ppt.errors import PPTError
 
@@ -136,11 +137,13 @@ class Machine:
             main = load_main(str(main))
         if not callable(main):
             raise PPTError(f"main must be a function main(mpi) or a script's path, got {main!r}")
+        began = perf_counter()
         job = self._job(ranks, ranks_per_node, mapping, algorithms, threads_per_rank)
         with self._sampling(sample_every, samples) as job.sampler:
             result = job.run(main, argv=[str(a) for a in argv])
         report_placement(job)
-        return Result("run", result.as_json(), returns=result.returns)
+        return Result("run", {**result.as_json(), "provenance": self._provenance("run", began)},
+                      returns=result.returns)
 
     def exec(self, program: str | Path, ranks: int, *, args: Sequence = (), ranks_per_node: int | None = None,
              mapping: str = "linear", algorithms: dict | None = None, compute: str = "measured",
@@ -173,13 +176,15 @@ class Machine:
         """
         from ppt.cli.common import report_placement
         from ppt.exec.runner import ExecOptions, exec_program
+        began = perf_counter()
         program_args = tuple(str(a) for a in args)
         options = ExecOptions(str(program), program_args, compute, compute_scale, output_dir, "stdout")
         job = self._job(ranks, ranks_per_node, mapping, algorithms)
         result = exec_program(job, options)
         report_placement(job)
         return Result("exec", {**result.as_json(), "program": str(program), "program_args": list(program_args),
-                               "compute": compute, "compute_scale": compute_scale}, returns=result.returns)
+                               "compute": compute, "compute_scale": compute_scale,
+                               "provenance": self._provenance("exec", began)}, returns=result.returns)
 
     def replay(self, trace: str, *, ranks_per_node: int | None = None, mapping: str = "linear",
                compute_scale: float = 1.0, compute_clock: str = "auto", keep_startup: bool = False,
@@ -207,13 +212,14 @@ class Machine:
         from ppt.log import logger
         from ppt.traces.dumpi import TraceSet
         from ppt.traces.replay import replay
+        began = perf_counter()
         trace_set = TraceSet(str(trace))
         job = self._job(trace_set.ranks, ranks_per_node, mapping, None)
         with self._sampling(sample_every, samples) as job.sampler:
             summary = replay(trace_set, job, compute_scale, skip_unsupported, None, keep_startup, compute_clock)
         logger.info(summary["compute_clock_reason"])
         report_placement(job)
-        return Result("replay", summary)
+        return Result("replay", {**summary, "provenance": self._provenance("replay", began)})
 
     def traffic(self, pattern: str = "ur", load: float = 0.5, *, routing: str | None = None,
                 warmup: float = 20e-6, time: float = 100e-6, process: str = "exponential", windows: int = 10,
@@ -242,15 +248,29 @@ class Machine:
         """
         from ppt.cli.traffic import SPEED_FIELDS, check_measurement
         from ppt.interconnects.traffic import run_traffic
+        began = perf_counter()
         check_measurement(types.SimpleNamespace(latency_factor=latency_factor, converge=converge, windows=windows,
                                                 early_stop=early_stop))
         with self._sampling(sample_every, samples) as sampler:
             result = run_traffic(self.model, pattern, load, routing, warmup, time, process, None,
                                  sampler=sampler, windows=windows, early_stop=early_stop,
                                  latency_factor=latency_factor, precision=converge)
+        if result is None:                      # a simulation rank other than 0 under mpiexec
+            return Result("traffic", {})
         for key in SPEED_FIELDS:                # the simulator's speed, left out as the command leaves it out
-            (result or {}).pop(key, None)
-        return Result("traffic", result or {})
+            result.pop(key, None)
+        return Result("traffic", {**result, "provenance": self._provenance("traffic", began, "packet", routing)})
+
+    def _provenance(self, method: str, began: float, network: str | None = None, routing: str | None = None) -> dict:
+        """The ``provenance`` object the command's ``--json`` gives (see :mod:`ppt.provenance`), its
+        ``command`` naming the method called and ``wall_s`` the time since ``began``."""
+        from ppt.provenance import preset_sha256, version
+        preset = self.preset
+        return {"version": version(), "system": self.name, "preset_sha256": preset_sha256(preset),
+                "network": network or self.network,
+                "routing": routing or (preset.get("network") or {}).get("routing", "min"),
+                "seed": self.model.seed, "command": f"ppt.api Machine.{method}",
+                "wall_s": perf_counter() - began}
 
     def _sampling(self, sample_every, samples):
         """The sampler context of the command line (:func:`ppt.cli.common.sampling`), or none."""
@@ -299,7 +319,9 @@ class Result:
         return f"<ppt {self.kind} result>"
 
     def to_dict(self) -> dict:
-        """A deep copy of the fields: what ``--json`` prints for the same run."""
+        """A deep copy of the fields: what ``--json`` prints for the same run, with a ``provenance``
+        object (PPT's version, the preset's hash, network, routing, seed, wall time) whose ``command``
+        names the method called."""
         return copy.deepcopy(self.data)
 
     def to_pandas(self):

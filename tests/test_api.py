@@ -16,11 +16,19 @@ HELLO = ROOT / "examples" / "hello_allreduce.py"
 
 
 def cli_json(capsys, *argv) -> dict:
-    """What ``ppt ARGV --json`` prints, without the run's provenance (command line, version, host)."""
+    """What ``ppt ARGV --json`` prints."""
     assert cli([*argv, "--json"]) == 0
-    result = json.loads(capsys.readouterr().out)
-    result.pop("provenance", None)
-    return result
+    return json.loads(capsys.readouterr().out)
+
+
+def same_prediction(result, printed: dict) -> bool:
+    """True if a ppt.api result holds what the command printed: the same fields and values, and the same
+    provenance apart from the command line and the wall time."""
+    mine = result.to_dict()
+    ours, theirs = mine.pop("provenance"), printed.pop("provenance")
+    for key in ("command", "wall_s"):
+        del ours[key], theirs[key]
+    return mine == printed and ours == theirs
 
 
 def test_a_model_runs_as_ppt_run_runs_it(capsys):
@@ -30,8 +38,9 @@ def test_a_model_runs_as_ppt_run_runs_it(capsys):
     assert result.kind == "run" and result.returns == [28] * 8
     expected = cli_json(capsys, "run", str(HELLO), "--system", "edison", "--set", "network.routing=ugal",
                         "--ranks", "8", "--ranks-per-node", "4")
-    assert result.to_dict() == expected
+    assert same_prediction(result, dict(expected))
     assert result.predicted_s == expected["predicted_s"] > 0 and result["calls"] == {"MPI_Allreduce": 8}
+    assert result["provenance"]["command"] == "ppt.api Machine.run" and result["provenance"]["routing"] == "ugal"
 
 
 def test_a_function_is_a_model_and_its_ranks_return_values():
@@ -64,7 +73,7 @@ def test_an_mpi4py_program_runs_as_ppt_exec_runs_it(tmp_path, capsys):
     assert result.kind == "exec" and result["program_args"] == ["10"] and result["calls"]["MPI_Allreduce"] == 4
     expected = cli_json(capsys, "exec", str(program), "10", "-n", "4", "--system", "edison", "--network", "analytic",
                         "--ranks-per-node", "2", "--compute", "none")
-    assert result.to_dict() == expected
+    assert same_prediction(result, expected)
 
 
 @pytest.mark.skipif(not (TRACES / "osu_latency_n2").is_dir(), reason="shared DUMPI traces not found")
@@ -75,6 +84,7 @@ def test_a_trace_replays_as_ppt_replay_replays_it(capsys):
                         "--ranks-per-node", "1")
     assert result.kind == "replay" and result.predicted_s == expected["predicted_s"]
     assert result["calls"] == expected["calls"] and len(result.to_pandas()) == 2
+    assert result["provenance"]["preset_sha256"] == expected["provenance"]["preset_sha256"]
 
 
 def test_traffic_measures_as_ppt_traffic_does(capsys):
@@ -82,7 +92,7 @@ def test_traffic_measures_as_ppt_traffic_does(capsys):
     result = ppt.api.machine("slimfly-3k", set=small).traffic(pattern="ur", load=0.3, warmup=1e-6, time=1e-6)
     expected = cli_json(capsys, "traffic", "slimfly-3k", "--set", "topology.q=5", "--set", "topology.p=4",
                         "--pattern", "ur", "--load", "0.3", "--warmup", "1e-6", "--time", "1e-6")
-    assert result.to_dict() == expected and result.predicted_s is None
+    assert same_prediction(result, expected) and result.predicted_s is None
     row = result.to_pandas()
     assert len(row) == 1 and row["accepted_fraction"][0] == pytest.approx(expected["accepted_fraction"])
 
