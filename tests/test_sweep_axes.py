@@ -93,6 +93,9 @@ def test_every_axis_value_is_checked_before_the_first_point_runs(model, tmp_path
     (["replay", "some/trace", "--system", "fattree-4-3", "--ranks", "4"], "write {ranks} in the trace's path"),
     (["run", "{model}", "--system", "fattree-4-3", "--ranks", "2,4", "--ranks-per-node", "0"], "ranks-per-node"),
     (["snap", "--system", "edison", "--ranks", "24,30"], "30 cores is not a whole number of edison nodes"),
+    (["snap", "--system", "edison,hopper", "--cores", "24,30"], "ranks 30 on edison: 30 cores is not a whole"),
+    (["exec", "{model}", "-n", "64", "--ranks-per-node", "1", "--system", "fattree-4-3"],
+     "ranks 64 on fattree-4-3: 64 ranks at 1 per node need 64 nodes"),
 ])
 def test_axes_a_command_cannot_take_are_one_line(model, capsys, started, argv, message):
     code, stdout, err = sweep(capsys, *[str(model) if a == "{model}" else a for a in argv])

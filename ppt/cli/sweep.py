@@ -109,7 +109,6 @@ def _check_points(points) -> list:
     from ppt.interconnects.planes import RailPolicy, check_planes
     from ppt.machine import Machine
     from ppt.provenance import forget_machine
-    from ppt.sweep.grid import RANKS
     from ppt.sweep.inputs import forget_hashes, inputs_of
     forget_hashes()
     parser = build_parser()
@@ -126,30 +125,51 @@ def _check_points(points) -> list:
                 topologies[built] = build_topology(topology)
                 check_planes(topologies[built], planes)
         preset = presets[which]
-        if RANKS in point.params:
+        counts = _rank_counts(point, point_args)
+        if counts:
             if which not in machines:         # one machine per preset: topologies can be large
                 machines[which] = Machine(preset, network_kind="analytic", seed=point_args.seed)
-            _check_ranks(point, point_args, machines[which])
+            _check_ranks(point, point_args, machines[which], counts)
         checked.append(dataclasses.replace(point, inputs=inputs_of(point.argv[0], point_args, preset)))
     forget_machine()                           # the sweep's own result names no system; its rows do
     return checked
 
 
-def _check_ranks(point, point_args, machine) -> None:
-    """ConfigError if ``point``'s rank (or core) count does not fit its system (``machine``)."""
+def _rank_counts(point, point_args) -> list[int]:
+    """The rank (snap: core) counts ``point`` runs: its ``--ranks`` value, else its command's own
+    (run's and exec's ranks, a replayed trace's, snap's cores); none for traffic and job lists."""
     from ppt.sweep.grid import RANKS
-    ranks = int(point.params[RANKS])
-    where = f"--ranks {ranks} on {point.params.get('system', machine.name)}"
-    try:
-        if point.argv[0] == "snap":
-            from ppt.apps.scaling import check_cores, study_sim
-            check_cores(machine, [ranks])
-            study_sim(point_args.study, ranks, 1, point_args.npey, point_args.npez)
-        elif point.argv[0] in ("run", "exec"):
-            from ppt.mpi.mapping import map_ranks
-            map_ranks(ranks, point_args.ranks_per_node or machine.cores_per_node, machine.num_nodes)
-    except PPTError as exc:
-        raise ConfigError(f"{where}: {exc}") from None
+    command = point.argv[0]
+    if RANKS in point.params:
+        return [int(point.params[RANKS])]
+    if command in ("run", "exec") and getattr(point_args, "ranks", None):
+        return [point_args.ranks]
+    if command == "replay" and point_args.trace and not point_args.job_list:
+        from ppt.traces.dumpi import TraceSet
+        return [TraceSet(point_args.trace).ranks]
+    if command == "snap":
+        from ppt.cli.snap import _cores
+        return _cores(point_args.cores)
+    return []
+
+
+def _check_ranks(point, point_args, machine, counts) -> None:
+    """ConfigError if a rank (or core) count of ``point`` does not fit its system (``machine``)."""
+    from ppt.sweep.grid import RANKS
+    for ranks in counts:
+        where = f"{'--ranks' if RANKS in point.params else 'ranks'} {ranks} on {point.params.get('system', machine.name)}"
+        try:
+            if point.argv[0] == "snap":
+                from ppt.apps.scaling import check_cores, study_sim
+                check_cores(machine, [ranks])
+                study_sim(point_args.study, ranks, 1, point_args.npey, point_args.npez)
+            else:
+                from ppt.mpi.mapping import MAPPINGS, map_ranks
+                mapping = point_args.mapping if point_args.mapping in MAPPINGS else "linear"
+                map_ranks(ranks, point_args.ranks_per_node or machine.cores_per_node, machine.num_nodes, mapping,
+                          point_args.seed)
+        except PPTError as exc:
+            raise ConfigError(f"{where}: {exc}") from None
 
 
 def _given(args, *options) -> bool:
