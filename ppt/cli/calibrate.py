@@ -73,6 +73,9 @@ def run(args) -> int:
     date = preset["calibration"]["date"]
     _write_both(target, preset, processor_file, hostpreset.processor(info, copy, fit, date[:10]))
     _say(f"wrote {target} and {processor_file.name} in {time.perf_counter() - started:.1f} s")
+    from ppt import provenance
+    from ppt.hardware.systems import load_system
+    provenance.note_machine(load_system(str(target)), None, None)   # --json's provenance: the preset written
     warnings = []
     load = info["load_average_1min"]
     if load is not None and load > info["cores"] - 0.5:
@@ -112,11 +115,8 @@ def _say(text: str) -> None:
 
 
 def _version() -> str:
-    from importlib.metadata import PackageNotFoundError, version
-    try:
-        return version("ppt-sim")
-    except PackageNotFoundError:
-        return "unknown"
+    from ppt.provenance import version
+    return version()
 
 
 def _probe_writable(target: Path, option: str) -> None:
