@@ -44,7 +44,8 @@ class MPI:
     Message = Message
     Prequest = Prequest
 
-    __slots__ = ("_rank", "COMM_WORLD", "COMM_SELF", "argv", "finalized", "_poll_clock", "_polls")
+    __slots__ = ("_rank", "COMM_WORLD", "COMM_SELF", "argv", "finalized", "bsend_buffer", "_poll_clock",
+                 "_polls")
 
     def __init__(self, rank, world, self_comm, argv=()):
         self._rank = rank
@@ -54,6 +55,8 @@ class MPI:
         self.argv = list(argv)
         #: MPI.Finalize() was called on this rank.
         self.finalized = False
+        #: The buffer of MPI.Attach_buffer, given back by MPI.Detach_buffer.
+        self.bsend_buffer = None
         #: The rank's clock after its last unsuccessful poll, s, and the polls made unsuccessfully since
         #: time last passed otherwise (see polled).
         self._poll_clock = -1.0

@@ -101,11 +101,14 @@ def _prime_factors(n: int) -> list[int]:
 
 
 def Attach_buffer(self, buf) -> None:
-    """Bsend's buffer: accepted; buffered sends are modelled without one."""
+    """Bsend's buffer: kept for Detach_buffer; buffered sends are modelled without one."""
+    self.bsend_buffer = buf
 
 
 def Detach_buffer(self):
-    return None
+    """The buffer Attach_buffer gave (None if none)."""
+    buf, self.bsend_buffer = self.bsend_buffer, None
+    return buf
 
 
 def Alloc_mem(self, size: int, info=None) -> bytearray:
