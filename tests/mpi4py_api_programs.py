@@ -367,6 +367,10 @@ def communicators(MPI):
     out += [line.Shift(0, 2), line.sendrecv(rank, *reversed(line.Shift(0, 1)))]
     for handle in (dup, half, shared, reordered, cart, row, column, line, evens, odds, tail, group):
         handle.Free()
+    op = MPI.Op.Create(lambda a, b, datatype: a, commute=True)
+    op.Free()
+    out += [[h == MPI.COMM_NULL for h in (dup, half, cart, comm)], [g == MPI.GROUP_NULL for g in (evens, group)],
+            op == MPI.OP_NULL, MPI.SUM == MPI.OP_NULL, bool(MPI.COMM_NULL), none != MPI.COMM_NULL]
     return [repr(x) for x in out]
 
 

@@ -32,7 +32,6 @@ class MPI:
     ANY_TAG = constants.ANY_TAG
     PROC_NULL = constants.PROC_NULL
     UNDEFINED = constants.UNDEFINED
-    COMM_NULL = None
     SUM, PROD, MAX, MIN = ops.SUM, ops.PROD, ops.MAX, ops.MIN
     LAND, LOR, BAND, BOR, BXOR = ops.LAND, ops.LOR, ops.BAND, ops.BOR, ops.BXOR
     Op = ops.Op

@@ -27,7 +27,7 @@ class Datatype(metaclass=Refusing):
     items ``extent_elems`` elements apart; ``size``, ``extent``, ``lb`` and ``ub`` in bytes.  Equal
     only to itself, as handles are (the aliases mpi4py shares, such as BOOL and C_BOOL, are one object)."""
 
-    __slots__ = ("name", "dtype", "offsets", "extent_elems", "lb_elems", "typechar", "contiguous")
+    __slots__ = ("name", "dtype", "offsets", "extent_elems", "lb_elems", "typechar", "contiguous", "freed")
 
     def __init__(self, name: str, dtype, count: int = 1, typechar: str | None = None, offsets=None,
                  extent_elems: int | None = None, lb_elems: int | None = None):
@@ -38,6 +38,8 @@ class Datatype(metaclass=Refusing):
         #: Lower bound in elements: the lowest offset unless set (a subarray's is 0).
         self.lb_elems = (int(self.offsets.min()) if len(self.offsets) else 0) if lb_elems is None else lb_elems
         self.typechar = typechar or self.dtype.char
+        #: Freed by Free (derived types only): equal to MPI.DATATYPE_NULL from then on.
+        self.freed = False
         n = len(self.offsets)
         #: One run of elements from the item's start, items back to back: buffers slice, not gather.
         self.contiguous = n == self.extent_elems and (n == 0 or self.offsets[0] == 0 and
@@ -186,7 +188,8 @@ class Datatype(metaclass=Refusing):
         return self
 
     def Free(self) -> None:
-        pass
+        if not self.name:
+            self.freed = True
 
     def tocode(self) -> str:
         return self.typechar

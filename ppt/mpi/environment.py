@@ -124,6 +124,40 @@ def Pcontrol(self, level: int) -> None:
     """Profiling control: accepted and ignored."""
 
 
+class Null:
+    """A null handle of mpi4py (``MPI.COMM_NULL`` ...): false, and equal to itself, to None (what PPT
+    returns where MPI gives no communicator) and to a freed object of its ``kinds`` (class names), as a
+    handle turns null when freed."""
+
+    __slots__ = ("name", "kinds")
+
+    def __init__(self, name: str, *kinds: str):
+        self.name = name
+        self.kinds = kinds
+
+    def __eq__(self, other):
+        return other is self or other is None or \
+            type(other).__name__ in self.kinds and getattr(other, "freed", False) is True
+
+    def __ne__(self, other):
+        return not self == other
+
+    __hash__ = object.__hash__
+
+    def __bool__(self):
+        return False
+
+    def __repr__(self):
+        return self.name
+
+
+#: The null handles, by mpi4py name.
+NULLS = {null.name: null for null in (
+    Null("COMM_NULL", "Comm", "Cartcomm"), Null("GROUP_NULL", "Group"), Null("OP_NULL", "Op"),
+    Null("DATATYPE_NULL", "Datatype"), Null("MESSAGE_NULL", "Message"), Null("INFO_NULL"),
+    Null("ERRHANDLER_NULL"), Null("WIN_NULL"), Null("FILE_NULL"), Null("SESSION_NULL"))}
+
+
 def _request_null(self):
     """An inactive request (MPI.REQUEST_NULL): waits and tests on it return at once."""
     world = self.COMM_WORLD
@@ -145,7 +179,6 @@ FUNCTIONS = {
     "THREAD_FUNNELED": THREAD_FUNNELED, "THREAD_SERIALIZED": THREAD_SERIALIZED, "THREAD_MULTIPLE": THREAD_MULTIPLE,
     "MAX_PROCESSOR_NAME": 128, "MAX_OBJECT_NAME": 128, "MAX_ERROR_STRING": 512, "BSEND_OVERHEAD": 96,
     "MAX_LIBRARY_VERSION_STRING": 8192, "SUCCESS": 0,
-    "COMM_TYPE_SHARED": 1, "INFO_NULL": None, "ERRORS_RETURN": None, "ERRORS_ARE_FATAL": None,
-    "ERRORS_ABORT": None, "REQUEST_NULL": property(_request_null), "GROUP_EMPTY": property(_group_empty),
-    "GROUP_NULL": None, "MESSAGE_NULL": None, "OP_NULL": None, "DATATYPE_NULL": None
+    "COMM_TYPE_SHARED": 1, "ERRORS_RETURN": None, "ERRORS_ARE_FATAL": None, "ERRORS_ABORT": None,
+    "REQUEST_NULL": property(_request_null), "GROUP_EMPTY": property(_group_empty), **NULLS,
 }

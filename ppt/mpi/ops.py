@@ -23,13 +23,15 @@ class Op(metaclass=Refusing):
     ``user(inbuf, inoutbuf, datatype)``; None for the others.
     """
 
-    __slots__ = ("name", "fn", "commutative", "user")
+    __slots__ = ("name", "fn", "commutative", "user", "freed")
 
     def __init__(self, name: str, fn, commutative: bool = True, user=None):
         self.name = name
         self.fn = fn
         self.commutative = commutative
         self.user = user
+        #: Freed by Op.Free (user operations only: the built-in ones are shared by all ranks).
+        self.freed = False
 
     @classmethod
     def create(cls, fn, commute: bool = True) -> "Op":
@@ -52,7 +54,9 @@ class Op(metaclass=Refusing):
         return self.name in BUILTIN
 
     def free(self) -> None:
-        """Nothing to release (MPI_Op_free)."""
+        """MPI_Op_free: the operation equals MPI.OP_NULL from now on (built-in ones cannot be freed)."""
+        if self.user is not None:
+            self.freed = True
 
     def __call__(self, a, b):
         if a is None:
