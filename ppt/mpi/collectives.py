@@ -116,7 +116,59 @@ def _is_pof2(n: int) -> bool:
     return n & (n - 1) == 0
 
 
+# -- what an algorithm sends ------------------------------------------------
+# Each algorithm carries ``cost(size, nbytes) -> (messages, bytes)``: what one call sends over all
+# ``size`` ranks, ``nbytes`` being the size the communicator method passes it (a bcast's or allreduce's
+# buffer, an alltoall's or scatter's block per peer, an allgather's or gather's contribution per
+# rank).  Per rank, on average: both divided by ``size``.  ``--network auto`` estimates a trace's
+# traffic from them (:mod:`ppt.interconnects.autochoice`).
+def costs(cost):
+    """Decorator: attach ``cost`` to the algorithm."""
+    def attach(fn):
+        fn.cost = cost
+        return fn
+    return attach
+
+
+def _log2_ceil(n: int) -> int:
+    return (max(n, 1) - 1).bit_length()
+
+
+def _add(a, b):
+    return a[0] + b[0], a[1] + b[1]
+
+
+def _tree(p, s):
+    """One message of ``s`` bytes to (or from) every rank but the root."""
+    return p - 1, (p - 1) * s
+
+
+def _all_pairs(p, s):
+    """Every rank sends ``s`` bytes to every other (pairwise exchange: p - 1 messages per rank)."""
+    return p * (p - 1), p * (p - 1) * s
+
+
+def _binomial_subtrees(p, s):
+    """Binomial gather/scatter: every rank but the root moves its subtree's blocks in one message."""
+    return p - 1, s * sum(min(rel & -rel, p - rel) for rel in range(1, p))
+
+
+def _allreduce_recursive_doubling_cost(p, s):
+    pof2 = _pof2_floor(max(p, 1))
+    messages = 2 * (p - pof2) + pof2 * _log2_ceil(pof2)
+    return messages, messages * s
+
+
+def _scan_recursive_doubling_cost(p, s):
+    messages, mask = 0, 1
+    while mask < p:
+        messages += sum(1 for me in range(p) if me ^ mask < p)
+        mask <<= 1
+    return messages, messages * s
+
+
 # -- barrier ---------------------------------------------------------------
+@costs(lambda p, s: (p * _log2_ceil(p), 0))
 def barrier_dissemination(c: Coll) -> None:
     me, size = c.me, c.size
     dist = 1
@@ -126,6 +178,7 @@ def barrier_dissemination(c: Coll) -> None:
 
 
 # -- bcast -----------------------------------------------------------------
+@costs(_tree)
 def bcast_binomial(c: Coll, obj, root: int, nbytes):
     me, size = c.me, c.size
     rel = (me - root) % size
@@ -145,6 +198,7 @@ def bcast_binomial(c: Coll, obj, root: int, nbytes):
     return obj
 
 
+@costs(_tree)
 def bcast_linear(c: Coll, obj, root: int, nbytes):
     if c.me != root:
         return c.recv(root)[0]
@@ -153,6 +207,7 @@ def bcast_linear(c: Coll, obj, root: int, nbytes):
 
 
 # -- reduce ----------------------------------------------------------------
+@costs(_tree)
 def reduce_binomial(c: Coll, obj, op, root: int, nbytes):
     me, size = c.me, c.size
     tree_root = root if op.commutative else 0       # rank order kept for non-commutative ops
@@ -173,6 +228,7 @@ def reduce_binomial(c: Coll, obj, op, root: int, nbytes):
     return obj if me == root else None
 
 
+@costs(_tree)
 def reduce_linear(c: Coll, obj, op, root: int, nbytes):
     if c.me != root:
         c.send(root, nbytes, obj)
@@ -189,6 +245,7 @@ def reduce_linear(c: Coll, obj, op, root: int, nbytes):
 
 
 # -- allreduce -------------------------------------------------------------
+@costs(_allreduce_recursive_doubling_cost)
 def allreduce_recursive_doubling(c: Coll, obj, op, nbytes):
     me, size = c.me, c.size
     pof2 = _pof2_floor(size)
@@ -218,6 +275,7 @@ def allreduce_recursive_doubling(c: Coll, obj, op, nbytes):
     return obj
 
 
+@costs(lambda p, s: (2 * p * (p - 1), 2 * (p - 1) * s))
 def allreduce_ring(c: Coll, obj, op, nbytes):
     _require_commutative(c, op, "allreduce", "recursive_doubling")
     chunks = split(obj, c.size)
@@ -252,12 +310,14 @@ def _ring_allgather(c: Coll, blocks: list, sizes: list, have: int) -> None:
         blocks[into], sizes[into] = c.sendrecv(right, sizes[out], blocks[out], left)
 
 
+@costs(lambda p, s: (2 * (p - 1), 2 * (p - 1) * s))
 def allreduce_reduce_bcast(c: Coll, obj, op, nbytes):
     obj = reduce_binomial(c, obj, op, 0, nbytes)
     return bcast_binomial(c, obj, 0, nbytes)
 
 
 # -- gather / scatter --------------------------------------------------------
+@costs(_binomial_subtrees)
 def gather_binomial(c: Coll, obj, root: int, nbytes):
     me, size = c.me, c.size
     rel = (me - root) % size
@@ -283,6 +343,7 @@ def _by_rank(items, size: int) -> list:
     return result
 
 
+@costs(_tree)
 def gather_linear(c: Coll, obj, root: int, nbytes):
     if c.me != root:
         c.send(root, nbytes, obj)
@@ -292,6 +353,7 @@ def gather_linear(c: Coll, obj, root: int, nbytes):
     return [obj if req is None else c.value(req)[0] for req in reqs]
 
 
+@costs(_binomial_subtrees)
 def scatter_binomial(c: Coll, objs, root: int, sizes):
     me, size = c.me, c.size
     rel = (me - root) % size
@@ -312,6 +374,7 @@ def scatter_binomial(c: Coll, objs, root: int, sizes):
     return blocks[0][0]
 
 
+@costs(_tree)
 def scatter_linear(c: Coll, objs, root: int, sizes):
     if c.me != root:
         return c.recv(root)[0]
@@ -320,6 +383,7 @@ def scatter_linear(c: Coll, objs, root: int, sizes):
 
 
 # -- allgather ---------------------------------------------------------------
+@costs(_all_pairs)
 def allgather_ring(c: Coll, obj, nbytes):
     blocks, sizes = [None] * c.size, [0] * c.size
     blocks[c.me], sizes[c.me] = obj, nbytes
@@ -327,6 +391,7 @@ def allgather_ring(c: Coll, obj, nbytes):
     return blocks
 
 
+@costs(lambda p, s: (p * _log2_ceil(p), p * (p - 1) * s))
 def allgather_recursive_doubling(c: Coll, obj, nbytes):
     me, size = c.me, c.size
     if not _is_pof2(size):
@@ -342,6 +407,7 @@ def allgather_recursive_doubling(c: Coll, obj, nbytes):
     return _by_rank(items, size)
 
 
+@costs(lambda p, s: (p * _log2_ceil(p), p * (p - 1) * s))
 def allgather_bruck(c: Coll, obj, nbytes):
     me, size = c.me, c.size
     blocks = [(obj, nbytes)]       # blocks[i] belongs to rank (me + i) % size
@@ -355,6 +421,7 @@ def allgather_bruck(c: Coll, obj, nbytes):
 
 
 # -- alltoall ----------------------------------------------------------------
+@costs(_all_pairs)
 def alltoall_pairwise(c: Coll, objs, sizes):
     me, size = c.me, c.size
     result = [None] * size
@@ -366,6 +433,7 @@ def alltoall_pairwise(c: Coll, objs, sizes):
     return result
 
 
+@costs(_all_pairs)
 def alltoall_isend_irecv(c: Coll, objs, sizes):
     me, size = c.me, c.size
     order = [(me + step) % size for step in range(1, size)]
@@ -381,6 +449,7 @@ def alltoall_isend_irecv(c: Coll, objs, sizes):
 
 
 # -- reduce_scatter ------------------------------------------------------------
+@costs(_all_pairs)
 def reduce_scatter_ring(c: Coll, objs, op, sizes):
     _require_commutative(c, op, "reduce_scatter", "reduce_scatterv")
     blocks = list(objs)
@@ -388,6 +457,7 @@ def reduce_scatter_ring(c: Coll, objs, op, sizes):
     return blocks[c.me]
 
 
+@costs(lambda p, s: _add(_tree(p, p * s), _binomial_subtrees(p, s)))
 def reduce_scatter_reduce_scatterv(c: Coll, objs, op, sizes):
     reduced = reduce_binomial(c, list(objs), blockwise(op), 0, sum(sizes))
     return scatter_binomial(c, reduced, 0, sizes)
@@ -419,18 +489,22 @@ def _scan_linear(c: Coll, obj, op, nbytes, inclusive: bool):
     return op(before, obj) if inclusive else before
 
 
+@costs(_scan_recursive_doubling_cost)
 def scan_recursive_doubling(c, obj, op, nbytes):
     return _scan_recursive_doubling(c, obj, op, nbytes, True)
 
 
+@costs(_scan_recursive_doubling_cost)
 def exscan_recursive_doubling(c, obj, op, nbytes):
     return _scan_recursive_doubling(c, obj, op, nbytes, False)
 
 
+@costs(_tree)
 def scan_linear(c, obj, op, nbytes):
     return _scan_linear(c, obj, op, nbytes, True)
 
 
+@costs(_tree)
 def exscan_linear(c, obj, op, nbytes):
     return _scan_linear(c, obj, op, nbytes, False)
 
@@ -467,6 +541,20 @@ def default_algorithm(kind: str, size: int, nbytes=None, op=None) -> str:
     if kind == "reduce_scatter":
         return "ring" if op.commutative else "reduce_scatterv"
     return next(iter(ALGORITHMS[kind]))
+
+
+def cost(kind: str, size: int, nbytes: int, name: str | None = None) -> tuple[int, int]:
+    """``(messages, bytes)`` one ``kind`` call sends over all ``size`` ranks with algorithm ``name``
+    (default: :func:`default_algorithm`'s for a commutative op), ``nbytes`` as the algorithm is passed it."""
+    name = name or default_algorithm(kind, size, nbytes, _COMMUTATIVE)
+    return ALGORITHMS[kind][name].cost(size, nbytes)
+
+
+class _Commutative:
+    commutative = True
+
+
+_COMMUTATIVE = _Commutative()
 
 
 def check_algorithms(choices: dict) -> dict:
