@@ -27,6 +27,7 @@ import math
 import numpy as np
 
 from ppt.config import field
+from ppt.engine.core import PROGRESS_MASK
 from ppt.errors import ConfigError
 from ppt.interconnects import latency
 from ppt.interconnects.latency import Latencies
@@ -42,7 +43,9 @@ INFINITY = math.inf
 CHUNK_EVENTS = 1 << 20
 #: Tie-break keys of the core's wake-ups: above every entity's event key.
 WAKE_KEY = 1 << 63
-#: Progress is offered one wake-up in 64 (a report needs a clock read; wake-ups come per message).
+#: Progress is offered one wake-up in 64 (a report needs a clock read; wake-ups come per message),
+#: and after every wake-up that ran more core events than the engine runs between its own offers
+#: (synthetic traffic lives in the core: its few wake-ups each run up to CHUNK_EVENTS).
 PROGRESS_WAKES = 63
 #: ``ppt_output_t`` as a numpy record, to read the core's outputs in one go.
 OUTPUT = np.dtype([("t", np.float64), ("key", np.uint64), ("uid", np.uint64), ("kind", np.int32),
@@ -163,11 +166,12 @@ class PacketCore:
         if number != self._wakes:
             return                                  # superseded by an earlier wake-up
         self.wake_s = INFINITY
-        sim.events += lib.ppt_net_run(self.c, min(sim.peek() + self.lead_s, sim.horizon), CHUNK_EVENTS)
+        ran = lib.ppt_net_run(self.c, min(sim.peek() + self.lead_s, sim.horizon), CHUNK_EVENTS)
+        sim.events += ran
         count = lib.ppt_net_outputs(self.c, self._outputs)
         if count:
             self._hand_over(count)
-        if sim.progress and not number & PROGRESS_WAKES:
+        if sim.progress and (not number & PROGRESS_WAKES or ran > PROGRESS_MASK):
             sim.progress(sim)
         self.reschedule()
 

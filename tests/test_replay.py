@@ -511,11 +511,12 @@ def test_replay_says_how_many_nodes_it_uses_and_warns_about_a_one_node_job(capsy
 
 def test_replay_progress_reports_records_over_all_ranks_and_simulated_time():
     from ppt.progress import Progress
-    lines = []
+    shown = []
     progress = Progress("replay", interval_s=0.0)
-    progress.note = lines.append
+    progress.show = lambda n, total, unit, postfix, digits=0: shown.append((n, total, unit, postfix))
     ts = trace("osu_latency_n2")
     replay(ts, ideal_job(ts.ranks), progress=progress)
-    assert lines and all("of 10,664 records over all ranks" in line and "simulated" in line for line in lines)
-    done = [int(line.split(" of ")[0].replace(",", "")) for line in lines]
+    assert shown and all(total == 10_664 and unit == "records over all ranks" and "simulated" in postfix
+                         for _, total, unit, postfix in shown)
+    done = [n for n, *_ in shown]
     assert done == sorted(done) and done[-1] <= 10_664

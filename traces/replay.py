@@ -57,7 +57,6 @@ from __future__ import annotations
 
 import math
 import os
-import time
 from collections import Counter
 
 from ppt.errors import ConfigError, TraceError
@@ -454,7 +453,7 @@ class ReplayProgress:
     __slots__ = ("progress", "total", "done")
 
     def __call__(self, sim) -> None:
-        self.advance(0, sim.now)
+        self.progress.count(self.done, self.total, sim.now, "records over all ranks", sim)
 
     def __init__(self, progress, total_records: int):
         self.progress = progress
@@ -463,12 +462,7 @@ class ReplayProgress:
 
     def advance(self, records: int, now_s: float) -> None:
         self.done += records
-        progress = self.progress
-        wall = time.perf_counter()
-        if wall - progress.last >= progress.interval_s:
-            progress.last = wall
-            progress.note(f"{self.done:,} of {self.total:,} records over all ranks ({100 * self.done / self.total:.0f}%), "
-                          f"simulated {now_s * 1e3:,.3f} ms")
+        self.progress.count(self.done, self.total, now_s, "records over all ranks")
 
 
 def choose_clock(trace, clock: str = "auto") -> dict:

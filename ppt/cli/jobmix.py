@@ -54,7 +54,7 @@ def run_job_list(args, network_kind: str) -> int:
                 refuse_if_message_too_large(machine.preset["network"], job.options["message_B"],
                                             f"job {job.name} message_B", all_at_once=False)
     mix = JobMix(machine, joblist, args.allocation, args.seed, args.ranks_per_node, args.mapping)
-    progress = Progress(f"jobs {machine.name}") if is_leader() else None
+    progress = Progress(f"jobs {machine.name}", ranks=True) if is_leader() else None
     with sampling(args, machine.name) as sampler:
         result = mix.run(sampler, progress)
     if not is_leader():

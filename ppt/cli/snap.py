@@ -75,12 +75,13 @@ def run(args) -> int:
     jobs = 1 if launched_ranks() > 1 else args.jobs or len(os.sched_getaffinity(0))   # mpiexec: one run at a time
 
     def progress(entry, index, total):
+        sim_progress.close()           # the point's bar ends above its line
         if not quiet:
             print(f"cores {entry['cores']}: predicted {entry['predicted_s']:.4g} s "
                   f"({index + 1}/{total}, {entry['wall_s']:.1f} s wall)", file=sys.stderr, flush=True)
         if args.plot and jobs > 1 and index == 0 < total - 1:
             preload_plotting()         # on the core the first finished worker leaves idle
-    sim_progress = Progress(f"snap {args.system}")
+    sim_progress = Progress(f"snap {args.system}", ranks=True)   # within a point (serial runs)
     results = strong_scaling(machine, args.study, cores, iterations, args.npey, args.npez, progress,
                              sim_progress, jobs)
     sim_progress.done()
