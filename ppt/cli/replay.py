@@ -116,7 +116,8 @@ def run(args) -> int:
     if args.json:
         emit(args, summary)
         return 0
-    print(f"{summary['trace']}: {summary['ranks']} ranks, {summary['records']:,} records replayed on "
+    print(f"trace {summary['trace']}")
+    print(f"{summary['ranks']} ranks, {summary['records']:,} records replayed on "
           f"{machine.name} ({'ideal' if args.network == 'ideal' else machine.network_kind} network) in {wall_s:.3g} s")
     print(f"predicted {summary['predicted_s']:.6g} s, traced span {summary['trace_s']:.6g} s; "
           f"{summary['bytes_p2p']:,} point-to-point bytes, {summary['packets']:,} packets, "

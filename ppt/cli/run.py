@@ -15,7 +15,7 @@ from ppt.cli.common import (add_failure_arguments, add_job_arguments, add_networ
                             add_sampling_arguments, add_system_arguments, check_mapping_file, check_sampling, is_leader, load_preset,
                             report_placement, sampling, whole_number)
 from ppt.cli.jobmix import add_jobs_arguments, refuse_with_job_list, run_job_list
-from ppt.cli.output import emit
+from ppt.cli.output import emit, format_result
 from ppt.errors import PPTError
 from ppt.scripts import load_main
 
@@ -51,6 +51,7 @@ def algorithms(items) -> dict:
 def run(args) -> int:
     from ppt.machine import Machine
     from ppt.mpi import MPIJob
+    from ppt.progress import Progress
     check_sampling(args)
     check_mapping_file(args)
     if args.job_list:
@@ -70,8 +71,11 @@ def run(args) -> int:
     machine = Machine(load_preset(args), network_kind=args.network, seed=args.seed)
     job = MPIJob.on_machine(machine, args.ranks, args.ranks_per_node, args.mapping, args.seed,
                             algorithms(args.algorithm))
+    progress = Progress(f"run {args.system}", ranks=True) if is_leader() else None
     with sampling(args, machine.name) as job.sampler, contextlib.redirect_stdout(sys.stderr):
-        result = job.run(main, argv=argv)   # the model's own prints never mix into the results
+        result = job.run(main, argv=argv, progress=progress)   # the model's own prints never mix into the results
+    if progress is not None:
+        progress.done()
     if not is_leader():
         return 0
     report_placement(job)
@@ -89,6 +93,8 @@ def report(args, machine, result, extra: dict | None = None) -> None:
           f"{len(set(e['node'] for e in result.per_rank))} nodes, predicted {result.predicted_s:.6g} s")
     compute = sum(e["compute_s"] for e in result.per_rank) / result.ranks
     comm = sum(e["comm_s"] for e in result.per_rank) / result.ranks
-    print(f"mean per rank: compute {compute:.6g} s, MPI {comm:.6g} s; network: "
-          + ", ".join(f"{k} {v:.6g}" if isinstance(v, float) else f"{k} {v}" for k, v in result.network.items()))
+    print(f"mean per rank: compute {compute:.6g} s, MPI {comm:.6g} s")
+    print()
     emit(args, summary, ["call", "count"], [[name, count] for name, count in result.calls.items()])
+    if result.network:
+        print(f"\nnetwork statistics:\n{format_result(result.network)}")

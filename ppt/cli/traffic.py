@@ -43,7 +43,7 @@ def run(args) -> int:
     check_measurement(args)
     check_sampling(args)
     machine = Machine(load_preset(args), seed=args.seed)
-    progress = Progress(f"traffic {args.system}")
+    progress = Progress(f"traffic {args.system}", total_s=args.warmup + args.time)
     with sampling(args, machine.name) as sampler:
         result = run_traffic(machine, args.pattern, args.load, args.routing, args.warmup, args.time,
                              args.process, progress, sampler=sampler, windows=args.windows,
@@ -61,7 +61,7 @@ def run(args) -> int:
             logger.warning(f"warning: mean packet latency {result['mean_latency_s'] * 1e6:.3g} us exceeds the "
                            f"{args.warmup * 1e6:.3g} us warm-up, so the network may still have been filling and "
                            f"the accepted load read low; raise --warmup")
-        emit(args, result, ["field", "value"], [[k, v] for k, v in result.items() if not isinstance(v, list)])
+        emit(args, result)
     return 0
 
 

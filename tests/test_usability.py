@@ -1,0 +1,95 @@
+"""Progress bars on stderr, and human-readable results that fit a terminal."""
+from __future__ import annotations
+
+import pytest
+
+from ppt.cli.main import main
+from ppt.cli.output import MAX_WIDTH, format_result
+
+TRAFFIC = ["traffic", "dragonfly-booksim", "--pattern", "ur", "--load", "0.5", "--warmup", "1e-6", "--time", "2e-6"]
+RUN = ["run", "examples/halo3d.py", "--system", "hopper", "--ranks", "64", "--ranks-per-node", "16"]
+
+
+@pytest.fixture
+def every_report(monkeypatch):
+    """Progress redrawn at every offer (a run of a second or two then shows it)."""
+    monkeypatch.setenv("PPT_PROGRESS_INTERVAL", "0")
+    monkeypatch.delenv("PPT_QUIET", raising=False)
+
+
+def test_traffic_progress_has_a_total_and_eta_on_stderr_only(every_report, capsys):
+    assert main(TRAFFIC) == 0
+    out, err = capsys.readouterr()
+    assert "traffic dragonfly-booksim:" in err and "/3.00 us simulated" in err and "events/s" in err
+    assert "<" in err                                     # elapsed<remaining
+    assert "traffic dragonfly-booksim:" not in out and "events/s" not in out
+
+
+def test_run_progress_counts_ranks_finished(every_report, capsys):
+    assert main(RUN) == 0
+    out, err = capsys.readouterr()
+    assert "run hopper:" in err and "/64 ranks finished" in err and "simulated" in err
+    assert "ranks finished" not in out
+
+
+def test_no_total_known_is_said_in_the_bar(capsys):
+    from ppt.progress import Progress
+
+    class Sim:
+        rank, size, now, events, processes = 0, 1, 2e-6, 1 << 16, ()
+
+    progress = Progress("x", interval_s=0.0)
+    sim = Sim()
+    progress(sim)
+    progress(sim)
+    progress.done()
+    assert "no total known" in capsys.readouterr().err
+
+
+def test_ppt_quiet_silences_progress(every_report, monkeypatch, capsys):
+    monkeypatch.setenv("PPT_QUIET", "1")
+    assert main(TRAFFIC) == 0
+    assert "traffic dragonfly-booksim:" not in capsys.readouterr().err
+
+
+def test_nested_results_become_flat_tables():
+    text = format_result({"a": 1.0, "link_classes": {"X": {"links": 2, "utilization": 0.5}},
+                          "busiest_links": [{"router": 0, "port": 1}, {"router": 2, "to_node": 3}],
+                          "nested": {"p": 1, "q": {"r": 2}}, "pairs": [[1, 2], [3, 4]], "long": "word " * 60})
+    assert "{" not in text and "[" not in text
+    assert "link_classes:" in text and "busiest_links:" in text and "nested.q.r" in text
+    assert max(len(line) for line in text.splitlines()) <= MAX_WIDTH
+
+
+def trace_folder(name: str) -> str | None:
+    """A shared DUMPI trace set's folder, None when the traces are not next to the repository."""
+    import json
+    from pathlib import Path
+    traces = Path(__file__).resolve().parents[1].parent / "shared" / "traces"
+    if not (traces / "MANIFEST.json").is_file():
+        return None
+    sets = {s["name"]: s for s in json.loads((traces / "MANIFEST.json").read_text())["sets"]}
+    return str(traces / sets[name]["folder"]) if name in sets else None
+
+
+def _commands():
+    commands = [RUN, TRAFFIC,
+                ["exec", "examples/mpi4py/jacobi.py", "-n", "4", "--system", "edison"],
+                ["pingpong", "darter", "--sizes", "8,1k,64k"],
+                ["topology", "dragonfly-3k", "--fail-links", "20%", "--fail-seed", "3",
+                 "--set", "network.routing=ugal"]]
+    folder = trace_folder("osu_latency_n2")
+    if folder is not None:
+        commands.append(["replay", folder, "--system", "edison", "--ranks-per-node", "1"])
+    return commands
+
+
+@pytest.mark.parametrize("command", _commands(), ids=lambda c: c[0])
+def test_human_output_fits_120_columns_without_reprs(command, monkeypatch, capsys):
+    monkeypatch.setenv("PPT_QUIET", "1")
+    assert main(command) == 0
+    out = capsys.readouterr().out
+    assert out.strip()
+    for line in out.splitlines():
+        assert len(line) <= MAX_WIDTH, line
+        assert "{" not in line and "[{" not in line, line
