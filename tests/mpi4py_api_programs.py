@@ -68,6 +68,12 @@ def p2p_buffers(MPI):
     comm.Sendrecv(np.array([rank, 10.0 * rank]), dest=right, sendtag=20, recvbuf=ring, source=left, recvtag=20)
     same = np.array([rank, rank * rank], dtype="i")
     comm.Sendrecv_replace(same, dest=left, sendtag=21, source=right, recvtag=21)
+    fortran = np.asfortranarray(np.arange(6, dtype="i").reshape(2, 3) + 10 * rank)
+    flat = np.zeros(6, dtype="i")
+    comm.Sendrecv(fortran, dest=right, sendtag=22, recvbuf=flat, source=left, recvtag=22)   # memory order
+    into_fortran = np.asfortranarray(np.zeros((2, 3), dtype="i"))
+    comm.Sendrecv(np.arange(6, dtype="i"), dest=right, sendtag=23, recvbuf=into_fortran, source=left, recvtag=23)
+    out += [flat.tolist(), into_fortran.tolist()]
     nothing = np.full(2, 5.0)
     comm.Sendrecv(np.ones(2), dest=MPI.PROC_NULL, recvbuf=nothing, source=MPI.PROC_NULL)
     out += [ring.tolist(), same.tolist(), nothing.tolist()]

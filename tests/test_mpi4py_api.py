@@ -64,7 +64,8 @@ def test_buffer_messages_take_counts_displacements_and_types():
     assert got[10:15] == ["[0.0, 1.0, 2.0, -1.0, -1.0, -1.0]", "3", "[4.0, 5.0, -1.0, -1.0, -1.0, -1.0]", "2",
                           "[0, 0, 1, 2]"]                    # [buf, 3, T], [buf, (2, 4), T], [buf, 2, 2, T]
     assert got[20:23] == ["[1.0, 2.0]", "16", "2"]           # doubles received as bytes
-    assert got[28:31] == ["[0.0, 0.0]", "[2, 4]", "[5.0, 5.0]"]   # Sendrecv(_replace), PROC_NULL
+    assert got[28:30] == ["[0, 3, 1, 4, 2, 5]", "[[0, 2, 4], [1, 3, 5]]"]   # Fortran-ordered: memory order
+    assert got[30:33] == ["[0.0, 0.0]", "[2, 4]", "[5.0, 5.0]"]   # Sendrecv(_replace), PROC_NULL
 
 
 def test_derived_datatypes_pick_and_place_their_elements():

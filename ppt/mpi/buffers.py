@@ -102,9 +102,9 @@ def _memory(rank, obj, what: str, msg=None):
     """``(bytes view, inferred datatype)`` of buffer ``obj`` (of message ``msg``); raises for an object
     with no buffer."""
     if isinstance(obj, np.ndarray):
-        if not obj.flags.c_contiguous:
+        if not (obj.flags.c_contiguous or obj.flags.f_contiguous):
             raise rank.error(f"the {what} buffer is not contiguous; pass a contiguous array (np.ascontiguousarray)")
-        return obj.reshape(-1).view(np.uint8), of_array(obj)
+        return obj.ravel(order="K").view(np.uint8), of_array(obj)     # memory order, as mpi4py reads it
     try:
         view = memoryview(obj)
     except TypeError:
