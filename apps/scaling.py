@@ -96,16 +96,17 @@ def check_cores(machine, cores_list) -> list[int]:
 
 
 def packet_hops(machine, study: int, cores_list, iterations: int = DEFAULT_ITERATIONS, npey: int | None = None,
-                npez: int | None = None) -> float:
-    """Estimated packet-hops of the whole study on ``machine``'s packet network (sweep messages between
-    nodes, ranks placed as :meth:`SNAPSim.run` places them), for ``--network auto``."""
-    from ppt.interconnects.autochoice import Estimator
+                npez: int | None = None):
+    """Estimated traffic (:class:`~ppt.interconnects.autochoice.Estimate`) of the whole study on
+    ``machine``'s packet network (sweep messages between nodes, ranks placed as :meth:`SNAPSim.run`
+    places them), for ``--network auto``."""
+    from ppt.interconnects.autochoice import Estimate, Estimator
     from ppt.mpi.mapping import map_ranks
-    total = 0.0
+    total = Estimate()
     for cores in check_cores(machine, cores_list):
         sim = study_sim(study, cores, iterations, npey, npez)
         per_node = min(max(1, machine.cores_per_node // sim.threads), sim.ranks)
-        total += Estimator(machine, map_ranks(sim.ranks, per_node, machine.num_nodes)).pairs(sim.sweep_traffic())
+        total += Estimator(machine, map_ranks(sim.ranks, per_node, machine.num_nodes)).traffic(sim.sweep_traffic())
     return total
 
 

@@ -33,7 +33,7 @@ def add_arguments(parser) -> None:
     add_system_arguments(parser, positional=False)
     parser.add_argument("--network", choices=NETWORKS, default="auto",
                         help="auto (default): the packet-level model unless its estimated cost from the trace's "
-                             "bytes exceeds the budget, then the flow model (stderr says which ran); packet, flow "
+                             "messages exceeds the budget, then the flow model (stderr says which ran); packet, flow "
                              "(max-min fair sharing), contention-free analytic model, or an ideal network (1 ns "
                              "latency, infinite bandwidth) for validation")
     add_job_arguments(parser)
@@ -54,20 +54,16 @@ def add_arguments(parser) -> None:
     add_jobs_arguments(parser)
 
 
-def _packet_hops(preset, args, trace) -> float:
-    """Estimated packet-hops of replaying ``trace`` on the packet network (from its byte totals, peers
-    taken as uniform: :meth:`~ppt.interconnects.autochoice.Estimator.uniform`)."""
-    from ppt.interconnects.autochoice import Estimator, collective_messages
+def _packet_hops(preset, args, trace):
+    """Estimated traffic of replaying ``trace`` on the packet network: its sends by size and what each
+    collective call's algorithm sends (:func:`~ppt.interconnects.autochoice.trace_estimate`)."""
+    from ppt.interconnects.autochoice import Estimator, trace_estimate
     from ppt.machine import Machine
     from ppt.mpi.mapping import map_ranks
-    from ppt.traces.info import summarize
     machine = Machine(preset, seed=args.seed)
     node_of = map_ranks(trace.ranks, args.ranks_per_node or machine.cores_per_node, machine.num_nodes,
                         args.mapping, args.seed)
-    info = summarize(trace)
-    collectives = sum(info["calls"][name] for name in info["collective_bytes"])
-    messages = info["p2p_messages"] + collective_messages(collectives, trace.ranks)
-    return Estimator(machine, node_of).uniform(messages, info["p2p_bytes"] + sum(info["collective_bytes"].values()))
+    return trace_estimate(trace, Estimator(machine, node_of))
 
 
 def _job(args, trace):
