@@ -91,15 +91,7 @@ def host_masked(line):
 
 
 # Differences from mpi4py that PPT's simulated MPI still has, by program; strict, so a fix shows.
-KNOWN = {
-    "handles.py": "PPT's Free() keeps the handle: comm == MPI.COMM_NULL, group == MPI.GROUP_NULL and "
-                  "op == MPI.OP_NULL stay False after Free() (completed requests do become REQUEST_NULL)",
-    "demo/mpi-ref-v1/ex-3.08.py": "a Fortran-ordered numpy array is refused as 'not contiguous' (mpi4py takes any "
-                                  "C- or F-contiguous buffer, in memory order)",
-    "demo/mpi-ref-v1/ex-3.09.py": "a Fortran-ordered numpy array is refused as 'not contiguous' (mpi4py takes any "
-                                  "C- or F-contiguous buffer, in memory order)",
-    "buffered_send.py": "MPI.Detach_buffer() returns None instead of the buffer that was attached",
-}
+KNOWN = {}
 
 # (program under examples/mpi4py, rank counts, arguments, line filter)
 PROGRAMS = [
