@@ -330,6 +330,32 @@ class Torus(Topology):
         order = np.lexsort((y, x))
         return np.column_stack([x[order], y[order]])
 
+    def coordinates(self, router: int) -> tuple[int, ...]:
+        """Grid coordinates of ``router``."""
+        return tuple((router // s) % k for s, k in zip(self.strides, self.dims))
+
+    def router_at(self, coords) -> int:
+        """Router id at grid coordinates ``coords`` (taken modulo each size)."""
+        return sum((c % k) * s for c, k, s in zip(coords, self.dims, self.strides))
+
+    def hop_distances(self, source: int) -> np.ndarray:
+        """Minimal router hops from ``source`` to every router: sum of ring distances."""
+        router = np.arange(self.num_routers, dtype=np.int64)
+        dist = np.zeros(self.num_routers, dtype=np.int64)
+        for k, stride, c0 in zip(self.dims, self.strides, self.coordinates(source)):
+            delta = np.abs((router // stride) % k - c0)
+            dist += np.minimum(delta, k - delta)
+        return dist
+
+    def diameter(self) -> int:
+        """Largest minimal hop count: sum of ``floor(k_d / 2)``.  With failed links: the most router
+        hops a route may take (a minimal part, then two dimension-order legs or the escape channel's
+        climb and descent), which bounds a packet's path as the diameter does without."""
+        minimal = sum(k // 2 for k in self.dims)
+        if self.failures is None:
+            return minimal
+        return minimal + max(2 * minimal, 2 * int(self.escape_forest()[0].max()))
+
 
 # Routings (csrc/torus.c): dimension order with dateline VCs, and minimal adaptive with 2n VCs; with failed
 # links (csrc/torus_failures.c) each adds the VC pairs of a two-leg dimension-order detour and the escape VC.
