@@ -20,7 +20,8 @@ no packets.
 Estimates within :data:`BUDGET_S` run the packet network, larger ones the flow
 network (max-min fair sharing on the same routes, far fewer events) -- unless
 most off-node messages are small (at most :data:`SMALL_PACKETS` packets): there
-the flow network errs most (docs/flow-network.md, "Small messages"), so
+the flow network errs most (docs/flow-network.md, "Small messages under
+contention"), so
 ``auto`` keeps the packet network up to :data:`SMALL_BUDGET_FACTOR` times the
 budget.  docs/flow-network.md ("Choosing the network") tabulates the estimate
 against measured wall times.
@@ -59,9 +60,11 @@ PACKET_HOPS_PER_S = 1.3e6
 MESSAGES_PER_S = 3e4
 #: Wall time the packet network may take before ``auto`` runs the flow network instead, s.
 BUDGET_S = 60.0
-#: A message of at most this many packets is small: the flow network's fair share misjudges it under
-#: contention (docs/flow-network.md).
-SMALL_PACKETS = 4
+#: A message of at most this many packets is small.  The flow network's error against the packet network
+#: on contending messages (``python benchmarks/flow_small_messages.py``, docs/flow-network.md, "Small
+#: messages under contention") peaks there: four Edison ping-pong pairs over one router link are +33% at
+#: 8 packets (512 B) and +23% at 16, under 2% up to 4; under minimal routing +11% at 4 packets, +53% at 16.
+SMALL_PACKETS = 16
 #: Traffic whose off-node messages are more than this share small keeps the packet network ...
 SMALL_SHARE = 0.5
 #: ... up to this many times :data:`BUDGET_S`.

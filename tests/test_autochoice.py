@@ -7,12 +7,17 @@ from ppt.apps.scaling import packet_hops, study_sim
 from ppt.cli.main import main
 from ppt.hardware.systems import load_system
 from ppt.interconnects import autochoice
-from ppt.interconnects.autochoice import PACKET_HOPS_PER_S, Estimator, choose
+from ppt.interconnects.autochoice import PACKET_HOPS_PER_S, Estimate, Estimator, choose, trace_estimate
 from ppt.machine import Machine
+from ppt.mpi.mapping import map_ranks
+from ppt.traces.dumpi import TraceSet
 
 from shared_traces import MANIFEST, TRACES
 
 SMALL_TRACE = TRACES / MANIFEST["hpccg_n4"]["folder"]
+#: Messages per second of the MPI layer and packet-hops per second of the packet network measured on
+#: one machine (interconnects/autochoice.py): the test's cost scale, not this machine's wall time.
+MEASURED_MESSAGES_PER_S, MEASURED_PACKET_HOPS_PER_S = 3e4, 1.3e6
 
 
 def test_choice_is_packet_exactly_up_to_the_budget():
@@ -31,6 +36,61 @@ def test_estimate_counts_packets_times_routers_crossed_and_skips_same_node_messa
     assert estimator.pairs([(2, 3, 10 * payload, 7)]) == 0
     assert estimator.pairs([(0, 1, 3 * payload + 1, 2)]) == 2 * 4 * 1
     assert estimator.pairs([(0, 2, 0, 5)]) == 5 * 1 * 5
+
+
+def test_an_alltoall_counts_its_algorithms_messages_not_its_payload():
+    """Pairwise exchange on p ranks: p - 1 blocks of S bytes from every rank.  Edison answers every
+    64-byte data packet with a response packet; ranks on nodes 0-3 share one router (one traversal)."""
+    machine = Machine(load_system("edison"))
+    estimator = Estimator(machine, node_of=[0, 1, 2, 3])
+    block = 10 * 64
+    est = estimator.collective("alltoall", 4, block)
+    assert est.messages == est.off_node == 4 * 3
+    assert est.packet_hops == 4 * 3 * 10 * 2 * 1
+    assert estimator.collective("alltoall", 16, block).messages == 16 * 15
+
+
+def test_a_traces_estimate_counts_the_packets_its_replay_simulates(capsys):
+    """npb_ft_W_n4: 8 alltoalls of 4 x 3 blocks of 512 KiB, a few small reduces and broadcasts."""
+    trace = TraceSet(TRACES / MANIFEST["npb_ft_W_n4"]["folder"])
+    machine = Machine(load_system("edison"))
+    est = trace_estimate(trace, Estimator(machine, map_ranks(4, 1, machine.num_nodes)))
+    assert main(["replay", str(trace.meta_path), "--system", "edison", "--ranks-per-node", "1", "--network",
+                 "packet", "--json"]) == 0
+    replayed = json.loads(capsys.readouterr().out)
+    network = replayed["network"]
+    assert est.packet_hops == pytest.approx(network["packets"] * (network["mean_hops"] + 1), rel=0.01)
+    assert est.messages == pytest.approx(sum(r["messages_sent"] for r in replayed["per_rank"]), rel=0.15)
+
+
+def test_the_estimate_of_a_small_trace_is_within_3x_of_its_cost(capsys, monkeypatch):
+    """The cost of what the packet network did (its packet-hops and the MPI messages), at measured rates."""
+    monkeypatch.setattr(autochoice, "PACKET_HOPS_PER_S", MEASURED_PACKET_HOPS_PER_S)
+    monkeypatch.setattr(autochoice, "MESSAGES_PER_S", MEASURED_MESSAGES_PER_S)
+    trace = TraceSet(SMALL_TRACE)
+    machine = Machine(load_system("fattree-4-3"))
+    est = trace_estimate(trace, Estimator(machine, map_ranks(4, 1, machine.num_nodes)))
+    assert main(["replay", str(SMALL_TRACE), "--system", "fattree-4-3", "--ranks-per-node", "1", "--network",
+                 "packet", "--json"]) == 0
+    replayed = json.loads(capsys.readouterr().out)
+    network = replayed["network"]
+    actual = Estimate(network["packets"] * (network["mean_hops"] + 1),
+                      sum(r["messages_sent"] for r in replayed["per_rank"])).seconds
+    assert actual / 3 <= est.seconds <= 3 * actual
+
+
+def test_mostly_small_messages_keep_the_packet_network_over_the_budget(monkeypatch):
+    """amg_n4 sends mostly messages of a few packets, where the flow network errs most; npb_ft_W_n4 large
+    ones.  With a budget of half their estimates, amg stays on the packet network and ft goes to flow."""
+    machine = Machine(load_system("edison"))
+    for name, kind in (("amg_n4", "packet"), ("npb_ft_W_n4", "flow")):
+        trace = TraceSet(TRACES / MANIFEST[name]["folder"])
+        est = trace_estimate(trace, Estimator(machine, map_ranks(4, 1, machine.num_nodes)))
+        chosen, reason = choose(est, budget_s=est.seconds / 2)
+        assert chosen == kind, reason
+        assert ("small" in reason) == (kind == "packet")
+    small = Estimate(packet_hops=1e9, messages=10, off_node=10, small=10)
+    assert choose(small, budget_s=small.seconds / (2 * autochoice.SMALL_BUDGET_FACTOR))[0] == "flow"
 
 
 def test_snap_traffic_is_what_each_rank_sends():
