@@ -173,7 +173,8 @@ def test_an_exception_stops_every_rank_with_the_users_traceback(tmp_path):
             step(comm.rank)
         comm.recv(source=1)        # the others wait forever for rank 1
     """)
-    status, out, err = ppt_exec(program, "-n", "3", "--system", "edison", "--network", "analytic", timeout=30)
+    status, out, err = ppt_exec(program.name, "-n", "3", "--system", "edison", "--network", "analytic",
+                                timeout=30, cwd=tmp_path)
     assert status == 1
     trace = lines_of(err, 1)
     assert trace[0] == "Traceback (most recent call last):"
@@ -197,6 +198,10 @@ def test_exit_status_of_sys_exit_and_in_process_errors(tmp_path):
     assert err.strip() == "ppt: error: rank 1 exited with status 3; every rank was stopped"
     with pytest.raises(ProgramExit):
         exec_in_process(program)
+    write(tmp_path, "prog.py", "import sys\nfrom mpi4py import MPI\nsys.exit('bad input')\n")
+    status, _, err = ppt_exec(program, "-n", "2", "--system", "edison", "--network", "analytic")
+    assert status == 1                                       # as Python exits on sys.exit(message)
+    assert lines_of(err, 0) == ["bad input"]
     raising = write(tmp_path, "raise.py", "from mpi4py import MPI\nraise KeyError('x')\n")
     with pytest.raises(ProgramFailed) as failed:
         exec_in_process(raising)

@@ -13,6 +13,7 @@ one rank's run of it: a fresh ``__main__`` namespace whose ``__import__``
 from __future__ import annotations
 
 import builtins
+import os
 import traceback
 import types
 from pathlib import Path
@@ -34,9 +35,9 @@ class ProgramExit(PPTError):
     """A rank called ``sys.exit`` with a non-zero status: every rank stops and the run exits with it."""
 
     def __init__(self, rank: int, status):
-        super().__init__(f"rank {rank} exited with status {status}; every rank was stopped")
         self.rank = rank
         self.status = status if isinstance(status, int) else 1
+        super().__init__(f"rank {rank} exited with status {self.status}; every rank was stopped")
 
 
 class Program:
@@ -90,6 +91,11 @@ class Program:
             return file, False
         return None
 
+    def shown_path(self, filename: str) -> str:
+        """``filename`` of the program or one of its modules as the user named the program (its folder as given)."""
+        relative = Path(filename).relative_to(self.folder)
+        return os.path.join(os.path.dirname(self.argv[0]), relative)
+
     def is_own(self, filename: str) -> bool:
         """True for a file of the program (the program or a module of its folder)."""
         path = Path(filename)
@@ -123,6 +129,8 @@ class RankRun:
             exec(self.program.code, self.namespace)
         except SystemExit as exc:
             if exc.code not in (None, 0):
+                if not isinstance(exc.code, int):     # sys.exit("message"): Python prints it, status 1
+                    self.sinks[1].write(f"{exc.code}\n")
                 raise ProgramExit(self.rank, exc.code) from None
         except PPTError:
             raise
@@ -152,7 +160,7 @@ class RankRun:
         frames = self.user_frames(exc)
         for frame in frames:
             frame.line       # read the source line while the frame still names the file by its full path
-            frame.filename = str(Path(frame.filename).relative_to(self.program.folder))
+            frame.filename = self.program.shown_path(frame.filename)
         lines = ["Traceback (most recent call last):\n", *traceback.format_list(frames),
                  *traceback.format_exception_only(type(exc), exc)]
         text = "".join(lines).rstrip("\n").split("\n")

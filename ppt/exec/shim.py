@@ -25,10 +25,15 @@ UNSUPPORTED = {"futures": "MPIPoolExecutor and friends (dynamic process spawning
                "run": "mpi4py.run", "bench": "mpi4py.bench", "typing": "mpi4py.typing"}
 
 
-def unsupported(name: str) -> MPIError:
+class UnsupportedModule(MPIError, ImportError):
+    """A part of mpi4py PPT does not model: one line naming it, and an ImportError to a program that
+    tries it (``try: from mpi4py import futures except ImportError: ...``) and goes on without it."""
+
+
+def unsupported(name: str) -> UnsupportedModule:
     part = name.split(".")[1] if "." in name else name
     what = UNSUPPORTED.get(part, name)
-    return MPIError(f"{name} is not supported by PPT's simulated MPI ({what}); "
+    return UnsupportedModule(f"{name} is not supported by PPT's simulated MPI ({what}); "
                     "ppt exec runs programs that use mpi4py.MPI")
 
 

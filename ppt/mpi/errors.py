@@ -13,3 +13,13 @@ class AbortCalled(MPIError):
         super().__init__(f"rank {rank} called MPI_Abort with error code {errorcode}; every rank was stopped")
         self.rank = rank
         self.errorcode = errorcode
+
+
+class UnsupportedCall(MPIError, AttributeError):
+    """A part of mpi4py the simulated MPI does not model, named in one line.
+
+    It is an AttributeError too, so a program that tests for a feature
+    (``hasattr(comm, "Create_intercomm")``, ``getattr(MPI, "Win", None)``)
+    learns it is absent and takes its other path, as on an MPI without it,
+    while a program that uses the feature stops with the one-line error.
+    """

@@ -2,13 +2,14 @@
 
 :data:`MPI4PY_API` lists every public name of mpi4py 4.1's ``MPI`` module and
 classes.  Looking up one of them that the simulated MPI lacks raises an
-:class:`~ppt.mpi.errors.MPIError` naming the call and what it belongs to
+:class:`~ppt.mpi.errors.UnsupportedCall` (an MPIError, and an AttributeError so
+``hasattr`` finds the feature absent) naming the call and what it belongs to
 (``MPI.Win.Create is not supported by PPT's simulated MPI (RMA windows)``);
 a name mpi4py lacks too raises AttributeError, as Python would.
 """
 from __future__ import annotations
 
-from ppt.mpi.errors import MPIError
+from ppt.mpi.errors import UnsupportedCall
 
 #: Public names of mpi4py 4.1.2 (on MPICH), by class; ``Cartcomm`` lists only what Intracomm lacks.
 MPI4PY_API = {name: frozenset(text.split()) for name, text in {
@@ -147,12 +148,12 @@ def area(name: str) -> str:
     return "not modelled"
 
 
-def unsupported(call: str, rank=None) -> MPIError:
+def unsupported(call: str, rank=None) -> UnsupportedCall:
     """The error for ``call`` (``'MPI.Win.Create'``), made on world rank ``rank`` if known."""
     where = f"rank {rank}: " if rank is not None else ""
     what = area(call.split(".")[-1] if call.count(".") < 2 or call.split(".")[1] in MPI4PY_API
                 else call.split(".")[1])
-    return MPIError(f"{where}{call} is not supported by PPT's simulated MPI ({what}); "
+    return UnsupportedCall(f"{where}{call} is not supported by PPT's simulated MPI ({what}); "
                     "run the program on a real MPI library or leave the call out")
 
 
