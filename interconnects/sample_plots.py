@@ -71,62 +71,134 @@ def latency_cdf(hist: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return edges, np.cumsum(hist[nz]) / hist.sum()
 
 
-def draw_all(meta: dict, arrays: dict, prefix: str) -> list[str]:
-    """Write every figure the file supports as ``{prefix}-{name}.png``; returns the paths."""
+def describe(meta: dict) -> str:
+    """What ran, for a title: system, then pattern, routing and load (traffic) or program and ranks."""
+    work = meta.get("workload") or {}
+    parts = [meta.get("system") or meta["kind"]]
+    if "pattern" in work:
+        parts.append(f"{str(work['pattern']).upper()} traffic")
+    if "routing" in work:
+        parts.append(f"{str(work['routing']).upper()} routing")
+    if "load" in work:
+        parts.append(f"load {work['load']:g}")
+    if "program" in work:
+        parts.append(f"{work['program']}" + (f", {work['ranks']} ranks" if work.get("ranks") else ""))
+    return ", ".join(parts)
+
+
+def group_utilization(arrays: dict) -> np.ndarray | None:
+    """Mean utilization (0..1) of the router links from group i to group j over the sampled time (NaN
+    where no link joins them); None for a file without the groups' link bandwidth."""
+    if "group_capacity_Bps" not in arrays:
+        return None
+    capacity = arrays["group_capacity_Bps"] * float(arrays["t_s"][-1])
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(capacity > 0, arrays["group_bytes"] / capacity, np.nan)
+
+
+def shared_scales(files: list[tuple[dict, dict]]) -> dict:
+    """Colour and axis ranges common to several sample files, so their figures compare at a glance:
+    ``occupancy_kB`` (smallest and largest mean queue of any row), ``group_MB`` (largest group-to-group traffic, for
+    files without link bandwidths), ``latency_us`` (latency axis) and ``time_us`` (time axis)."""
+    queued = [occupancy_rows(meta, arrays)[0] / 1e3 for meta, arrays in files]
+    high = max((float(q.max()) for q in queued), default=0.0)
+    low = min((float(q[q > 0].min()) for q in queued if (q > 0).any()), default=high)
+    group = [arrays["group_bytes"] / 1e6 for _, arrays in files if "group_bytes" in arrays]
+    edges = [latency_cdf(arrays[name])[0] * 1e6 for _, arrays in files
+             for name in ("packet_latency", "message_latency") if arrays[name].sum()]
+    return {"occupancy_kB": (max(low, high / 1e4), high) if high > 0 else None,
+            "group_MB": (min((g[g > 0].min() for g in group if (g > 0).any()), default=None),
+                         max((g.max() for g in group), default=None)),
+            "latency_us": (min(e.min() for e in edges), max(e.max() for e in edges)) if edges else None,
+            "time_us": max(float(arrays["t_s"][-1]) * 1e6 for _, arrays in files)}
+
+
+def draw_all(meta: dict, arrays: dict, prefix: str, scales: dict | None = None) -> list[str]:
+    """Write every figure the file supports as ``{prefix}-{name}.png``; returns the paths.
+
+    ``scales`` (from :func:`shared_scales`) gives figures of several files the same colour scales and
+    axes; utilization, of links and between groups, is always on a fixed 0..1 scale."""
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
-    title = f"{meta['system'] or meta['kind']}: sampled every {meta['period_s'] * 1e6:g} us"
+    from matplotlib.ticker import MaxNLocator
+    scales = scales or shared_scales([(meta, arrays)])
+    title = f"{describe(meta)}; sampled every {meta['period_s'] * 1e6:g} µs"
     t_us = arrays["t_s"] * 1e6
+    t_end = scales["time_us"] or t_us[-1]
     written = []
 
     def save(fig, name):
         path = f"{prefix}-{name}.png"
-        fig.suptitle(title)
+        fig.suptitle(title, fontsize=10)
         fig.tight_layout()
         fig.savefig(path, dpi=110)
         plt.close(fig)
         written.append(path)
 
-    fig, ax = plt.subplots(figsize=(7, 4))
-    util = class_utilization(meta, arrays)
-    for k, name in enumerate(meta["classes"]):
-        if meta["class_ports"][k]:
-            ax.plot(t_us, util[:, k] * 100, marker=".", label=f"{name} ({meta['class_ports'][k]:,} ports)")
-    ax.set(xlabel="simulated time (us)", ylabel="mean link utilization (%)", title="utilization per link class")
-    ax.legend(fontsize=8)
-    save(fig, "utilization")
+    with matplotlib.rc_context({"axes.formatter.useoffset": False}):
+        fig, ax = plt.subplots(figsize=(7, 4))
+        util = class_utilization(meta, arrays)
+        for k, name in enumerate(meta["classes"]):
+            if meta["class_ports"][k]:
+                ax.plot(t_us, util[:, k], marker=".", label=f"{name} ({meta['class_ports'][k]:,} ports)")
+        ax.set(xlabel="simulated time (µs)", ylabel="mean link utilization (0..1)", title="utilization per link class",
+               xlim=(0, t_end), ylim=(0, 1))
+        ax.legend(fontsize=8)
+        save(fig, "utilization")
 
-    fig, ax = plt.subplots(figsize=(8, 5))
-    rows, label = occupancy_rows(meta, arrays)
-    image = ax.imshow(rows / 1e3, aspect="auto", origin="lower", interpolation="nearest", cmap="viridis",
-                      extent=(0, t_us[-1], -0.5, rows.shape[0] - 0.5))
-    fig.colorbar(image, ax=ax, label="mean bytes queued per router (kB)")
-    ax.set(xlabel="simulated time (us)", ylabel=label, title="router occupancy")
-    save(fig, "occupancy")
+        fig, ax = plt.subplots(figsize=(8, 5))
+        rows, label = occupancy_rows(meta, arrays)
+        from matplotlib.colors import LogNorm, Normalize
+        low, high = scales["occupancy_kB"] or (0.0, 1.0)
+        logarithmic = high > 30 * low         # queues of a saturated run beside an unsaturated one's
+        viridis = plt.get_cmap("viridis")
+        image = ax.imshow(rows / 1e3, aspect="auto", origin="lower", interpolation="nearest",
+                          cmap=viridis.with_extremes(bad=viridis(0.0), under=viridis(0.0)),
+                          extent=(0, t_us[-1], -0.5, rows.shape[0] - 0.5),
+                          norm=LogNorm(low, high) if logarithmic else Normalize(0.0, high))
+        bar = fig.colorbar(image, ax=ax)
+        bar.set_label("mean bytes queued per router (kB" + (", log scale)" if logarithmic else ")"))
+        if not logarithmic:
+            bar.locator = MaxNLocator(6)
+            bar.update_ticks()
+        ax.set(xlabel="simulated time (µs)", ylabel=label, title="router occupancy", xlim=(0, t_end))
+        save(fig, "occupancy")
 
-    if "group_bytes" in arrays:
-        fig, ax = plt.subplots(figsize=(6, 5))
-        mb = arrays["group_bytes"] / 1e6
-        positive = mb[mb > 0]
-        norm = None            # a log scale where in-group traffic would drown the rest
-        if positive.size and positive.max() > 10 * positive.min():
-            from matplotlib.colors import LogNorm
-            norm = LogNorm(vmin=positive.min(), vmax=positive.max())
-        cmap = plt.get_cmap("magma").with_extremes(bad="lightgrey")
-        image = ax.imshow(np.where(mb > 0, mb, np.nan), origin="lower", interpolation="nearest", cmap=cmap,
-                          norm=norm)
-        fig.colorbar(image, ax=ax, label="bytes over router links (MB; grey: none)")
-        ax.set(xlabel="destination group", ylabel="source group", title="traffic between router groups")
-        save(fig, "groups")
+        if "group_bytes" in arrays:
+            fig, ax = plt.subplots(figsize=(6, 5))
+            cmap = plt.get_cmap("magma").with_extremes(bad="lightgrey")
+            used = group_utilization(arrays)
+            if used is not None:
+                image = ax.imshow(used, origin="lower", interpolation="nearest", cmap=cmap, vmin=0.0, vmax=1.0)
+                bar = fig.colorbar(image, ax=ax, ticks=np.linspace(0.0, 1.0, 6))
+                bar.set_label("mean utilization of the links from group to group\n(0..1; grey: no link)")
+            else:                # a file from before the links' bandwidth was stored: bytes
+                mb = arrays["group_bytes"] / 1e6
+                low, high = scales["group_MB"]
+                norm = None      # a log scale where in-group traffic would drown the rest
+                if low and high and high > 10 * low:
+                    from matplotlib.colors import LogNorm
+                    norm = LogNorm(vmin=low, vmax=high)
+                image = ax.imshow(np.where(mb > 0, mb, np.nan), origin="lower", interpolation="nearest", cmap=cmap,
+                                  norm=norm)
+                fig.colorbar(image, ax=ax).set_label("bytes over router links (MB; grey: none)")
+            ax.xaxis.set_major_locator(MaxNLocator(8, integer=True))
+            ax.yaxis.set_major_locator(MaxNLocator(8, integer=True))
+            ax.set(xlabel="destination group", ylabel="source group", title="traffic between router groups")
+            save(fig, "groups")
 
-    fig, ax = plt.subplots(figsize=(7, 4))
-    for name in ("packet_latency", "message_latency"):
-        hist = arrays[name]
-        if hist.sum():
-            x, y = latency_cdf(hist)
-            ax.step(x * 1e6, y, where="post", label=f"{name.replace('_', ' ')} ({int(hist.sum()):,})")
-    ax.set(xlabel="latency (us)", ylabel="fraction at or below", xscale="log", title="latency distribution")
-    ax.legend(fontsize=8)
-    save(fig, "latency")
+        fig, ax = plt.subplots(figsize=(7, 4))
+        for name in ("packet_latency", "message_latency"):
+            hist = arrays[name]
+            if hist.sum():
+                x, y = latency_cdf(hist)
+                ax.step(x * 1e6, y, where="post", label=f"{name.replace('_', ' ')} ({int(hist.sum()):,})")
+        ax.set(xlabel="latency (µs)", ylabel="fraction at or below", xscale="log", ylim=(0, 1.02),
+               title="latency distribution")
+        if scales["latency_us"]:
+            low, high = scales["latency_us"]
+            ax.set_xlim(low / 1.5, high * 1.5)
+        ax.legend(fontsize=8)
+        save(fig, "latency")
     return written

@@ -94,6 +94,8 @@ class Sampler:
         self.last_s = 0.0           # end of the last sampled period, s
         self.end_s = 0.0            # the time the run has reached, s
         self.net = self.sim = self.writer = None
+        #: What ran, for the figures' titles (e.g. ``{"pattern": "wc", "routing": "ugal", "load": 0.5}``).
+        self.workload: dict = {}
 
     def attach(self, net, sim) -> None:
         """Start sampling ``net`` (built in ``sim``); the first sample is due at ``period_s``."""
@@ -207,7 +209,7 @@ class Sampler:
         used = np.asarray(topo.port_class) >= 0
         meta = {"version": VERSION, "system": self.system, "level": self.level, "period_s": self.period_s,
                 "routers": int(topo.num_routers), "radix": int(topo.radix), "nodes": int(topo.num_nodes),
-                "vcs": int(net.num_vcs), "kind": topo.kind,
+                "vcs": int(net.num_vcs), "kind": topo.kind, "workload": self.workload,
                 "classes": [c.name for c in classes],
                 "class_bandwidth_Bps": [c.bandwidth_Bps for c in classes],
                 "class_ports": [int(np.count_nonzero(np.asarray(topo.port_class)[used] == k))
@@ -220,6 +222,9 @@ class Sampler:
         if groups is not None:
             extra["router_group"] = groups
             extra["group_bytes"] = group_matrix(topo, groups, self.last_port_B)
+            bandwidth = np.array([c.bandwidth_Bps for c in classes] + [0.0])      # class -1: no link
+            extra["group_capacity_Bps"] = group_matrix(topo, groups, bandwidth[np.asarray(topo.port_class)].ravel(),
+                                                       np.float64)
         self.writer.close(extra)
         return {"samples": self.count, "sample_file": str(self.path),
                 "sample_bytes": os.path.getsize(self.path)}
@@ -229,14 +234,15 @@ class Sampler:
             self.writer.abort()
 
 
-def group_matrix(topo, groups: np.ndarray, port_bytes: np.ndarray) -> np.ndarray:
-    """Bytes sent over router-to-router links from group i to group j, ``(G, G)``."""
+def group_matrix(topo, groups: np.ndarray, port_bytes: np.ndarray, dtype=np.int64) -> np.ndarray:
+    """Bytes sent over router-to-router links from group i to group j, ``(G, G)`` (or, given each port's
+    bandwidth, the links' bandwidth from group i to group j)."""
     peer = np.asarray(topo.port_peer).ravel()
     link = peer >= 0
     src = np.repeat(groups, topo.radix)[link]
     dst = groups[peer[link]]
     g = int(groups.max()) + 1
-    return np.bincount(src * g + dst, weights=port_bytes[link], minlength=g * g).astype(np.int64).reshape(g, g)
+    return np.bincount(src * g + dst, weights=port_bytes[link], minlength=g * g).astype(dtype).reshape(g, g)
 
 
 def read_samples(path: str) -> tuple[dict, dict]:

@@ -18,6 +18,7 @@ The rate (events/s) and the simulated time are in the bar's postfix.
 """
 from __future__ import annotations
 
+import math
 import os
 import sys
 import time
@@ -144,6 +145,12 @@ class Progress:
             self.bar = None
 
     def done(self) -> None:
+        """End the bar at the state the run ended in (the last redraw may be up to an interval old)."""
+        sim = self._sim
+        if self.bar is not None and sim is not None and not self.ranks and self.total_s:
+            self.bar.update(min(sim.now * 1e6, self.bar.total or math.inf) - self.bar.n)
+        elif self.bar is not None and sim is not None and self.ranks:
+            self.bar.update(self._started - len(sim.processes) - self.bar.n)
         self.close()
 
 

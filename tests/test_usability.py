@@ -93,3 +93,45 @@ def test_human_output_fits_120_columns_without_reprs(command, monkeypatch, capsy
     for line in out.splitlines():
         assert len(line) <= MAX_WIDTH, line
         assert "{" not in line and "[{" not in line, line
+
+
+def test_sweep_plot_axes_carry_units_and_the_prediction_comes_first():
+    from ppt.sweep.plot import chosen, unit
+    assert unit("mean_latency_s", [2e-7, 3e-7]) == (1e9, "mean_latency (ns)")
+    assert unit("network.mean_latency_s", [2e-6]) == (1e6, "network.mean_latency (µs)")
+    assert unit("predicted_s", [1.5]) == (1.0, "predicted (s)")
+    assert unit("bandwidth_Bps", [5e9]) == (1e-9, "bandwidth (GB/s)")
+    assert unit("link_classes.global.bytes", [3e7]) == (1e-6, "link_classes.global.bytes (MB)")
+    assert unit("accepted_fraction", [0.5])[1] == "accepted_fraction (0..1)"
+    rows = [{"ranks": r, "comm_s": 1.0 / r, "predicted_s": 2.0 / r} for r in (16, 64)]
+    assert chosen(rows, ["ranks"], "ranks")[0] == "predicted_s"
+    assert chosen(rows, ["ranks"], "ranks", ["comm_s"]) == ["comm_s"]
+
+
+def test_sweep_plot_draws_a_categorical_axis_and_marks_saturated_points(tmp_path):
+    from ppt.sweep.plot import plot_sweep
+    rows = [{"network.routing": routing, "load": load, "accepted_fraction": load / (1 + (routing == "min")),
+             "mean_latency_s": 1e-6 * load, "saturated": routing == "min" and load > 0.5}
+            for routing in ("min", "ugal") for load in (0.2, 0.8)]
+    path = tmp_path / "sweep.png"
+    plot_sweep(rows, ["network.routing", "load"], "network.routing", str(path), "t", ["accepted_fraction"])
+    assert path.read_bytes()[:4] == b"\x89PNG"
+
+
+def test_sample_file_names_the_workload_and_groups_are_utilizations(tmp_path, monkeypatch, capsys):
+    from ppt.interconnects.sample_plots import describe, group_utilization
+    from ppt.interconnects.sampling import read_samples
+    import numpy as np
+    monkeypatch.setenv("PPT_QUIET", "1")
+    samples = tmp_path / "s.npz"
+    assert main(["traffic", "dragonfly-booksim", "--pattern", "wc", "--routing", "ugal", "--load", "0.5",
+                 "--warmup", "1e-6", "--time", "1e-6", "--sample-every", "1e-6", "--samples", str(samples)]) == 0
+    meta, arrays = read_samples(str(samples))
+    assert meta["workload"] == {"pattern": "wc", "routing": "ugal", "load": 0.5}
+    assert describe(meta) == "dragonfly-booksim, WC traffic, UGAL routing, load 0.5"
+    used = group_utilization(arrays)
+    assert np.nanmax(used) <= 1.0 and np.nanmin(used) >= 0.0
+    assert main(["plot", str(samples), str(samples.with_name("t.npz"))]) == 2     # no such second file
+    capsys.readouterr()
+    assert main(["plot", str(samples)]) == 0
+    assert (tmp_path / "s-groups.png").is_file()

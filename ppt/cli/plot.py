@@ -5,6 +5,11 @@ class), ``PREFIX-occupancy.png`` (router-group by time heatmap of queued
 bytes), ``PREFIX-groups.png`` (traffic between router groups, grouped
 topologies only) and ``PREFIX-latency.png`` (packet and message latency
 CDFs); PREFIX defaults to the sample file's name without ``.npz``.
+Titles name the system and the workload (pattern, routing and load of
+``ppt traffic``; program and ranks of ``ppt run``).  Utilization, per link
+class and between groups, is on a fixed 0..1 scale; given several sample
+files (``ppt plot wc-min.npz wc-ugal.npz``), their figures also share the
+occupancy colour scale and the time and latency axes, so they compare.
 The figures are drawn in a temporary folder beside them and moved into
 place only once all are drawn, so a failed write (a full disk) leaves none.
 """
@@ -22,29 +27,49 @@ HELP = "draw a sample file (from --sample-every) as PNG figures"
 
 
 def add_arguments(parser) -> None:
-    parser.add_argument("samples", metavar="FILE.npz", help="sample file written by --sample-every")
+    parser.add_argument("samples", metavar="FILE.npz", nargs="+",
+                        help="sample file(s) written by --sample-every; several share their figures' scales")
     parser.add_argument("--out", default=None, metavar="PREFIX",
-                        help="figures go to PREFIX-NAME.png (default: the sample file without .npz)")
+                        help="figures go to PREFIX-NAME.png (default: the sample file without .npz; "
+                             "one sample file only)")
     add_json_flag(parser)
 
 
-def run(args) -> int:
-    from ppt.interconnects.sample_plots import draw_all
-    from ppt.interconnects.sampling import read_samples
-    source = Path(args.samples)
+def _readable(name: str) -> Path:
+    source = Path(name)
     if source.is_dir():
-        raise PPTError(f"{args.samples}: is a folder, not a sample file; give the FILE.npz written by --samples")
+        raise PPTError(f"{name}: is a folder, not a sample file; give the FILE.npz written by --samples")
     if not source.exists():
-        raise PPTError(f"{args.samples}: no such file; make one with --sample-every S --samples FILE.npz")
+        raise PPTError(f"{name}: no such file; make one with --sample-every S --samples FILE.npz")
     try:
         with open(source, "rb"):
             pass
     except OSError as exc:
-        raise PPTError(f"{args.samples}: cannot be read: {exc.strerror or exc}") from None
-    prefix = args.out or str(source.with_suffix(""))
+        raise PPTError(f"{name}: cannot be read: {exc.strerror or exc}") from None
+    return source
+
+
+def run(args) -> int:
+    from ppt.interconnects.sample_plots import shared_scales
+    from ppt.interconnects.sampling import read_samples
+    if args.out and len(args.samples) > 1:
+        raise PPTError("--out names the figures of one sample file; without it each file's figures go beside it")
+    sources = [_readable(name) for name in args.samples]
+    prefixes = [args.out or str(source.with_suffix("")) for source in sources]
     option = "--out" if args.out else "figure"      # beside the sample file
-    check_writable(f"{prefix}-utilization.png", option)
-    meta, arrays = read_samples(args.samples)
+    for prefix in prefixes:
+        check_writable(f"{prefix}-utilization.png", option)
+    files = [read_samples(str(source)) for source in sources]
+    scales = shared_scales(files)
+    written = []
+    for (meta, arrays), prefix in zip(files, prefixes):
+        written += _draw(meta, arrays, prefix, option, scales)
+    emit(args, {"figures": written}, ["figure"], [[path] for path in written])
+    return 0
+
+
+def _draw(meta, arrays, prefix: str, option: str, scales: dict) -> list[str]:
+    from ppt.interconnects.sample_plots import draw_all
     try:
         scratch = Path(tempfile.mkdtemp(prefix=".ppt-plot-", dir=Path(prefix).parent))
     except OSError as exc:
@@ -52,7 +77,7 @@ def run(args) -> int:
     drafts = str(scratch / Path(prefix).name)
     written = []
     try:
-        for path in draw_all(meta, arrays, drafts):   # every figure drawn before any is moved into place
+        for path in draw_all(meta, arrays, drafts, scales):   # every figure drawn before any is moved into place
             written.append(prefix + path[len(drafts):])
             os.replace(path, written[-1])
     except OSError as exc:
@@ -62,5 +87,4 @@ def run(args) -> int:
                        f"none was written") from None
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
-    emit(args, {"figures": written}, ["figure"], [[path] for path in written])
-    return 0
+    return written

@@ -8,6 +8,7 @@ Under ``mpiexec -n K`` the simulation itself runs in parallel; rank 0 prints.
 from __future__ import annotations
 
 import contextlib
+import os
 import shlex
 import sys
 
@@ -73,6 +74,8 @@ def run(args) -> int:
                             algorithms(args.algorithm))
     progress = Progress(f"run {args.system}", ranks=True) if is_leader() else None
     with sampling(args, machine.name) as job.sampler, contextlib.redirect_stdout(sys.stderr):
+        if job.sampler is not None:       # named in the figures' titles (ppt plot)
+            job.sampler.workload = {"program": os.path.basename(args.script), "ranks": args.ranks}
         result = job.run(main, argv=argv, progress=progress)   # the model's own prints never mix into the results
     if progress is not None:
         progress.done()

@@ -56,6 +56,9 @@ def _sweep_options(parser, defaults: bool) -> None:
                         help="plot every metric against the swept parameter, one line per other combination")
     parser.add_argument("--x", default=None, metavar="COLUMN",
                         help="the plot's horizontal axis (default: load if swept, else the last --set axis)")
+    parser.add_argument("--metrics", default=None, metavar="M1,M2,...",
+                        help="the plot's metrics, one panel each (columns of the table or CSV; default: every "
+                             "metric that varies, predicted_s first)")
     parser.add_argument("--json", action="store_true", default=default(False),
                         help="print one JSON object (the rows) on stdout")
 
@@ -210,6 +213,8 @@ def run(args) -> int:
     x = args.x or next((p for p in (LOAD, RANKS) if p in params), params[-1] if params else None)
     if args.x and not args.plot:
         raise ConfigError(f"--x {args.x} picks the plot's horizontal axis; add --plot FILE.png or drop --x")
+    if args.metrics and not args.plot:
+        raise ConfigError(f"--metrics {args.metrics} picks the plot's metrics; add --plot FILE.png or drop --metrics")
     if args.plot:
         if x is None:
             raise ConfigError("--plot needs a swept parameter (--set KEY=V1,V2,... or --loads) or --x COLUMN")
@@ -259,8 +264,13 @@ def _plot(rows, params, x, args) -> None:
     from ppt.sweep.table import columns_of
     if x not in columns_of(rows):
         raise PPTError(f"--x {x}: no such column; choose one of: {', '.join(columns_of(rows))}")
+    wanted = [name.strip() for name in (args.metrics or "").split(",") if name.strip()]
+    unknown = [name for name in wanted if name not in columns_of(rows)]
+    if unknown:
+        raise PPTError(f"--metrics {', '.join(unknown)}: no such column; choose among: "
+                       f"{', '.join(c for c in columns_of(rows) if not c.startswith(PROVENANCE))}")
     try:
         with atomic_output(args.plot, "--plot", suffix=".png") as tmp:
-            plot_sweep(rows, params, x, tmp, f"ppt sweep {args.command} {' '.join(args.args)}")
+            plot_sweep(rows, params, x, tmp, f"ppt sweep {args.command} {' '.join(args.args)}", wanted)
     except PPTError as exc:
         raise PPTError(f"{exc}; the results above are complete") from None

@@ -45,6 +45,9 @@ def run(args) -> int:
     machine = Machine(load_preset(args), seed=args.seed)
     progress = Progress(f"traffic {args.system}", total_s=args.warmup + args.time)
     with sampling(args, machine.name) as sampler:
+        if sampler is not None:           # named in the figures' titles (ppt plot)
+            sampler.workload = {"pattern": args.pattern, "load": args.load,
+                                "routing": args.routing or (machine.preset.get("network") or {}).get("routing", "min")}
         result = run_traffic(machine, args.pattern, args.load, args.routing, args.warmup, args.time,
                              args.process, progress, sampler=sampler, windows=args.windows,
                              early_stop=args.early_stop, latency_factor=args.latency_factor,

@@ -39,31 +39,111 @@ def series(rows: list[dict], params: list[str], x: str) -> dict[str, list[dict]]
     return groups
 
 
-def plot_sweep(rows: list[dict], params: list[str], x: str, path: str, title: str) -> None:
-    """Write a PNG with one panel per metric against column ``x``."""
+#: How a point a traffic run found saturated is marked: a red ring around it.
+SATURATED = {"marker": "o", "color": "red", "markersize": 12, "markerfacecolor": "none", "markeredgecolor": "red",
+             "markeredgewidth": 1.5}
+#: Plain tick labels: no offset (``+1.2e-6``), and no multiplier below 10 million.
+STYLE = {"axes.formatter.useoffset": False, "axes.formatter.limits": (-4, 7)}
+
+#: Plotted first unless --metrics says otherwise: the prediction.
+FIRST = "predicted_s"
+
+
+def chosen(rows: list[dict], params: list[str], x: str, wanted: list[str] | None = None) -> list[str]:
+    """The metrics to draw: ``wanted`` (``--metrics``) as given, else :func:`metrics` with
+    :data:`FIRST` first."""
+    if wanted:
+        return list(wanted)
+    names = metrics(rows, params, x)
+    return sorted(names, key=lambda name: name != FIRST)
+
+
+def unit(name: str, values) -> tuple[float, str]:
+    """``(scale, axis label)`` for a column in SI units: seconds as s, ms, µs or ns (by the largest
+    value), ``_Bps`` as GB/s, ``_B`` as bytes, kB, MB or GB; a fraction or a count as it is."""
+    largest = max((abs(v) for v in values if isinstance(v, (int, float))), default=0.0)
+    base = name.rsplit(".", 1)
+    label = base[-1] if len(base) == 1 else name
+    if name.endswith("_Bps"):
+        return 1e-9, f"{label[:-4]} (GB/s)"
+    if name.endswith("_s"):
+        for scale, text in ((1.0, "s"), (1e3, "ms"), (1e6, "µs"), (1e9, "ns")):
+            if largest * scale >= 1.0 or text == "ns":
+                return scale, f"{label[:-2]} ({text})"
+    if name.endswith(("_B", ".bytes")) or name == "bytes":
+        stem = label[:-2] if name.endswith("_B") else label
+        for scale, text in ((1e-9, "GB"), (1e-6, "MB"), (1e-3, "kB"), (1.0, "bytes")):
+            if largest * scale >= 1.0 or text == "bytes":
+                return scale, f"{stem} ({text})"
+    if name == "load":
+        return 1.0, "offered load (0..1)"
+    if name.endswith(("fraction", "utilization", "efficiency")) or name.startswith("offered_load"):
+        return 1.0, f"{label} (0..1)"
+    return 1.0, label
+
+
+def _numeric(values) -> bool:
+    return all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in values)
+
+
+def plot_sweep(rows: list[dict], params: list[str], x: str, path: str, title: str,
+               wanted: list[str] | None = None) -> None:
+    """Write a PNG with one panel per metric (``wanted``, or every varying one with the prediction
+    first) against column ``x``: lines for a numeric ``x``, points side by side for a categorical one
+    (systems, routings), saturated points marked, axes in readable units without offsets."""
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
-    names = metrics(rows, params, x)
+    names = chosen(rows, params, x, wanted)
     cols = min(3, max(1, len(names)))
     nrows = max(1, math.ceil(len(names) / cols))
-    fig, axes = plt.subplots(nrows, cols, figsize=(4.6 * cols, 3.4 * nrows), squeeze=False)
     groups = series(rows, params, x)
-    for panel, name in zip(axes.flat, names):
-        for label, members in groups.items():
-            points = [(row[x], row[name]) for row in members if row.get(name) is not None]
-            panel.plot([p[0] for p in points], [p[1] for p in points], marker="o", label=label)
-        panel.set(xlabel=x, ylabel=name)
-        if x == "ranks":                 # rank counts grow by factors: equal steps on a log axis
-            panel.set_xscale("log", base=2)
-            ticks = sorted({row[x] for row in rows if isinstance(row.get(x), (int, float))})
-            panel.set_xticks(ticks, [str(t) for t in ticks])
-            panel.minorticks_off()
-    for panel in list(axes.flat)[len(names):]:
-        panel.set_visible(False)
-    if names and len(groups) > 1:
-        axes.flat[0].legend(fontsize=7)
-    fig.suptitle(title)
-    fig.tight_layout()
-    fig.savefig(path, dpi=100)
-    plt.close(fig)
+    xs = [row.get(x) for row in rows]
+    categorical = not _numeric([v for v in xs if v is not None])
+    categories = list(dict.fromkeys(str(v) for v in xs))
+    x_scale, x_label = (1.0, x) if categorical else unit(x, xs)
+    saturated_any = False
+    with matplotlib.rc_context(STYLE):
+        fig, axes = plt.subplots(nrows, cols, figsize=(4.6 * cols, 3.4 * nrows), squeeze=False)
+        for panel, name in zip(axes.flat, names):
+            scale, label = unit(name, [row.get(name) for row in rows])
+            for index, (group, members) in enumerate(groups.items()):
+                points = [row for row in members if isinstance(row.get(name), (int, float))]
+                if categorical:         # side by side around each category's position
+                    shift = (index - (len(groups) - 1) / 2) * min(0.6 / max(len(groups), 1), 0.2)
+                    at = [categories.index(str(row[x])) + shift for row in points]
+                    style = {"linestyle": "none", "marker": "o"}
+                else:
+                    at = [row[x] * x_scale for row in points]
+                    style = {"marker": "o"}
+                values = [row[name] * scale for row in points]
+                line, = panel.plot(at, values, label=group, **style)
+                hot = [(a, v) for a, v, row in zip(at, values, points) if row.get("saturated") is True]
+                if hot:
+                    saturated_any = True
+                    panel.plot([a for a, _ in hot], [v for _, v in hot], linestyle="none", **SATURATED, zorder=3)
+            panel.set(xlabel=x_label, ylabel=label)
+            if categorical:
+                panel.set_xticks(range(len(categories)), categories)
+                panel.set_xlim(-0.5, len(categories) - 0.5)
+            elif x == "ranks":           # rank counts grow by factors: equal steps on a log axis
+                panel.set_xscale("log", base=2)
+                ticks = sorted({row[x] for row in rows if isinstance(row.get(x), (int, float))})
+                panel.set_xticks(ticks, [str(t) for t in ticks])
+                panel.minorticks_off()
+        for panel in list(axes.flat)[len(names):]:
+            panel.set_visible(False)
+        if names:
+            handles, labels = axes.flat[0].get_legend_handles_labels()
+            if len(groups) < 2:
+                handles, labels = [], []
+            if saturated_any:
+                from matplotlib.lines import Line2D
+                handles.append(Line2D([], [], linestyle="none", **SATURATED))
+                labels.append("saturated")
+            if handles:
+                axes.flat[0].legend(handles, labels, fontsize=7)
+        fig.suptitle(title, fontsize=10)
+        fig.tight_layout(rect=(0, 0, 1, 0.97))
+        fig.savefig(path, dpi=100)
+        plt.close(fig)
