@@ -34,7 +34,8 @@ def add_network_argument(parser) -> None:
 
 def pick_network(args, packet_hops) -> str:
     """The network kind to run: ``args.network``, or for ``auto`` the packet network unless
-    ``packet_hops()`` (its estimated packet-hops) exceeds the budget of
+    ``packet_hops()`` (its estimated traffic, an :class:`~ppt.interconnects.autochoice.Estimate` or a
+    number of packet-hops) exceeds the budget of
     :mod:`ppt.interconnects.autochoice`; the choice and its reason are one note of the ``ppt`` logger.
     Sampling (``--sample-every``) observes the packet network, so it makes ``auto`` choose it."""
     if args.network != "auto":
