@@ -117,7 +117,9 @@ def strong_scaling(machine, study: int, cores_list, iterations: int = DEFAULT_IT
     simulation (wall_s).  ``on_point(result, done, total)`` is called as each point finishes.
 
     ``jobs`` > 1 runs that many points at a time in separate processes (largest first, each
-    deterministic, so the results are those of a serial run); ``progress`` then reports nothing.
+    deterministic, so the results are those of a serial run); ``progress`` (a
+    :class:`ppt.progress.Progress`) then counts the ranks finished over all points, as the workers
+    report them.
     """
     cores_list = check_cores(machine, cores_list)
     sims = [study_sim(study, c, iterations, npey, npez) for c in cores_list]     # validate all before running
@@ -129,12 +131,22 @@ def strong_scaling(machine, study: int, cores_list, iterations: int = DEFAULT_IT
             on_point(entry, sum(r is not None for r in results) - 1, len(sims))
 
     if jobs > 1 and len(sims) > 1:
-        from concurrent.futures import ProcessPoolExecutor, as_completed
-        with ProcessPoolExecutor(min(jobs, len(sims))) as pool:
-            futures = {pool.submit(_run_point, machine.preset, machine.network_kind, machine.seed, sims[i]): i
+        import multiprocessing
+        from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+        counts = multiprocessing.Array("d", len(sims), lock=False)     # ranks finished per point, by the workers
+        with ProcessPoolExecutor(min(jobs, len(sims)), initializer=_share_counts, initargs=(counts,)) as pool:
+            futures = {pool.submit(_run_point, machine.preset, machine.network_kind, machine.seed, sims[i], i): i
                        for i in sorted(range(len(sims)), key=lambda i: -cores_list[i])}
-            for future in as_completed(futures):
-                finished(futures[future], future.result())
+            pending = set(futures)
+            while pending:
+                done, pending = wait(pending, timeout=progress.interval_s if progress else None,
+                                     return_when=FIRST_COMPLETED)
+                for future in done:
+                    finished(futures[future], future.result())
+                if progress is not None and pending:
+                    progress.count(sum(sim.ranks if results[i] else counts[i] for i, sim in enumerate(sims)),
+                                   sum(sim.ranks for sim in sims), None, "ranks finished over all points",
+                                   postfix=f"{sum(r is not None for r in results)} of {len(sims)} points done")
     else:
         for index, sim in enumerate(sims):
             finished(index, _timed(sim, machine, progress))
@@ -152,10 +164,33 @@ def _timed(sim, machine, progress=None) -> dict:
     return entry
 
 
-def _run_point(preset: dict, network_kind: str, seed: int, sim) -> dict:
+#: A worker's share of the parent's ranks-finished counts (see :func:`strong_scaling`).
+_COUNTS = None
+
+
+def _share_counts(counts) -> None:
+    global _COUNTS
+    _COUNTS = counts
+
+
+class _Finished:
+    """A worker's progress hook: the point's ranks finished, into the shared counts (no clock read)."""
+
+    def __init__(self, index: int):
+        self.index = index
+        self.started = 0
+
+    def __call__(self, sim) -> None:
+        live = len(sim.processes)
+        self.started = max(self.started, live)
+        _COUNTS[self.index] = self.started - live
+
+
+def _run_point(preset: dict, network_kind: str, seed: int, sim, index: int | None = None) -> dict:
     """One point in a worker process (the machine is rebuilt there from its preset)."""
     from ppt.machine import Machine
-    return _timed(sim, Machine(preset, network_kind=network_kind, seed=seed))
+    hook = _Finished(index) if index is not None and _COUNTS is not None else None
+    return _timed(sim, Machine(preset, network_kind=network_kind, seed=seed), hook)
 
 
 def plot_scaling(results, path: str, title: str, x: str = "cores") -> None:

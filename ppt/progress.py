@@ -93,14 +93,15 @@ class Progress:
             self.show(sim.now * 1e6, None, "us simulated", f"{sim.events / max(wall - self.began, 1e-9):,.0f} "
                                                             f"events/s", digits=2)
 
-    def count(self, done: float, total: float, now_s: float, unit: str = "done", sim=None) -> None:
-        """Show ``done`` of ``total`` (``unit``, e.g. records) at simulated time ``now_s``, if an interval
-        has passed since the last redraw; ``sim`` adds the event rate."""
+    def count(self, done: float, total: float, now_s: float | None, unit: str = "done", sim=None,
+              postfix: str | None = None) -> None:
+        """Show ``done`` of ``total`` (``unit``, e.g. records) at simulated time ``now_s`` (or with
+        ``postfix``), if an interval has passed since the last redraw; ``sim`` adds the event rate."""
         wall = time.perf_counter()
         if not self.enabled or wall - self.last < self.interval_s or (sim is not None and sim.rank != 0):
             return
         self.last = wall
-        postfix = f"simulated {sim_time(now_s)}"
+        postfix = postfix or f"simulated {sim_time(now_s)}"
         if sim is not None:
             postfix += f", {sim.events / max(wall - self.began, 1e-9):,.0f} events/s"
         self.show(done, total, unit, postfix)

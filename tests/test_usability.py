@@ -135,3 +135,9 @@ def test_sample_file_names_the_workload_and_groups_are_utilizations(tmp_path, mo
     capsys.readouterr()
     assert main(["plot", str(samples)]) == 0
     assert (tmp_path / "s-groups.png").is_file()
+
+
+def test_snap_points_in_parallel_count_ranks_finished_over_all_points(every_report, capsys):
+    assert main(["snap", "edison", "--study", "1", "--cores", "24,48", "--network", "analytic", "--jobs", "2"]) == 0
+    out, err = capsys.readouterr()
+    assert "/72 ranks finished over all points" in err and "ranks finished" not in out
