@@ -21,9 +21,8 @@ Estimates within :data:`BUDGET_S` run the packet network, larger ones the flow
 network (max-min fair sharing on the same routes, far fewer events) -- unless
 most off-node messages are small (at most :data:`SMALL_PACKETS` packets): there
 the flow network errs most (docs/flow-network.md, "Small messages under
-contention"), so
-``auto`` keeps the packet network up to :data:`SMALL_BUDGET_FACTOR` times the
-budget.  docs/flow-network.md ("Choosing the network") tabulates the estimate
+contention"), so ``auto`` keeps the packet network up to
+:data:`SMALL_BUDGET_FACTOR` times the budget.  docs/flow-network.md ("Choosing the network") tabulates the estimate
 against measured wall times.
 
 Recalibrating on another machine (both constants are rates of this simulator
@@ -55,8 +54,8 @@ PACKET_HOPS_PER_S = 1.3e6
 #: MPI messages the simulated MPI layer handles per second of wall time (analytic network, so no
 #: packets).  Measured 2026-11-25 on the same machine: ``python benchmarks/mpi_messages.py
 #: --ranks-alltoall 128 --allreduce-iterations 10``: 45,706 messages/s (alltoall, 128 ranks) and 29,343
-#: (allreduce loop, 1,024 ranks), the lower taken.  A least-squares fit of the replays' wall times
-#: (docs/flow-network.md) gives 42,000 per message beside the packet-hop term.
+#: (allreduce loop, 1,024 ranks), the lower taken.  A least-squares fit of the wall times of the replays
+#: tabulated in docs/flow-network.md (a start-up, a message and a packet-hop term) gives 42,000 messages/s.
 MESSAGES_PER_S = 3e4
 #: Wall time the packet network may take before ``auto`` runs the flow network instead, s.
 BUDGET_S = 60.0
