@@ -44,11 +44,11 @@ def main() -> None:
         import matplotlib.pyplot as plt
         fig, (a, b, c) = plt.subplots(1, 3, figsize=(13, 3.8))
         a.loglog([r["bytes"] for r in pp], [r["latency_s"] * 1e6 for r in pp], "o-")
-        a.set(xlabel="message bytes", ylabel="one-way time (us)", title="Trinity ping-pong")
+        a.set(xlabel="message bytes", ylabel="one-way time (µs)", title="Trinity ping-pong")
         b.semilogx([r["bytes"] for r in pp], [r["bandwidth_Bps"] / 1e9 for r in pp], "o-")
         b.set(xlabel="message bytes", ylabel="bandwidth (GB/s)", title="Trinity ping-pong")
         c.loglog([r["bytes"] for r in ar], [r["time_s"] * 1e6 for r in ar], "o-")
-        c.set(xlabel="bytes per rank", ylabel="time per call (us)", title=f"Darter allreduce, {args.ranks} ranks")
+        c.set(xlabel="bytes per rank", ylabel="time per call (µs)", title=f"Darter allreduce, {args.ranks} ranks")
         fig.tight_layout()
         fig.savefig(args.plot, dpi=110)
 

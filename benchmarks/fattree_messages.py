@@ -61,7 +61,7 @@ def main() -> None:
             for routing in ("mlid", "dmodk"):
                 pts = [(c, l * 1e6) for p, r, c, l in rows if (p, r) == (pattern, routing)]
                 ax.plot(*zip(*pts), "o-" if routing == "mlid" else "s--", label=f"{pattern} {routing}")
-        ax.set(xlabel="messages (1,024 B each)", ylabel="mean message latency (us)",
+        ax.set(xlabel="messages (1,024 B each)", ylabel="mean message latency (µs)",
                title="4-port 3-tree (16 nodes), FDR links")
         ax.legend()
         fig.tight_layout()

@@ -118,7 +118,7 @@ def plot(rows, system: str, path: Path, loads) -> None:
     axes[0].set(xlabel="background load (share of one rail's injection)", ylabel="SNAP max time in MPI (ms)",
                 title="rising background load")
     axes[1].set(xlabel="failed links (%)", ylabel="SNAP max time in MPI (ms)", title=f"failures at load {top}")
-    axes[2].set(xlabel="failed links (%)", ylabel="mean packet latency (us)", yscale="log",
+    axes[2].set(xlabel="failed links (%)", ylabel="mean packet latency (µs)", yscale="log",
                 title=f"failures at load {top}")
     axes[3].set(xlabel="failed links (%)", ylabel="mean router hops per packet", title=f"failures at load {top}")
     for ax in axes:
