@@ -132,7 +132,7 @@ def test_parallel_run_prints_the_same_json_as_serial(argv):
 
 
 @pytest.mark.parametrize("argv, message", [
-    (["traffic", "torus-16x16x16", "--load", "0"], "--load must be in (0, 1]"),
+    (["traffic", "torus-16x16x16", "--load", "0"], "argument --load: must be a finite number > 0, got '0'"),
     (["traffic", "torus-16x16x16", "--load", "1.5"], "--load must be in (0, 1]"),
     (["traffic", "darter", "--load", "0.5", "--pattern", "zigzag"], "unknown traffic pattern 'zigzag'"),
     (["traffic", "darter", "--load", "0.5", "--routing", "fastest"], "unknown routing 'fastest'"),
