@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import math
 
+from ppt.mpi.environment import balanced_factors
+
 #: Per-cell work of a 7-point stencil: 7 loads, 1 store, 6 adds and 2 multiplies.
 STENCIL_FLOPS = 8
 STENCIL_ACCESSES = 8
@@ -19,22 +21,7 @@ WORD_B = 8
 
 def dims_create(size: int, ndims: int = 3) -> list[int]:
     """A near-cubic factorisation of ``size`` into ``ndims`` factors, largest first (like MPI_Dims_create)."""
-    dims = [1] * ndims
-    for prime in _prime_factors(size)[::-1]:
-        dims[dims.index(min(dims))] *= prime
-    return sorted(dims, reverse=True)
-
-
-def _prime_factors(n: int) -> list[int]:
-    factors, p = [], 2
-    while p * p <= n:
-        while n % p == 0:
-            factors.append(p)
-            n //= p
-        p += 1
-    if n > 1:
-        factors.append(n)
-    return factors
+    return balanced_factors(size, ndims)
 
 
 def stencil_tasklist(cells: int, hit_rates=(0.9, 0.8, 0.7)):

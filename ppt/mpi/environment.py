@@ -80,12 +80,17 @@ def Compute_dims(self, nnodes: int, dims) -> list[int]:
     if nnodes % fixed or not free and fixed != nnodes:
         raise self._rank.error(f"Compute_dims: {nnodes} processes do not fit the fixed dimensions {dims}",
                                "MPI_Dims_create")
-    sizes = [1] * len(free)
-    for factor in _prime_factors(nnodes // fixed):    # largest first, each to the smallest dimension so far
-        sizes[sizes.index(min(sizes))] *= factor
-    for i, size in zip(free, sorted(sizes, reverse=True)):
+    for i, size in zip(free, balanced_factors(nnodes // fixed, len(free))):
         dims[i] = size
     return dims
+
+
+def balanced_factors(n: int, count: int) -> list[int]:
+    """``n`` split into ``count`` factors as equal as can be, largest first (MPI_Dims_create's rule)."""
+    sizes = [1] * count
+    for factor in _prime_factors(n):      # largest first, each to the smallest factor so far
+        sizes[sizes.index(min(sizes))] *= factor
+    return sorted(sizes, reverse=True)
 
 
 def _prime_factors(n: int) -> list[int]:
