@@ -98,15 +98,16 @@ def group_utilization(arrays: dict) -> np.ndarray | None:
 
 def shared_scales(files: list[tuple[dict, dict]]) -> dict:
     """Colour and axis ranges common to several sample files, so their figures compare at a glance:
-    ``occupancy_kB`` (smallest and largest mean queue of any row), ``group_MB`` (largest group-to-group traffic, for
+    ``occupancy_B`` (low and high end of the mean queues, bytes), ``group_MB`` (largest group-to-group traffic, for
     files without link bandwidths), ``latency_us`` (latency axis) and ``time_us`` (time axis)."""
-    queued = [occupancy_rows(meta, arrays)[0] / 1e3 for meta, arrays in files]
+    queued = [occupancy_rows(meta, arrays)[0] for meta, arrays in files]
     high = max((float(q.max()) for q in queued), default=0.0)
-    low = min((float(q[q > 0].min()) for q in queued if (q > 0).any()), default=high)
+    # the low end of the scale: the 5th percentile, not the emptiest cell (a run's first, filling, sample)
+    low = min((float(np.percentile(q[q > 0], 5)) for q in queued if (q > 0).any()), default=high)
     group = [arrays["group_bytes"] / 1e6 for _, arrays in files if "group_bytes" in arrays]
     edges = [latency_cdf(arrays[name])[0] * 1e6 for _, arrays in files
              for name in ("packet_latency", "message_latency") if arrays[name].sum()]
-    return {"occupancy_kB": (max(low, high / 1e4), high) if high > 0 else None,
+    return {"occupancy_B": (max(low, high / 1e4), high) if high > 0 else None,
             "group_MB": (min((g[g > 0].min() for g in group if (g > 0).any()), default=None),
                          max((g.max() for g in group), default=None)),
             "latency_us": (min(e.min() for e in edges), max(e.max() for e in edges)) if edges else None,
@@ -150,16 +151,23 @@ def draw_all(meta: dict, arrays: dict, prefix: str, scales: dict | None = None) 
         fig, ax = plt.subplots(figsize=(8, 5))
         rows, label = occupancy_rows(meta, arrays)
         from matplotlib.colors import LogNorm, Normalize
-        low, high = scales["occupancy_kB"] or (0.0, 1.0)
+        from matplotlib.ticker import FuncFormatter
+        low, high = scales["occupancy_B"] or (0.0, 1.0)
+        scale, unit = next((s, u) for s, u in ((1e6, "MB"), (1e3, "kB"), (1.0, "bytes")) if high >= s or s == 1.0)
+        low, high = low / scale, high / scale
         logarithmic = high > 30 * low         # queues of a saturated run beside an unsaturated one's
         viridis = plt.get_cmap("viridis")
-        image = ax.imshow(rows / 1e3, aspect="auto", origin="lower", interpolation="nearest",
+        image = ax.imshow(rows / scale, aspect="auto", origin="lower", interpolation="nearest",
                           cmap=viridis.with_extremes(bad=viridis(0.0), under=viridis(0.0)),
                           extent=(0, t_us[-1], -0.5, rows.shape[0] - 0.5),
                           norm=LogNorm(low, high) if logarithmic else Normalize(0.0, high))
         bar = fig.colorbar(image, ax=ax)
-        bar.set_label("mean bytes queued per router (kB" + (", log scale)" if logarithmic else ")"))
-        if not logarithmic:
+        bar.set_label(f"mean bytes queued per router ({unit}" + (", log scale)" if logarithmic else ")"))
+        if logarithmic:                       # 2, 5, 10, 20 rather than 2 x 10^0
+            bar.ax.yaxis.set_major_formatter(FuncFormatter(lambda value, _: f"{value:g}"))
+            bar.ax.yaxis.set_minor_formatter(FuncFormatter(
+                lambda value, _: f"{value:g}" if f"{value:g}".strip("0.")[:1] in ("2", "5") else ""))
+        else:
             bar.locator = MaxNLocator(6)
             bar.update_ticks()
         ax.set(xlabel="simulated time (µs)", ylabel=label, title="router occupancy", xlim=(0, t_end))
