@@ -68,6 +68,7 @@ class Progress:
         self.bar = None
         self._sim = None
         self._started = 0
+        self._events = 0
 
     # -- the simulation's hook -------------------------------------------------------------
     def __call__(self, sim) -> None:
@@ -76,12 +77,14 @@ class Progress:
             self.close()
             self._sim = sim
             self._started = len(sim.processes) if self.ranks else 0
+            self._events = sim.events         # the rate counts from here, as the wall time does
             self.began = self.last = wall
             return                        # no rate from an instant: wait for a full interval
         if not self.enabled or sim.rank != 0 or wall - self.last < self.interval_s:
             return
         self.last = wall
-        postfix = f"simulated {sim_time(sim.now)}, {sim.events / max(wall - self.began, 1e-9):,.0f} events/s"
+        rate = f"{(sim.events - self._events) / max(wall - self.began, 1e-9):,.0f} events/s"
+        postfix = f"simulated {sim_time(sim.now)}, {rate}"
         if self.ranks:
             live = len(sim.processes)
             self._started = max(self._started, live)
@@ -90,8 +93,7 @@ class Progress:
         elif self.total_s:
             self.show(sim.now * 1e6, self.total_s * 1e6, "us simulated", postfix, digits=2)
         else:
-            self.show(sim.now * 1e6, None, "us simulated", f"{sim.events / max(wall - self.began, 1e-9):,.0f} "
-                                                            f"events/s", digits=2)
+            self.show(sim.now * 1e6, None, "us simulated", rate, digits=2)
 
     def count(self, done: float, total: float, now_s: float | None, unit: str = "done", sim=None,
               postfix: str | None = None) -> None:
