@@ -73,10 +73,16 @@ class Buf:
 
     def block(self, i: int = 0):
         """A copy of block ``i`` (numpy elements), or None for a size-only message."""
+        elements = self.elements(i)
+        return elements.copy() if elements is not None and self.datatype.contiguous else elements
+
+    def elements(self, i: int = 0):
+        """Block ``i``'s numpy elements, a view where the datatype is contiguous (else a copy), or None for a
+        size-only message: for a send whose point-to-point layer snapshots the payload itself."""
         if self.array is None:
             return None
         region = self._region(i)
-        return region.copy() if self.datatype.contiguous else self.array[region]
+        return region if self.datatype.contiguous else self.array[region]
 
     def put(self, rank, i: int, value) -> None:
         """Copy received ``value`` into block ``i`` (raw bytes; None: nothing to copy)."""
@@ -226,12 +232,13 @@ def _per_block(rank, values, blocks: int, what: str, counts=None) -> list[int]:
 
 
 def outgoing(rank, msg):
-    """``(payload, nbytes)`` to send for message ``msg``: a copy of its data (MPI copies a send buffer:
-    simulated ranks share memory), or, for an object with no buffer, the object itself (nbytes None)."""
+    """``(payload, nbytes)`` to send for message ``msg``: its data, which the point-to-point send snapshots
+    (``Comm._isend``: MPI copies a send buffer, and simulated ranks share memory), or, for an object with
+    no buffer, the object itself (nbytes None)."""
     if msg is not None and not isinstance(msg, (list, tuple)) and not _has_buffer(msg):
         return msg, None
     buf = message(rank, msg)
-    return buf.block(0), buf.nbytes(0)
+    return buf.elements(0), buf.nbytes(0)
 
 
 def _has_buffer(obj) -> bool:
