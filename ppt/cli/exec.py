@@ -24,8 +24,11 @@ HELP = "run an unmodified mpi4py program with N simulated ranks on a simulated s
 
 
 def add_options(parser) -> None:
-    """ppt's options of ``exec`` (they may also follow the program's arguments)."""
+    """ppt's options of ``exec`` (they may also follow the program's arguments, so none is required here)."""
     add_system_arguments(parser, positional=False)
+    for action in parser._actions:
+        if action.dest == "system":
+            action.required = False
     parser.add_argument("-n", "--ranks", type=whole_number, default=None, metavar="N",
                         help="number of MPI ranks (as mpiexec -n)")
     add_job_arguments(parser)
@@ -46,9 +49,6 @@ def add_options(parser) -> None:
 
 def add_arguments(parser) -> None:
     add_options(parser)
-    for action in parser._actions:          # --system may follow the program's arguments
-        if action.dest == "system":
-            action.required = False
     parser.add_argument("command", metavar="PROGRAM.py [ARGS...]", nargs=argparse.REMAINDER,
                         help="the mpi4py program and its arguments (ppt's options may follow; '--' ends them)")
 
@@ -67,9 +67,6 @@ def _late_options(args) -> list[str]:
         tokens, rest = tokens[:cut], tokens[cut + 1:]
     late = _Parser(prog="ppt exec", add_help=False, allow_abbrev=False)
     add_options(late)
-    for action in late._actions:
-        if action.dest == "system":
-            action.required = False
     _, program_args = late.parse_known_args(tokens, namespace=args)
     return program_args + rest
 
