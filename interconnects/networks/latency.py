@@ -1,4 +1,4 @@
-"""Latency distributions: percentiles from the core's histograms (``csrc/observe.h``).
+"""Latency distributions: percentiles from the core's histograms (``core/observe.h``).
 
 A histogram counts values in log-linear buckets of integer picoseconds:
 values below 2^SUB_BITS ps are exact, larger ones are resolved to
@@ -15,7 +15,7 @@ import math
 
 import numpy as np
 
-from ppt.interconnects.packetcore import ffi, lib
+from ppt.interconnects.core import ffi, lib
 
 SUB_BITS = lib.PPT_HIST_SUB_BITS
 EXACT = lib.PPT_HIST_EXACT

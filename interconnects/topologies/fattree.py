@@ -37,7 +37,7 @@ failed link becomes an unused slot, and both routings stay up*/down* over
 surviving links.  A packet climbs until its destination's leaf switch lies
 below over surviving links (then descends on the one down path), and climbing
 it takes its LID's up port where the destination is still reached from there,
-else another such up port its LID picks (``csrc/fattree.c``); it may thus climb
+else another such up port its LID picks (``core/fattree.c``); it may thus climb
 above the lowest common ancestor.  A leaf pair with no surviving up*/down* path
 is reported before the run.
 """
@@ -47,8 +47,8 @@ import numpy as np
 
 from ppt.config import field
 from ppt.errors import ConfigError
-from ppt.interconnects.registry import register
-from ppt.interconnects.topology import Topology, register_routing, switch_and_terminal, switch_link_fields
+from ppt.interconnects.topologies.registry import register
+from ppt.interconnects.topologies.topology import Topology, register_routing, switch_and_terminal, switch_link_fields
 
 SWITCH_LINK, TERMINAL_LINK = 0, 1
 
@@ -154,7 +154,7 @@ class FatTree(Topology):
 
     def build_core_tables(self):
         """The ``ppt_fattree_t`` the compiled routings read: every switch's forwarding rule."""
-        from ppt.interconnects.packetcore import array, ffi
+        from ppt.interconnects.core import array, ffi
         n, half = self.levels, self.half
         level = self.router_level
         index = np.arange(self.num_routers) - np.asarray(self.level_offset)[level]
@@ -171,7 +171,7 @@ class FatTree(Topology):
         self._core_keep = keep
         return t
 
-    # -- link failures (csrc/fattree.c) ------------------------------------------
+    # -- link failures (core/fattree.c) ------------------------------------------
 
     #: ``reach[switch, leaf]`` (uint8, leaf switches in id order): ``DOWN`` (2) where the leaf switch
     #: is below the switch over surviving links, ``UP`` (1) where climbing over surviving links
@@ -219,6 +219,6 @@ class FatTree(Topology):
         return 2 * (self.levels - 1)
 
 
-# Routings (csrc/fattree.c): up*/down* on the LID the source picks, one VC.
+# Routings (core/fattree.c): up*/down* on the LID the source picks, one VC.
 register_routing(FatTree, "mlid", route="ppt_fattree_route", inject="ppt_fattree_mlid_inject", aliases=("min",))
 register_routing(FatTree, "dmodk", route="ppt_fattree_route", inject="ppt_fattree_dmodk_inject", aliases=("single",))

@@ -3,7 +3,7 @@
 Every node injects messages (by default single packets of the largest
 payload) at an offered load given as a fraction of its injection bandwidth, with exponential
 (Poisson) or Bernoulli (slotted) inter-arrival times; the sources run inside
-the compiled core (``csrc/traffic.c``).  Packets are created lazily when the
+the compiled core (``core/traffic.c``).  Packets are created lazily when the
 NIC can take them, so an overloaded source costs no memory; a packet's
 latency counts from its creation (source queueing included).  Random choices
 hash (seed, node, packet count), so runs are deterministic and serial and
@@ -18,10 +18,10 @@ import numpy as np
 
 from ppt.engine.parallel import AUTO
 from ppt.errors import ConfigError
-from ppt.interconnects.latency import Latencies
-from ppt.interconnects.links import link_report, local_load
-from ppt.interconnects.stats import ATTO
-from ppt.interconnects.topology import mix64
+from ppt.interconnects.networks.latency import Latencies
+from ppt.interconnects.networks.links import link_report, local_load
+from ppt.interconnects.networks.stats import ATTO
+from ppt.interconnects.topologies.topology import mix64
 
 
 class Patterns:
@@ -51,7 +51,7 @@ class Patterns:
 
     def senders(self) -> float:
         """Expected number of nodes whose arrivals become packets: an arrival whose destination is
-        its own node (a fixed point of a permutation, as ``csrc/traffic.c`` computes them) sends nothing."""
+        its own node (a fixed point of a permutation, as ``core/traffic.c`` computes them) sends nothing."""
         n, node = self.n, np.arange(self.n)
         if self.name in ("ur", "nn"):
             return float(n)
@@ -65,7 +65,7 @@ class Patterns:
 
     def configure(self, cfg, keep: list) -> None:
         """Fill the pattern fields of a ``ppt_traffic_config_t`` (arrays kept alive in ``keep``)."""
-        from ppt.interconnects.packetcore import ffi, lib
+        from ppt.interconnects.core import ffi, lib
         topo = self.topo
 
         def c_array(values):
@@ -122,7 +122,7 @@ class TrafficGenerator:
 
     def attach(self, net) -> None:
         """Start a source on every NIC of this rank's core."""
-        from ppt.interconnects.packetcore import ffi
+        from ppt.interconnects.core import ffi
         cfg = ffi.new("ppt_traffic_config_t *")
         keep = []
         self.patterns.configure(cfg, keep)
@@ -148,7 +148,7 @@ def run_traffic(machine, pattern: str, load: float, routing: str | None = None, 
     """Offered vs accepted load, latency and hops of one synthetic-traffic run (rank 0; None elsewhere).
 
     The measurement window ``time_s`` is split into ``windows`` equal
-    sub-windows; after each, :class:`~ppt.interconnects.steadystate.WindowMonitor`
+    sub-windows; after each, :class:`~ppt.drivers.steadystate.WindowMonitor`
     (with ``latency_factor`` and, if given, ``precision``) decides whether the
     network is saturated or the measurement has converged.  With
     ``early_stop`` the run then ends (``stopped_early`` says why, with
@@ -159,15 +159,15 @@ def run_traffic(machine, pattern: str, load: float, routing: str | None = None, 
     measured time / node injection bandwidth.  ``link_classes`` (per class:
     links, bytes, utilization) and ``busiest_links`` (class, ends, bytes,
     busy seconds, utilization) cover the measured time too
-    (:func:`~ppt.interconnects.links.link_report`).  ``router_traversals``
+    (:func:`~ppt.interconnects.networks.links.link_report`).  ``router_traversals``
     (packets entering routers over the whole run, in flight or delivered),
     ``core_events``, ``queue_depth`` (mean length of the core's event queue)
     and ``run_s`` (wall seconds in the event loop) serve benchmarks; they are
     not part of the deterministic prediction.  ``sampler``: a
-    :class:`~ppt.interconnects.sampling.Sampler` recording the whole run.
+    :class:`~ppt.drivers.sampling.Sampler` recording the whole run.
     """
-    from ppt.interconnects.packetnet import PacketNetwork
-    from ppt.interconnects.steadystate import SATURATED, Window, WindowMonitor
+    from ppt.interconnects.networks.packetnet import PacketNetwork
+    from ppt.drivers.steadystate import SATURATED, Window, WindowMonitor
     if not (0.0 <= warmup_s < math.inf) or not (0.0 < time_s < math.inf):
         raise ConfigError(f"need a finite --warmup >= 0 and --time > 0, got {warmup_s} and {time_s}")
     if windows < 1:

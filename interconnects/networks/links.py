@@ -48,7 +48,7 @@ def local_load(topology, port_bytes: np.ndarray, routers: range, top: int = TOP_
               "busy_s": float(busy_s[i])} for i in order if sent[i] > 0]
     load = {"classes": classes, "busiest": links}
     planes = topology.planes
-    if planes > 1:      # router r * planes + k is in plane k (interconnects/planes.py)
+    if planes > 1:      # router r * planes + k is in plane k (interconnects/topologies/planes.py)
         plane = (np.arange(lo, hi) // radix) % planes
         load["planes"] = [{name: int(sent[(plane == k) & (cls == c)].sum())
                            for c, name in enumerate(c.name for c in topology.link_classes)} for k in range(planes)]

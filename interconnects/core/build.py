@@ -2,7 +2,7 @@
 
 Every ``*.h`` in this folder (public headers: declarations only, read by the C
 compiler and, without their ``#`` lines, by cffi's cdef) and every ``*.c`` is
-compiled into the extension ``ppt.interconnects._packetcore`` by the
+compiled into the extension ``ppt.interconnects.core._packetcore`` by the
 package's own install (``pip install -e .``).  Headers whose name starts with
 ``_`` are private to the C sources.
 """
@@ -44,7 +44,7 @@ _require_toolchain()
 ffibuilder = FFI()
 ffibuilder.cdef(_cdef())
 ffibuilder.set_source(
-    "ppt.interconnects._packetcore",
+    "ppt.interconnects.core._packetcore",
     "\n".join(f'#include "{header.name}"' for header in HEADERS),
     sources=[os.path.relpath(source, ROOT) for source in SOURCES],
     include_dirs=[os.path.relpath(HERE, ROOT)],

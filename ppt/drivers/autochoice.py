@@ -103,8 +103,8 @@ class Estimator:
 
     def __init__(self, machine, node_of):
         from ppt.config import field
-        from ppt.interconnects.network import build_network
-        from ppt.interconnects.packetizer import Packetizer
+        from ppt.interconnects.networks.network import build_network
+        from ppt.interconnects.networks.packetizer import Packetizer
         self.node_of = node_of
         self.packetizer = Packetizer(field(machine.preset["network"], "packet", "network", dict))
         self.hops = build_network("analytic", machine).hops      # router hops of the minimal route

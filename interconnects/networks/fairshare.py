@@ -1,6 +1,6 @@
 """Max-min fair sharing of resources (links, NICs) among messages, over simulated time.
 
-The sharing itself is compiled (``csrc/flow.c``): resources numbered
+The sharing itself is compiled (``core/flow.c``): resources numbered
 ``0 .. n-1`` of given capacities (bytes/s); a message moves over a path (one
 or more routes, its bytes split evenly over them, one flow per route) at the
 max-min fair rates, recomputed when a flow starts or ends over the flows
@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import math
 
-from ppt.interconnects.packetcore import array, ffi, lib
+from ppt.interconnects.core import array, ffi, lib
 
 #: Finished messages collected per call into the solver.
 _DONE_BATCH = 256
@@ -30,7 +30,7 @@ class FairShare:
     """The messages of one model over resources of ``capacity_Bps`` (a sequence, bytes/s, indexed by
     resource id), scheduled through ``entity`` (see module docstring).  ``local``: share each
     resource among its inputs first, then among each input's flows (``ppt_flows_set_local`` in
-    ``csrc/flow.h``), instead of max-min among flows."""
+    ``core/flow.h``), instead of max-min among flows."""
 
     def __init__(self, entity, capacity_Bps, local: bool = False):
         self.entity = entity

@@ -38,7 +38,7 @@ def build_topology(cfg: dict):
 def load_all() -> None:
     """Import every module of the package, so each topology kind (and its routings) registers itself:
     a new topology is one new module."""
-    import ppt.interconnects as package
+    import ppt.interconnects.topologies as package
     for module in pkgutil.iter_modules(package.__path__):
         if not module.name.startswith("_"):
             importlib.import_module(f"{package.__name__}.{module.name}")
@@ -75,7 +75,7 @@ def refuse_if_message_too_large(network_cfg: dict, nbytes: int, what: str, all_a
     buffers (no ``buffer_B``/``vc_buffer_B``), where a NIC lays out all of a message's packets at once,
     more packets than this machine's memory holds.  ``what`` names the input (``--sizes 1G``);
     ``all_at_once=False`` for synthetic traffic, whose packets are always made one at a time."""
-    from ppt.interconnects.packetizer import Packetizer
+    from ppt.interconnects.networks.packetizer import Packetizer
     packets = Packetizer(network_cfg.get("packet") or {}).count(nbytes)
     other = "use --network flow or analytic, which do not model single packets, or smaller messages"
     # with credits packets are made as buffers free up; with unbounded buffers all at once

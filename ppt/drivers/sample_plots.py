@@ -1,4 +1,4 @@
-"""Figures from a sample file (see :mod:`ppt.interconnects.sampling`), readable at any scale.
+"""Figures from a sample file (see :mod:`ppt.drivers.sampling`), readable at any scale.
 
 Nothing is drawn per link: utilization is summed per link class, queues per
 router group (or, without groups, per block of consecutive routers, at most
@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ppt.interconnects.latency import bucket_bounds_s
+from ppt.interconnects.networks.latency import bucket_bounds_s
 
 #: Rows of the occupancy heatmap at most.
 MAX_ROWS = 256

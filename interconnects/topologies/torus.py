@@ -27,7 +27,7 @@ from VC 0 to VC 1 of that ring):
   within one count a packet moves along one ring only, so the channel
   dependency graph is acyclic with ``2 n`` VCs.
 
-Link failures (``network.fail_*``, ``csrc/torus_failures.c``): a failed link
+Link failures (``network.fail_*``, ``core/torus_failures.c``): a failed link
 becomes an unused slot and every routing takes surviving links only, so every
 pair of routers the surviving links still join is served; pairs in different
 components are reported (:meth:`Torus.unroutable_pairs`) and refused.  Both
@@ -49,8 +49,8 @@ import numpy as np
 
 from ppt.config import field
 from ppt.errors import ConfigError
-from ppt.interconnects.registry import register
-from ppt.interconnects.topology import LinkClass, Topology, register_routing
+from ppt.interconnects.topologies.registry import register
+from ppt.interconnects.topologies.topology import LinkClass, Topology, register_routing
 
 _WHERE = "topology"
 
@@ -200,7 +200,7 @@ class Torus(Topology):
 
     def build_core_tables(self):
         """The ``ppt_torus_t`` the compiled routings read: the rings and every router's coordinates."""
-        from ppt.interconnects.packetcore import array, ffi
+        from ppt.interconnects.core import array, ffi
         rings = [d for d, k in enumerate(self.dims) if k > 1]
         if len(rings) > 8:
             raise ConfigError(f"{_WHERE}.dims: the packet core routes tori of at most 8 dimensions "
@@ -227,7 +227,7 @@ class Torus(Topology):
         self._core_keep = keep
         return t
 
-    # -- link failures (csrc/torus_failures.c) ----------------------------------------------------
+    # -- link failures (core/torus_failures.c) ----------------------------------------------------
 
     def with_failed_links(self, failed: np.ndarray, spec) -> "Torus":
         """A copy whose ``failed`` links are unused slots; its routings take surviving links only,
@@ -357,8 +357,8 @@ class Torus(Topology):
         return minimal + max(2 * minimal, 2 * int(self.escape_forest()[0].max()))
 
 
-# Routings (csrc/torus.c): dimension order with dateline VCs, and minimal adaptive with 2n VCs; with failed
-# links (csrc/torus_failures.c) each adds the VC pairs of a two-leg dimension-order detour and the escape VC.
+# Routings (core/torus.c): dimension order with dateline VCs, and minimal adaptive with 2n VCs; with failed
+# links (core/torus_failures.c) each adds the VC pairs of a two-leg dimension-order detour and the escape VC.
 register_routing(Torus, "dor", route="ppt_torus_dor_route", inject="ppt_torus_inject", aliases=("min",),
                  num_vcs=lambda torus: 2 if torus.failures is None else 5)
 register_routing(Torus, "adaptive", route="ppt_torus_adaptive_route", inject="ppt_torus_adaptive_inject", adaptive=True,

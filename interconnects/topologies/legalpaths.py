@@ -1,6 +1,6 @@
 """Legal paths of a grouped topology (dragonfly, Megafly, Aries) whose links have partly failed.
 
-The VC scheme of ``csrc/grouped.c`` cuts a path into phases: a phase holds
+The VC scheme of ``core/grouped.c`` cuts a path into phases: a phase holds
 at most ``L`` local hops (``L`` the fault-free local diameter, which fixes
 the VCs), a global hop ends a phase, and a routing has a budget of ``P``
 phases (MIN 2, VAL/UGAL 3, PAR 4).  A visit to a group with ``m`` local hops
@@ -11,7 +11,7 @@ Every routing falls back to MIN, so a router pair is served when it has a
 legal path within MIN's 2 phases: between groups, ``<= L`` local hops, one
 surviving global link, ``<= L`` local hops; inside a group, ``<= 2L`` local
 hops (the route changes phase at a router half-way).  Valiant candidates are
-used only where legal (``csrc/grouped_failures.c``).
+used only where legal (``core/grouped_failures.c``).
 
 The check answers for all pairs at once, per source group, from the
 per-router surviving local distances and the surviving global links: for a

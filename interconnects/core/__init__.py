@@ -1,4 +1,4 @@
-"""The compiled packet core: ``ffi`` and ``lib`` of the C extension, with a one-line error if it is missing.
+"""The compiled core (C through cffi): ``ffi`` and ``lib`` of the extension, with a one-line error if it is missing.
 
 Why C through cffi's API mode (and not Cython): the hot path is a few plain C
 files a network researcher can read beside the papers (one routing function
@@ -10,7 +10,7 @@ from __future__ import annotations
 from ppt.errors import ConfigError
 
 try:
-    from ppt.interconnects._packetcore import ffi, lib
+    from ppt.interconnects.core._packetcore import ffi, lib
 except ImportError as exc:  # pragma: no cover - only on a broken install
     raise ConfigError(f"PPT's compiled packet core is not built ({exc}); reinstall with 'pip install -e .' "
                       f"on a machine with a C compiler") from None

@@ -21,7 +21,7 @@ trunk always reaches one group (Aries bundles 4 blue ports per trunk):
   goes to group ``i - 1 - (j mod (g-1))``, arriving on trunk ``T-1-j``;
   needs ``(g-1)`` to divide ``T``.
 
-Routings (compiled in ``csrc/grouped.c``; random choices hash the seed, the packet and a salt):
+Routings (compiled in ``core/grouped.c``; random choices hash the seed, the packet and a salt):
 
 * ``min`` -- local hops to a router owning a global link to the destination
   group (its own link if it has one), the global hop, local hops to the
@@ -34,7 +34,7 @@ Routings (compiled in ``csrc/grouped.c``; random choices hash the seed, the pack
   the bytes its first port is committed to times its router hops ``H``:
   the port's queue plus, with credit flow control, what it has sent into the
   next router's buffer beyond what the link holds in flight (BookSim's used
-  credits; see ``csrc/ugal.c``).  MIN keeps a bias of ``b`` packets
+  credits; see ``core/ugal.c``).  MIN keeps a bias of ``b`` packets
   (``network.ugal_bias_packets``; 3 by default, BookSim's 30 flits; 24 on
   Aries): a candidate wins only if its cost is below
   ``(committed[min port] - b packets) * H_min``.  A candidate whose
@@ -63,10 +63,10 @@ import numpy as np
 
 from ppt.config import field
 from ppt.errors import ConfigError
-from ppt.interconnects.legalpaths import (FAR, hop_counts, legal_hops, legal_survey, local_distances,
+from ppt.interconnects.topologies.legalpaths import (FAR, hop_counts, legal_hops, legal_survey, local_distances,
                                          valiant_served)
-from ppt.interconnects.registry import register
-from ppt.interconnects.topology import LinkClass, Topology, register_routing
+from ppt.interconnects.topologies.registry import register
+from ppt.interconnects.topologies.topology import LinkClass, Topology, register_routing
 
 ARRANGEMENTS = ("consecutive", "palmtree")
 
@@ -208,7 +208,7 @@ class GroupedTopology(Topology):
     def router_groups(self) -> np.ndarray:
         return np.arange(self.num_routers) // self.routers_per_group
 
-    # -- link failures (legalpaths.py, csrc/grouped_failures.c) ---------------
+    # -- link failures (legalpaths.py, core/grouped_failures.c) ---------------
 
     #: Surviving local hops ``[router, v]`` to router ``v`` of its group; None without failures.
     router_distance = None
@@ -222,7 +222,7 @@ class GroupedTopology(Topology):
         return out
 
     def legal_survey(self) -> tuple[np.ndarray, int]:
-        """:func:`~ppt.interconnects.legalpaths.legal_survey`, computed once."""
+        """:func:`~ppt.interconnects.topologies.legalpaths.legal_survey`, computed once."""
         survey = self.__dict__.get("_legal_survey")
         if survey is None:
             survey = self._legal_survey = legal_survey(self)
@@ -237,14 +237,14 @@ class GroupedTopology(Topology):
         return pairs
 
     def legal_hops(self, spec=None) -> np.ndarray:
-        """Hops of the shortest legal MIN path per router pair (:func:`~ppt.interconnects.legalpaths.legal_hops`)."""
+        """Hops of the shortest legal MIN path per router pair (:func:`~ppt.interconnects.topologies.legalpaths.legal_hops`)."""
         if self.failures is None:
             return super().legal_hops(spec)
         return legal_hops(self, spec is not None and spec.valiant)
 
     def build_core_tables(self):
         """The ``ppt_grouped_t`` the compiled routings read."""
-        from ppt.interconnects.packetcore import array, ffi
+        from ppt.interconnects.core import array, ffi
         t = ffi.new("ppt_grouped_t *")
         t.a, t.g, t.L = self.routers_per_group, self.num_groups, self.local_diameter
         t.local_valiant = self.local_valiant
@@ -386,7 +386,7 @@ class DragonflyTopology(GroupedTopology):
         return cls(**sizes, **local_global_node_fields(cfg))
 
 
-# -- routing (csrc/grouped.c): phase x local-hop VCs, L per phase ---------------------------
+# -- routing (core/grouped.c): phase x local-hop VCs, L per phase ---------------------------
 
 def _vcs(phases: int):
     return lambda topology: phases * topology.local_diameter

@@ -31,8 +31,8 @@ from pathlib import Path
 import numpy as np
 
 from ppt.errors import ConfigError, PPTError
-from ppt.interconnects.latency import Latencies
-from ppt.interconnects.packetcore import ffi, lib
+from ppt.interconnects.networks.latency import Latencies
+from ppt.interconnects.core import ffi, lib
 
 #: Version of the sample file layout; ``ppt plot`` refuses other versions.
 VERSION = 1
@@ -82,7 +82,7 @@ class ColumnWriter:
 
 
 class Sampler:
-    """Samples a :class:`~ppt.interconnects.packetnet.PacketNetwork` every ``period_s`` into ``path``."""
+    """Samples a :class:`~ppt.interconnects.networks.packetnet.PacketNetwork` every ``period_s`` into ``path``."""
 
     def __init__(self, path: str, period_s: float, level: str = "port", system: str = ""):
         if not (0.0 < period_s < math.inf):
@@ -99,7 +99,7 @@ class Sampler:
 
     def attach(self, net, sim) -> None:
         """Start sampling ``net`` (built in ``sim``); the first sample is due at ``period_s``."""
-        from ppt.interconnects.packetnet import PacketNetwork
+        from ppt.interconnects.networks.packetnet import PacketNetwork
         if not isinstance(net, PacketNetwork):
             raise ConfigError("sampling (--sample-every) needs the packet network; drop --network or use "
                               "--network packet")

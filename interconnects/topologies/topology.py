@@ -2,7 +2,7 @@
 
 A :class:`Topology` is pure data (numpy arrays), built once, shared by every
 simulation rank; it holds no simulation state.  The packet-level network
-(:mod:`ppt.interconnects.packetnet`) hands its tables to the compiled core.
+(:mod:`ppt.interconnects.networks.packetnet`) hands its tables to the compiled core.
 
 Conventions (every topology follows them):
 
@@ -14,7 +14,7 @@ Conventions (every topology follows them):
 * ``port_class[r, p]`` indexes ``link_classes`` (``-1`` for an unused slot).
   Links are full duplex; ``bandwidth_Bps`` is per direction.
 * Node ``n`` hangs off port ``node_port[n]`` of router ``node_router[n]``.
-* Routings are compiled (``csrc/``, one C function per topology and
+* Routings are compiled (``core/``, one C function per topology and
   algorithm) and registered with :func:`register_routing` beside the
   topology; their random choices hash (seed, packet uid, salt), so serial and
   parallel runs of one model take exactly the same paths.
@@ -90,7 +90,7 @@ class RoutingSpec:
     """A routing algorithm of one topology family, compiled in the packet core.
 
     ``route`` and ``inject`` name the C functions (``ppt_route_fn`` and
-    ``ppt_inject_fn`` of ``csrc/core.h``); ``num_vcs`` is a count or a function
+    ``ppt_inject_fn`` of ``core/core.h``); ``num_vcs`` is a count or a function
     of the topology.  Its traits: ``options``, the keyword options
     :meth:`Topology.routing` accepts for it (of :data:`ROUTING_OPTIONS`; the
     others are refused); ``valiant``: its VCs also carry a Valiant path
@@ -146,7 +146,7 @@ class Routing:
     """
 
     def __init__(self, topology: "Topology", spec: RoutingSpec, seed: int = 0, **options):
-        from ppt.interconnects.packetcore import ffi, lib
+        from ppt.interconnects.core import ffi, lib
         unknown = sorted(set(options) - set(spec.options))
         if unknown:
             allowed = ", ".join(spec.options) or "none"
@@ -171,7 +171,7 @@ class Routing:
         self.c_sf = float(options.get("c_sf", topology.ugal_c_sf))
         c.candidates, c.c_sf = self.candidates, self.c_sf
         #: UGAL-type routings keep the minimal path until its queue exceeds a Valiant path's by this
-        #: many of the routed packet's sizes (csrc/ugal.c); other routings take no such option.
+        #: many of the routed packet's sizes (core/ugal.c); other routings take no such option.
         self.ugal_bias_packets = c.bias_packets = float(options.get("ugal_bias_packets", UGAL_BIAS_PACKETS))
         self._ffi = ffi
         self._vc = ffi.new("int32_t *")
@@ -266,7 +266,7 @@ class Topology:
 
     # -- optional capabilities: what a topology without them has, or a ConfigError naming what is missing
 
-    #: Independent router planes (:class:`~ppt.interconnects.planes.Planes` has several).
+    #: Independent router planes (:class:`~ppt.interconnects.topologies.planes.Planes` has several).
     planes = 1
     #: Slim Fly UGAL's scale of a Valiant path's cost (c_SF): no scaling elsewhere.
     ugal_c_sf = 1.0
@@ -286,7 +286,7 @@ class Topology:
 
     # -- link failures (see failures.py) --------------------------------------
 
-    #: The failure map applied (a :class:`~ppt.interconnects.failures.FailureSpec`), None if every link works.
+    #: The failure map applied (a :class:`~ppt.interconnects.topologies.failures.FailureSpec`), None if every link works.
     failures = None
     #: ``(router, port)`` of one end of each failed link (:meth:`without_links`); none by default.
     failed_links = np.zeros((0, 2), dtype=np.int64)
@@ -334,7 +334,7 @@ class Topology:
         legally from router x to router y over surviving links, ``DETOUR`` where only a Valiant
         path is legal, ``FAR`` where none is (see ``legalpaths.py``).  This default knows legality
         only: 0 for every pair with a legal minimal path; grouped topologies count hops."""
-        from ppt.interconnects.legalpaths import DETOUR, FAR
+        from ppt.interconnects.topologies.legalpaths import DETOUR, FAR
         hops = np.zeros((self.num_routers, self.num_routers), dtype=np.int32)
         for pairs, value in ((self.unroutable_pairs(), DETOUR), (self.unroutable_pairs(spec), FAR)):
             hops[pairs[:, 0], pairs[:, 1]] = value

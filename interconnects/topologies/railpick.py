@@ -3,7 +3,7 @@
 A multirail NIC with a static failure map knows, for every destination, which
 of its planes still has a legal path and how long the shortest one is.
 :func:`plane_hops` builds that knowledge once, before a run, as one table the
-packet core reads (``ppt_net_set_plane_hops`` in ``csrc/net.h``): for every
+packet core reads (``ppt_net_set_plane_hops`` in ``core/net.h``): for every
 (source router, destination router) pair of the base topology and every plane,
 the router hops of the plane's shortest legal path for the routing
 (:meth:`Topology.legal_hops`), ``DETOUR`` where only a Valiant path is legal,
@@ -18,7 +18,7 @@ from __future__ import annotations
 import numpy as np
 
 from ppt.errors import ConfigError
-from ppt.interconnects.legalpaths import DETOUR as DETOUR_HOPS, FAR
+from ppt.interconnects.topologies.legalpaths import DETOUR as DETOUR_HOPS, FAR
 
 #: Table value of a plane that serves a pair only by a Valiant detour (the core's PPT_PLANE_DETOUR).
 DETOUR = 254

@@ -44,7 +44,7 @@ def network_kinds() -> list[str]:
 
 def build_network(kind: str, machine) -> "Network":
     """A fresh network of ``kind`` for ``machine`` (networks hold per-run state)."""
-    from ppt.interconnects.nodememory import NodeMemory
+    from ppt.interconnects.networks.nodememory import NodeMemory
     _load()
     try:
         cls = NETWORKS[kind]
@@ -60,9 +60,9 @@ def build_network(kind: str, machine) -> "Network":
 
 
 def _load() -> None:
-    import ppt.interconnects.analytic  # noqa: F401  (each module registers its kind)
-    import ppt.interconnects.flownet  # noqa: F401
-    import ppt.interconnects.packetnet  # noqa: F401
+    import ppt.interconnects.networks.analytic  # noqa: F401  (each module registers its kind)
+    import ppt.interconnects.networks.flownet  # noqa: F401
+    import ppt.interconnects.networks.packetnet  # noqa: F401
 
 
 class Nic(Entity):
@@ -132,11 +132,11 @@ class Network:
 
     @property
     def node_memory(self):
-        """The model of same-node messages (:mod:`ppt.interconnects.nodememory`) every NIC hands them to:
+        """The model of same-node messages (:mod:`ppt.interconnects.networks.nodememory`) every NIC hands them to:
         the machine's (set by :func:`build_network`), or by default the injection bandwidth shared."""
         memory = self.__dict__.get("_node_memory")
         if memory is None:
-            from ppt.interconnects.nodememory import DEFAULT_LATENCY_S, NodeMemory
+            from ppt.interconnects.networks.nodememory import DEFAULT_LATENCY_S, NodeMemory
             memory = self._node_memory = NodeMemory(self.injection_bandwidth_Bps, DEFAULT_LATENCY_S)
         return memory
 

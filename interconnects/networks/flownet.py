@@ -12,7 +12,7 @@ the flows crossing it still have to move (the earlier chunks' included): the
 committed bytes UGAL-L weighs against a path's hops.  A message's bytes on
 the wire (payload plus the preset's packet headers) move at the max-min fair
 rate of those resources, recomputed when any flow sharing them starts or ends
-(:mod:`ppt.interconnects.fairshare`).  Messages keep the order the packet
+(:mod:`ppt.interconnects.networks.fairshare`).  Messages keep the order the packet
 network's FIFOs give them: where it has credit flow control (the preset sets
 ``network.buffer_B`` or ``vc_buffer_B``), a NIC whose message cannot advance
 is held by back-pressure, so a node's messages move one at a time, in the
@@ -42,11 +42,11 @@ import numpy as np
 from ppt.config import field
 from ppt.engine import Entity
 from ppt.errors import ConfigError
-from ppt.interconnects.fairshare import FairShare
-from ppt.interconnects.network import Network, Nic, register_network
-from ppt.interconnects.packetcore import array, ffi, lib
-from ppt.interconnects.packetizer import Packetizer
-from ppt.interconnects.packetnet import PacketNetwork, _vc_capacity_B, cut_through
+from ppt.interconnects.networks.fairshare import FairShare
+from ppt.interconnects.networks.network import Network, Nic, register_network
+from ppt.interconnects.core import array, ffi, lib
+from ppt.interconnects.networks.packetizer import Packetizer
+from ppt.interconnects.networks.packetnet import PacketNetwork, _vc_capacity_B, cut_through
 
 
 #: Packets whose routes a flow's path is sampled from (its distinct routes share the flow's bytes).
@@ -245,7 +245,7 @@ class FlowNetwork(Network):
                               f"to node {dst}")
 
     def _capacities_Bps(self) -> np.ndarray:
-        """Capacity of every resource (bytes/s), numbered as ``csrc/flowroute.h`` says: each node's
+        """Capacity of every resource (bytes/s), numbered as ``core/flowroute.h`` says: each node's
         injection, then every router port (a port to a node also bounded by that node's NIC)."""
         topo = self.topo
         bandwidth = np.array([c.bandwidth_Bps for c in topo.link_classes])

@@ -37,7 +37,7 @@ routing takes legal paths only: each minimal leg at most 2 surviving hops, so
 the hop-indexed VCs still suffice (MIN one leg, VAL and UGAL two legs through an
 intermediate both legs reach so).  A pair over 2 surviving hops apart has no
 legal MIN path; VAL and UGAL take a Valiant path there
-(``csrc/slimfly_failures.c``).
+(``core/slimfly_failures.c``).
 """
 from __future__ import annotations
 
@@ -45,9 +45,9 @@ import numpy as np
 
 from ppt.config import field
 from ppt.errors import ConfigError
-from ppt.interconnects.hopreach import missing, share_any, within_two
-from ppt.interconnects.registry import register
-from ppt.interconnects.topology import Topology, register_routing, switch_and_terminal, switch_link_fields
+from ppt.interconnects.topologies.hopreach import missing, share_any, within_two
+from ppt.interconnects.topologies.registry import register
+from ppt.interconnects.topologies.topology import Topology, register_routing, switch_and_terminal, switch_link_fields
 
 NETWORK_LINK, TERMINAL_LINK = 0, 1
 
@@ -176,7 +176,7 @@ class SlimFly(Topology):
 
     def build_core_tables(self):
         """The ``ppt_slimfly_t`` the compiled routings read (field tables and generator indices)."""
-        from ppt.interconnects.packetcore import array, ffi
+        from ppt.interconnects.core import array, ffi
         fld = self.field
         t = ffi.new("ppt_slimfly_t *")
         t.q, t.p, t.h, t.num_routers = self.q, self.p, self.h, self.num_routers
@@ -193,7 +193,7 @@ class SlimFly(Topology):
         self._core_keep = keep
         return t
 
-    # -- link failures (hopreach.py, csrc/slimfly_failures.c) -----------------
+    # -- link failures (hopreach.py, core/slimfly_failures.c) -----------------
 
     def with_failed_links(self, failed: np.ndarray, spec) -> "SlimFly":
         """A copy whose ``failed`` links are unused slots; its routings take legs of at most
@@ -202,7 +202,7 @@ class SlimFly(Topology):
 
     def legal_reach(self) -> np.ndarray:
         """Bitsets of the routers within 2 surviving hops of each router
-        (:func:`~ppt.interconnects.hopreach.within_two`), computed once."""
+        (:func:`~ppt.interconnects.topologies.hopreach.within_two`), computed once."""
         reach = self.__dict__.get("_legal_survey")
         if reach is None:
             reach = self._legal_survey = within_two(self)
@@ -230,7 +230,7 @@ class SlimFly(Topology):
 
     def min_step(self, r: int, t: int) -> tuple[int, int]:
         """(first output port, router hops) of the minimal path from router r to router t != r (compiled)."""
-        from ppt.interconnects.packetcore import ffi, lib
+        from ppt.interconnects.core import ffi, lib
         hops = ffi.new("int32_t *")
         port = lib.ppt_slimfly_min_step(self.core_tables(), r, t, hops)
         return port, hops[0]
@@ -268,7 +268,7 @@ class SlimFly(Topology):
         return 2
 
 
-# Routings (csrc/slimfly.c): hop-indexed VCs, VC i on router hop i.
+# Routings (core/slimfly.c): hop-indexed VCs, VC i on router hop i.
 register_routing(SlimFly, "min", route="ppt_slimfly_min_route", num_vcs=2)
 register_routing(SlimFly, "val", route="ppt_slimfly_val_route", inject="ppt_slimfly_val_inject", num_vcs=4,
                  valiant=True)

@@ -6,7 +6,7 @@ Topology for Scaling Datacenters", HiPINEB 2017.  A group is a complete
 bipartite graph of ``leaves`` leaf routers, which carry the nodes, and
 ``spines`` spine routers, which own the global links; groups are joined as in
 the dragonfly (the ``consecutive`` and ``palmtree`` arrangements of
-:mod:`ppt.interconnects.dragonfly`, over the spines' global ports in order).
+:mod:`ppt.interconnects.topologies.dragonfly`, over the spines' global ports in order).
 
 Router ``r`` is local router ``r % (leaves + spines)`` of group
 ``r // (leaves + spines)``; local routers ``0 .. leaves-1`` are the leaves (as
@@ -38,10 +38,10 @@ from __future__ import annotations
 import numpy as np
 
 from ppt.config import field
-from ppt.interconnects.dragonfly import (GroupedTopology, check_arrangement, check_group_limit, check_num_nodes,
+from ppt.interconnects.topologies.dragonfly import (GroupedTopology, check_arrangement, check_group_limit, check_num_nodes,
                                          local_global_node_fields)
-from ppt.interconnects.registry import register
-from ppt.interconnects.topology import LinkClass
+from ppt.interconnects.topologies.registry import register
+from ppt.interconnects.topologies.topology import LinkClass
 
 
 def leaf_spine_ports(leaves: int, spines: int) -> tuple[np.ndarray, np.ndarray]:

@@ -23,8 +23,8 @@ import numpy as np
 
 from ppt.config import field
 from ppt.errors import ConfigError
-from ppt.interconnects import railpick
-from ppt.interconnects.topology import Routing, Topology
+from ppt.interconnects.topologies import railpick
+from ppt.interconnects.topologies.topology import Routing, Topology
 
 #: ``network.rail_policy`` values, in the order of the core's PPT_RAIL_* constants.
 RAIL_POLICIES = ("random", "round-robin", "congestion", "dedicated", "shortest")
@@ -124,7 +124,7 @@ class Planes(Topology):
 
     def plane_hops(self, name: str):
         """Per router pair and plane, the hops of the plane's shortest legal path for routing
-        ``name`` (:func:`~ppt.interconnects.railpick.plane_hops`, computed once per routing), or
+        ``name`` (:func:`~ppt.interconnects.topologies.railpick.plane_hops`, computed once per routing), or
         None where every plane is the same topology (no failures, or a file's failures in every
         plane).  A ConfigError if some pair has no legal path in any plane."""
         if all(t is self.base for t in self.plane_topologies):
@@ -160,7 +160,7 @@ class Planes(Topology):
 def _plane_copy(base: Topology, plane: int) -> Topology:
     """Plane ``plane`` of a network whose plane 0 is ``base``: its own draw of base's random
     failure map, or base itself (no failures, or a file's links, which fail in every plane)."""
-    from ppt.interconnects.failures import apply_failures
+    from ppt.interconnects.topologies.failures import apply_failures
     spec = base.failures
     if spec is None or spec.file is not None:
         return base
@@ -170,7 +170,7 @@ def _plane_copy(base: Topology, plane: int) -> Topology:
 def check_planes(topology: Topology, planes: int) -> None:
     """ConfigError, before any plane is made, when ``planes`` copies of ``topology`` do not fit in this
     machine's memory (the topology size guard's estimate, per plane)."""
-    from ppt.interconnects.registry import BYTES_PER_PORT, _available_bytes
+    from ppt.interconnects.topologies.registry import BYTES_PER_PORT, _available_bytes
     need = int(topology.num_routers) * int(topology.radix) * planes * BYTES_PER_PORT
     available = _available_bytes()
     if planes > 1 and available and need > available:

@@ -38,10 +38,10 @@ import numpy as np
 
 from ppt.config import field
 from ppt.errors import ConfigError
-from ppt.interconnects.dragonfly import (GroupedTopology, check_group_limit, complete_graph_ports,
+from ppt.interconnects.topologies.dragonfly import (GroupedTopology, check_group_limit, complete_graph_ports,
                                          link_class)
-from ppt.interconnects.registry import register
-from ppt.interconnects.topology import LinkClass
+from ppt.interconnects.topologies.registry import register
+from ppt.interconnects.topologies.topology import LinkClass
 
 CHASSIS_PER_GROUP = 6
 BLADES_PER_CHASSIS = 16

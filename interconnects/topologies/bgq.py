@@ -4,7 +4,7 @@ The router is on the compute chip: one node per router, ten torus links (one
 per direction in each of A, B, C, D, E) and the E dimension always 2 wide
 (inside a compute card), so the two E neighbours are joined by both their +E and
 -E links.  Routing, ports and VCs are those of
-:class:`~ppt.interconnects.torus.Torus`.  Packetization (32-byte header = 12 B
+:class:`~ppt.interconnects.topologies.torus.Torus`.  Packetization (32-byte header = 12 B
 network + 20 B messaging unit, payload in 32-byte chunks up to 512 bytes) is
 data in the presets' ``network.packet`` section, and so is the timing: the
 routers cut through (``network.cut_through``) and the message unit's
@@ -14,8 +14,8 @@ charged at each end), apart from the MPI software overheads (``mpi``).
 from __future__ import annotations
 
 from ppt.errors import ConfigError
-from ppt.interconnects.registry import register
-from ppt.interconnects.torus import Torus
+from ppt.interconnects.topologies.registry import register
+from ppt.interconnects.topologies.torus import Torus
 
 E_SIZE = 2
 

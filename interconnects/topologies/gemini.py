@@ -4,13 +4,13 @@ One Gemini router serves two compute nodes.  Its ten torus links run two per
 direction in X and Z and one per direction in Y (Kerbyson et al., ICPADS 2012:
 eight YARC ports each for +-X and +-Z, four for +-Y), so X and Z carry twice the
 bandwidth of Y per direction.  Routing, ports and VCs are those of
-:class:`~ppt.interconnects.torus.Torus`; ``link_bandwidth_Bps`` is per link.
+:class:`~ppt.interconnects.topologies.torus.Torus`; ``link_bandwidth_Bps`` is per link.
 """
 from __future__ import annotations
 
 from ppt.errors import ConfigError
-from ppt.interconnects.registry import register
-from ppt.interconnects.torus import Torus
+from ppt.interconnects.topologies.registry import register
+from ppt.interconnects.topologies.torus import Torus
 
 
 @register

@@ -12,8 +12,8 @@ import numpy as np
 
 from ppt.errors import ConfigError
 from ppt.config import field
-from ppt.interconnects.network import Network, Nic, register_network
-from ppt.interconnects.nodememory import NodeMemory
+from ppt.interconnects.networks.network import Network, Nic, register_network
+from ppt.interconnects.networks.nodememory import NodeMemory
 
 
 #: Packets whose routes make a node pair's path (see routes_Bps), as the flow network samples 16.
@@ -85,8 +85,8 @@ class AnalyticNetwork(Network):
         (both NICs, every link latency and router delay, as in the packet model) and the bandwidth
         of its slowest part (either NIC, either node link, every router-to-router link it crosses),
         which carries the message's bytes on the wire (payload and packet headers)."""
-        from ppt.interconnects.packetizer import Packetizer
-        from ppt.interconnects.topology import channels
+        from ppt.interconnects.networks.packetizer import Packetizer
+        from ppt.interconnects.topologies.topology import channels
         topo, net = machine.topology, machine.preset["network"]
         links = topo.network_classes()
         link_latency = min((c.latency_s for c in links), default=0.0)

@@ -1,4 +1,4 @@
-"""The packet-level network of every topology, run by the compiled core (``csrc/net.c``).
+"""The packet-level network of every topology, run by the compiled core (``core/net.c``).
 
 Python keeps what Python is good at: it reads the preset, hands the
 topology's tables to the core, and owns one :class:`PacketNic` entity per
@@ -7,7 +7,7 @@ time (:meth:`PacketCore.send`); the core runs its own event queue (routers,
 ports, credits, NIC packetization and reassembly) and stops at each event
 Python must see -- a message delivered, or its last byte sent -- which the
 engine then runs at its exact time.  Python pays per message, never per
-packet or hop.  Timing and flow control are documented in ``csrc/net.c``.
+packet or hop.  Timing and flow control are documented in ``core/net.c``.
 
 Ordering with the engine: at one simulated time, the engine's own events run
 before the core's (the core's wake-up key sorts after every entity key), and
@@ -29,14 +29,14 @@ import numpy as np
 from ppt.config import field
 from ppt.engine.core import PROGRESS_MASK
 from ppt.errors import ConfigError
-from ppt.interconnects import latency
-from ppt.interconnects.latency import Latencies
-from ppt.interconnects.links import link_report, local_load
-from ppt.interconnects.network import Network, Nic, register_network
-from ppt.interconnects.packetcore import ffi, lib
-from ppt.interconnects.packetizer import Packetizer
-from ppt.interconnects.planes import RailPolicy, fabric
-from ppt.interconnects.stats import merge_network_stats
+from ppt.interconnects.networks import latency
+from ppt.interconnects.networks.latency import Latencies
+from ppt.interconnects.networks.links import link_report, local_load
+from ppt.interconnects.networks.network import Network, Nic, register_network
+from ppt.interconnects.core import ffi, lib
+from ppt.interconnects.networks.packetizer import Packetizer
+from ppt.interconnects.topologies.planes import RailPolicy, fabric
+from ppt.interconnects.networks.stats import merge_network_stats
 
 INFINITY = math.inf
 #: Core events run per engine wake-up at most (progress reports come between them).
@@ -299,12 +299,12 @@ class PacketNetwork(Network):
     def __init__(self, topology, cfg: dict, seed: int = 0, routing: str | None = None):
         #: Rails per NIC (one per plane) and how NICs spread messages over them.
         self.rails = RailPolicy.from_cfg(cfg)
-        #: The fabric the core runs: ``topology`` itself, or its planes (interconnects/planes.py).
+        #: The fabric the core runs: ``topology`` itself, or its planes (interconnects/topologies/planes.py).
         self.topo = topology = fabric(topology, self.rails.planes)
         #: PPT_RAIL_DEDICATED: plane of every node (None: plane 0); see set_node_planes.
         self.node_planes = None
         name = routing or field(cfg, "routing", "network", str, default="min")
-        # routing options of the network section (UGAL's bias, csrc/ugal.c): one no routing here takes is refused
+        # routing options of the network section (UGAL's bias, core/ugal.c): one no routing here takes is refused
         options = topology.network_options(name, cfg)
         self.routing = topology.routing(name, seed=seed, **options)
         #: Routings over the own tables of planes 1, 2, ... whose links failed apart from plane 0's.
@@ -322,7 +322,7 @@ class PacketNetwork(Network):
         self.packetizer = Packetizer(field(cfg, "packet", "network", dict))
         self.vc_capacity_B = _vc_capacity_B(cfg, self.num_vcs, self.packetizer.size(self.packetizer.max_payload_B))
         #: Routers forward a packet once its header is in (virtual cut-through), else once it is whole
-        #: (store-and-forward); timing in csrc/net.c.
+        #: (store-and-forward); timing in core/net.c.
         self.cut_through = cut_through(cfg)
         self.nic_bandwidth_Bps = field(cfg, "nic_bandwidth_Bps", "network", float, positive=True)
         self.nic_latency_s = field(cfg, "nic_latency_s", "network", float, default=0.0, nonnegative=True)
@@ -359,7 +359,7 @@ class PacketNetwork(Network):
 
     def block_first_router(self, k: int, size: int) -> int:
         """First router of simulation rank ``k``'s block of ``size``: whole sets of a router's planes
-        (as ``block_first_router`` in ``csrc/net.c``)."""
+        (as ``block_first_router`` in ``core/net.c``)."""
         planes = self.rails.planes
         return k * (self.topo.num_routers // planes) // size * planes
 

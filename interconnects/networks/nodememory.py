@@ -3,7 +3,7 @@
 A message between two ranks of one node is a copy through shared memory: it
 takes ``latency_s`` plus its bytes at its share of the node's copy bandwidth,
 ``bandwidth_Bps`` split max-min fairly (here: equally) among the copies in
-progress on that node (:mod:`ppt.interconnects.fairshare`).  Every network
+progress on that node (:mod:`ppt.interconnects.networks.fairshare`).  Every network
 kind hands its same-node messages to this model.
 """
 from __future__ import annotations
@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 
 from ppt.errors import ConfigError
-from ppt.interconnects.fairshare import FairShare
+from ppt.interconnects.networks.fairshare import FairShare
 
 
 #: The processor preset field with the node's copy bandwidth (STREAM Copy: bytes read + bytes written per
