@@ -1,4 +1,4 @@
-"""The compiled packet core is built by cffi at install time (see interconnects/csrc/build.py)."""
+"""The compiled packet core is built by cffi at install time (see interconnects/core/build.py)."""
 from setuptools import setup
 
-setup(cffi_modules=["interconnects/csrc/build.py:ffibuilder"])
+setup(cffi_modules=["interconnects/core/build.py:ffibuilder"])

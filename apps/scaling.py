@@ -97,10 +97,10 @@ def check_cores(machine, cores_list) -> list[int]:
 
 def packet_hops(machine, study: int, cores_list, iterations: int = DEFAULT_ITERATIONS, npey: int | None = None,
                 npez: int | None = None):
-    """Estimated traffic (:class:`~ppt.interconnects.autochoice.Estimate`) of the whole study on
+    """Estimated traffic (:class:`~ppt.drivers.autochoice.Estimate`) of the whole study on
     ``machine``'s packet network (sweep messages between nodes, ranks placed as :meth:`SNAPSim.run`
     places them), for ``--network auto``."""
-    from ppt.interconnects.autochoice import Estimate, Estimator
+    from ppt.drivers.autochoice import Estimate, Estimator
     from ppt.mpi.mapping import map_ranks
     total = Estimate()
     for cores in check_cores(machine, cores_list):

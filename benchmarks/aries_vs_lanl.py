@@ -11,7 +11,7 @@ from __future__ import annotations
 import time
 
 from ppt.hardware.systems import load_system
-from ppt.interconnects.survey import latency_survey
+from ppt.drivers.survey import latency_survey
 from ppt.machine import Machine
 
 LANL_SURVEY_S = 11.1

@@ -25,7 +25,7 @@ def peak_rss_MB() -> float:
 def measure(name: str) -> dict:
     """Build preset ``name`` here and report its figures (run in a child process)."""
     from ppt.hardware.systems import load_system
-    from ppt.interconnects.registry import build_topology, load_all
+    from ppt.interconnects.topologies.registry import build_topology, load_all
     load_all()                                 # imports precede the memory baseline
 
     cfg = load_system(name)

@@ -15,7 +15,7 @@ import argparse
 import random
 
 from ppt.hardware.systems import load_system
-from ppt.interconnects.packetnet import PacketNetwork
+from ppt.interconnects.networks.packetnet import PacketNetwork
 from ppt.machine import Machine
 
 COUNTS = [500, 1000, 2000, 4000, 8000]

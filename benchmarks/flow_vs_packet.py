@@ -19,7 +19,7 @@ import time
 
 from ppt.apps.microbench import collective_timing, pingpong
 from ppt.hardware.systems import load_system
-from ppt.interconnects.flownet import FlowNetwork
+from ppt.interconnects.networks.flownet import FlowNetwork
 from ppt.machine import Machine
 
 PINGPONG_SIZES = [8, 1 << 10, 1 << 16, 1 << 20, 1 << 22]

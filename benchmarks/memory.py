@@ -14,7 +14,7 @@ import argparse
 import resource
 
 from ppt.hardware.systems import load_system
-from ppt.interconnects.registry import build_topology
+from ppt.interconnects.topologies.registry import build_topology
 
 
 def peak_B() -> int:
@@ -27,8 +27,8 @@ def main() -> None:
     parser.add_argument("--load", type=float, default=0.1)
     parser.add_argument("--time", type=float, default=1e-6, help="simulated seconds of traffic (default 1e-6)")
     args = parser.parse_args()
-    from ppt.interconnects.packetnet import PacketNetwork
-    from ppt.interconnects.traffic import TrafficGenerator
+    from ppt.interconnects.networks.packetnet import PacketNetwork
+    from ppt.drivers.traffic import TrafficGenerator
     phases = [("imported", peak_B())]
     preset = load_system(args.system)
     topo = build_topology(preset["topology"])

@@ -9,7 +9,7 @@ from __future__ import annotations
 import argparse
 import time
 
-from ppt.interconnects.analytic import AnalyticNetwork
+from ppt.interconnects.networks.analytic import AnalyticNetwork
 from ppt.mpi import MPIJob
 
 RANKS_PER_NODE = 16

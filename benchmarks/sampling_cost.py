@@ -15,8 +15,8 @@ import tempfile
 import time
 
 from ppt.hardware.systems import load_system
-from ppt.interconnects.sampling import Sampler
-from ppt.interconnects.traffic import run_traffic
+from ppt.drivers.sampling import Sampler
+from ppt.drivers.traffic import run_traffic
 from ppt.machine import Machine
 
 

@@ -3,7 +3,7 @@
 What PPT predicts for a ping-pong between two ranks of one node
 ---------------------------------------------------------------
 A same-node message is a copy through the node's memory
-(:mod:`ppt.interconnects.nodememory`): ``shm_latency_s`` plus its bytes at
+(:mod:`ppt.interconnects.networks.nodememory`): ``shm_latency_s`` plus its bytes at
 half the processor's ``memory.copy_bandwidth_Bps`` (a copy reads and writes
 each byte).  The MPI layer (:mod:`ppt.mpi.p2p`) adds ``send_overhead_s`` on
 the sender and ``recv_overhead_s`` on the receiver, and sends messages above

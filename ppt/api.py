@@ -247,7 +247,7 @@ class Machine:
             get an empty result.
         """
         from ppt.cli.traffic import SPEED_FIELDS, check_measurement
-        from ppt.interconnects.traffic import run_traffic
+        from ppt.drivers.traffic import run_traffic
         began = perf_counter()
         check_measurement(types.SimpleNamespace(latency_factor=latency_factor, converge=converge, windows=windows,
                                                 early_stop=early_stop))

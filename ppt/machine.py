@@ -15,7 +15,7 @@ class Machine:
     """
 
     def __init__(self, preset: dict, network_kind: str = "packet", seed: int = 0):
-        from ppt.interconnects.network import network_kinds
+        from ppt.interconnects.networks.network import network_kinds
         if network_kind not in network_kinds():
             raise ConfigError(f"unknown network kind {network_kind!r}; choose one of: {', '.join(network_kinds())}")
         self.preset = preset
@@ -24,7 +24,7 @@ class Machine:
         self.seed = seed
         node = preset["node"]
         self.cores_per_node = field(node, "cores", "node", int, positive=True)
-        from ppt.interconnects.failures import FailureSpec
+        from ppt.interconnects.topologies.failures import FailureSpec
         #: The link failures of the preset's ``network.fail_*`` keys (checked here, before any run).
         self.failures = FailureSpec.from_config(preset.get("network") or {})
         from ppt.provenance import note_machine
@@ -33,8 +33,8 @@ class Machine:
     @cached_property
     def topology(self):
         """The preset's topology, without the links the failure map takes down."""
-        from ppt.interconnects.failures import apply_failures
-        from ppt.interconnects.registry import build_topology
+        from ppt.interconnects.topologies.failures import apply_failures
+        from ppt.interconnects.topologies.registry import build_topology
         return apply_failures(build_topology(self.preset["topology"]), self.failures)
 
     @cached_property
@@ -48,5 +48,5 @@ class Machine:
 
     def network(self):
         """A fresh network model of this machine's kind (networks hold per-run state)."""
-        from ppt.interconnects.network import build_network
+        from ppt.interconnects.networks.network import build_network
         return build_network(self.network_kind, self)

@@ -1,5 +1,5 @@
 """Shared helpers of the MPI tests: run a rank program on a small analytic network."""
-from ppt.interconnects.analytic import AnalyticNetwork
+from ppt.interconnects.networks.analytic import AnalyticNetwork
 from ppt.mpi import MPIJob
 from ppt.mpi.settings import MPISettings
 

@@ -2,7 +2,7 @@
 sampled over a failure map."""
 import random
 
-from ppt.interconnects.topology import Routing, channels
+from ppt.interconnects.topologies.topology import Routing, channels
 
 
 def assert_conserved(net, sim, least: int = 100) -> None:

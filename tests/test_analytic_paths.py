@@ -6,8 +6,8 @@ import pytest
 
 from ppt.config import preset_names
 from ppt.hardware.systems import SYSTEMS_DIR, load_system
-from ppt.interconnects.network import build_network
-from ppt.interconnects.topology import channels
+from ppt.interconnects.networks.network import build_network
+from ppt.interconnects.topologies.topology import channels
 from ppt.machine import Machine
 
 MESSAGE_B = 4 << 20

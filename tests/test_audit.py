@@ -75,8 +75,8 @@ def test_absurd_plane_counts_are_refused_up_front(monkeypatch):
     # within the bound, the memory estimate (the topology guard's, per plane) still applies
     from ppt.errors import ConfigError
     from ppt.hardware.systems import load_system
-    from ppt.interconnects import registry
-    from ppt.interconnects.planes import check_planes
+    from ppt.interconnects.topologies import registry
+    from ppt.interconnects.topologies.planes import check_planes
     from ppt.machine import Machine
     topology = Machine(load_system("fattree-4-3")).topology
     monkeypatch.setattr(registry, "_available_bytes", lambda: 20_000)   # 80 ports x 117 B a plane
@@ -123,7 +123,7 @@ def test_unwritable_or_full_destinations_are_one_line_and_leave_nothing(case, tm
         assert "No space left on device" in line and "--out" in line
         assert leftovers(folder / "sweep") == []
     elif case == "--samples full disk":
-        from ppt.interconnects import sampling
+        from ppt.drivers import sampling
         monkeypatch.setattr(sampling, "open", _full_disk_open(), raising=False)
         line = in_process(capsys, *TINY_TRAFFIC, "--sample-every", "1e-6", "--samples", folder / "s.npz")
         assert "--samples" in line and "No space left on device" in line
@@ -131,7 +131,7 @@ def test_unwritable_or_full_destinations_are_one_line_and_leave_nothing(case, tm
     else:
         samples = tmp_path / "s.npz"
         assert ppt(*TINY_TRAFFIC, "--sample-every", "1e-6", "--samples", samples).returncode == 0
-        from ppt.interconnects import sample_plots
+        from ppt.drivers import sample_plots
 
         def fills_the_disk(meta, arrays, prefix, scales=None):
             Path(f"{prefix}-utilization.png").write_bytes(b"\x89PNG")   # one figure whole, the next fails

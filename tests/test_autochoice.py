@@ -6,8 +6,8 @@ import pytest
 from ppt.apps.scaling import packet_hops, study_sim
 from ppt.cli.main import main
 from ppt.hardware.systems import load_system
-from ppt.interconnects import autochoice
-from ppt.interconnects.autochoice import PACKET_HOPS_PER_S, Estimate, Estimator, choose, trace_estimate
+from ppt.drivers import autochoice
+from ppt.drivers.autochoice import PACKET_HOPS_PER_S, Estimate, Estimator, choose, trace_estimate
 from ppt.machine import Machine
 from ppt.mpi.mapping import map_ranks
 from ppt.traces.dumpi import TraceSet
@@ -16,7 +16,7 @@ from shared_traces import MANIFEST, TRACES
 
 SMALL_TRACE = TRACES / MANIFEST["hpccg_n4"]["folder"]
 #: Messages per second of the MPI layer and packet-hops per second of the packet network measured on
-#: one machine (interconnects/autochoice.py): the test's cost scale, not this machine's wall time.
+#: one machine (ppt/drivers/autochoice.py): the test's cost scale, not this machine's wall time.
 MEASURED_MESSAGES_PER_S, MEASURED_PACKET_HOPS_PER_S = 3e4, 1.3e6
 
 

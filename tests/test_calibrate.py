@@ -101,7 +101,7 @@ def test_calibrated_preset_loads_by_name_from_the_user_folder(tmp_path, monkeypa
     assert preset["mpi"]["send_overhead_s"] == pytest.approx(0.5e-6, rel=0.02)
     assert preset["network"]["shm_latency_s"] == pytest.approx(0.5e-6, rel=0.02)
     from ppt.machine import Machine
-    from ppt.interconnects.nodememory import NodeMemory
+    from ppt.interconnects.networks.nodememory import NodeMemory
     machine = Machine(preset, "analytic")
     assert NodeMemory.from_machine(machine).bandwidth_Bps == pytest.approx(8e9, rel=1e-3)
     assert machine.node_model.cores == 2

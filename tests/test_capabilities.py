@@ -6,12 +6,12 @@ import sys
 import pytest
 
 from ppt.errors import ConfigError
-from ppt.interconnects.dragonfly import DragonflyTopology
-import ppt.interconnects.flownet as flownet
-from ppt.interconnects.planes import Planes
-from ppt.interconnects.registry import TOPOLOGIES, load_all
-from ppt.interconnects.topology import LinkClass, Topology, register_routing
-from ppt.interconnects.torus import Torus
+from ppt.interconnects.topologies.dragonfly import DragonflyTopology
+import ppt.interconnects.networks.flownet as flownet
+from ppt.interconnects.topologies.planes import Planes
+from ppt.interconnects.topologies.registry import TOPOLOGIES, load_all
+from ppt.interconnects.topologies.topology import LinkClass, Topology, register_routing
+from ppt.interconnects.topologies.torus import Torus
 
 TORUS = {"link_bandwidth_Bps": 4e9, "link_latency_s": 1e-7, "terminal_bandwidth_Bps": 8e9}
 SMALL_TORUS = ["traffic", "torus-16x16x16", "--set", "topology.dims=[4,4,4]", "--load", "0.1", "--warmup", "1e-7",

@@ -1,7 +1,7 @@
 """Every collective algorithm's ``cost`` (messages, bytes over all ranks) is what it sends when simulated."""
 import pytest
 
-from ppt.interconnects.analytic import AnalyticNetwork
+from ppt.interconnects.networks.analytic import AnalyticNetwork
 from ppt.mpi import MPIJob
 from ppt.mpi.collectives import ALGORITHMS, cost
 

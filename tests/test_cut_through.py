@@ -6,9 +6,9 @@ import pytest
 
 from ppt.engine.parallel import AUTO
 from ppt.errors import ConfigError
-from ppt.interconnects.packetnet import PacketNetwork
-from ppt.interconnects.torus import Torus
-from ppt.interconnects.traffic import TrafficGenerator
+from ppt.interconnects.networks.packetnet import PacketNetwork
+from ppt.interconnects.topologies.torus import Torus
+from ppt.drivers.traffic import TrafficGenerator
 from network_checks import assert_conserved
 
 LINK_BW, LINK_LAT, ROUTER = 1e9, 50e-9, 20e-9
@@ -39,7 +39,7 @@ def deliver_time(net, sim, src, dst, nbytes):
 @pytest.mark.parametrize("buffer_B", [None, 4096])
 @pytest.mark.parametrize("dst, hops", [(1, 1), (3, 3), (4, 4), (6, 2)])
 def cut_through_latency_s(wires, header_B, size_B):
-    """The rule implemented (csrc/net.c, forward() and router_arrive()): a packet of L bytes with an
+    """The rule implemented (core/net.c, forward() and router_arrive()): a packet of L bytes with an
     H-byte header crossing wires i = 0..n (NIC to router, router to router, router to NIC) of bandwidth
     b_i, each followed by d_i of link latency and router delay, arrives
 

@@ -8,10 +8,10 @@ import numpy as np
 import pytest
 
 from ppt.errors import ConfigError
-from ppt.interconnects.aries import AriesTopology
-from ppt.interconnects.dragonfly import DragonflyTopology
-from ppt.interconnects.registry import build_topology
-from ppt.interconnects.topology import LinkClass, Topology, channels, walk
+from ppt.interconnects.topologies.aries import AriesTopology
+from ppt.interconnects.topologies.dragonfly import DragonflyTopology
+from ppt.interconnects.topologies.registry import build_topology
+from ppt.interconnects.topologies.topology import LinkClass, Topology, channels, walk
 from ugal_checks import bias_decisions
 
 SYSTEMS = Path(__file__).resolve().parents[1] / "hardware" / "systems"
@@ -271,8 +271,8 @@ def test_preset_sets_the_ugal_bias_of_the_packet_network():
     flow backlogs with the default bias; a minimal routing takes the preset's bias without
     complaint (it has nothing to weigh)."""
     from ppt.hardware.systems import load_system
-    from ppt.interconnects.flownet import FlowNetwork
-    from ppt.interconnects.packetnet import PacketNetwork
+    from ppt.interconnects.networks.flownet import FlowNetwork
+    from ppt.interconnects.networks.packetnet import PacketNetwork
     from ppt.machine import Machine
     small = ["topology.p=2", "topology.a=4", "topology.h=2", "topology.g=9", "network.ugal_bias_packets=12.5"]
     machine = Machine(load_system("dragonfly-booksim", small + ["network.routing=ugal"]))
@@ -286,7 +286,7 @@ def test_ugal_is_about_as_fast_as_min_under_uniform_traffic():
     """Uniform random at 0.8 of injection bandwidth needs no detour: UGAL-L must stay close to
     MIN's latency (BookSim's UGAL-L stays within about 1.4x of its MIN)."""
     from ppt.hardware.systems import load_system
-    from ppt.interconnects.traffic import run_traffic
+    from ppt.drivers.traffic import run_traffic
     from ppt.machine import Machine
     machine = Machine(load_system("dragonfly-booksim", ["topology.p=2", "topology.a=4", "topology.h=2",
                                                          "topology.g=9"]))
@@ -298,7 +298,7 @@ def test_ugal_is_about_as_fast_as_min_under_uniform_traffic():
 @pytest.mark.parametrize("load", [0.5, 1.0])
 def test_ugal_accepts_at_least_valiants_load_under_worst_case_traffic(load):
     from ppt.hardware.systems import load_system
-    from ppt.interconnects.traffic import run_traffic
+    from ppt.drivers.traffic import run_traffic
     from ppt.machine import Machine
     machine = Machine(load_system("dragonfly-booksim", ["topology.p=2", "topology.a=4", "topology.h=2",
                                                          "topology.g=9"]))
@@ -315,7 +315,7 @@ def test_worst_case_traffic_meets_the_analytic_bounds():
     reaches its bound; packets counted in the 5 us window may have crossed links before it,
     hence the 1% above it."""
     from ppt.hardware.systems import load_system
-    from ppt.interconnects.traffic import run_traffic
+    from ppt.drivers.traffic import run_traffic
     from ppt.machine import Machine
     machine = Machine(load_system("dragonfly-booksim", ["topology.p=2", "topology.a=4", "topology.h=2",
                                                          "topology.g=9"]))

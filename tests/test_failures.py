@@ -9,12 +9,12 @@ import pytest
 
 from ppt.cli.main import main
 from ppt.errors import ConfigError
-from ppt.interconnects.aries import AriesTopology
-from ppt.interconnects.dragonfly import DragonflyTopology
-from ppt.interconnects.failures import FailureSpec, apply_failures, router_links
-from ppt.interconnects.packetnet import PacketNetwork
-from ppt.interconnects.topology import LinkClass, Routing, channels
-from ppt.interconnects.traffic import TrafficGenerator
+from ppt.interconnects.topologies.aries import AriesTopology
+from ppt.interconnects.topologies.dragonfly import DragonflyTopology
+from ppt.interconnects.topologies.failures import FailureSpec, apply_failures, router_links
+from ppt.interconnects.networks.packetnet import PacketNetwork
+from ppt.interconnects.topologies.topology import LinkClass, Routing, channels
+from ppt.drivers.traffic import TrafficGenerator
 from network_checks import assert_conserved, routed_samples
 
 LINK = LinkClass("link", 1e9, 1e-7)

@@ -8,10 +8,10 @@ import numpy as np
 import pytest
 
 from ppt.cli.main import main
-from ppt.interconnects.failures import FailureSpec, apply_failures
-from ppt.interconnects.fattree import FatTree
-from ppt.interconnects.slimfly import SlimFly
-from ppt.interconnects.topology import Routing, channels
+from ppt.interconnects.topologies.failures import FailureSpec, apply_failures
+from ppt.interconnects.topologies.fattree import FatTree
+from ppt.interconnects.topologies.slimfly import SlimFly
+from ppt.interconnects.topologies.topology import Routing, channels
 from network_checks import assert_conserved, routed_samples
 from test_failures import saturate
 

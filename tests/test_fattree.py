@@ -5,9 +5,9 @@ import pytest
 
 from ppt.errors import ConfigError
 from ppt.hardware.systems import load_system
-from ppt.interconnects.fattree import FatTree
-from ppt.interconnects.registry import build_topology
-from ppt.interconnects.topology import Topology, walk
+from ppt.interconnects.topologies.fattree import FatTree
+from ppt.interconnects.topologies.registry import build_topology
+from ppt.interconnects.topologies.topology import Topology, walk
 
 
 def tree(m, n, **kw):

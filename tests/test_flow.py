@@ -11,8 +11,8 @@ from ppt.cli.main import main
 from ppt.engine import Entity, Simulation
 from ppt.hardware.presets import read_processor_config
 from ppt.hardware.systems import load_system
-from ppt.interconnects.fairshare import FairShare
-from ppt.interconnects.topology import channels
+from ppt.interconnects.networks.fairshare import FairShare
+from ppt.interconnects.topologies.topology import channels
 from ppt.machine import Machine
 
 

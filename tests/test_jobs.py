@@ -8,8 +8,8 @@ import pytest
 from ppt.cli.main import main
 from ppt.errors import ConfigError
 from ppt.hardware.systems import load_system
-from ppt.interconnects.packetcore import ffi
-from ppt.interconnects.packetnet import PacketCore
+from ppt.interconnects.core import ffi
+from ppt.interconnects.networks.packetnet import PacketCore
 from ppt.jobs.allocation import allocate
 from ppt.jobs.joblist import read_job_list
 from ppt.machine import Machine

@@ -7,7 +7,7 @@ import pytest
 from ppt.apps.microbench import pingpong
 from ppt.cli.main import main
 from ppt.hardware.systems import load_system
-from ppt.interconnects.survey import latency_survey
+from ppt.drivers.survey import latency_survey
 from ppt.machine import Machine
 from ppt.mpi.settings import MPISettings
 

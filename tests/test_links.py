@@ -6,10 +6,10 @@ import pytest
 
 from ppt.cli.main import main
 from ppt.hardware.systems import load_system
-from ppt.interconnects.links import link_report, local_load
-from ppt.interconnects.packetnet import PacketNetwork
-from ppt.interconnects.torus import Torus
-from ppt.interconnects.traffic import TrafficGenerator, run_traffic
+from ppt.interconnects.networks.links import link_report, local_load
+from ppt.interconnects.networks.packetnet import PacketNetwork
+from ppt.interconnects.topologies.torus import Torus
+from ppt.drivers.traffic import TrafficGenerator, run_traffic
 from ppt.machine import Machine
 
 

@@ -7,12 +7,12 @@ import pytest
 
 from ppt.cli.main import main
 from ppt.errors import ConfigError
-from ppt.interconnects.megafly import MegaflyTopology
-from ppt.interconnects.packetnet import PacketNetwork
-from ppt.interconnects.registry import build_topology
-from ppt.interconnects.topology import LinkClass, Topology, channels, walk
+from ppt.interconnects.topologies.megafly import MegaflyTopology
+from ppt.interconnects.networks.packetnet import PacketNetwork
+from ppt.interconnects.topologies.registry import build_topology
+from ppt.interconnects.topologies.topology import LinkClass, Topology, channels, walk
 from network_checks import assert_conserved
-from ppt.interconnects.traffic import TrafficGenerator
+from ppt.drivers.traffic import TrafficGenerator
 from test_dragonfly import SYSTEMS, groups_visited, preset, random_pairs, trace
 
 LOCAL, GLOBAL, NODE = LinkClass("local", 2e9, 20e-9), LinkClass("global", 1e9, 150e-9), LinkClass("node", 4e9, 5e-9)
@@ -196,7 +196,7 @@ def test_ugal_beats_min_under_worst_case_traffic_within_its_bound():
     shared by the N nodes of a group; UGAL adds Valiant paths over the other s*h - direct global
     links (two global hops each), so it stays at most ((s*h - direct)/2 + direct)/N."""
     from ppt.hardware.systems import load_system
-    from ppt.interconnects.traffic import run_traffic
+    from ppt.drivers.traffic import run_traffic
     from ppt.machine import Machine
     leaves, spines, p, h, g = 4, 4, 4, 2, 5
     sizes = dict(leaves=leaves, spines=spines, nodes_per_leaf=p, global_per_spine=h, groups=g)

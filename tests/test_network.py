@@ -11,9 +11,9 @@ import pytest
 from ppt.cli.main import main
 from ppt.engine.parallel import AUTO
 from ppt.errors import ConfigError
-from ppt.interconnects.packetnet import PacketNetwork
-from ppt.interconnects.torus import Torus
-from ppt.interconnects.traffic import TrafficGenerator
+from ppt.interconnects.networks.packetnet import PacketNetwork
+from ppt.interconnects.topologies.torus import Torus
+from ppt.drivers.traffic import TrafficGenerator
 from ppt.provenance import comparable
 from network_checks import assert_conserved
 
@@ -81,7 +81,7 @@ def test_saturating_uniform_load_conserves_packets_and_drains_without_deadlock(d
     (10, 100_000, 1e-9, 3),             # sparse: empty epochs skipped, jumps into the overflow heap
 ])
 def test_the_core_event_queue_pops_in_time_and_key_order_as_a_binary_heap_does(depth, events, spread_s, far):
-    from ppt.interconnects.packetcore import lib
+    from ppt.interconnects.core import lib
     assert lib.ppt_queue_check(depth, events, spread_s, far, 7) == 0
 
 
@@ -99,7 +99,7 @@ def test_buffers_are_given_per_port_or_per_vc():
 
 def test_accepted_load_follows_offered_load_below_saturation():
     from ppt.hardware.systems import load_system
-    from ppt.interconnects.traffic import run_traffic
+    from ppt.drivers.traffic import run_traffic
     from ppt.machine import Machine
     machine = Machine(load_system("fattree-4-3"))
     result = run_traffic(machine, "ur", 0.3, warmup_s=20e-6, time_s=300e-6)

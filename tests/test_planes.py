@@ -5,11 +5,11 @@ import pytest
 
 from ppt.cli.main import main
 from ppt.errors import ConfigError
-from ppt.interconnects.packetcore import ffi, lib
-from ppt.interconnects.packetnet import PacketNetwork
-from ppt.interconnects.planes import Planes
-from ppt.interconnects.torus import Torus
-from ppt.interconnects.traffic import TrafficGenerator
+from ppt.interconnects.core import ffi, lib
+from ppt.interconnects.networks.packetnet import PacketNetwork
+from ppt.interconnects.topologies.planes import Planes
+from ppt.interconnects.topologies.torus import Torus
+from ppt.drivers.traffic import TrafficGenerator
 from network_checks import assert_conserved
 from test_network import LINK_BW, LINK_LAT, NIC_BW, NIC_LAT, ROUTER, TERM_BW, TERM_LAT
 
@@ -168,9 +168,9 @@ def test_networks_without_planes_refuse_them_rather_than_run_one(capsys, kind):
 
 
 def failed_dragonfly(share=0.2, seed=4):
-    from ppt.interconnects.dragonfly import DragonflyTopology
-    from ppt.interconnects.failures import FailureSpec, apply_failures
-    from ppt.interconnects.topology import LinkClass
+    from ppt.interconnects.topologies.dragonfly import DragonflyTopology
+    from ppt.interconnects.topologies.failures import FailureSpec, apply_failures
+    from ppt.interconnects.topologies.topology import LinkClass
     link = LinkClass("link", 1e9, 1e-7)
     intact = DragonflyTopology(2, 4, 2, 9, link, link, link, 0.0)
     return intact, apply_failures(intact, FailureSpec(share, "local", seed))

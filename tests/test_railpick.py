@@ -10,14 +10,14 @@ import pytest
 
 from ppt.cli.main import main
 from ppt.errors import ConfigError
-from ppt.interconnects.dragonfly import DragonflyTopology
-from ppt.interconnects.failures import FailureSpec, apply_failures
-from ppt.interconnects.megafly import MegaflyTopology
-from ppt.interconnects.packetnet import PacketNetwork
-from ppt.interconnects.planes import Planes
-from ppt.interconnects.railpick import DETOUR, NONE
-from ppt.interconnects.topology import LinkClass
-from ppt.interconnects.traffic import TrafficGenerator
+from ppt.interconnects.topologies.dragonfly import DragonflyTopology
+from ppt.interconnects.topologies.failures import FailureSpec, apply_failures
+from ppt.interconnects.topologies.megafly import MegaflyTopology
+from ppt.interconnects.networks.packetnet import PacketNetwork
+from ppt.interconnects.topologies.planes import Planes
+from ppt.interconnects.topologies.railpick import DETOUR, NONE
+from ppt.interconnects.topologies.topology import LinkClass
+from ppt.drivers.traffic import TrafficGenerator
 from network_checks import assert_conserved
 from test_failures import valiant_rescues
 

@@ -9,9 +9,9 @@ import numpy as np
 import pytest
 
 from ppt.cli.main import main
-from ppt.interconnects import latency
-from ppt.interconnects.packetcore import lib
-from ppt.interconnects.sampling import read_samples
+from ppt.interconnects.networks import latency
+from ppt.interconnects.core import lib
+from ppt.drivers.sampling import read_samples
 
 PROGRAM = """
 def main(mpi):

@@ -5,8 +5,8 @@ import pytest
 
 from ppt.cli.main import main
 from ppt.hardware.systems import load_system
-from ppt.interconnects.steadystate import CONVERGED, SATURATED, Window, WindowMonitor
-from ppt.interconnects.traffic import run_traffic
+from ppt.drivers.steadystate import CONVERGED, SATURATED, Window, WindowMonitor
+from ppt.drivers.traffic import run_traffic
 from ppt.machine import Machine
 
 SHORT = {"warmup_s": 1e-6, "time_s": 3e-6, "windows": 6, "comm": None}

@@ -6,9 +6,9 @@ import pytest
 
 from ppt.errors import ConfigError
 from ppt.hardware.systems import load_system
-from ppt.interconnects.registry import build_topology
-from ppt.interconnects.slimfly import SlimFly
-from ppt.interconnects.topology import channels
+from ppt.interconnects.topologies.registry import build_topology
+from ppt.interconnects.topologies.slimfly import SlimFly
+from ppt.interconnects.topologies.topology import channels
 from ugal_checks import bias_decisions
 
 
@@ -144,7 +144,7 @@ def test_ugal_leaves_min_only_when_its_queue_exceeds_the_bias():
 
 
 def test_ugal_is_about_as_fast_as_min_under_uniform_traffic_and_beats_it_under_worst_case():
-    from ppt.interconnects.traffic import run_traffic
+    from ppt.drivers.traffic import run_traffic
     from ppt.machine import Machine
     machine = Machine(load_system("slimfly-3k", ["topology.q=5", "topology.p=3"]))
     ur = {r: run_traffic(machine, "ur", 0.7, r, warmup_s=3e-6, time_s=5e-6, comm=None) for r in ("min", "ugal")}
@@ -200,8 +200,8 @@ def test_missing_field_is_named():
 def test_worst_case_sources_keep_their_table_after_set_up():
     # the sources read the worst-case table from arrays Python made; once set up, reusing freed
     # memory must not change where packets go (it once pointed them at garbage, or crashed)
-    from ppt.interconnects.packetnet import PacketNetwork
-    from ppt.interconnects.traffic import TrafficGenerator
+    from ppt.interconnects.networks.packetnet import PacketNetwork
+    from ppt.drivers.traffic import TrafficGenerator
     preset = load_system("slimfly-3k")
     topo = build_topology(preset["topology"])
     net = PacketNetwork(topo, preset["network"])

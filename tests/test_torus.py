@@ -10,11 +10,11 @@ import pytest
 
 import ppt.hardware
 from ppt.errors import ConfigError
-from ppt.interconnects.bgq import BlueGeneQ
-from ppt.interconnects.gemini import Gemini
-from ppt.interconnects.registry import build_topology
-from ppt.interconnects.topology import Topology, channels, walk
-from ppt.interconnects.torus import Torus
+from ppt.interconnects.topologies.bgq import BlueGeneQ
+from ppt.interconnects.topologies.gemini import Gemini
+from ppt.interconnects.topologies.registry import build_topology
+from ppt.interconnects.topologies.topology import Topology, channels, walk
+from ppt.interconnects.topologies.torus import Torus
 
 SYSTEMS = Path(ppt.hardware.__file__).parent / "systems"
 LINK = {"link_bandwidth_Bps": 4e9, "link_latency_s": 1e-7, "terminal_bandwidth_Bps": 8e9}

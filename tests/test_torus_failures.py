@@ -12,11 +12,11 @@ import numpy as np
 import pytest
 
 from ppt.cli.main import main
-from ppt.interconnects.bgq import BlueGeneQ
-from ppt.interconnects.failures import FailureSpec, apply_failures
-from ppt.interconnects.gemini import Gemini
-from ppt.interconnects.topology import Routing, channels
-from ppt.interconnects.torus import Torus
+from ppt.interconnects.topologies.bgq import BlueGeneQ
+from ppt.interconnects.topologies.failures import FailureSpec, apply_failures
+from ppt.interconnects.topologies.gemini import Gemini
+from ppt.interconnects.topologies.topology import Routing, channels
+from ppt.interconnects.topologies.torus import Torus
 from network_checks import assert_conserved
 from test_failures import saturate
 from test_torus import dependencies, is_acyclic

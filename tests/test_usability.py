@@ -119,8 +119,8 @@ def test_sweep_plot_draws_a_categorical_axis_and_marks_saturated_points(tmp_path
 
 
 def test_sample_file_names_the_workload_and_groups_are_utilizations(tmp_path, monkeypatch, capsys):
-    from ppt.interconnects.sample_plots import describe, group_utilization
-    from ppt.interconnects.sampling import read_samples
+    from ppt.drivers.sample_plots import describe, group_utilization
+    from ppt.drivers.sampling import read_samples
     import numpy as np
     monkeypatch.setenv("PPT_QUIET", "1")
     samples = tmp_path / "s.npz"

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import math
 
-from ppt.interconnects.analytic import AnalyticNetwork
+from ppt.interconnects.networks.analytic import AnalyticNetwork
 
 #: One-way latency of the ideal network, s (non-zero: it is also the engine's lookahead).
 IDEAL_LATENCY_S = 1e-9

@@ -1,7 +1,7 @@
 """Network speed: packet-hops/s of the compiled core vs a bare compiled event loop, in the same run.
 
 A packet-hop is one router traversal.  The baseline is the core's own event
-queue with no model (``csrc/bench.c``): as many events as the network run
+queue with no model (``core/bench.c``): as many events as the network run
 executed, at the network run's mean queue depth (heap operations cost more
 on a deeper queue).  Under ``mpiexec -n K`` the parallel run is measured
 too and compared with a serial run on rank 0.
@@ -11,12 +11,12 @@ from __future__ import annotations
 import time
 
 from ppt.engine.parallel import world
-from ppt.interconnects.traffic import run_traffic
+from ppt.drivers.traffic import run_traffic
 
 
 def bare_loop_events_per_s(depth: int, events: int, repeats: int = 3) -> float:
     """Best events/s of the bare compiled loop holding ``depth`` pending events, over ``repeats`` runs."""
-    from ppt.interconnects.packetcore import lib
+    from ppt.interconnects.core import lib
     best = 0.0
     for seed in range(repeats):
         began = time.perf_counter()

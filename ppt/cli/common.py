@@ -34,15 +34,15 @@ def add_network_argument(parser) -> None:
 
 def pick_network(args, packet_hops) -> str:
     """The network kind to run: ``args.network``, or for ``auto`` the packet network unless
-    ``packet_hops()`` (its estimated traffic, an :class:`~ppt.interconnects.autochoice.Estimate` or a
+    ``packet_hops()`` (its estimated traffic, an :class:`~ppt.drivers.autochoice.Estimate` or a
     number of packet-hops) exceeds the budget of
-    :mod:`ppt.interconnects.autochoice`; the choice and its reason are one note of the ``ppt`` logger.
+    :mod:`ppt.drivers.autochoice`; the choice and its reason are one note of the ``ppt`` logger.
     Sampling (``--sample-every``) observes the packet network, so it makes ``auto`` choose it."""
     if args.network != "auto":
         return args.network
     if getattr(args, "sample_every", None) is not None:
         return "packet"
-    from ppt.interconnects.autochoice import choose
+    from ppt.drivers.autochoice import choose
     kind, reason = choose(packet_hops())
     if is_leader() and not os.environ.get("PPT_QUIET"):
         logger.info(f"network: {reason}")
@@ -51,7 +51,7 @@ def pick_network(args, packet_hops) -> str:
 
 def add_failure_arguments(parser) -> None:
     """``--fail-links``, ``--fail-class``, ``--fail-seed``, ``--fail-file``: the preset's
-    ``network.fail_*`` keys (see :mod:`ppt.interconnects.failures`)."""
+    ``network.fail_*`` keys (see :mod:`ppt.interconnects.topologies.failures`)."""
     parser.add_argument("--fail-links", default=None, metavar="PCT",
                         help="fail this share of router-to-router links at random, e.g. 5%% (network.fail_links)")
     parser.add_argument("--fail-class", default=None, choices=["all", "local", "global"],
@@ -223,7 +223,7 @@ def check_sampling(args) -> None:
 
 @contextlib.contextmanager
 def sampling(args, system: str):
-    """The run's :class:`~ppt.interconnects.sampling.Sampler` (None without ``--sample-every``).
+    """The run's :class:`~ppt.drivers.sampling.Sampler` (None without ``--sample-every``).
 
     Every rank must leave the block normally for the file to be written (the
     leader notes it on the ``ppt`` logger); on an error the partial file is removed."""
@@ -231,7 +231,7 @@ def sampling(args, system: str):
     if args.sample_every is None:
         yield None
         return
-    from ppt.interconnects.sampling import Sampler
+    from ppt.drivers.sampling import Sampler
     sampler = Sampler(args.samples, args.sample_every, args.sample_level, system)
     try:
         yield sampler
@@ -280,10 +280,10 @@ def report_placement(job) -> None:
 def check_message_sizes(machine, sizes, option: str) -> None:
     """ConfigError, before the run, when the packet network cannot hold the largest of ``sizes``
     (bytes per message) in this machine's memory or its packet counts (see
-    :func:`ppt.interconnects.registry.refuse_if_message_too_large`); other networks hold no packets."""
+    :func:`ppt.interconnects.topologies.registry.refuse_if_message_too_large`); other networks hold no packets."""
     if machine.network_kind != "packet" or not sizes:
         return
-    from ppt.interconnects.registry import refuse_if_message_too_large
+    from ppt.interconnects.topologies.registry import refuse_if_message_too_large
     largest = max(sizes)
     refuse_if_message_too_large(machine.preset.get("network") or {}, largest, option)
 

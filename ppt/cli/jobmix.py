@@ -48,7 +48,7 @@ def run_job_list(args, network_kind: str) -> int:
     joblist = read_job_list(args.job_list)
     machine = Machine(load_preset(args), network_kind=network_kind, seed=args.seed)
     if network_kind == "packet":
-        from ppt.interconnects.registry import refuse_if_message_too_large
+        from ppt.interconnects.topologies.registry import refuse_if_message_too_large
         for job in joblist.jobs:
             if job.kind == "traffic" and job.options.get("message_B"):
                 refuse_if_message_too_large(machine.preset["network"], job.options["message_B"],

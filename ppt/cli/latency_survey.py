@@ -20,7 +20,7 @@ def add_arguments(parser) -> None:
 
 def run(args) -> int:
     from ppt.errors import PPTError
-    from ppt.interconnects.survey import latency_survey
+    from ppt.drivers.survey import latency_survey
     from ppt.machine import Machine
     from ppt.progress import Progress
     if args.bytes < 0:

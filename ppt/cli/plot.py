@@ -50,8 +50,8 @@ def _readable(name: str) -> Path:
 
 
 def run(args) -> int:
-    from ppt.interconnects.sample_plots import shared_scales
-    from ppt.interconnects.sampling import read_samples
+    from ppt.drivers.sample_plots import shared_scales
+    from ppt.drivers.sampling import read_samples
     if args.out and len(args.samples) > 1:
         raise PPTError("--out names the figures of one sample file; without it each file's figures go beside it")
     sources = [_readable(name) for name in args.samples]
@@ -69,7 +69,7 @@ def run(args) -> int:
 
 
 def _draw(meta, arrays, prefix: str, option: str, scales: dict) -> list[str]:
-    from ppt.interconnects.sample_plots import draw_all
+    from ppt.drivers.sample_plots import draw_all
     try:
         scratch = Path(tempfile.mkdtemp(prefix=".ppt-plot-", dir=Path(prefix).parent))
     except OSError as exc:

@@ -56,8 +56,8 @@ def add_arguments(parser) -> None:
 
 def _packet_hops(preset, args, trace):
     """Estimated traffic of replaying ``trace`` on the packet network: its sends by size and what each
-    collective call's algorithm sends (:func:`~ppt.interconnects.autochoice.trace_estimate`)."""
-    from ppt.interconnects.autochoice import Estimator, trace_estimate
+    collective call's algorithm sends (:func:`~ppt.drivers.autochoice.trace_estimate`)."""
+    from ppt.drivers.autochoice import Estimator, trace_estimate
     from ppt.machine import Machine
     from ppt.mpi.mapping import map_ranks
     machine = Machine(preset, seed=args.seed)

@@ -17,7 +17,7 @@ from ppt.errors import PPTError
 HELP = "strong-scaling prediction of SNAP (KBA transport sweeps) from one node up"
 
 #: Default network model: the packet network unless its estimated cost is over the budget
-#: (:mod:`ppt.interconnects.autochoice`), then the flow network.  Measured for
+#: (:mod:`ppt.drivers.autochoice`), then the flow network.  Measured for
 #: 'ppt snap edison --study 1 --cores 24,48,96,192,384': packet about 21 CPU-seconds on a quiet machine
 #: (40-76 s of wall time on a shared 2-core one), analytic 5 s; its estimate, 12 M packet-hops (Aries
 #: responses included) and 0.35 M MPI messages, about 21 s, is within the budget.  Wall times depend on

@@ -108,8 +108,8 @@ def _check_points(points) -> list:
 
     from ppt.cli.common import load_preset
     from ppt.cli.main import build_parser
-    from ppt.interconnects.registry import build_topology
-    from ppt.interconnects.planes import RailPolicy, check_planes
+    from ppt.interconnects.topologies.registry import build_topology
+    from ppt.interconnects.topologies.planes import RailPolicy, check_planes
     from ppt.machine import Machine
     from ppt.provenance import forget_machine
     from ppt.sweep.inputs import forget_hashes, inputs_of

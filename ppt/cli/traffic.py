@@ -37,7 +37,7 @@ def add_arguments(parser) -> None:
 
 
 def run(args) -> int:
-    from ppt.interconnects.traffic import run_traffic
+    from ppt.drivers.traffic import run_traffic
     from ppt.machine import Machine
     from ppt.progress import Progress
     check_measurement(args)

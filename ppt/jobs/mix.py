@@ -29,7 +29,7 @@ import numpy as np
 
 from ppt.engine.parallel import AUTO
 from ppt.errors import ConfigError
-from ppt.interconnects.planes import RAIL_POLICIES
+from ppt.interconnects.topologies.planes import RAIL_POLICIES
 from ppt.jobs.allocation import allocate
 from ppt.mpi import MPIJob
 from ppt.mpi.mapping import MAPPINGS, map_ranks
@@ -87,7 +87,7 @@ class JobMix:
         MPI job's end ``predicted_s`` and the simulation's end ``span_s`` (s, with the last packets'
         drain), and the whole network's statistics.  The same on every simulation process.
 
-        ``sampler``: a :class:`~ppt.interconnects.sampling.Sampler` recording the run, or None;
+        ``sampler``: a :class:`~ppt.drivers.sampling.Sampler` recording the run, or None;
         ``progress``: the simulation's progress hook; ``comm``: the engine's mpi4py communicator
         (default: the mpiexec world, if any; None: serial)."""
         net = self.net
@@ -141,7 +141,7 @@ class JobMix:
 
     def _start_traffic(self) -> bool:
         """Start the traffic jobs' sources; True if there are any."""
-        from ppt.interconnects.traffic import TrafficGenerator
+        from ppt.drivers.traffic import TrafficGenerator
         started = False
         for spec, nodes in zip(self.specs, self.nodes):
             if not spec.is_mpi:

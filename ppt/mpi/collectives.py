@@ -121,7 +121,7 @@ def _is_pof2(n: int) -> bool:
 # ``size`` ranks, ``nbytes`` being the size the communicator method passes it (a bcast's or allreduce's
 # buffer, an alltoall's or scatter's block per peer, an allgather's or gather's contribution per
 # rank).  Per rank, on average: both divided by ``size``.  ``--network auto`` estimates a trace's
-# traffic from them (:mod:`ppt.interconnects.autochoice`).
+# traffic from them (:mod:`ppt.drivers.autochoice`).
 def costs(cost):
     """Decorator: attach ``cost`` to the algorithm."""
     def attach(fn):

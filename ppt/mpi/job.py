@@ -58,7 +58,7 @@ class _NodeHost:
 
 
 class MPIJob:
-    """``num_ranks`` ranks on ``network`` (a fresh :class:`~ppt.interconnects.network.Network`).
+    """``num_ranks`` ranks on ``network`` (a fresh :class:`~ppt.interconnects.networks.network.Network`).
 
     ``ranks_per_node`` and ``mapping`` (see :func:`~ppt.mpi.mapping.map_ranks`)
     place ranks on nodes; ``node_model`` times ``compute(tasklist)``;
@@ -84,7 +84,7 @@ class MPIJob:
         if threads_per_rank < 1:
             raise ConfigError(f"threads per rank must be at least 1, got {threads_per_rank}")
         self.threads_per_rank = threads_per_rank
-        #: A :class:`~ppt.interconnects.sampling.Sampler` recording the network over time, or None.
+        #: A :class:`~ppt.drivers.sampling.Sampler` recording the network over time, or None.
         self.sampler = None
         self.algorithms = check_algorithms(dict(algorithms or {}))
         self.comm = comm
