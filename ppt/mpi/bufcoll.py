@@ -221,11 +221,6 @@ def _nonblocking(name: str, blocking):
     return start
 
 
-def Ibarrier(self):
-    from ppt.mpi.ibarrier import ibarrier     # subclasses p2p's Request, which imports this table's module
-    return ibarrier(self)
-
-
 _BLOCKING = {"Bcast": Bcast, "Scatter": Scatter, "Scatterv": Scatterv, "Gather": Gather, "Gatherv": Gatherv,
              "Allgather": Allgather, "Allgatherv": Allgatherv, "Alltoall": Alltoall, "Alltoallv": Alltoallv,
              "Reduce": Reduce, "Allreduce": Allreduce, "Scan": Scan, "Exscan": Exscan,
@@ -233,5 +228,4 @@ _BLOCKING = {"Bcast": Bcast, "Scatter": Scatter, "Scatterv": Scatterv, "Gather":
 
 #: Comm's uppercase collectives, blocking and nonblocking.
 COMM = {**_BLOCKING,
-        **{f"I{name.lower()}": _nonblocking(f"MPI_I{name.lower()}", fn) for name, fn in _BLOCKING.items()},
-        "Ibarrier": Ibarrier}
+        **{f"I{name.lower()}": _nonblocking(f"MPI_I{name.lower()}", fn) for name, fn in _BLOCKING.items()}}

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from ppt.mpi.calls import mpi_call
-from ppt.mpi.comm import INT_B, Comm
+from ppt.mpi.comm import INT_B, TOPOLOGIES, Comm
 from ppt.mpi.constants import CART, PROC_NULL
 from ppt.mpi.names import mpi4py_names
 
@@ -116,3 +116,6 @@ class Coords(list):
         return not self == other
 
     __hash__ = None
+
+
+TOPOLOGIES["cart"] = Cartcomm

@@ -21,6 +21,7 @@ from ppt.mpi.constants import (ANY_SOURCE, ANY_TAG, CONGRUENT, IDENT, KEYVALS, P
                                UNDEFINED, UNEQUAL)
 from ppt.mpi.errors import AbortCalled
 from ppt.mpi.group import Group
+from ppt.mpi.ibarrier import ibarrier
 from ppt.mpi.message import Message, matched
 from ppt.mpi.names import mpi4py_names
 from ppt.mpi.ops import MAX, SUM, as_op
@@ -31,6 +32,10 @@ from ppt.mpi.unsupported import Refusing
 
 #: Bytes of one integer in the agreement messages of communicator creation.
 INT_B = 4
+#: Communicator classes of the virtual topologies by kind, each registered by its own module (``cart``:
+#: :mod:`ppt.mpi.cart`, whose Cartcomm subclasses Comm).
+TOPOLOGIES: dict[str, type] = {}
+
 
 @mpi4py_names
 class Comm(metaclass=Refusing):
@@ -281,6 +286,10 @@ class Comm(metaclass=Refusing):
     def barrier(self) -> None:
         if self.size > 1:
             coll.algorithm(self, "barrier", None)(Coll(self))
+
+    def ibarrier(self):
+        """Start a barrier; the request completes once every rank of this communicator has entered it."""
+        return ibarrier(self)
 
     @mpi_call("MPI_Bcast")
     def bcast(self, obj=None, root: int = 0, nbytes: int | None = None, algorithm: str | None = None):
@@ -538,8 +547,8 @@ class Comm(metaclass=Refusing):
         comm_id = self._new_id(self._agree())
         if self.rank >= cells:
             return None
-        from ppt.mpi.cart import Cartcomm      # a subclass of Comm: imported once Comm exists
-        return self._make(list(self.members[:cells]), comm_id, "cart", Cartcomm, dims=dims, periods=periods)
+        return self._make(list(self.members[:cells]), comm_id, "cart", TOPOLOGIES["cart"], dims=dims,
+                          periods=periods)
 
 
 def _positional(call: str, args, kwargs, names, defaults) -> list:

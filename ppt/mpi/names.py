@@ -70,7 +70,7 @@ _COMM = {
     "Get_group": _get("group"), "Split": "split", "Split_type": "split_type", "Dup": "dup", "Clone": "dup",
     "Free": "free", "Create": "create", "Create_cart": "cart_create", "Compare": "compare", "Abort": "abort",
     "Get_topology": _get("topology"), "Is_inter": _value(False), "Is_intra": _value(True),
-    "Get_attr": "get_attr", "Set_errhandler": "set_errhandler", "Barrier": "barrier",
+    "Get_attr": "get_attr", "Set_errhandler": "set_errhandler", "Barrier": "barrier", "Ibarrier": "ibarrier",
     "Send_init": "send_init", "Ssend_init": "ssend_init", "Bsend_init": "bsend_init", "Rsend_init": "rsend_init",
     "Recv_init": "recv_init",
     **bufp2p.COMM, **bufcoll.COMM,
