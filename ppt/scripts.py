@@ -13,6 +13,7 @@ from importlib.machinery import SourceFileLoader
 from pathlib import Path
 
 from ppt.errors import PPTError
+from ppt.textfile import read_text_bytes
 
 #: The function every rank runs.
 ENTRY = "main"
@@ -21,16 +22,8 @@ ENTRY = "main"
 def load_main(path: str):
     """The ``main`` function of script ``path``."""
     file = Path(path)
-    if file.is_dir():
-        raise PPTError(f"script {path}: is a folder; give the Python file defining {ENTRY}(mpi)")
-    if not file.is_file():
+    if read_text_bytes(path, "script", f"not the Python file defining {ENTRY}(mpi)") is None:
         raise PPTError(f"script {path!r} not found")
-    try:
-        source = file.read_bytes()
-    except OSError as exc:
-        raise PPTError(f"script {path}: cannot be read: {exc.strerror or exc}") from None
-    if b"\0" in source:
-        raise PPTError(f"script {path}: is a binary file, not a Python script defining {ENTRY}(mpi)")
     # any file name will do (not only .py): the loader is chosen here, not by the suffix
     name = f"ppt_script_{file.stem}"
     spec = importlib.util.spec_from_file_location(name, file, loader=SourceFileLoader(name, str(file)))

@@ -11,6 +11,7 @@ from pathlib import Path
 from ppt.cli.output import add_json_flag
 from ppt.errors import PPTError
 from ppt.log import logger
+from ppt.textfile import read_text_bytes
 
 
 def add_system_arguments(parser, positional: bool = True) -> None:
@@ -98,17 +99,9 @@ def check_input_file(path: str, what: str) -> None:
     """PPTError if ``path`` exists but cannot be read as UTF-8 text (a folder, a binary file, no
     permission): one line, where reading it would raise deep inside.  A missing file passes, for
     the reader to say it is missing in its own words."""
-    file = Path(path)
-    if file.is_dir():
-        raise PPTError(f"{what} {path}: is a folder, not a file")
-    if not file.exists():
+    data = read_text_bytes(path, what)
+    if data is None:
         return
-    try:
-        data = file.read_bytes()
-    except OSError as exc:
-        raise PPTError(f"{what} {path}: cannot be read: {exc.strerror or exc}") from None
-    if b"\0" in data:
-        raise PPTError(f"{what} {path}: is a binary file, not text")
     try:
         data.decode("utf-8")
     except UnicodeDecodeError as exc:
