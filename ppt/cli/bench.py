@@ -13,25 +13,41 @@ MIN_EVENTS = 10_000
 #: Memory per PHOLD LP while the three measured runs exist (1.4 GB at 100,000 LPs).
 BYTES_PER_LP = 16_000
 
-HELP = "measure simulator speed: engine (PHOLD vs a bare heapq loop) or network (packet-hops/s vs a bare compiled loop)"
+#: System preset of ``ppt bench network``, and of ``ppt bench mpi --network KIND``, when --system names none.
+DEFAULT_SYSTEM = "torus-16x16x16"
+
+HELP = ("measure simulator speed: engine (PHOLD vs a bare heapq loop), network (packet-hops/s vs a bare "
+        "compiled loop) or mpi (MPI messages/s vs a bare compiled loop)")
 
 
 def add_arguments(parser) -> None:
-    parser.add_argument("target", choices=["engine", "network"], help="what to measure")
+    parser.add_argument("target", choices=["engine", "network", "mpi"], help="what to measure")
     parser.add_argument("--lps", type=whole_number, default=1000, help="engine: PHOLD logical processes (default 1000)")
     parser.add_argument("--end", type=seconds, default=None, metavar="SECONDS",
                         help="engine: simulated end time (default: about 300k events)")
-    parser.add_argument("--system", default="torus-16x16x16", help="network: system preset (default torus-16x16x16)")
+    parser.add_argument("--system", default=None,
+                        help=f"network, mpi --network: system preset (default {DEFAULT_SYSTEM})")
     parser.add_argument("--load", type=positive_number, default=0.3, help="network: uniform random offered load (default 0.3)")
     parser.add_argument("--warmup", type=seconds, default=2e-6, metavar="S", help="network: warm-up seconds (default 2e-6)")
     parser.add_argument("--time", type=seconds, default=10e-6, metavar="S", help="network: measured seconds (default 10e-6)")
+    parser.add_argument("--repeats", type=whole_number, default=3,
+                        help="mpi: runs of each workload; wall time as min and median (default 3)")
+    parser.add_argument("--scale", type=positive_number, default=1.0,
+                        help="mpi: rank counts and iterations times this, e.g. 0.1 for a quick look (default 1)")
+    parser.add_argument("--network", default=None, metavar="KIND",
+                        help="mpi: network kind (packet, flow, analytic) on --system's preset (default: a "
+                             "contention-free network of its own, so the figures are the MPI layer's)")
     add_json_flag(parser)
 
 
 def run(args) -> int:
     from ppt.errors import PPTError
     log = lambda message: print(message, file=sys.stderr)  # noqa: E731
-    if args.target == "engine":
+    if args.network is not None and args.target != "mpi":
+        raise PPTError(f"--network applies to 'ppt bench mpi' only, not to 'ppt bench {args.target}'")
+    if args.target == "mpi":
+        result = _measure_mpi(args, log)
+    elif args.target == "engine":
         from ppt.apps.phold import PholdParams
         from ppt.bench.engine import measure_engine
         if args.lps < 1:
@@ -50,7 +66,27 @@ def run(args) -> int:
     else:
         from ppt.bench.network import measure_network
         from ppt.machine import Machine
-        result = measure_network(Machine(read_system(args.system)), args.load, args.warmup, args.time, log=log)
+        result = measure_network(Machine(read_system(args.system or DEFAULT_SYSTEM)), args.load, args.warmup,
+                                 args.time, log=log)
     if result is not None:
         emit(args, result)
     return 0
+
+
+def _measure_mpi(args, log) -> dict:
+    """``ppt bench mpi``: the workloads of :mod:`ppt.bench.mpi` on the built-in contention-free network,
+    or with ``--network KIND`` on that network of the ``--system`` preset."""
+    from ppt.bench.mpi import analytic_job, measure_mpi
+    from ppt.errors import PPTError
+    if args.network is None:
+        if args.system is not None:
+            raise PPTError(f"--system {args.system} needs --network KIND: without it 'ppt bench mpi' runs on "
+                           f"a contention-free network of its own")
+        args.network = "analytic"             # what the result's provenance names
+        make_job = analytic_job
+    else:
+        from ppt.machine import Machine
+        from ppt.mpi import MPIJob
+        machine = Machine(read_system(args.system or DEFAULT_SYSTEM), args.network)
+        make_job = lambda ranks: MPIJob.on_machine(machine, ranks)  # noqa: E731
+    return measure_mpi(args.repeats, args.scale, make_job, log=log)

@@ -1,0 +1,159 @@
+"""MPI-layer speed: simulated MPI messages (and calls) per wall-clock second, against a bare compiled loop.
+
+Workloads (rank counts and iterations at ``scale`` 1):
+
+``alltoall``
+    one alltoall of 1 KiB blocks on 512 ranks (pairwise exchange: P*(P-1) messages);
+``allreduce``
+    50 allreduces of 8 bytes on 1,024 ranks (recursive doubling: P*log2(P) messages each);
+``halo``
+    a halo exchange written at the Python level on 1,024 ranks: every iteration each rank posts an
+    irecv and an isend of 1 KiB per neighbour and waits for all of them; iteration i exchanges with
+    the ring neighbours up to distance ``HALO_REACH[i % 3]`` (2, 4 or 6 neighbours), 30 iterations;
+``replay``
+    the replay of a synthetic op-stream trace on 1,024 ranks (:mod:`ppt.traces.synthetic`).
+
+Each runs on the contention-free analytic network of :func:`analytic_job` unless a job factory
+is given (a system preset's network), so the figures are those of the MPI layer.  Its wall time
+is the min and median over ``repeats`` runs; messages/s and calls/s are taken at the min.  The
+baseline, measured in the same run, is the network core's bare compiled event loop
+(:func:`~ppt.bench.network.bare_loop_events_per_s`) for as many events as the workload executed,
+holding one pending event per rank; ``ratio`` is messages/s over the bare loop's events/s (1.0:
+a message costs what one bare heap event does).
+"""
+from __future__ import annotations
+
+import math
+import statistics
+from dataclasses import dataclass
+from typing import Callable
+
+from ppt.bench.network import bare_loop_events_per_s
+
+#: Ranks per node of the analytic network's jobs.
+RANKS_PER_NODE = 16
+#: Bytes of an alltoall block, of an allreduce's vector and of a halo message.
+ALLTOALL_B, ALLREDUCE_B, HALO_B = 1024, 8, 1024
+#: Ring distance up to which iteration i of the halo exchanges, cycling: 2, 4 and 6 neighbours.
+HALO_REACH = (1, 2, 3)
+#: Ranks and iterations of the workloads at scale 1.
+ALLTOALL_RANKS = 512
+ALLREDUCE_RANKS, ALLREDUCE_ITERATIONS = 1024, 50
+HALO_RANKS, HALO_ITERATIONS = 1024, 30
+#: Fewest ranks a scaled workload keeps (the halo's six neighbours are distinct from 8 ranks up).
+MIN_RANKS = 8
+
+
+# -- the programs every rank runs ----------------------------------------------------
+def alltoall(mpi, nbytes: int) -> None:
+    """One alltoall of ``nbytes`` per block."""
+    mpi.COMM_WORLD.alltoall(None, nbytes=nbytes)
+
+
+def allreduce_loop(mpi, iterations: int, nbytes: int) -> None:
+    """``iterations`` allreduces of ``nbytes``."""
+    comm = mpi.COMM_WORLD
+    for _ in range(iterations):
+        comm.allreduce(None, nbytes=nbytes)
+
+
+def halo(mpi, iterations: int, nbytes: int) -> None:
+    """``iterations`` halo exchanges of ``nbytes`` per neighbour on a ring (see :data:`HALO_REACH`).
+
+    The message to the neighbour at distance d above is tagged 2d, the one to the neighbour below
+    2d+1, so every pair of messages between two ranks is told apart however small the ring."""
+    comm = mpi.COMM_WORLD
+    rank, size = comm.rank, comm.size
+    for i in range(iterations):
+        requests = []
+        for d in range(1, HALO_REACH[i % len(HALO_REACH)] + 1):
+            requests.append(comm.irecv((rank - d) % size, 2 * d))
+            requests.append(comm.irecv((rank + d) % size, 2 * d + 1))
+        for d in range(1, HALO_REACH[i % len(HALO_REACH)] + 1):
+            requests.append(comm.isend(None, (rank + d) % size, 2 * d, nbytes=nbytes))
+            requests.append(comm.isend(None, (rank - d) % size, 2 * d + 1, nbytes=nbytes))
+        mpi.waitall(requests)
+
+
+def halo_messages(ranks: int, iterations: int) -> int:
+    """Messages of :func:`halo`: two per rank and unit of reach, every iteration."""
+    return ranks * sum(2 * HALO_REACH[i % len(HALO_REACH)] for i in range(iterations))
+
+
+# -- workloads ------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Workload:
+    """``program(mpi, *args)`` on ``ranks`` ranks; ``messages``: the count its algorithm sends."""
+
+    name: str
+    ranks: int
+    program: Callable
+    args: tuple
+    messages: int
+
+
+def scaled_ranks(ranks: int, scale: float) -> int:
+    """``ranks * scale`` rounded to a power of two (the collectives' counts stay those of their
+    power-of-two algorithms), at least :data:`MIN_RANKS`."""
+    return max(MIN_RANKS, 2 ** round(math.log2(max(1.0, ranks * scale))))
+
+
+def scaled_iterations(iterations: int, scale: float, least: int = 1) -> int:
+    """``iterations * scale`` rounded, at least ``least``."""
+    return max(least, round(iterations * scale))
+
+
+def workloads(scale: float = 1.0) -> list[Workload]:
+    """The workloads at ``scale`` (rank counts and iterations times ``scale``)."""
+    a2a = scaled_ranks(ALLTOALL_RANKS, scale)
+    ar, ar_iter = scaled_ranks(ALLREDUCE_RANKS, scale), scaled_iterations(ALLREDUCE_ITERATIONS, scale)
+    hx, hx_iter = scaled_ranks(HALO_RANKS, scale), scaled_iterations(HALO_ITERATIONS, scale, len(HALO_REACH))
+    return [Workload("alltoall", a2a, alltoall, (ALLTOALL_B,), a2a * (a2a - 1)),
+            Workload("allreduce", ar, allreduce_loop, (ar_iter, ALLREDUCE_B), ar_iter * ar * int(math.log2(ar))),
+            Workload("halo", hx, halo, (hx_iter, HALO_B), halo_messages(hx, hx_iter))]
+
+
+def analytic_job(ranks: int):
+    """A job of ``ranks`` ranks, :data:`RANKS_PER_NODE` per node, on a contention-free network
+    (1 us latency, 10 GB/s, 0.1 us per hop, 0-4 hops)."""
+    from ppt.interconnects.networks.analytic import AnalyticNetwork
+    from ppt.mpi import MPIJob
+    nodes = -(-ranks // RANKS_PER_NODE)
+    net = AnalyticNetwork(nodes, latency_s=1e-6, bandwidth_Bps=10e9, per_hop_s=1e-7,
+                          hops=lambda a, b: abs(a - b) % 5)
+    return MPIJob(net, ranks, RANKS_PER_NODE)
+
+
+# -- measuring ------------------------------------------------------------------------
+def run_once(workload: Workload, make_job=analytic_job) -> dict:
+    """One run of ``workload`` on ``make_job(ranks)``: messages, MPI calls, engine events, wall
+    and predicted seconds."""
+    result = make_job(workload.ranks).run(workload.program, *workload.args)
+    return {"messages": sum(r["messages_sent"] for r in result.per_rank), "calls": sum(result.calls.values()),
+            "events": result.events, "wall_s": result.wall_s, "predicted_s": result.predicted_s}
+
+
+def measure(workload: Workload, repeats: int = 3, make_job=analytic_job, log=print) -> dict:
+    """``workload`` run ``repeats`` times, then the bare loop for as many events: one result row."""
+    runs = []
+    for i in range(repeats):
+        log(f"{workload.name}, {workload.ranks:,} ranks, run {i + 1} of {repeats} ...")
+        runs.append(run_once(workload, make_job))
+    first = runs[0]
+    walls = [run["wall_s"] for run in runs]
+    best = min(walls)
+    log(f"bare compiled loop, {first['events']:,} events at {workload.ranks:,} pending ...")
+    baseline = bare_loop_events_per_s(workload.ranks, first["events"], repeats)
+    messages_per_s = first["messages"] / best
+    return {"workload": workload.name, "ranks": workload.ranks, "messages": first["messages"],
+            "calls": first["calls"], "events": first["events"],
+            "wall_s": {"min": best, "median": statistics.median(walls)},
+            "messages_per_s": messages_per_s, "calls_per_s": first["calls"] / best,
+            "baseline_events_per_s": baseline, "ratio": messages_per_s / baseline,
+            "predicted_s": first["predicted_s"]}
+
+
+def measure_mpi(repeats: int = 3, scale: float = 1.0, make_job=analytic_job, log=print) -> dict:
+    """Every workload at ``scale``, measured ``repeats`` times each (see the module docstring)."""
+    return {"repeats": repeats, "scale": scale,
+            "workloads": [measure(w, repeats, make_job, log) for w in workloads(scale)]}
