@@ -103,14 +103,29 @@ def scaled_iterations(iterations: int, scale: float, least: int = 1) -> int:
     return max(least, round(iterations * scale))
 
 
+def alltoall_workload(ranks: int, name: str = "alltoall") -> Workload:
+    """One alltoall of :data:`ALLTOALL_B` blocks on ``ranks`` ranks."""
+    return Workload(name, ranks, alltoall, (ALLTOALL_B,), ranks * (ranks - 1))
+
+
+def allreduce_workload(ranks: int, iterations: int, name: str = "allreduce") -> Workload:
+    """``iterations`` allreduces of :data:`ALLREDUCE_B` on ``ranks`` ranks (a power of two)."""
+    return Workload(name, ranks, allreduce_loop, (iterations, ALLREDUCE_B),
+                    iterations * ranks * int(math.log2(ranks)))
+
+
+def halo_workload(ranks: int, iterations: int, name: str = "halo") -> Workload:
+    """``iterations`` halo exchanges of :data:`HALO_B` on ``ranks`` ranks."""
+    return Workload(name, ranks, halo, (iterations, HALO_B), halo_messages(ranks, iterations))
+
+
 def workloads(scale: float = 1.0) -> list[Workload]:
     """The workloads at ``scale`` (rank counts and iterations times ``scale``)."""
-    a2a = scaled_ranks(ALLTOALL_RANKS, scale)
-    ar, ar_iter = scaled_ranks(ALLREDUCE_RANKS, scale), scaled_iterations(ALLREDUCE_ITERATIONS, scale)
-    hx, hx_iter = scaled_ranks(HALO_RANKS, scale), scaled_iterations(HALO_ITERATIONS, scale, len(HALO_REACH))
-    return [Workload("alltoall", a2a, alltoall, (ALLTOALL_B,), a2a * (a2a - 1)),
-            Workload("allreduce", ar, allreduce_loop, (ar_iter, ALLREDUCE_B), ar_iter * ar * int(math.log2(ar))),
-            Workload("halo", hx, halo, (hx_iter, HALO_B), halo_messages(hx, hx_iter))]
+    return [alltoall_workload(scaled_ranks(ALLTOALL_RANKS, scale)),
+            allreduce_workload(scaled_ranks(ALLREDUCE_RANKS, scale),
+                               scaled_iterations(ALLREDUCE_ITERATIONS, scale)),
+            halo_workload(scaled_ranks(HALO_RANKS, scale),
+                          scaled_iterations(HALO_ITERATIONS, scale, len(HALO_REACH)))]
 
 
 def analytic_job(ranks: int):
