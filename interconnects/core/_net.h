@@ -120,12 +120,6 @@ static inline double port_backlog_B(const port_t *o, double t_s)
     return o->inv_bw > 0.0 && o->free_at > t_s ? (o->free_at - t_s) / o->inv_bw : 0.0;
 }
 
-/* Router of the live network that plane-local `router` of routing rt's plane is. */
-static inline int32_t ppt_live_router(const ppt_routing_t *rt, int32_t router)
-{
-    return router * rt->planes + rt->plane;
-}
-
 static inline int router_local(const ppt_net_t *net, int32_t r) { return r >= net->router_lo && r < net->router_hi; }
 static inline int node_local(const ppt_net_t *net, int32_t n) { return router_local(net, net->cfg.node_router[n]); }
 
@@ -139,5 +133,4 @@ int32_t ppt_traffic_take(ppt_net_t *net, int32_t node, double now);
 /* observe.c, for net.c: count a packet delivered `latency` seconds after its creation in its job */
 void ppt_observe_delivery(ppt_net_t *net, const ppt_packet_t *pkt, double latency);
 
-double ppt_net_port_occupancy(const struct ppt_net *net, int32_t router, int32_t port);
 #endif

@@ -56,7 +56,13 @@ struct ppt_routing {
 uint64_t ppt_mix64(uint64_t x);
 /* A deterministic random word for (seed, packet uid, salt): serial and parallel runs agree. */
 uint64_t ppt_rand(const ppt_routing_t *rt, const ppt_packet_t *pkt, uint64_t salt);
-/* Bytes waiting for, or being serialized on, output `port` of `router` now. */
+/* What an adaptive routing may read of the network's state (net.c): on a walk, rt->occupancy; on the
+ * live network, its ports.  Bytes waiting for, or being serialized on, output `port` of `router` now. */
 double ppt_occupancy(const ppt_routing_t *rt, int32_t router, int32_t port);
+/* Bytes output `port` of `router` has left waiting in the next router: the port's used credits beyond
+ * what a busy link holds in flight over one credit round trip (a packet of size_B serializing, the
+ * link and router delay there and the credit's link back).  0 on a walk, with unbounded buffers and
+ * on a terminal port. */
+double ppt_credits_waiting_B(const ppt_routing_t *rt, int32_t router, int32_t port, int32_t size_B);
 
 #endif

@@ -213,10 +213,37 @@ static void map_grow(msgmap_t *map)
 
 /* ---------------------------------------------------------------- routers */
 
-double ppt_net_port_occupancy(const struct ppt_net *net, int32_t router, int32_t port)
+/* Router of the live network that plane-local `router` of routing rt's plane is. */
+static inline int32_t live_router(const ppt_routing_t *rt, int32_t router)
 {
-    const port_t *o = &net->ports[(int64_t)router * net->radix + port];
+    return router * rt->planes + rt->plane;
+}
+
+double ppt_occupancy(const ppt_routing_t *rt, int32_t router, int32_t port)
+{
+    if (rt->occupancy)
+        return rt->occupancy[port];
+    const ppt_net_t *net = rt->net;
+    if (!net)
+        return 0.0;
+    const port_t *o = &net->ports[(int64_t)live_router(rt, router) * net->radix + port];
     return (double)o->queued_B + port_backlog_B(o, net->now);
+}
+
+double ppt_credits_waiting_B(const ppt_routing_t *rt, int32_t router, int32_t port, int32_t size_B)
+{
+    const ppt_net_t *net = rt->net;
+    if (rt->occupancy || !net || !net->credit_on)
+        return 0.0;
+    int64_t i = (int64_t)live_router(rt, router) * net->radix + port;
+    const port_t *o = &net->ports[i];
+    if (o->peer < 0)                                    /* a terminal port: no credits */
+        return 0.0;
+    double used = 0.0;
+    for (int32_t v = 0; v < net->num_vcs; v++)
+        used += (double)(net->cfg.vc_capacity_B - net->credits[i * net->num_vcs + v]);
+    double in_flight = size_B + (o->arrive_s + net->link_s[i]) / o->inv_bw;
+    return used > in_flight ? used - in_flight : 0.0;
 }
 
 static void port_wake_at(ppt_net_t *net, int32_t r, int32_t port, double t)

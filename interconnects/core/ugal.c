@@ -11,31 +11,17 @@
  * (rt->bias_packets, network.ugal_bias_packets, 3 by default), as Aries lets a job choose how strongly its
  * adaptive routing leans toward minimal paths (Cray MPICH_GNI_ROUTING_MODE, ADAPTIVE_0 to ADAPTIVE_3). */
 #include "ugal.h"
-#include "_net.h"
 
 /* Bytes a path's first port is committed to.  The core's routers queue at their outputs, so the
  * local queue (ppt_occupancy) grows only once the next router's input buffer is full; BookSim's
  * input-queued routers compare the used credits of the port instead, which count the packets that
  * wait in the next router as soon as they arrive.  On the live network with credits this adds the
- * port's used credits beyond what a busy link holds in flight over one credit round trip (one
- * packet's serialization, the link and router delay there and the credit's link back), so a
- * queue behind a saturated link one hop away shows before it has filled the buffers that other
- * traffic through that router needs. */
+ * port's used credits beyond what a busy link holds in flight over one credit round trip
+ * (ppt_credits_waiting_B), so a queue behind a saturated link one hop away shows before it has
+ * filled the buffers that other traffic through that router needs. */
 static double committed_B(const ppt_routing_t *rt, const ppt_packet_t *pkt, int32_t router, int32_t port)
 {
-    double queued = ppt_occupancy(rt, router, port);
-    const ppt_net_t *net = rt->net;
-    if (rt->occupancy || !net || !net->credit_on)
-        return queued;
-    int64_t i = (int64_t)ppt_live_router(rt, router) * net->radix + port;
-    const port_t *o = &net->ports[i];
-    if (o->peer < 0)                                    /* a terminal port: no credits */
-        return queued;
-    double used = 0.0;
-    for (int32_t v = 0; v < net->num_vcs; v++)
-        used += (double)(net->cfg.vc_capacity_B - net->credits[i * net->num_vcs + v]);
-    double in_flight = pkt->size_B + (o->arrive_s + net->link_s[i]) / o->inv_bw;
-    return queued + (used > in_flight ? used - in_flight : 0.0);
+    return ppt_occupancy(rt, router, port) + ppt_credits_waiting_B(rt, router, port, pkt->size_B);
 }
 
 int32_t ppt_ugal_pick(const ppt_routing_t *rt, const ppt_packet_t *pkt, int32_t router, int32_t n,

@@ -1,6 +1,5 @@
-/* Shared helpers of the packet core: hashing and the occupancy view of routings. */
+/* Shared helpers of the packet core: hashing. */
 #include "core.h"
-#include "_net.h"
 
 uint64_t ppt_mix64(uint64_t x)
 {
@@ -13,13 +12,4 @@ uint64_t ppt_mix64(uint64_t x)
 uint64_t ppt_rand(const ppt_routing_t *rt, const ppt_packet_t *pkt, uint64_t salt)
 {
     return ppt_mix64((rt->seed * 1000003ULL + pkt->uid) * 131ULL + salt);
-}
-
-double ppt_occupancy(const ppt_routing_t *rt, int32_t router, int32_t port)
-{
-    if (rt->occupancy)
-        return rt->occupancy[port];
-    if (!rt->net)
-        return 0.0;
-    return ppt_net_port_occupancy(rt->net, ppt_live_router(rt, router), port);
 }
