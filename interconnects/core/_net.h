@@ -63,8 +63,6 @@ struct ppt_net {
     ppt_routing_t *plane_routing;           /* [plane]: each plane's routing, seeing plane-local routers */
     int32_t planes, rail_policy, rail_unit;
     const int32_t *node_plane;              /* PPT_RAIL_DEDICATED: plane per node (owned copy), or NULL: 0 */
-    ppt_plane_usable_fn plane_usable;       /* NULL: every plane usable */
-    const void *plane_usable_ctx;
     uint8_t *plane_hops;                    /* legal hops per (router pair, plane), owned copy; NULL: all equal */
     int32_t radix, num_vcs, credit_on, cut_through;
     int32_t router_lo, router_hi;           /* routers of this rank: [lo, hi) */

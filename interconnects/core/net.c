@@ -494,12 +494,10 @@ static inline const uint8_t *pair_hops(const ppt_net_t *net, int32_t src, int32_
 }
 
 /* Whether plane `plane` may carry packets from node src to node dst: it has a legal path for their
- * routers (the hops table) and the filter, if any, allows it. */
+ * routers (by the hops table; every plane when none is set). */
 static int plane_usable(const ppt_net_t *net, int32_t plane, int32_t src, int32_t dst)
 {
-    if (net->plane_hops && pair_hops(net, src, dst)[plane] == PPT_PLANE_NONE)
-        return 0;
-    return !net->plane_usable || net->plane_usable(net->plane_usable_ctx, plane, src, dst);
+    return !net->plane_hops || pair_hops(net, src, dst)[plane] != PPT_PLANE_NONE;
 }
 
 /* PPT_RAIL_SHORTEST: among the usable planes whose legal path from node's router to dst's is
@@ -1138,12 +1136,6 @@ void ppt_net_set_plane_routing(ppt_net_t *net, int32_t plane, const ppt_routing_
     rt->occupancy = NULL;
     rt->plane = plane;
     rt->planes = net->planes;
-}
-
-void ppt_net_set_plane_filter(ppt_net_t *net, ppt_plane_usable_fn usable, const void *ctx)
-{
-    net->plane_usable = usable;
-    net->plane_usable_ctx = ctx;
 }
 
 void ppt_net_set_plane_hops(ppt_net_t *net, const uint8_t *hops)

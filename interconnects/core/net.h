@@ -39,9 +39,6 @@ typedef struct ppt_net_config {
 
 enum { PPT_RAIL_RANDOM, PPT_RAIL_ROUND_ROBIN, PPT_RAIL_CONGESTION, PPT_RAIL_DEDICATED, PPT_RAIL_SHORTEST };
 enum { PPT_RAIL_PER_MESSAGE, PPT_RAIL_PER_PACKET };
-/* Whether plane `plane` has a legal path from node src to node dst (e.g. none after link failures);
- * the rail choice skips planes it refuses (keeping the policy's own pick if it refuses them all). */
-typedef int (*ppt_plane_usable_fn)(const void *ctx, int32_t plane, int32_t src, int32_t dst);
 
 /* What Python must see: a message delivered (at its destination node) or sent (at its source node). */
 enum { PPT_OUT_DELIVER = 1, PPT_OUT_SENT = 2 };
@@ -133,8 +130,6 @@ void ppt_net_set_node_planes(ppt_net_t *net, const int32_t *node_plane);
 /* Plane `plane` (>= 1) routes with `routing` (copied), whose tables are that plane's own (its own
  * failure map); by default every plane runs plane 0's routing. */
 void ppt_net_set_plane_routing(ppt_net_t *net, int32_t plane, const ppt_routing_t *routing);
-/* The planes a rail choice may use per (src, dst); NULL (the default): every plane. */
-void ppt_net_set_plane_filter(ppt_net_t *net, ppt_plane_usable_fn usable, const void *ctx);
 /* Each plane's legal path length per router pair, from its static failure map (railpick.py):
  * hops[(s * R + d) * planes + k] for plane-local routers s, d (R = num_routers / planes) is the hop
  * count of plane k's shortest legal path from s to d, PPT_PLANE_DETOUR if only a non-minimal
