@@ -18,15 +18,13 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include "_util.h"
 
 typedef struct ppt_event {
     double t;
     uint64_t key;       /* creating entity id << 40 | its running count: ties never depend on placement */
     int32_t kind, target, a, b;
 } ppt_event_t;
-
-/* Room for `need` items of `item` bytes in the array p of *cap items (doubling; aborts when memory runs out). */
-void *ppt_grow(void *p, int64_t *cap, size_t item, int64_t need);
 
 typedef struct ppt_heap {           /* a binary min-heap on (t, key) */
     ppt_event_t *ev;

@@ -26,6 +26,7 @@
 #include <string.h>
 
 #include "flow.h"
+#include "_util.h"
 
 /* A flow never gets less than this fraction of its bottleneck's capacity (guards against rounding). */
 #define MIN_SHARE 1e-12
@@ -36,7 +37,8 @@ typedef struct {
     double capacity_Bps;
     double used_Bps;          /* the sum of its flows' rates */
     int32_t *flows;           /* active flows crossing it */
-    int32_t nflows, cap;
+    int32_t nflows;
+    int64_t cap;
     int64_t seen;             /* the last component search that reached it */
     double left_Bps;          /* progressive filling: capacity not given to fixed flows */
     int32_t unfixed;          /* progressive filling: its flows without a rate yet */
@@ -52,9 +54,9 @@ typedef struct {
     int32_t message;
     int32_t heap_at;          /* position in the completion heap, -1 outside (free) */
     int32_t *slot;            /* per resource of its route: its index in that resource's list */
-    int32_t slot_cap;
+    int64_t slot_cap;
     double *alloc_Bps;        /* local fairness: per resource of its route, the rate offered there */
-    int32_t alloc_cap;
+    int64_t alloc_cap;
 } flow_t;
 
 typedef struct {
@@ -81,7 +83,8 @@ typedef struct {
 /* A growable array of int32_t. */
 typedef struct {
     int32_t *v;
-    int32_t n, cap;
+    int32_t n;
+    int64_t cap;
 } ivec_t;
 
 struct ppt_flows {
@@ -91,12 +94,15 @@ struct ppt_flows {
      * hop[route_first[r]] .. hop[route_first[r+1]-1] */
     ivec_t path_first, route_first, hop;
     flow_t *flow;
-    int32_t nflow_slots, flow_cap;
+    int32_t nflow_slots;
+    int64_t flow_cap;
     ivec_t free_flows;
     msg_t *msg;
-    int32_t nmsg_slots, msg_cap;
+    int32_t nmsg_slots;
+    int64_t msg_cap;
     queue_t *queue_of;
-    int32_t num_queues, queue_cap;
+    int32_t num_queues;
+    int64_t queue_cap;
     ivec_t free_msgs;
     ivec_t done_heap;         /* completion heap of flow ids */
     ivec_t fill_heap;         /* progressive filling heap of resource ids */
@@ -108,26 +114,12 @@ struct ppt_flows {
     int local;                /* share each resource among its inputs first (ppt_flows_set_local) */
     claim_t *claims;          /* local fairness scratch: a resource's flows, then its inputs */
     double *offer_Bps;
-    int32_t claims_cap, offer_cap;
+    int64_t claims_cap, offer_cap;
 };
-
-static void *grow(void *p, int32_t *cap, int32_t need, size_t size)
-{
-    if (need <= *cap)
-        return p;
-    int32_t cap2 = *cap ? *cap : 8;
-    while (cap2 < need)
-        cap2 *= 2;
-    p = realloc(p, (size_t)cap2 * size);
-    if (!p)
-        abort();
-    *cap = cap2;
-    return p;
-}
 
 static void push(ivec_t *a, int32_t x)
 {
-    a->v = grow(a->v, &a->cap, a->n + 1, sizeof(int32_t));
+    a->v = ppt_grow(a->v, &a->cap, sizeof(int32_t), a->n + 1);
     a->v[a->n++] = x;
 }
 
@@ -205,9 +197,9 @@ static void heap_remove(ppt_flows_t *fs, ivec_t *h, before_fn before, int32_t it
 /* -- set-up ------------------------------------------------------------------------------------ */
 ppt_flows_t *ppt_flows_new(int32_t num_resources, const double *capacity_Bps)
 {
-    ppt_flows_t *fs = calloc(1, sizeof *fs);
+    ppt_flows_t *fs = ppt_alloc(1, sizeof *fs);
     fs->num_resources = num_resources;
-    fs->res = calloc((size_t)(num_resources > 0 ? num_resources : 1), sizeof *fs->res);
+    fs->res = ppt_alloc((size_t)(num_resources > 0 ? num_resources : 1), sizeof *fs->res);
     for (int32_t i = 0; i < num_resources; i++) {
         fs->res[i].capacity_Bps = capacity_Bps[i];
         fs->res[i].heap_at = -1;
@@ -296,7 +288,7 @@ static int32_t new_message(ppt_flows_t *fs)
 {
     if (fs->free_msgs.n)
         return fs->free_msgs.v[--fs->free_msgs.n];
-    fs->msg = grow(fs->msg, &fs->msg_cap, fs->nmsg_slots + 1, sizeof(msg_t));
+    fs->msg = ppt_grow(fs->msg, &fs->msg_cap, sizeof(msg_t), fs->nmsg_slots + 1);
     return fs->nmsg_slots++;
 }
 
@@ -305,7 +297,7 @@ static int32_t new_flow(ppt_flows_t *fs)
     if (fs->free_flows.n)
         return fs->free_flows.v[--fs->free_flows.n];
     int32_t f = fs->nflow_slots++;
-    fs->flow = grow(fs->flow, &fs->flow_cap, fs->nflow_slots, sizeof(flow_t));
+    fs->flow = ppt_grow(fs->flow, &fs->flow_cap, sizeof(flow_t), fs->nflow_slots);
     memset(&fs->flow[f], 0, sizeof(flow_t));
     return f;
 }
@@ -318,8 +310,8 @@ static void start_flows(ppt_flows_t *fs, double now_s, int32_t m)
         int32_t f = new_flow(fs);
         int32_t h0 = fs->route_first.v[route], len = fs->route_first.v[route + 1] - h0;
         flow_t *fl = &fs->flow[f];
-        fl->slot = grow(fl->slot, &fl->slot_cap, len, sizeof(int32_t));
-        fl->alloc_Bps = grow(fl->alloc_Bps, &fl->alloc_cap, len, sizeof(double));
+        fl->slot = ppt_grow(fl->slot, &fl->slot_cap, sizeof(int32_t), len);
+        fl->alloc_Bps = ppt_grow(fl->alloc_Bps, &fl->alloc_cap, sizeof(double), len);
         fl->remaining_B = fs->msg[m].nbytes_B / routes;
         fl->rate_Bps = 0.0;
         fl->since_s = now_s;
@@ -329,7 +321,7 @@ static void start_flows(ppt_flows_t *fs, double now_s, int32_t m)
         fl->message = m;
         for (int32_t i = 0; i < len; i++) {
             resource_t *r = &fs->res[fs->hop.v[h0 + i]];
-            r->flows = grow(r->flows, &r->cap, r->nflows + 1, sizeof(int32_t));
+            r->flows = ppt_grow(r->flows, &r->cap, sizeof(int32_t), r->nflows + 1);
             fl->slot[i] = r->nflows;
             r->flows[r->nflows++] = f;
         }
@@ -349,7 +341,7 @@ int32_t ppt_flows_start(ppt_flows_t *fs, double now_s, int32_t path, double nbyt
     msg->nbytes_B = nbytes_B;
     if (queue >= 0) {
         if (queue >= fs->num_queues) {   /* queues are made on first use, idle */
-            fs->queue_of = grow(fs->queue_of, &fs->queue_cap, queue + 1, sizeof(queue_t));
+            fs->queue_of = ppt_grow(fs->queue_of, &fs->queue_cap, sizeof(queue_t), queue + 1);
             for (; fs->num_queues <= queue; fs->num_queues++)
                 fs->queue_of[fs->num_queues] = (queue_t){-1, -1, -1};
         }
@@ -582,8 +574,8 @@ static void share_locally(ppt_flows_t *fs, int32_t rid)
 {
     const resource_t *r = &fs->res[rid];
     int32_t n = r->nflows, m = 0;
-    fs->claims = grow(fs->claims, &fs->claims_cap, 2 * n, sizeof(claim_t));
-    fs->offer_Bps = grow(fs->offer_Bps, &fs->offer_cap, 2 * n, sizeof(double));
+    fs->claims = ppt_grow(fs->claims, &fs->claims_cap, sizeof(claim_t), 2 * n);
+    fs->offer_Bps = ppt_grow(fs->offer_Bps, &fs->offer_cap, sizeof(double), 2 * n);
     claim_t *flows = fs->claims, *inputs = fs->claims + n;
     double *flow_offer_Bps = fs->offer_Bps, *input_offer_Bps = fs->offer_Bps + n;
     for (int32_t k = 0; k < n; k++) {

@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "flowroute.h"
+#include "_util.h"
 
 #define MAX_HOPS (PPT_FLOW_MAX_ROUTE - 2)     /* router hops before a walk is declared lost */
 #define MAX_SAMPLES 64
@@ -133,9 +134,7 @@ ppt_flow_path_t ppt_flow_route_chunks(const ppt_flows_t *fs, const ppt_flow_topo
                                       uint64_t uid0, int32_t npackets, double now_s, int32_t *rids, int32_t *len)
 {
     ppt_flow_path_t out = {-1, 0, 0.0, 0.0};
-    load_t load = {fs, now_s, rids, len, 0, chunk_B, malloc((size_t)topo->radix * sizeof(double))};
-    if (!load.occupancy_B)
-        abort();
+    load_t load = {fs, now_s, rids, len, 0, chunk_B, ppt_alloc((size_t)topo->radix, sizeof(double))};
     for (int32_t used = 0; load.routed < chunks; used += len[load.routed++]) {
         double latency_s, packet_s_per_B;
         uint64_t uid = uid0 + (uint64_t)((int64_t)load.routed * npackets / chunks);

@@ -30,8 +30,8 @@
  */
 #include <stddef.h>
 #include <string.h>
-#include <stdio.h>
 #include "_net.h"
+#include "_util.h"
 
 #define KEY_BITS 40
 #define NONE (-1)
@@ -193,12 +193,8 @@ static void map_grow(msgmap_t *map)
 {
     msgmap_t bigger = {0};
     bigger.mask = map->mask ? 2 * map->mask + 1 : 1023;
-    bigger.keys = calloc((size_t)bigger.mask + 1, sizeof(uint64_t));
-    bigger.left = calloc((size_t)bigger.mask + 1, sizeof(int32_t));
-    if (!bigger.keys || !bigger.left) {
-        fprintf(stderr, "ppt: out of memory in the reassembly table\n");
-        abort();
-    }
+    bigger.keys = ppt_alloc((size_t)bigger.mask + 1, sizeof(uint64_t));
+    bigger.left = ppt_alloc((size_t)bigger.mask + 1, sizeof(int32_t));
     for (int64_t i = 0; map->mask && i <= map->mask; i++)
         if (map->keys[i]) {
             int64_t s = map_slot(&bigger, map->keys[i]);
@@ -970,16 +966,6 @@ uint64_t ppt_net_send(ppt_net_t *net, int32_t src, int32_t dst, int64_t nbytes, 
 
 /* ---------------------------------------------------------------- set-up and queries */
 
-static void *zalloc(size_t count, size_t size)
-{
-    void *p = calloc(count ? count : 1, size);      /* untouched pages of other ranks' routers stay free */
-    if (!p) {
-        fprintf(stderr, "ppt: out of memory allocating the packet core (%zu x %zu bytes)\n", count, size);
-        abort();
-    }
-    return p;
-}
-
 /* First router of simulation rank k's block: blocks hold whole sets of a router's planes. */
 static int32_t block_first_router(const ppt_net_config_t *cfg, int32_t k)
 {
@@ -989,7 +975,7 @@ static int32_t block_first_router(const ppt_net_config_t *cfg, int32_t k)
 
 ppt_net_t *ppt_net_new(const ppt_net_config_t *cfg, const ppt_routing_t *routing)
 {
-    ppt_net_t *net = zalloc(1, sizeof *net);
+    ppt_net_t *net = ppt_alloc(1, sizeof *net);
     ppt_queue_init(&net->queue, 1024, 1e-9);
     net->queue.hint.stride = sizeof(ppt_packet_t);           /* the packets arrivals and receptions move */
     net->queue.hint.kinds = 1u << EV_ARRIVE | 1u << EV_NIC_RECEIVE | 1u << EV_CUT;
@@ -1006,7 +992,7 @@ ppt_net_t *ppt_net_new(const ppt_net_config_t *cfg, const ppt_routing_t *routing
     int32_t P = net->planes = cfg->planes;
     net->rail_policy = cfg->rail_policy;
     net->rail_unit = P > 1 ? cfg->rail_unit : PPT_RAIL_PER_MESSAGE;
-    net->plane_routing = zalloc((size_t)P, sizeof(ppt_routing_t));
+    net->plane_routing = ppt_alloc((size_t)P, sizeof(ppt_routing_t));
     for (int32_t k = 0; k < P; k++) {
         net->plane_routing[k] = net->routing;
         net->plane_routing[k].plane = k;
@@ -1015,20 +1001,20 @@ ppt_net_t *ppt_net_new(const ppt_net_config_t *cfg, const ppt_routing_t *routing
     net->routing = net->plane_routing[0];
     net->router_lo = block_first_router(cfg, cfg->rank);
     net->router_hi = block_first_router(cfg, cfg->rank + 1);
-    net->router_rank = zalloc((size_t)R, sizeof(int32_t));
+    net->router_rank = ppt_alloc((size_t)R, sizeof(int32_t));
     for (int32_t k = 0; k < cfg->num_ranks; k++)
         for (int32_t r = block_first_router(cfg, k); r < block_first_router(cfg, k + 1); r++)
             net->router_rank[r] = k;
-    net->ports = zalloc((size_t)ports, sizeof(port_t));
-    net->link_s = zalloc((size_t)ports, sizeof(double));
-    net->rr = zalloc((size_t)ports, sizeof(int32_t));
-    net->router_key = zalloc((size_t)R, sizeof(uint64_t));
+    net->ports = ppt_alloc((size_t)ports, sizeof(port_t));
+    net->link_s = ppt_alloc((size_t)ports, sizeof(double));
+    net->rr = ppt_alloc((size_t)ports, sizeof(int32_t));
+    net->router_key = ppt_alloc((size_t)R, sizeof(uint64_t));
     for (int32_t r = net->router_lo; r < net->router_hi; r++)
         net->router_key[r] = (uint64_t)cfg->router_eid[r] << KEY_BITS;
     if (net->credit_on) {
-        net->credits = zalloc((size_t)(ports * nvc), sizeof(int64_t));
-        net->q_head = zalloc((size_t)(ports * nvc), sizeof(int32_t));
-        net->q_tail = zalloc((size_t)(ports * nvc), sizeof(int32_t));
+        net->credits = ppt_alloc((size_t)(ports * nvc), sizeof(int64_t));
+        net->q_head = ppt_alloc((size_t)(ports * nvc), sizeof(int32_t));
+        net->q_tail = ppt_alloc((size_t)(ports * nvc), sizeof(int32_t));
     }
     for (int64_t i = (int64_t)net->router_lo * radix; i < (int64_t)net->router_hi * radix; i++) {
         int8_t cls = cfg->port_class[i];
@@ -1048,28 +1034,28 @@ ppt_net_t *ppt_net_new(const ppt_net_config_t *cfg, const ppt_routing_t *routing
         }
     }
     size_t rails = (size_t)N * (size_t)P;
-    net->nic_inv_bw = zalloc(rails, sizeof(double));
-    net->nic_arrive_s = zalloc(rails, sizeof(double));
-    net->nic_free_at = zalloc(rails, sizeof(double));
-    net->nic_wake_s = zalloc(rails, sizeof(double));
-    net->nic_credit_B = zalloc(rails, sizeof(int64_t));
-    net->nic_out_head = zalloc(rails, sizeof(int32_t));
-    net->nic_out_tail = zalloc(rails, sizeof(int32_t));
-    net->nic_pending = zalloc(rails, sizeof(int32_t));
-    net->rail_queued_B = zalloc(rails, sizeof(int64_t));
-    net->nic_injected_B = zalloc((size_t)N, sizeof(int64_t));
-    net->nic_ejected_B = zalloc((size_t)N, sizeof(int64_t));
-    net->nic_resp_head = zalloc((size_t)N, sizeof(int32_t));
-    net->nic_resp_tail = zalloc((size_t)N, sizeof(int32_t));
-    net->nic_shared_head = zalloc((size_t)N, sizeof(int32_t));
-    net->nic_shared_tail = zalloc((size_t)N, sizeof(int32_t));
-    net->nic_held = zalloc((size_t)N, sizeof(int32_t));
-    net->nic_held_rail = zalloc((size_t)N, sizeof(int32_t));
-    net->nic_rail_count = zalloc((size_t)N, sizeof(uint64_t));
-    net->nic_msg_seq = zalloc((size_t)N, sizeof(uint64_t));
-    net->nic_resp_seq = zalloc((size_t)N, sizeof(uint64_t));
-    net->nic_key = zalloc((size_t)N, sizeof(uint64_t));
-    net->nic_send_key = zalloc((size_t)N, sizeof(uint64_t));
+    net->nic_inv_bw = ppt_alloc(rails, sizeof(double));
+    net->nic_arrive_s = ppt_alloc(rails, sizeof(double));
+    net->nic_free_at = ppt_alloc(rails, sizeof(double));
+    net->nic_wake_s = ppt_alloc(rails, sizeof(double));
+    net->nic_credit_B = ppt_alloc(rails, sizeof(int64_t));
+    net->nic_out_head = ppt_alloc(rails, sizeof(int32_t));
+    net->nic_out_tail = ppt_alloc(rails, sizeof(int32_t));
+    net->nic_pending = ppt_alloc(rails, sizeof(int32_t));
+    net->rail_queued_B = ppt_alloc(rails, sizeof(int64_t));
+    net->nic_injected_B = ppt_alloc((size_t)N, sizeof(int64_t));
+    net->nic_ejected_B = ppt_alloc((size_t)N, sizeof(int64_t));
+    net->nic_resp_head = ppt_alloc((size_t)N, sizeof(int32_t));
+    net->nic_resp_tail = ppt_alloc((size_t)N, sizeof(int32_t));
+    net->nic_shared_head = ppt_alloc((size_t)N, sizeof(int32_t));
+    net->nic_shared_tail = ppt_alloc((size_t)N, sizeof(int32_t));
+    net->nic_held = ppt_alloc((size_t)N, sizeof(int32_t));
+    net->nic_held_rail = ppt_alloc((size_t)N, sizeof(int32_t));
+    net->nic_rail_count = ppt_alloc((size_t)N, sizeof(uint64_t));
+    net->nic_msg_seq = ppt_alloc((size_t)N, sizeof(uint64_t));
+    net->nic_resp_seq = ppt_alloc((size_t)N, sizeof(uint64_t));
+    net->nic_key = ppt_alloc((size_t)N, sizeof(uint64_t));
+    net->nic_send_key = ppt_alloc((size_t)N, sizeof(uint64_t));
     for (int32_t n = 0; n < N; n++) {
         if (!node_local(net, n))
             continue;
@@ -1092,9 +1078,9 @@ ppt_net_t *ppt_net_new(const ppt_net_config_t *cfg, const ppt_routing_t *routing
         net->nic_shared_head[n] = net->nic_shared_tail[n] = net->nic_held[n] = NONE;
     }
     net->pkt_free = net->msg_free = NONE;
-    net->outbox = zalloc((size_t)cfg->num_ranks, sizeof(ppt_remote_t *));
-    net->outbox_len = zalloc((size_t)cfg->num_ranks, sizeof(int64_t));
-    net->outbox_cap = zalloc((size_t)cfg->num_ranks, sizeof(int64_t));
+    net->outbox = ppt_alloc((size_t)cfg->num_ranks, sizeof(ppt_remote_t *));
+    net->outbox_len = ppt_alloc((size_t)cfg->num_ranks, sizeof(int64_t));
+    net->outbox_cap = ppt_alloc((size_t)cfg->num_ranks, sizeof(int64_t));
     return net;
 }
 
@@ -1122,7 +1108,7 @@ void ppt_net_free(ppt_net_t *net)
 
 void ppt_net_set_node_planes(ppt_net_t *net, const int32_t *node_plane)
 {
-    int32_t *copy = zalloc((size_t)net->cfg.num_nodes, sizeof(int32_t));
+    int32_t *copy = ppt_alloc((size_t)net->cfg.num_nodes, sizeof(int32_t));
     memcpy(copy, node_plane, (size_t)net->cfg.num_nodes * sizeof(int32_t));
     free((void *)net->node_plane);
     net->node_plane = copy;
@@ -1142,7 +1128,7 @@ void ppt_net_set_plane_hops(ppt_net_t *net, const uint8_t *hops)
 {
     int64_t routers = net->cfg.num_routers / net->planes;
     size_t size = (size_t)(routers * routers * net->planes);
-    uint8_t *copy = zalloc(size, 1);
+    uint8_t *copy = ppt_alloc(size, 1);
     memcpy(copy, hops, size);
     free(net->plane_hops);
     net->plane_hops = copy;

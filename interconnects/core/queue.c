@@ -1,25 +1,8 @@
 /* The calendar queue's slow paths: set-up, advancing over empty days, and rebuilding the ring. */
-#include <stdio.h>
 #include <string.h>
 #include "_heap.h"
 
 #define SAMPLE 512
-
-void *ppt_grow(void *p, int64_t *cap, size_t item, int64_t need)
-{
-    if (need <= *cap)
-        return p;
-    int64_t n = *cap ? *cap : 16;
-    while (n < need)
-        n *= 2;
-    void *q = realloc(p, (size_t)n * item);
-    if (!q) {
-        fprintf(stderr, "ppt: out of memory growing a packet-core table to %lld entries\n", (long long)n);
-        abort();
-    }
-    *cap = n;
-    return q;
-}
 
 void ppt_queue_init(ppt_queue_t *q, int64_t days, double width)
 {
@@ -30,12 +13,10 @@ void ppt_queue_init(ppt_queue_t *q, int64_t days, double width)
     q->emask = q->nepochs - 1;
     q->width = width;
     q->per_width = 1.0 / width;
-    q->bucket = aligned_alloc(64, EPOCH_DAYS * sizeof(ppt_bucket_t));
-    q->epoch_ev = calloc((size_t)q->nepochs, sizeof(ppt_heap_t));
-    if (!q->bucket || !q->epoch_ev) {
-        fprintf(stderr, "ppt: out of memory for the event queue\n");
-        abort();
-    }
+    q->bucket = aligned_alloc(64, EPOCH_DAYS * sizeof(ppt_bucket_t));   /* buckets on cache-line boundaries */
+    if (!q->bucket)
+        ppt_out_of_memory(EPOCH_DAYS * sizeof(ppt_bucket_t));
+    q->epoch_ev = ppt_alloc((size_t)q->nepochs, sizeof(ppt_heap_t));
     for (int64_t i = 0; i < EPOCH_DAYS; i++) {
         q->bucket[i].heap.ev = q->bucket[i].inline_ev;
         q->bucket[i].heap.len = 0;
@@ -103,11 +84,7 @@ static int by_time(const void *x, const void *y)
 void ppt_queue_resize(ppt_queue_t *q)
 {
     int64_t n = q->len, k = 0;
-    ppt_event_t *all = malloc((size_t)(n ? n : 1) * sizeof(ppt_event_t));
-    if (!all) {
-        fprintf(stderr, "ppt: out of memory rebuilding the event queue\n");
-        abort();
-    }
+    ppt_event_t *all = ppt_alloc((size_t)n, sizeof(ppt_event_t));
     double first = INFINITY;
     for (int64_t i = 0; i < EPOCH_DAYS; i++)
         for (int64_t j = 0; j < q->bucket[i].heap.len; j++)
