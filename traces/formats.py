@@ -1,0 +1,67 @@
+"""The front door of trace input: which format a path holds, and the reader that opens it.
+
+Every reader yields the op-stream form (:mod:`ppt.traces.opstream`), so replay,
+``trace-info`` and ``convert`` take any format through :func:`open_trace`.
+A format is found by its file name first (extension, or a folder holding the
+format's index file), then by the first bytes of a file.  :data:`FORMATS` is
+the one table of formats: a new reader adds one row, naming its module and
+its opener (imported only when a trace of that format is opened, so an
+optional reader's dependency is needed only by those who read it).
+"""
+from __future__ import annotations
+
+import glob
+import importlib
+import os
+from typing import Callable, NamedTuple
+
+from ppt.errors import TraceError
+
+
+class Format(NamedTuple):
+    """A trace format: ``detect(path)`` says whether ``path`` holds it; ``opener`` is
+    ``"module:function"`` (under ``ppt.traces``), called as ``function(path)`` -> an OpTrace."""
+
+    name: str
+    description: str
+    detect: Callable[[str], bool]
+    opener: str
+
+
+def _has(path: str, pattern: str) -> bool:
+    """Whether folder ``path`` holds a file matching ``pattern``."""
+    return os.path.isdir(path) and bool(glob.glob(os.path.join(glob.escape(path), pattern)))
+
+
+def _is_opstream(path: str) -> bool:
+    return os.path.isfile(os.path.join(path, "opstream.json"))
+
+
+def _is_dumpi(path: str) -> bool:
+    if _has(path, "*.meta") or path.endswith((".meta", ".bin")):
+        return True
+    return not os.path.exists(path) and bool(glob.glob(glob.escape(path) + "*.meta"))
+
+
+FORMATS: tuple[Format, ...] = (
+    Format("opstream", "PPT's op-stream folder (opstream.json + rank-NNNN.npz)", _is_opstream, "opstream:load"),
+    Format("dumpi", "SST-DUMPI trace set (.meta + one .bin per rank)", _is_dumpi, "dumpi:TraceSet"),
+)
+
+
+def format_of(path) -> Format:
+    """The format ``path`` holds (TraceError, one line, naming the formats read, if none)."""
+    path = os.fspath(path)
+    for fmt in FORMATS:
+        if fmt.detect(path):
+            return fmt
+    if not os.path.exists(path):
+        raise TraceError(f"no trace at {path}: give a trace file or folder")
+    raise TraceError(f"{path} is not a trace in a format PPT reads ({', '.join(f.name for f in FORMATS)})")
+
+
+def open_trace(path):
+    """The trace at ``path`` as an :class:`~ppt.traces.opstream.OpTrace`, whatever its format."""
+    fmt = format_of(path)
+    module, function = fmt.opener.split(":")
+    return getattr(importlib.import_module(f"ppt.traces.{module}"), function)(os.fspath(path))
