@@ -109,13 +109,14 @@ class NodeModel:
     __slots__ = ("name", "description", "sockets", "cores_per_socket", "clock_hz", "issue_width",
                  "int_ops_per_cycle", "fp_ops_per_cycle", "vector_ops_per_cycle", "mem_ops_per_cycle",
                  "vector_lanes", "divide_cycles", "line_B", "caches", "memory_latency_s",
-                 "memory_bandwidth_Bps", "core_bandwidth_Bps")
+                 "memory_bandwidth_Bps", "core_bandwidth_Bps", "copy_bandwidth_Bps")
 
     def __init__(self, name: str, *, sockets: int, cores_per_socket: int, clock_hz: float,
                  issue_width: float, int_ops_per_cycle: float, fp_ops_per_cycle: float,
                  vector_ops_per_cycle: float, mem_ops_per_cycle: float, vector_lanes: int,
                  divide_cycles: float, line_B: float, caches, memory_latency_s: float,
-                 memory_bandwidth_Bps: float, core_bandwidth_Bps: float, description: str = ""):
+                 memory_bandwidth_Bps: float, core_bandwidth_Bps: float, copy_bandwidth_Bps: float | None = None,
+                 description: str = ""):
         self.name = name
         self.description = description
         self.sockets = sockets
@@ -133,6 +134,9 @@ class NodeModel:
         self.memory_latency_s = memory_latency_s
         self.memory_bandwidth_Bps = memory_bandwidth_Bps
         self.core_bandwidth_Bps = core_bandwidth_Bps
+        #: The node's STREAM Copy bandwidth (bytes read + bytes written per second), which same-node
+        #: message copies share (:mod:`ppt.interconnects.networks.nodememory`); None if the preset gives none.
+        self.copy_bandwidth_Bps = copy_bandwidth_Bps
         self._check()
 
     def _check(self):
@@ -143,8 +147,10 @@ class NodeModel:
                 raise ConfigError(f"{where}: {attr} must be a positive integer, got {value!r}")
         for attr in ("clock_hz", "issue_width", "int_ops_per_cycle", "fp_ops_per_cycle",
                      "vector_ops_per_cycle", "mem_ops_per_cycle", "divide_cycles", "line_B",
-                     "memory_latency_s", "memory_bandwidth_Bps", "core_bandwidth_Bps"):
+                     "memory_latency_s", "memory_bandwidth_Bps", "core_bandwidth_Bps", "copy_bandwidth_Bps"):
             value = getattr(self, attr)
+            if attr == "copy_bandwidth_Bps" and value is None:
+                continue                                   # optional: only same-node messages need it
             if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 < value < math.inf:
                 raise ConfigError(f"{where}: {attr} must be a positive number, got {value!r}")
         if not self.caches:
@@ -199,6 +205,7 @@ class NodeModel:
             memory_latency_s=field(memory, "latency_s", memory_where, float, positive=True),
             memory_bandwidth_Bps=field(memory, "bandwidth_Bps", memory_where, float, positive=True),
             core_bandwidth_Bps=field(memory, "core_bandwidth_Bps", memory_where, float, positive=True),
+            copy_bandwidth_Bps=field(memory, "copy_bandwidth_Bps", memory_where, float, default=None, positive=True),
         )
 
     @property
