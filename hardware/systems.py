@@ -94,8 +94,8 @@ def load_system(name_or_path: str, overrides=()) -> dict:
 
 def check_keys(preset: dict) -> None:
     """ConfigError naming the first misspelled or misplaced key of a system preset."""
-    from ppt.interconnects.networks.network import NETWORK_FIELDS
-    sections = {**SECTION_KEYS, "network": NETWORK_FIELDS}
+    from ppt.interconnects.networks.settings import NetworkSettings
+    sections = {**SECTION_KEYS, "network": NetworkSettings.keys()}
     home = {key: f"{name}.{key}" if name else key for name, keys in sections.items() for key in keys}
     for name, keys in sections.items():
         section = preset

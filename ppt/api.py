@@ -268,7 +268,7 @@ class Machine:
         preset = self.preset
         return {"version": version(), "system": self.name, "preset_sha256": preset_sha256(preset),
                 "network": network or self.network,
-                "routing": routing or (preset.get("network") or {}).get("routing", "min"),
+                "routing": routing or self.model.network_settings.routing,
                 "seed": self.model.seed, "command": f"ppt.api Machine.{method}",
                 "wall_s": perf_counter() - began}
 

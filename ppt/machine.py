@@ -24,18 +24,19 @@ class Machine:
         self.seed = seed
         node = preset["node"]
         self.cores_per_node = field(node, "cores", "node", int, positive=True)
-        from ppt.interconnects.topologies.failures import FailureSpec
-        #: The link failures of the preset's ``network.fail_*`` keys (checked here, before any run).
-        self.failures = FailureSpec.from_config(preset.get("network") or {})
+        from ppt.interconnects.networks.settings import NetworkSettings
+        #: The preset's ``network`` section, read and checked once (here, before any run); each component
+        #: reads its part (:mod:`ppt.interconnects.networks.settings`).
+        self.network_settings = NetworkSettings.from_preset(preset)
         from ppt.provenance import note_machine
-        note_machine(preset, network_kind, seed)      # what a result's provenance names
+        note_machine(preset, network_kind, seed, self.network_settings.routing)   # what a result's provenance names
 
     @cached_property
     def topology(self):
-        """The preset's topology, without the links the failure map takes down."""
+        """The preset's topology, without the links the failure map (``network.fail_*``) takes down."""
         from ppt.interconnects.topologies.failures import apply_failures
         from ppt.interconnects.topologies.registry import build_topology
-        return apply_failures(build_topology(self.preset["topology"]), self.failures)
+        return apply_failures(build_topology(self.preset["topology"]), self.network_settings.failures)
 
     @cached_property
     def node_model(self):

@@ -54,10 +54,14 @@ def start(argv) -> None:
     _state.update(started=time.perf_counter(), command=["ppt", *argv], machine=None)
 
 
-def note_machine(preset: dict, network_kind: str, seed: int) -> None:
-    """Record the machine a command built (the last one built is the one that ran)."""
+def note_machine(preset: dict, network_kind: str, seed: int, routing: str | None = None) -> None:
+    """Record the machine a command built (the last one built is the one that ran): its preset, network
+    kind, seed and ``routing`` (by default, the one the preset's network settings name)."""
+    if routing is None:
+        from ppt.interconnects.networks.settings import NetworkSettings
+        routing = NetworkSettings.from_preset(preset).routing
     _state["machine"] = {"preset": preset, "preset_sha256": preset_sha256(preset), "network": network_kind,
-                         "seed": seed}
+                         "seed": seed, "routing": routing}
 
 
 def forget_machine() -> None:
@@ -86,8 +90,8 @@ def provenance(args=None) -> dict:
     asked = getattr(args, "network", None)
     network = asked if isinstance(asked, str) and asked != "auto" else (machine["network"] if machine else None)
     routing = getattr(args, "routing", None)
-    if routing is None and preset is not None:
-        routing = (preset.get("network") or {}).get("routing", "min")
+    if routing is None and machine is not None:
+        routing = machine["routing"]
     seed = machine["seed"] if machine else getattr(args, "seed", None)
     command = _state["command"] if _state["command"] is not None else ["ppt", *sys.argv[1:]]
     return {"version": version(), "system": preset.get("name") if preset else getattr(args, "system", None),

@@ -11,17 +11,12 @@ from __future__ import annotations
 import numpy as np
 
 from ppt.errors import ConfigError
-from ppt.config import field
 from ppt.interconnects.networks.network import Network, Nic, register_network
 from ppt.interconnects.networks.nodememory import NodeMemory
 
 
 #: Packets whose routes make a node pair's path (see routes_Bps), as the flow network samples 16.
 ROUTE_SAMPLES = 16
-
-
-#: Routings that adapt to load (as ``flownet.ADAPTIVE_ROUTINGS``): a lone message spreads over several paths.
-ADAPTIVE_ROUTINGS = frozenset({"ugal", "par", "adaptive"})
 
 
 class AnalyticNic(Nic):
@@ -85,18 +80,16 @@ class AnalyticNetwork(Network):
         (both NICs, every link latency and router delay, as in the packet model) and the bandwidth
         of its slowest part (either NIC, either node link, every router-to-router link it crosses),
         which carries the message's bytes on the wire (payload and packet headers)."""
-        from ppt.interconnects.networks.packetizer import Packetizer
         from ppt.interconnects.topologies.topology import channels
-        topo, net = machine.topology, machine.preset["network"]
+        topo, settings = machine.topology, machine.network_settings
         links = topo.network_classes()
         link_latency = min((c.latency_s for c in links), default=0.0)
         terminal = topo.terminal_class()
-        nic_bw = field(net, "nic_bandwidth_Bps", "network", float, positive=True)
-        nic_latency = field(net, "nic_latency_s", "network", float, default=0.0, nonnegative=True)
-        packetizer = Packetizer(field(net, "packet", "network", dict))
-        routing = topo.routing(field(net, "routing", "network", str, default="min"), seed=machine.seed)
-        adaptive = routing.name in ADAPTIVE_ROUTINGS
-        packet_B = packetizer.size(packetizer.max_payload_B)
+        nic_bw, nic_latency, packetizer = settings.nic_bandwidth_Bps, settings.nic_latency_s, settings.packetizer
+        settings.routing_options(topo, settings.routing)      # refuses a setting no routing of the topology takes
+        routing = topo.routing(settings.routing, seed=machine.seed)
+        adaptive = routing.adaptive           # a lone message spreads over several paths
+        packet_B = settings.packet_B
         class_bw = [c.bandwidth_Bps for c in topo.link_classes]
         class_latency = [c.latency_s for c in topo.link_classes]
         router_delay = topo.router_delay_s

@@ -39,14 +39,13 @@ import sys
 
 import numpy as np
 
-from ppt.config import field
 from ppt.engine import Entity
 from ppt.errors import ConfigError
 from ppt.interconnects.networks.fairshare import FairShare
 from ppt.interconnects.networks.network import Network, Nic, register_network
 from ppt.interconnects.core import array, ffi, lib
 from ppt.interconnects.networks.packetizer import Packetizer
-from ppt.interconnects.networks.packetnet import PacketNetwork, _vc_capacity_B, cut_through
+from ppt.interconnects.networks.packetnet import PacketNetwork
 
 
 #: Packets whose routes a flow's path is sampled from (its distinct routes share the flow's bytes).
@@ -124,26 +123,24 @@ class FlowNetwork(Network):
 
     @classmethod
     def from_machine(cls, machine) -> "FlowNetwork":
-        topo, cfg = machine.topology, machine.preset["network"]
-        asked = field(cfg, "routing", "network", str, default="min")
+        topo, settings = machine.topology, machine.network_settings
+        asked = settings.routing
         # UGAL-L weighs a chunk against flow backlogs with its default bias, whatever network.ugal_bias_packets
         # says: that bias tolerates the short queues single packets meet, and a flow backlog has no such
         # noise.  With Edison's 24 packets the chunks of SNAP's 384-core run stayed minimal and the flow
         # network read 21.7 % slow against the packet network; with the default it reads 1.3 % slow.
-        topo.network_options(asked, cfg)            # refuses a setting no routing of the topology takes
+        settings.routing_options(topo, asked)       # refuses a setting no routing of the topology takes
         routing = topo.routing(asked, seed=machine.seed)
         if routing.adaptive and (machine.name, asked) not in _SAID:
             _SAID.add((machine.name, asked))
             print(f"flow network: routing {asked!r} adapts to load; each message is routed as up to "
                   f"{ADAPTIVE_CHUNKS} chunks, each walked by the routing against the bytes the flows still "
                   f"have to move through each port", file=sys.stderr)
-        packetizer = Packetizer(field(cfg, "packet", "network", dict))
-        vc_capacity_B = _vc_capacity_B(cfg, routing.num_vcs, packetizer.size(packetizer.max_payload_B))
-        return cls(topo, routing,
-                   nic_bandwidth_Bps=field(cfg, "nic_bandwidth_Bps", "network", float, positive=True),
-                   nic_latency_s=field(cfg, "nic_latency_s", "network", float, default=0.0, nonnegative=True),
-                   packetizer=packetizer, backpressure=vc_capacity_B is not None, chunks=ADAPTIVE_CHUNKS,
-                   nic_buffer_B=vc_capacity_B or 0, cut_through=cut_through(cfg))
+        vc_capacity_B = settings.vc_capacity_B(routing)     # the packet network's rule, so both hold as much
+        return cls(topo, routing, nic_bandwidth_Bps=settings.nic_bandwidth_Bps,
+                   nic_latency_s=settings.nic_latency_s, packetizer=settings.packetizer,
+                   backpressure=vc_capacity_B is not None, chunks=ADAPTIVE_CHUNKS, nic_buffer_B=vc_capacity_B or 0,
+                   cut_through=settings.cut_through)
 
     #: Share each port among its input ports first, then among each input's flows (as the packet
     #: network's round-robin arbitration serves input ports), instead of max-min among flows.  Off:

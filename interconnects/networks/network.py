@@ -21,11 +21,6 @@ from ppt.errors import ConfigError
 
 NETWORKS: dict[str, type] = {}
 
-#: Keys of a preset's ``network`` section, over all network kinds (each reads those it needs).
-NETWORK_FIELDS = ("routing", "packet", "buffer_B", "vc_buffer_B", "vcs", "nic_bandwidth_Bps", "nic_latency_s",
-                  "shm_latency_s", "fail_links", "fail_class", "fail_seed", "fail_file", "planes", "rail_policy",
-                  "rail_unit", "ugal_bias_packets", "cut_through")
-
 
 def register_network(name: str):
     """Class decorator: network kind ``name`` (built with ``cls.from_machine(machine)``)."""
@@ -43,14 +38,15 @@ def network_kinds() -> list[str]:
 
 
 def build_network(kind: str, machine) -> "Network":
-    """A fresh network of ``kind`` for ``machine`` (networks hold per-run state)."""
+    """A fresh network of ``kind`` for ``machine`` (networks hold per-run state), built from its
+    network settings (``machine.network_settings``, :mod:`ppt.interconnects.networks.settings`)."""
     from ppt.interconnects.networks.nodememory import NodeMemory
     _load()
     try:
         cls = NETWORKS[kind]
     except KeyError:
         raise ConfigError(f"unknown network kind {kind!r}; choose one of: {', '.join(sorted(NETWORKS))}") from None
-    planes = (machine.preset.get("network") or {}).get("planes", 1)
+    planes = machine.network_settings.rails.planes
     if planes != 1 and not cls.models_planes:
         raise ConfigError(f"network.planes = {planes}: only the packet network models several planes; "
                           f"use --network packet or drop the setting")

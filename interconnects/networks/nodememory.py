@@ -13,11 +13,6 @@ import math
 from ppt.errors import ConfigError
 from ppt.interconnects.networks.fairshare import FairShare
 
-
-#: The processor preset field with the node's copy bandwidth (STREAM Copy: bytes read + bytes written per
-#: second); a message copy reads and writes each byte once, so messages move at half of it.
-COPY_FIELD = "copy_bandwidth_Bps"
-
 #: Latency of a same-node copy when neither the preset nor the network gives one, s.
 DEFAULT_LATENCY_S = 1e-7
 
@@ -38,20 +33,15 @@ class NodeMemory:
 
     @classmethod
     def from_machine(cls, machine) -> "NodeMemory":
-        """The node memory of a machine: its processor preset's ``memory.copy_bandwidth_Bps`` and the
-        system preset's ``network.shm_latency_s`` (default 100 ns: the hardware part only, as the MPI
+        """The node memory of a machine: half its node model's copy bandwidth (a copy reads and writes
+        each byte once) and its network settings' ``shm_latency_s`` (the hardware part only, as the MPI
         library's per-message overheads are charged by the MPI layer, :mod:`ppt.mpi.settings`)."""
-        from ppt.config import field
-        from ppt.hardware.presets import read_processor_config
-        name = field(machine.preset["node"], "processor", "node", str)
-        memory = field(read_processor_config(name), "memory", f"processor {name!r}", dict)
-        if COPY_FIELD not in memory:
-            raise ConfigError(f"processor {name!r} has no memory.{COPY_FIELD}: add the node's STREAM Copy "
-                              f"bandwidth (bytes/s, read + write bytes) to its preset; same-node messages "
+        node = machine.node_model
+        if node.copy_bandwidth_Bps is None:
+            raise ConfigError(f"processor {node.name!r} has no memory.copy_bandwidth_Bps: add the node's STREAM "
+                              f"Copy bandwidth (bytes/s, read + write bytes) to its preset; same-node messages "
                               f"share it")
-        copy_Bps = field(memory, COPY_FIELD, f"processor {name!r}.memory", float, positive=True)
-        return cls(copy_Bps / 2, field(machine.preset["network"], "shm_latency_s", "network", float,
-                                       default=DEFAULT_LATENCY_S, nonnegative=True))
+        return cls(node.copy_bandwidth_Bps / 2, machine.network_settings.shm_latency_s)
 
     def copy(self, nic, nbytes: int, payload, on_sent=None) -> None:
         """Copy ``nbytes`` within ``nic``'s node; the payload reaches its host, then ``on_sent()`` runs."""

@@ -26,7 +26,6 @@ import math
 
 import numpy as np
 
-from ppt.config import field
 from ppt.engine.core import PROGRESS_MASK
 from ppt.errors import ConfigError
 from ppt.interconnects.networks import latency
@@ -34,8 +33,8 @@ from ppt.interconnects.networks.latency import Latencies
 from ppt.interconnects.networks.links import link_report, local_load
 from ppt.interconnects.networks.network import Network, Nic, register_network
 from ppt.interconnects.core import ffi, lib
-from ppt.interconnects.networks.packetizer import Packetizer
-from ppt.interconnects.topologies.planes import RailPolicy, fabric
+from ppt.interconnects.networks.settings import NetworkSettings
+from ppt.interconnects.topologies.planes import fabric
 from ppt.interconnects.networks.stats import merge_network_stats
 
 INFINITY = math.inf
@@ -263,69 +262,38 @@ def _call(fn):
     fn()
 
 
-def _vc_capacity_B(cfg: dict, num_vcs: int, packet_B: int) -> int | None:
-    """Bytes of buffer per (input port, VC): ``network.buffer_B`` per port split
-    evenly among the VCs, or ``network.vc_buffer_B`` per VC; None (unbounded) if neither."""
-    buffer_B = field(cfg, "buffer_B", "network", int, default=None, positive=True)
-    vc_buffer_B = field(cfg, "vc_buffer_B", "network", int, default=None, positive=True)
-    if buffer_B is not None and vc_buffer_B is not None:
-        raise ConfigError("network sets both buffer_B (per port, split among VCs) and vc_buffer_B (per VC); keep one")
-    if buffer_B is None and vc_buffer_B is None:
-        return None
-    capacity = vc_buffer_B if vc_buffer_B is not None else buffer_B // num_vcs
-    if capacity < packet_B:
-        given = f"vc_buffer_B {vc_buffer_B}" if vc_buffer_B is not None else \
-            f"buffer_B {buffer_B} split over {num_vcs} VCs"
-        raise ConfigError(f"network.{given} holds less than one {packet_B}-byte packet; "
-                          f"raise it or lower max_payload_B")
-    return capacity
-
-
-def cut_through(cfg: dict) -> bool:
-    """``network.cut_through``: true if the routers cut through (forward a packet's head once its header
-    is in), false (the default) for store-and-forward."""
-    value = field(cfg, "cut_through", "network", default=False)
-    if not isinstance(value, bool):
-        raise ConfigError(f"network.cut_through must be true or false, got {value!r}")
-    return value
-
-
 @register_network("packet")
 class PacketNetwork(Network):
-    """Packet-level model of ``topology`` with the preset's ``network`` section ``cfg``."""
+    """Packet-level model of ``topology`` with the preset's network ``settings`` (``routing``, if given,
+    in place of theirs)."""
 
     models_planes = True
 
-    def __init__(self, topology, cfg: dict, seed: int = 0, routing: str | None = None):
+    def __init__(self, topology, settings, seed: int = 0, routing: str | None = None):
+        settings = NetworkSettings.of(settings)          # or built from a preset's ``network`` section
         #: Rails per NIC (one per plane) and how NICs spread messages over them.
-        self.rails = RailPolicy.from_cfg(cfg)
+        self.rails = settings.rails
         #: The fabric the core runs: ``topology`` itself, or its planes (interconnects/topologies/planes.py).
         self.topo = topology = fabric(topology, self.rails.planes)
         #: PPT_RAIL_DEDICATED: plane of every node (None: plane 0); see set_node_planes.
         self.node_planes = None
-        name = routing or field(cfg, "routing", "network", str, default="min")
+        name = routing or settings.routing
         # routing options of the network section (UGAL's bias, core/ugal.c): one no routing here takes is refused
-        options = topology.network_options(name, cfg)
+        options = settings.routing_options(topology, name)
         self.routing = topology.routing(name, seed=seed, **options)
         #: Routings over the own tables of planes 1, 2, ... whose links failed apart from plane 0's.
         self.plane_routings = topology.plane_routings(name, seed=seed, **options) if self.rails.planes > 1 else []
         #: Legal hops per (router pair, plane) where the planes' links failed apart (railpick.py), or None.
         self.plane_hops = topology.plane_hops(name) if self.rails.planes > 1 else None
         #: Virtual channels per port: the hardware's (network.vcs) or, by default, what the routing needs.
-        self.num_vcs = field(cfg, "vcs", "network", int, default=self.routing.num_vcs, positive=True)
-        if self.num_vcs < self.routing.num_vcs:
-            raise ConfigError(f"routing {self.routing.name!r} needs {self.routing.num_vcs} virtual channels to be "
-                              f"deadlock-free but network.vcs is {self.num_vcs}; raise network.vcs or choose "
-                              f"another routing")
-        if self.num_vcs > 32767:
-            raise ConfigError(f"network.vcs = {self.num_vcs}: the packet core holds at most 32767 VCs per port")
-        self.packetizer = Packetizer(field(cfg, "packet", "network", dict))
-        self.vc_capacity_B = _vc_capacity_B(cfg, self.num_vcs, self.packetizer.size(self.packetizer.max_payload_B))
+        self.num_vcs = settings.num_vcs(self.routing)
+        self.packetizer = settings.packetizer
+        self.vc_capacity_B = settings.vc_capacity_B(self.routing)
         #: Routers forward a packet once its header is in (virtual cut-through), else once it is whole
         #: (store-and-forward); timing in core/net.c.
-        self.cut_through = cut_through(cfg)
-        self.nic_bandwidth_Bps = field(cfg, "nic_bandwidth_Bps", "network", float, positive=True)
-        self.nic_latency_s = field(cfg, "nic_latency_s", "network", float, default=0.0, nonnegative=True)
+        self.cut_through = settings.cut_through
+        self.nic_bandwidth_Bps = settings.nic_bandwidth_Bps
+        self.nic_latency_s = settings.nic_latency_s
         self.router_delay_s = float(topology.router_delay_s)
         if not 0.0 <= self.router_delay_s < math.inf:
             raise ConfigError(f"topology.router_delay_s must be a finite number of seconds >= 0, "
@@ -352,7 +320,7 @@ class PacketNetwork(Network):
 
     @classmethod
     def from_machine(cls, machine) -> "PacketNetwork":
-        return cls(machine.topology, machine.preset["network"], seed=machine.seed)
+        return cls(machine.topology, machine.network_settings, seed=machine.seed)
 
     def nic_eid(self, node: int) -> int:
         return int(self.nic_eids[node])

@@ -1,8 +1,9 @@
 """Link failures: which router-to-router links are down, as a static map every router knows.
 
 A failure map is chosen once, before a run, from the preset's ``network``
-section (or the ``--fail-*`` flags of ``ppt traffic``, ``run``, ``replay`` and
-``topology``, which set the same keys):
+section (the ``failures`` part of its settings,
+:mod:`ppt.interconnects.networks.settings`), which the ``--fail-*`` flags of
+``ppt traffic``, ``run``, ``replay`` and ``topology`` set too:
 
 * ``fail_links`` -- the share of the links of ``fail_class`` that fail: a
   percentage string such as ``"5%"`` or a fraction such as ``0.05``, in
@@ -35,8 +36,6 @@ import numpy as np
 from ppt.errors import ConfigError
 
 CLASSES = ("all", "local", "global")
-#: Keys of the preset's ``network`` section read here.
-FAILURE_FIELDS = ("fail_links", "fail_class", "fail_seed", "fail_file")
 
 
 @dataclass(frozen=True)
@@ -53,16 +52,17 @@ class FailureSpec:
     plane: int = 0
 
     @classmethod
-    def from_config(cls, cfg: dict) -> "FailureSpec":
-        """The failure keys of a preset's ``network`` section (all optional)."""
-        share = parse_share(cfg.get("fail_links", 0.0))
-        link_class = cfg.get("fail_class", "all")
+    def from_settings(cls, settings) -> "FailureSpec":
+        """The failure keys of a preset's network settings (``fail_links``, ``fail_class``, ``fail_seed``,
+        ``fail_file``; :class:`~ppt.interconnects.networks.settings.NetworkSettings`)."""
+        share = parse_share(settings.fail_links)
+        link_class = settings.fail_class
         if link_class not in CLASSES:
             raise ConfigError(f"network.fail_class = {link_class!r} is unknown; choose one of: {', '.join(CLASSES)}")
-        seed = cfg.get("fail_seed", 0)
+        seed = settings.fail_seed
         if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
             raise ConfigError(f"network.fail_seed must be a whole number >= 0, got {seed!r}")
-        file = cfg.get("fail_file")
+        file = settings.fail_file
         if file is not None and not isinstance(file, str):
             raise ConfigError(f"network.fail_file must be a file name, got {file!r}")
         if file is not None and share > 0.0:

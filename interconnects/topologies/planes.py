@@ -12,8 +12,8 @@ each plane draws its own map and routes over its own surviving links; a router
 pair only some planes serve legally runs on those planes (``railpick.py``), and
 only a pair no plane serves stops the run before it starts.
 
-:class:`RailPolicy` reads how a NIC spreads its traffic over the rails
-(``network.rail_policy``, ``network.rail_unit``).
+:class:`RailPolicy` is how a NIC spreads its traffic over the rails
+(``network.rail_policy``, ``network.rail_unit``; the network settings' ``rails`` part).
 """
 from __future__ import annotations
 
@@ -21,7 +21,6 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ppt.config import field
 from ppt.errors import ConfigError
 from ppt.interconnects.topologies import railpick
 from ppt.interconnects.topologies.topology import Routing, Topology
@@ -35,8 +34,7 @@ RAIL_UNITS = ("message", "packet")
 MAX_PLANES = 64
 
 
-def _choice(cfg: dict, key: str, choices: tuple, default: str) -> int:
-    value = field(cfg, key, "network", str, default=default)
+def _choice(key: str, value: str, choices: tuple) -> int:
     if value not in choices:
         raise ConfigError(f"network.{key} {value!r} is not one of: {', '.join(choices)}")
     return choices.index(value)
@@ -67,15 +65,17 @@ class RailPolicy:
     unit: int = 1
 
     @classmethod
-    def from_cfg(cls, cfg: dict) -> "RailPolicy":
-        planes = field(cfg, "planes", "network", int, default=1)
+    def from_settings(cls, settings) -> "RailPolicy":
+        """The ``planes``, ``rail_policy`` and ``rail_unit`` keys of a preset's network settings
+        (:class:`~ppt.interconnects.networks.settings.NetworkSettings`)."""
+        planes = settings.planes
         if planes < 1:
             raise ConfigError(f"network.planes must be at least 1, got {planes}")
         if planes > MAX_PLANES:
             raise ConfigError(f"network.planes = {planes:,}: at most {MAX_PLANES} planes (rails per NIC) are "
                               f"modelled; multi-rail machines have 2 to 8")
-        return cls(planes, _choice(cfg, "rail_policy", RAIL_POLICIES, "round-robin"),
-                   _choice(cfg, "rail_unit", RAIL_UNITS, "packet"))
+        return cls(planes, _choice("rail_policy", settings.rail_policy, RAIL_POLICIES),
+                   _choice("rail_unit", settings.rail_unit, RAIL_UNITS))
 
 
 class Planes(Topology):

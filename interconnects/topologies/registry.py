@@ -69,17 +69,17 @@ BYTES_PER_PACKET = 200
 MAX_MESSAGE_PACKETS = 2**31 - 1
 
 
-def refuse_if_message_too_large(network_cfg: dict, nbytes: int, what: str, all_at_once: bool = True) -> None:
-    """ConfigError, before the run, when the packet network cannot hold one ``nbytes`` message of the
-    preset's ``network`` section ``network_cfg``: more packets than the core counts, or, with unbounded
-    buffers (no ``buffer_B``/``vc_buffer_B``), where a NIC lays out all of a message's packets at once,
-    more packets than this machine's memory holds.  ``what`` names the input (``--sizes 1G``);
-    ``all_at_once=False`` for synthetic traffic, whose packets are always made one at a time."""
-    from ppt.interconnects.networks.packetizer import Packetizer
-    packets = Packetizer(network_cfg.get("packet") or {}).count(nbytes)
+def refuse_if_message_too_large(settings, nbytes: int, what: str, all_at_once: bool = True) -> None:
+    """ConfigError, before the run, when the packet network of the preset's network ``settings``
+    (:class:`~ppt.interconnects.networks.settings.NetworkSettings`) cannot hold one ``nbytes`` message:
+    more packets than the core counts, or, with unbounded buffers (no ``buffer_B``/``vc_buffer_B``),
+    where a NIC lays out all of a message's packets at once, more packets than this machine's memory
+    holds.  ``what`` names the input (``--sizes 1G``); ``all_at_once=False`` for synthetic traffic,
+    whose packets are always made one at a time."""
+    packets = settings.packetizer.count(nbytes)
     other = "use --network flow or analytic, which do not model single packets, or smaller messages"
     # with credits packets are made as buffers free up; with unbounded buffers all at once
-    if all_at_once and not (network_cfg.get("buffer_B") or network_cfg.get("vc_buffer_B")):
+    if all_at_once and not settings.bounded_buffers:
         need = packets * BYTES_PER_PACKET
         available = _available_bytes()
         if available and need > available:

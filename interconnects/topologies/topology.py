@@ -116,7 +116,8 @@ ROUTING_OPTIONS = {
     "ugal_bias_packets": "packets of minimal queue a UGAL-type routing tolerates before a detour "
                          "(network.ugal_bias_packets)",
 }
-#: Routing options a preset's ``network`` section may set (see :meth:`Topology.network_options`).
+#: Routing options a preset's ``network`` section may set (see :meth:`Topology.network_options`); each is
+#: a key of :class:`~ppt.interconnects.networks.settings.NetworkSettings`.
 NETWORK_ROUTING_OPTIONS = ("ugal_bias_packets",)
 
 
@@ -243,26 +244,19 @@ class Topology:
         self.check_routable(spec)
         return Routing(self, spec, seed=seed, **options)
 
-    def network_options(self, name: str, cfg: dict) -> dict:
-        """The options of routing ``name`` a preset's ``network`` section ``cfg`` sets
-        (:data:`NETWORK_ROUTING_OPTIONS`).  A setting that another routing of this topology takes is
-        a property of the machine and stays unused by routings without it (Aries presets set UGAL's
-        bias and still run MIN); one that no routing of this topology takes is a ConfigError."""
-        from ppt.config import field
+    def network_options(self, name: str, given: dict) -> dict:
+        """The options of routing ``name`` among ``given``, the routing options (of
+        :data:`NETWORK_ROUTING_OPTIONS`, checked values) a preset's network settings set.  A setting
+        that another routing of this topology takes is a property of the machine and stays unused by
+        routings without it (Aries presets set UGAL's bias and still run MIN); one that no routing of
+        this topology takes is a ConfigError."""
         spec = self.routing_spec(name)
-        options = {}
-        for key in NETWORK_ROUTING_OPTIONS:
-            if not isinstance(cfg, dict) or cfg.get(key) is None:
-                continue
-            users = sorted({s.name for s in self.routings.values() if key in s.options})
-            if not users:
+        for key in given:
+            if not any(key in s.options for s in self.routings.values()):
                 takes = ", ".join(spec.options) or "no options"
                 raise ConfigError(f"network.{key}: no routing of a {self.kind} uses it (routing {spec.name!r} takes "
                                   f"{takes}); remove the setting")
-            value = field(cfg, key, "network", float, nonnegative=True)
-            if key in spec.options:
-                options[key] = value
-        return options
+        return {key: value for key, value in given.items() if key in spec.options}
 
     # -- optional capabilities: what a topology without them has, or a ConfigError naming what is missing
 

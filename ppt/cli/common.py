@@ -278,7 +278,7 @@ def check_message_sizes(machine, sizes, option: str) -> None:
         return
     from ppt.interconnects.topologies.registry import refuse_if_message_too_large
     largest = max(sizes)
-    refuse_if_message_too_large(machine.preset.get("network") or {}, largest, option)
+    refuse_if_message_too_large(machine.network_settings, largest, option)
 
 
 #: ``--mapping`` values that are not file names.

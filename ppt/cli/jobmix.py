@@ -51,7 +51,7 @@ def run_job_list(args, network_kind: str) -> int:
         from ppt.interconnects.topologies.registry import refuse_if_message_too_large
         for job in joblist.jobs:
             if job.kind == "traffic" and job.options.get("message_B"):
-                refuse_if_message_too_large(machine.preset["network"], job.options["message_B"],
+                refuse_if_message_too_large(machine.network_settings, job.options["message_B"],
                                             f"job {job.name} message_B", all_at_once=False)
     mix = JobMix(machine, joblist, args.allocation, args.seed, args.ranks_per_node, args.mapping)
     progress = Progress(f"jobs {machine.name}", ranks=True) if is_leader() else None

@@ -109,7 +109,8 @@ def _check_points(points) -> list:
     from ppt.cli.common import load_preset
     from ppt.cli.main import build_parser
     from ppt.interconnects.topologies.registry import build_topology
-    from ppt.interconnects.topologies.planes import RailPolicy, check_planes
+    from ppt.interconnects.networks.settings import NetworkSettings
+    from ppt.interconnects.topologies.planes import check_planes
     from ppt.machine import Machine
     from ppt.provenance import forget_machine
     from ppt.sweep.inputs import forget_hashes, inputs_of
@@ -122,7 +123,7 @@ def _check_points(points) -> list:
         if which not in presets:
             presets[which] = preset = load_preset(point_args)
             topology = preset["topology"]
-            planes = RailPolicy.from_cfg(preset.get("network") or {}).planes
+            planes = NetworkSettings.from_preset(preset).rails.planes
             built = json.dumps([topology, planes], sort_keys=True)
             if built not in topologies:
                 topologies[built] = build_topology(topology)

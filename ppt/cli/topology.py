@@ -17,12 +17,12 @@ def run(args) -> int:
     machine = Machine(load_preset(args))
     topology = machine.topology
     summary = topology.summary()
-    if machine.failures.active:
-        routing = (machine.preset.get("network") or {}).get("routing", "min")
-        pairs = topology.unroutable_pairs(topology.routing_spec(routing))
-        summary.update({"failures": machine.failures.describe(),
+    settings = machine.network_settings
+    if settings.failures.active:
+        pairs = topology.unroutable_pairs(topology.routing_spec(settings.routing))
+        summary.update({"failures": settings.failures.describe(),
                         "links_failed": len(topology.failed_links),
-                        "routing": routing,
+                        "routing": settings.routing,
                         "unroutable_pairs": len(pairs),
                         "unroutable_examples": [[int(x), int(y)] for x, y in pairs[:5]]})
     emit(args, summary, title=f"{machine.name}: {topology.kind}")

@@ -47,7 +47,7 @@ def run(args) -> int:
     with sampling(args, machine.name) as sampler:
         if sampler is not None:           # named in the figures' titles (ppt plot)
             sampler.workload = {"pattern": args.pattern, "load": args.load,
-                                "routing": args.routing or (machine.preset.get("network") or {}).get("routing", "min")}
+                                "routing": args.routing or machine.network_settings.routing}
         result = run_traffic(machine, args.pattern, args.load, args.routing, args.warmup, args.time,
                              args.process, progress, sampler=sampler, windows=args.windows,
                              early_stop=args.early_stop, latency_factor=args.latency_factor,

@@ -102,11 +102,9 @@ class Estimator:
     """Traffic on ``machine``'s packet network, ranks placed on nodes by ``node_of``."""
 
     def __init__(self, machine, node_of):
-        from ppt.config import field
         from ppt.interconnects.networks.network import build_network
-        from ppt.interconnects.networks.packetizer import Packetizer
         self.node_of = node_of
-        self.packetizer = Packetizer(field(machine.preset["network"], "packet", "network", dict))
+        self.packetizer = machine.network_settings.packetizer
         self.hops = build_network("analytic", machine).hops      # router hops of the minimal route
         self._mean = None
 

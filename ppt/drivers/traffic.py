@@ -172,7 +172,7 @@ def run_traffic(machine, pattern: str, load: float, routing: str | None = None, 
         raise ConfigError(f"need a finite --warmup >= 0 and --time > 0, got {warmup_s} and {time_s}")
     if windows < 1:
         raise ConfigError(f"--windows must be at least 1, got {windows}")
-    net = PacketNetwork(machine.topology, machine.preset["network"], seed=machine.seed, routing=routing)
+    net = PacketNetwork(machine.topology, machine.network_settings, seed=machine.seed, routing=routing)
     sim = net.simulation(comm=comm, name="traffic", progress=progress)
     generator = TrafficGenerator(net, pattern, load, process, machine.seed, stop_s=warmup_s + time_s)
     generator.attach(net)
