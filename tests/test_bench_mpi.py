@@ -2,12 +2,15 @@
 
 Tiny sizes only: these check structure and counts, never speed."""
 import json
+from collections import Counter
 
 import pytest
 
 from ppt.bench.mpi import (allreduce_workload, alltoall_workload, halo_workload, run_once, scaled_ranks,
                            workloads)
 from ppt.cli.main import main
+from ppt.traces.opstream import AUX_LEN, AUX_START, CALL, KIND, PEER, REQUEST, Op, load, save
+from ppt.traces.synthetic import SyntheticTrace, recursive_doubling_messages
 
 #: The smallest scale: every workload at its fewest ranks and iterations.
 TINY = "0.01"
@@ -63,3 +66,32 @@ def test_packet_network_of_a_preset_runs_the_same_messages(capsys):
 def test_options_of_another_target_are_refused(argv, words, capsys):
     assert main(argv) == 2
     assert words in capsys.readouterr().err
+
+
+def test_synthetic_streams_hold_the_calls_the_trace_counts():
+    trace = SyntheticTrace(12, 5, chunk_ops=40)           # 2 iterations a chunk: three chunks per rank
+    assert trace.shape == [3, 2, 2] and trace.messages == 5 * 12 * 6 + 5 * recursive_doubling_messages(12)
+    counted = Counter()
+    for rank in range(trace.num_ranks):
+        started = set()
+        for chunk in trace.stream(rank):
+            aux = chunk.aux_list()
+            for row in chunk.rows():
+                counted[chunk.calls[row[CALL]]] += 1
+                if row[KIND] in (Op.ISEND, Op.IRECV):
+                    started.add(row[REQUEST])
+                elif row[KIND] == Op.WAITALL:          # it waits for the requests its iteration started
+                    waited = aux[row[AUX_START]:row[AUX_START] + row[AUX_LEN]]
+                    assert len(waited) == 12 and set(waited) <= started
+                    started -= set(waited)
+        assert not started
+    assert counted == trace.calls() and trace.translates("MPI_Isend") and trace.has_init(0)
+
+
+def test_synthetic_trace_saves_and_loads_whole(tmp_path):
+    trace = SyntheticTrace(8, 3, dims=1)
+    loaded = load(save(trace, tmp_path / "syn"))
+    assert loaded.num_ranks == 8 and loaded.calls() == trace.calls() and loaded.span() == trace.span()
+    assert loaded.compute_gaps() == trace.compute_gaps()
+    assert [row[PEER] for row in next(loaded.stream(3)).rows()[1:5]] == [2, 4, 4, 2]   # ring: down, up
+    assert SyntheticTrace.of_messages(1024, 10_000_000).messages == pytest.approx(1e7, rel=0.01)

@@ -29,6 +29,7 @@ from dataclasses import dataclass
 from typing import Callable
 
 from ppt.bench.network import bare_loop_events_per_s
+from ppt.traces.synthetic import recursive_doubling_messages
 
 #: Ranks per node of the analytic network's jobs.
 RANKS_PER_NODE = 16
@@ -109,9 +110,9 @@ def alltoall_workload(ranks: int, name: str = "alltoall") -> Workload:
 
 
 def allreduce_workload(ranks: int, iterations: int, name: str = "allreduce") -> Workload:
-    """``iterations`` allreduces of :data:`ALLREDUCE_B` on ``ranks`` ranks (a power of two)."""
+    """``iterations`` allreduces of :data:`ALLREDUCE_B` on ``ranks`` ranks."""
     return Workload(name, ranks, allreduce_loop, (iterations, ALLREDUCE_B),
-                    iterations * ranks * int(math.log2(ranks)))
+                    iterations * recursive_doubling_messages(ranks))
 
 
 def halo_workload(ranks: int, iterations: int, name: str = "halo") -> Workload:
