@@ -22,7 +22,7 @@
 
 typedef struct ppt_event {
     double t;
-    uint64_t key;       /* creating entity id << 40 | its running count: ties never depend on placement */
+    uint64_t key;       /* entity id << PPT_KEY_BITS | its running count (net.h): ties never depend on placement */
     int32_t kind, target, a, b;
 } ppt_event_t;
 

@@ -74,7 +74,7 @@ struct ppt_net {
     /* per (router, port, vc) with credits */
     int64_t *credits;
     int32_t *q_head, *q_tail;
-    uint64_t *router_key;                   /* last event key of each router: eid << 40 | count */
+    uint64_t *router_key;                   /* last event key of each router: eid << PPT_KEY_BITS | count */
     /* per rail [node * planes + plane]: a NIC port with its own wire, credits, queue and wake-up */
     double *nic_inv_bw, *nic_arrive_s, *nic_free_at, *nic_wake_s;
     int64_t *nic_credit_B;

@@ -24,7 +24,7 @@
  * With unbounded buffers nothing blocks: each output port is a FIFO whose
  * departure times are computed when packets arrive (one event per hop).
  *
- * Every event carries the key (creating entity id << 40 | its running count)
+ * Every event carries the key (creating entity id << PPT_KEY_BITS | its running count)
  * and events run in (time, key) order, so each router and NIC sees the same
  * events in the same order however routers are split over simulation ranks.
  */
@@ -33,7 +33,6 @@
 #include "_net.h"
 #include "_util.h"
 
-#define KEY_BITS 40
 #define NONE (-1)
 /* Message uids are node << 32 | a count; responses and synthetic traffic count in their own ranges,
  * so a message's uid never depends on how far the core ran before Python handed it over. */
@@ -1010,7 +1009,7 @@ ppt_net_t *ppt_net_new(const ppt_net_config_t *cfg, const ppt_routing_t *routing
     net->rr = ppt_alloc((size_t)ports, sizeof(int32_t));
     net->router_key = ppt_alloc((size_t)R, sizeof(uint64_t));
     for (int32_t r = net->router_lo; r < net->router_hi; r++)
-        net->router_key[r] = (uint64_t)cfg->router_eid[r] << KEY_BITS;
+        net->router_key[r] = (uint64_t)cfg->router_eid[r] << PPT_KEY_BITS;
     if (net->credit_on) {
         net->credits = ppt_alloc((size_t)(ports * nvc), sizeof(int64_t));
         net->q_head = ppt_alloc((size_t)(ports * nvc), sizeof(int32_t));
@@ -1072,8 +1071,8 @@ ppt_net_t *ppt_net_new(const ppt_net_config_t *cfg, const ppt_routing_t *routing
         }
         /* a NIC's key range: the engine's own events of the NIC count from 0, events of messages
          * Python hands over from 2^38, the core's own from 2^39: no count depends on another */
-        net->nic_send_key[n] = ((uint64_t)cfg->nic_eid[n] << KEY_BITS) | (1ULL << (KEY_BITS - 2));
-        net->nic_key[n] = ((uint64_t)cfg->nic_eid[n] << KEY_BITS) | (1ULL << (KEY_BITS - 1));
+        net->nic_send_key[n] = ((uint64_t)cfg->nic_eid[n] << PPT_KEY_BITS) | (1ULL << (PPT_KEY_BITS - 2));
+        net->nic_key[n] = ((uint64_t)cfg->nic_eid[n] << PPT_KEY_BITS) | (1ULL << (PPT_KEY_BITS - 1));
         net->nic_resp_head[n] = net->nic_resp_tail[n] = NONE;
         net->nic_shared_head[n] = net->nic_shared_tail[n] = net->nic_held[n] = NONE;
     }

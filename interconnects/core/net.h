@@ -13,6 +13,10 @@
 
 typedef struct ppt_net ppt_net_t;
 
+/* Event keys are (creating entity id << PPT_KEY_BITS | its running count): the layout of the engine's
+ * own keys (ppt/engine/entity.py), since the core's outputs run as engine events under their keys. */
+enum { PPT_KEY_BITS = 40 };
+
 typedef struct ppt_net_config {
     int32_t num_routers, num_nodes, radix, num_vcs;
     const int32_t *port_peer;       /* [router * radix + port]: peer router, -1 terminal/unused */
