@@ -25,3 +25,11 @@ def array(ctype: str, values):
     buf = ffi.new(f"{ctype}[]", max(1, data.size))
     ffi.memmove(buf, ffi.from_buffer(data), data.nbytes)
     return buf
+
+
+def fields(struct) -> dict:
+    """The fields of a C struct (or of the struct a pointer points to) by name, in declaration order."""
+    ctype = ffi.typeof(struct)
+    if ctype.kind == "pointer":
+        ctype = ctype.item
+    return {name: getattr(struct, name) for name, _ in ctype.fields}

@@ -27,12 +27,13 @@ import math
 import numpy as np
 
 from ppt.engine.core import PROGRESS_MASK
+from ppt.engine.entity import KEY_BITS
 from ppt.errors import ConfigError
 from ppt.interconnects.networks import latency
 from ppt.interconnects.networks.latency import Latencies
 from ppt.interconnects.networks.links import link_report, local_load
 from ppt.interconnects.networks.network import Network, Nic, register_network
-from ppt.interconnects.core import ffi, lib
+from ppt.interconnects.core import array, ffi, fields, lib
 from ppt.interconnects.networks.settings import NetworkSettings
 from ppt.interconnects.topologies.planes import fabric
 from ppt.interconnects.networks.stats import merge_network_stats
@@ -42,6 +43,9 @@ INFINITY = math.inf
 CHUNK_EVENTS = 1 << 20
 #: Tie-break keys of the core's wake-ups: above every entity's event key.
 WAKE_KEY = 1 << 63
+if lib.PPT_KEY_BITS != KEY_BITS:        # the core's outputs run as engine events under the core's own keys
+    raise ConfigError(f"the packet core lays out event keys with {lib.PPT_KEY_BITS} count bits and the engine "
+                      f"with {KEY_BITS}; rebuild the core (pip install -e .)")
 #: Progress is offered one wake-up in 64 (a report needs a clock read; wake-ups come per message),
 #: and after every wake-up that ran more core events than the engine runs between its own offers
 #: (synthetic traffic lives in the core: its few wake-ups each run up to CHUNK_EVENTS).
@@ -123,10 +127,10 @@ class PacketCore:
         assert ffi.sizeof("ppt_output_t") == OUTPUT.itemsize
 
     def _array(self, ctype: str, values):
-        data = np.ascontiguousarray(values, dtype={"int32_t": np.int32, "int8_t": np.int8, "int64_t": np.int64,
-                                                   "uint8_t": np.uint8, "double": np.float64}[ctype])
+        """A C copy of ``values`` (:func:`ppt.interconnects.core.array`), alive as long as the core."""
+        data = array(ctype, values)
         self._keep.append(data)
-        return ffi.cast(f"{ctype} *", ffi.from_buffer(data))
+        return data
 
     def keep(self, objects) -> None:
         """Keep ``objects`` (arrays the core points into) alive as long as the core."""
@@ -226,15 +230,10 @@ class PacketCore:
         """This rank's packet counters (as merge_network_stats reads them) and speed figures."""
         c = ffi.new("ppt_counters_t *")
         lib.ppt_net_counters(self.c, c)
-        return {"injected": c.injected, "delivered": c.delivered,
-                "latency_sum_as": (c.latency_sum_as_hi << 64) | c.latency_sum_as_lo,
-                "latency_max_s": c.latency_max_s, "hops_sum": c.hops_sum, "hops_max": c.hops_max,
-                "bytes_delivered": c.bytes_delivered, "messages_sent": c.messages_sent,
-                "messages_delivered": c.messages_delivered, "responses": c.responses,
-                "router_traversals": c.router_traversals, "injected_uid_hash": c.injected_uid_hash,
-                "delivered_uid_hash": c.delivered_uid_hash,
-                "in_flight": lib.ppt_net_packets_in_flight(self.c), "events": c.events,
-                "queue_depth_sum": c.queue_depth_sum}
+        counters = fields(c)
+        counters["latency_sum_as"] = (counters.pop("latency_sum_as_hi") << 64) | counters.pop("latency_sum_as_lo")
+        counters["in_flight"] = lib.ppt_net_packets_in_flight(self.c)
+        return counters
 
     def packet_latencies(self) -> Latencies:
         """This rank's delivered packets' latencies so far."""
@@ -410,8 +409,7 @@ class PacketNetwork(Network):
     def job_counters(self) -> list[dict]:
         """Per job (see :meth:`count_jobs`), this rank's delivered packets: ``delivered`` (responses
         included), ``responses``, ``hops_sum``, ``latency_sum_ps`` and wire ``bytes_delivered``."""
-        return [{key: getattr(c, key) for key in ("delivered", "responses", "hops_sum", "latency_sum_ps",
-                                                  "bytes_delivered")} for c in self._job_counters]
+        return [fields(c) for c in self._job_counters]
 
     def quiescent(self, sim) -> bool:
         """True when nothing can wake a process of ``sim`` any more: no engine event but the core's
