@@ -58,6 +58,8 @@ def test_a_missing_required_key_is_named():
     ("fail_links", "150%", "network.fail_links must be a share of links"),
     ("fail_class", "green", "network.fail_class = 'green' is unknown"),
     ("packet", {"header_B": 16}, "network.packet is missing the field 'max_payload_B'"),
+    ("packet", {**SECTION["packet"], "chunk": 3}, "unknown setting network.packet.chunk; did you mean "
+                                                  "network.packet.chunk_B?"),
 ])
 def test_a_bad_value_is_one_line_naming_the_key(key, value, message):
     assert message in one_line_error(lambda: NetworkSettings.from_section({**SECTION, key: value}))

@@ -8,7 +8,7 @@ FMA PUT acknowledgements).
 """
 from __future__ import annotations
 
-from ppt.config import field
+from ppt.config import field, reject_unknown
 from ppt.errors import ConfigError
 
 
@@ -17,6 +17,7 @@ class Packetizer:
 
     def __init__(self, cfg: dict):
         where = "network.packet"
+        reject_unknown(cfg, where, self.__slots__)          # the keys are the attributes
         self.header_B = field(cfg, "header_B", where, int)
         self.max_payload_B = field(cfg, "max_payload_B", where, int, positive=True)
         self.chunk_B = field(cfg, "chunk_B", where, int, default=1, positive=True)
