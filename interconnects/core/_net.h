@@ -1,4 +1,5 @@
-/* Private to the C sources: the live network's state, shared by net.c and traffic.c. */
+/* Private to the C sources: the live network's state, shared by the network's own parts (net.c,
+ * traffic.c, observe.c). */
 #ifndef PPT_NET_H
 #define PPT_NET_H
 #include <math.h>
@@ -6,7 +7,7 @@
 #include "core.h"
 #include "net.h"
 #include "_heap.h"
-#include "observe.h"
+#include "histogram.h"
 
 /* Event kinds of the core's queue. */
 enum {
@@ -108,7 +109,7 @@ struct ppt_net {
     ppt_counters_t c;
     ppt_histogram_t packet_latency;
     const int32_t *node_job;                /* job of every node (see ppt_net_set_jobs), or NULL */
-    ppt_job_counters_t *job_counters;
+    struct ppt_job_counters *job_counters;  /* [job] (observe.h) */
     unsigned __int128 latency_sum_as;
 };
 

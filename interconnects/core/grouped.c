@@ -15,7 +15,7 @@
  * intermediate group or router, [2] the extra phase of a PAR diversion, [3] the packet's random key.
  */
 #include "grouped.h"
-#include "_grouped_failures.h"
+#include "_grouped.h"
 #include "ugal.h"
 
 enum { MIN, VAL_GROUP, VAL_ROUTER };

@@ -9,7 +9,7 @@
  * thus still takes the VC of its place in the phase scheme, every packet's channel rank still
  * rises strictly hop by hop, and the channel dependency graph -- a subgraph of the fault-free
  * one's VC ranking -- stays acyclic: failures cannot make the routings deadlock. */
-#include "_grouped_failures.h"
+#include "_grouped.h"
 #include "_legal.h"
 
 #define GOLDEN 0x9E3779B97F4A7C15ULL

@@ -11,7 +11,7 @@
  * deadlock-free then is told in slimfly_failures.c.
  */
 #include "slimfly.h"
-#include "_slimfly_failures.h"
+#include "_slimfly.h"
 #include "ugal.h"
 
 #define UNDECIDED (-2)

@@ -10,7 +10,7 @@
  * long and each hop moves one surviving hop closer, so MIN still takes at most 2 hops and Valiant
  * (two legs) at most 4; the VC is still the hop index, strictly rising along every path, and the
  * channel dependency graph stays acyclic whatever links fail. */
-#include "_slimfly_failures.h"
+#include "_slimfly.h"
 #include "_legal.h"
 
 /* Whether routers n != t share a surviving link. */

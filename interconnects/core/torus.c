@@ -3,7 +3,8 @@
  * pkt->route[0] is one hash per packet: its low bits break direction ties (bit d for dimension d,
  * when the destination is exactly half-way round) and its high bits pick among parallel links.
  */
-#include "_torus_failures.h"
+#include "torus.h"
+#include "_torus.h"
 
 #define PICK_SHIFT 32
 

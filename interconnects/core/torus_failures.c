@@ -37,7 +37,7 @@
  * failures (failures only remove channels), each dimension-order pair's by Dally & Seitz, the
  * escape VC's as above, and a packet's VC only rises from one of these sets to a later one, so
  * dependencies between the sets run one way. */
-#include "_torus_failures.h"
+#include "_torus.h"
 
 #define PICK_SHIFT 32
 /* Intermediate routers tried for a dimension-order detour: inside the minimal box, then anywhere. */

@@ -1,4 +1,4 @@
-"""Latency distributions: percentiles from the core's histograms (``core/observe.h``).
+"""Latency distributions: percentiles from the core's histograms (``core/histogram.h``).
 
 A histogram counts values in log-linear buckets of integer picoseconds:
 values below 2^SUB_BITS ps are exact, larger ones are resolved to

@@ -1,7 +1,7 @@
-/* Failure-aware pieces of the grouped routings (grouped_failures.c), used by grouped.c when
- * t->router_dist is set, i.e. when some links have failed (see legalpaths.py). */
-#ifndef PPT_GROUPED_FAILURES_H
-#define PPT_GROUPED_FAILURES_H
+/* Private to the grouped routings: the failure-aware pieces (grouped_failures.c) that grouped.c
+ * calls when t->router_dist is set, i.e. when some links have failed (see legalpaths.py). */
+#ifndef PPT_GROUPED_PRIVATE_H
+#define PPT_GROUPED_PRIVATE_H
 #include "grouped.h"
 
 #define PPT_GF_FAR (1 << 20)    /* router_dist of a router cut off over surviving local links */

@@ -1,7 +1,7 @@
-/* Failure-aware torus routing (torus_failures.c), used by torus.c when t->port_peer is set, i.e.
- * when some torus links have failed (see torus.py). */
-#ifndef PPT_TORUS_FAILURES_H
-#define PPT_TORUS_FAILURES_H
+/* Private to the torus routings: the failure-aware routing (torus_failures.c) that torus.c hands
+ * over to when t->port_peer is set, i.e. when some torus links have failed (see torus.py). */
+#ifndef PPT_TORUS_PRIVATE_H
+#define PPT_TORUS_PRIVATE_H
 #include "torus.h"
 
 /* VC of the up*-down* escape channel of the dimension-order routing with failed links. */

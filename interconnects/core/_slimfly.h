@@ -1,7 +1,7 @@
-/* Failure-aware pieces of the Slim Fly routings (slimfly_failures.c), used by slimfly.c when
- * sf->port_peer is set, i.e. when some links have failed (see slimfly.py). */
-#ifndef PPT_SLIMFLY_FAILURES_H
-#define PPT_SLIMFLY_FAILURES_H
+/* Private to the Slim Fly routings: the failure-aware pieces (slimfly_failures.c) that slimfly.c
+ * calls when sf->port_peer is set, i.e. when some links have failed (see slimfly.py). */
+#ifndef PPT_SLIMFLY_PRIVATE_H
+#define PPT_SLIMFLY_PRIVATE_H
 #include "slimfly.h"
 
 #define PPT_SFF_FAR 3           /* surviving hops over 2: no legal minimal leg */
