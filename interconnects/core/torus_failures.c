@@ -38,8 +38,6 @@
  * escape VC's as above, and a packet's VC only rises from one of these sets to a later one, so
  * dependencies between the sets run one way. */
 #include "_torus.h"
-
-#define PICK_SHIFT 32
 /* Intermediate routers tried for a dimension-order detour: inside the minimal box, then anywhere. */
 #define BOX_TRIES 8
 #define ANY_TRIES 8
@@ -183,7 +181,7 @@ int32_t ppt_torus_fail_dor_route(const ppt_routing_t *rt, ppt_packet_t *pkt, int
         *vc = 0;
         return t->node_port[pkt->dst];
     }
-    uint64_t hash = (uint64_t)pkt->route[0], key = (hash >> PICK_SHIFT) + (uint64_t)pkt->hops;
+    uint64_t hash = (uint64_t)pkt->route[0], key = (hash >> PPT_TORUS_PICK_SHIFT) + (uint64_t)pkt->hops;
     int64_t plan = pkt->route[1];
     if (plan == PLAN_ESCAPE) {
         *vc = PPT_TORUS_DOR_ESCAPE_VC;
@@ -242,57 +240,13 @@ int32_t ppt_torus_fail_adaptive_route(const ppt_routing_t *rt, ppt_packet_t *pkt
         *vc = 0;
         return t->node_port[pkt->dst];
     }
-    uint64_t key = ((uint64_t)pkt->route[0] >> PICK_SHIFT) + (uint64_t)pkt->hops;
+    uint64_t key = ((uint64_t)pkt->route[0] >> PPT_TORUS_PICK_SHIFT) + (uint64_t)pkt->hops;
     if (!pkt->route[1]) {
-        const int32_t *here = coords(t, router), *there = coords(t, target);
-        const int32_t *source = coords(t, t->node_router[pkt->src]);
-        enum { MAX_MOVES = 16 };
-        int32_t move_port[MAX_MOVES], move_links[MAX_MOVES], move_vc[MAX_MOVES], moves = 0, finished = 0, along = 0;
-        for (int32_t j = 0; j < t->nrings; j++) {
-            int32_t k = t->k[j], c = here[j], start = source[j], ahead = ((there[j] - c) % k + k) % k;
-            if (c == there[j]) {
-                finished++;
-            } else if (!along) {
-                if (c != start) {       /* part-way along this ring: keep going the way it started */
-                    along = 1;
-                    moves = 1;
-                    if (2 * ahead < k)
-                        move_port[0] = t->plus[j], move_vc[0] = c < start || c == k - 1;
-                    else
-                        move_port[0] = t->minus[j], move_vc[0] = c > start || c == 0;
-                    move_links[0] = t->links[j];
-                } else {            /* entering a ring: only a way whose every hop to the target survives */
-                    if (2 * ahead <= k && moves < MAX_MOVES && segment_survives(t, router, t->plus[j], t->links[j], ahead))
-                        move_port[moves] = t->plus[j], move_vc[moves] = c == k - 1, move_links[moves++] = t->links[j];
-                    if (2 * ahead >= k && moves < MAX_MOVES
-                        && segment_survives(t, router, t->minus[j], t->links[j], k - ahead))
-                        move_port[moves] = t->minus[j], move_vc[moves] = c == 0, move_links[moves++] = t->links[j];
-                }
-            }
-        }
-        /* the least occupied surviving port of all productive moves; ties split by the packet's hash */
-        double least = 0.0;
-        int32_t ties = 0;
-        for (int32_t m = 0; m < moves; m++)
-            for (int32_t l = 0; l < move_links[m]; l++) {
-                if (peer_of(t, router, move_port[m] + l) < 0)
-                    continue;
-                double load = ppt_occupancy(rt, router, move_port[m] + l);
-                if (!ties || load < least)
-                    least = load, ties = 1;
-                else if (load == least)
-                    ties++;
-            }
-        if (ties) {
-            int32_t pick = (int32_t)(key % (uint64_t)ties);
-            for (int32_t m = 0; m < moves; m++)
-                for (int32_t l = 0; l < move_links[m]; l++)
-                    if (peer_of(t, router, move_port[m] + l) >= 0
-                        && ppt_occupancy(rt, router, move_port[m] + l) == least && pick-- == 0) {
-                        *vc = 2 * finished + move_vc[m];
-                        return move_port[m] + l;
-                    }
-        }
+        ppt_torus_moves_t moves;        /* entering a ring only a way whose every hop to the target survives */
+        ppt_torus_adaptive_moves(t, pkt, router, target, segment_survives, &moves);
+        int32_t port = ppt_torus_least_occupied(rt, &moves, router, key, vc);
+        if (port >= 0)
+            return port;
         /* no productive move: dimension order from here, maybe through an intermediate, else escape */
         int64_t plan = plan_legs(rt, pkt, router, target);
         pkt->route[1] = plan == PLAN_ESCAPE ? ADAPTIVE_ESCAPE : ADAPTIVE_LEG1;
