@@ -1,0 +1,389 @@
+"""MLCommons Chakra execution traces -> op-stream (:mod:`ppt.traces.opstream`).
+
+A Chakra execution trace (ET) is one protobuf file per rank (NPU), named ``<prefix>.<rank>.et``:
+a length-prefixed ``GlobalMetadata`` message, then one ``Node`` message per node of the rank's
+dependency graph (``data_deps`` and ``ctrl_deps`` name the nodes it waits for).  The schema is the
+``mlc-chakra`` package's (``chakra.schema.protobuf.et_def_pb2``); it is needed only to read such a
+trace (``pip install 'ppt-sim[chakra]'``).
+
+What a rank's graph becomes, in one topological order (Kahn's algorithm taking the lowest node id
+first among the ready nodes, so the recorded issue order wherever the dependencies allow it):
+
+* ``COMP_NODE``: compute for ``duration_micros`` (s = us x 1e-6), added to the gap before the next
+  op.  Nodes with ``is_cpu_op`` true take no time: a converted PyTorch trace holds both the host
+  operators and the device kernels they launch, and a rank's one compute timeline is the device's;
+* ``COMM_COLL_NODE``: a blocking collective (``comm_type``: ALL_REDUCE, ALL_GATHER, REDUCE_SCATTER,
+  REDUCE_SCATTER_BLOCK, ALL_TO_ALL, BROADCAST, BARRIER) on the communicator of its ``pg_name``
+  (COMM_WORLD without one).  ``comm_size`` is the collective's whole buffer on each rank, as
+  nccl-tests and ASTRA-sim count it: an all-reduce's and a broadcast's buffer, an all-gather's
+  output, a reduce-scatter's input, an all-to-all's send buffer; so an all-gather contributes, a
+  reduce-scatter keeps and an all-to-all sends to each peer ``comm_size / group size`` bytes
+  (rounded down; a reduce-scatter's remainder goes to its first ranks).  A broadcast's root is
+  the ``comm_root`` attribute, else rank 0 of the group;
+* ``COMM_SEND_NODE``/``COMM_RECV_NODE``: an ISEND/IRECV of ``comm_size`` bytes to ``comm_dst``/from
+  ``comm_src`` (global ranks, on COMM_WORLD) with tag ``comm_tag`` (0 without one), completed by a
+  WAIT/WAITALL just before the first node that depends on it, or at the end of the rank: the
+  transfer overlaps whatever does not wait for it;
+* ``METADATA_NODE``, ``MEM_LOAD_NODE``, ``MEM_STORE_NODE``: ordering only, no time (memory
+  traffic is not modelled).
+
+Collectives run blocking: the op-stream form has no nonblocking collective kinds (nor has the
+simulated MPI nonblocking collectives other than Ibarrier), so a collective that nothing waits for
+does not overlap the compute after it; the rank computes again only once it completed, which makes
+the prediction an upper bound for traces whose collectives overlap compute (docs/chakra.md).
+
+Process groups.  A PyTorch trace declares its process groups in a ``METADATA_NODE`` named
+``...process_group:init...`` whose ``inputs.values`` holds the JSON list of groups (``pg_name``,
+``ranks``: global ranks; empty or absent ranks: every rank).  The op-stream declares a
+communicator only by a creation call, so every group some collective names and that is not the
+whole world becomes, right after the INIT op of every rank (all ranks take part, in the same
+order: by ``pg_name``), a COMM_SPLIT of COMM_WORLD: colour 0 for the members (key: the rank's
+place in ``ranks``), UNDEFINED for the others.  The splits' simulated time is part of the
+prediction, as creating the groups was part of the traced program.
+
+Ops: an INIT op (call ``TRACE_START``) first, a LOCAL op (``TRACE_END``) last carrying the compute
+after the last communication; calls are named by Chakra's types (``ALL_REDUCE``, ``SEND``,
+``RECV``, ``WAIT``, ``WAITALL``, ``COMM_SPLIT``).  ``start_s`` is the op's time on the rank's
+compute-only clock (the trace records no communication time), from which :meth:`span` is taken.
+
+Bad input is one line (TraceError): a file that is not a Chakra ET, a missing rank file, an
+unknown collective type, a dependency on an absent node, a dependency cycle (naming its nodes).
+
+Units: seconds and bytes.
+"""
+from __future__ import annotations
+
+import ast
+import glob
+import gzip
+import heapq
+import json
+import os
+import re
+
+from ppt.errors import TraceError
+from ppt.traces.opstream import COMM_WORLD, UNDEFINED, MemoryTrace, Op
+from ppt.traces.synthetic import SUM
+
+#: A rank's file name: ``<prefix>.<rank>.et``.
+RANK_FILE = re.compile(r"^(?P<prefix>.+)\.(?P<rank>\d+)\.et$")
+#: Name of the metadata node that declares a PyTorch trace's process groups.
+PROCESS_GROUP_INIT = "process_group:init"
+#: Collective types read, and the op kind each becomes.
+COLLECTIVES = {"ALL_REDUCE": Op.ALLREDUCE, "ALL_GATHER": Op.ALLGATHER, "REDUCE_SCATTER": Op.REDUCE_SCATTER,
+               "REDUCE_SCATTER_BLOCK": Op.REDUCE_SCATTER, "ALL_TO_ALL": Op.ALLTOALL, "BROADCAST": Op.BCAST,
+               "BARRIER": Op.BARRIER}
+MICROSECOND_S = 1e-6
+
+
+def schema():
+    """The Chakra protobuf module ``et_def_pb2`` (TraceError, one line, saying what to install, if absent)."""
+    try:
+        from chakra.schema.protobuf import et_def_pb2
+    except ImportError:
+        raise TraceError("reading Chakra traces needs the mlc-chakra package: "
+                         "pip install 'ppt-sim[chakra]' (or mlc-chakra)") from None
+    return et_def_pb2
+
+
+# -- finding the files -----------------------------------------------------------------------
+def is_chakra(path) -> bool:
+    """Whether ``path`` names Chakra ET files by name: a ``.et`` file, a folder holding some, or a
+    prefix ``p`` with files ``p.<rank>.et`` (the content is checked when the trace is opened)."""
+    path = os.fspath(path)
+    if os.path.isdir(path):
+        return bool(glob.glob(os.path.join(glob.escape(path), "*.et")))
+    return path.endswith(".et") or (not os.path.exists(path) and bool(glob.glob(glob.escape(path) + ".*.et")))
+
+
+def rank_files(path) -> list:
+    """The set's files in rank order, from a rank's file, the folder holding them, or their prefix."""
+    path = os.fspath(path)
+    if os.path.isdir(path):
+        candidates = glob.glob(os.path.join(glob.escape(path), "*.et"))
+    else:
+        match = RANK_FILE.match(path)
+        prefix = match["prefix"] if match else path
+        if match is None and path.endswith(".et"):
+            raise TraceError(f"{path}: a Chakra trace's files are named <prefix>.<rank>.et")
+        candidates = glob.glob(glob.escape(prefix) + ".*.et")
+    by_prefix = {}
+    for name in candidates:
+        match = RANK_FILE.match(name)
+        if match:
+            by_prefix.setdefault(match["prefix"], {})[int(match["rank"])] = name
+    if not by_prefix:
+        raise TraceError(f"no Chakra trace at {path}: no <prefix>.<rank>.et files")
+    if len(by_prefix) > 1:
+        names = ", ".join(sorted(os.path.basename(p) for p in by_prefix))
+        raise TraceError(f"{path} holds the Chakra traces of several prefixes ({names}): name one rank's file")
+    ranks = next(iter(by_prefix.values()))
+    missing = sorted(set(range(max(ranks) + 1)) - set(ranks))
+    if missing:
+        raise TraceError(f"the Chakra trace {next(iter(by_prefix))} lacks rank {missing[0]}'s file "
+                         f"(has {len(ranks)} of ranks 0-{max(ranks)})")
+    return [ranks[r] for r in range(len(ranks))]
+
+
+# -- reading one file ----------------------------------------------------------------------------
+def _messages(data: bytes, where: str):
+    """The length-prefixed messages of ``data`` (varint length, then the bytes) as memoryviews."""
+    view, pos, end = memoryview(data), 0, len(data)
+    while pos < end:
+        size = shift = 0
+        while True:
+            if pos >= end or shift > 63:
+                raise TraceError(f"{where}: not a Chakra execution trace (a message length is cut off at byte {pos})")
+            byte = data[pos]
+            pos += 1
+            size |= (byte & 0x7F) << shift
+            shift += 7
+            if not byte & 0x80:
+                break
+        if pos + size > end:
+            raise TraceError(f"{where}: not a Chakra execution trace, or truncated (a {size}-byte message at "
+                             f"byte {pos} runs past its end at {end})")
+        yield view[pos:pos + size]
+        pos += size
+
+
+def read_file(path, pb) -> tuple:
+    """``(GlobalMetadata, [Node, ...])`` of one rank's ET file (gzip-compressed or not)."""
+    try:
+        with open(path, "rb") as f:
+            data = f.read()
+        if data[:2] == b"\x1f\x8b":
+            data = gzip.decompress(data)
+    except (OSError, EOFError) as exc:
+        raise TraceError(f"{path}: unreadable ({exc})") from None
+    from google.protobuf.message import DecodeError
+    messages = _messages(data, path)
+    metadata, nodes = pb.GlobalMetadata(), []
+    try:
+        first = next(messages, None)
+        if first is None:
+            raise TraceError(f"{path}: empty, not a Chakra execution trace")
+        metadata.ParseFromString(first)
+        if not metadata.version and not len(metadata.attr):
+            raise TraceError(f"{path}: not a Chakra execution trace (it does not start with the global metadata)")
+        for message in messages:
+            node = pb.Node()
+            node.ParseFromString(message)
+            nodes.append(node)
+    except DecodeError as exc:
+        raise TraceError(f"{path}: not a Chakra execution trace ({exc})") from None
+    return metadata, nodes
+
+
+def attributes(node) -> dict:
+    """A node's attributes as ``{name: value}`` (lists as lists)."""
+    values = {}
+    for attr in node.attr:
+        field = attr.WhichOneof("value")
+        if field is not None:
+            value = getattr(attr, field)
+            values[attr.name] = list(value.values) if field.endswith("_list") else value
+    return values
+
+
+def process_groups(nodes, where: str) -> dict:
+    """``{pg_name: member ranks or None (every rank)}`` the process-group metadata nodes declare."""
+    groups = {}
+    for node in nodes:
+        if PROCESS_GROUP_INIT not in node.name:
+            continue
+        try:
+            values = ast.literal_eval(node.inputs.values) if node.inputs.values else []
+            entries = [entry for text in values if isinstance(text, str) for entry in json.loads(text)]
+            for entry in entries:
+                groups[str(entry["pg_name"])] = [int(r) for r in entry.get("ranks") or ()] or None
+        except (ValueError, SyntaxError, TypeError, KeyError) as exc:
+            raise TraceError(f"{where}: node {node.id} ({node.name}) declares process groups in a form not "
+                             f"read ({type(exc).__name__}: {exc})") from None
+    return groups
+
+
+# -- the trace ---------------------------------------------------------------------------------
+class ChakraTrace(MemoryTrace):
+    """The Chakra ET set at ``path`` (a rank's file, their folder or their prefix) as op streams,
+    translated as the module docstring says when opened."""
+
+    def __init__(self, path):
+        pb = schema()
+        self.files = rank_files(path)
+        ranks = [read_file(name, pb) for name in self.files]
+        super().__init__(RANK_FILE.match(os.path.basename(self.files[0]))["prefix"], len(self.files),
+                         cpu_times=False)
+        self._name, self.meta_path = self.meta_path, os.fspath(path)
+        groups = {}
+        for name, (_, nodes) in zip(self.files, ranks):
+            for pg, members in process_groups(nodes, name).items():
+                if groups.setdefault(pg, members) != members:
+                    raise TraceError(f"{name} declares process group {pg!r} with ranks {members}, another rank's "
+                                     f"file with {groups[pg]}")
+        self.comms = self._communicators(groups, [nodes for _, nodes in ranks], pb)
+        for rank, (name, (_, nodes)) in enumerate(zip(self.files, ranks)):
+            RankGraph(rank, name, nodes, pb, self.comms, self.num_ranks).emit(self.builder(rank))
+
+    @property
+    def name(self) -> str:
+        return self._name
+
+    def _communicators(self, groups: dict, graphs, pb) -> dict:
+        """``{pg_name: (handle, member ranks or None)}`` of the groups collectives name; the world's
+        (every rank, in order) is COMM_WORLD, the others are numbered from 2 in ``pg_name`` order."""
+        used = {attributes(node).get("pg_name") for nodes in graphs for node in nodes
+                if node.type == pb.COMM_COLL_NODE} - {None, ""}
+        undeclared = sorted(used - set(groups))
+        if undeclared:
+            raise TraceError(f"the Chakra trace's collectives name process group {undeclared[0]!r}, which no "
+                             f"{PROCESS_GROUP_INIT} metadata node declares")
+        world = list(range(self.num_ranks))
+        comms, handle = {}, COMM_WORLD + 2
+        for pg in sorted(used):
+            members = groups[pg]
+            bad = [r for r in members or () if not 0 <= r < self.num_ranks]
+            if bad:
+                raise TraceError(f"process group {pg!r} names rank {bad[0]}, but the trace has {self.num_ranks}")
+            if members is None or members == world:
+                comms[pg] = (COMM_WORLD, None)
+            else:
+                comms[pg] = (handle, members)
+                handle += 1
+        return comms
+
+
+class RankGraph:
+    """One rank's nodes (``nodes``, from file ``where``) and the ops their topological order makes."""
+
+    def __init__(self, rank: int, where: str, nodes, pb, comms: dict, num_ranks: int):
+        self.rank, self.where, self.pb, self.comms, self.num_ranks = rank, where, pb, comms, num_ranks
+        self.nodes = {}
+        for node in nodes:
+            if node.id in self.nodes:
+                raise TraceError(f"{where}: two nodes have id {node.id}")
+            self.nodes[node.id] = node
+
+    def order(self) -> list:
+        """The nodes in topological order, the lowest id first among those ready."""
+        waiting, dependents = {}, {}
+        for node in self.nodes.values():
+            deps = set(node.data_deps) | set(node.ctrl_deps)
+            for dep in deps:
+                if dep not in self.nodes:
+                    raise TraceError(f"{self.where}: node {node.id} ({node.name}) depends on node {dep}, which the "
+                                     "file lacks")
+                dependents.setdefault(dep, []).append(node.id)
+            waiting[node.id] = len(deps)
+        ready = [nid for nid, n in waiting.items() if n == 0]
+        heapq.heapify(ready)
+        order = []
+        while ready:
+            nid = heapq.heappop(ready)
+            order.append(self.nodes[nid])
+            for child in dependents.get(nid, ()):
+                waiting[child] -= 1
+                if waiting[child] == 0:
+                    heapq.heappush(ready, child)
+        if len(order) < len(self.nodes):
+            raise TraceError(f"{self.where}: nodes {' -> '.join(map(str, self._cycle(waiting)))} form a "
+                             "dependency cycle")
+        return order
+
+    def _cycle(self, waiting: dict) -> list:
+        """A cycle among the nodes left waiting: follow waiting dependencies until a node repeats."""
+        nid, seen = min(n for n, count in waiting.items() if count), []
+        while nid not in seen:
+            seen.append(nid)
+            node = self.nodes[nid]
+            nid = min(d for d in set(node.data_deps) | set(node.ctrl_deps) if waiting[d])
+        return seen[seen.index(nid):] + [nid]
+
+    def emit(self, builder) -> None:
+        """Add the rank's ops to ``builder`` (see the module docstring)."""
+        pb, t = self.pb, 0.0
+        gap, in_flight, requests = 0.0, {}, 0
+        builder.add(Op.INIT, "TRACE_START")
+        for pg, (handle, members) in sorted(self.comms.items()):
+            if members is not None:
+                member = self.rank in members
+                builder.add(Op.COMM_SPLIT, "COMM_SPLIT", comm=COMM_WORLD,
+                            aux=(handle, 0 if member else UNDEFINED, members.index(self.rank) if member else 0))
+        for node in self.order():
+            done = [in_flight.pop(d) for d in sorted(set(node.data_deps) | set(node.ctrl_deps)) if d in in_flight]
+            if done:
+                self._complete(builder, done, gap, t)
+                gap = 0.0
+            attrs = attributes(node)
+            if node.type == pb.COMP_NODE:
+                if not attrs.get("is_cpu_op", False):
+                    gap += node.duration_micros * MICROSECOND_S
+                    t += node.duration_micros * MICROSECOND_S
+            elif node.type == pb.COMM_COLL_NODE:
+                builder.add(**self._collective(node, attrs), gap_wall_s=gap, start_s=t)
+                gap = 0.0
+            elif node.type in (pb.COMM_SEND_NODE, pb.COMM_RECV_NODE):
+                send = node.type == pb.COMM_SEND_NODE
+                peer = self._int(node, attrs, "comm_dst" if send else "comm_src")
+                if not 0 <= peer < self.num_ranks:
+                    raise TraceError(f"{self.where}: node {node.id} ({node.name}) names rank {peer}, outside the "
+                                     f"trace's {self.num_ranks}")
+                builder.add(Op.ISEND if send else Op.IRECV, "SEND" if send else "RECV", gap_wall_s=gap, start_s=t,
+                            peer=peer, tag=int(attrs.get("comm_tag", 0)), nbytes=self._int(node, attrs, "comm_size"),
+                            request=requests)
+                in_flight[node.id] = requests
+                requests += 1
+                gap = 0.0
+            elif node.type not in (pb.METADATA_NODE, pb.MEM_LOAD_NODE, pb.MEM_STORE_NODE):
+                raise TraceError(f"{self.where}: node {node.id} ({node.name}) has node type {node.type}, which "
+                                 "the Chakra schema read does not define")
+        if in_flight:
+            self._complete(builder, sorted(in_flight.values()), gap, t)
+            gap = 0.0
+        builder.add(Op.LOCAL, "TRACE_END", gap_wall_s=gap, start_s=t)
+
+    def _complete(self, builder, requests: list, gap: float, t: float) -> None:
+        """Complete the in-flight transfers ``requests``: one WAIT, or a WAITALL of several."""
+        if len(requests) == 1:
+            builder.add(Op.WAIT, "WAIT", gap_wall_s=gap, start_s=t, request=requests[0])
+        else:
+            builder.add(Op.WAITALL, "WAITALL", gap_wall_s=gap, start_s=t, aux=requests)
+
+    def _int(self, node, attrs: dict, name: str) -> int:
+        """Attribute ``name`` of ``node``, an integer >= 0."""
+        value = attrs.get(name)
+        if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+            raise TraceError(f"{self.where}: node {node.id} ({node.name}) lacks a {name} attribute (an integer >= 0)"
+                             if value is None else
+                             f"{self.where}: node {node.id} ({node.name}) has {name} {value!r}, not an integer >= 0")
+        return value
+
+    def _collective(self, node, attrs: dict) -> dict:
+        """The op fields of collective node ``node``: kind, call, communicator and sizes."""
+        code = attrs.get("comm_type")
+        try:
+            name = self.pb.CollectiveCommType.Name(code)
+        except (ValueError, TypeError):
+            name = None
+        kind = COLLECTIVES.get(name)
+        if kind is None:
+            known = ", ".join(COLLECTIVES)
+            raise TraceError(f"{self.where}: node {node.id} ({node.name}) is a collective of type "
+                             f"{name or code!r}, not one read ({known})")
+        comm, members = self.comms.get(attrs.get("pg_name") or "", (COMM_WORLD, None))
+        if members is not None and self.rank not in members:
+            raise TraceError(f"{self.where}: node {node.id} ({node.name}) is a collective of process group "
+                             f"{attrs['pg_name']!r}, whose ranks {members} do not include this rank ({self.rank})")
+        size = self.num_ranks if members is None else len(members)
+        nbytes = 0 if kind == Op.BARRIER else self._int(node, attrs, "comm_size")
+        share = nbytes // size
+        fields = {"kind": kind, "call": name, "comm": comm}
+        if kind == Op.ALLREDUCE:
+            fields.update(op=SUM, nbytes=nbytes)
+        elif kind == Op.BCAST:
+            fields.update(root=int(attrs.get("comm_root", 0)), nbytes=nbytes)
+        elif kind == Op.REDUCE_SCATTER:
+            fields.update(op=SUM, aux=[share + (r < nbytes % size) for r in range(size)])
+        elif kind in (Op.ALLGATHER, Op.ALLTOALL):
+            fields.update(nbytes=share)
+        return fields
