@@ -33,7 +33,7 @@ from ppt.hardware.systems import load_system
 from ppt.machine import Machine
 from ppt.mpi import MPIJob
 from ppt.mpi.settings import MPISettings
-from ppt.traces import replay as replay_mod
+from ppt.traces import dumpi_ops, replay as replay_mod
 from ppt.traces.dumpi import Record, TraceSet
 from ppt.traces.ideal import IDEAL_EAGER_B, ideal_network
 from ppt.traces.replay import RankReplay, replay
@@ -263,14 +263,14 @@ def test_rank_replay_reads_the_gaps_on_its_clock():
                timed("MPI_Comm_rank", 6 * MS, 6 * MS, 3 * MS, 3 * MS)]
     for clock, finish in (("wall", 6 * MS), ("cpu", 3 * MS)):
         job = MPIJob(network(1), 1, 1, comm=None)
-        got = job.run(lambda mpi: RankReplay(mpi, SIZES, clock=clock).run(records, 0.0, keep_startup=True))
+        got = job.run(lambda mpi: RankReplay(mpi, clock=clock).run(dumpi_ops.record_stream(records, SIZES), keep_startup=True))
         assert got.per_rank[0]["finish_s"] == pytest.approx(finish)
         assert (got.returns[0]["compute_wall_s"], got.returns[0]["compute_cpu_s"]) == pytest.approx((6 * MS, 3 * MS))
 
 
 def test_every_replayed_call_is_a_dumpi_function():
     from ppt.traces import libundumpi
-    assert set(replay_mod.HANDLERS) <= set(libundumpi.function_labels().values())
+    assert set(dumpi_ops.OPS) <= set(libundumpi.function_labels().values())
 
 
 # -- recorded outcomes of completion calls (synthetic records on a 1 us / 1 GB/s network) -------
@@ -286,7 +286,7 @@ def rec(name, at_s, **args):
 def run_records(per_rank, algorithms=None):
     """Replay one synthetic record list per rank (no MPI_Init: gaps count from 0); returns the JobResult."""
     def main(mpi):
-        return RankReplay(mpi, SIZES).run(per_rank[mpi.rank], 0.0, keep_startup=True)
+        return RankReplay(mpi).run(dumpi_ops.record_stream(per_rank[mpi.rank], SIZES, mpi.rank), keep_startup=True)
     job = MPIJob(network(len(per_rank)), len(per_rank), 1, algorithms=algorithms, comm=None)
     return job.run(main)
 
@@ -432,8 +432,8 @@ def test_meta_naming_more_ranks_than_files(capsys, copied_set):
 
 def test_unsupported_calls_are_refused_by_name_and_count(capsys, monkeypatch):
     # No shared trace holds a call replay lacks: take two away.
-    monkeypatch.delitem(replay_mod.HANDLERS, "MPI_Comm_size")
-    monkeypatch.delitem(replay_mod.HANDLERS, "MPI_Comm_split")
+    monkeypatch.delitem(dumpi_ops.OPS, "MPI_Comm_size")
+    monkeypatch.delitem(dumpi_ops.OPS, "MPI_Comm_split")
     code, _, err = replay_cli(capsys, TRACES / "npb_ft_W_n4")
     assert_one_line_error(code, err, "unsupported MPI calls in trace: MPI_Comm_split x8, MPI_Comm_size x5",
                           "--skip-unsupported")
@@ -443,7 +443,7 @@ def test_unsupported_calls_are_refused_by_name_and_count(capsys, monkeypatch):
 
 
 def test_skipped_calls_are_reported_and_left_out(monkeypatch):
-    monkeypatch.delitem(replay_mod.HANDLERS, "MPI_Comm_size")
+    monkeypatch.delitem(dumpi_ops.OPS, "MPI_Comm_size")
     ts = trace("npb_ft_W_n4")
     got = replay(ts, ideal_job(ts.ranks), skip_unsupported=True)
     expected = Counter(MANIFEST["npb_ft_W_n4"]["calls_all_ranks"])
@@ -453,7 +453,7 @@ def test_skipped_calls_are_reported_and_left_out(monkeypatch):
 
 def test_skip_unsupported_works_from_the_records(capsys, monkeypatch):
     """A call the footer does not list (e.g. user-function enter/exit records) is still skipped."""
-    monkeypatch.delitem(replay_mod.HANDLERS, "MPI_Comm_size")
+    monkeypatch.delitem(dumpi_ops.OPS, "MPI_Comm_size")
     footer_only = replay_mod.trace_calls
 
     def without_comm_size(trace):

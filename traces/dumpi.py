@@ -33,13 +33,11 @@ from collections import Counter
 
 from ppt.errors import TraceError
 from ppt.traces import libundumpi as lu
+from ppt.traces.dumpi_ops import INIT_CALLS, OPS, record_stream
 from ppt.traces.libundumpi import ffi
+from ppt.traces.opstream import OpTrace
 
 CHUNK_RECORDS = 512   # records decoded per library round trip
-
-#: The calls whose end starts a rank's compute: the gaps before belong to the launcher and the
-#: program's start-up (see :mod:`ppt.traces.replay`).
-INIT_CALLS = frozenset(("MPI_Init", "MPI_Init_thread"))
 
 
 class Record:
@@ -503,11 +501,12 @@ def read_chunks(path: str, rank: int = 0, ranks: int = None, footer_counts=None,
         lu.close_profile(profile)
 
 
-class TraceSet:
+class TraceSet(OpTrace):
     """A DUMPI trace set: a ``.meta`` file and one ``<prefix>-NNNN.bin`` per rank.
 
     ``path`` is the set's folder (holding one ``.meta``), its ``.meta`` file, its file
-    prefix, or one of its ``.bin`` files.
+    prefix, or one of its ``.bin`` files.  As an :class:`~ppt.traces.opstream.OpTrace` its
+    streams are its records translated by :mod:`ppt.traces.dumpi_ops`.
     """
 
     def __init__(self, path: str, _trusted: bool = False):
@@ -535,6 +534,7 @@ class TraceSet:
         self._gaps = {}
         self._sizes = {}
         self._footers = {}
+        self._first_call_s = None
         self._checked = _trusted
 
     def __repr__(self):
@@ -560,6 +560,40 @@ class TraceSet:
         for records in read_chunks(path, rank, self.ranks, self.footer_counts(rank), self._spans,
                                    len(self.datatype_sizes(rank)), self._gaps):
             yield from records
+
+    @property
+    def num_ranks(self) -> int:
+        return self.ranks
+
+    def stream(self, rank: int):
+        """Rank ``rank``'s records as op chunks (streamed); gaps count from :meth:`first_call_s`."""
+        return record_stream(self.records(rank), self.datatype_sizes(rank), rank, self.first_call_s())
+
+    def first_call_s(self) -> float:
+        """The earliest start of any rank's first call (trace wall-clock seconds)."""
+        if self._first_call_s is None:
+            starts = []
+            for rank in range(self.ranks):
+                records = self.records(rank)
+                first = next(records, None)
+                records.close()
+                if first is not None:
+                    starts.append(first.wall_start)
+            self._first_call_s = min(starts) if starts else 0.0
+        return self._first_call_s
+
+    def calls(self) -> Counter:
+        """Calls by name over all ranks, from the rank files' footers (no records read)."""
+        calls = Counter()
+        for rank in range(self.ranks):
+            calls.update(self.footer_counts(rank))
+        return calls
+
+    def translates(self, call: str) -> bool:
+        return call in OPS
+
+    def has_init(self, rank: int) -> bool:
+        return any(self.footer_counts(rank).get(name) for name in INIT_CALLS)
 
     def datatype_sizes(self, rank: int) -> tuple:
         """Bytes per datatype id in rank ``rank``'s type table (index = DUMPI datatype id)."""

@@ -1,26 +1,24 @@
-"""One rank's map from DUMPI handles (communicators, groups, ops, requests) to simulated MPI objects.
+"""One rank's map from op-stream handles (communicators, groups, ops, requests) to simulated MPI objects.
 
-DUMPI numbers handles per rank (``COMM_WORLD`` = 2, ``COMM_SELF`` = 3, new
-communicators from 4 on; ``REQUEST_NULL`` = 1, ...; see
-:mod:`ppt.traces.libundumpi`), so every simulated rank keeps its own tables.
+A stream numbers its handles per rank (``COMM_WORLD`` = 0, ``COMM_SELF`` = 1,
+the communicators and groups its ops create as their first aux value;
+predefined reduction ops below ``FIRST_USER_OP``; requests as the trace
+numbered them; see :mod:`ppt.traces.opstream`), so every simulated rank keeps
+its own tables.
 
-Requests: DUMPI derives a request id from the MPI library's request pointer,
-so several live requests can share one id (Open MPI hands out one shared
-object for sends that completed at once, and reuses freed request objects).
-Each id therefore holds a FIFO of simulated requests: a call that completes
-id ``k`` takes the oldest request started under ``k``.
+Requests: a trace may give several live requests one id (DUMPI derives it from
+the MPI library's request pointer, and Open MPI hands out one shared object
+for sends that completed at once, and reuses freed request objects).  Each id
+therefore holds a FIFO of simulated requests: a call that completes id ``k``
+takes the oldest request started under ``k``.
 """
 from __future__ import annotations
 
 from collections import deque
 
 from ppt.errors import TraceError
-from ppt.mpi import SUM, UNDEFINED, Op
-from ppt.mpi.constants import ANY_SOURCE, PROC_NULL
-from ppt.traces import libundumpi as lu
-
-#: First user-defined op handle (``DUMPI_FIRST_USER_OP``); lower ones are MPI's predefined ops.
-FIRST_USER_OP = 15
+from ppt.mpi import SUM, Op
+from ppt.traces.opstream import COMM_SELF, COMM_WORLD, FIRST_USER_OP
 
 
 def _user_op(a, b):
@@ -29,13 +27,13 @@ def _user_op(a, b):
 
 
 class Handles:
-    """DUMPI handle -> simulated object tables of one rank (``where`` names the rank in errors)."""
+    """Stream handle -> simulated object tables of one rank (``where`` names the rank in errors)."""
 
     __slots__ = ("where", "comms", "groups", "ops", "requests")
 
     def __init__(self, mpi, where: str):
         self.where = where
-        self.comms = {lu.COMM_WORLD: mpi.COMM_WORLD, lu.COMM_SELF: mpi.COMM_SELF}
+        self.comms = {COMM_WORLD: mpi.COMM_WORLD, COMM_SELF: mpi.COMM_SELF}
         self.groups = {}
         self.ops = {}
         self.requests: dict[int, deque] = {}
@@ -54,7 +52,7 @@ class Handles:
             self.comms[handle] = comm
 
     def free_comm(self, handle: int):
-        return self.comms.pop(handle, None) if handle > lu.COMM_SELF else None
+        return self.comms.pop(handle, None) if handle > COMM_SELF else None
 
     def group(self, handle: int):
         group = self.groups.get(handle)
@@ -93,19 +91,3 @@ class Handles:
         """The oldest request of each distinct id in ``handles`` (left in the table)."""
         return [self.requests[h][0] for h in dict.fromkeys(handles) if h in self.requests]
 
-
-def peer(rank: int, wildcard: bool) -> int:
-    """A traced peer rank as a simulated one.
-
-    DUMPI records ``ANY_SOURCE`` as -1 and other special ranks as the MPI
-    library's value (Open MPI's ``PROC_NULL`` is -2); a negative destination,
-    or a negative source other than ``ANY_SOURCE``, is ``PROC_NULL``.
-    """
-    if rank >= 0:
-        return rank
-    return ANY_SOURCE if wildcard and rank == lu.ANY_SOURCE else PROC_NULL
-
-
-def color(value: int) -> int:
-    """A traced ``Comm_split`` colour: negative values are ``MPI_UNDEFINED``."""
-    return value if value >= 0 else UNDEFINED

@@ -1,7 +1,8 @@
-"""Replay of a DUMPI trace set on the simulated MPI.
+"""Replay of a trace set in op-stream form (:mod:`ppt.traces.opstream`) on the simulated MPI.
 
-Every trace rank becomes a simulated rank that reads its own records (streamed)
-and, for each one:
+Every trace rank becomes a simulated rank that reads its own op stream (in
+chunks), dispatches each op on its kind through a table indexed by
+:class:`~ppt.traces.opstream.Op`, and, for each op:
 
 1. computes for the recorded gap since the previous call ended (times
    ``compute_scale``), on the wall clock or on the rank's CPU clock (see
@@ -17,14 +18,17 @@ and, for each one:
    ranks oversubscribed, for other ranks' compute), which the simulation
    models itself; it is reported per rank beside the predicted time in MPI
    calls;
-2. issues the call on the simulated MPI with the recorded arguments: peers,
-   tags and roots as ranks of the recorded communicator, sizes as
-   ``count x size(datatype)`` from the rank's type table, communicators,
-   groups, ops and requests mapped per rank (:mod:`ppt.traces.handles`).
+2. issues the call on the simulated MPI with the recorded arguments as the
+   reader resolved them (peers, tags and roots as ranks of the recorded
+   communicator, bytes; for DUMPI ``count x size(datatype)`` from the rank's
+   type table, :mod:`ppt.traces.dumpi_ops`), communicators, groups, ops and
+   requests mapped per rank (:mod:`ppt.traces.handles`).
 
 Each call runs under its traced name, so the job's call counts are the
-trace's.  Calls without communication (``Comm_rank``, ``Wtime``, ``Type_*``,
-``Init``, ``Finalize``, ...) are counted and take no simulated time.
+trace's.  Calls without communication (LOCAL, INIT and WTIME ops:
+``Comm_rank``, ``Wtime``, ``Type_*``, ``Init``, ``Finalize``, ...) are counted
+and take no simulated time.  OTHER ops (calls the reader could not express)
+are refused, or skipped with ``skip_unsupported``.
 
 Completion calls follow the recorded outcome.  That is faithful, and it adds
 no waiting the traced run did not have, so a trace of a program that ran to
@@ -39,7 +43,7 @@ match as they did):
   the non-blocking call and never waits;
 * ``Waitany``/``Waitsome`` complete the requests at the recorded indices.
 
-``Cart_sub`` is replayed as the equivalent ``Comm_split`` (colour: the
+``Cart_sub`` (a CART_SUB op) is replayed as the equivalent ``Comm_split`` (colour: the
 coordinates in the dropped dimensions; key: the Cartesian rank).
 
 Compute clock.  DUMPI records every call's start and stop on the wall clock
@@ -60,8 +64,9 @@ import os
 from collections import Counter
 
 from ppt.errors import ConfigError, TraceError
-from ppt.traces.dumpi import INIT_CALLS
-from ppt.traces.handles import Handles, color, peer
+from ppt.traces.handles import Handles
+from ppt.traces.opstream import (AUX_LEN, AUX_START, CALL, CALL_S, COMM, FLAG, GAP_CPU_S, GAP_WALL_S, KIND, NBYTES,
+                                 OP, PEER, REQUEST, ROOT, START_S, TAG, Op)
 
 #: Records a rank replays between two progress checks.
 PROGRESS_EVERY = 256
@@ -76,105 +81,85 @@ COMPUTE_CLOCKS = ("auto", "wall", "cpu")
 #: nearest it, npb_cg_W_n4 (0.80) and osu_allreduce_n4 (0.88).
 OVERSUBSCRIBED_CPU_SHARE = 0.85
 
-#: Calls that move no data between ranks: counted as calls, no simulated time.
-LOCAL_CALLS = frozenset("MPI_" + name for name in """
-    Init Init_thread Initialized Finalize Finalized Query_thread Is_thread_main Abort
-    Comm_rank Comm_size Comm_compare Comm_test_inter Comm_get_name Comm_set_name
-    Comm_set_errhandler Comm_get_errhandler Comm_get_attr Comm_set_attr Attr_get Attr_put
-    Errhandler_create Errhandler_set Errhandler_get Errhandler_free Error_string Error_class
-    Group_size Group_rank Group_compare Group_translate_ranks
-    Topo_test Dims_create Cartdim_get Cart_get Cart_rank Cart_coords Cart_shift Cart_map
-    Wtime Wtick Get_count Get_elements Get_processor_name Get_version Address Get_address
-    Pack Unpack Pack_size Buffer_attach Buffer_detach Keyval_create Keyval_free
-    Type_contiguous Type_vector Type_hvector Type_create_hvector Type_indexed Type_hindexed
-    Type_create_hindexed Type_struct Type_create_struct Type_create_indexed_block
-    Type_create_resized Type_create_subarray Type_dup Type_commit Type_free Type_size
-    Type_extent Type_get_extent Type_lb Type_ub
-""".split())
-
-
 class RankReplay:
-    """Replays one trace rank's records on its simulated ``mpi``.
+    """Replays one trace rank's op stream on its simulated ``mpi``.
 
-    ``sizes``: bytes per datatype id (the rank's type table); ``compute_scale``
-    multiplies recorded gaps; ``clock``: ``"wall"`` or ``"cpu"``, the clock the gaps
-    are read on; ``skip``: call names to leave out; ``skip_unsupported``:
-    leave out every call replay cannot issue, as the records show them (a footer need
-    not list every recorded call, e.g. user-function enter/exit records).
+    ``compute_scale`` multiplies recorded gaps; ``clock``: ``"wall"`` or ``"cpu"``, the clock the gaps
+    are read on; ``skip``: call names to leave out; ``skip_unsupported``: leave out every OTHER op
+    (a call the trace's reader could not express), as the stream shows them (a footer need not list
+    every recorded call, e.g. user-function enter/exit records).
     """
 
-    __slots__ = ("mpi", "rank", "handles", "sizes", "compute_scale", "skip", "skip_unsupported", "handlers",
-                 "p2p_bytes", "skipped", "clock")
+    __slots__ = ("mpi", "rank", "handles", "compute_scale", "skip", "skip_unsupported", "dispatch",
+                 "p2p_bytes", "skipped", "clock", "aux")
 
-    def __init__(self, mpi, sizes, compute_scale: float = 1.0, skip=frozenset(), skip_unsupported=False,
+    def __init__(self, mpi, compute_scale: float = 1.0, skip=frozenset(), skip_unsupported=False,
                  clock: str = "wall"):
         if clock not in ("wall", "cpu"):
             raise ConfigError(f"compute clock {clock!r} must be 'wall' or 'cpu'")
         self.mpi = mpi
         self.rank = mpi.rank
         self.handles = Handles(mpi, f"trace rank {self.rank}")
-        self.sizes = sizes
         self.compute_scale = compute_scale
         self.skip = skip
         self.skip_unsupported = skip_unsupported
-        self.handlers = {name: getattr(self, method) for name, method in HANDLERS.items()}
+        self.dispatch = [getattr(self, METHODS[kind]) if kind in METHODS else None for kind in Op]
         self.p2p_bytes = 0
         self.skipped = Counter()
         self.clock = clock
+        self.aux = []           # the aux values of the chunk being replayed
 
-    def run(self, records, start_s: float, progress=None, keep_startup: bool = False, has_init: bool = True) -> dict:
-        """Replay ``records`` (in order); ``start_s``: trace time at which the job starts (s).
+    def run(self, chunks, progress=None, keep_startup: bool = False, has_init: bool = True) -> dict:
+        """Replay the op ``chunks`` (in order); the first op's gap counts from the job's start.
 
-        Unless ``keep_startup``, the gaps up to the end of the rank's MPI_Init (``has_init``: the rank
-        calls one; else up to its first call) are dropped and summed as ``startup_dropped_s``.
+        Unless ``keep_startup``, the gaps up to the end of the rank's INIT op (``has_init``: the rank
+        has one; else up to its first op) are dropped and summed as ``startup_dropped_s``.
         ``recorded_mpi_s``: the recorded time inside the calls replayed after start-up;
         ``compute_wall_s``/``compute_cpu_s``: the positive gaps after start-up by each clock (before
         ``compute_scale``), of which the rank's clock is replayed.  ``wtime_span_s`` and
-        ``recorded_wtime_span_s``: simulated and recorded seconds from the rank's first MPI_Wtime
-        call to its last (None with fewer than two): the phase programs time themselves.
+        ``recorded_wtime_span_s``: simulated and recorded seconds from the rank's first WTIME op
+        to its last (None with fewer than two): the phase programs time themselves.
         """
-        mpi, handlers, scale = self.mpi, self.handlers, self.compute_scale
-        on_cpu = self.clock == "cpu"
-        last_stop = start_s
-        last_cpu = None         # no CPU reading before the first call: its lead-in is wall-clock time
+        mpi, dispatch, scale = self.mpi, self.dispatch, self.compute_scale
+        replayed_gap = GAP_CPU_S if self.clock == "cpu" else GAP_WALL_S
         startup = not keep_startup
         dropped = recorded_mpi = wall_s = cpu_s = 0.0
-        wtimes = []             # (simulated, recorded) start of the first and the latest MPI_Wtime
+        wtimes = []             # (simulated, recorded) start of the first and the latest WTIME op
         count = 0
-        for count, record in enumerate(records, 1):
-            gap = record.wall_start - last_stop
-            cpu_gap = gap if last_cpu is None else record.cpu_start - last_cpu
-            last_stop = record.wall_stop
-            last_cpu = record.cpu_stop
-            name = record.name
-            if startup:
-                dropped += max(gap, 0.0)
-                startup = has_init and name not in INIT_CALLS
-                if has_init:
-                    dropped += record.wall_stop - record.wall_start     # the start-up call itself
-            else:
-                if gap > 0.0:
-                    wall_s += gap
-                if cpu_gap > 0.0:
-                    cpu_s += cpu_gap
-                replayed = cpu_gap if on_cpu else gap
-                if replayed > 0.0:
-                    mpi.sleep(replayed * scale)
-                recorded_mpi += record.wall_stop - record.wall_start
-            handler = handlers.get(name)
-            if handler is None:
-                if name not in self.skip and not self.skip_unsupported:
-                    raise TraceError(f"trace rank {self.rank} calls {name}, which replay does not support; "
-                                     "rerun with --skip-unsupported to ignore it")
-                self.skipped[name] += 1
-                continue
-            if name == "MPI_Wtime":
-                wtimes[1:] = [(mpi.wtime(), record.wall_start)]
-            # the handler's simulated MPI calls are part of this one: the job counts
-            # and times exactly one call under the trace's name
-            mpi.call_as(name, handler, record.args)
-            if progress is not None and not count % PROGRESS_EVERY:
-                progress.advance(PROGRESS_EVERY, mpi.wtime())
+        for chunk in chunks:
+            names = chunk.calls
+            self.aux = chunk.aux_list()
+            for op in chunk.rows():
+                count += 1
+                kind, gap, cpu_gap = op[KIND], op[GAP_WALL_S], op[GAP_CPU_S]
+                if startup:
+                    dropped += max(gap, 0.0)
+                    startup = has_init and kind != _INIT
+                    if has_init:
+                        dropped += op[CALL_S]       # the start-up call itself
+                else:
+                    if gap > 0.0:
+                        wall_s += gap
+                    if cpu_gap > 0.0:
+                        cpu_s += cpu_gap
+                    replayed = op[replayed_gap]
+                    if replayed > 0.0:
+                        mpi.sleep(replayed * scale)
+                    recorded_mpi += op[CALL_S]
+                name = names[op[CALL]]
+                if kind == _OTHER:
+                    if name not in self.skip and not self.skip_unsupported:
+                        raise TraceError(f"trace rank {self.rank} calls {name}, which replay does not support; "
+                                         "rerun with --skip-unsupported to ignore it")
+                    self.skipped[name] += 1
+                    continue
+                if kind == _WTIME:
+                    wtimes[1:] = [(mpi.wtime(), op[START_S])]
+                # the handler's simulated MPI calls are part of this one: the job counts
+                # and times exactly one call under the trace's name
+                mpi.call_as(name, dispatch[kind], op)
+                if progress is not None and not count % PROGRESS_EVERY:
+                    progress.advance(PROGRESS_EVERY, mpi.wtime())
         return {"records": count, "p2p_bytes": self.p2p_bytes, "skipped": dict(self.skipped),
                 "startup_dropped_s": dropped, "recorded_mpi_s": recorded_mpi,
                 "compute_wall_s": wall_s, "compute_cpu_s": cpu_s,
@@ -182,267 +167,244 @@ class RankReplay:
                 "recorded_wtime_span_s": wtimes[1][1] - wtimes[0][1] if len(wtimes) == 2 else None}
 
     # -- helpers ----------------------------------------------------------------
-    def _bytes(self, count: int, datatype: int) -> int:
-        sizes = self.sizes
-        if not 0 <= datatype < len(sizes):
-            raise TraceError(f"trace rank {self.rank} uses datatype {datatype}, which its type table "
-                             f"({len(sizes)} entries) lacks: the trace is damaged")
-        return count * sizes[datatype]
+    def _aux(self, op) -> list:
+        start = op[AUX_START]
+        return self.aux[start:start + op[AUX_LEN]]
 
-    def _comm(self, a, key: str = "comm"):
-        return self.handles.comm(a[key])
+    def _comm(self, op):
+        return self.handles.comm(op[COMM])
 
-    def _sent(self, count: int, datatype: int) -> int:
-        nbytes = self._bytes(count, datatype)
+    def _sent(self, op) -> int:
+        nbytes = op[NBYTES]
         self.p2p_bytes += nbytes
         return nbytes
 
     # -- point to point -----------------------------------------------------------
-    def local(self, a):
+    def local(self, op):
         """A call without communication."""
 
-    def send(self, a):
-        self._comm(a).send(None, peer(a["dest"], False), a["tag"], self._sent(a["count"], a["datatype"]))
+    def send(self, op):
+        self._comm(op).send(None, op[PEER], op[TAG], self._sent(op))
 
-    def isend(self, a):
-        req = self._comm(a).isend(None, peer(a["dest"], False), a["tag"], self._sent(a["count"], a["datatype"]))
-        self.handles.start(a["request"], req)
+    def isend(self, op):
+        self.handles.start(op[REQUEST], self._comm(op).isend(None, op[PEER], op[TAG], self._sent(op)))
 
-    def recv(self, a):
-        self._comm(a).recv(peer(a["source"], True), a["tag"])
+    def recv(self, op):
+        self._comm(op).recv(op[PEER], op[TAG])
 
-    def irecv(self, a):
-        self.handles.start(a["request"], self._comm(a).irecv(peer(a["source"], True), a["tag"]))
+    def irecv(self, op):
+        self.handles.start(op[REQUEST], self._comm(op).irecv(op[PEER], op[TAG]))
 
-    def sendrecv(self, a):
-        self._comm(a).sendrecv(None, peer(a["dest"], False), a["sendtag"], peer(a["source"], True),
-                               a["recvtag"], self._sent(a["sendcount"], a["sendtype"]))
+    def sendrecv(self, op):
+        """aux: the source, the receive tag, the bytes posted."""
+        source, recvtag, _ = self._aux(op)
+        self._comm(op).sendrecv(None, op[PEER], op[TAG], source, recvtag, self._sent(op))
 
-    def sendrecv_replace(self, a):
-        self._comm(a).sendrecv(None, peer(a["dest"], False), a["sendtag"], peer(a["source"], True),
-                               a["recvtag"], self._sent(a["count"], a["datatype"]))
+    def probe(self, op):
+        self._comm(op).probe(op[PEER], op[TAG])
 
-    def probe(self, a):
-        self._comm(a).probe(peer(a["source"], True), a["tag"])
-
-    def iprobe(self, a):
+    def iprobe(self, op):
         """A successful Iprobe waits for its message; a failed one only looks."""
-        comm, source = self._comm(a), peer(a["source"], True)
-        if a["flag"]:
-            comm.probe(source, a["tag"])
+        comm = self._comm(op)
+        if op[FLAG]:
+            comm.probe(op[PEER], op[TAG])
         else:
-            comm.iprobe(source, a["tag"])
+            comm.iprobe(op[PEER], op[TAG])
 
     # -- completion -----------------------------------------------------------------
-    def wait(self, a):
-        req = self.handles.take(a["request"])
+    def wait(self, op):
+        req = self.handles.take(op[REQUEST])
         if req is not None:
             self.mpi.wait(req)
 
-    def waitall(self, a):
-        self.mpi.waitall(self.handles.take_all(a["requests"]))
+    def waitall(self, op):
+        self.mpi.waitall(self.handles.take_all(self._aux(op)))
 
-    def test(self, a):
-        if a["flag"]:
-            self.wait(a)
+    def test(self, op):
+        if op[FLAG]:
+            self.wait(op)
         else:
-            reqs = self.handles.peek_all((a["request"],))
+            reqs = self.handles.peek_all((op[REQUEST],))
             if reqs:
                 self.mpi.test(reqs[0])
 
-    def testall(self, a):
-        if a["flag"]:
-            self.waitall(a)
+    def testall(self, op):
+        if op[FLAG]:
+            self.waitall(op)
         else:
-            self.mpi.testall(self.handles.peek_all(a["requests"]))
+            self.mpi.testall(self.handles.peek_all(self._aux(op)))
 
-    def waitany(self, a):
+    def waitany(self, op):
         """Waitany and Testany: complete the request at the recorded index (if one was reported)."""
-        index, requests = a["index"], a["requests"]
-        if a.get("flag", 1) and 0 <= index < len(requests):
+        requests, index = self._aux(op), op[FLAG]
+        if 0 <= index < len(requests):
             req = self.handles.take(requests[index])
             if req is not None:
                 self.mpi.waitany([req])
         else:
             self.mpi.testany(self.handles.peek_all(requests))
 
-    def waitsome(self, a):
-        """Waitsome and Testsome: complete the requests at the recorded indices."""
-        requests = a["requests"]
-        if a["indices"]:
-            self.mpi.waitall(self.handles.take_all([requests[i] for i in a["indices"]]))
+    def waitsome(self, op):
+        """Waitsome and Testsome: complete the requests at the recorded indices (aux: requests, indices)."""
+        values, done = self._aux(op), op[FLAG]
+        requests = values[:len(values) - done]
+        if done:
+            self.mpi.waitall(self.handles.take_all([requests[i] for i in values[len(values) - done:]]))
         else:
             self.mpi.testsome(self.handles.peek_all(requests))
 
     # -- collectives ------------------------------------------------------------------
-    def barrier(self, a):
-        self._comm(a).barrier()
+    def barrier(self, op):
+        self._comm(op).barrier()
 
-    def bcast(self, a):
-        self._comm(a).bcast(None, a["root"], self._bytes(a["count"], a["datatype"]))
+    def bcast(self, op):
+        self._comm(op).bcast(None, op[ROOT], op[NBYTES])
 
-    def reduce(self, a):
-        self._comm(a).reduce(None, self.handles.op(a["op"]), a["root"], self._bytes(a["count"], a["datatype"]))
+    def reduce(self, op):
+        self._comm(op).reduce(None, self.handles.op(op[OP]), op[ROOT], op[NBYTES])
 
-    def allreduce(self, a):
-        self._comm(a).allreduce(None, self.handles.op(a["op"]), self._bytes(a["count"], a["datatype"]))
+    def allreduce(self, op):
+        self._comm(op).allreduce(None, self.handles.op(op[OP]), op[NBYTES])
 
-    def scan(self, a):
-        self._comm(a).scan(None, self.handles.op(a["op"]), self._bytes(a["count"], a["datatype"]))
+    def scan(self, op):
+        self._comm(op).scan(None, self.handles.op(op[OP]), op[NBYTES])
 
-    def exscan(self, a):
-        self._comm(a).exscan(None, self.handles.op(a["op"]), self._bytes(a["count"], a["datatype"]))
+    def exscan(self, op):
+        self._comm(op).exscan(None, self.handles.op(op[OP]), op[NBYTES])
 
-    def gather(self, a):
-        """Gather and Gatherv: each rank contributes ``sendcount`` items."""
-        self._comm(a).gatherv(None, a["root"], self._bytes(a["sendcount"], a["sendtype"]))
+    def gather(self, op):
+        """Gather and Gatherv: each rank contributes ``nbytes``."""
+        self._comm(op).gatherv(None, op[ROOT], op[NBYTES])
 
-    def scatter(self, a):
-        comm = self._comm(a)
-        blocks = self._bytes(a["sendcount"], a["sendtype"]) if comm.rank == a["root"] else None
-        comm.scatter(None, a["root"], blocks)
+    def scatter(self, op):
+        comm = self._comm(op)
+        comm.scatter(None, op[ROOT], op[NBYTES] if comm.rank == op[ROOT] else None)
 
-    def scatterv(self, a):
-        comm = self._comm(a)
-        blocks = None
-        if comm.rank == a["root"]:
-            blocks = [self._bytes(n, a["sendtype"]) for n in a["sendcounts"]]
-        comm.scatterv(None, a["root"], blocks)
+    def scatterv(self, op):
+        comm = self._comm(op)
+        comm.scatterv(None, op[ROOT], self._aux(op) if comm.rank == op[ROOT] else None)
 
-    def allgather(self, a):
-        self._comm(a).allgather(None, self._bytes(a["sendcount"], a["sendtype"]))
+    def allgather(self, op):
+        self._comm(op).allgather(None, op[NBYTES])
 
-    def allgatherv(self, a):
-        self._comm(a).allgatherv(None, self._bytes(a["sendcount"], a["sendtype"]))
+    def allgatherv(self, op):
+        self._comm(op).allgatherv(None, op[NBYTES])
 
-    def alltoall(self, a):
-        self._comm(a).alltoall(None, self._bytes(a["sendcount"], a["sendtype"]))
+    def alltoall(self, op):
+        self._comm(op).alltoall(None, op[NBYTES])
 
-    def alltoallv(self, a):
-        self._comm(a).alltoallv(None, [self._bytes(n, a["sendtype"]) for n in a["sendcounts"]])
+    def alltoallv(self, op):
+        self._comm(op).alltoallv(None, self._aux(op))
 
-    def alltoallw(self, a):
-        self._comm(a).alltoallv(None, [self._bytes(n, t) for n, t in zip(a["sendcounts"], a["sendtypes"])])
-
-    def reduce_scatter(self, a):
-        self._comm(a).reduce_scatter(None, self.handles.op(a["op"]),
-                                     [self._bytes(n, a["datatype"]) for n in a["recvcounts"]])
+    def reduce_scatter(self, op):
+        self._comm(op).reduce_scatter(None, self.handles.op(op[OP]), self._aux(op))
 
     # -- communicators, groups, ops -------------------------------------------------------
-    def comm_dup(self, a):
-        self.handles.set_comm(a["newcomm"], self._comm(a, "oldcomm").dup())
+    def comm_dup(self, op):
+        self.handles.set_comm(self._aux(op)[0], self._comm(op).dup())
 
-    def comm_split(self, a):
-        self.handles.set_comm(a["newcomm"], self._comm(a, "oldcomm").split(color(a["color"]), a["key"]))
+    def comm_split(self, op):
+        new, colour, key = self._aux(op)
+        self.handles.set_comm(new, self._comm(op).split(colour, key))
 
-    def comm_create(self, a):
-        self.handles.set_comm(a["newcomm"], self._comm(a, "oldcomm").create(self.handles.group(a["group"])))
+    def comm_create(self, op):
+        new, group = self._aux(op)
+        self.handles.set_comm(new, self._comm(op).create(self.handles.group(group)))
 
-    def cart_create(self, a):
-        new = self._comm(a, "oldcomm").cart_create(a["dims"], a["periods"], bool(a["reorder"]))
-        self.handles.set_comm(a["newcomm"], new)
+    def cart_create(self, op):
+        new, reorder, ndims, *shape = self._aux(op)
+        self.handles.set_comm(new, self._comm(op).cart_create(shape[:ndims], shape[ndims:], bool(reorder)))
 
-    def cart_sub(self, a):
-        cart = self._comm(a, "oldcomm")
+    def cart_sub(self, op):
+        """The equivalent Comm_split: colour the coordinates in the dropped dimensions, key the Cartesian rank."""
+        new, *remain = self._aux(op)
+        cart = self._comm(op)
         if not hasattr(cart, "dims"):
-            raise TraceError(f"trace rank {self.rank} calls MPI_Cart_sub on communicator {a['oldcomm']}, "
+            raise TraceError(f"trace rank {self.rank} calls MPI_Cart_sub on communicator {op[COMM]}, "
                              "which has no Cartesian topology: the trace is inconsistent")
         dropped = 0
-        for coord, size, keep in zip(cart.coords, cart.dims, a["remain_dims"]):
+        for coord, size, keep in zip(cart.coords, cart.dims, remain):
             if not keep:
                 dropped = dropped * size + coord
-        self.handles.set_comm(a["newcomm"], cart.split(dropped, cart.rank))
+        self.handles.set_comm(new, cart.split(dropped, cart.rank))
 
-    def comm_free(self, a):
-        comm = self.handles.free_comm(a["comm"])
+    def comm_free(self, op):
+        comm = self.handles.free_comm(op[COMM])
         if comm is not None:
             comm.free()
 
-    def comm_group(self, a):
+    def comm_group(self, op):
         # Group of the members built directly: Comm.group counts an MPI_Comm_group of its own.
-        self.handles.groups[a["group"]] = self.mpi.group(self._comm(a).members)
+        self.handles.groups[self._aux(op)[0]] = self.mpi.group(self._comm(op).members)
 
-    def group_incl(self, a):
-        self.handles.groups[a["newgroup"]] = self.handles.group(a["group"]).incl(a["ranks"])
+    def group_incl(self, op):
+        new, group, *ranks = self._aux(op)
+        self.handles.groups[new] = self.handles.group(group).incl(ranks)
 
-    def group_excl(self, a):
-        self.handles.groups[a["newgroup"]] = self.handles.group(a["group"]).excl(a["ranks"])
+    def group_excl(self, op):
+        new, group, *ranks = self._aux(op)
+        self.handles.groups[new] = self.handles.group(group).excl(ranks)
 
-    def group_union(self, a):
-        first, second = self.handles.group(a["group1"]), self.handles.group(a["group2"])
-        members = first.members + tuple(w for w in second.members if w not in first.index)
-        self.handles.groups[a["newgroup"]] = self.mpi.group(members)
+    def _two_groups(self, op):
+        new, first, second = self._aux(op)
+        return new, self.handles.group(first), self.handles.group(second)
 
-    def group_intersection(self, a):
-        first, second = self.handles.group(a["group1"]), self.handles.group(a["group2"])
-        members = [w for w in first.members if w in second.index]
-        self.handles.groups[a["newgroup"]] = self.mpi.group(members)
+    def group_union(self, op):
+        new, first, second = self._two_groups(op)
+        self.handles.groups[new] = self.mpi.group(first.members + tuple(w for w in second.members
+                                                                        if w not in first.index))
 
-    def group_difference(self, a):
-        first, second = self.handles.group(a["group1"]), self.handles.group(a["group2"])
-        members = [w for w in first.members if w not in second.index]
-        self.handles.groups[a["newgroup"]] = self.mpi.group(members)
+    def group_intersection(self, op):
+        new, first, second = self._two_groups(op)
+        self.handles.groups[new] = self.mpi.group([w for w in first.members if w in second.index])
 
-    def group_free(self, a):
-        group = self.handles.groups.pop(a["group"], None)
+    def group_difference(self, op):
+        new, first, second = self._two_groups(op)
+        self.handles.groups[new] = self.mpi.group([w for w in first.members if w not in second.index])
+
+    def group_free(self, op):
+        group = self.handles.groups.pop(self._aux(op)[0], None)
         if group is not None:
             group.free()
 
-    def op_create(self, a):
-        self.handles.create_op(a["op"], bool(a["commute"]))
+    def op_create(self, op):
+        self.handles.create_op(op[OP], bool(op[FLAG]))
 
-    def op_free(self, a):
-        self.handles.ops.pop(a["op"], None)
+    def op_free(self, op):
+        self.handles.ops.pop(op[OP], None)
 
 
-#: Replayed call -> RankReplay method.
-HANDLERS = {
-    **{name: "local" for name in LOCAL_CALLS},
-    "MPI_Send": "send", "MPI_Bsend": "send", "MPI_Ssend": "send", "MPI_Rsend": "send",
-    "MPI_Isend": "isend", "MPI_Ibsend": "isend", "MPI_Issend": "isend", "MPI_Irsend": "isend",
-    "MPI_Recv": "recv", "MPI_Irecv": "irecv",
-    "MPI_Sendrecv": "sendrecv", "MPI_Sendrecv_replace": "sendrecv_replace",
-    "MPI_Probe": "probe", "MPI_Iprobe": "iprobe",
-    "MPI_Wait": "wait", "MPI_Waitall": "waitall", "MPI_Waitany": "waitany", "MPI_Waitsome": "waitsome",
-    "MPI_Test": "test", "MPI_Testall": "testall", "MPI_Testany": "waitany", "MPI_Testsome": "waitsome",
-    "MPI_Barrier": "barrier", "MPI_Bcast": "bcast", "MPI_Reduce": "reduce", "MPI_Allreduce": "allreduce",
-    "MPI_Scan": "scan", "MPI_Exscan": "exscan",
-    "MPI_Gather": "gather", "MPI_Gatherv": "gather", "MPI_Scatter": "scatter", "MPI_Scatterv": "scatterv",
-    "MPI_Allgather": "allgather", "MPI_Allgatherv": "allgatherv",
-    "MPI_Alltoall": "alltoall", "MPI_Alltoallv": "alltoallv", "MPI_Alltoallw": "alltoallw",
-    "MPI_Reduce_scatter": "reduce_scatter",
-    "MPI_Comm_dup": "comm_dup", "MPI_Comm_split": "comm_split", "MPI_Comm_create": "comm_create",
-    "MPI_Cart_create": "cart_create", "MPI_Cart_sub": "cart_sub", "MPI_Comm_free": "comm_free",
-    "MPI_Comm_group": "comm_group", "MPI_Group_incl": "group_incl", "MPI_Group_excl": "group_excl",
-    "MPI_Group_union": "group_union", "MPI_Group_intersection": "group_intersection",
-    "MPI_Group_difference": "group_difference", "MPI_Group_free": "group_free",
-    "MPI_Op_create": "op_create", "MPI_Op_free": "op_free",
+#: Op kind -> RankReplay method (OTHER ops have none: they are skipped or refused).
+METHODS = {
+    Op.LOCAL: "local", Op.INIT: "local", Op.WTIME: "local",
+    Op.SEND: "send", Op.ISEND: "isend", Op.RECV: "recv", Op.IRECV: "irecv", Op.SENDRECV: "sendrecv",
+    Op.PROBE: "probe", Op.IPROBE: "iprobe",
+    Op.WAIT: "wait", Op.WAITALL: "waitall", Op.WAITANY: "waitany", Op.WAITSOME: "waitsome",
+    Op.TEST: "test", Op.TESTALL: "testall", Op.TESTANY: "waitany", Op.TESTSOME: "waitsome",
+    Op.BARRIER: "barrier", Op.BCAST: "bcast", Op.REDUCE: "reduce", Op.ALLREDUCE: "allreduce",
+    Op.SCAN: "scan", Op.EXSCAN: "exscan", Op.GATHER: "gather", Op.SCATTER: "scatter",
+    Op.SCATTERV: "scatterv", Op.ALLGATHER: "allgather", Op.ALLGATHERV: "allgatherv",
+    Op.ALLTOALL: "alltoall", Op.ALLTOALLV: "alltoallv", Op.REDUCE_SCATTER: "reduce_scatter",
+    Op.COMM_DUP: "comm_dup", Op.COMM_SPLIT: "comm_split", Op.COMM_CREATE: "comm_create",
+    Op.CART_CREATE: "cart_create", Op.CART_SUB: "cart_sub", Op.COMM_FREE: "comm_free",
+    Op.COMM_GROUP: "comm_group", Op.GROUP_INCL: "group_incl", Op.GROUP_EXCL: "group_excl",
+    Op.GROUP_UNION: "group_union", Op.GROUP_INTERSECTION: "group_intersection",
+    Op.GROUP_DIFFERENCE: "group_difference", Op.GROUP_FREE: "group_free",
+    Op.OP_CREATE: "op_create", Op.OP_FREE: "op_free",
 }
+_OTHER, _INIT, _WTIME = int(Op.OTHER), int(Op.INIT), int(Op.WTIME)
 
 
 def trace_calls(trace) -> Counter:
-    """Calls by name over all ranks, from the trace files' footers (no records read)."""
-    calls = Counter()
-    for rank in range(trace.ranks):
-        calls.update(trace.footer_counts(rank))
-    return calls
+    """Calls by name over all ranks (:meth:`~ppt.traces.opstream.OpTrace.calls`: no streams read where the
+    trace can tell)."""
+    return trace.calls()
 
 
-def unsupported_calls(calls) -> dict:
-    """``{name: count}`` of the calls in ``calls`` that replay cannot issue (most frequent first)."""
-    return {name: n for name, n in Counter(calls).most_common() if name not in HANDLERS}
-
-
-def first_call_s(trace) -> float:
-    """The earliest start of any rank's first call (trace wall-clock seconds)."""
-    starts = []
-    for rank in range(trace.ranks):
-        records = trace.records(rank)
-        first = next(records, None)
-        records.close()
-        if first is not None:
-            starts.append(first.wall_start)
-    return min(starts) if starts else 0.0
+def unsupported_calls(trace, calls) -> dict:
+    """``{name: count}`` of the calls in ``calls`` that ``trace``'s reader leaves as OTHER ops (most frequent
+    first)."""
+    return {name: n for name, n in Counter(calls).most_common() if not trace.translates(name)}
 
 
 class ReplayProgress:
@@ -502,17 +464,16 @@ def choose_clock(trace, clock: str = "auto") -> dict:
             "compute_cpu_s": cpu, "reason": f"compute clock {used} ({why})"}
 
 
-def _rank_main(mpi, trace, start_s, compute_scale, skip, progress, skip_unsupported=False, keep_startup=False,
-               clock="wall"):
+def _rank_main(mpi, trace, compute_scale, skip, progress, skip_unsupported=False, keep_startup=False, clock="wall"):
     rank = mpi.rank
-    replayer = RankReplay(mpi, trace.datatype_sizes(rank), compute_scale, skip, skip_unsupported, clock)
-    has_init = any(trace.footer_counts(rank).get(name) for name in INIT_CALLS)
-    return replayer.run(trace.records(rank), start_s, progress, keep_startup, has_init)
+    replayer = RankReplay(mpi, compute_scale, skip, skip_unsupported, clock)
+    return replayer.run(trace.stream(rank), progress, keep_startup, trace.has_init(rank))
 
 
 def replay(trace, job, compute_scale: float = 1.0, skip_unsupported: bool = False, progress=None,
            keep_startup: bool = False, compute_clock: str = "auto") -> dict:
-    """Replay TraceSet ``trace`` on MPIJob ``job`` (one simulated rank per trace rank).
+    """Replay :class:`~ppt.traces.opstream.OpTrace` ``trace`` (a DUMPI TraceSet, a saved op-stream trace, ...)
+    on MPIJob ``job`` (one simulated rank per trace rank).
 
     Refuses (TraceError) a trace holding unsupported calls unless
     ``skip_unsupported``.  ``progress``: a :class:`ppt.progress.Progress`.
@@ -543,8 +504,8 @@ def rank_program(trace, num_ranks: int, compute_scale: float = 1.0, skip_unsuppo
     """``(main, args, hook)`` replaying ``trace`` on a job of ``num_ranks`` ranks (``main(mpi, *args)`` on
     every rank), after checking the trace and options as :func:`replay` documents; ``hook`` is the
     simulation's progress hook (None without ``progress``)."""
-    if num_ranks != trace.ranks:
-        raise ConfigError(f"the trace has {trace.ranks} ranks but the job {num_ranks}: replay needs one "
+    if num_ranks != trace.num_ranks:
+        raise ConfigError(f"the trace has {trace.num_ranks} ranks but the job {num_ranks}: replay needs one "
                           "simulated rank per trace rank")
     if not 0.0 <= compute_scale < math.inf:
         raise ConfigError(f"compute scale {compute_scale} must be a finite number >= 0 "
@@ -552,7 +513,7 @@ def rank_program(trace, num_ranks: int, compute_scale: float = 1.0, skip_unsuppo
     if compute_clock not in COMPUTE_CLOCKS:
         raise ConfigError(f"compute clock {compute_clock!r} must be one of {', '.join(COMPUTE_CLOCKS)}")
     calls = trace_calls(trace)
-    unsupported = unsupported_calls(calls)
+    unsupported = unsupported_calls(trace, calls)
     if unsupported and not skip_unsupported:
         listed = ", ".join(f"{name} x{n}" for name, n in unsupported.items())
         raise TraceError(f"unsupported MPI calls in trace: {listed}; "
@@ -560,8 +521,8 @@ def rank_program(trace, num_ranks: int, compute_scale: float = 1.0, skip_unsuppo
     if compute_clock == "auto":
         compute_clock = choose_clock(trace)["clock"]
     counter = ReplayProgress(progress, sum(calls.values())) if progress is not None else None
-    return _rank_main, (trace, first_call_s(trace), compute_scale, frozenset(unsupported), counter,
-                        skip_unsupported, keep_startup, compute_clock), counter
+    return _rank_main, (trace, compute_scale, frozenset(unsupported), counter, skip_unsupported, keep_startup,
+                        compute_clock), counter
 
 
 def summary(trace, result, keep_startup: bool = False, clock: dict = None) -> dict:

@@ -189,34 +189,36 @@ _PER_PEER_SUMS = {"MPI_Alltoallv", "MPI_Alltoallw", "MPI_Scatterv", "MPI_Reduce_
 
 
 def trace_estimate(trace, estimator: Estimator) -> Estimate:
-    """:class:`Estimate` of replaying DUMPI ``trace``: its point-to-point sends by size (between the
+    """:class:`Estimate` of replaying op-stream ``trace``: its point-to-point sends by size (between the
     recorded ranks where the communicator is MPI_COMM_WORLD or MPI_COMM_SELF, else over the mean route),
     and every collective call by what its algorithm sends on the trace's ranks (one streaming pass over
-    the records; a call on a smaller communicator is counted as on all ranks)."""
-    from ppt.traces import libundumpi as lu
-    from ppt.traces.info import _COLLECTIVE_BYTES, _SENDS, _count_size, _send_size, _sizer
-    ranks = trace.ranks
+    the ops; a call on a smaller communicator is counted as on all ranks)."""
+    from ppt.traces.info import collective_bytes
+    from ppt.traces.opstream import CALL, COMM, COMM_SELF, COMM_WORLD, KIND, NBYTES, PEER, Op
+    sending = (Op.SEND, Op.ISEND, Op.SENDRECV)
+    ranks = trace.num_ranks
     pairs, sends, calls = Counter(), Counter(), Counter()
     for rank in range(ranks):
-        size = _sizer(trace, rank)
-        for record in trace.records(rank):
-            name, a = record.name, record.args
-            if name in _SENDS or name == "MPI_Sendrecv_replace" or name == "MPI_Sendrecv":
-                nbytes = _send_size(a, size) if name == "MPI_Sendrecv" else _count_size(a, size)
-                dest, comm = a["dest"], a["comm"]
-                if dest < 0:                    # MPI_PROC_NULL: nothing sent
+        for chunk in trace.stream(rank):
+            names, aux = chunk.calls, chunk.aux_list()
+            for op in chunk.rows():
+                if op[KIND] in sending:
+                    dest, comm, nbytes = op[PEER], op[COMM], op[NBYTES]
+                    if dest < 0:                    # MPI_PROC_NULL: nothing sent
+                        continue
+                    if comm == COMM_WORLD:
+                        pairs[rank, dest, nbytes] += 1
+                    elif comm == COMM_SELF:
+                        pairs[rank, rank, nbytes] += 1
+                    else:
+                        sends[nbytes] += 1
                     continue
-                if comm == lu.COMM_WORLD:
-                    pairs[rank, dest, nbytes] += 1
-                elif comm == lu.COMM_SELF:
-                    pairs[rank, rank, nbytes] += 1
-                else:
-                    sends[nbytes] += 1
-            elif name in TRACE_COLLECTIVES:
-                nbytes = _COLLECTIVE_BYTES[name](a, size) if name in _COLLECTIVE_BYTES else 0
-                if name in _PER_PEER_SUMS:
-                    nbytes //= ranks
-                calls[name, nbytes] += 1
+                name = names[op[CALL]]
+                if name in TRACE_COLLECTIVES:
+                    nbytes = collective_bytes(op, aux) or 0
+                    if name in _PER_PEER_SUMS:
+                        nbytes //= ranks
+                    calls[name, nbytes] += 1
     est = estimator.traffic((src, dst, nbytes, count) for (src, dst, nbytes), count in pairs.items())
     for nbytes, count in sends.items():
         est += estimator.spread(count, nbytes)
