@@ -21,7 +21,7 @@ from ppt.cli.output import emit
 from ppt.errors import PPTError
 from ppt.log import logger
 
-HELP = "replay a DUMPI trace set on a simulated system and predict its run time"
+HELP = "replay a trace set (DUMPI, or a saved op-stream folder) on a simulated system and predict its run time"
 
 NETWORKS = ("auto", "packet", "flow", "analytic", "ideal")
 CLOCKS = ("auto", "wall", "cpu")     # ppt.traces.replay.COMPUTE_CLOCKS, without importing the reader
@@ -29,7 +29,8 @@ CLOCKS = ("auto", "wall", "cpu")     # ppt.traces.replay.COMPUTE_CLOCKS, without
 
 def add_arguments(parser) -> None:
     parser.add_argument("trace", metavar="TRACE", nargs="?",
-                        help="trace set folder, its .meta file or its file prefix (required without --job-list)")
+                        help="DUMPI trace set folder, its .meta file or its file prefix, or a saved op-stream folder "
+                             "(required without --job-list)")
     add_system_arguments(parser, positional=False)
     parser.add_argument("--network", choices=NETWORKS, default="auto",
                         help="auto (default): the packet-level model unless its estimated cost from the trace's "
@@ -61,7 +62,7 @@ def _packet_hops(preset, args, trace):
     from ppt.machine import Machine
     from ppt.mpi.mapping import map_ranks
     machine = Machine(preset, seed=args.seed)
-    node_of = map_ranks(trace.ranks, args.ranks_per_node or machine.cores_per_node, machine.num_nodes,
+    node_of = map_ranks(trace.num_ranks, args.ranks_per_node or machine.cores_per_node, machine.num_nodes,
                         args.mapping, args.seed)
     return trace_estimate(trace, Estimator(machine, node_of))
 
@@ -75,17 +76,17 @@ def _job(args, trace):
     kind = "analytic" if args.network == "ideal" else pick_network(args, lambda: _packet_hops(preset, args, trace))
     machine = Machine(preset, network_kind=kind, seed=args.seed)
     if args.network != "ideal":
-        return machine, MPIJob.on_machine(machine, trace.ranks, args.ranks_per_node, args.mapping, args.seed)
+        return machine, MPIJob.on_machine(machine, trace.num_ranks, args.ranks_per_node, args.mapping, args.seed)
     per_node = args.ranks_per_node or machine.cores_per_node
-    job = MPIJob(ideal_network(machine.num_nodes), trace.ranks, per_node, args.mapping, args.seed,
+    job = MPIJob(ideal_network(machine.num_nodes), trace.num_ranks, per_node, args.mapping, args.seed,
                  machine.node_model, settings=MPISettings(IDEAL_EAGER_B))
     return machine, job
 
 
 def run(args) -> int:
     from ppt.progress import Progress
-    from ppt.traces.dumpi import TraceSet
     from ppt.traces.replay import replay
+    from ppt.traces.sets import open_trace
     if args.job_list:
         refuse_with_job_list(args, {"TRACE": args.trace, "--network ideal": args.network == "ideal",
                                 "--compute-scale": args.compute_scale != 1.0, "--keep-startup": args.keep_startup,
@@ -94,7 +95,7 @@ def run(args) -> int:
         return run_job_list(args, "packet" if args.network == "auto" else args.network)
     if args.trace is None:
         raise PPTError("give a TRACE folder, or --job-list FILE.json (see 'ppt replay --help')")
-    trace = TraceSet(args.trace)
+    trace = open_trace(args.trace)
     machine, job = _job(args, trace)
     leader = is_leader()
     progress = Progress(f"replay {args.system}") if leader else None

@@ -1,22 +1,22 @@
-"""``ppt trace-info TRACE``: what a DUMPI trace set contains, read without simulating."""
+"""``ppt trace-info TRACE``: what a trace set (DUMPI or op-stream) contains, read without simulating."""
 from __future__ import annotations
 
 from ppt.cli.output import add_json_flag, emit
 
-HELP = ("summarize a DUMPI trace set: ranks, calls by name, message and collective bytes, span, compute "
+HELP = ("summarize a trace set (DUMPI, or a saved op-stream folder): ranks, calls by name, message and collective bytes, span, compute "
         "gaps by the wall and the CPU clock")
 
 
 def add_arguments(parser) -> None:
     parser.add_argument("trace", metavar="TRACE",
-                        help="trace set folder, its .meta file or its file prefix")
+                        help="DUMPI trace set folder, its .meta file or its file prefix, or a saved op-stream folder")
     add_json_flag(parser)
 
 
 def run(args) -> int:
-    from ppt.traces.dumpi import TraceSet        # the trace reader (cffi over libundumpi) only when needed
     from ppt.traces.info import summarize
-    info = summarize(TraceSet(args.trace))
+    from ppt.traces.sets import open_trace
+    info = summarize(open_trace(args.trace))
     collective = info["collective_bytes"]
     title = "\n".join([
         f"trace      {info['trace']}",
