@@ -1,0 +1,153 @@
+"""Chakra execution traces: genuine ET files written with the mlc-chakra package, read into op
+streams and replayed; the predicted time must equal the same program written as a PPT model on the
+same analytic network, and bad input must be one line."""
+import sys
+from collections import Counter
+
+import pytest
+
+pytest.importorskip("chakra.schema.protobuf.et_def_pb2")
+
+from ppt.errors import TraceError
+from ppt.mpi import SUM, UNDEFINED, MPIJob
+from ppt.traces import chakra_write as cw
+from ppt.traces.chakra import ChakraTrace, is_chakra
+from ppt.traces.formats import format_of, open_trace
+from ppt.traces.opstream import KIND, Op
+from ppt.traces.replay import replay
+
+from mpi_helpers import network
+
+RANKS = 4
+AR_B, P2P_B, AG_B, TAG = 1 << 20, 65536, 4096, 7
+#: Process group "1": ranks 3 and 1, in that order (rank 3 is its rank 0).
+SUBGROUP = [3, 1]
+COMPUTE_S = (10e-6, 20e-6, 5e-6)
+
+
+def small_nodes(rank):
+    """Compute, an all-reduce on the world, a ring send/recv overlapping compute, an all-gather on a subgroup."""
+    right, left = (rank + 1) % RANKS, (rank - 1) % RANKS
+    nodes = [cw.process_group_init(0, {"0": list(range(RANKS)), "1": SUBGROUP}),
+             cw.compute(1, "forward", COMPUTE_S[0]),
+             cw.collective(2, "allreduce", "ALL_REDUCE", AR_B, [1], "0"),
+             cw.send(3, "send", rank, right, P2P_B, TAG, [1]),
+             cw.recv(4, "recv", left, rank, P2P_B, TAG, [1]),
+             cw.compute(5, "independent", COMPUTE_S[1], [2]),
+             cw.compute(6, "needs_recv", COMPUTE_S[2], [4, 5])]
+    if rank in SUBGROUP:
+        nodes.append(cw.collective(7, "allgather", "ALL_GATHER", AG_B, [6], "1"))
+    return nodes
+
+
+@pytest.fixture
+def small(tmp_path):
+    cw.write_set(tmp_path / "small", [small_nodes(r) for r in range(RANKS)])
+    return tmp_path
+
+
+def small_model(mpi):
+    """The small trace's program as a PPT model."""
+    world, rank = mpi.COMM_WORLD, mpi.rank
+    member = rank in SUBGROUP
+    sub = world.split(0 if member else UNDEFINED, SUBGROUP.index(rank) if member else 0)
+    mpi.sleep(COMPUTE_S[0])
+    world.allreduce(None, SUM, AR_B)
+    sent = world.isend(None, (rank + 1) % RANKS, TAG, P2P_B)
+    received = world.irecv((rank - 1) % RANKS, TAG)
+    mpi.sleep(COMPUTE_S[1])
+    mpi.wait(received)
+    mpi.sleep(COMPUTE_S[2])
+    if member:
+        sub.allgather(None, AG_B // len(SUBGROUP))
+    mpi.wait(sent)
+
+
+def kinds(trace, rank):
+    return Counter(Op(op[KIND]).name for chunk in trace.stream(rank) for op in chunk.rows())
+
+
+def job():
+    return MPIJob(network(RANKS), RANKS, comm=None)
+
+
+def test_small_set_op_counts(small):
+    trace = open_trace(small)
+    assert format_of(small).name == "chakra" and isinstance(trace, ChakraTrace)
+    assert trace.num_ranks == RANKS and trace.name == "small"
+    common = {"INIT": 1, "COMM_SPLIT": 1, "ALLREDUCE": 1, "ISEND": 1, "IRECV": 1, "WAIT": 2, "LOCAL": 1}
+    for rank in range(RANKS):
+        assert kinds(trace, rank) == Counter(common, ALLGATHER=int(rank in SUBGROUP))
+    assert trace.calls() == Counter(TRACE_START=4, COMM_SPLIT=4, ALL_REDUCE=4, SEND=4, RECV=4, WAIT=8,
+                                    ALL_GATHER=2, TRACE_END=4)
+    assert trace.span() == (0.0, pytest.approx(sum(COMPUTE_S)))
+
+
+def test_small_set_predicts_as_the_model(small):
+    predicted = replay(open_trace(small / "small.0.et"), job())["predicted_s"]
+    assert predicted == job().run(small_model).predicted_s
+    assert predicted > sum(COMPUTE_S) + AR_B / 1e9
+
+
+def test_dp_step_predicts_as_the_model(tmp_path):
+    layers, forward_s, backward_s, grad_B = 3, 1e-3, 2e-3, 1 << 18
+    cw.dp_step(tmp_path / "dp", RANKS, layers, forward_s, backward_s, grad_B)
+    trace = open_trace(tmp_path / "dp")
+    assert trace.calls() == Counter(TRACE_START=RANKS, ALL_REDUCE=RANKS * layers, TRACE_END=RANKS)
+
+    def model(mpi):
+        mpi.sleep(layers * forward_s + backward_s)
+        for layer in range(layers):
+            mpi.COMM_WORLD.allreduce(None, SUM, grad_B)
+            if layer < layers - 1:
+                mpi.sleep(backward_s)
+
+    assert replay(trace, job())["predicted_s"] == job().run(model).predicted_s
+
+
+def one_line_error(path, match):
+    with pytest.raises(TraceError, match=match) as info:
+        ChakraTrace(path)
+    assert "\n" not in str(info.value)
+
+
+def test_not_a_chakra_trace(tmp_path):
+    (tmp_path / "notes.0.et").write_text("these are notes, not a trace\n")
+    assert is_chakra(tmp_path)
+    one_line_error(tmp_path, "not a Chakra execution trace")
+    (tmp_path / "notes.0.et").write_bytes(b"")
+    one_line_error(tmp_path / "notes.0.et", "empty")
+
+
+def test_missing_rank_file(tmp_path):
+    cw.write_set(tmp_path / "t", [[cw.compute(1, "c", 1e-6)]] * 3)
+    (tmp_path / "t.1.et").unlink()
+    one_line_error(tmp_path / "t", "lacks rank 1's file")
+
+
+@pytest.mark.parametrize("comm_type", ["REDUCE", "GATHER"])
+def test_unknown_collective(tmp_path, comm_type):
+    cw.write_set(tmp_path / "t", [[cw.collective(1, "odd", comm_type, 8)]] * 2)
+    one_line_error(tmp_path, f"node 1 \\(odd\\) is a collective of type '{comm_type}'")
+
+
+def test_dependency_cycle_names_its_nodes(tmp_path):
+    nodes = [cw.compute(1, "a", 1e-6), cw.compute(2, "b", 1e-6, [4]), cw.compute(3, "c", 1e-6, [2]),
+             cw.compute(4, "d", 1e-6, [3])]
+    cw.write_set(tmp_path / "t", [nodes])
+    one_line_error(tmp_path, "nodes 2 -> 4 -> 3 -> 2 form a dependency cycle")
+
+
+def test_dependency_on_an_absent_node(tmp_path):
+    cw.write_set(tmp_path / "t", [[cw.compute(1, "a", 1e-6, [9])]])
+    one_line_error(tmp_path, "node 1 \\(a\\) depends on node 9, which the file lacks")
+
+
+def test_undeclared_process_group(tmp_path):
+    cw.write_set(tmp_path / "t", [[cw.collective(1, "ar", "ALL_REDUCE", 8, (), "tp")]] * 2)
+    one_line_error(tmp_path, "process group 'tp', which no process_group:init")
+
+
+def test_without_the_package_says_what_to_install(small, monkeypatch):
+    monkeypatch.setitem(sys.modules, "chakra.schema.protobuf", None)
+    one_line_error(small, "pip install 'ppt-sim\\[chakra\\]'")
