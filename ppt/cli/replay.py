@@ -21,7 +21,7 @@ from ppt.cli.output import emit
 from ppt.errors import PPTError
 from ppt.log import logger
 
-HELP = "replay a trace set (DUMPI, or a saved op-stream folder) on a simulated system and predict its run time"
+HELP = "replay a trace set (any format ppt reads: DUMPI, a saved op-stream folder, ...) on a simulated system and predict its run time"
 
 NETWORKS = ("auto", "packet", "flow", "analytic", "ideal")
 CLOCKS = ("auto", "wall", "cpu")     # ppt.traces.replay.COMPUTE_CLOCKS, without importing the reader
@@ -86,7 +86,7 @@ def _job(args, trace):
 def run(args) -> int:
     from ppt.progress import Progress
     from ppt.traces.replay import replay
-    from ppt.traces.sets import open_trace
+    from ppt.traces.formats import open_trace
     if args.job_list:
         refuse_with_job_list(args, {"TRACE": args.trace, "--network ideal": args.network == "ideal",
                                 "--compute-scale": args.compute_scale != 1.0, "--keep-startup": args.keep_startup,

@@ -15,7 +15,7 @@ def add_arguments(parser) -> None:
 
 def run(args) -> int:
     from ppt.traces.info import summarize
-    from ppt.traces.sets import open_trace
+    from ppt.traces.formats import open_trace
     info = summarize(open_trace(args.trace))
     collective = info["collective_bytes"]
     title = "\n".join([
