@@ -9,6 +9,12 @@
 #include "_heap.h"
 #include "histogram.h"
 
+#define NONE (-1)          /* no packet, message, router or rail */
+/* Message uids are node << 32 | a count; responses and synthetic traffic count in their own ranges,
+ * so a message's uid never depends on how far the core ran before Python handed it over. */
+#define RESPONSE_BIT (1ULL << 30)
+#define SYNTHETIC_BIT (1ULL << 31)
+
 /* Event kinds of the core's queue. */
 enum {
     EV_ARRIVE = 1,      /* a packet (a) has fully arrived at router target */

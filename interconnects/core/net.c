@@ -33,10 +33,6 @@
 #include "_net.h"
 #include "_util.h"
 
-#define NONE (-1)
-/* Message uids are node << 32 | a count; responses and synthetic traffic count in their own ranges,
- * so a message's uid never depends on how far the core ran before Python handed it over. */
-#define RESPONSE_BIT (1ULL << 30)
 /* Routers of at most this many ports have all their port records prefetched before a packet arrives. */
 #define PREFETCH_PORTS 8
 
@@ -850,7 +846,7 @@ static void nic_receive(ppt_net_t *net, int32_t node, int32_t p)
     if (npackets > 1 && map_arrived(&net->partial, msg_uid, npackets))
         return;
     net->c.messages_delivered++;
-    if (!(msg_uid & (1ULL << 31)))              /* synthetic traffic has no host to tell */
+    if (!(msg_uid & SYNTHETIC_BIT))             /* synthetic traffic has no host to tell */
         post(net, net->now + net->cfg.nic_latency_s, nic_key(net, node), EV_DELIVER, node,
              (int32_t)(msg_uid >> 32), (int32_t)(uint32_t)msg_uid);
 }

@@ -104,7 +104,6 @@ void ppt_slimfly_val_inject(const ppt_routing_t *rt, ppt_packet_t *pkt)
 
 int32_t ppt_slimfly_val_route(const ppt_routing_t *rt, ppt_packet_t *pkt, int32_t router, int32_t *vc)
 {
-    const ppt_slimfly_t *sf = rt->topo;
     if (pkt->route[0] == router)
         pkt->route[0] = -1;
     if (pkt->route[0] < 0)

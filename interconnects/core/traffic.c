@@ -10,8 +10,6 @@
  */
 #include "_net.h"
 
-#define NONE (-1)
-
 static double uniform(uint64_t x)           /* in (0, 1] */
 {
     return ((double)x + 1.0) * 0x1p-64;
@@ -109,7 +107,7 @@ int32_t ppt_traffic_take(ppt_net_t *net, int32_t node, double now)
     int32_t last = --s->left == 0;
     int32_t p = ppt_packet_new(net);
     ppt_packet_t *pkt = &net->pkts[p];
-    pkt->msg_uid = ((uint64_t)node << 32) | (1ULL << 31) | (uint64_t)s->count;
+    pkt->msg_uid = ((uint64_t)node << 32) | SYNTHETIC_BIT | (uint64_t)s->count;
     pkt->uid = (pkt->msg_uid << 24) | (uint64_t)(t->packets - 1 - s->left);
     pkt->src = node;
     pkt->dst = s->dst;
