@@ -8,6 +8,7 @@ import pytest
 
 pytest.importorskip("chakra.schema.protobuf.et_def_pb2")
 
+from ppt.cli.main import main
 from ppt.errors import TraceError
 from ppt.mpi import SUM, UNDEFINED, MPIJob
 from ppt.traces import chakra_write as cw
@@ -117,6 +118,15 @@ def test_not_a_chakra_trace(tmp_path):
     one_line_error(tmp_path, "not a Chakra execution trace")
     (tmp_path / "notes.0.et").write_bytes(b"")
     one_line_error(tmp_path / "notes.0.et", "empty")
+
+
+@pytest.mark.parametrize("command", [["trace-info"], ["replay", "--system", "stampede", "--network", "analytic"]])
+def test_cli_refuses_bad_input_in_one_line(tmp_path, capsys, command):
+    cw.write_set(tmp_path / "t", [[cw.compute(1, "a", 1e-6, [2]), cw.compute(2, "b", 1e-6, [1])]])
+    code = main([command[0], str(tmp_path), *command[1:]])
+    err = capsys.readouterr().err
+    assert code == 2 and err.count("\n") == 1 and err.startswith("ppt: error:"), err
+    assert "nodes 1 -> 2 -> 1 form a dependency cycle" in err
 
 
 def test_missing_rank_file(tmp_path):
