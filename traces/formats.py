@@ -46,6 +46,8 @@ def _is_dumpi(path: str) -> bool:
 FORMATS: tuple[Format, ...] = (
     Format("opstream", "PPT's op-stream folder (opstream.json + rank-NNNN.npz)", _is_opstream, "opstream:load"),
     Format("dumpi", "SST-DUMPI trace set (.meta + one .bin per rank)", _is_dumpi, "dumpi:TraceSet"),
+    Format("otf2", "OTF2 archive, as Score-P writes (the .otf2 anchor file, or its folder)",
+           lambda path: path.endswith(".otf2") or _has(path, "*.otf2"), "otf2:read"),
     Format("chakra", "MLCommons Chakra execution trace (<prefix>.<rank>.et per rank)",
            lambda path: importlib.import_module("ppt.traces.chakra").is_chakra(path), "chakra:ChakraTrace"),
 )

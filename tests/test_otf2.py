@@ -1,0 +1,359 @@
+"""OTF2 archives: written with the otf2 package's own writer as Score-P records an MPI program (regions
+per call, MPI events inside them, communicators as definitions, collective bytes by Score-P's rules),
+read into op streams and replayed; the predicted time must equal the same program written as a PPT
+model on the same analytic network, call counts must be the archive's, and bad input one line."""
+import json
+import sys
+from collections import Counter
+
+import pytest
+
+otf2 = pytest.importorskip("otf2", reason="the otf2 package is missing: pip install -e '.[otf2]'")
+from otf2.enums import CollectiveOp, CommFlag, GroupType, Paradigm   # noqa: E402
+
+from ppt.cli.main import main                                        # noqa: E402
+from ppt.errors import TraceError                                    # noqa: E402
+from ppt.mpi import SUM, MPIJob                                      # noqa: E402
+from ppt.traces.formats import format_of, open_trace                 # noqa: E402
+from ppt.traces.opstream import KIND, Op                             # noqa: E402
+from ppt.traces.otf2 import Otf2Trace, read                          # noqa: E402
+from ppt.traces.replay import replay                                 # noqa: E402
+
+from mpi_helpers import network                                      # noqa: E402
+
+RANKS = 4
+#: Ticks per second: a power of two, so every time the reader derives is an exact float.
+RESOLUTION = 1 << 30
+#: Ticks every recorded call lasts (replay models a call's time itself; only the gaps are compute).
+CALL = 1 << 8
+#: About a microsecond: 1024 ticks.
+US = 1 << 10
+NO_ROOT = (1 << 32) - 1
+
+
+def seconds(ticks: int) -> float:
+    return ticks / RESOLUTION
+
+
+class Recording:
+    """An archive of a RANKS-rank MPI program, written as Score-P writes one: MPI_Init at tick 0 on
+    every rank, then each call :meth:`call` records after its compute gap (ticks)."""
+
+    def __init__(self, folder, create_events: bool = True):
+        self.writer = otf2.writer.Writer(str(folder), timer_resolution=RESOLUTION)
+        defs = self.defs = self.writer.definitions
+        node = defs.system_tree_node("machine")
+        self.locations = [defs.location("Master thread", group=defs.location_group(f"MPI Rank {r}",
+                                                                                  system_tree_parent=node))
+                          for r in range(RANKS)]
+        defs.group("MPI locations", group_type=GroupType.COMM_LOCATIONS, paradigm=Paradigm.MPI,
+                   members=self.locations)
+        self.flags = CommFlag.CREATE_DESTROY_EVENTS if create_events else CommFlag.NONE
+        self.world = self.comm("MPI_COMM_WORLD", range(RANKS), None)
+        self.regions, self.ticks = {}, [0] * RANKS
+        for rank in range(RANKS):
+            self.call(rank, "MPI_Init", 0)
+
+    def comm(self, name, ranks, parent):
+        group = self.defs.group(name, group_type=GroupType.COMM_GROUP, paradigm=Paradigm.MPI,
+                                members=[self.locations[r] for r in ranks])
+        return self.defs.comm(name, group=group, parent=parent, flags=self.flags if parent else CommFlag.NONE)
+
+    def call(self, rank, name, gap, *events):
+        """Rank ``rank`` computes ``gap`` ticks, then calls ``name``; ``events``: (writer method, args...)
+        recorded inside the call."""
+        region = self.regions.get(name)
+        if region is None:
+            region = self.regions[name] = self.defs.region(name, paradigm=Paradigm.MPI)
+        writer = self.writer.event_writer_from_location(self.locations[rank])
+        start = self.ticks[rank] + gap
+        writer.enter(start, region)
+        for method, *args in events:
+            getattr(writer, method)(start + 1, *args)
+        writer.leave(start + CALL, region)
+        self.ticks[rank] = start + CALL
+
+    def collective(self, rank, name, gap, op, comm, root, sent, received, *more):
+        self.call(rank, name, gap, ("mpi_collective_begin",), *more,
+                  ("mpi_collective_end", op, comm, root, sent, received))
+
+    def close(self, gap=0):
+        for rank in range(RANKS):
+            self.call(rank, "MPI_Finalize", gap)
+        self.writer.close()
+
+
+def job():
+    return MPIJob(network(RANKS), RANKS, comm=None)
+
+
+def kinds(trace, rank):
+    return Counter(Op(op[KIND]).name for chunk in trace.stream(rank) for op in chunk.rows())
+
+
+# -- point to point -------------------------------------------------------------------------------------
+P2P_B, BIG_B, TAG = 512, 1 << 20, 3
+GAPS = (5 * US, 7 * US, 11 * US)
+
+
+def p2p(folder):
+    """Ranks 0 -> 1: a small and a big Send (the big one waits for its Recv); 2 <-> 3: a Sendrecv each."""
+    rec = Recording(folder)
+    w = rec.world
+    rec.call(0, "MPI_Send", GAPS[0], ("mpi_send", 1, w, TAG, P2P_B))
+    rec.call(0, "MPI_Ssend", GAPS[1], ("mpi_send", 1, w, TAG + 1, BIG_B))
+    rec.call(1, "MPI_Recv", GAPS[2], ("mpi_recv", 0, w, TAG, P2P_B))
+    rec.call(1, "MPI_Recv", GAPS[0], ("mpi_recv", 0, w, TAG + 1, BIG_B))
+    for rank, peer in ((2, 3), (3, 2)):
+        rec.call(rank, "MPI_Sendrecv", GAPS[rank - 1], ("mpi_send", peer, w, TAG, BIG_B),
+                 ("mpi_recv", peer, w, TAG, BIG_B))
+    rec.call(2, "MPI_Send", GAPS[0])                 # to MPI_PROC_NULL: Score-P records no event
+    rec.close(GAPS[2])
+
+
+def p2p_model(mpi):
+    w, rank, sleep = mpi.COMM_WORLD, mpi.rank, mpi.sleep
+    if rank == 0:
+        sleep(seconds(GAPS[0])); w.send(None, 1, TAG, P2P_B)
+        sleep(seconds(GAPS[1])); w.ssend(None, 1, TAG + 1, BIG_B)
+    elif rank == 1:
+        sleep(seconds(GAPS[2])); w.recv(0, TAG)
+        sleep(seconds(GAPS[0])); w.recv(0, TAG + 1)
+    else:
+        peer = 5 - rank
+        sleep(seconds(GAPS[rank - 1])); w.sendrecv(None, peer, TAG, peer, TAG, BIG_B)
+        if rank == 2:
+            sleep(seconds(GAPS[0])); w.send(None, -1, 0, 0)
+    sleep(seconds(GAPS[2]))
+
+
+def test_point_to_point_counts_and_prediction(tmp_path):
+    p2p(tmp_path / "p2p")
+    trace = open_trace(tmp_path / "p2p")
+    assert isinstance(trace, Otf2Trace) and trace.name == "p2p" and trace.num_ranks == RANKS
+    assert trace.calls() == Counter(MPI_Init=4, MPI_Finalize=4, MPI_Send=2, MPI_Ssend=1, MPI_Recv=2,
+                                    MPI_Sendrecv=2)
+    assert kinds(trace, 0) == Counter(INIT=1, SEND=2, LOCAL=1)
+    assert kinds(trace, 2) == Counter(INIT=1, SENDRECV=1, SEND=1, LOCAL=1)
+    assert trace.compute_gaps()[1] == (seconds(GAPS[2] + GAPS[0] + GAPS[2]), None)
+    got = replay(trace, job())
+    expected = job().run(p2p_model)
+    assert got["predicted_s"] == expected.predicted_s > seconds(GAPS[0] + GAPS[1]) + BIG_B / 1e9
+    assert got["bytes_p2p"] == P2P_B + 3 * BIG_B
+
+
+# -- collectives, with Score-P's byte counts -------------------------------------------------------------
+COLL_B, ROOT = 4096, 2
+
+
+def scorep_bytes(op, b, n, i, root):
+    """(sent, received) as Score-P records rank ``i`` of ``n`` in a collective of ``b`` bytes a rank."""
+    at_root = i == root
+    return {"BARRIER": (0, 0), "BCAST": (n * b if at_root else 0, b), "REDUCE": (b, n * b if at_root else 0),
+            "ALLREDUCE": (n * b, n * b), "GATHER": (b, n * b if at_root else 0),
+            "SCATTER": (n * b if at_root else 0, b), "ALLGATHER": (n * b, n * b), "ALLTOALL": (n * b, n * b),
+            "SCAN": ((n - i) * b, (i + 1) * b), "EXSCAN": ((n - 1 - i) * b, i * b),
+            "REDUCE_SCATTER_BLOCK": (n * b, n * b)}[op]
+
+
+#: (call, OTF2 collective type, rooted) in program order.
+COLLECTIVES = (("MPI_Barrier", "BARRIER", False), ("MPI_Bcast", "BCAST", True), ("MPI_Reduce", "REDUCE", True),
+               ("MPI_Allreduce", "ALLREDUCE", False), ("MPI_Gather", "GATHER", True),
+               ("MPI_Scatter", "SCATTER", True), ("MPI_Allgather", "ALLGATHER", False),
+               ("MPI_Alltoall", "ALLTOALL", False), ("MPI_Scan", "SCAN", False), ("MPI_Exscan", "EXSCAN", False),
+               ("MPI_Reduce_scatter_block", "REDUCE_SCATTER_BLOCK", False))
+
+
+def gap(rank, step):
+    return (rank + 1) * (step + 2) * US
+
+
+def collectives(folder):
+    rec = Recording(folder)
+    for rank in range(RANKS):
+        for step, (name, op, rooted) in enumerate(COLLECTIVES):
+            root = ROOT if rooted else NO_ROOT
+            rec.collective(rank, name, gap(rank, step), getattr(CollectiveOp, op), rec.world, root,
+                           *scorep_bytes(op, COLL_B, RANKS, rank, ROOT))
+    rec.close()
+
+
+def collectives_model(mpi):
+    w = mpi.COMM_WORLD
+    calls = (w.barrier, lambda: w.bcast(None, ROOT, COLL_B), lambda: w.reduce(None, SUM, ROOT, COLL_B),
+             lambda: w.allreduce(None, SUM, COLL_B), lambda: w.gather(None, ROOT, COLL_B),
+             lambda: w.scatter(None, ROOT, COLL_B if w.rank == ROOT else None),
+             lambda: w.allgather(None, COLL_B), lambda: w.alltoall(None, COLL_B),
+             lambda: w.scan(None, SUM, COLL_B), lambda: w.exscan(None, SUM, COLL_B),
+             lambda: w.reduce_scatter_block(None, SUM, COLL_B))
+    for step, call in enumerate(calls):
+        mpi.sleep(seconds(gap(mpi.rank, step)))
+        call()
+
+
+def test_collectives_undo_scorep_byte_counts_and_predict_as_the_model(tmp_path):
+    collectives(tmp_path / "coll")
+    trace = read(tmp_path / "coll" / "traces.otf2")
+    assert trace.calls() == Counter({name: RANKS for name, _, _ in COLLECTIVES}, MPI_Init=4, MPI_Finalize=4)
+    for chunk in trace.stream(3):
+        sizes = {chunk.calls[op[1]]: op[13] for op in chunk.rows()}
+        assert {sizes[name] for name in ("MPI_Bcast", "MPI_Reduce", "MPI_Allreduce", "MPI_Gather", "MPI_Scatter",
+                                         "MPI_Allgather", "MPI_Alltoall", "MPI_Scan", "MPI_Exscan")} == {COLL_B}
+    got = replay(trace, job())
+    assert got["predicted_s"] == job().run(collectives_model).predicted_s
+
+
+# -- communicators: split, dup, free -------------------------------------------------------------------
+SUB_B = 1 << 16
+#: Odd and even world ranks split, each half ordered by descending world rank.
+HALVES = ([3, 1], [2, 0])
+
+
+def communicators(folder, create_events=True):
+    """World split into HALVES, a dup of it, an allreduce and a bcast on each half, a barrier on the dup;
+    without ``create_events`` as OTF2 before version 3 records it (no CommCreate)."""
+    rec = Recording(folder, create_events)
+    halves = [rec.comm(f"half {i}", members, rec.world) for i, members in enumerate(HALVES)]
+    dup = rec.comm("dup", range(RANKS), rec.world)
+    for rank in range(RANKS):
+        half = halves[rank % 2 == 0]
+        n, i = 2, HALVES[rank % 2 == 0].index(rank)
+        rec.collective(rank, "MPI_Comm_split", 2 * US, CollectiveOp.CREATE_HANDLE, rec.world, NO_ROOT, 0, 0,
+                       *[("comm_create", half)] * create_events)
+        rec.collective(rank, "MPI_Comm_dup", 3 * US, CollectiveOp.CREATE_HANDLE, rec.world, NO_ROOT, 0, 0,
+                       *[("comm_create", dup)] * create_events)
+        rec.collective(rank, "MPI_Allreduce", (rank + 1) * US, CollectiveOp.ALLREDUCE, half, NO_ROOT,
+                       n * SUB_B, n * SUB_B)
+        rec.collective(rank, "MPI_Bcast", US, CollectiveOp.BCAST, half, 0, n * SUB_B if i == 0 else 0, SUB_B)
+        rec.collective(rank, "MPI_Barrier", US, CollectiveOp.BARRIER, dup, NO_ROOT, 0, 0)
+        rec.collective(rank, "MPI_Comm_free", US, CollectiveOp.DESTROY_HANDLE, half, NO_ROOT, 0, 0,
+                       ("comm_destroy", half))
+    rec.close(US)
+
+
+def communicators_model(mpi):
+    w, rank = mpi.COMM_WORLD, mpi.rank
+    members = HALVES[rank % 2 == 0]
+    mpi.sleep(seconds(2 * US))
+    half = w.split(rank % 2, members.index(rank))
+    mpi.sleep(seconds(3 * US))
+    dup = w.dup()
+    mpi.sleep(seconds((rank + 1) * US))
+    half.allreduce(None, SUM, SUB_B)
+    mpi.sleep(seconds(US))
+    half.bcast(None, 0, SUB_B)
+    mpi.sleep(seconds(US))
+    dup.barrier()
+    mpi.sleep(seconds(US))
+    half.free()
+    mpi.sleep(seconds(US))
+
+
+def test_split_and_dup_communicators_come_from_definitions(tmp_path):
+    communicators(tmp_path / "comms")
+    trace = open_trace(tmp_path / "comms")
+    assert kinds(trace, 0) == Counter(INIT=1, COMM_SPLIT=1, COMM_DUP=1, ALLREDUCE=1, BCAST=1, BARRIER=1,
+                                      COMM_FREE=1, LOCAL=1)
+    got = replay(trace, job())
+    expected = job().run(communicators_model)
+    assert got["predicted_s"] == expected.predicted_s
+    assert got["calls"] == expected.calls | {"MPI_Init": 4, "MPI_Finalize": 4}
+
+
+def test_a_communicator_without_its_creation_event_is_one_line(tmp_path):
+    communicators(tmp_path / "old", create_events=False)
+    with pytest.raises(TraceError, match="rank 0 uses communicator 'half 1', which no event created") as info:
+        read(tmp_path / "old")
+    assert "\n" not in str(info.value)
+
+
+# -- nonblocking exchange with waits ---------------------------------------------------------------------
+RING_B = 1 << 18
+
+
+def nonblocking(folder):
+    """A ring exchange: Irecv from the left, Isend to the right, compute, Waitall; then a second round
+    completed by a failed Test, a Waitany and a Wait."""
+    rec = Recording(folder)
+    w = rec.world
+    for rank in range(RANKS):
+        left, right = (rank - 1) % RANKS, (rank + 1) % RANKS
+        rec.call(rank, "MPI_Irecv", US, ("mpi_irecv_request", 10))
+        rec.call(rank, "MPI_Isend", US, ("mpi_isend", right, w, TAG, RING_B, 11))
+        rec.call(rank, "MPI_Waitall", (rank + 1) * 20 * US, ("mpi_isend_complete", 11),
+                 ("mpi_irecv", left, w, TAG, RING_B, 10))
+        rec.call(rank, "MPI_Irecv", US, ("mpi_irecv_request", 12))
+        rec.call(rank, "MPI_Isend", US, ("mpi_isend", left, w, TAG + 1, RING_B, 13))
+        rec.call(rank, "MPI_Test", 0, ("mpi_request_test", 12))
+        rec.call(rank, "MPI_Waitany", 30 * US, ("mpi_irecv", right, w, TAG + 1, RING_B, 12))
+        rec.call(rank, "MPI_Wait", US, ("mpi_isend_complete", 13))
+    rec.close()
+
+
+def nonblocking_model(mpi):
+    w, rank, sleep = mpi.COMM_WORLD, mpi.rank, mpi.sleep
+    left, right = (rank - 1) % RANKS, (rank + 1) % RANKS
+    sleep(seconds(US)); received = w.irecv(left, TAG)
+    sleep(seconds(US)); sent = w.isend(None, right, TAG, RING_B)
+    sleep(seconds((rank + 1) * 20 * US)); mpi.waitall([sent, received])
+    sleep(seconds(US)); received = w.irecv(right, TAG + 1)
+    sleep(seconds(US)); sent = w.isend(None, left, TAG + 1, RING_B)
+    mpi.test(received)
+    sleep(seconds(30 * US)); mpi.waitany([received])
+    sleep(seconds(US)); mpi.wait(sent)
+
+
+def test_nonblocking_exchange_resolves_irecvs_at_their_completion(tmp_path):
+    nonblocking(tmp_path / "ring")
+    trace = open_trace(tmp_path / "ring")
+    assert kinds(trace, 1) == Counter(INIT=1, IRECV=2, ISEND=2, WAITALL=1, TEST=1, WAITANY=1, WAIT=1, LOCAL=1)
+    irecvs = [op for chunk in trace.stream(1) for op in chunk.rows() if op[KIND] == Op.IRECV]
+    assert [(op[3], op[4], op[13]) for op in irecvs] == [(0, TAG, RING_B), (2, TAG + 1, RING_B)]
+    got = replay(trace, job())
+    expected = job().run(nonblocking_model)
+    assert got["predicted_s"] == expected.predicted_s
+    assert got["calls"] == expected.calls | {"MPI_Init": 4, "MPI_Finalize": 4}
+
+
+def test_an_irecv_never_completed_receives_from_proc_null(tmp_path):
+    rec = Recording(tmp_path / "t")
+    rec.call(0, "MPI_Irecv", US, ("mpi_irecv_request", 5))
+    rec.call(0, "MPI_Barrier", US)                  # no collective events: an OTHER op after it
+    rec.close()
+    ops = [op for chunk in read(tmp_path / "t").stream(0) for op in chunk.rows()]
+    assert [(Op(op[KIND]).name, op[3]) for op in ops[1:3]] == [("IRECV", -1), ("OTHER", -1)]
+
+
+# -- the front door, the command line and bad input ---------------------------------------------------
+def test_trace_info_reads_an_archive(tmp_path, capsys):
+    p2p(tmp_path / "p2p")
+    assert format_of(tmp_path / "p2p").name == format_of(tmp_path / "p2p" / "traces.otf2").name == "otf2"
+    assert main(["trace-info", str(tmp_path / "p2p"), "--json"]) == 0
+    info = json.loads(capsys.readouterr().out)
+    assert info["ranks"] == RANKS and info["calls"]["MPI_Sendrecv"] == 2 and info["p2p_bytes"] == P2P_B + 3 * BIG_B
+
+
+@pytest.mark.parametrize("damaged", ["traces/0.evt", "traces.def", "traces.otf2"])
+def test_truncated_archive_is_one_line_with_status_2(tmp_path, capsys, damaged):
+    p2p(tmp_path / "p2p")
+    path = tmp_path / "p2p" / damaged
+    path.write_bytes(path.read_bytes()[:len(path.read_bytes()) // 2])
+    assert main(["trace-info", str(tmp_path / "p2p")]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "truncated or damaged" in err
+
+
+def test_unknown_collective_type_is_one_line(tmp_path):
+    rec = Recording(tmp_path / "t")
+    rec.collective(0, "MPI_Neighbor_allgather", US, CollectiveOp(99), rec.world, NO_ROOT, 8, 8)
+    rec.close()
+    with pytest.raises(TraceError, match="rank 0 calls MPI_Neighbor_allgather as a collective of type 99") as info:
+        read(tmp_path / "t")
+    assert "\n" not in str(info.value)
+
+
+def test_without_the_package_says_what_to_install(tmp_path, monkeypatch):
+    p2p(tmp_path / "p2p")
+    monkeypatch.setitem(sys.modules, "otf2", None)
+    with pytest.raises(TraceError, match=r"needs the otf2 package: pip install -e '\.\[otf2\]'"):
+        open_trace(tmp_path / "p2p")
