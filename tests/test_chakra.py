@@ -33,7 +33,7 @@ def small_nodes(rank):
              cw.compute(1, "forward", COMPUTE_S[0]),
              cw.collective(2, "allreduce", "ALL_REDUCE", AR_B, [1], "0"),
              cw.send(3, "send", rank, right, P2P_B, TAG, [1]),
-             cw.recv(4, "recv", left, rank, P2P_B, TAG, [1]),
+             cw.recv(4, "recv", left, rank, P2P_B, TAG, [3]),     # as ASTRA-sim rings chain them
              cw.compute(5, "independent", COMPUTE_S[1], [2]),
              cw.compute(6, "needs_recv", COMPUTE_S[2], [4, 5])]
     if rank in SUBGROUP:

@@ -21,9 +21,14 @@ first among the ready nodes, so the recorded issue order wherever the dependenci
   (rounded down; a reduce-scatter's remainder goes to its first ranks).  A broadcast's root is
   the ``comm_root`` attribute, else rank 0 of the group;
 * ``COMM_SEND_NODE``/``COMM_RECV_NODE``: an ISEND/IRECV of ``comm_size`` bytes to ``comm_dst``/from
-  ``comm_src`` (global ranks, on COMM_WORLD) with tag ``comm_tag`` (0 without one), completed by a
-  WAIT/WAITALL just before the first node that depends on it, or at the end of the rank: the
-  transfer overlaps whatever does not wait for it;
+  ``comm_src`` (global ranks, on COMM_WORLD) with tag ``comm_tag`` (0 without one).  A receive is
+  completed by a WAIT (or WAITALL) just before the first node that depends on it, so the transfer
+  overlaps whatever does not wait for it.  Sends are completed at the end of the rank and their
+  dependents do not wait for them: ASTRA-sim completes a send once its data has left, matched or
+  not (a buffered send), and traces rely on it (its ring collectives make each receive depend on
+  the send before it); the simulated MPI's rendezvous sends complete only at the matching receive,
+  so waiting for them there would deadlock such a trace.  A send's dependents may thus start
+  before its data has left;
 * ``METADATA_NODE``, ``MEM_LOAD_NODE``, ``MEM_STORE_NODE``: ordering only, no time (memory
   traffic is not modelled).
 
@@ -302,7 +307,7 @@ class RankGraph:
     def emit(self, builder) -> None:
         """Add the rank's ops to ``builder`` (see the module docstring)."""
         pb, t = self.pb, 0.0
-        gap, in_flight, requests = 0.0, {}, 0
+        gap, receiving, sending = 0.0, {}, []     # request of each receive in flight (by node id); of sends
         builder.add(Op.INIT, "TRACE_START")
         for pg, (handle, members) in sorted(self.comms.items()):
             if members is not None:
@@ -310,7 +315,7 @@ class RankGraph:
                 builder.add(Op.COMM_SPLIT, "COMM_SPLIT", comm=COMM_WORLD,
                             aux=(handle, 0 if member else UNDEFINED, members.index(self.rank) if member else 0))
         for node in self.order():
-            done = [in_flight.pop(d) for d in sorted(set(node.data_deps) | set(node.ctrl_deps)) if d in in_flight]
+            done = [receiving.pop(d) for d in sorted(set(node.data_deps) | set(node.ctrl_deps)) if d in receiving]
             if done:
                 self._complete(builder, done, gap, t)
                 gap = 0.0
@@ -328,17 +333,20 @@ class RankGraph:
                 if not 0 <= peer < self.num_ranks:
                     raise TraceError(f"{self.where}: node {node.id} ({node.name}) names rank {peer}, outside the "
                                      f"trace's {self.num_ranks}")
+                request = builder.ops           # the op's place in the stream: unique
                 builder.add(Op.ISEND if send else Op.IRECV, "SEND" if send else "RECV", gap_wall_s=gap, start_s=t,
                             peer=peer, tag=int(attrs.get("comm_tag", 0)), nbytes=self._int(node, attrs, "comm_size"),
-                            request=requests)
-                in_flight[node.id] = requests
-                requests += 1
+                            request=request)
+                if send:
+                    sending.append(request)
+                else:
+                    receiving[node.id] = request
                 gap = 0.0
             elif node.type not in (pb.METADATA_NODE, pb.MEM_LOAD_NODE, pb.MEM_STORE_NODE):
                 raise TraceError(f"{self.where}: node {node.id} ({node.name}) has node type {node.type}, which "
                                  "the Chakra schema read does not define")
-        if in_flight:
-            self._complete(builder, sorted(in_flight.values()), gap, t)
+        if receiving or sending:
+            self._complete(builder, sorted([*receiving.values(), *sending]), gap, t)
             gap = 0.0
         builder.add(Op.LOCAL, "TRACE_END", gap_wall_s=gap, start_s=t)
 
