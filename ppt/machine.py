@@ -15,7 +15,7 @@ class Machine:
     """
 
     def __init__(self, preset: dict, network_kind: str = "packet", seed: int = 0):
-        from ppt.interconnects.networks.network import network_kinds
+        from ppt.interconnects.networks.kinds import network_kinds
         if network_kind not in network_kinds():
             raise ConfigError(f"unknown network kind {network_kind!r}; choose one of: {', '.join(network_kinds())}")
         self.preset = preset
@@ -49,5 +49,5 @@ class Machine:
 
     def network(self):
         """A fresh network model of this machine's kind (networks hold per-run state)."""
-        from ppt.interconnects.networks.network import build_network
+        from ppt.interconnects.networks.kinds import build_network
         return build_network(self.network_kind, self)

@@ -6,7 +6,7 @@ import pytest
 
 from ppt.config import preset_names
 from ppt.hardware.systems import SYSTEMS_DIR, load_system
-from ppt.interconnects.networks.network import build_network
+from ppt.interconnects.networks.kinds import build_network
 from ppt.interconnects.topologies.topology import channels
 from ppt.machine import Machine
 

@@ -6,7 +6,7 @@ import pytest
 from ppt.apps.microbench import pingpong
 from ppt.cli.main import main
 from ppt.hardware.systems import list_systems, load_system
-from ppt.interconnects.networks.network import network_kinds
+from ppt.interconnects.networks.kinds import network_kinds
 from ppt.drivers.survey import latency_survey
 from ppt.machine import Machine
 from ppt.mpi.job import MPIJob

@@ -8,7 +8,7 @@ from ppt.cli.main import main
 from ppt.errors import ConfigError
 from ppt.hardware.presets import load_processor, read_processor_config
 from ppt.hardware.systems import list_systems, load_system
-from ppt.interconnects.networks.network import build_network
+from ppt.interconnects.networks.kinds import build_network
 from ppt.interconnects.networks.packetnet import PacketNetwork
 from ppt.interconnects.networks.settings import NetworkSettings
 from ppt.interconnects.topologies.torus import Torus

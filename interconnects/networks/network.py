@@ -6,8 +6,9 @@ MPI layer runs its rank processes inside the NIC entity of their node, sets
 :meth:`Nic.send_message`.  Drivers (latency survey, traffic, replay) use only
 the calls declared on :class:`Network`.
 
-Network kinds register by name (:func:`register_network`), so ``--network
-NAME`` has one lookup (:func:`network_kinds`, :func:`build_network`).
+Network kinds register by name (:func:`register_network`);
+:mod:`ppt.interconnects.networks.kinds` loads them and builds one by name, so
+``--network NAME`` has one lookup.
 
 Entity ids: every network numbers its entities so that a router and its
 nodes' NICs are contiguous (``Network.nic_eid``), which keeps them on the same
@@ -29,36 +30,6 @@ def register_network(name: str):
         NETWORKS[name] = cls
         return cls
     return register
-
-
-def network_kinds() -> list[str]:
-    """Names of the registered network kinds."""
-    _load()
-    return sorted(NETWORKS)
-
-
-def build_network(kind: str, machine) -> "Network":
-    """A fresh network of ``kind`` for ``machine`` (networks hold per-run state), built from its
-    network settings (``machine.network_settings``, :mod:`ppt.interconnects.networks.settings`)."""
-    from ppt.interconnects.networks.nodememory import NodeMemory
-    _load()
-    try:
-        cls = NETWORKS[kind]
-    except KeyError:
-        raise ConfigError(f"unknown network kind {kind!r}; choose one of: {', '.join(sorted(NETWORKS))}") from None
-    planes = machine.network_settings.rails.planes
-    if planes != 1 and not cls.models_planes:
-        raise ConfigError(f"network.planes = {planes}: only the packet network models several planes; "
-                          f"use --network packet or drop the setting")
-    net = cls.from_machine(machine)
-    net.node_memory = NodeMemory.from_machine(machine)
-    return net
-
-
-def _load() -> None:
-    import ppt.interconnects.networks.analytic  # noqa: F401  (each module registers its kind)
-    import ppt.interconnects.networks.flownet  # noqa: F401
-    import ppt.interconnects.networks.packetnet  # noqa: F401
 
 
 class Nic(Entity):
@@ -129,7 +100,7 @@ class Network:
     @property
     def node_memory(self):
         """The model of same-node messages (:mod:`ppt.interconnects.networks.nodememory`) every NIC hands them to:
-        the machine's (set by :func:`build_network`), or by default the injection bandwidth shared."""
+        the machine's (set by :func:`~ppt.interconnects.networks.kinds.build_network`), or by default the injection bandwidth shared."""
         memory = self.__dict__.get("_node_memory")
         if memory is None:
             from ppt.interconnects.networks.nodememory import DEFAULT_LATENCY_S, NodeMemory

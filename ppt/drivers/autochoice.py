@@ -102,7 +102,7 @@ class Estimator:
     """Traffic on ``machine``'s packet network, ranks placed on nodes by ``node_of``."""
 
     def __init__(self, machine, node_of):
-        from ppt.interconnects.networks.network import build_network
+        from ppt.interconnects.networks.kinds import build_network
         self.node_of = node_of
         self.packetizer = machine.network_settings.packetizer
         self.hops = build_network("analytic", machine).hops      # router hops of the minimal route

@@ -1,0 +1,102 @@
+"""The package's modules import one another without circles.
+
+A circle (A imports B, B imports A, at module level or inside a function)
+means neither module can be read, tested or moved without the other.  The
+graph counts every ``import`` statement of every module of the installed
+packages; ``from package import name`` counts an edge to the module
+``package.name`` where one exists, else to the package.
+"""
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+#: Import name -> folder, as setup.cfg's package_dir maps them.
+FOLDERS = {"ppt": "ppt", "ppt.hardware": "hardware", "ppt.interconnects": "interconnects", "ppt.apps": "apps",
+           "ppt.traces": "traces"}
+
+
+def modules() -> dict[str, Path]:
+    found = {}
+    for package, folder in FOLDERS.items():
+        for path in (ROOT / folder).rglob("*.py"):
+            parts = path.relative_to(ROOT / folder).with_suffix("").parts
+            if parts[-1] == "__init__":
+                parts = parts[:-1]
+            found[".".join((package, *parts))] = path
+    return found
+
+
+def import_graph(found: dict[str, Path]) -> dict[str, set[str]]:
+    graph = {}
+    for name, path in found.items():
+        targets = set()
+        for node in ast.walk(ast.parse(path.read_text(), str(path))):
+            if isinstance(node, ast.Import):
+                targets.update(alias.name for alias in node.names)
+            elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+                submodules = {f"{node.module}.{alias.name}" for alias in node.names} & found.keys()
+                targets.update(submodules)
+                if len(submodules) < len(node.names):
+                    targets.add(node.module)
+        graph[name] = {target for target in targets if target in found and target != name}
+    return graph
+
+
+def circles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The strongly connected components of more than one module (Tarjan's algorithm, iteratively)."""
+    index, low, stack, on_stack, found = {}, {}, [], set(), []
+    for start in sorted(graph):
+        if start in index:
+            continue
+        work = [(start, iter(sorted(graph[start])))]
+        index[start] = low[start] = len(index)
+        stack.append(start)
+        on_stack.add(start)
+        while work:
+            node, edges = work[-1]
+            for succ in edges:
+                if succ not in index:
+                    index[succ] = low[succ] = len(index)
+                    stack.append(succ)
+                    on_stack.add(succ)
+                    work.append((succ, iter(sorted(graph[succ]))))
+                    break
+                if succ in on_stack:
+                    low[node] = min(low[node], index[succ])
+            else:
+                work.pop()
+                if work:
+                    low[work[-1][0]] = min(low[work[-1][0]], low[node])
+                if low[node] == index[node]:
+                    component = []
+                    while True:
+                        member = stack.pop()
+                        on_stack.discard(member)
+                        component.append(member)
+                        if member == node:
+                            break
+                    if len(component) > 1:
+                        found.append(sorted(component))
+    return found
+
+
+def test_circles_are_found_in_a_small_graph():
+    graph = {"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}, "e": {"e2"}, "e2": set()}
+    assert circles(graph) == [["a", "b", "c"]]
+
+
+def test_no_module_of_the_package_imports_itself_in_a_circle():
+    found = modules()
+    assert "ppt.interconnects.networks.packetnet" in found and "ppt.mpi.comm" in found
+    assert circles(import_graph(found)) == []
+
+
+def test_an_import_inside_a_function_closes_a_circle(tmp_path):
+    # a function-level import is an edge too: that is where circles hide
+    (tmp_path / "a.py").write_text("def late():\n    from pkg import b\n    return b\n")
+    (tmp_path / "b.py").write_text("from pkg.a import late\n")
+    (tmp_path / "c.py").write_text("from pkg import a\n")
+    found = {f"pkg.{name}": tmp_path / f"{name}.py" for name in "abc"}
+    assert circles(import_graph(found)) == [["pkg.a", "pkg.b"]]
