@@ -324,6 +324,34 @@ def test_an_irecv_never_completed_receives_from_proc_null(tmp_path):
     assert [(Op(op[KIND]).name, op[3]) for op in ops[1:3]] == [("IRECV", -1), ("OTHER", -1)]
 
 
+def test_a_creation_over_the_new_members_alone_is_read_and_refused_by_name(tmp_path):
+    """MPI_Comm_create_group is collective over its group only: Score-P's collective names the new one."""
+    rec = Recording(tmp_path / "t")
+    pair = rec.comm("pair", [0, 1], rec.world)
+    for rank in (0, 1):
+        rec.collective(rank, "MPI_Comm_create_group", US, CollectiveOp.CREATE_HANDLE, pair, NO_ROOT, 0, 0,
+                       ("comm_create", pair))
+        rec.collective(rank, "MPI_Barrier", US, CollectiveOp.BARRIER, pair, NO_ROOT, 0, 0)
+    rec.close()
+    trace = read(tmp_path / "t")
+    assert kinds(trace, 1) == Counter(INIT=1, OTHER=1, BARRIER=1, LOCAL=1)
+    with pytest.raises(TraceError, match="unsupported MPI calls in trace: MPI_Comm_create_group x2"):
+        replay(trace, job())
+
+
+def test_a_call_the_trace_ends_in_is_read_lasting_no_time(tmp_path):
+    """Score-P may stop its measurement inside MPI_Finalize: its Leave is never written."""
+    rec = Recording(tmp_path / "t")
+    finalize = rec.defs.region("MPI_Finalize", paradigm=Paradigm.MPI)
+    for rank in range(RANKS):
+        rec.writer.event_writer_from_location(rec.locations[rank]).enter(rec.ticks[rank] + (rank + 1) * US, finalize)
+    rec.writer.close()
+    trace = read(tmp_path / "t")
+    assert trace.calls() == Counter(MPI_Init=4, MPI_Finalize=4)
+    assert trace.compute_gaps() == [(seconds((rank + 1) * US), None) for rank in range(RANKS)]
+    assert trace.span() == (0.0, seconds(CALL + RANKS * US))
+
+
 # -- the front door, the command line and bad input ---------------------------------------------------
 def test_trace_info_reads_an_archive(tmp_path, capsys):
     p2p(tmp_path / "p2p")

@@ -9,8 +9,8 @@ location's index in it being its rank in MPI_COMM_WORLD.  Other locations (threa
 are not read.
 
 Calls: every MPI region (paradigm MPI, or a name starting ``MPI_``) a rank enters and leaves is one
-op, named after the region, from its Enter to its Leave event; MPI regions nested in one belong to
-it.  The time between leaving one MPI region and entering the next is compute (the next op's gap;
+op, named after the region, from its Enter to its Leave event (a call the trace ends in, as Score-P
+may stop measuring inside MPI_Finalize, lasts 0 s); MPI regions nested in one belong to it.  The time between leaving one MPI region and entering the next is compute (the next op's gap;
 user regions count as compute).  Times are ticks over the clock's resolution, counted from the
 earliest MPI call of any rank (seconds).  OTF2 has no CPU clock: the CPU gaps are the wall-clock
 ones and the trace says it has no CPU times.
@@ -36,7 +36,9 @@ The events inside a call resolve its op (the kind comes from the call's name, as
   else the COMM_SPLIT that makes exactly its members: colour the handle, key the rank's place in
   the member list (a rank that got no communicator: UNDEFINED).  So the op-stream needs no new
   op to declare a communicator by its members.  A DESTROY_HANDLE collective (CommDestroy) frees
-  one.  A communicator used on a rank that no creation gave it is a TraceError.
+  one.  A communicator used on a rank that no creation gave it is a TraceError; a creation the
+  op-stream cannot express (an intercommunicator, or Comm_create_group, collective over the new
+  members alone) is an OTHER op.
 
 Calls translated from no event (Comm_group, Group_*, Op_create, ...) are LOCAL: the definitions
 resolve groups, and reductions replay MPI_SUM.  Calls without an entry (Probe, RMA, I/O,
@@ -244,7 +246,11 @@ class RankEvents:
         self._flush()
 
     def finish(self) -> None:
-        """Add the ops still pending: an Irecv nothing completed receives from PROC_NULL."""
+        """Add the ops still pending: a call the trace ends in (MPI_Finalize, where the measurement
+        stopped inside it) lasting 0 s, and an Irecv nothing completed receiving from PROC_NULL."""
+        if self.depth:
+            self.depth = 1
+            self.leave(self.start_s)
         for waiting in self.irecvs.values():
             for entry in waiting:
                 entry[5]["peer"], entry[-1] = PROC_NULL, True
@@ -295,10 +301,19 @@ class RankEvents:
         return [_request(e.request_id) for e in events if type(e).__name__ == "MpiRequestTest"]
 
     def create(self, name: str, end, events) -> tuple:
-        """A communicator creation on the parent ``end`` names: COMM_DUP or the equivalent COMM_SPLIT."""
-        archive, parent = self.archive, self.comm(end.communicator)
+        """A communicator creation on the parent ``end`` names: COMM_DUP or the equivalent COMM_SPLIT.
+
+        An OTHER op where the op-stream cannot express it: an intercommunicator, or a creation over
+        the new communicator's members alone (the collective names it, as for Comm_create_group);
+        the latter's later calls are read, and replay refuses the creation by name."""
+        archive = self.archive
         made = getattr(_event(events, "CommCreate"), "communicator", None)
-        if made is None or made not in archive.handles:
+        if made is not None and (made not in archive.handles or made is end.communicator):
+            if made in archive.handles:
+                self.created.add(archive.handles[made])
+            return Op.OTHER, _NOTHING
+        parent = self.comm(end.communicator)
+        if made is None:
             return Op.COMM_SPLIT, {"comm": parent, "aux": (COMM_NULL, UNDEFINED, 0)}
         handle = archive.handles[made]
         self.created.add(handle)
