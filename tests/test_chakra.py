@@ -1,6 +1,7 @@
 """Chakra execution traces: genuine ET files written with the mlc-chakra package, read into op
 streams and replayed; the predicted time must equal the same program written as a PPT model on the
 same analytic network, and bad input must be one line."""
+import gzip
 import sys
 from collections import Counter
 
@@ -82,6 +83,15 @@ def test_small_set_op_counts(small):
     assert trace.calls() == Counter(TRACE_START=4, COMM_SPLIT=4, ALL_REDUCE=4, SEND=4, RECV=4, WAIT=8,
                                     ALL_GATHER=2, TRACE_END=4)
     assert trace.span() == (0.0, pytest.approx(sum(COMPUTE_S)))
+
+
+def test_gzip_compressed_files_read_alike(small, tmp_path_factory):
+    packed = tmp_path_factory.mktemp("packed")
+    for rank in range(RANKS):
+        (packed / f"small.{rank}.et").write_bytes(gzip.compress((small / f"small.{rank}.et").read_bytes()))
+    plain, compressed = ChakraTrace(small), ChakraTrace(packed)
+    for rank in range(RANKS):
+        assert [c.rows() for c in compressed.stream(rank)] == [c.rows() for c in plain.stream(rank)]
 
 
 def test_small_set_predicts_as_the_model(small):

@@ -65,9 +65,10 @@ import heapq
 import json
 import os
 import re
+import zlib
 
 from ppt.errors import TraceError
-from ppt.traces.opstream import COMM_WORLD, UNDEFINED, MemoryTrace, Op
+from ppt.traces.opstream import COMM_SELF, COMM_WORLD, UNDEFINED, MemoryTrace, Op
 from ppt.traces.synthetic import SUM
 
 #: A rank's file name: ``<prefix>.<rank>.et``.
@@ -159,7 +160,7 @@ def read_file(path, pb) -> tuple:
             data = f.read()
         if data[:2] == b"\x1f\x8b":
             data = gzip.decompress(data)
-    except (OSError, EOFError) as exc:
+    except (OSError, EOFError, zlib.error) as exc:
         raise TraceError(f"{path}: unreadable ({exc})") from None
     from google.protobuf.message import DecodeError
     messages = _messages(data, path)
@@ -217,9 +218,9 @@ class ChakraTrace(MemoryTrace):
         pb = schema()
         self.files = rank_files(path)
         ranks = [read_file(name, pb) for name in self.files]
-        super().__init__(RANK_FILE.match(os.path.basename(self.files[0]))["prefix"], len(self.files),
-                         cpu_times=False)
-        self._name, self.meta_path = self.meta_path, os.fspath(path)
+        self._name = RANK_FILE.match(os.path.basename(self.files[0]))["prefix"]
+        super().__init__(self._name, len(self.files), cpu_times=False)
+        self.meta_path = os.fspath(path)        # results name the path given
         groups = {}
         for name, (_, nodes) in zip(self.files, ranks):
             for pg, members in process_groups(nodes, name).items():
@@ -236,7 +237,7 @@ class ChakraTrace(MemoryTrace):
 
     def _communicators(self, groups: dict, graphs, pb) -> dict:
         """``{pg_name: (handle, member ranks or None)}`` of the groups collectives name; the world's
-        (every rank, in order) is COMM_WORLD, the others are numbered from 2 in ``pg_name`` order."""
+        (every rank, in order) is COMM_WORLD, the others are numbered after COMM_SELF in ``pg_name`` order."""
         used = {attributes(node).get("pg_name") for nodes in graphs for node in nodes
                 if node.type == pb.COMM_COLL_NODE} - {None, ""}
         undeclared = sorted(used - set(groups))
@@ -244,7 +245,7 @@ class ChakraTrace(MemoryTrace):
             raise TraceError(f"the Chakra trace's collectives name process group {undeclared[0]!r}, which no "
                              f"{PROCESS_GROUP_INIT} metadata node declares")
         world = list(range(self.num_ranks))
-        comms, handle = {}, COMM_WORLD + 2
+        comms, handle = {}, COMM_SELF + 1
         for pg in sorted(used):
             members = groups[pg]
             bad = [r for r in members or () if not 0 <= r < self.num_ranks]
