@@ -3,7 +3,6 @@
  * pkt->route[0] is one hash per packet: its low bits break direction ties (bit d for dimension d,
  * when the destination is exactly half-way round) and its high bits pick among parallel links.
  */
-#include <stddef.h>
 #include "torus.h"
 #include "_torus.h"
 
@@ -76,73 +75,4 @@ int32_t ppt_torus_adaptive_route(const ppt_routing_t *rt, ppt_packet_t *pkt, int
     uint64_t key = ((uint64_t)pkt->route[0] >> PPT_TORUS_PICK_SHIFT) + (uint64_t)pkt->hops;
     return ppt_torus_least_occupied(rt, &moves, router, key, vc);     /* a packet short of its router
                                                                          * always has a move: never -1 */
-}
-
-void ppt_torus_adaptive_moves(const ppt_torus_t *t, const ppt_packet_t *pkt, int32_t router, int32_t target,
-                              ppt_torus_enter_fn may_enter, ppt_torus_moves_t *moves)
-{
-    const int32_t *here = &t->coord[(int64_t)router * t->nrings], *there = &t->coord[(int64_t)target * t->nrings];
-    const int32_t *source = &t->coord[(int64_t)t->node_router[pkt->src] * t->nrings];
-    int32_t n = 0, finished = 0, along = 0;
-    for (int32_t j = 0; j < t->nrings; j++) {
-        int32_t k = t->k[j], c = here[j], start = source[j], ahead = ((there[j] - c) % k + k) % k;
-        if (c == there[j]) {
-            finished++;
-        } else if (!along) {
-            if (c != start) {       /* part-way along this ring: keep going the way it started */
-                along = 1;
-                n = 1;
-                if (2 * ahead < k)
-                    moves->port[0] = t->plus[j], moves->dateline[0] = c < start || c == k - 1;
-                else
-                    moves->port[0] = t->minus[j], moves->dateline[0] = c > start || c == 0;
-                moves->links[0] = t->links[j];
-            } else {
-                if (2 * ahead <= k && n < PPT_TORUS_MAX_MOVES
-                    && (!may_enter || may_enter(t, router, t->plus[j], t->links[j], ahead)))
-                    moves->port[n] = t->plus[j], moves->dateline[n] = c == k - 1, moves->links[n++] = t->links[j];
-                if (2 * ahead >= k && n < PPT_TORUS_MAX_MOVES
-                    && (!may_enter || may_enter(t, router, t->minus[j], t->links[j], k - ahead)))
-                    moves->port[n] = t->minus[j], moves->dateline[n] = c == 0, moves->links[n++] = t->links[j];
-            }
-        }
-    }
-    moves->count = n;
-    moves->finished = finished;
-}
-
-/* Whether output `port` of router has a working link (every port does when no link has failed). */
-static inline int link_works(const ppt_torus_t *t, int32_t router, int32_t port)
-{
-    return !t->port_peer || t->port_peer[(int64_t)router * t->radix + port] >= 0;
-}
-
-int32_t ppt_torus_least_occupied(const ppt_routing_t *rt, const ppt_torus_moves_t *moves, int32_t router,
-                                 uint64_t key, int32_t *vc)
-{
-    const ppt_torus_t *t = rt->topo;
-    double least = 0.0;
-    int32_t ties = 0;
-    for (int32_t m = 0; m < moves->count; m++)
-        for (int32_t l = 0; l < moves->links[m]; l++) {
-            if (!link_works(t, router, moves->port[m] + l))
-                continue;
-            double load = ppt_occupancy(rt, router, moves->port[m] + l);
-            if (!ties || load < least)
-                least = load, ties = 1;
-            else if (load == least)
-                ties++;
-        }
-    *vc = 0;
-    if (!ties)
-        return -1;
-    int32_t pick = (int32_t)(key % (uint64_t)ties);
-    for (int32_t m = 0; m < moves->count; m++)
-        for (int32_t l = 0; l < moves->links[m]; l++)
-            if (link_works(t, router, moves->port[m] + l) && ppt_occupancy(rt, router, moves->port[m] + l) == least
-                && pick-- == 0) {
-                *vc = 2 * moves->finished + moves->dateline[m];
-                return moves->port[m] + l;
-            }
-    return -1;                      /* unreachable: `ties` ports passed */
 }
