@@ -13,7 +13,7 @@ from otf2.enums import CollectiveOp, CommFlag, GroupType, Paradigm   # noqa: E40
 
 from ppt.cli.main import main                                        # noqa: E402
 from ppt.errors import TraceError                                    # noqa: E402
-from ppt.mpi import SUM, MPIJob                                      # noqa: E402
+from ppt.mpi import SUM, UNDEFINED, MPIJob                           # noqa: E402
 from ppt.traces.formats import format_of, open_trace                 # noqa: E402
 from ppt.traces.opstream import KIND, Op                             # noqa: E402
 from ppt.traces.otf2 import Otf2Trace, read                          # noqa: E402
@@ -36,8 +36,10 @@ def seconds(ticks: int) -> float:
 
 
 class Recording:
-    """An archive of a RANKS-rank MPI program, written as Score-P writes one: MPI_Init at tick 0 on
-    every rank, then each call :meth:`call` records after its compute gap (ticks)."""
+    """An archive of a RANKS-rank MPI program, written as Score-P writes one: the measurement's own
+    communicator of all locations first, MPI_Init at tick 0 on every rank, then each call :meth:`call`
+    records after its compute gap (ticks).  ``create_events``: communicators flagged as announced by
+    CommCreate/CommDestroy events (OTF2 3)."""
 
     def __init__(self, folder, create_events: bool = True):
         self.writer = otf2.writer.Writer(str(folder), timer_resolution=RESOLUTION)
@@ -46,8 +48,11 @@ class Recording:
         self.locations = [defs.location("Master thread", group=defs.location_group(f"MPI Rank {r}",
                                                                                   system_tree_parent=node))
                           for r in range(RANKS)]
-        defs.group("MPI locations", group_type=GroupType.COMM_LOCATIONS, paradigm=Paradigm.MPI,
-                   members=self.locations)
+        for paradigm in (Paradigm.MEASUREMENT_SYSTEM, Paradigm.MPI):
+            defs.group("locations", group_type=GroupType.COMM_LOCATIONS, paradigm=paradigm, members=self.locations)
+        defs.comm("Process x Threads CPU Locations", parent=None,
+                  group=defs.group("all", group_type=GroupType.COMM_GROUP, paradigm=Paradigm.MEASUREMENT_SYSTEM,
+                                   members=self.locations))
         self.flags = CommFlag.CREATE_DESTROY_EVENTS if create_events else CommFlag.NONE
         self.world = self.comm("MPI_COMM_WORLD", range(RANKS), None)
         self.regions, self.ticks = {}, [0] * RANKS
@@ -209,25 +214,42 @@ SUB_B = 1 << 16
 HALVES = ([3, 1], [2, 0])
 
 
-def communicators(folder, create_events=True):
-    """World split into HALVES, a dup of it, an allreduce and a bcast on each half, a barrier on the dup;
-    without ``create_events`` as OTF2 before version 3 records it (no CommCreate)."""
-    rec = Recording(folder, create_events)
+#: Ranks 1-3 split off; rank 0 gets MPI_COMM_NULL.
+TRIO = [1, 2, 3]
+#: How a creation is recorded: as OTF2 3 announces it (CREATE_HANDLE collective holding CommCreate),
+#: as a collective without CommCreate, or as a plain call without events (Score-P before 8).
+RECORDED = ("announced", "collective", "plain")
+
+
+def communicators(folder, recorded):
+    """World split into HALVES, a dup of it, an allreduce and a bcast on each half, a barrier on the dup,
+    the half freed, then world split into TRIO and a barrier on it."""
+    rec = Recording(folder, recorded == "announced")
     halves = [rec.comm(f"half {i}", members, rec.world) for i, members in enumerate(HALVES)]
     dup = rec.comm("dup", range(RANKS), rec.world)
+    trio = rec.comm("trio", TRIO, rec.world)
+
+    def handles(rank, name, gap, op, made, on):
+        if recorded == "plain":
+            rec.call(rank, name, gap)
+        else:
+            events = [("comm_create" if op == CollectiveOp.CREATE_HANDLE else "comm_destroy", made)] * (
+                recorded == "announced" and made is not None)
+            rec.collective(rank, name, gap, op, on, NO_ROOT, 0, 0, *events)
+
     for rank in range(RANKS):
         half = halves[rank % 2 == 0]
         n, i = 2, HALVES[rank % 2 == 0].index(rank)
-        rec.collective(rank, "MPI_Comm_split", 2 * US, CollectiveOp.CREATE_HANDLE, rec.world, NO_ROOT, 0, 0,
-                       *[("comm_create", half)] * create_events)
-        rec.collective(rank, "MPI_Comm_dup", 3 * US, CollectiveOp.CREATE_HANDLE, rec.world, NO_ROOT, 0, 0,
-                       *[("comm_create", dup)] * create_events)
+        handles(rank, "MPI_Comm_split", 2 * US, CollectiveOp.CREATE_HANDLE, half, rec.world)
+        handles(rank, "MPI_Comm_dup", 3 * US, CollectiveOp.CREATE_HANDLE, dup, rec.world)
         rec.collective(rank, "MPI_Allreduce", (rank + 1) * US, CollectiveOp.ALLREDUCE, half, NO_ROOT,
                        n * SUB_B, n * SUB_B)
         rec.collective(rank, "MPI_Bcast", US, CollectiveOp.BCAST, half, 0, n * SUB_B if i == 0 else 0, SUB_B)
         rec.collective(rank, "MPI_Barrier", US, CollectiveOp.BARRIER, dup, NO_ROOT, 0, 0)
-        rec.collective(rank, "MPI_Comm_free", US, CollectiveOp.DESTROY_HANDLE, half, NO_ROOT, 0, 0,
-                       ("comm_destroy", half))
+        handles(rank, "MPI_Comm_free", US, CollectiveOp.DESTROY_HANDLE, half, half)
+        handles(rank, "MPI_Comm_split", US, CollectiveOp.CREATE_HANDLE, trio if rank in TRIO else None, rec.world)
+        if rank in TRIO:
+            rec.collective(rank, "MPI_Barrier", (5 - rank) * US, CollectiveOp.BARRIER, trio, NO_ROOT, 0, 0)
     rec.close(US)
 
 
@@ -247,23 +269,33 @@ def communicators_model(mpi):
     mpi.sleep(seconds(US))
     half.free()
     mpi.sleep(seconds(US))
+    trio = w.split(0 if rank in TRIO else UNDEFINED, rank)
+    if trio is not None:
+        mpi.sleep(seconds((5 - rank) * US))
+        trio.barrier()
+    mpi.sleep(seconds(US))
 
 
-def test_split_and_dup_communicators_come_from_definitions(tmp_path):
-    communicators(tmp_path / "comms")
+@pytest.mark.parametrize("recorded", RECORDED)
+def test_split_and_dup_communicators_come_from_definitions(tmp_path, recorded):
+    communicators(tmp_path / "comms", recorded)
     trace = open_trace(tmp_path / "comms")
-    assert kinds(trace, 0) == Counter(INIT=1, COMM_SPLIT=1, COMM_DUP=1, ALLREDUCE=1, BCAST=1, BARRIER=1,
-                                      COMM_FREE=1, LOCAL=1)
+    freed = {"COMM_FREE": 1} if recorded != "plain" else {"LOCAL": 1}
+    assert kinds(trace, 0) == Counter({"INIT": 1, "COMM_SPLIT": 2, "COMM_DUP": 1, "ALLREDUCE": 1, "BCAST": 1,
+                                       "BARRIER": 1, "LOCAL": 1}) + Counter(freed)
     got = replay(trace, job())
     expected = job().run(communicators_model)
     assert got["predicted_s"] == expected.predicted_s
     assert got["calls"] == expected.calls | {"MPI_Init": 4, "MPI_Finalize": 4}
 
 
-def test_a_communicator_without_its_creation_event_is_one_line(tmp_path):
-    communicators(tmp_path / "old", create_events=False)
-    with pytest.raises(TraceError, match="rank 0 uses communicator 'half 1', which no event created") as info:
-        read(tmp_path / "old")
+def test_a_communicator_no_call_created_is_one_line(tmp_path):
+    rec = Recording(tmp_path / "t")
+    pair = rec.comm("pair", [0, 1], rec.world)
+    rec.collective(0, "MPI_Barrier", US, CollectiveOp.BARRIER, pair, NO_ROOT, 0, 0)
+    rec.close()
+    with pytest.raises(TraceError, match="rank 0 uses communicator 'pair', which no call created on it") as info:
+        read(tmp_path / "t")
     assert "\n" not in str(info.value)
 
 

@@ -28,17 +28,21 @@ The events inside a call resolve its op (the kind comes from the call's name, as
   received, which Score-P counts per call as the table in :data:`COLLECTIVES` undoes (``n`` ranks
   in the communicator, ``i`` this rank's rank in it).  The reduction op is not recorded: every
   reduction replays MPI_SUM.  An unknown collective type is a TraceError;
-* communicators are definitions (members, parent), created in the events by a CREATE_HANDLE
-  collective on the parent holding a CommCreate event of the new one (Score-P 8 and later, OTF2
-  3).  Each communicator definition is one stream handle (MPI_COMM_WORLD's and MPI_COMM_SELF's
-  are COMM_WORLD and COMM_SELF, the others numbered from 2 in definition order); a creation is a
-  COMM_DUP where the new communicator has its parent's members in order and the call is a dup,
-  else the COMM_SPLIT that makes exactly its members: colour the handle, key the rank's place in
-  the member list (a rank that got no communicator: UNDEFINED).  So the op-stream needs no new
-  op to declare a communicator by its members.  A DESTROY_HANDLE collective (CommDestroy) frees
-  one.  A communicator used on a rank that no creation gave it is a TraceError; a creation the
-  op-stream cannot express (an intercommunicator, or Comm_create_group, collective over the new
-  members alone) is an OTHER op.
+* communicators are definitions (members, parent; MPI paradigm only), created in the events by a
+  CREATE_HANDLE collective on the parent holding a CommCreate event of the new one (OTF2 3,
+  Score-P 8 on).  Where the archive does not announce creations so (the definition lacks the
+  flag: earlier versions record a creating call with no event, or a collective alone), a rank's
+  creating calls (:data:`CREATING_CALLS`) take the communicators holding it in definition order,
+  each on its parent (a call whose collective names another parent, or one after the rank's
+  last, gives it none).  Each communicator definition is one stream handle (MPI_COMM_WORLD's and
+  MPI_COMM_SELF's are COMM_WORLD and COMM_SELF, the others numbered from 2 in definition order);
+  a creation is a COMM_DUP where the new communicator has its parent's members in order and the
+  call is a dup, else the COMM_SPLIT that makes exactly its members: colour the handle, key the
+  rank's place in the member list (a rank that got no communicator: UNDEFINED).  So the op-stream
+  needs no new op to declare a communicator by its members.  A DESTROY_HANDLE collective
+  (CommDestroy) frees one; a Comm_free without it is LOCAL.  A communicator used on a rank that no
+  creation gave it is a TraceError; a creation the op-stream cannot express (an
+  intercommunicator, or Comm_create_group, collective over the new members alone) is an OTHER op.
 
 Calls translated from no event (Comm_group, Group_*, Op_create, ...) are LOCAL: the definitions
 resolve groups, and reductions replay MPI_SUM.  Calls without an entry (Probe, RMA, I/O,
@@ -67,6 +71,11 @@ SUM = 3
 NO_REQUEST = -1
 #: Calls whose new communicator is a COMM_DUP when it has its parent's members in order.
 DUP_CALLS = frozenset(("MPI_Comm_dup", "MPI_Comm_dup_with_info", "MPI_Comm_idup"))
+#: Calls that create an intracommunicator, read as creations also where recorded without a collective.
+CREATING_CALLS = DUP_CALLS - {"MPI_Comm_idup"} | {
+    name for name, (kind, _) in dumpi_ops.OPS.items()
+    if kind in (Op.COMM_DUP, Op.COMM_SPLIT, Op.COMM_CREATE, Op.CART_CREATE, Op.CART_SUB)} | {
+    "MPI_Comm_split_type", "MPI_Graph_create", "MPI_Dist_graph_create", "MPI_Dist_graph_create_adjacent"}
 
 
 def _otf2() -> tuple:
@@ -142,10 +151,12 @@ class Archive:
             raise TraceError(f"{path} defines no MPI ranks (no MPI locations group): is it a trace of an MPI program?")
         self.world = world
         self.handles, self.own = {}, set()      # communicator -> handle; those of one member each
-        created = COMM_SELF + 1
+        self.unannounced = []                   # communicators created without events, definition order
+        self.world_comm, created = None, COMM_SELF + 1
+        flag = otf2.CommFlag.CREATE_DESTROY_EVENTS.value
         for comm in defs.comms:
             group = getattr(comm, "group", None)
-            if group is None:                   # an intercommunicator: its calls are not translated
+            if group is None or group.paradigm != mpi:   # an intercommunicator, or the measurement's own
                 continue
             if group.group_type == otf2.GroupType.COMM_SELF:
                 self.own.add(comm)
@@ -154,8 +165,12 @@ class Archive:
                 predefined = COMM_WORLD if comm.parent is None and list(group.members) == world else None
             if predefined is not None and predefined not in self.handles.values():
                 self.handles[comm] = predefined
-            else:
-                self.handles[comm], created = created, created + 1
+                if predefined == COMM_WORLD:
+                    self.world_comm = comm
+                continue
+            self.handles[comm], created = created, created + 1
+            if comm.parent is not None and comm not in self.own and not comm.flags.value & flag:
+                self.unannounced.append(comm)
         self.mpi_regions = {region for region in defs.regions
                             if region.paradigm == mpi or region.name.startswith("MPI_")}
         self.collectives = {getattr(otf2.CollectiveOp, name).value: translate
@@ -202,12 +217,13 @@ class Archive:
 class RankEvents:
     """Translates one rank's events into its builder's ops, in call order."""
 
-    __slots__ = ("archive", "rank", "location", "builder", "created", "pending", "irecvs",
+    __slots__ = ("archive", "rank", "location", "builder", "created", "joins", "pending", "irecvs",
                  "name", "start_s", "depth", "events", "last_stop_s")
 
     def __init__(self, archive: Archive, rank: int, location, builder):
         self.archive, self.rank, self.location, self.builder = archive, rank, location, builder
         self.created = {COMM_WORLD, COMM_SELF}  # handles this rank may use
+        self.joins = deque(c for c in archive.unannounced if location in c.group.members)
         self.pending = deque()                  # ops not yet added: [kind, name, gap, call, start, fields, ready]
         self.irecvs = {}                        # request -> deque of the pending IRECVs awaiting their MpiIrecv
         self.name, self.start_s, self.depth, self.events = None, 0.0, 0, []
@@ -234,6 +250,8 @@ class RankEvents:
                 raise TraceError(f"{self.archive.path}: rank {self.rank} calls {name} as a collective of type "
                                  f"{end.collective_op.value}, which this reader does not know")
             kind, fields = translate(self, name, end, events)
+        elif name in CREATING_CALLS:
+            kind, fields = self.create(name, None, events)
         else:
             kind, encode = CALLS.get(name, (Op.OTHER, _nothing))
             fields = encode(self, events)
@@ -268,8 +286,8 @@ class RankEvents:
         """The stream handle of communicator definition ``comm`` (TraceError if this rank has none)."""
         handle = self.archive.handles.get(comm)
         if handle is None or handle not in self.created:
-            raise TraceError(f"{self.archive.path}: rank {self.rank} uses communicator {comm.name!r}, which no "
-                             "event created on it (OTF2 records creations from version 3, Score-P 8)")
+            raise TraceError(f"{self.archive.path}: rank {self.rank} uses communicator {getattr(comm, 'name', comm)!r}, which no "
+                             "call created on it")
         return handle
 
     def on(self, end) -> tuple:
@@ -301,27 +319,40 @@ class RankEvents:
         return [_request(e.request_id) for e in events if type(e).__name__ == "MpiRequestTest"]
 
     def create(self, name: str, end, events) -> tuple:
-        """A communicator creation on the parent ``end`` names: COMM_DUP or the equivalent COMM_SPLIT.
+        """A communicator creation on the parent ``end`` names (None: a call recorded without a
+        collective): COMM_DUP or the equivalent COMM_SPLIT.
 
         An OTHER op where the op-stream cannot express it: an intercommunicator, or a creation over
         the new communicator's members alone (the collective names it, as for Comm_create_group);
         the latter's later calls are read, and replay refuses the creation by name."""
         archive = self.archive
         made = getattr(_event(events, "CommCreate"), "communicator", None)
-        if made is not None and (made not in archive.handles or made is end.communicator):
+        if made is not None and (made not in archive.handles or end is not None and made is end.communicator):
             if made in archive.handles:
                 self.created.add(archive.handles[made])
             return Op.OTHER, _NOTHING
-        parent = self.comm(end.communicator)
+        if made is None:
+            made = self.unannounced(end)
+        parent_def = end.communicator if end is not None else getattr(made, "parent", archive.world_comm)
+        parent = self.comm(parent_def)
         if made is None:
             return Op.COMM_SPLIT, {"comm": parent, "aux": (COMM_NULL, UNDEFINED, 0)}
         handle = archive.handles[made]
         self.created.add(handle)
         members = archive.members(made, self.location)
-        if name in DUP_CALLS and members == archive.members(end.communicator, self.location):
+        if name in DUP_CALLS and members == archive.members(parent_def, self.location):
             return Op.COMM_DUP, {"comm": parent, "aux": (handle,)}
         return Op.COMM_SPLIT, {"comm": parent,
                                "aux": (handle, archive.colour(made, self.rank), members.index(self.location))}
+
+    def unannounced(self, end):
+        """The communicator a creation recorded without a CommCreate gives this rank, where the archive
+        announces none (before OTF2 3): the next one, in definition order, that holds this rank and
+        whose parent is the collective's (when recorded); None if there is none."""
+        joins = self.joins
+        if joins and (end is None or joins[0].parent is end.communicator):
+            return joins.popleft()
+        return None
 
     def destroy(self, name: str, end, events) -> tuple:
         """A communicator freed (CommDestroy's, else the collective's): COMM_FREE."""
@@ -418,8 +449,9 @@ _ENCODERS = {Op.LOCAL: _nothing, Op.INIT: _nothing, Op.WTIME: _nothing,
              Op.SEND: _send, Op.ISEND: _isend, Op.RECV: _recv, Op.IRECV: _irecv, Op.SENDRECV: _sendrecv,
              Op.WAIT: _wait, Op.WAITALL: _waitall, Op.WAITANY: _any, Op.WAITSOME: _some,
              Op.TEST: _test, Op.TESTALL: _testall, Op.TESTANY: _any, Op.TESTSOME: _some}
-#: Calls that only name groups or ops, which the definitions resolve (groups) or the trace lacks (ops).
-_LOCAL_KINDS = frozenset((Op.COMM_GROUP, Op.GROUP_INCL, Op.GROUP_EXCL, Op.GROUP_UNION, Op.GROUP_INTERSECTION,
+#: Calls that only name groups or ops, which the definitions resolve (groups) or the trace lacks (ops),
+#: and a Comm_free recorded without its DESTROY_HANDLE collective (which it frees, the trace does not say).
+_LOCAL_KINDS = frozenset((Op.COMM_FREE, Op.COMM_GROUP, Op.GROUP_INCL, Op.GROUP_EXCL, Op.GROUP_UNION, Op.GROUP_INTERSECTION,
                           Op.GROUP_DIFFERENCE, Op.GROUP_FREE, Op.OP_CREATE, Op.OP_FREE))
 #: Call name -> (op kind, encoder of the events inside it), for calls without an MpiCollectiveEnd.
 CALLS = {
