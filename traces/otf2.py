@@ -10,8 +10,9 @@ are not read.
 
 Calls: every MPI region (paradigm MPI, or a name starting ``MPI_``) a rank enters and leaves is one
 op, named after the region, from its Enter to its Leave event (a call the trace ends in, as Score-P
-may stop measuring inside MPI_Finalize, lasts 0 s); MPI regions nested in one belong to it.  The time between leaving one MPI region and entering the next is compute (the next op's gap;
-user regions count as compute).  Times are ticks over the clock's resolution, counted from the
+may stop measuring inside MPI_Finalize, lasts 0 s); MPI regions nested in one belong to it.  The
+time between leaving one MPI region and entering the next is compute (the next op's gap; user
+regions count as compute).  Times are ticks over the clock's resolution, counted from the
 earliest MPI call of any rank (seconds).  OTF2 has no CPU clock: the CPU gaps are the wall-clock
 ones and the trace says it has no CPU times.
 
@@ -286,8 +287,9 @@ class RankEvents:
         """The stream handle of communicator definition ``comm`` (TraceError if this rank has none)."""
         handle = self.archive.handles.get(comm)
         if handle is None or handle not in self.created:
-            raise TraceError(f"{self.archive.path}: rank {self.rank} uses communicator {getattr(comm, 'name', comm)!r}, which no "
-                             "call created on it")
+            name = getattr(comm, "name", comm)
+            raise TraceError(f"{self.archive.path}: rank {self.rank} uses communicator {name!r}, which no call "
+                             "created on it")
         return handle
 
     def on(self, end) -> tuple:
@@ -451,8 +453,8 @@ _ENCODERS = {Op.LOCAL: _nothing, Op.INIT: _nothing, Op.WTIME: _nothing,
              Op.TEST: _test, Op.TESTALL: _testall, Op.TESTANY: _any, Op.TESTSOME: _some}
 #: Calls that only name groups or ops, which the definitions resolve (groups) or the trace lacks (ops),
 #: and a Comm_free recorded without its DESTROY_HANDLE collective (which it frees, the trace does not say).
-_LOCAL_KINDS = frozenset((Op.COMM_FREE, Op.COMM_GROUP, Op.GROUP_INCL, Op.GROUP_EXCL, Op.GROUP_UNION, Op.GROUP_INTERSECTION,
-                          Op.GROUP_DIFFERENCE, Op.GROUP_FREE, Op.OP_CREATE, Op.OP_FREE))
+_LOCAL_KINDS = frozenset((Op.COMM_FREE, Op.COMM_GROUP, Op.GROUP_INCL, Op.GROUP_EXCL, Op.GROUP_UNION,
+                          Op.GROUP_INTERSECTION, Op.GROUP_DIFFERENCE, Op.GROUP_FREE, Op.OP_CREATE, Op.OP_FREE))
 #: Call name -> (op kind, encoder of the events inside it), for calls without an MpiCollectiveEnd.
 CALLS = {
     **{name: (kind, _ENCODERS[kind]) for name, (kind, _) in dumpi_ops.OPS.items() if kind in _ENCODERS},
