@@ -116,6 +116,52 @@ def test_dp_step_predicts_as_the_model(tmp_path):
     assert replay(trace, job())["predicted_s"] == job().run(model).predicted_s
 
 
+def test_small_set_with_overlap_splits_each_rank_into_two_streams(small):
+    trace = ChakraTrace(small, overlap=True)
+    assert (trace.num_ranks, trace.chakra_ranks) == (2 * RANKS, RANKS)
+    for rank in range(RANKS):
+        member = int(rank in SUBGROUP)
+        assert kinds(trace, 2 * rank) == Counter(INIT=1, COMM_SPLIT=2, SEND=1 + member, RECV=2, LOCAL=1)
+        assert kinds(trace, 2 * rank + 1) == Counter(INIT=1, COMM_SPLIT=2, RECV=1 + member, ALLREDUCE=1, SEND=2,
+                                                     ISEND=1, IRECV=1, WAIT=2, ALLGATHER=member, LOCAL=1)
+    job = MPIJob(network(RANKS), 2 * RANKS, ranks_per_node=2, comm=None)
+    assert replay(trace, job)["predicted_s"] > sum(COMPUTE_S) + AR_B / 1e9
+
+
+def test_dp_step_with_overlap_predicts_as_the_two_stream_model(tmp_path):
+    layers, forward_s, backward_s, grad_B = 3, 1e-3, 2e-3, 4 << 20
+    cw.dp_step(tmp_path / "dp", RANKS, layers, forward_s, backward_s, grad_B)
+
+    def model(mpi):
+        """Even ranks compute and signal each gradient; odd ranks all-reduce it and signal back."""
+        world, partner = mpi.COMM_WORLD, mpi.rank ^ 1
+        communicates = mpi.rank % 2 == 1
+        grads = world.split(0 if communicates else UNDEFINED, mpi.rank // 2)
+        for layer in range(layers):
+            if communicates:
+                world.recv(partner, layer)
+                grads.allreduce(None, SUM, grad_B)
+                world.send(None, partner, layers + layer, 0)
+            else:
+                mpi.sleep(backward_s + (layers * forward_s if layer == 0 else 0.0))
+                world.send(None, partner, layer, 0)
+        if not communicates:
+            for layer in range(layers):
+                world.recv(partner, layers + layer)
+
+    def job():
+        return MPIJob(network(RANKS), 2 * RANKS, ranks_per_node=2, comm=None)
+
+    overlapped = replay(ChakraTrace(tmp_path / "dp", overlap=True), job())["predicted_s"]
+    assert overlapped == job().run(model).predicted_s
+    blocking = replay(ChakraTrace(tmp_path / "dp"), MPIJob(network(RANKS), RANKS, comm=None))["predicted_s"]
+    compute_s = layers * (forward_s + backward_s)
+    allreduce_s = (blocking - compute_s) / layers
+    assert allreduce_s > backward_s         # so the all-reduces queue: the first starts after one backward pass
+    # plus the start-up split of the communication ranks' communicator and two 1 us signals: a few us
+    assert overlapped == pytest.approx(layers * forward_s + backward_s + layers * allreduce_s, abs=10e-6)
+
+
 def one_line_error(path, match):
     with pytest.raises(TraceError, match=match) as info:
         ChakraTrace(path)

@@ -33,9 +33,22 @@ first among the ready nodes, so the recorded issue order wherever the dependenci
   traffic is not modelled).
 
 Collectives run blocking: the op-stream form has no nonblocking collective kinds (nor has the
-simulated MPI nonblocking collectives other than Ibarrier), so a collective that nothing waits for
-does not overlap the compute after it; the rank computes again only once it completed, which makes
-the prediction an upper bound for traces whose collectives overlap compute (docs/chakra.md).
+simulated MPI nonblocking collectives other than Ibarrier), so on one stream per rank a collective
+that nothing waits for does not overlap the compute after it; the rank computes again only once it
+completed, which makes the prediction an upper bound for traces whose collectives overlap compute.
+
+Overlap (``ChakraTrace(path, overlap=True)``).  Each Chakra rank r becomes two op-stream ranks, as
+a GPU runs kernels and NCCL's communication side by side: rank 2r runs the compute nodes and rank
+2r+1 the communication nodes, each in the one topological order.  A node that waits for a node of
+the other stream first receives a 0-byte message (``SIGNAL_WAIT``, tag: that node's place in the
+order) which the other stream sends (``SIGNAL``) once that node is done: after its compute, after
+its collective, after its receive completed (a receive the compute stream waits for is completed
+right after it is posted), right after its send.  The communication ranks communicate among
+themselves through a communicator split off the world (colour 0, key r; handle 2), in which their
+ranks are the Chakra ranks; process groups are split off the world likewise, the compute ranks
+taking part with UNDEFINED.  Both streams of a rank belong on one node (``ranks_per_node`` even,
+linear mapping).  Both streams follow one topological order, so every signal waited for is sent
+before the waiter could need anything from it, and the streams cannot deadlock each other.
 
 Process groups.  A PyTorch trace declares its process groups in a ``METADATA_NODE`` named
 ``...process_group:init...`` whose ``inputs.values`` holds the JSON list of groups (``pg_name``,
@@ -48,7 +61,7 @@ prediction, as creating the groups was part of the traced program.
 
 Ops: an INIT op (call ``TRACE_START``) first, a LOCAL op (``TRACE_END``) last carrying the compute
 after the last communication; calls are named by Chakra's types (``ALL_REDUCE``, ``SEND``,
-``RECV``, ``WAIT``, ``WAITALL``, ``COMM_SPLIT``).  ``start_s`` is the op's time on the rank's
+``RECV``, ``WAIT``, ``WAITALL``, ``COMM_SPLIT``, and with overlap ``SIGNAL``, ``SIGNAL_WAIT``).  ``start_s`` is the op's time on the rank's
 compute-only clock (the trace records no communication time), from which :meth:`span` is taken.
 
 Bad input is one line (TraceError): a file that is not a Chakra ET, a missing rank file, an
@@ -68,7 +81,7 @@ import re
 import zlib
 
 from ppt.errors import TraceError
-from ppt.traces.opstream import COMM_SELF, COMM_WORLD, UNDEFINED, MemoryTrace, Op
+from ppt.traces.opstream import COMM_SELF, COMM_WORLD, PROC_NULL, UNDEFINED, MemoryTrace, Op
 from ppt.traces.synthetic import SUM
 
 #: A rank's file name: ``<prefix>.<rank>.et``.
@@ -212,14 +225,20 @@ def process_groups(nodes, where: str) -> dict:
 # -- the trace ---------------------------------------------------------------------------------
 class ChakraTrace(MemoryTrace):
     """The Chakra ET set at ``path`` (a rank's file, their folder or their prefix) as op streams,
-    translated as the module docstring says when opened."""
+    translated as the module docstring says when opened.
 
-    def __init__(self, path):
+    ``overlap``: give each Chakra rank r two op-stream ranks, 2r running its compute nodes and 2r+1
+    its communication nodes, so communication overlaps the compute that does not wait for it (see
+    *Overlap* in the module docstring); ``chakra_ranks`` is the number of Chakra ranks either way.
+    """
+
+    def __init__(self, path, overlap: bool = False):
         pb = schema()
         self.files = rank_files(path)
         ranks = [read_file(name, pb) for name in self.files]
         self._name = RANK_FILE.match(os.path.basename(self.files[0]))["prefix"]
-        super().__init__(self._name, len(self.files), cpu_times=False)
+        self.chakra_ranks = len(self.files)
+        super().__init__(self._name, (1 + overlap) * self.chakra_ranks, cpu_times=False)
         self.meta_path = os.fspath(path)        # results name the path given
         groups = {}
         for name, (_, nodes) in zip(self.files, ranks):
@@ -227,43 +246,73 @@ class ChakraTrace(MemoryTrace):
                 if groups.setdefault(pg, members) != members:
                     raise TraceError(f"{name} declares process group {pg!r} with ranks {members}, another rank's "
                                      f"file with {groups[pg]}")
-        self.comms = self._communicators(groups, [nodes for _, nodes in ranks], pb)
+        world = COMM_SELF + 1 if overlap else COMM_WORLD      # the communicator of all communication streams
+        self.comms = self._communicators(groups, [nodes for _, nodes in ranks], pb, world)
+        splits = [(world, None)] * overlap + sorted((h, m) for h, m in self.comms.values() if m is not None)
         for rank, (name, (_, nodes)) in enumerate(zip(self.files, ranks)):
-            RankGraph(rank, name, nodes, pb, self.comms, self.num_ranks).emit(self.builder(rank))
+            if overlap:
+                compute = Stream(self.builder(2 * rank), 2 * rank + 1)
+                comm = Stream(self.builder(2 * rank + 1), 2 * rank)
+            else:
+                compute = comm = Stream(self.builder(rank))
+            RankGraph(rank, name, nodes, pb, self.comms, self.chakra_ranks, world).emit(compute, comm, splits)
 
     @property
     def name(self) -> str:
         return self._name
 
-    def _communicators(self, groups: dict, graphs, pb) -> dict:
+    def _communicators(self, groups: dict, graphs, pb, world: int) -> dict:
         """``{pg_name: (handle, member ranks or None)}`` of the groups collectives name; the world's
-        (every rank, in order) is COMM_WORLD, the others are numbered after COMM_SELF in ``pg_name`` order."""
+        (every rank, in order) is ``world``, the others are numbered after it in ``pg_name`` order."""
         used = {attributes(node).get("pg_name") for nodes in graphs for node in nodes
                 if node.type == pb.COMM_COLL_NODE} - {None, ""}
         undeclared = sorted(used - set(groups))
         if undeclared:
             raise TraceError(f"the Chakra trace's collectives name process group {undeclared[0]!r}, which no "
                              f"{PROCESS_GROUP_INIT} metadata node declares")
-        world = list(range(self.num_ranks))
-        comms, handle = {}, COMM_SELF + 1
+        everyone = list(range(self.chakra_ranks))
+        comms, handle = {}, max(world, COMM_SELF) + 1
         for pg in sorted(used):
             members = groups[pg]
-            bad = [r for r in members or () if not 0 <= r < self.num_ranks]
+            bad = [r for r in members or () if not 0 <= r < self.chakra_ranks]
             if bad:
-                raise TraceError(f"process group {pg!r} names rank {bad[0]}, but the trace has {self.num_ranks}")
-            if members is None or members == world:
-                comms[pg] = (COMM_WORLD, None)
+                raise TraceError(f"process group {pg!r} names rank {bad[0]}, but the trace has {self.chakra_ranks}")
+            if members is None or members == everyone:
+                comms[pg] = (world, None)
             else:
                 comms[pg] = (handle, members)
                 handle += 1
         return comms
 
 
+class Stream:
+    """One op stream being written: its ``builder``, ``partner`` (the world rank of the other stream of
+    the same Chakra rank, which signals go to and come from) and ``gap``, the compute before its next
+    op, s."""
+
+    __slots__ = ("builder", "partner", "gap")
+
+    def __init__(self, builder, partner: int = PROC_NULL):
+        self.builder, self.partner, self.gap = builder, partner, 0.0
+
+    def add(self, kind: int, call: str, t: float, **fields) -> None:
+        """Append an op issued at ``t`` on the compute-only clock (s), after the gap so far."""
+        self.builder.add(kind, call, gap_wall_s=self.gap, start_s=t, **fields)
+        self.gap = 0.0
+
+
+def _deps(node) -> set:
+    """The ids of the nodes ``node`` waits for (data and control dependencies alike)."""
+    return set(node.data_deps) | set(node.ctrl_deps)
+
+
 class RankGraph:
     """One rank's nodes (``nodes``, from file ``where``) and the ops their topological order makes."""
 
-    def __init__(self, rank: int, where: str, nodes, pb, comms: dict, num_ranks: int):
+    def __init__(self, rank: int, where: str, nodes, pb, comms: dict, num_ranks: int, world: int):
         self.rank, self.where, self.pb, self.comms, self.num_ranks = rank, where, pb, comms, num_ranks
+        self.world = world                      # handle of the communicator of all Chakra ranks
+        self.communication = (pb.COMM_COLL_NODE, pb.COMM_SEND_NODE, pb.COMM_RECV_NODE)
         self.nodes = {}
         for node in nodes:
             if node.id in self.nodes:
@@ -274,7 +323,7 @@ class RankGraph:
         """The nodes in topological order, the lowest id first among those ready."""
         waiting, dependents = {}, {}
         for node in self.nodes.values():
-            deps = set(node.data_deps) | set(node.ctrl_deps)
+            deps = _deps(node)
             for dep in deps:
                 if dep not in self.nodes:
                     raise TraceError(f"{self.where}: node {node.id} ({node.name}) depends on node {dep}, which the "
@@ -302,61 +351,79 @@ class RankGraph:
         while nid not in seen:
             seen.append(nid)
             node = self.nodes[nid]
-            nid = min(d for d in set(node.data_deps) | set(node.ctrl_deps) if waiting[d])
+            nid = min(d for d in _deps(node) if waiting[d])
         return seen[seen.index(nid):] + [nid]
 
-    def emit(self, builder) -> None:
-        """Add the rank's ops to ``builder`` (see the module docstring)."""
-        pb, t = self.pb, 0.0
-        gap, receiving, sending = 0.0, {}, []     # request of each receive in flight (by node id); of sends
-        builder.add(Op.INIT, "TRACE_START")
-        for pg, (handle, members) in sorted(self.comms.items()):
-            if members is not None:
-                member = self.rank in members
-                builder.add(Op.COMM_SPLIT, "COMM_SPLIT", comm=COMM_WORLD,
-                            aux=(handle, 0 if member else UNDEFINED, members.index(self.rank) if member else 0))
-        for node in self.order():
-            done = [receiving.pop(d) for d in sorted(set(node.data_deps) | set(node.ctrl_deps)) if d in receiving]
+    def emit(self, compute: "Stream", comm: "Stream", splits) -> None:
+        """Write the rank's ops: compute nodes to ``compute``, communication nodes to ``comm`` (the same
+        stream, or the rank's communication stream beside it); ``splits``: ``(handle, members or None
+        for every rank)`` of the communicators to create first, in order (see the module docstring)."""
+        pb = self.pb
+        streams = (compute,) if comm is compute else (compute, comm)
+        for stream in streams:
+            stream.add(Op.INIT, "TRACE_START", 0.0)
+        for handle, members in splits:
+            for stream in streams:
+                member = stream is comm and (members is None or self.rank in members)
+                key = self.rank if members is None else members.index(self.rank) if member else 0
+                stream.add(Op.COMM_SPLIT, "COMM_SPLIT", 0.0, comm=COMM_WORLD, aux=(handle, 0 if member else UNDEFINED,
+                                                                                  key))
+        order = self.order()
+        place = {node.id: i for i, node in enumerate(order)}
+        stream_of = {node.id: comm if node.type in self.communication else compute for node in order}
+        signalled = {dep for node in order for dep in _deps(node) if stream_of[dep] is not stream_of[node.id]}
+        received = set()                        # signalled nodes the other stream has waited for
+        receiving, sending, t = {}, [], 0.0     # request of each receive in flight (by node id); of sends; s
+        for node in order:
+            stream = stream_of[node.id]
+            deps = sorted(_deps(node), key=place.__getitem__)
+            done = [receiving.pop(d) for d in deps if d in receiving]
             if done:
-                self._complete(builder, done, gap, t)
-                gap = 0.0
+                self._complete(stream, done, t)
+            for dep in deps:
+                if stream_of[dep] is not stream and dep not in received:
+                    stream.add(Op.RECV, "SIGNAL_WAIT", t, peer=stream.partner, tag=place[dep])
+                    received.add(dep)
             attrs = attributes(node)
             if node.type == pb.COMP_NODE:
                 if not attrs.get("is_cpu_op", False):
-                    gap += node.duration_micros * MICROSECOND_S
+                    stream.gap += node.duration_micros * MICROSECOND_S
                     t += node.duration_micros * MICROSECOND_S
             elif node.type == pb.COMM_COLL_NODE:
-                builder.add(**self._collective(node, attrs), gap_wall_s=gap, start_s=t)
-                gap = 0.0
+                stream.add(**self._collective(node, attrs), t=t)
             elif node.type in (pb.COMM_SEND_NODE, pb.COMM_RECV_NODE):
                 send = node.type == pb.COMM_SEND_NODE
                 peer = self._int(node, attrs, "comm_dst" if send else "comm_src")
                 if not 0 <= peer < self.num_ranks:
                     raise TraceError(f"{self.where}: node {node.id} ({node.name}) names rank {peer}, outside the "
                                      f"trace's {self.num_ranks}")
-                request = builder.ops           # the op's place in the stream: unique
-                builder.add(Op.ISEND if send else Op.IRECV, "SEND" if send else "RECV", gap_wall_s=gap, start_s=t,
-                            peer=peer, tag=int(attrs.get("comm_tag", 0)), nbytes=self._int(node, attrs, "comm_size"),
-                            request=request)
+                request = stream.builder.ops    # the op's place in the stream: unique
+                stream.add(Op.ISEND if send else Op.IRECV, "SEND" if send else "RECV", t, comm=self.world,
+                           peer=peer, tag=int(attrs.get("comm_tag", 0)), nbytes=self._int(node, attrs, "comm_size"),
+                           request=request)
                 if send:
                     sending.append(request)
+                elif node.id in signalled:      # the other stream waits for it: complete it now
+                    self._complete(stream, [request], t)
                 else:
                     receiving[node.id] = request
-                gap = 0.0
             elif node.type not in (pb.METADATA_NODE, pb.MEM_LOAD_NODE, pb.MEM_STORE_NODE):
                 raise TraceError(f"{self.where}: node {node.id} ({node.name}) has node type {node.type}, which "
                                  "the Chakra schema read does not define")
+            if node.id in signalled:
+                stream.add(Op.SEND, "SIGNAL", t, peer=stream.partner, tag=place[node.id])
         if receiving or sending:
-            self._complete(builder, sorted([*receiving.values(), *sending]), gap, t)
-            gap = 0.0
-        builder.add(Op.LOCAL, "TRACE_END", gap_wall_s=gap, start_s=t)
+            self._complete(comm, sorted([*receiving.values(), *sending]), t)
+        for stream in streams:
+            stream.add(Op.LOCAL, "TRACE_END", t)
 
-    def _complete(self, builder, requests: list, gap: float, t: float) -> None:
+    @staticmethod
+    def _complete(stream: "Stream", requests: list, t: float) -> None:
         """Complete the in-flight transfers ``requests``: one WAIT, or a WAITALL of several."""
         if len(requests) == 1:
-            builder.add(Op.WAIT, "WAIT", gap_wall_s=gap, start_s=t, request=requests[0])
+            stream.add(Op.WAIT, "WAIT", t, request=requests[0])
         else:
-            builder.add(Op.WAITALL, "WAITALL", gap_wall_s=gap, start_s=t, aux=requests)
+            stream.add(Op.WAITALL, "WAITALL", t, aux=requests)
 
     def _int(self, node, attrs: dict, name: str) -> int:
         """Attribute ``name`` of ``node``, an integer >= 0."""
@@ -379,7 +446,7 @@ class RankGraph:
             known = ", ".join(COLLECTIVES)
             raise TraceError(f"{self.where}: node {node.id} ({node.name}) is a collective of type "
                              f"{name or code!r}, not one read ({known})")
-        comm, members = self.comms.get(attrs.get("pg_name") or "", (COMM_WORLD, None))
+        comm, members = self.comms.get(attrs.get("pg_name") or "", (self.world, None))
         if members is not None and self.rank not in members:
             raise TraceError(f"{self.where}: node {node.id} ({node.name}) is a collective of process group "
                              f"{attrs['pg_name']!r}, whose ranks {members} do not include this rank ({self.rank})")
