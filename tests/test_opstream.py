@@ -178,13 +178,15 @@ def test_a_rank_file_whose_ops_disagree_with_the_meta_file_is_one_line(capsys, t
     assert_one_line(capsys, folder, "rank-0000.npz", "2 ops", "says 3")
 
 
-def test_an_op_whose_aux_lies_outside_the_array_is_one_line(capsys, tmp_path):
+@pytest.mark.parametrize("field, value, words", [("aux_len", 5, ("aux values lie outside",)),
+                                                 ("kind", 99, ("kind 99",)), ("call", 7, ("call table",))])
+def test_an_op_outside_its_arrays_or_kinds_is_one_line(capsys, tmp_path, field, value, words):
     folder = _small(tmp_path)
     with np.load(folder / "rank-0000.npz") as z:
         ops, aux, calls = z["ops"].copy(), z["aux"], z["calls"]
-    ops["aux_len"][1] = 5
+    ops[field][1] = value
     np.savez(folder / "rank-0000.npz", ops=ops, aux=aux, calls=calls)
-    assert_one_line(capsys, folder, "rank-0000.npz", "aux")
+    assert_one_line(capsys, folder, "rank-0000.npz", *words)
 
 
 @pytest.mark.parametrize("change, words", [

@@ -495,8 +495,9 @@ class SavedTrace(OpTrace):
         if len(ops):
             kinds, call = ops["kind"], ops["call"]
             start, length = ops["aux_start"], ops["aux_len"]
-            if kinds.min() < 0 or kinds.max() > max(Op):
-                raise self._damaged(rank, f"an op of kind {int(kinds.max() if kinds.max() > max(Op) else kinds.min())}")
+            unknown = kinds[(kinds < 0) | (kinds > max(Op))]
+            if len(unknown):
+                raise self._damaged(rank, f"an op has kind {int(unknown[0])}, which this version does not define")
             if call.min() < 0 or call.max() >= len(calls):
                 raise self._damaged(rank, "an op names a call outside its call table")
             if length.min() < 0 or start.min() < 0 or (start + length).max() > len(aux):
