@@ -208,6 +208,32 @@ def test_collectives_undo_scorep_byte_counts_and_predict_as_the_model(tmp_path):
     assert got["predicted_s"] == job().run(collectives_model).predicted_s
 
 
+#: Bytes each rank gets from a Scatterv and a Reduce_scatter (Score-P records only each rank's own).
+PARTS = [1000, 3000, 0, 6000]
+
+
+def test_v_collectives_gather_their_split_from_the_receivers(tmp_path):
+    rec = Recording(tmp_path / "v")
+    for rank in range(RANKS):
+        sent = sum(PARTS) if rank == ROOT else 0
+        rec.collective(rank, "MPI_Scatterv", gap(rank, 0), CollectiveOp.SCATTERV, rec.world, ROOT, sent, PARTS[rank])
+        rec.collective(rank, "MPI_Reduce_scatter", gap(rank, 1), CollectiveOp.REDUCE_SCATTER, rec.world, NO_ROOT,
+                       sum(PARTS), RANKS * PARTS[rank])
+    rec.close()
+
+    def model(mpi):
+        w = mpi.COMM_WORLD
+        mpi.sleep(seconds(gap(mpi.rank, 0)))
+        w.scatterv(None, ROOT, PARTS if w.rank == ROOT else None)
+        mpi.sleep(seconds(gap(mpi.rank, 1)))
+        w.reduce_scatter(None, SUM, PARTS)
+
+    trace = read(tmp_path / "v")
+    splits = {rank: [list(chunk.aux_list()) for chunk in trace.stream(rank)] for rank in range(RANKS)}
+    assert splits[ROOT] == [PARTS * 2] and splits[0] == [PARTS]
+    assert replay(trace, job())["predicted_s"] == job().run(model).predicted_s
+
+
 # -- communicators: split, dup, free -------------------------------------------------------------------
 SUB_B = 1 << 16
 #: Odd and even world ranks split, each half ordered by descending world rank.

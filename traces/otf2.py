@@ -28,7 +28,10 @@ The events inside a call resolve its op (the kind comes from the call's name, as
 * collectives: MpiCollectiveEnd's type, communicator and root, and the bytes the rank sent and
   received, which Score-P counts per call as the table in :data:`COLLECTIVES` undoes (``n`` ranks
   in the communicator, ``i`` this rank's rank in it).  The reduction op is not recorded: every
-  reduction replays MPI_SUM.  An unknown collective type is a TraceError;
+  reduction replays MPI_SUM.  The split of a Scatterv or Reduce_scatter over the ranks, which
+  only the receivers record, is gathered from the matching call on every member (the k-th
+  collective a rank calls on a communicator matches every member's k-th); Alltoallv/w record
+  only totals, spread evenly.  An unknown collective type is a TraceError;
 * communicators are definitions (members, parent; MPI paradigm only), created in the events by a
   CREATE_HANDLE collective on the parent holding a CommCreate event of the new one (OTF2 3,
   Score-P 8 on).  Where the archive does not announce creations so (the definition lacks the
@@ -176,6 +179,7 @@ class Archive:
                             if region.paradigm == mpi or region.name.startswith("MPI_")}
         self.collectives = {getattr(otf2.CollectiveOp, name).value: translate
                             for name, translate in COLLECTIVES.items()}
+        self.splits = {}                        # (communicator, collective number) -> Split being gathered
 
     def members(self, comm, location) -> list:
         """The locations of ``comm`` in rank order, as ``location`` sees it (a COMM_SELF group: itself)."""
@@ -210,16 +214,41 @@ class Archive:
                         events.leave(time_s)
             elif events.depth:
                 events.events.append(event)
+        for split in self.splits.values():      # a member recorded no end (a damaged trace): 0 bytes to it
+            split.release()
         for events in ranks.values():
             events.finish()
         return trace
+
+
+class Split:
+    """The bytes each rank of one v-collective gets, which only the receivers record: filled in as its
+    members' calls are read; the ops waiting for it (``waiting``: (RankEvents, op entry)) are added
+    once every member's part is in."""
+
+    __slots__ = ("parts", "missing", "waiting")
+
+    def __init__(self, num_ranks: int):
+        self.parts, self.missing, self.waiting = [0] * num_ranks, num_ranks, []
+
+    def add(self, rank: int, nbytes: int) -> None:
+        self.parts[rank] = nbytes
+        self.missing -= 1
+        if not self.missing:
+            self.release()
+
+    def release(self) -> None:
+        for events, entry in self.waiting:
+            entry[5]["aux"], entry[-1] = list(self.parts), True
+            events.flush()
+        self.waiting.clear()
 
 
 class RankEvents:
     """Translates one rank's events into its builder's ops, in call order."""
 
     __slots__ = ("archive", "rank", "location", "builder", "created", "joins", "pending", "irecvs",
-                 "name", "start_s", "depth", "events", "last_stop_s")
+                 "name", "start_s", "depth", "events", "last_stop_s", "collectives", "instance")
 
     def __init__(self, archive: Archive, rank: int, location, builder):
         self.archive, self.rank, self.location, self.builder = archive, rank, location, builder
@@ -229,6 +258,8 @@ class RankEvents:
         self.irecvs = {}                        # request -> deque of the pending IRECVs awaiting their MpiIrecv
         self.name, self.start_s, self.depth, self.events = None, 0.0, 0, []
         self.last_stop_s = 0.0
+        self.collectives = {}                   # communicator -> collectives this rank called on it
+        self.instance = None                    # (communicator, number) of the collective being read
 
     # -- calls ----------------------------------------------------------------------------
     def enter(self, name: str, time_s: float) -> None:
@@ -250,6 +281,9 @@ class RankEvents:
             if translate is None:
                 raise TraceError(f"{self.archive.path}: rank {self.rank} calls {name} as a collective of type "
                                  f"{end.collective_op.value}, which this reader does not know")
+            comm = end.communicator
+            number = self.collectives[comm] = self.collectives.get(comm, 0) + 1
+            self.instance = (comm, number)
             kind, fields = translate(self, name, end, events)
         elif name in CREATING_CALLS:
             kind, fields = self.create(name, None, events)
@@ -261,8 +295,15 @@ class RankEvents:
         if kind == Op.IRECV:
             entry[-1] = False
             self.irecvs.setdefault(fields["request"], deque()).append(entry)
+        split = fields.get("aux")
+        if isinstance(split, Split):
+            if split.missing:
+                entry[-1] = False
+                split.waiting.append((self, entry))
+            else:
+                fields["aux"] = list(split.parts)
         self.pending.append(entry)
-        self._flush()
+        self.flush()
 
     def finish(self) -> None:
         """Add the ops still pending: a call the trace ends in (MPI_Finalize, where the measurement
@@ -274,9 +315,10 @@ class RankEvents:
             for entry in waiting:
                 entry[5]["peer"], entry[-1] = PROC_NULL, True
         self.irecvs.clear()
-        self._flush()
+        self.flush()
 
-    def _flush(self) -> None:
+    def flush(self) -> None:
+        """Add the pending ops up to the first still waiting for a later event."""
         pending, add = self.pending, self.builder.add
         while pending and pending[0][-1]:
             kind, name, gap, call_s, start_s, fields, _ = pending.popleft()
@@ -291,6 +333,17 @@ class RankEvents:
             raise TraceError(f"{self.archive.path}: rank {self.rank} uses communicator {name!r}, which no call "
                              "created on it")
         return handle
+
+    def split(self, num_ranks: int, rank: int, nbytes: int) -> Split:
+        """The Split of the collective being read, with this rank's part (``rank`` of ``num_ranks``) in."""
+        splits = self.archive.splits
+        split = splits.get(self.instance)
+        if split is None:
+            split = splits[self.instance] = Split(num_ranks)
+        split.add(rank, nbytes)
+        if not split.missing:
+            del splits[self.instance]
+        return split
 
     def on(self, end) -> tuple:
         """(handle, size, this rank's rank) of a collective's communicator."""
@@ -523,10 +576,10 @@ def _scatter(r, end):
 
 
 def _scatterv(r, end):
-    """Scatterv: the root sends the sum; its split over the ranks is not recorded (spread evenly)."""
+    """Scatterv: the root sends the sum, each rank receives its part (the split, at the root)."""
     comm, n, i = r.on(end)
-    root = _root(end)
-    return {"comm": comm, "root": root, "aux": _spread(end.size_sent, n) if i == root else ()}
+    root, split = _root(end), r.split(n, i, end.size_received)
+    return {"comm": comm, "root": root, "aux": split if i == root else ()}
 
 
 def _all_to_all(r, end):
@@ -542,10 +595,9 @@ def _alltoallv(r, end):
 
 
 def _reduce_scatter(r, end):
-    """Reduce_scatter(_block): every rank sends the whole vector; the parts each rank gets are not
-    recorded (spread evenly: exact for the block form)."""
-    comm, n, _ = r.on(end)
-    return {"comm": comm, "op": SUM, "aux": _spread(end.size_sent, n)}
+    """Reduce_scatter(_block): every rank sends the whole vector and receives n x its part (the split)."""
+    comm, n, i = r.on(end)
+    return {"comm": comm, "op": SUM, "aux": r.split(n, i, end.size_received // n)}
 
 
 def _moving(kind: Op, encode):
