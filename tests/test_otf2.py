@@ -15,7 +15,7 @@ from ppt.cli.main import main                                        # noqa: E40
 from ppt.errors import TraceError                                    # noqa: E402
 from ppt.mpi import SUM, UNDEFINED, MPIJob                           # noqa: E402
 from ppt.traces.formats import format_of, open_trace                 # noqa: E402
-from ppt.traces.opstream import KIND, Op                             # noqa: E402
+from ppt.traces.opstream import KIND, Op, load, save                 # noqa: E402
 from ppt.traces.otf2 import Otf2Trace, read                          # noqa: E402
 from ppt.traces.replay import replay                                 # noqa: E402
 
@@ -371,6 +371,14 @@ def test_nonblocking_exchange_resolves_irecvs_at_their_completion(tmp_path):
     expected = job().run(nonblocking_model)
     assert got["predicted_s"] == expected.predicted_s
     assert got["calls"] == expected.calls | {"MPI_Init": 4, "MPI_Finalize": 4}
+
+
+def test_saved_as_an_op_stream_folder_it_replays_alike(tmp_path):
+    nonblocking(tmp_path / "ring")
+    trace = read(tmp_path / "ring")
+    saved = load(save(trace, tmp_path / "saved"))
+    assert saved.calls() == trace.calls() and saved.compute_gaps() == trace.compute_gaps()
+    assert replay(saved, job())["predicted_s"] == replay(trace, job())["predicted_s"]
 
 
 def test_an_irecv_never_completed_receives_from_proc_null(tmp_path):
