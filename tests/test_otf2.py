@@ -381,13 +381,21 @@ def test_saved_as_an_op_stream_folder_it_replays_alike(tmp_path):
     assert replay(saved, job())["predicted_s"] == replay(trace, job())["predicted_s"]
 
 
-def test_an_irecv_never_completed_receives_from_proc_null(tmp_path):
+def test_an_irecv_never_completed_or_cancelled_receives_from_proc_null(tmp_path):
     rec = Recording(tmp_path / "t")
     rec.call(0, "MPI_Irecv", US, ("mpi_irecv_request", 5))
     rec.call(0, "MPI_Barrier", US)                  # no collective events: an OTHER op after it
+    rec.call(1, "MPI_Irecv", US, ("mpi_irecv_request", 6))
+    rec.call(1, "MPI_Cancel", US)
+    rec.call(1, "MPI_Wait", 40 * US, ("mpi_request_cancelled", 6))
     rec.close()
-    ops = [op for chunk in read(tmp_path / "t").stream(0) for op in chunk.rows()]
-    assert [(Op(op[KIND]).name, op[3]) for op in ops[1:3]] == [("IRECV", -1), ("OTHER", -1)]
+    trace = read(tmp_path / "t")
+    ops = {rank: [(Op(op[KIND]).name, op[3], op[14]) for chunk in trace.stream(rank) for op in chunk.rows()][1:-1]
+           for rank in (0, 1)}
+    assert ops == {0: [("IRECV", -1, 5), ("OTHER", -1, 0)], 1: [("IRECV", -1, 6), ("LOCAL", -1, 0), ("WAIT", -1, 6)]}
+    # rank 1's wait completes at once: it finishes after its gaps alone
+    finish = replay(trace, job(), skip_unsupported=True)["per_rank"][1]["finish_s"]
+    assert finish == seconds(US + US + 40 * US)
 
 
 def test_a_creation_over_the_new_members_alone_is_read_and_refused_by_name(tmp_path):

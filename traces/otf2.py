@@ -351,24 +351,30 @@ class RankEvents:
         return self.comm(end.communicator), len(members), members.index(self.location)
 
     def completed(self, events) -> list:
-        """The requests ``events`` complete, in order; an MpiIrecv resolves the IRECV it completes."""
+        """The requests ``events`` complete, in order; an MpiIrecv resolves the IRECV it completes, an
+        MpiRequestCancelled makes the IRECV it completes a receive from PROC_NULL."""
         done = []
         for event in events:
             kind = type(event).__name__
             if kind == "MpiIsendComplete":
                 done.append(_request(event.request_id))
             elif kind == "MpiIrecv":
-                request = _request(event.request_id)
-                waiting = self.irecvs.get(request)
-                if waiting:
-                    entry = waiting.popleft()
-                    if not waiting:
-                        del self.irecvs[request]
-                    entry[5].update(comm=self.comm(event.communicator), peer=event.sender, tag=event.msg_tag,
-                                    nbytes=event.msg_length)
-                    entry[-1] = True
-                done.append(request)
+                done.append(self._received(_request(event.request_id), comm=self.comm(event.communicator),
+                                           peer=event.sender, tag=event.msg_tag, nbytes=event.msg_length))
+            elif kind == "MpiRequestCancelled":
+                done.append(self._received(_request(event.request_id), peer=PROC_NULL))
         return done
+
+    def _received(self, request: int, **fields) -> int:
+        """Fill in the oldest IRECV waiting under ``request`` (if any) with ``fields``; returns ``request``."""
+        waiting = self.irecvs.get(request)
+        if waiting:
+            entry = waiting.popleft()
+            if not waiting:
+                del self.irecvs[request]
+            entry[5].update(fields)
+            entry[-1] = True
+        return request
 
     def tested(self, events) -> list:
         return [_request(e.request_id) for e in events if type(e).__name__ == "MpiRequestTest"]
@@ -509,9 +515,11 @@ _ENCODERS = {Op.LOCAL: _nothing, Op.INIT: _nothing, Op.WTIME: _nothing,
 _LOCAL_KINDS = frozenset((Op.COMM_FREE, Op.COMM_GROUP, Op.GROUP_INCL, Op.GROUP_EXCL, Op.GROUP_UNION,
                           Op.GROUP_INTERSECTION, Op.GROUP_DIFFERENCE, Op.GROUP_FREE, Op.OP_CREATE, Op.OP_FREE))
 #: Call name -> (op kind, encoder of the events inside it), for calls without an MpiCollectiveEnd.
+#: MPI_Cancel moves nothing: the Irecv it cancels receives from PROC_NULL.
 CALLS = {
     **{name: (kind, _ENCODERS[kind]) for name, (kind, _) in dumpi_ops.OPS.items() if kind in _ENCODERS},
     **{name: (Op.LOCAL, _nothing) for name, (kind, _) in dumpi_ops.OPS.items() if kind in _LOCAL_KINDS},
+    "MPI_Cancel": (Op.LOCAL, _nothing),
 }
 
 
