@@ -13,8 +13,9 @@ from otf2.enums import CollectiveOp, CommFlag, GroupType, Paradigm   # noqa: E40
 
 from ppt.cli.main import main                                        # noqa: E402
 from ppt.errors import TraceError                                    # noqa: E402
-from ppt.mpi import SUM, UNDEFINED, MPIJob                           # noqa: E402
+from ppt.mpi import PROC_NULL, SUM, UNDEFINED, MPIJob                # noqa: E402
 from ppt.traces.formats import format_of, open_trace                 # noqa: E402
+from ppt.traces import opstream                                     # noqa: E402
 from ppt.traces.opstream import KIND, Op, load, save                 # noqa: E402
 from ppt.traces.otf2 import Otf2Trace, read                          # noqa: E402
 from ppt.traces.replay import replay                                 # noqa: E402
@@ -128,7 +129,7 @@ def p2p_model(mpi):
         peer = 5 - rank
         sleep(seconds(GAPS[rank - 1])); w.sendrecv(None, peer, TAG, peer, TAG, BIG_B)
         if rank == 2:
-            sleep(seconds(GAPS[0])); w.send(None, -1, 0, 0)
+            sleep(seconds(GAPS[0])); w.send(None, PROC_NULL, 0, 0)
     sleep(seconds(GAPS[2]))
 
 
@@ -201,7 +202,7 @@ def test_collectives_undo_scorep_byte_counts_and_predict_as_the_model(tmp_path):
     trace = read(tmp_path / "coll" / "traces.otf2")
     assert trace.calls() == Counter({name: RANKS for name, _, _ in COLLECTIVES}, MPI_Init=4, MPI_Finalize=4)
     for chunk in trace.stream(3):
-        sizes = {chunk.calls[op[1]]: op[13] for op in chunk.rows()}
+        sizes = {chunk.calls[op[opstream.CALL]]: op[opstream.NBYTES] for op in chunk.rows()}
         assert {sizes[name] for name in ("MPI_Bcast", "MPI_Reduce", "MPI_Allreduce", "MPI_Gather", "MPI_Scatter",
                                          "MPI_Allgather", "MPI_Alltoall", "MPI_Scan", "MPI_Exscan")} == {COLL_B}
     got = replay(trace, job())
@@ -366,7 +367,7 @@ def test_nonblocking_exchange_resolves_irecvs_at_their_completion(tmp_path):
     trace = open_trace(tmp_path / "ring")
     assert kinds(trace, 1) == Counter(INIT=1, IRECV=2, ISEND=2, WAITALL=1, TEST=1, WAITANY=1, WAIT=1, LOCAL=1)
     irecvs = [op for chunk in trace.stream(1) for op in chunk.rows() if op[KIND] == Op.IRECV]
-    assert [(op[3], op[4], op[13]) for op in irecvs] == [(0, TAG, RING_B), (2, TAG + 1, RING_B)]
+    assert [(op[opstream.PEER], op[opstream.TAG], op[opstream.NBYTES]) for op in irecvs] == [(0, TAG, RING_B), (2, TAG + 1, RING_B)]
     got = replay(trace, job())
     expected = job().run(nonblocking_model)
     assert got["predicted_s"] == expected.predicted_s
@@ -390,8 +391,8 @@ def test_an_irecv_never_completed_or_cancelled_receives_from_proc_null(tmp_path)
     rec.call(1, "MPI_Wait", 40 * US, ("mpi_request_cancelled", 6))
     rec.close()
     trace = read(tmp_path / "t")
-    ops = {rank: [(Op(op[KIND]).name, op[3], op[14]) for chunk in trace.stream(rank) for op in chunk.rows()][1:-1]
-           for rank in (0, 1)}
+    ops = {rank: [(Op(op[KIND]).name, op[opstream.PEER], op[opstream.REQUEST])
+                  for chunk in trace.stream(rank) for op in chunk.rows()][1:-1] for rank in (0, 1)}
     assert ops == {0: [("IRECV", -1, 5), ("OTHER", -1, 0)], 1: [("IRECV", -1, 6), ("LOCAL", -1, 0), ("WAIT", -1, 6)]}
     # rank 1's wait completes at once: it finishes after its gaps alone
     finish = replay(trace, job(), skip_unsupported=True)["per_rank"][1]["finish_s"]
