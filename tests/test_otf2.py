@@ -13,7 +13,7 @@ from otf2.enums import CollectiveOp, CommFlag, GroupType, Paradigm   # noqa: E40
 
 from ppt.cli.main import main                                        # noqa: E402
 from ppt.errors import TraceError                                    # noqa: E402
-from ppt.mpi import PROC_NULL, SUM, UNDEFINED, MPIJob                # noqa: E402
+from ppt.mpi import ANY_SOURCE, ANY_TAG, PROC_NULL, SUM, UNDEFINED, MPIJob  # noqa: E402
 from ppt.traces.formats import format_of, open_trace                 # noqa: E402
 from ppt.traces import opstream                                     # noqa: E402
 from ppt.traces.opstream import KIND, Op, load, save                 # noqa: E402
@@ -146,6 +146,40 @@ def test_point_to_point_counts_and_prediction(tmp_path):
     expected = job().run(p2p_model)
     assert got["predicted_s"] == expected.predicted_s > seconds(GAPS[0] + GAPS[1]) + BIG_B / 1e9
     assert got["bytes_p2p"] == P2P_B + 3 * BIG_B
+
+
+def test_probes_wait_for_the_message_they_record_and_only_look_without_one(tmp_path):
+    """Rank 1 probes (recorded with MpiProbe), receives, then probes as an archive before OTF2 3.1
+    records it (no event) and an Iprobe that found nothing, then receives."""
+    rec = Recording(tmp_path / "t")
+    w = rec.world
+    for tag, gap in ((TAG, GAPS[1]), (TAG + 1, GAPS[2])):
+        rec.call(0, "MPI_Send", gap, ("mpi_send", 1, w, tag, BIG_B))
+    rec.call(1, "MPI_Probe", US, ("mpi_probe", 0, w, TAG, (1 << 64) - 1))
+    rec.call(1, "MPI_Recv", US, ("mpi_recv", 0, w, TAG, BIG_B))
+    rec.call(1, "MPI_Probe", US)
+    rec.call(1, "MPI_Iprobe", US)
+    rec.call(1, "MPI_Recv", US, ("mpi_recv", 0, w, TAG + 1, BIG_B))
+    rec.close()
+
+    def model(mpi):
+        w = mpi.COMM_WORLD
+        if mpi.rank == 0:
+            for tag, gap in ((TAG, GAPS[1]), (TAG + 1, GAPS[2])):
+                mpi.sleep(seconds(gap)); w.send(None, 1, tag, BIG_B)
+        elif mpi.rank == 1:
+            mpi.sleep(seconds(US)); w.probe(0, TAG)
+            mpi.sleep(seconds(US)); w.recv(0, TAG)
+            for _ in range(2):
+                mpi.sleep(seconds(US)); w.iprobe(ANY_SOURCE, ANY_TAG)
+            mpi.sleep(seconds(US)); w.recv(0, TAG + 1)
+
+    trace = read(tmp_path / "t")
+    assert kinds(trace, 1) == Counter(INIT=1, IPROBE=3, RECV=2, LOCAL=1)
+    got = replay(trace, job())
+    expected = job().run(model)
+    assert got["predicted_s"] == expected.predicted_s
+    assert (got["calls"]["MPI_Probe"], got["calls"]["MPI_Iprobe"]) == (2, 1)     # the model looks with Iprobe
 
 
 # -- collectives, with Score-P's byte counts -------------------------------------------------------------

@@ -22,6 +22,8 @@ The events inside a call resolve its op (the kind comes from the call's name, as
   and request.  An Irecv's MpiIrecvRequest names only its request: peer, tag and bytes come from
   the MpiIrecv event of the call that completes it (a request never completed, or cancelled, is a
   receive from PROC_NULL).  A send or receive without its event (MPI_PROC_NULL) has peer PROC_NULL;
+* probes: an MpiProbe (OTF2 3.1 on) gives a Probe's or Iprobe's message, which the op waits for;
+  without one the op only looks (:func:`_probe`);
 * completion: the requests a call completed (MpiIsendComplete, MpiIrecv), or, where it completed
   none, the ones it tested (MpiRequestTest).  A Wait(all/any/some) waits for the completed ones;
   a Test(all/any/some) recorded as completing some waits for them, else only tests;
@@ -49,7 +51,7 @@ The events inside a call resolve its op (the kind comes from the call's name, as
   intercommunicator, or Comm_create_group, collective over the new members alone) is an OTHER op.
 
 Calls translated from no event (Comm_group, Group_*, Op_create, ...) are LOCAL: the definitions
-resolve groups, and reductions replay MPI_SUM.  Calls without an entry (Probe, RMA, I/O,
+resolve groups, and reductions replay MPI_SUM.  Calls without an entry (matched probes, RMA, I/O,
 nonblocking collectives, persistent requests, ...) become OTHER ops.
 
 Units: seconds and bytes.
@@ -63,8 +65,8 @@ from collections import deque
 
 from ppt.errors import TraceError
 from ppt.traces import dumpi_ops
-from ppt.traces.opstream import (COMM_NULL, COMM_SELF, COMM_WORLD, NO_INDEX, PROC_NULL, UNDEFINED, MemoryTrace, Op,
-                                 OpTrace)
+from ppt.traces.opstream import (ANY_SOURCE, ANY_TAG, COMM_NULL, COMM_SELF, COMM_WORLD, NO_INDEX, PROC_NULL, UNDEFINED,
+                                 MemoryTrace, Op, OpTrace)
 
 #: What to install to read OTF2 archives.
 INSTALL = "pip install -e '.[otf2]' (or pip install otf2)"
@@ -473,6 +475,17 @@ def _sendrecv(r, events):
     return dict(sent, aux=(received["peer"], received.get("tag", 0), received.get("nbytes", 0)))
 
 
+def _probe(r, events):
+    """Probe and Iprobe: one that found a message (MpiProbe, OTF2 3.1 on) waits for it (a successful
+    IPROBE); one without the event only looks (a failed IPROBE on any source and tag): an Iprobe that
+    found nothing, or a Probe of an archive that does not record probes, whose receive that follows
+    waits for the message instead."""
+    event = _event(events, "MpiProbe")
+    if event is None:
+        return {"peer": ANY_SOURCE, "tag": ANY_TAG, "flag": 0}
+    return {"comm": r.comm(event.communicator), "peer": event.sender, "tag": event.tag, "flag": 1}
+
+
 def _wait(r, events):
     return {"request": next(iter(r.completed(events)), NO_REQUEST)}
 
@@ -508,6 +521,7 @@ def _testall(r, events):
 #: Encoder of the calls translated by name, by the kind DUMPI's reader gives the same call.
 _ENCODERS = {Op.LOCAL: _nothing, Op.INIT: _nothing, Op.WTIME: _nothing,
              Op.SEND: _send, Op.ISEND: _isend, Op.RECV: _recv, Op.IRECV: _irecv, Op.SENDRECV: _sendrecv,
+             Op.IPROBE: _probe,
              Op.WAIT: _wait, Op.WAITALL: _waitall, Op.WAITANY: _any, Op.WAITSOME: _some,
              Op.TEST: _test, Op.TESTALL: _testall, Op.TESTANY: _any, Op.TESTSOME: _some}
 #: Calls that only name groups or ops, which the definitions resolve (groups) or the trace lacks (ops),
@@ -520,6 +534,7 @@ CALLS = {
     **{name: (kind, _ENCODERS[kind]) for name, (kind, _) in dumpi_ops.OPS.items() if kind in _ENCODERS},
     **{name: (Op.LOCAL, _nothing) for name, (kind, _) in dumpi_ops.OPS.items() if kind in _LOCAL_KINDS},
     "MPI_Cancel": (Op.LOCAL, _nothing),
+    "MPI_Probe": (Op.IPROBE, _probe),
 }
 
 
