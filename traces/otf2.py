@@ -16,7 +16,8 @@ regions count as compute).  Times are ticks over the clock's resolution, counted
 earliest MPI call of any rank (seconds).  OTF2 has no CPU clock: the CPU gaps are the wall-clock
 ones and the trace says it has no CPU times.
 
-The events inside a call resolve its op (the kind comes from the call's name, as for DUMPI):
+The events inside a call resolve its op (its kind comes from the call's name as for DUMPI, a
+collective's from its type):
 
 * point-to-point: MpiSend, MpiIsend and MpiRecv give peer (a rank of the communicator), tag, bytes
   and request.  An Irecv's MpiIrecvRequest names only its request: peer, tag and bytes come from
