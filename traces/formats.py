@@ -50,6 +50,8 @@ FORMATS: tuple[Format, ...] = (
            lambda path: path.endswith(".otf2") or _has(path, "*.otf2"), "otf2:read"),
     Format("chakra", "MLCommons Chakra execution trace (<prefix>.<rank>.et per rank)",
            lambda path: importlib.import_module("ppt.traces.chakra").is_chakra(path), "chakra:ChakraTrace"),
+    Format("goal", "GOAL text schedule of LogGOPSim/Schedgen/ATLAHS (.goal, or text starting 'num_ranks')",
+           lambda path: importlib.import_module("ppt.traces.goal").is_goal(path), "goal:load"),
 )
 
 

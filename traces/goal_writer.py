@@ -1,0 +1,738 @@
+"""Any op-stream trace written as a GOAL text schedule (LogGOPSim, Schedgen, ATLAHS).
+
+The schedule says what PPT's replay of the trace does, so that reading it back
+(:mod:`ppt.traces.goal`) and replaying it predicts what replaying the trace
+predicts:
+
+* every rank runs in program order: each GOAL operation depends on the one
+  before it (``irequires`` after a send or receive, which need only have
+  started; ``requires`` after a ``calc``, which must have ended);
+* the compute gap before an op is a ``calc`` of its nanoseconds, on the clock
+  replay would use (:func:`ppt.traces.replay.choose_clock`), with the gaps up
+  to the end of MPI_Init dropped as replay drops them (unless
+  ``keep_startup``), times ``compute_scale``;
+* nonblocking sends and receives are ``send``/``recv`` operations; whatever
+  completes them (Wait, Waitall, a Test that succeeded, Waitany/Waitsome at
+  the recorded indices) becomes ``requires`` edges from the next operation;
+  blocking calls are the operation plus that edge; Sendrecv posts its receive
+  first, as the simulated MPI does;
+* a collective (and the communicator creations, which agree on a context with
+  an allreduce or, for Comm_split, an allgather) becomes the point-to-point
+  messages of the algorithm PPT's simulated MPI would run for it on that
+  communicator (:mod:`ppt.mpi.collectives`: the job's ``algorithms`` choice,
+  else the default rule), found by running the algorithm itself for every
+  member on recording stand-ins of its messages; communicator membership is
+  tracked across ranks from the recorded Comm_dup/split/create, Cart_create/sub
+  and group calls;
+* peers are world ranks; tags keep COMM_WORLD's user tags, and give every other
+  (communicator, tag) pair, and every collective call, a tag of its own from
+  :data:`CONTEXT_TAG_BASE` up, so messages match as they would in their own
+  contexts.
+
+What GOAL cannot say is left out and counted (``dropped`` in the result):
+a probe that waits for a message (Probe, an Iprobe that found one), and the
+unsuccessful tests and probes, whose only cost in replay is the poll overhead
+of repeated ones (:attr:`ppt.mpi.settings.MPISettings.poll_overhead_s`).
+Wildcard tags (``ANY_TAG``) become GOAL's ``-1``, which would also match
+messages of other communicators and collectives.  docs/goal.md measures what
+this changes on the shared traces.
+"""
+from __future__ import annotations
+
+import math
+from collections import Counter, deque
+
+from ppt.errors import TraceError
+from ppt.mpi import MAX, SUM
+from ppt.mpi import Op as ReductionOp
+from ppt.mpi import collectives as coll
+from ppt.traces.handles import _user_op
+from ppt.traces.opstream import (ANY_SOURCE, ANY_TAG, AUX_LEN, AUX_START, CALL, COMM, COMM_SELF, COMM_WORLD,
+                                 FIRST_USER_OP, FLAG, GAP_CPU_S, GAP_WALL_S, KIND, NBYTES, OP, PEER, PROC_NULL,
+                                 REQUEST, ROOT, TAG, UNDEFINED, Op)
+
+#: Tags of messages outside COMM_WORLD's user context start here (MPI tags of COMM_WORLD must be below it).
+CONTEXT_TAG_BASE = 2**30
+#: Bytes of an int in the simulated MPI's communicator agreement (Comm.dup/create, Cart_create: an
+#: allreduce of one int; Comm_split: an allgather of three).
+INT_B = 4
+
+_COLLECTIVES = {Op.BARRIER, Op.BCAST, Op.REDUCE, Op.ALLREDUCE, Op.SCAN, Op.EXSCAN, Op.GATHER, Op.SCATTER,
+                Op.SCATTERV, Op.ALLGATHER, Op.ALLGATHERV, Op.ALLTOALL, Op.ALLTOALLV, Op.REDUCE_SCATTER,
+                Op.COMM_DUP, Op.COMM_SPLIT, Op.COMM_CREATE, Op.CART_CREATE, Op.CART_SUB}
+
+
+class _Comm:
+    """A communicator as the writer tracks it: ``members`` are world ranks, in rank order."""
+
+    __slots__ = ("uid", "members", "index", "dims", "label")
+
+    def __init__(self, uid, members, label, dims=None):
+        self.uid = uid
+        self.members = tuple(members)
+        self.index = {w: i for i, w in enumerate(self.members)}
+        self.dims = dims
+        self.label = label
+
+    @property
+    def size(self) -> int:
+        return len(self.members)
+
+
+# -- running a collective algorithm on recording stand-ins -----------------------------------------
+class _Req:
+    __slots__ = ("is_send", "peer", "k", "index", "value", "nbytes")
+
+    def __init__(self, is_send, peer, k, index):
+        self.is_send, self.peer, self.k, self.index = is_send, peer, k, index
+        self.value, self.nbytes = None, 0
+
+
+class _Instance:
+    """One collective call on one communicator: its members' messages, matched in issue order."""
+
+    def __init__(self, label):
+        self.label = label
+        self.sent = {}          # (src, dst) -> [(payload, nbytes)] in the order sent
+        self.count = 0          # messages sent so far (progress of the members)
+        self.main = None
+
+
+class _Member:
+    """Stands in for a simulated rank (``Coll.rank``): records its sends, receives and waits."""
+
+    __slots__ = ("inst", "me", "prims", "received", "call")
+
+    def __init__(self, inst, me, call):
+        self.inst, self.me, self.call = inst, me, call
+        self.prims = []         # ["send", peer, nbytes] | ["recv", peer, nbytes] | ["wait", prim index]
+        self.received = Counter()
+
+    def wait(self, req) -> None:
+        if not req.is_send:
+            queue = self.inst.sent.setdefault((req.peer, self.me), [])
+            while len(queue) <= req.k:
+                self.inst.main.switch()
+            req.value, req.nbytes = queue[req.k]
+            self.prims[req.index][2] = req.nbytes
+        self.prims.append(["wait", req.index])
+
+    def error(self, message, call=None) -> TraceError:
+        return TraceError(f"rank {self.me} of {self.inst.label} in {call or self.call}: {message}")
+
+
+class _Recording(coll.Coll):
+    """A :class:`ppt.mpi.collectives.Coll` whose messages are recorded instead of sent."""
+
+    __slots__ = ()
+
+    def __init__(self, member: _Member, size: int, label: str):
+        self.rank, self.me, self.size = member, member.me, size
+        self.comm = _Label(label)
+        self.hdr = self.tag = self.ctx = None
+
+    def isend(self, dest, nbytes, data):
+        member = self.rank
+        inst = member.inst
+        inst.sent.setdefault((member.me, dest), []).append((data, nbytes))
+        inst.count += 1
+        member.prims.append(["send", dest, nbytes])
+        return _Req(True, dest, 0, len(member.prims) - 1)
+
+    def irecv(self, source):
+        member = self.rank
+        k = member.received[source]
+        member.received[source] = k + 1
+        member.prims.append(["recv", source, 0])
+        return _Req(False, source, k, len(member.prims) - 1)
+
+    def value(self, req):
+        return req.value, req.nbytes
+
+
+class _Label:
+    __slots__ = ("label",)
+
+    def __init__(self, label):
+        self.label = label
+
+
+def _run(label: str, call: str, programs: dict) -> dict:
+    """Run ``programs`` (member index -> ``fn(c)``) together; their recorded primitives by member."""
+    from greenlet import getcurrent, greenlet
+    inst = _Instance(label)
+    inst.main = getcurrent()
+    members = {me: _Member(inst, me, call) for me in programs}
+    size = len(programs)
+    lets = {me: greenlet(lambda fn=fn, m=members[me]: fn(_Recording(m, size, label))) for me, fn in programs.items()}
+    while lets:
+        before = inst.count
+        for me in list(lets):
+            let = lets[me]
+            let.switch()
+            if let.dead:
+                del lets[me]
+        if lets and inst.count == before:
+            raise TraceError(f"{call} on {label}: the algorithm's messages do not match up (ranks "
+                             f"{sorted(lets)} wait for messages never sent)")
+    return {me: m.prims for me, m in members.items()}
+
+
+# -- the writer ---------------------------------------------------------------------------------------
+class GoalWriter:
+    """Writes one trace as GOAL text; see the module docstring.  ``clock``: ``"wall"`` or ``"cpu"``."""
+
+    def __init__(self, trace, clock: str = "wall", compute_scale: float = 1.0, keep_startup: bool = False,
+                 algorithms: dict | None = None, skip_unsupported: bool = False):
+        if not 0.0 <= compute_scale < math.inf:
+            raise TraceError(f"compute scale {compute_scale} must be a finite number >= 0")
+        self.trace = trace
+        self.gap_field = GAP_CPU_S if clock == "cpu" else GAP_WALL_S
+        self.scale = compute_scale
+        self.keep_startup = keep_startup
+        self.algorithms = dict(algorithms or {})
+        coll.check_algorithms(self.algorithms)
+        self.skip_unsupported = skip_unsupported
+        self.world = _Comm(0, range(trace.num_ranks), "COMM_WORLD")
+        self.next_uid = 1
+        self.tags = {}              # (communicator uid, context, tag) -> GOAL tag
+        self.taken = set()          # GOAL tags given to those
+        self.world_tags = set()     # COMM_WORLD user tags at or above CONTEXT_TAG_BASE
+        self.next_tag = CONTEXT_TAG_BASE
+        self.dropped = Counter()
+        self.counts = Counter()
+
+    # -- tags and communicators -------------------------------------------------------------
+    def tag(self, uid, context: str, tag: int) -> int:
+        """The GOAL tag of ``tag`` in ``context`` (``"user"`` or ``"coll"``) of communicator ``uid``: COMM_WORLD's
+        user tags unchanged, every other (communicator, context, tag) a value of its own from
+        :data:`CONTEXT_TAG_BASE` up (skipping COMM_WORLD tags seen so far)."""
+        if uid == 0 and context == "user":
+            if tag >= CONTEXT_TAG_BASE and tag not in self.world_tags:
+                if tag in self.taken:
+                    raise TraceError(f"a COMM_WORLD message has tag {tag}, which the GOAL writer gave already to "
+                                     f"another communicator's messages (tags from {CONTEXT_TAG_BASE} up)")
+                self.world_tags.add(tag)
+            return tag
+        key = (uid, context, tag)
+        value = self.tags.get(key)
+        if value is None:
+            value = self.next_tag
+            while value in self.world_tags:
+                value += 1
+            if value > 2**31 - 1:
+                raise TraceError("the trace has more than 2^30 distinct (communicator, tag) pairs and collective "
+                                 "calls: too many for GOAL tags")
+            self.next_tag = value + 1
+            self.tags[key] = value
+            self.taken.add(value)
+        return value
+
+    def new_comm(self, members, label, dims=None) -> _Comm:
+        comm = _Comm(self.next_uid, members, label, dims)
+        self.next_uid += 1
+        return comm
+
+    def algorithm(self, kind: str, size: int, nbytes=None, op=None):
+        name = self.algorithms.get(kind) or coll.default_algorithm(kind, size, nbytes, op)
+        return coll.ALGORITHMS[kind][name]
+
+    # -- the whole trace ------------------------------------------------------------------------
+    def ranks(self) -> list:
+        """Every rank's GOAL lines (a list of lists of strings), ranks walked together through collectives."""
+        trace = self.trace
+        nranks = trace.num_ranks
+        states = [_RankState(self, r) for r in range(nranks)]
+        walkers = [self._walk(states[r]) for r in range(nranks)]
+        parked = {}
+        ready = deque((r, None) for r in range(nranks))
+        while ready:
+            r, value = ready.popleft()
+            try:
+                key, comm, args = walkers[r].send(value)
+            except StopIteration:
+                continue
+            slot = parked.setdefault(key, {})
+            slot[r] = args
+            if len(slot) == comm.size:
+                del parked[key]
+                results = self.resolve(comm, key[1], slot)
+                ready.extend((w, results[w]) for w in comm.members)
+        if parked:
+            (uid, seq), slot = next(iter(parked.items()))
+            comm = next(iter(slot.values()))[0]
+            missing = [w for w in comm.members if w not in slot]
+            call = next(iter(slot.values()))[1]
+            raise TraceError(f"{call} (collective call {seq} on {comm.label}) is never called by world rank(s) "
+                             f"{missing[:8]}: the trace is inconsistent")
+        for state in states:
+            state.finish()
+        return [state.out for state in states]
+
+    def write(self, f) -> dict:
+        """Write the schedule to text file ``f``; returns what was written (ranks, operations by kind,
+        calls left out)."""
+        ranks = self.ranks()
+        trace = self.trace
+        f.write(f"// GOAL schedule written by PPT (ppt convert) from {trace.name}\n")
+        f.write("// calc in ns; collectives expanded into the point-to-point messages of PPT's algorithms\n")
+        f.write(f"num_ranks {trace.num_ranks}\n")
+        for rank, lines in enumerate(ranks):
+            f.write(f"\nrank {rank} {{\n")
+            f.write("\n".join(lines))
+            f.write("\n}\n" if lines else "}\n")
+        return {"ranks": trace.num_ranks, "sends": self.counts["send"], "recvs": self.counts["recv"],
+                "calcs": self.counts["calc"], "dropped": dict(self.dropped.most_common())}
+
+    # -- one rank's ops -----------------------------------------------------------------------------
+    def _walk(self, st: "_RankState"):
+        """Generator: walks rank ``st.rank``'s stream; yields ``(key, comm, args)`` at each collective and
+        receives its result."""
+        trace = self.trace
+        gap_field, scale = self.gap_field, self.scale
+        startup = not self.keep_startup
+        has_init = trace.has_init(st.rank)
+        for chunk in trace.stream(st.rank):
+            names = chunk.calls
+            aux_all = chunk.aux_list()
+            for op in chunk.rows():
+                kind = op[KIND]
+                if startup:
+                    startup = has_init and kind != Op.INIT
+                else:
+                    gap = op[gap_field]
+                    if gap > 0.0:
+                        st.calc(round(gap * scale * 1e9))
+                aux = aux_all[op[AUX_START]:op[AUX_START] + op[AUX_LEN]]
+                name = names[op[CALL]]
+                if kind in _COLLECTIVES:
+                    comm = st.comm(op[COMM], name)
+                    seq = st.coll_seq[comm.uid] = st.coll_seq.get(comm.uid, 0) + 1
+                    args = (comm, name, kind, op, aux, st.group_of(kind, aux), st.reduction(op[OP]))
+                    result = yield (comm.uid, seq), comm, args
+                    st.collective(comm, seq, kind, aux, result)
+                    continue
+                handler = _P2P.get(kind)
+                if handler is not None:
+                    handler(st, op, aux, name)
+                elif kind == Op.OTHER:
+                    if not self.skip_unsupported:
+                        raise TraceError(f"trace rank {st.rank} calls {name}, which replay does not support; "
+                                         "convert with --skip-unsupported to leave it out")
+                    self.dropped[name] += 1
+
+    # -- collectives -------------------------------------------------------------------------------
+    def resolve(self, comm: _Comm, seq: int, slot: dict) -> dict:
+        """Every member's result of collective call ``seq`` on ``comm``: ``(primitives, new comm or None)``."""
+        first = slot[comm.members[0]]
+        name, kind = first[1], first[2]
+        for w, args in slot.items():
+            if args[2] != kind:
+                raise TraceError(f"collective mismatch on {comm.label}: world rank {comm.members[0]} calls {name} "
+                                 f"where world rank {w} calls {args[1]} (collective call {seq})")
+        size, label = comm.size, f"{comm.label} (collective call {seq})"
+        news = {w: None for w in comm.members}
+        programs = {}
+        if kind in (Op.COMM_SPLIT, Op.CART_SUB):
+            entries = [self._split_entry(comm, w, slot[w]) for w in comm.members]
+            by_colour = {}
+            for r, (colour, key) in enumerate(entries):
+                if colour != UNDEFINED:
+                    by_colour.setdefault(colour, []).append((key, r))
+            for colour, chosen in by_colour.items():
+                chosen.sort()
+                new = self.new_comm([comm.members[r] for _, r in chosen], f"split of {comm.label}")
+                for w in new.members:
+                    news[w] = new
+            if size > 1:
+                fn = self.algorithm("allgather", size, 3 * INT_B)
+                programs = {me: (lambda c, fn=fn: fn(c, None, 3 * INT_B)) for me in range(size)}
+        elif kind in (Op.COMM_DUP, Op.COMM_CREATE, Op.CART_CREATE):
+            if kind == Op.COMM_DUP:
+                new = self.new_comm(comm.members, f"dup of {comm.label}")
+                news = {w: new for w in comm.members}
+            elif kind == Op.CART_CREATE:
+                _, _, ndims, *shape = first[4]
+                dims = list(shape[:ndims])
+                cells = math.prod(dims)
+                if cells > size or not dims or min(dims) < 1:
+                    raise TraceError(f"MPI_Cart_create of grid {dims} on {comm.label} of {size} ranks")
+                new = self.new_comm(comm.members[:cells], f"cart of {comm.label}", dims)
+                news.update({w: new for w in new.members})
+            else:
+                made = {}
+                for w in comm.members:
+                    group = slot[w][5]
+                    if w in group:
+                        if group not in made:
+                            made[group] = self.new_comm(group, f"create of {comm.label}")
+                        news[w] = made[group]
+            if size > 1:
+                fn = self.algorithm("allreduce", size, INT_B, MAX)
+                programs = {me: (lambda c, fn=fn: fn(c, 0, MAX, INT_B)) for me in range(size)}
+        elif size > 1:
+            programs = {me: self._program(comm, slot[w]) for me, w in enumerate(comm.members)}
+            programs = {me: p for me, p in programs.items() if p is not None}
+        prims = _run(label, name, programs) if programs else {}
+        world = comm.members
+        results = {}
+        for me, w in enumerate(world):
+            mine = [[p[0], world[p[1]], p[2]] if p[0] != "wait" else p for p in prims.get(me, ())]
+            results[w] = (mine, news[w])
+        return results
+
+    @staticmethod
+    def _split_entry(comm, w, args):
+        """``(colour, key)`` of world rank ``w`` in a Comm_split, or in the Comm_split replay runs for a
+        Cart_sub (colour: the coordinates in the dropped dimensions; key: the Cartesian rank)."""
+        kind, aux = args[2], args[4]
+        if kind == Op.COMM_SPLIT:
+            return aux[1], aux[2]
+        if comm.dims is None:
+            raise TraceError(f"MPI_Cart_sub on {comm.label}, which has no Cartesian topology: the trace is "
+                             "inconsistent")
+        rank = comm.index[w]
+        coords, rest = [], rank
+        for d in reversed(comm.dims):
+            rest, c = divmod(rest, d)
+            coords.append(c)
+        coords.reverse()
+        dropped = 0
+        for coord, size, keep in zip(coords, comm.dims, aux[1:]):
+            if not keep:
+                dropped = dropped * size + coord
+        return dropped, rank
+
+    def _program(self, comm, args):
+        """``fn(c)`` running this member's part of collective ``args`` (as ppt.mpi.comm's methods call it)."""
+        _, name, kind, op, aux, _, red = args
+        size = comm.size
+        nbytes, root = op[NBYTES], op[ROOT]
+        if kind in (Op.BCAST, Op.REDUCE, Op.GATHER, Op.SCATTER, Op.SCATTERV) and not 0 <= root < size:
+            raise TraceError(f"{name} on {comm.label} has root {root}, outside its {size} ranks")
+        if kind == Op.BARRIER:
+            fn = self.algorithm("barrier", size)
+            return lambda c: fn(c)
+        if kind == Op.BCAST:
+            fn = self.algorithm("bcast", size)
+            return lambda c: fn(c, None, root, nbytes if c.me == root else 0)
+        if kind == Op.REDUCE:
+            fn = self.algorithm("reduce", size)
+            return lambda c: fn(c, None, red, root, nbytes)
+        if kind == Op.ALLREDUCE:
+            fn = self.algorithm("allreduce", size, nbytes, red)
+            return lambda c: fn(c, None, red, nbytes)
+        if kind in (Op.SCAN, Op.EXSCAN):
+            fn = self.algorithm("scan" if kind == Op.SCAN else "exscan", size)
+            return lambda c: fn(c, None, red, nbytes)
+        if kind == Op.GATHER:
+            fn = self.algorithm("gather", size)
+            return lambda c: fn(c, None, root, nbytes)
+        if kind in (Op.SCATTER, Op.SCATTERV):
+            fn = self.algorithm("scatter", size)
+            sizes = [nbytes] * size if kind == Op.SCATTER else list(aux)
+            if len(sizes) != size and kind == Op.SCATTERV and sizes:
+                raise TraceError(f"{name} on {comm.label} gives {len(sizes)} block sizes for {size} ranks")
+            return lambda c: fn(c, [None] * size if c.me == root else None, root, sizes if c.me == root else None)
+        if kind in (Op.ALLGATHER, Op.ALLGATHERV):
+            fn = self.algorithm("allgather", size, nbytes if kind == Op.ALLGATHER else None)
+            return lambda c: fn(c, None, nbytes)
+        if kind in (Op.ALLTOALL, Op.ALLTOALLV, Op.REDUCE_SCATTER):
+            sizes = [nbytes] * size if kind == Op.ALLTOALL else list(aux)
+            if len(sizes) != size:
+                raise TraceError(f"{name} on {comm.label} gives {len(sizes)} block sizes for {size} ranks")
+            if kind == Op.REDUCE_SCATTER:
+                fn = self.algorithm("reduce_scatter", size, None, red)
+                return lambda c: fn(c, [None] * size, red, sizes)
+            fn = self.algorithm("alltoall", size)
+            return lambda c: fn(c, [None] * size, sizes)
+        raise TraceError(f"{name}: no GOAL expansion for op kind {Op(kind).name}")
+
+
+class _RankState:
+    """One rank's GOAL lines and handle tables while the writer walks its stream."""
+
+    def __init__(self, writer: GoalWriter, rank: int):
+        self.w = writer
+        self.rank = rank
+        self.out = []
+        self.n = 0
+        self.prev = None            # label of the previous operation
+        self.prev_calc = False
+        self.node_line = 0          # index in out of the last operation's line
+        self.last_calc = None       # (index in out, ns) of the last calc
+        self.pending = []           # labels the next operation requires (completions waited for)
+        self.requests = {}          # trace request id -> deque of labels (None: a PROC_NULL request)
+        self.comms = {COMM_WORLD: writer.world, COMM_SELF: _Comm(("self", rank), (rank,), f"COMM_SELF of {rank}")}
+        self.groups = {}
+        self.ops = {}
+        self.coll_seq = {}
+
+    # -- operations ---------------------------------------------------------------------------------
+    def _node(self, text: str, is_calc: bool) -> str:
+        self.n += 1
+        label = f"l{self.n}"
+        out = self.out
+        self.node_line = len(out)
+        out.append(f"{label}: {text}")
+        pending = self.pending
+        if self.prev is not None and self.prev not in pending:
+            out.append(f"{label} {'requires' if self.prev_calc else 'irequires'} {self.prev}")
+        for dep in pending:
+            out.append(f"{label} requires {dep}")
+        self.pending = []
+        self.prev, self.prev_calc = label, is_calc
+        return label
+
+    def calc(self, ns: int) -> None:
+        """A calc of ``ns`` nanoseconds; one straight after another calc (nothing waited for between)
+        lengthens it (the reader sums them all the same)."""
+        if ns <= 0:
+            return
+        if self.prev_calc and not self.pending and self.last_calc is not None:
+            index, total = self.last_calc
+            total += ns
+            self.out[index] = f"{self.prev}: calc {total}"
+            self.last_calc = (index, total)
+            return
+        self.w.counts["calc"] += 1
+        self._node(f"calc {ns}", True)
+        self.last_calc = (self.node_line, ns)
+
+    def send(self, dst: int, nbytes: int, tag: int) -> str:
+        self.w.counts["send"] += 1
+        return self._node(f"send {nbytes}b to {dst} tag {tag}", False)
+
+    def recv(self, src: int, nbytes: int, tag: int) -> str:
+        self.w.counts["recv"] += 1
+        return self._node(f"recv {nbytes}b from {src} tag {tag}", False)
+
+    def require(self, label) -> None:
+        if label is not None and label not in self.pending:
+            self.pending.append(label)
+
+    def finish(self) -> None:
+        if self.pending:
+            self._node("calc 0", True)
+
+    # -- handles --------------------------------------------------------------------------------------
+    def comm(self, handle: int, call: str) -> _Comm:
+        comm = self.comms.get(handle)
+        if comm is None:
+            raise TraceError(f"trace rank {self.rank} calls {call} on communicator {handle}, which no call "
+                             "created (was it made by a skipped call?)")
+        return comm
+
+    def group(self, handle: int):
+        group = self.groups.get(handle)
+        if group is None:
+            raise TraceError(f"trace rank {self.rank} uses group {handle}, which no call created")
+        return group
+
+    def group_of(self, kind, aux):
+        return self.group(aux[1]) if kind == Op.COMM_CREATE else None
+
+    def reduction(self, handle: int):
+        return self.ops.get(handle, SUM) if handle >= FIRST_USER_OP else SUM
+
+    def start(self, handle: int, label) -> None:
+        self.requests.setdefault(handle, deque()).append(label)
+
+    def take(self, handle: int):
+        queue = self.requests.get(handle)
+        if not queue:
+            return None
+        label = queue.popleft()
+        if not queue:
+            del self.requests[handle]
+        return label
+
+    def world_peer(self, comm: _Comm, peer: int, call: str):
+        """``peer`` (a rank of ``comm``) as a GOAL rank: a world rank, -1 for any source, None for PROC_NULL."""
+        if peer == PROC_NULL:
+            return None
+        if peer == ANY_SOURCE:
+            return -1
+        if not 0 <= peer < comm.size:
+            raise TraceError(f"trace rank {self.rank} calls {call} with peer {peer}, outside {comm.label} of "
+                             f"{comm.size} ranks")
+        return comm.members[peer]
+
+    def user_tag(self, comm: _Comm, tag: int) -> int:
+        return -1 if tag == ANY_TAG else self.w.tag(comm.uid, "user", tag)
+
+    def collective(self, comm: _Comm, seq: int, kind: int, aux, result) -> None:
+        prims, new = result
+        tag = self.w.tag(comm.uid, "coll", seq)
+        labels = []
+        for prim in prims:
+            what = prim[0]
+            if what == "send":
+                labels.append(self.send(prim[1], prim[2], tag))
+            elif what == "recv":
+                labels.append(self.recv(prim[1], prim[2], tag))
+            else:
+                labels.append(None)
+                self.require(labels[prim[1]])
+        if kind in (Op.COMM_DUP, Op.COMM_SPLIT, Op.COMM_CREATE, Op.CART_CREATE, Op.CART_SUB):
+            if new is not None:
+                self.comms[aux[0]] = new
+
+
+# -- point-to-point and local ops ------------------------------------------------------------------
+def _send(st: _RankState, op, aux, name, blocking=True):
+    comm = st.comm(op[COMM], name)
+    dst = st.world_peer(comm, op[PEER], name)
+    label = None if dst is None else st.send(dst, op[NBYTES], st.user_tag(comm, op[TAG]))
+    if blocking:
+        st.require(label)
+    else:
+        st.start(op[REQUEST], label)
+
+
+def _recv(st: _RankState, op, aux, name, blocking=True):
+    comm = st.comm(op[COMM], name)
+    src = st.world_peer(comm, op[PEER], name)
+    label = None if src is None else st.recv(src, op[NBYTES], st.user_tag(comm, op[TAG]))
+    if blocking:
+        st.require(label)
+    else:
+        st.start(op[REQUEST], label)
+
+
+def _sendrecv(st: _RankState, op, aux, name):
+    """aux: source, receive tag, bytes posted; the receive is posted first (ppt.mpi.comm.Comm.sendrecv)."""
+    comm = st.comm(op[COMM], name)
+    source, recvtag, posted = aux
+    src = st.world_peer(comm, source, name)
+    rlabel = None if src is None else st.recv(src, posted, st.user_tag(comm, recvtag))
+    dst = st.world_peer(comm, op[PEER], name)
+    slabel = None if dst is None else st.send(dst, op[NBYTES], st.user_tag(comm, op[TAG]))
+    st.require(rlabel)
+    st.require(slabel)
+
+
+def _wait(st, op, aux, name):
+    st.require(st.take(op[REQUEST]))
+
+
+def _waitall(st, op, aux, name):
+    for handle in aux:
+        st.require(st.take(handle))
+
+
+def _test(st, op, aux, name):
+    if op[FLAG]:
+        _wait(st, op, aux, name)
+    else:
+        st.w.dropped[f"{name} (unsuccessful)"] += 1
+
+
+def _testall(st, op, aux, name):
+    if op[FLAG]:
+        _waitall(st, op, aux, name)
+    else:
+        st.w.dropped[f"{name} (unsuccessful)"] += 1
+
+
+def _waitany(st, op, aux, name):
+    index = op[FLAG]
+    if 0 <= index < len(aux):
+        st.require(st.take(aux[index]))
+    else:
+        st.w.dropped[f"{name} (nothing completed)"] += 1
+
+
+def _waitsome(st, op, aux, name):
+    done = op[FLAG]
+    requests = aux[:len(aux) - done]
+    if done:
+        for i in aux[len(aux) - done:]:
+            st.require(st.take(requests[i]))
+    else:
+        st.w.dropped[f"{name} (nothing completed)"] += 1
+
+
+def _probe(st, op, aux, name):
+    st.w.dropped[name if op[KIND] == Op.PROBE or op[FLAG] else f"{name} (unsuccessful)"] += 1
+
+
+def _local(st, op, aux, name):
+    pass
+
+
+def _comm_free(st, op, aux, name):
+    if op[COMM] > COMM_SELF:
+        st.comms.pop(op[COMM], None)
+
+
+def _comm_group(st, op, aux, name):
+    st.groups[aux[0]] = st.comm(op[COMM], name).members
+
+
+def _group_incl(st, op, aux, name):
+    new, group, *ranks = aux
+    members = st.group(group)
+    st.groups[new] = tuple(members[r] for r in ranks)
+
+
+def _group_excl(st, op, aux, name):
+    new, group, *ranks = aux
+    drop = set(ranks)
+    st.groups[new] = tuple(w for i, w in enumerate(st.group(group)) if i not in drop)
+
+
+def _group_set(st, op, aux, name):
+    new, first, second = aux
+    a, b = st.group(first), st.group(second)
+    if op[KIND] == Op.GROUP_UNION:
+        st.groups[new] = a + tuple(w for w in b if w not in a)
+    elif op[KIND] == Op.GROUP_INTERSECTION:
+        st.groups[new] = tuple(w for w in a if w in b)
+    else:
+        st.groups[new] = tuple(w for w in a if w not in b)
+
+
+def _group_free(st, op, aux, name):
+    st.groups.pop(aux[0], None)
+
+
+def _op_create(st, op, aux, name):
+    st.ops[op[OP]] = ReductionOp.create(_user_op, commute=bool(op[FLAG]))
+
+
+def _op_free(st, op, aux, name):
+    st.ops.pop(op[OP], None)
+
+
+_P2P = {
+    Op.LOCAL: _local, Op.INIT: _local, Op.WTIME: _local,
+    Op.SEND: _send, Op.ISEND: lambda st, op, aux, name: _send(st, op, aux, name, False),
+    Op.RECV: _recv, Op.IRECV: lambda st, op, aux, name: _recv(st, op, aux, name, False),
+    Op.SENDRECV: _sendrecv, Op.PROBE: _probe, Op.IPROBE: _probe,
+    Op.WAIT: _wait, Op.WAITALL: _waitall, Op.TEST: _test, Op.TESTALL: _testall,
+    Op.WAITANY: _waitany, Op.TESTANY: _waitany, Op.WAITSOME: _waitsome, Op.TESTSOME: _waitsome,
+    Op.COMM_FREE: _comm_free, Op.COMM_GROUP: _comm_group, Op.GROUP_INCL: _group_incl,
+    Op.GROUP_EXCL: _group_excl, Op.GROUP_UNION: _group_set, Op.GROUP_INTERSECTION: _group_set,
+    Op.GROUP_DIFFERENCE: _group_set, Op.GROUP_FREE: _group_free, Op.OP_CREATE: _op_create, Op.OP_FREE: _op_free,
+}
+
+
+def write(trace, f, compute_clock: str = "auto", **options) -> dict:
+    """Write op-stream ``trace`` to text file ``f`` as GOAL; ``compute_clock`` as replay's (``auto`` picks
+    as :func:`ppt.traces.replay.choose_clock` does); ``options``: ``compute_scale``, ``keep_startup``,
+    ``algorithms``, ``skip_unsupported``.  Returns what was written (see :meth:`GoalWriter.write`) and the
+    clock used."""
+    from ppt.traces.replay import choose_clock
+    clock = choose_clock(trace, compute_clock)
+    stats = GoalWriter(trace, clock["clock"], **options).write(f)
+    stats["compute_clock"] = clock["clock"]
+    return stats
+
+
+def to_text(trace, compute_clock: str = "auto", **options) -> str:
+    """The GOAL text of ``trace`` (see :func:`write`)."""
+    import io
+    buf = io.StringIO()
+    write(trace, buf, compute_clock, **options)
+    return buf.getvalue()
