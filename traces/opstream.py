@@ -87,6 +87,8 @@ class Op(IntEnum):
     OP_FREE = 47        #: op
 
 
+_INIT, _OTHER = int(Op.INIT), int(Op.OTHER)
+
 #: Communicator handles every stream starts with; a reader numbers the ones calls create from 2 up.
 COMM_NULL, COMM_WORLD, COMM_SELF = -1, 0, 1
 #: Peer values: the null process (sends and receives complete at once, move nothing) and the
@@ -224,27 +226,21 @@ class OpStreamBuilder:
         returns the chunk it completed, else None."""
         if gap_cpu_s is None:
             gap_cpu_s = gap_wall_s
-        aux_start = len(self._aux)
+        index = self._names.get(call)
+        if index is None:
+            index = self.call_index(call)
+        rows, values = self._rows, self._aux
+        aux_start = len(values)
         if aux:
-            self._aux.extend(aux)
-        self._rows.append((kind, self.call_index(call), comm, peer, tag, root, op, flag, len(self._aux) - aux_start,
-                           gap_wall_s, gap_cpu_s, call_s, start_s, nbytes, request, aux_start))
-        self._note(kind, call, gap_wall_s, gap_cpu_s, start_s, start_s + call_s)
-        if len(self._rows) >= self.chunk_ops:
-            return self._cut()
-        return None
-
-    def finish(self) -> OpChunk | None:
-        """The last, partial chunk (None if empty)."""
-        return self._cut() if self._rows else None
-
-    def _note(self, kind, call, gap_wall_s, gap_cpu_s, start_s, stop_s):
+            values.extend(aux)
+        rows.append((kind, index, comm, peer, tag, root, op, flag, len(values) - aux_start,
+                     gap_wall_s, gap_cpu_s, call_s, start_s, nbytes, request, aux_start))
+        # what the rank's summary needs, kept as ops arrive
         self.calls[call] += 1
-        if kind == Op.OTHER:
-            self.other.add(call)
         gaps = self._gaps
         if self.ops:
-            wall, cpu = max(gap_wall_s, 0.0), max(gap_cpu_s, 0.0)
+            wall = gap_wall_s if gap_wall_s > 0.0 else 0.0
+            cpu = gap_cpu_s if gap_cpu_s > 0.0 else 0.0
             gaps[2] += wall
             gaps[3] += cpu
             if self.has_init:
@@ -252,10 +248,21 @@ class OpStreamBuilder:
                 gaps[1] += cpu
         else:
             self.first_start_s = start_s
-        if kind == Op.INIT:
+        if kind == _INIT:
             self.has_init = True
-        self.last_stop_s = stop_s if self.last_stop_s is None else max(self.last_stop_s, stop_s)
+        elif kind == _OTHER:
+            self.other.add(call)
+        stop_s = start_s + call_s
+        if self.last_stop_s is None or stop_s > self.last_stop_s:
+            self.last_stop_s = stop_s
         self.ops += 1
+        if len(rows) >= self.chunk_ops:
+            return self._cut()
+        return None
+
+    def finish(self) -> OpChunk | None:
+        """The last, partial chunk (None if empty)."""
+        return self._cut() if self._rows else None
 
     @property
     def compute_wall_s(self) -> float:
