@@ -128,6 +128,22 @@ def test_small_set_with_overlap_splits_each_rank_into_two_streams(small):
     assert replay(trace, job)["predicted_s"] > sum(COMPUTE_S) + AR_B / 1e9
 
 
+def test_overlap_completes_receives_where_one_stream_does(tmp_path):
+    """Two ranks post a receive, then the send it matches, then compute on what arrived: the
+    communication stream must post the send before it waits for the receive, or both wait forever."""
+    def exchange(rank):
+        peer = 1 - rank
+        return [cw.recv(1, "recv", peer, rank, P2P_B, TAG), cw.send(2, "send", rank, peer, P2P_B, TAG),
+                cw.compute(3, "use", COMPUTE_S[0], [1])]
+
+    cw.write_set(tmp_path / "x", [exchange(0), exchange(1)])
+    one = replay(ChakraTrace(tmp_path), MPIJob(network(2), 2, comm=None))["predicted_s"]
+    two = replay(ChakraTrace(tmp_path, overlap=True), MPIJob(network(2), 4, ranks_per_node=2, comm=None))
+    assert one > P2P_B / 1e9 + COMPUTE_S[0]
+    assert one < two["predicted_s"] < one + 5e-6       # the same, but for a same-node signal
+    assert two["calls"]["SIGNAL"] == two["calls"]["SIGNAL_WAIT"] == 2
+
+
 def test_dp_step_with_overlap_predicts_as_the_two_stream_model(tmp_path):
     layers, forward_s, backward_s, grad_B = 3, 1e-3, 2e-3, 4 << 20
     cw.dp_step(tmp_path / "dp", RANKS, layers, forward_s, backward_s, grad_B)

@@ -42,8 +42,9 @@ a GPU runs kernels and NCCL's communication side by side: rank 2r runs the compu
 2r+1 the communication nodes, each in the one topological order.  A node that waits for a node of
 the other stream first receives a 0-byte message (``SIGNAL_WAIT``, tag: that node's place in the
 order) which the other stream sends (``SIGNAL``) once that node is done: after its compute, after
-its collective, after its receive completed (a receive the compute stream waits for is completed
-right after it is posted), right after its send.  The communication ranks communicate among
+its collective, right after its send; a receive is completed, and signalled, where the one-stream
+form completes it (just before its first dependent in the order), so a rank's communication issues
+in the same order either way.  The communication ranks communicate among
 themselves through a communicator split off the world (colour 0, key r; handle 2), in which their
 ranks are the Chakra ranks; process groups are split off the world likewise, the compute ranks
 taking part with UNDEFINED.  Both streams of a rank belong on one node (``ranks_per_node`` even,
@@ -61,8 +62,9 @@ prediction, as creating the groups was part of the traced program.
 
 Ops: an INIT op (call ``TRACE_START``) first, a LOCAL op (``TRACE_END``) last carrying the compute
 after the last communication; calls are named by Chakra's types (``ALL_REDUCE``, ``SEND``,
-``RECV``, ``WAIT``, ``WAITALL``, ``COMM_SPLIT``, and with overlap ``SIGNAL``, ``SIGNAL_WAIT``).  ``start_s`` is the op's time on the rank's
-compute-only clock (the trace records no communication time), from which :meth:`span` is taken.
+``RECV``, ``WAIT``, ``WAITALL``, ``COMM_SPLIT``, and with overlap ``SIGNAL``, ``SIGNAL_WAIT``).
+``start_s`` is the op's time on the rank's compute-only clock (the trace records no communication
+time), from which :meth:`span` is taken.
 
 Bad input is one line (TraceError): a file that is not a Chakra ET, a missing rank file, an
 unknown collective type, a dependency on an absent node, a dependency cycle (naming its nodes).
@@ -377,9 +379,12 @@ class RankGraph:
         for node in order:
             stream = stream_of[node.id]
             deps = sorted(_deps(node), key=place.__getitem__)
-            done = [receiving.pop(d) for d in deps if d in receiving]
-            if done:
-                self._complete(stream, done, t)
+            arrived = [d for d in deps if d in receiving]    # receives in flight this node waits for
+            if arrived:
+                self._complete(comm, [receiving.pop(d) for d in arrived], t)
+                if stream is not comm:
+                    for dep in arrived:
+                        comm.add(Op.SEND, "SIGNAL", t, peer=comm.partner, tag=place[dep])
             for dep in deps:
                 if stream_of[dep] is not stream and dep not in received:
                     stream.add(Op.RECV, "SIGNAL_WAIT", t, peer=stream.partner, tag=place[dep])
@@ -403,14 +408,12 @@ class RankGraph:
                            request=request)
                 if send:
                     sending.append(request)
-                elif node.id in signalled:      # the other stream waits for it: complete it now
-                    self._complete(stream, [request], t)
                 else:
                     receiving[node.id] = request
             elif node.type not in (pb.METADATA_NODE, pb.MEM_LOAD_NODE, pb.MEM_STORE_NODE):
                 raise TraceError(f"{self.where}: node {node.id} ({node.name}) has node type {node.type}, which "
                                  "the Chakra schema read does not define")
-            if node.id in signalled:
+            if node.id in signalled and node.type != pb.COMM_RECV_NODE:    # a receive signals once completed
                 stream.add(Op.SEND, "SIGNAL", t, peer=stream.partner, tag=place[node.id])
         if receiving or sending:
             self._complete(comm, sorted([*receiving.values(), *sending]), t)
