@@ -29,7 +29,8 @@ has the ring's bandwidth term with only 2 log2(P) latency terms; holding
 recursive doubling until ring chunks reach 2,048 bytes keeps the ring's
 2(P-1) latency terms from dominating mid-size messages; allgather by recursive
 doubling below 80 KiB total for powers of two, Bruck below 512 KiB, ring
-above.  A job or a call may name another algorithm.
+above.  A job or a call may name another algorithm, among them NCCL's
+(``nccl_ring``, ``nccl_tree``, ``nccl_p2p``; :mod:`ppt.mpi.nccl`).
 
 Every collective message carries ``(call, root, sequence number)`` of the
 collective it belongs to and travels in the communicator's collective
@@ -39,6 +40,7 @@ a receiver checks the header and reports mismatched collective calls.
 from __future__ import annotations
 
 from ppt.errors import PPTError
+from ppt.mpi import nccl
 from ppt.mpi.ops import blockwise
 from ppt.mpi.payload import join, split, split_sizes
 
@@ -524,6 +526,10 @@ ALGORITHMS = {
     "scan": {"recursive_doubling": scan_recursive_doubling, "linear": scan_linear},
     "exscan": {"recursive_doubling": exscan_recursive_doubling, "linear": exscan_linear},
 }
+for _kind, _table in nccl.ALGORITHMS.items():
+    ALGORITHMS[_kind].update({name: costs(cost)(fn) for name, (fn, cost) in _table.items()})
+#: NCCL's all-to-all posts one send and one receive per peer, all at once: isend_irecv's schedule.
+ALGORITHMS["alltoall"]["nccl_p2p"] = alltoall_isend_irecv
 
 
 def default_algorithm(kind: str, size: int, nbytes=None, op=None) -> str:

@@ -24,6 +24,16 @@ a call does: one pass of the library's progress engine, which reads the
 NIC's completion queue in memory the NIC writes by DMA (a cache miss: about
 80-100 ns of DRAM latency on current x86 servers) after a few tens of
 nanoseconds of call path and request checks.
+
+``nccl_channels`` / ``nccl_chunk_B``: how the NCCL-style collectives
+(:mod:`ppt.mpi.nccl`) cut a buffer: into ``nccl_channels`` parallel rings
+(or pairs of trees), each channel's share into pipelined chunks of at most
+``nccl_chunk_B`` bytes.  NCCL picks its channel count from the topology it
+detects (up to MAXCHANNELS = 32, src/include/device.h); the default here is
+one channel, and a preset names its own.  The chunk default, 512 KiB, is one
+step of NCCL's Simple protocol: its per-channel buffer DEFAULT_BUFFSIZE
+(1 << 22 = 4 MiB, src/init.cc) cut into NCCL_STEPS = 8 slots
+(src/include/device.h), the unit NCCL sends and forwards.
 """
 from __future__ import annotations
 
@@ -35,9 +45,14 @@ from ppt.errors import ConfigError
 #: Eager/rendezvous switch when a preset names none, bytes.
 EAGER_THRESHOLD_B = 8192
 #: Keys of the ``mpi`` section.
-MPI_FIELDS = ("eager_threshold_B", "send_overhead_s", "recv_overhead_s", "poll_overhead_s")
+MPI_FIELDS = ("eager_threshold_B", "send_overhead_s", "recv_overhead_s", "poll_overhead_s", "nccl_channels",
+              "nccl_chunk_B")
 #: Time of one unsuccessful test or probe when a preset names none, s (see the module docstring).
 POLL_OVERHEAD_S = 1e-7
+#: NCCL-style collectives' channels when a preset names none (see the module docstring).
+NCCL_CHANNELS = 1
+#: NCCL-style collectives' pipelined chunk when a preset names none, bytes (see the module docstring).
+NCCL_CHUNK_B = 512 * 1024
 
 
 @dataclass(frozen=True)
@@ -49,10 +64,18 @@ class MPISettings:
     recv_overhead_s: float = 0.0
     #: A rank's time per unsuccessful test or probe, s.
     poll_overhead_s: float = POLL_OVERHEAD_S
+    #: NCCL-style collectives: parallel rings (or tree pairs) a buffer is split over.
+    nccl_channels: int = NCCL_CHANNELS
+    #: NCCL-style collectives: most bytes of one pipelined chunk.
+    nccl_chunk_B: int = NCCL_CHUNK_B
 
     def __post_init__(self):
         if self.eager_threshold_B < 0:
             raise ConfigError(f"mpi.eager_threshold_B must not be negative, got {self.eager_threshold_B}")
+        for key in ("nccl_channels", "nccl_chunk_B"):
+            value = getattr(self, key)
+            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+                raise ConfigError(f"mpi.{key} must be a positive integer, got {value!r}")
 
     @classmethod
     def from_preset(cls, preset: dict) -> "MPISettings":
@@ -60,7 +83,9 @@ class MPISettings:
         return cls(field(section, "eager_threshold_B", "mpi", int, default=EAGER_THRESHOLD_B),
                    field(section, "send_overhead_s", "mpi", float, default=0.0, nonnegative=True),
                    field(section, "recv_overhead_s", "mpi", float, default=0.0, nonnegative=True),
-                   field(section, "poll_overhead_s", "mpi", float, default=POLL_OVERHEAD_S, nonnegative=True))
+                   field(section, "poll_overhead_s", "mpi", float, default=POLL_OVERHEAD_S, nonnegative=True),
+                   field(section, "nccl_channels", "mpi", int, default=NCCL_CHANNELS, positive=True),
+                   field(section, "nccl_chunk_B", "mpi", int, default=NCCL_CHUNK_B, positive=True))
 
     @property
     def overhead_s(self) -> float:
