@@ -83,7 +83,7 @@ class RankOps:
 
     def chunks(self, records, start_s: float, chunk_ops: int = CHUNK_OPS):
         """Iterator over the op chunks of ``records`` (in file order); gaps count from ``start_s`` (s)."""
-        builder = OpStreamBuilder(chunk_ops)
+        builder = OpStreamBuilder(chunk_ops, summary=False)     # the trace set knows the summary
         add = builder.add
         last_stop, last_cpu = start_s, None
         for record in records:

@@ -188,18 +188,20 @@ class OpStreamBuilder:
     """Makes one rank's stream: :meth:`add` one op per call, in order; chunks of ``chunk_ops`` ops.
 
     :meth:`add` returns the chunk it completed (else None) and :meth:`finish` the last one, so a reader
-    yields them as they fill; with ``keep`` the builder also keeps them in ``chunks``.  The builder
-    records what a trace tells about the rank without reading it again: ``calls`` (Counter of call
+    yields them as they fill; with ``keep`` the builder also keeps them in ``chunks``.  With ``summary``
+    (the default) the builder records what a trace tells about the rank without reading it again: ``calls`` (Counter of call
     names), ``other`` (names added as Op.OTHER), ``has_init``, ``ops``, ``first_start_s`` and
     ``last_stop_s`` (trace seconds), and ``compute_wall_s``/``compute_cpu_s`` (the positive gaps
-    between calls after the INIT op, or after the first op without one, s).
+    between calls after the INIT op, or after the first op without one, s); a reader whose format
+    tells those otherwise (DUMPI's footers) passes ``summary=False`` and saves the work.
     """
 
-    def __init__(self, chunk_ops: int = CHUNK_OPS, keep: bool = False):
+    def __init__(self, chunk_ops: int = CHUNK_OPS, keep: bool = False, summary: bool = True):
         if chunk_ops < 1:
             raise ConfigError(f"ops per chunk {chunk_ops} must be at least 1")
         self.chunk_ops = chunk_ops
         self.keep = keep
+        self.summary = summary
         self.chunks = []
         self._names = {}
         self._rows, self._aux = [], []
@@ -235,7 +237,17 @@ class OpStreamBuilder:
             values.extend(aux)
         rows.append((kind, index, comm, peer, tag, root, op, flag, len(values) - aux_start,
                      gap_wall_s, gap_cpu_s, call_s, start_s, nbytes, request, aux_start))
-        # what the rank's summary needs, kept as ops arrive
+        if self.summary:
+            self._note(kind, call, gap_wall_s, gap_cpu_s, start_s, start_s + call_s)
+        if len(rows) >= self.chunk_ops:
+            return self._cut()
+        return None
+
+    def finish(self) -> OpChunk | None:
+        """The last, partial chunk (None if empty)."""
+        return self._cut() if self._rows else None
+
+    def _note(self, kind, call, gap_wall_s, gap_cpu_s, start_s, stop_s):
         self.calls[call] += 1
         gaps = self._gaps
         if self.ops:
@@ -252,17 +264,9 @@ class OpStreamBuilder:
             self.has_init = True
         elif kind == _OTHER:
             self.other.add(call)
-        stop_s = start_s + call_s
         if self.last_stop_s is None or stop_s > self.last_stop_s:
             self.last_stop_s = stop_s
         self.ops += 1
-        if len(rows) >= self.chunk_ops:
-            return self._cut()
-        return None
-
-    def finish(self) -> OpChunk | None:
-        """The last, partial chunk (None if empty)."""
-        return self._cut() if self._rows else None
 
     @property
     def compute_wall_s(self) -> float:
