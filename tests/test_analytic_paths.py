@@ -52,7 +52,7 @@ def sample_pairs(topo, routing) -> dict:
 
 @pytest.mark.parametrize("system", preset_names(SYSTEMS_DIR))
 def test_analytic_and_packet_networks_agree_on_a_lone_4MiB_message(system):
-    machine = Machine(load_system(system))
+    machine = Machine(load_system(system, ["network.planes=1"]))      # one plane: the analytic network's
     topo = machine.topology
     analytic = build_network("analytic", machine)
     pairs = sample_pairs(topo, topo.routing(machine.preset["network"].get("routing", "min")))

@@ -12,7 +12,7 @@ from ppt.hardware.presets import PROCESSORS_DIR, list_processors, load_processor
 from ppt.hardware.tasklist import MemAccess, Tasklist
 
 KiB, MiB = 1024, 1024 ** 2
-PRESETS = ["bgq-a2", "haswell", "ivybridge", "magnycours", "sandybridge"]
+PRESETS = ["bgq-a2", "dgx-a100", "haswell", "ivybridge", "magnycours", "sandybridge"]
 
 
 @pytest.fixture(scope="module")
