@@ -262,3 +262,19 @@ def test_an_op_the_reader_could_not_express_is_refused_unless_skipped():
     got = replay(trace, MPIJob(network(1), 1, 1, comm=None), skip_unsupported=True)
     assert got["skipped_calls"] == {"MPI_Win_fence": 1} and got["calls"] == {"MPI_Init": 1}
     assert got["predicted_s"] == pytest.approx(1e-3)
+
+
+def test_the_op_record_has_the_layout_of_the_c_struct_in_the_docs():
+    import ctypes
+    import re
+    doc = (Path(__file__).resolve().parents[1] / "docs" / "op-stream.md").read_text()
+    body = re.search(r"typedef struct \{(.*?)\} ppt_op;", doc, re.S).group(1)
+    types = {"int16_t": ctypes.c_int16, "int32_t": ctypes.c_int32, "int64_t": ctypes.c_int64, "double": ctypes.c_double}
+    fields = [(name.strip(), types[ctype]) for ctype, names in re.findall(r"(\w+) ([^;]+);", body)
+              for name in names.split(",")]
+
+    class COp(ctypes.Structure):
+        _fields_ = fields
+    assert [name for name, _ in fields] == list(OP_DTYPE.names)
+    assert ctypes.sizeof(COp) == OP_DTYPE.itemsize == 88
+    assert all(getattr(COp, name).offset == OP_DTYPE.fields[name][1] for name in OP_DTYPE.names)
