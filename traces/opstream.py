@@ -188,12 +188,13 @@ class OpStreamBuilder:
     """Makes one rank's stream: :meth:`add` one op per call, in order; chunks of ``chunk_ops`` ops.
 
     :meth:`add` returns the chunk it completed (else None) and :meth:`finish` the last one, so a reader
-    yields them as they fill; with ``keep`` the builder also keeps them in ``chunks``.  With ``summary``
-    (the default) the builder records what a trace tells about the rank without reading it again: ``calls`` (Counter of call
-    names), ``other`` (names added as Op.OTHER), ``has_init``, ``ops``, ``first_start_s`` and
-    ``last_stop_s`` (trace seconds), and ``compute_wall_s``/``compute_cpu_s`` (the positive gaps
-    between calls after the INIT op, or after the first op without one, s); a reader whose format
-    tells those otherwise (DUMPI's footers) passes ``summary=False`` and saves the work.
+    yields them as they fill; with ``keep`` the builder also keeps them in ``chunks``.  With
+    ``summary`` (the default) the builder records what a trace tells about the rank without reading
+    it again: ``calls`` (Counter of call names), ``other`` (names added as Op.OTHER), ``has_init``,
+    ``ops``, ``first_start_s`` and ``last_stop_s`` (trace seconds), and ``compute_wall_s``/
+    ``compute_cpu_s`` (the positive gaps between calls after the INIT op, or after the first op
+    without one, s); a reader whose format tells those otherwise (DUMPI's footers) passes
+    ``summary=False`` and saves the work.
     """
 
     def __init__(self, chunk_ops: int = CHUNK_OPS, keep: bool = False, summary: bool = True):

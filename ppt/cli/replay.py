@@ -21,7 +21,8 @@ from ppt.cli.output import emit
 from ppt.errors import PPTError
 from ppt.log import logger
 
-HELP = "replay a trace set (any format ppt reads: DUMPI, a saved op-stream folder, ...) on a simulated system and predict its run time"
+HELP = ("replay a trace set (any format ppt reads: DUMPI, a saved op-stream folder, ...) on a simulated system "
+        "and predict its run time")
 
 NETWORKS = ("auto", "packet", "flow", "analytic", "ideal")
 CLOCKS = ("auto", "wall", "cpu")     # ppt.traces.replay.COMPUTE_CLOCKS, without importing the reader

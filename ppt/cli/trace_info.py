@@ -3,8 +3,8 @@ from __future__ import annotations
 
 from ppt.cli.output import add_json_flag, emit
 
-HELP = ("summarize a trace set (DUMPI, or a saved op-stream folder): ranks, calls by name, message and collective bytes, span, compute "
-        "gaps by the wall and the CPU clock")
+HELP = ("summarize a trace set (DUMPI, or a saved op-stream folder): ranks, calls by name, message and "
+        "collective bytes, span, compute gaps by the wall and the CPU clock")
 
 
 def add_arguments(parser) -> None:
