@@ -129,18 +129,20 @@ def test_small_set_with_overlap_splits_each_rank_into_two_streams(small):
 
 
 def test_overlap_completes_receives_where_one_stream_does(tmp_path):
-    """Two ranks post a receive, then the send it matches, then compute on what arrived: the
-    communication stream must post the send before it waits for the receive, or both wait forever."""
+    """Two ranks post a receive, then the send it matches, then forward what arrived and compute on it:
+    the communication stream must post the send before it waits for the receive, or both wait
+    forever, and signal the receive it completed for the forward to the compute stream."""
     def exchange(rank):
         peer = 1 - rank
         return [cw.recv(1, "recv", peer, rank, P2P_B, TAG), cw.send(2, "send", rank, peer, P2P_B, TAG),
-                cw.compute(3, "use", COMPUTE_S[0], [1])]
+                cw.send(3, "forward", rank, peer, P2P_B, TAG + 1, [1]), cw.compute(4, "use", COMPUTE_S[0], [1]),
+                cw.recv(5, "forwarded", peer, rank, P2P_B, TAG + 1)]
 
     cw.write_set(tmp_path / "x", [exchange(0), exchange(1)])
     one = replay(ChakraTrace(tmp_path), MPIJob(network(2), 2, comm=None))["predicted_s"]
     two = replay(ChakraTrace(tmp_path, overlap=True), MPIJob(network(2), 4, ranks_per_node=2, comm=None))
-    assert one > P2P_B / 1e9 + COMPUTE_S[0]
-    assert one < two["predicted_s"] < one + 5e-6       # the same, but for a same-node signal
+    assert one > 2 * P2P_B / 1e9 + COMPUTE_S[0]
+    assert 2 * P2P_B / 1e9 < two["predicted_s"] < one  # the compute now overlaps the forwarded message
     assert two["calls"]["SIGNAL"] == two["calls"]["SIGNAL_WAIT"] == 2
 
 

@@ -382,8 +382,8 @@ class RankGraph:
             arrived = [d for d in deps if d in receiving]    # receives in flight this node waits for
             if arrived:
                 self._complete(comm, [receiving.pop(d) for d in arrived], t)
-                if stream is not comm:
-                    for dep in arrived:
+                for dep in arrived:
+                    if dep in signalled:        # the compute stream waits for it too, now or later
                         comm.add(Op.SEND, "SIGNAL", t, peer=comm.partner, tag=place[dep])
             for dep in deps:
                 if stream_of[dep] is not stream and dep not in received:
