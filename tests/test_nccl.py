@@ -180,3 +180,9 @@ def test_large_all_reduce_reaches_the_bottleneck_bandwidth(dgx):
     4,096-byte packets.  Within 1 % at 256 MiB (pipeline fill and latencies are the rest)."""
     assert bus_bandwidth_Bps(dgx, 1, 256 << 20) == pytest.approx(300e9, rel=0.01)
     assert bus_bandwidth_Bps(dgx, 2, 256 << 20) == pytest.approx(8 * 25e9 * 4096 / 4122, rel=0.01)
+
+
+def test_the_node_to_node_bandwidth_follows_the_rails():
+    """With four rails per node (an HGX A100 with 4 HDR NICs) the plateau halves."""
+    four_rails = Machine(load_system("dgx-a100", ["network.planes=4"]))
+    assert bus_bandwidth_Bps(four_rails, 2, 256 << 20) == pytest.approx(4 * 25e9 * 4096 / 4122, rel=0.01)
