@@ -6,8 +6,13 @@ dependency graph (``data_deps`` and ``ctrl_deps`` name the nodes it waits for). 
 ``mlc-chakra`` package's (``chakra.schema.protobuf.et_def_pb2``); it is needed only to read such a
 trace (``pip install 'ppt-sim[chakra]'``).
 
-What a rank's graph becomes, in one topological order (Kahn's algorithm taking the lowest node id
-first among the ready nodes, so the recorded issue order wherever the dependencies allow it):
+What a rank's graph becomes, in one topological order (Kahn's algorithm).  ASTRA-sim issues every
+ready node at once; a linear stream issues one at a time, so among the nodes ready (their
+dependencies issued) it takes first the sends and receives, which only post a transfer, then the
+nodes that hold the rank (compute, collectives), and last those that must first wait for a receive
+still in flight, the lowest node id first within each (the recorded issue order wherever the
+dependencies allow it).  So a rank does not wait for a receive while it could still issue what its
+peers may be waiting for:
 
 * ``COMP_NODE``: compute for ``duration_micros`` (s = us x 1e-6), added to the gap before the next
   op.  Nodes with ``is_cpu_op`` true take no time: a converted PyTorch trace holds both the host
@@ -322,7 +327,10 @@ class RankGraph:
             self.nodes[node.id] = node
 
     def order(self) -> list:
-        """The nodes in topological order, the lowest id first among those ready."""
+        """The nodes in topological order.  Among the nodes ready: first the sends and receives that need
+        no receive in flight (posting a transfer holds nothing), then the other nodes that need none,
+        then those that must first wait for a receive in flight (a receive is in flight from its node
+        until a node that depends on it); the lowest id first within each."""
         waiting, dependents = {}, {}
         for node in self.nodes.values():
             deps = _deps(node)
@@ -332,16 +340,41 @@ class RankGraph:
                                      "file lacks")
                 dependents.setdefault(dep, []).append(node.id)
             waiting[node.id] = len(deps)
-        ready = [nid for nid, n in waiting.items() if n == 0]
-        heapq.heapify(ready)
+        posts, receive = (self.pb.COMM_SEND_NODE, self.pb.COMM_RECV_NODE), self.pb.COMM_RECV_NODE
+        heaps, in_flight, stalled = ([], [], []), set(), set()   # stalled: ready, but needing a receive in flight
+
+        def ready(nid):
+            node = self.nodes[nid]
+            if in_flight.intersection(_deps(node)):
+                stalled.add(nid)
+                heapq.heappush(heaps[2], nid)
+            else:
+                heapq.heappush(heaps[node.type not in posts], nid)
+
+        for nid, count in waiting.items():
+            if count == 0:
+                ready(nid)
         order = []
-        while ready:
-            nid = heapq.heappop(ready)
-            order.append(self.nodes[nid])
+        while any(heaps):
+            heap = next(h for h in heaps if h)
+            nid = heapq.heappop(heap)
+            if heap is heaps[2] and nid not in stalled:
+                continue                        # moved up since: its receives were completed by another node
+            stalled.discard(nid)
+            node = self.nodes[nid]
+            for dep in in_flight.intersection(_deps(node)):     # completed here
+                in_flight.discard(dep)
+                for child in dependents.get(dep, ()):
+                    if child in stalled and not in_flight.intersection(_deps(self.nodes[child])):
+                        stalled.discard(child)
+                        ready(child)
+            if node.type == receive:
+                in_flight.add(nid)
+            order.append(node)
             for child in dependents.get(nid, ()):
                 waiting[child] -= 1
                 if waiting[child] == 0:
-                    heapq.heappush(ready, child)
+                    ready(child)
         if len(order) < len(self.nodes):
             raise TraceError(f"{self.where}: nodes {' -> '.join(map(str, self._cycle(waiting)))} form a "
                              "dependency cycle")
