@@ -2,6 +2,7 @@
 streams and replayed; the predicted time must equal the same program written as a PPT model on the
 same analytic network, and bad input must be one line."""
 import gzip
+import random
 import sys
 from collections import Counter
 
@@ -161,6 +162,42 @@ def test_ready_transfers_are_posted_before_compute_waits(tmp_path, overlap):
     job = MPIJob(network(2), trace.num_ranks, ranks_per_node=1 + overlap, comm=None)
     # one message, then the compute (with overlap also the start-up split and a signal: a few us)
     assert replay(trace, job)["predicted_s"] == pytest.approx(P2P_B / 1e9 + COMPUTE_S[0], abs=10e-6)
+
+
+def random_ring_program(seed: int, rank: int) -> list:
+    """Compute, all-reduces and ring transfers (send right, receive from the left, either first) with
+    random dependencies on earlier nodes; every rank has the same graph, so it cannot deadlock as
+    ASTRA-sim runs it."""
+    rng = random.Random(seed)
+    nodes, tag = [], 0
+    for _ in range(rng.randint(3, 14)):
+        deps = [n.id for n in nodes if rng.random() < 0.3]
+        kind = rng.choice(["compute", "compute", "allreduce", "ring"])
+        if kind == "compute":
+            nodes.append(cw.compute(len(nodes) + 1, "c", rng.choice([1e-6, 1e-5, 1e-4]), deps))
+        elif kind == "allreduce":
+            nodes.append(cw.collective(len(nodes) + 1, "a", "ALL_REDUCE", rng.choice([8, 1 << 16, 1 << 20]), deps))
+        else:
+            tag, size = tag + 1, rng.choice([8, P2P_B])
+            send = lambda d: cw.send(len(nodes) + 1, "s", rank, (rank + 1) % RANKS, size, tag, d)
+            recv = lambda d: cw.recv(len(nodes) + 1, "r", (rank - 1) % RANKS, rank, size, tag, d)
+            first, second = (send, recv) if rng.random() < 0.5 else (recv, send)
+            nodes.append(first(deps))
+            nodes.append(second([d for d in deps if rng.random() < 0.5]))
+    return nodes
+
+
+#: Seeds whose programs deadlocked when ready sends and receives were posted first but nodes waiting
+#: for a receive in flight were not put last.
+DEADLOCKED_IN_ID_ORDER = (24, 53, 188, 194, 211, 227, 241, 283)
+
+
+@pytest.mark.parametrize("seed", DEADLOCKED_IN_ID_ORDER + (0, 1, 2))
+def test_random_ring_programs_replay_in_both_forms(tmp_path, seed):
+    cw.write_set(tmp_path / "p", [random_ring_program(seed, r) for r in range(RANKS)])
+    one = replay(ChakraTrace(tmp_path), MPIJob(network(RANKS), RANKS, comm=None))["predicted_s"]
+    two = replay(ChakraTrace(tmp_path, overlap=True), MPIJob(network(RANKS), 2 * RANKS, ranks_per_node=2, comm=None))
+    assert 0.0 < two["predicted_s"] < one + 50e-6     # overlap costs at most signals and the start-up split
 
 
 def test_dp_step_with_overlap_predicts_as_the_two_stream_model(tmp_path):
