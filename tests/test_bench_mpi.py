@@ -6,8 +6,8 @@ from collections import Counter
 
 import pytest
 
-from ppt.bench.mpi import (allreduce_workload, alltoall_workload, halo_workload, run_once, scaled_ranks,
-                           workloads)
+from ppt.bench.mpi import (allreduce_workload, alltoall_workload, halo_workload, replay_workload, run_once,
+                           scaled_ranks, workloads)
 from ppt.cli.main import main
 from ppt.traces.opstream import AUX_LEN, AUX_START, CALL, KIND, PEER, REQUEST, Op, load, save
 from ppt.traces.synthetic import SyntheticTrace, recursive_doubling_messages
@@ -23,6 +23,9 @@ TINY = "0.01"
     (allreduce_workload(16, 3), 3 * 16 * 4, 3 * 16),
     (halo_workload(8, 3), 8 * (2 + 4 + 6), 8 * (5 + 9 + 13)),  # 2, 4, 6 neighbours; isend+irecv each, a waitall
     (halo_workload(16, 4), 16 * (2 + 4 + 6 + 2), 16 * (5 + 9 + 13 + 5)),
+    # 6 neighbours and an allreduce an iteration; Init, Finalize and 6 irecvs, 6 isends, waitall, allreduce
+    (replay_workload(8, 3), 3 * 8 * 6 + 3 * 8 * 3, 8 * (2 + 3 * 14)),
+    (replay_workload(12, 2), 2 * 12 * 6 + 2 * (8 * 3 + 2 * 4), 12 * (2 + 2 * 14)),   # 4 ranks fold in and out
 ])
 def test_messages_and_calls_are_the_algorithms_counts(workload, messages, calls):
     row = run_once(workload)
@@ -32,7 +35,7 @@ def test_messages_and_calls_are_the_algorithms_counts(workload, messages, calls)
 
 def test_scaled_rank_counts_stay_powers_of_two_and_at_least_eight():
     assert [scaled_ranks(1024, f) for f in (1, 0.5, 0.3, 0.01)] == [1024, 512, 256, 8]
-    assert [w.ranks for w in workloads(1.0)] == [512, 1024, 1024]
+    assert [w.ranks for w in workloads(1.0)] == [512, 1024, 1024, 1024]
 
 
 def test_json_result_has_every_workload_and_its_fields(capsys):

@@ -11,7 +11,10 @@ Workloads (rank counts and iterations at ``scale`` 1):
     irecv and an isend of 1 KiB per neighbour and waits for all of them; iteration i exchanges with
     the ring neighbours up to distance ``HALO_REACH[i % 3]`` (2, 4 or 6 neighbours), 30 iterations;
 ``replay``
-    the replay of a synthetic op-stream trace on 1,024 ranks (:mod:`ppt.traces.synthetic`).
+    the replay of a synthetic op-stream trace on 1,024 ranks (:mod:`ppt.traces.synthetic`): 20
+    iterations of a halo exchange of 1 KiB with the 6 neighbours of a 16x8x8 grid after a compute
+    gap, then an 8-byte allreduce; the trace's streams are made as the replay reads them (a few
+    numpy operations per 150 iterations of a rank), so its wall time is the replay's.
 
 Each runs on the contention-free analytic network of :func:`analytic_job` unless a job factory
 is given (a system preset's network), so the figures are those of the MPI layer.  Its wall time
@@ -29,7 +32,7 @@ from dataclasses import dataclass
 from typing import Callable
 
 from ppt.bench.network import bare_loop_events_per_s
-from ppt.traces.synthetic import recursive_doubling_messages
+from ppt.traces.synthetic import SyntheticTrace, recursive_doubling_messages
 
 #: Ranks per node of the analytic network's jobs.
 RANKS_PER_NODE = 16
@@ -41,6 +44,7 @@ HALO_REACH = (1, 2, 3)
 ALLTOALL_RANKS = 512
 ALLREDUCE_RANKS, ALLREDUCE_ITERATIONS = 1024, 50
 HALO_RANKS, HALO_ITERATIONS = 1024, 30
+REPLAY_RANKS, REPLAY_ITERATIONS = 1024, 20
 #: Fewest ranks a scaled workload keeps (the halo's six neighbours are distinct from 8 ranks up).
 MIN_RANKS = 8
 
@@ -120,13 +124,23 @@ def halo_workload(ranks: int, iterations: int, name: str = "halo") -> Workload:
     return Workload(name, ranks, halo, (iterations, HALO_B), halo_messages(ranks, iterations))
 
 
+def replay_workload(ranks: int, iterations: int, name: str = "replay") -> Workload:
+    """The replay of a :class:`~ppt.traces.synthetic.SyntheticTrace` of ``iterations`` on ``ranks`` ranks
+    (3-D grid, :data:`HALO_B` messages, 8-byte allreduce), its gaps on the wall clock."""
+    from ppt.traces.replay import rank_program
+    trace = SyntheticTrace(ranks, iterations, nbytes=HALO_B, allreduce_B=ALLREDUCE_B)
+    main, args, _ = rank_program(trace, ranks, compute_clock="wall")
+    return Workload(name, ranks, main, args, trace.messages)
+
+
 def workloads(scale: float = 1.0) -> list[Workload]:
     """The workloads at ``scale`` (rank counts and iterations times ``scale``)."""
     return [alltoall_workload(scaled_ranks(ALLTOALL_RANKS, scale)),
             allreduce_workload(scaled_ranks(ALLREDUCE_RANKS, scale),
                                scaled_iterations(ALLREDUCE_ITERATIONS, scale)),
             halo_workload(scaled_ranks(HALO_RANKS, scale),
-                          scaled_iterations(HALO_ITERATIONS, scale, len(HALO_REACH)))]
+                          scaled_iterations(HALO_ITERATIONS, scale, len(HALO_REACH))),
+            replay_workload(scaled_ranks(REPLAY_RANKS, scale), scaled_iterations(REPLAY_ITERATIONS, scale))]
 
 
 def analytic_job(ranks: int):
