@@ -70,11 +70,12 @@ def halo(mpi, iterations: int, nbytes: int) -> None:
     comm = mpi.COMM_WORLD
     rank, size = comm.rank, comm.size
     for i in range(iterations):
+        distances = range(1, HALO_REACH[i % len(HALO_REACH)] + 1)
         requests = []
-        for d in range(1, HALO_REACH[i % len(HALO_REACH)] + 1):
+        for d in distances:
             requests.append(comm.irecv((rank - d) % size, 2 * d))
             requests.append(comm.irecv((rank + d) % size, 2 * d + 1))
-        for d in range(1, HALO_REACH[i % len(HALO_REACH)] + 1):
+        for d in distances:
             requests.append(comm.isend(None, (rank + d) % size, 2 * d, nbytes=nbytes))
             requests.append(comm.isend(None, (rank - d) % size, 2 * d + 1, nbytes=nbytes))
         mpi.waitall(requests)
