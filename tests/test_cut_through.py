@@ -131,6 +131,46 @@ def test_a_long_message_gains_only_the_pipeline_fill():
     assert times[False] - times[True] == pytest.approx(64 / 2e9 + 3 * 64 / LINK_BW + 80 / 2e9, rel=1e-9)
 
 
+@pytest.mark.parametrize("buffer_B", [None, 4096])
+def test_a_short_last_packet_overtakes_a_competitor_under_store_and_forward_only(buffer_B):
+    """Why a 1 KiB allreduce can lose to store-and-forward (docs/flow-vs-packet.md): a router queues the
+    packets for an output in the order it sees them, at the tail under store-and-forward and at the head
+    under cut-through.  Two nodes of router 0 send to two nodes of router 1 over the one ring link, every
+    wire at 1 GB/s (1 B/ns): A = 80 B from node 0 (packets of P = 80 B and S = 32 B), B = 64 B from node 1
+    (one 80 B packet) leaving its NIC 50 ns later.  Store-and-forward sees A's short packet S after A's
+    first packet, before B's (142 < 160 ns), so A goes first; cut-through sees B's head a whole packet
+    before A's second head (96 < 126 ns), so B goes between A's packets and A ends after B."""
+    topo = Torus((4,), link_bandwidth_Bps=LINK_BW, link_latency_s=LINK_LAT, terminal_bandwidth_Bps=LINK_BW,
+                 terminal_latency_s=TERM_LAT, router_delay_s=ROUTER, nodes_per_router=2)
+    P, S, H, gap = 80 / LINK_BW, 32 / LINK_BW, HEADER_B / LINK_BW, 50e-9
+    into, across, out = TERM_LAT + ROUTER, LINK_LAT + ROUTER, TERM_LAT     # each wire's delays after it
+    expected = {
+        # A's two packets cross the link back to back, then leave router 1 one after the other
+        False: {"A": 2 * NIC_LAT + (P + into) + P + across + P + S + out,
+                # B's packet crosses the link after both of A's, then its own node link
+                "B": 2 * NIC_LAT + (P + into) + P + S + P + across + P + out},
+        # B's head reaches router 0 at gap + H + into, before A's second head at P + H + into
+        True: {"A": 2 * NIC_LAT + (H + into) + 2 * P + H + across + S + out,
+               "B": 2 * NIC_LAT + (H + into) + P + H + across + P + out},
+    }
+    assert expected[False] == pytest.approx({"A": 582e-9, "B": 662e-9}, rel=1e-12)
+    assert expected[True] == pytest.approx({"A": 534e-9, "B": 502e-9}, rel=1e-12)
+    for on in (False, True):
+        cfg = {"routing": "dor", "packet": {"header_B": HEADER_B, "max_payload_B": 64},
+               "nic_bandwidth_Bps": NIC_BW, "nic_latency_s": NIC_LAT, "cut_through": on}
+        if buffer_B:
+            cfg["buffer_B"] = buffer_B
+        net = PacketNetwork(topo, cfg)
+        sim = net.simulation(comm=None)
+        arrivals = {}
+        for node in (2, 3):
+            net.nic(sim, node).host = lambda payload: arrivals.setdefault(payload, sim.now)
+        net.nic(sim, 0).send_message(2, 80, "A")
+        net.nic(sim, 1).send_message(3, 64, "B", delay_s=gap)
+        sim.run()
+        assert arrivals == pytest.approx(expected[on], rel=1e-12)
+
+
 @pytest.mark.parametrize("dims", [(8,), (4, 4), (3, 5)])
 def test_saturating_load_conserves_packets_and_drains_with_cut_through(dims):
     net, sim = ring(True, dims=dims, buffer_B=2 * 2 * 80)       # two packets per VC
