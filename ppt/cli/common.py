@@ -95,6 +95,12 @@ def _names_a_file(name: str) -> bool:
     return name.endswith(".json") or os.sep in name
 
 
+#: What a TRACE argument takes (every format ``ppt.traces.formats`` reads).
+TRACE_HELP = ("a trace in any format ppt reads: a DUMPI set (its folder, .meta file or file prefix), an OTF2 "
+              "archive (traces.otf2 or its folder), a GOAL file (.goal), Chakra ET files (<prefix>.<rank>.et or "
+              "their folder) or an op-stream folder")
+
+
 def check_input_file(path: str, what: str) -> None:
     """PPTError if ``path`` exists but cannot be read as UTF-8 text (a folder, a binary file, no
     permission): one line, where reading it would raise deep inside.  A missing file passes, for

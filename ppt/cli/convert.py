@@ -13,17 +13,17 @@ import os
 import sys
 import tempfile
 
-from ppt.cli.common import positive_number
+from ppt.cli.common import TRACE_HELP, positive_number
 from ppt.errors import ConfigError
 
-HELP = ("convert a trace (DUMPI, op-stream folder, GOAL, ...) to a GOAL text schedule (LogGOPSim/ATLAHS) or an "
+HELP = ("convert a trace (DUMPI, OTF2, GOAL, Chakra or op-stream) to a GOAL text schedule (LogGOPSim/ATLAHS) or an "
         "op-stream folder")
 
 CLOCKS = ("auto", "wall", "cpu")
 
 
 def add_arguments(parser) -> None:
-    parser.add_argument("input", metavar="IN", help="a trace in any format ppt reads (see 'ppt replay --help')")
+    parser.add_argument("input", metavar="IN", help=TRACE_HELP)
     parser.add_argument("output", metavar="OUT",
                         help="GOAL text file to write (e.g. app.goal), or an op-stream folder (a name ending in "
                              ".opstream, or an existing empty folder)")

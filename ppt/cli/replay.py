@@ -13,7 +13,7 @@ from __future__ import annotations
 import os
 import time
 
-from ppt.cli.common import (add_failure_arguments, add_job_arguments, add_sampling_arguments,
+from ppt.cli.common import (TRACE_HELP, add_failure_arguments, add_job_arguments, add_sampling_arguments,
                             add_system_arguments, is_leader, load_preset, pick_network, positive_number,
                             report_placement, sampling)
 from ppt.cli.jobmix import add_jobs_arguments, refuse_with_job_list, run_job_list
@@ -21,8 +21,8 @@ from ppt.cli.output import emit
 from ppt.errors import PPTError
 from ppt.log import logger
 
-HELP = ("replay a trace set (any format ppt reads: DUMPI, a saved op-stream folder, ...) on a simulated system "
-        "and predict its run time")
+HELP = ("replay a trace (DUMPI, OTF2, GOAL, Chakra or op-stream) on a simulated system and predict its run "
+        "time")
 
 NETWORKS = ("auto", "packet", "flow", "analytic", "ideal")
 CLOCKS = ("auto", "wall", "cpu")     # ppt.traces.replay.COMPUTE_CLOCKS, without importing the reader
@@ -30,8 +30,7 @@ CLOCKS = ("auto", "wall", "cpu")     # ppt.traces.replay.COMPUTE_CLOCKS, without
 
 def add_arguments(parser) -> None:
     parser.add_argument("trace", metavar="TRACE", nargs="?",
-                        help="DUMPI trace set folder, its .meta file or its file prefix, or a saved op-stream folder "
-                             "(required without --job-list)")
+                        help=TRACE_HELP + " (required without --job-list)")
     add_system_arguments(parser, positional=False)
     parser.add_argument("--network", choices=NETWORKS, default="auto",
                         help="auto (default): the packet-level model unless its estimated cost from the trace's "

@@ -1,15 +1,16 @@
-"""``ppt trace-info TRACE``: what a trace set (DUMPI or op-stream) contains, read without simulating."""
+"""``ppt trace-info TRACE``: what a trace (any format ppt reads) contains, read without simulating."""
 from __future__ import annotations
 
+from ppt.cli.common import TRACE_HELP
 from ppt.cli.output import add_json_flag, emit
 
-HELP = ("summarize a trace set (DUMPI, or a saved op-stream folder): ranks, calls by name, message and "
+HELP = ("summarize a trace (DUMPI, OTF2, GOAL, Chakra or op-stream): ranks, calls by name, message and "
         "collective bytes, span, compute gaps by the wall and the CPU clock")
 
 
 def add_arguments(parser) -> None:
     parser.add_argument("trace", metavar="TRACE",
-                        help="DUMPI trace set folder, its .meta file or its file prefix, or a saved op-stream folder")
+                        help=TRACE_HELP)
     add_json_flag(parser)
 
 
