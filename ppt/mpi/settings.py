@@ -31,9 +31,9 @@ nanoseconds of call path and request checks.
 ``nccl_chunk_B`` bytes.  NCCL picks its channel count from the topology it
 detects (up to MAXCHANNELS = 32, src/include/device.h); the default here is
 one channel, and a preset names its own.  The chunk default, 512 KiB, is one
-step of NCCL's Simple protocol: its per-channel buffer DEFAULT_BUFFSIZE
-(1 << 22 = 4 MiB, src/init.cc) cut into NCCL_STEPS = 8 slots
-(src/include/device.h), the unit NCCL sends and forwards.
+step of NCCL's Simple protocol: its default per-channel buffer (1 << 22 =
+4 MiB, src/init.cc) cut into 8 steps (src/include/device.h), the unit NCCL
+sends and forwards.
 """
 from __future__ import annotations
 
