@@ -29,13 +29,28 @@ predicts:
   :data:`CONTEXT_TAG_BASE` up, so messages match as they would in their own
   contexts.
 
+A probe that found a message (MPI_Probe, an MPI_Iprobe that succeeded)
+waits in replay until a matching message has arrived.  GOAL has no probe:
+the writer posts the receive that takes the probed message (the rank's next
+Recv, Irecv or Sendrecv on that communicator whose source and tag admit it)
+at the probe instead of at its own place, and the operation after the probe
+``requires`` it, so the rank waits there for the message's arrival.  That is
+replay's timing when the message is eager and, for a probe of
+``ANY_SOURCE``, when it is the first matching one to arrive in the
+simulation -- the traced probe found the message the program then received
+(its status records the source), but replay's probe takes the first to
+arrive, and GOAL cannot wait for the first of several messages without
+receiving it.  The receive overhead is the rank's at the probe rather than
+at the later Recv or Wait (later by nothing but compute when a Recv follows
+the probe).
+
 What GOAL cannot say is left out and counted (``dropped`` in the result):
-a probe that waits for a message (Probe, an Iprobe that found one), and the
-unsuccessful tests and probes, whose only cost in replay is the poll overhead
-of repeated ones (:attr:`ppt.mpi.settings.MPISettings.poll_overhead_s`).
-Wildcard tags (``ANY_TAG``) become GOAL's ``-1``, which would also match
-messages of other communicators and collectives.  docs/goal.md measures what
-this changes on the shared traces.
+the unsuccessful tests and probes, whose only cost in replay is the poll
+overhead of repeated ones (:attr:`ppt.mpi.settings.MPISettings.poll_overhead_s`),
+and a probe whose message no later receive takes.  Wildcard tags
+(``ANY_TAG``) become GOAL's ``-1``, which would also match messages of other
+communicators and collectives.  docs/goal.md measures what this changes on
+the shared traces.
 """
 from __future__ import annotations
 
@@ -56,6 +71,9 @@ CONTEXT_TAG_BASE = 2**30
 #: Bytes of an int in the simulated MPI's communicator agreement (Comm.dup/create, Cart_create: an
 #: allreduce of one int; Comm_split: an allgather of three).
 INT_B = 4
+
+#: How many ops past a probe that found a message the writer looks for the receive that takes it.
+PROBE_LOOKAHEAD = 100_000
 
 _COLLECTIVES = {Op.BARRIER, Op.BCAST, Op.REDUCE, Op.ALLREDUCE, Op.SCAN, Op.EXSCAN, Op.GATHER, Op.SCATTER,
                 Op.SCATTERV, Op.ALLGATHER, Op.ALLGATHERV, Op.ALLTOALL, Op.ALLTOALLV, Op.REDUCE_SCATTER,
@@ -178,6 +196,45 @@ def _run(label: str, call: str, programs: dict) -> dict:
     return {me: m.prims for me, m in members.items()}
 
 
+# -- a rank's ops, with look-ahead ----------------------------------------------------------------
+class _Ahead:
+    """A rank's ops in order, each ``(op row, aux values, call name)``, read chunk by chunk; :meth:`peek`
+    looks at the ops not handed out yet.  ``position``: the index in the stream of the op handed out last."""
+
+    __slots__ = ("chunks", "ahead", "position")
+
+    def __init__(self, chunks):
+        self.chunks = iter(chunks)
+        self.ahead = deque()
+        self.position = -1
+
+    def _read(self) -> bool:
+        chunk = next(self.chunks, None)
+        if chunk is None:
+            return False
+        names, aux = chunk.calls, chunk.aux_list()
+        self.ahead.extend((op, aux[op[AUX_START]:op[AUX_START] + op[AUX_LEN]], names[op[CALL]])
+                          for op in chunk.rows())
+        return True
+
+    def __iter__(self):
+        return self
+
+    def __next__(self):
+        if not self.ahead and not self._read():
+            raise StopIteration
+        self.position += 1
+        return self.ahead.popleft()
+
+    def peek(self, limit: int):
+        """``(position, entry)`` of each of the next ``limit`` ops (fewer at the stream's end)."""
+        ahead = self.ahead
+        for i in range(limit):
+            if i == len(ahead) and not self._read():
+                return
+            yield self.position + 1 + i, ahead[i]
+
+
 # -- the writer ---------------------------------------------------------------------------------------
 class GoalWriter:
     """Writes one trace as GOAL text; see the module docstring.  ``clock``: ``"wall"`` or ``"cpu"``."""
@@ -292,34 +349,34 @@ class GoalWriter:
         gap_field, scale = self.gap_field, self.scale
         startup = not self.keep_startup
         has_init = trace.has_init(st.rank)
-        for chunk in trace.stream(st.rank):
-            names = chunk.calls
-            aux_all = chunk.aux_list()
-            for op in chunk.rows():
-                kind = op[KIND]
-                if startup:
-                    startup = has_init and kind != Op.INIT
-                else:
-                    gap = op[gap_field]
-                    if gap > 0.0:
-                        st.calc(round(gap * scale * 1e9))
-                aux = aux_all[op[AUX_START]:op[AUX_START] + op[AUX_LEN]]
-                name = names[op[CALL]]
-                if kind in _COLLECTIVES:
-                    comm = st.comm(op[COMM], name)
-                    seq = st.coll_seq[comm.uid] = st.coll_seq.get(comm.uid, 0) + 1
-                    args = (comm, name, kind, op, aux, st.group_of(kind, aux), st.reduction(op[OP]))
-                    result = yield (comm.uid, seq), comm, args
-                    st.collective(comm, seq, kind, aux, result)
-                    continue
-                handler = _P2P.get(kind)
-                if handler is not None:
-                    handler(st, op, aux, name)
-                elif kind == Op.OTHER:
-                    if not self.skip_unsupported:
-                        raise TraceError(f"trace rank {st.rank} calls {name}, which replay does not support; "
-                                         "convert with --skip-unsupported to leave it out")
-                    self.dropped[name] += 1
+        ops = st.stream = _Ahead(trace.stream(st.rank))
+        claimed = st.claimed
+        for op, aux, name in ops:
+            kind = op[KIND]
+            if startup:
+                startup = has_init and kind != Op.INIT
+            else:
+                gap = op[gap_field]
+                if gap > 0.0:
+                    st.calc(round(gap * scale * 1e9))
+            if kind in _COLLECTIVES:
+                comm = st.comm(op[COMM], name)
+                seq = st.coll_seq[comm.uid] = st.coll_seq.get(comm.uid, 0) + 1
+                args = (comm, name, kind, op, aux, st.group_of(kind, aux), st.reduction(op[OP]))
+                result = yield (comm.uid, seq), comm, args
+                st.collective(comm, seq, kind, aux, result)
+                continue
+            if claimed and ops.position in claimed:
+                _taken(st, op, aux, name, claimed.pop(ops.position))
+                continue
+            handler = _P2P.get(kind)
+            if handler is not None:
+                handler(st, op, aux, name)
+            elif kind == Op.OTHER:
+                if not self.skip_unsupported:
+                    raise TraceError(f"trace rank {st.rank} calls {name}, which replay does not support; "
+                                     "convert with --skip-unsupported to leave it out")
+                self.dropped[name] += 1
 
     # -- collectives -------------------------------------------------------------------------------
     def resolve(self, comm: _Comm, seq: int, slot: dict) -> dict:
@@ -467,6 +524,8 @@ class _RankState:
         self.groups = {}
         self.ops = {}
         self.coll_seq = {}
+        self.stream = None          # the rank's ops (_Ahead) while the writer walks them
+        self.claimed = {}           # stream position of a receive posted at a probe before it -> its label
 
     # -- operations ---------------------------------------------------------------------------------
     def _node(self, text: str, is_calc: bool) -> str:
@@ -654,7 +713,68 @@ def _waitsome(st, op, aux, name):
 
 
 def _probe(st, op, aux, name):
-    st.w.dropped[name if op[KIND] == Op.PROBE or op[FLAG] else f"{name} (unsuccessful)"] += 1
+    """A probe that found a message (Probe, an Iprobe that succeeded) waits in replay until the message
+    has arrived: it becomes the receive that takes the message, posted here, which the next operation
+    requires (see the module docstring).  An unsuccessful Iprobe is left out; a probe of PROC_NULL
+    returns at once."""
+    if op[KIND] == Op.IPROBE and not op[FLAG]:
+        st.w.dropped[f"{name} (unsuccessful)"] += 1
+        return
+    if op[PEER] == PROC_NULL:
+        return
+    found = _taker(st.stream, op)
+    if found is None:
+        st.w.dropped[f"{name} (its message is not received after it)"] += 1
+        return
+    position, (recv, raux, rname) = found
+    label = st.claimed.get(position)
+    if label is None:                       # else an earlier probe found the same message
+        comm = st.comm(recv[COMM], rname)
+        if recv[KIND] == Op.SENDRECV:
+            source, tag, posted = raux
+        else:
+            source, tag, posted = recv[PEER], recv[TAG], recv[NBYTES]
+        label = st.recv(st.world_peer(comm, source, rname), posted, st.user_tag(comm, tag))
+        st.claimed[position] = label
+    st.require(label)
+
+
+def _taker(ops: _Ahead, probe):
+    """``(position, (op, aux, name))`` of the receive that takes the message ``probe`` found: the rank's
+    next receive (Recv, Irecv, Sendrecv) on the probe's communicator whose source and tag admit the
+    message (within :data:`PROBE_LOOKAHEAD` ops, and before the communicator is freed), else None."""
+    comm, src, tag = probe[COMM], probe[PEER], probe[TAG]
+    for position, entry in ops.peek(PROBE_LOOKAHEAD):
+        op = entry[0]
+        kind = op[KIND]
+        if op[COMM] != comm:
+            continue
+        if kind == Op.RECV or kind == Op.IRECV:
+            source, rtag = op[PEER], op[TAG]
+        elif kind == Op.SENDRECV:
+            source, rtag = entry[1][0], entry[1][1]
+        elif kind == Op.COMM_FREE:
+            return None
+        else:
+            continue
+        if source == PROC_NULL:
+            continue
+        if ((src == ANY_SOURCE or source == ANY_SOURCE or source == src)
+                and (tag == ANY_TAG or rtag == ANY_TAG or rtag == tag)):
+            return position, entry
+    return None
+
+
+def _taken(st, op, aux, name, label):
+    """The receive a probe posted already (as ``label``) and waited for: nothing is left to wait for
+    (an Irecv's request completes nothing more), and a Sendrecv still sends."""
+    kind = op[KIND]
+    if kind == Op.IRECV:
+        st.start(op[REQUEST], None)
+    elif kind == Op.SENDRECV:
+        comm = st.comm(op[COMM], name)
+        dst = st.world_peer(comm, op[PEER], name)
+        st.require(None if dst is None else st.send(dst, op[NBYTES], st.user_tag(comm, op[TAG])))
 
 
 def _local(st, op, aux, name):
