@@ -40,9 +40,9 @@ replay's timing when the message is eager and, for a probe of
 simulation -- the traced probe found the message the program then received
 (its status records the source), but replay's probe takes the first to
 arrive, and GOAL cannot wait for the first of several messages without
-receiving it.  The receive overhead is the rank's at the probe rather than
-at the later Recv or Wait (later by nothing but compute when a Recv follows
-the probe).
+receiving it.  The rank spends the receive overhead at the probe rather
+than at the later Recv or Wait, which changes no time when only compute lies
+between the two.
 
 What GOAL cannot say is left out and counted (``dropped`` in the result):
 the unsuccessful tests and probes, whose only cost in replay is the poll
