@@ -373,6 +373,18 @@ def test_a_probe_that_found_a_message_waits_for_the_receive_that_takes_it():
     assert via_goal["network"]["messages"] == direct["network"]["messages"] == 2
 
 
+def test_a_probe_whose_message_no_later_receive_takes_is_left_out_and_counted():
+    t = MemoryTrace("unreceived", 2)
+    t.builder(0).add(Op.PROBE, "MPI_Probe", 0.0, peer=1, tag=5)
+    t.builder(0).add(Op.RECV, "MPI_Recv", 0.0, peer=1, tag=6, nbytes=8)      # another tag: not the probed one
+    t.builder(0).add(Op.IPROBE, "MPI_Iprobe", 0.0, peer=opstream.PROC_NULL, tag=5, flag=1)   # returns at once
+    t.builder(1).add(Op.SEND, "MPI_Send", 0.0, peer=0, tag=6, nbytes=8)
+    buf = io.StringIO()
+    stats = goal_writer.write(t, buf)
+    assert stats["dropped"] == {"MPI_Probe (its message is not received after it)": 1}
+    assert stats["recvs"] == 1 and "recv 8b from 1 tag 6" in buf.getvalue()
+
+
 def test_convert_writes_goal_and_opstream_and_nothing_on_error(tmp_path, capsys):
     saved = opstream.save(hand_built(), tmp_path / "hand.opstream")
     out = tmp_path / "hand.goal"
