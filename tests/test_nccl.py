@@ -1,29 +1,33 @@
 """NCCL-style collectives (ppt.mpi.nccl) and the dgx-a100 preset they run on.
 
 Results equal MPICH's algorithms'; what each algorithm sends matches hand-counted messages and bytes;
-on a contention-free network the pipelined chains take their closed-form time; on the preset, large
-all-reduces reach the bus bandwidth of the bottleneck the preset's cited numbers give.
+on a contention-free network the pipelined chains take their closed-form time; the trees are built
+over nodes, with a chain through each node's ranks; on the preset, large all-reduces reach the bus
+bandwidth of the bottleneck the preset's cited numbers give.
 """
+import math
+
 import numpy as np
 import pytest
 
 from ppt.errors import ConfigError
 from ppt.hardware.systems import load_system
 from ppt.interconnects.networks.analytic import AnalyticNetwork
+from ppt.interconnects.networks.nodememory import NodeMemory
 from ppt.machine import Machine
 from ppt.mpi import MPIJob, SUM, Op
 from ppt.mpi.collectives import ALGORITHMS
 from ppt.mpi.errors import MPIError
-from ppt.mpi.nccl import _dtree
+from ppt.mpi.nccl import _dtree, _node_trees, _tree_chunk_B
 from ppt.mpi.settings import MPISettings
 
 LATENCY_S, BANDWIDTH_BPS = 1e-6, 1e9
 SMALL = MPISettings(nccl_channels=3, nccl_chunk_B=40)      # several channels and chunks even for small buffers
 
 
-def run(ranks, program, settings=MPISettings()):
-    net = AnalyticNetwork(ranks, latency_s=LATENCY_S, bandwidth_Bps=BANDWIDTH_BPS, hops=lambda a, b: 1)
-    return MPIJob(net, ranks, 1, settings=settings).run(program)
+def run(ranks, program, settings=MPISettings(), per_node=1, mapping="linear"):
+    net = AnalyticNetwork(-(-ranks // per_node), latency_s=LATENCY_S, bandwidth_Bps=BANDWIDTH_BPS, hops=lambda a, b: 1)
+    return MPIJob(net, ranks, per_node, mapping, settings=settings).run(program)
 
 
 def contribution(rank, length=37):
@@ -41,22 +45,33 @@ CALLS = {
 
 
 @pytest.mark.parametrize("settings", [MPISettings(), SMALL], ids=["defaults", "3 channels, 40 B chunks"])
-@pytest.mark.parametrize("ranks", [1, 3, 8, 12])
+@pytest.mark.parametrize("ranks,per_node", [(1, 1), (3, 1), (8, 1), (12, 1), (8, 4), (12, 5)])
 @pytest.mark.parametrize("kind,name,mpi_name", [("allreduce", "nccl_ring", "ring"),
                                                 ("allreduce", "nccl_tree", "recursive_doubling"),
                                                 ("allgather", "nccl_ring", "ring"),
                                                 ("reduce_scatter", "nccl_ring", "ring"),
                                                 ("alltoall", "nccl_p2p", "pairwise")])
-def test_results_equal_the_mpi_algorithms(kind, name, mpi_name, ranks, settings):
+def test_results_equal_the_mpi_algorithms(kind, name, mpi_name, ranks, per_node, settings):
     def program(algorithm):
         return lambda mpi: CALLS[kind](mpi.COMM_WORLD, algorithm)
-    ours = run(ranks, program(name), settings).returns
-    theirs = run(ranks, program(mpi_name), settings).returns
+    ours = run(ranks, program(name), settings, per_node).returns
+    theirs = run(ranks, program(mpi_name), settings, per_node).returns
     for mine, reference in zip(ours, theirs):
         if isinstance(reference, list):
             assert len(mine) == len(reference) and all(np.array_equal(a, b) for a, b in zip(mine, reference))
         else:
             assert np.array_equal(mine, reference)
+
+
+@pytest.mark.parametrize("mapping", ["linear", "round-robin"])
+def test_a_split_communicator_reduces_over_its_own_nodes(mapping):
+    """Every other rank of 12 on nodes of 4 (or dealt round-robin over 3 nodes): the tree groups the
+    communicator's members by their nodes, whatever their world ranks."""
+    def program(mpi):
+        sub = mpi.COMM_WORLD.Split(mpi.COMM_WORLD.rank % 2, 0)
+        return [sub.allreduce(contribution(sub.rank), op=SUM, algorithm=name) for name in ("nccl_tree", "ring")]
+    for tree, ring in run(12, program, SMALL, 4, mapping).returns:
+        assert np.array_equal(tree, ring)
 
 
 def test_a_scalar_reduces_whole():
@@ -87,6 +102,37 @@ def test_messages_and_bytes_follow_the_algorithm(kind, name, ranks, sent):
         assert ALGORITHMS[kind][name].cost(ranks, 1000, 2, 100) == sent
 
 
+def test_the_tree_crosses_between_nodes_once_per_node_and_tree():
+    """8 ranks on 2 nodes of 4, 2000 B in 2 channels of chunks of at most 100 B: 4 parts of 500 B, 5 chunks
+    each.  Every chunk goes up and down P-1 = 7 edges; of a tree's 7 edges one joins the two nodes, so
+    2 x 5 chunks x 2 parts per tree cross between nodes each way and the rest are copies within a node."""
+    result = run(8, lambda mpi: mpi.COMM_WORLD.allreduce(None, nbytes=2000, algorithm="nccl_tree"), TWO_CHANNELS, 4)
+    assert sum(r["messages_sent"] for r in result.per_rank) == 2 * 7 * 20
+    assert result.network["messages"] == 2 * 1 * 20                  # up and down the one inter-node edge
+    assert result.network["bytes"] == 2 * 2000
+
+
+@pytest.mark.parametrize("nbytes,depth,chunk_B", [
+    (1 << 30, 8, 512 << 10),       # 1024 chunks a part: enough for any depth here
+    (64 << 20, 8, 512 << 10),      # 64 chunks a part, 8 x depth: kept
+    (32 << 20, 8, 256 << 10),      # 32 chunks, fewer than 64: halved once, 64 chunks
+    (1 << 20, 8, 64 << 10),        # to 128 KiB (4 chunks), then to 64 KiB (8 chunks, not below depth)
+    (1 << 20, 10, 32 << 10),       # and to 32 KiB when 8 chunks are fewer than the depth
+    (4096, 3, 32 << 10),           # small buffers: 32 KiB
+])
+def test_the_tree_chunk_shrinks_to_fill_its_pipeline(nbytes, depth, chunk_B):
+    assert _tree_chunk_B(nbytes, 2, 512 << 10, depth) == chunk_B
+
+
+def test_the_tree_chunk_follows_the_depth_of_nodes_and_chains():
+    """8 ranks on 2 nodes of 4: depth 4 - 1 + log2(2) = 4; 4 MiB in 2 parts of 2 MiB cut into 512 KiB
+    chunks are 4 a part, fewer than 8 x 4: halved to 128 KiB (16 a part, not fewer than 4 x 4).
+    32 chunks up and down 7 edges; the cost formula counts the same for 4 ranks a node."""
+    result = run(8, lambda mpi: mpi.COMM_WORLD.allreduce(None, nbytes=4 << 20, algorithm="nccl_tree"), per_node=4)
+    assert sum(r["messages_sent"] for r in result.per_rank) == 2 * 7 * 32
+    assert ALGORITHMS["allreduce"]["nccl_tree"].cost(8, 4 << 20, 1, 512 << 10, 4) == (2 * 7 * 32, 2 * 7 * (4 << 20))
+
+
 # -- closed forms on a contention-free network -------------------------------------------------------------
 def test_pipelined_ring_takes_2_p_minus_1_hops_of_one_chunk():
     """4 ranks, 4000 B, chunks of 250 B: a chunk's chain is 2(P-1) = 6 hops, each latency + 250 B / B,
@@ -99,11 +145,25 @@ def test_pipelined_ring_takes_2_p_minus_1_hops_of_one_chunk():
 
 
 def test_double_tree_goes_up_and_down_its_depth():
-    """8 ranks: both trees are 3 edges deep (0-4-2-1 and its mirror), so a 500-byte chunk (2000 B over
-    2 trees, 2 chunks each) climbs 3 hops and comes down 3."""
+    """8 ranks, one a node: both trees are 3 edges deep (0-4-2-1 and its mirror), so a 500-byte chunk
+    (2000 B over 2 trees, 2 chunks each) climbs 3 hops and comes down 3."""
     result = run(8, lambda mpi: mpi.COMM_WORLD.allreduce(None, nbytes=2000, algorithm="nccl_tree"),
                  MPISettings(nccl_chunk_B=500))
     assert result.predicted_s == pytest.approx(6 * (LATENCY_S + 500 / BANDWIDTH_BPS))
+
+
+def test_two_nodes_of_four_go_up_their_chains_and_across_once():
+    """2 nodes x 4 ranks, copies within a node taking only their latency (1e-7 s): each tree climbs
+    its leaf node's chain (3 copies), crosses to the root node's head (one network hop of a 500-byte
+    chunk) and comes down the same way, 2 (3 copies + 1 hop); the other node's chain, 3 copies up
+    and 3 down, is no longer.  The flat tree over the 8 ranks that NCCL does not use
+    (0-4-2-1) crosses between nodes twice each way."""
+    copy_s = 1e-7
+    net = AnalyticNetwork(2, latency_s=LATENCY_S, bandwidth_Bps=BANDWIDTH_BPS, hops=lambda a, b: 1)
+    net.node_memory = NodeMemory(math.inf, copy_s)
+    job = MPIJob(net, 8, 4, settings=MPISettings(nccl_chunk_B=500))
+    result = job.run(lambda mpi: mpi.COMM_WORLD.allreduce(None, nbytes=2000, algorithm="nccl_tree"))
+    assert result.predicted_s == pytest.approx(2 * (3 * copy_s + LATENCY_S + 500 / BANDWIDTH_BPS))
 
 
 @pytest.mark.parametrize("ranks", range(1, 41))
@@ -126,6 +186,45 @@ def test_the_two_trees_span_the_ranks_and_share_no_inner_rank(ranks):
         inner.append({rank for rank, (_, children) in links.items() if children})
     if ranks % 2 == 0:
         assert not inner[0] & inner[1]
+
+
+@pytest.mark.parametrize("sizes", [[8, 8], [8, 8, 8, 8], [3, 1, 4, 1, 5], [1] * 6, [2, 7, 1]])
+@pytest.mark.parametrize("channel", [0, 1, 5])
+def test_node_trees_are_chains_joined_by_a_tree_over_nodes(sizes, channel):
+    """Each tree spans every rank with at most two children a rank; within a node its ranks hang
+    in one chain, from the channel's head down; exactly nodes - 1 edges join nodes, each from a
+    node's head; the two trees' roots are the heads of node 0 and of the other tree's root node."""
+    nodes, first = [], 0
+    for size in sizes:
+        nodes.append(list(range(first, first + size)))
+        first += size
+    node_of = {rank: n for n, ranks in enumerate(nodes) for rank in ranks}
+    heads = [ranks[channel % len(ranks)] for ranks in nodes]
+    roots = []
+    for parent, children in _node_trees(nodes, channel):
+        assert [rank for rank in range(first) if parent[rank] < 0] == [parent.index(-1)]
+        roots.append(node_of[parent.index(-1)])
+        crossing = [(rank, parent[rank]) for rank in range(first)
+                    if parent[rank] >= 0 and node_of[rank] != node_of[parent[rank]]]
+        assert len(crossing) == len(nodes) - 1 and all(rank in heads for rank, _ in crossing)
+        for rank in range(first):
+            assert len(children[rank]) <= 2 and all(parent[child] == rank for child in children[rank])
+            if parent[rank] >= 0:
+                assert rank in children[parent[rank]]
+            inside = [child for child in children[rank] if node_of[child] == node_of[rank]]
+            assert len(inside) <= 1
+        for ranks, head in zip(nodes, heads):                  # one chain a node, from the head
+            chain = [head]
+            while inside := [child for child in children[chain[-1]] if node_of[child] == node_of[head]]:
+                chain.append(inside[0])
+            assert sorted(chain) == ranks
+        reached, todo = set(), [parent.index(-1)]
+        while todo:
+            rank = todo.pop()
+            reached.add(rank)
+            todo.extend(children[rank])
+        assert reached == set(range(first))
+    assert roots == [0, [_dtree(len(nodes), n, 1)[0] for n in range(len(nodes))].index(-1)]
 
 
 # -- settings and bad input ------------------------------------------------------------------------------------
@@ -167,10 +266,10 @@ def test_the_preset_has_one_rail_per_gpu(dgx):
     assert fabric.num_routers == 8 * 60 and fabric.num_nodes == 140
 
 
-def bus_bandwidth_Bps(machine, nodes: int, nbytes: int) -> float:
+def bus_bandwidth_Bps(machine, nodes: int, nbytes: int, algorithm: str = "nccl_ring") -> float:
     ranks = 8 * nodes
     job = MPIJob.on_machine(machine, ranks)
-    time_s = job.run(lambda mpi: mpi.COMM_WORLD.allreduce(None, nbytes=nbytes, algorithm="nccl_ring")).predicted_s
+    time_s = job.run(lambda mpi: mpi.COMM_WORLD.allreduce(None, nbytes=nbytes, algorithm=algorithm)).predicted_s
     return nbytes / time_s * 2 * (ranks - 1) / ranks
 
 
@@ -180,6 +279,17 @@ def test_large_all_reduce_reaches_the_bottleneck_bandwidth(dgx):
     4,096-byte packets.  Within 1 % at 256 MiB (pipeline fill and latencies are the rest)."""
     assert bus_bandwidth_Bps(dgx, 1, 256 << 20) == pytest.approx(300e9, rel=0.01)
     assert bus_bandwidth_Bps(dgx, 2, 256 << 20) == pytest.approx(8 * 25e9 * 4096 / 4122, rel=0.01)
+
+
+def test_the_tree_is_bound_by_nvswitch_on_two_nodes_and_by_the_rails_on_four(dgx):
+    """Two nodes: each node's chain carries both trees' halves up and down its 7 edges, 14 S of copies
+    through NVSwitch's 2.4 TB/s, while only S leaves each node (half of it up one tree, half down the
+    other): busbw = 2.4 TB/s / 14 x 2(16-1)/16, above the ring's rail-bound 198.7 GB/s.  Four nodes:
+    the inner node of each tree sends and receives 2 S over its rails: busbw = 198.7 GB/s / 2 x
+    2(32-1)/32, below the ring.  Within 1 % at 256 MiB and 1.5 % at 1 GiB (pipeline fill and drain)."""
+    rails_Bps = 8 * 25e9 * 4096 / 4122
+    assert bus_bandwidth_Bps(dgx, 2, 256 << 20, "nccl_tree") == pytest.approx(2.4e12 / 14 * 30 / 16, rel=0.01)
+    assert bus_bandwidth_Bps(dgx, 4, 1 << 30, "nccl_tree") == pytest.approx(rails_Bps / 2 * 62 / 32, rel=0.015)
 
 
 def test_the_node_to_node_bandwidth_follows_the_rails():

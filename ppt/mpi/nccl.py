@@ -7,10 +7,11 @@ point-to-point messages and registered beside the MPI ones in
 ==============  =============  ===============================================
 allreduce       ``nccl_ring``  reduce-scatter then all-gather round one ring,
                                2(P-1) steps (src/device/all_reduce.h, runRing)
-allreduce       ``nccl_tree``  double binary tree: two complementary binary
-                               trees, each carrying half the buffer, reduced
-                               up and broadcast down at once (runTreeUpDown;
-                               trees of src/graph/trees.cc)
+allreduce       ``nccl_tree``  double binary tree over the nodes, a chain
+                               through each node's ranks: two trees, each
+                               carrying half the buffer, reduced up and
+                               broadcast down at once (runTreeUpDown; trees of
+                               src/graph/trees.cc and src/graph/connect.cc)
 allgather       ``nccl_ring``  P-1 ring steps
 reduce_scatter  ``nccl_ring``  P-1 ring steps
 alltoall        ``nccl_p2p``   one send and one receive per peer, all posted
@@ -23,22 +24,32 @@ read once per call): into ``nccl_channels`` channels, each an independent ring
 ``nccl_chunk_B`` bytes.  Chunks are pipelined: a rank forwards chunk c of a
 ring step as soon as it holds it, while chunk c+1 is on its way, so a step
 does not wait for the whole of the previous one.  Ranks follow communicator
-order on every ring and the trees are built over the communicator's ranks
-(NCCL orders rings and trees by its topology search, with a chain through
-each node's GPUs; here the network, with its on-node fabric and rails,
-decides what each hop costs).  Reductions are computed exactly, in zero time.
+order on every ring (NCCL orders rings by its topology search; here the
+network, with its on-node fabric and rails, decides what each hop costs).
+The trees are built over nodes, as NCCL builds them: the double binary tree
+joins one rank per node, and within a node the ranks form a chain, taken
+from the communicator's ranks and the node each runs on (see
+:func:`_node_trees`).  As in NCCL, the tree halves its chunk size for buffers
+too small to fill its pipeline (:func:`_tree_chunk_B`), and each stream of a
+tree keeps at most :data:`WINDOW` chunks on their way, NCCL's buffer slots per
+connection (the rings need no such limit: every rank of a ring sends and
+receives alike).  Reductions are computed exactly, in zero time.
 
 Every algorithm carries ``cost(size, nbytes) -> (messages, bytes)`` as
 :mod:`ppt.mpi.collectives` defines it, for the default settings.
 """
 from __future__ import annotations
 
+import weakref
 from collections import deque
 
 from ppt.mpi.payload import join, split, split_sizes
 from ppt.mpi.settings import MPISettings
 
 _DEFAULTS = MPISettings()
+#: Chunks a tree stream may have on their way at once: NCCL's 8 buffer slots (steps) per
+#: connection (src/include/device.h), a slot freed here when its chunk has left the sender.
+WINDOW = 8
 
 
 # -- cutting buffers ---------------------------------------------------------------
@@ -207,23 +218,128 @@ def _btree(size: int, rank: int) -> tuple[int, list[int]]:
     return parent, children
 
 
+def _dtree_position(size: int, rank: int, tree: int) -> int:
+    """Where ``rank`` sits in tree 0 or 1 of :func:`_dtree`: its position in the binary tree
+    (:func:`_btree`) that the tree is a mirrored or shifted copy of."""
+    if tree == 0:
+        return rank
+    return (rank - 1) % size if size % 2 else size - 1 - rank
+
+
 def _dtree(size: int, rank: int, tree: int) -> tuple[int, list[int]]:
     """``(parent, children)`` of ``rank`` in tree 0 or 1 of NCCL's double binary tree (ncclGetDtree):
     tree 1 is tree 0 mirrored (ranks r -> P-1-r) for even P, shifted by one rank for odd P, so that
     ranks that are leaves in one tree are inner ranks of the other."""
     if tree == 0:
         return _btree(size, rank)
+    parent, children = _btree(size, _dtree_position(size, rank, tree))
     if size % 2:
-        parent, children = _btree(size, (rank - 1) % size)
         back = [(r + 1) % size for r in (parent, *children)]
     else:
-        parent, children = _btree(size, size - 1 - rank)
         back = [size - 1 - r for r in (parent, *children)]
     return (-1 if parent < 0 else back[0]), back[1:]
 
 
-def _tree_allreduce_cost(p, s, channels=_DEFAULTS.nccl_channels, chunk_B=_DEFAULTS.nccl_chunk_B):
-    chunks = sum(_chunk_count(part, chunk_B) for part in split_sizes(s, 2 * channels))
+def _child_slot(size: int, rank: int, tree: int) -> int:
+    """Which child of its parent a non-root ``rank`` is in tree ``tree`` of :func:`_dtree`: 0 if it
+    sits below its parent in the binary tree's order, else 1 (ncclGetBtree's parentChildType)."""
+    position = _dtree_position(size, rank, tree)
+    return 0 if position < _btree(size, position)[0] else 1
+
+
+def _node_trees(nodes: list[list[int]], channel: int) -> list[tuple[list[int], list[list[int]]]]:
+    """Tree 0 and tree 1 of ``channel`` over ranks grouped by node, as NCCL connects them
+    (src/graph/connect.cc, ncclTopoPreset and connectTrees): per tree ``(parent, children)``,
+    indexed by rank.
+
+    ``nodes`` lists each node's ranks.  Within a node the ranks form a chain: the channel's
+    chain starts at the node's rank ``channel`` mod its size and runs through the others in
+    order (NCCL takes the chain from its topology search, a different head GPU and NIC per
+    channel; both trees of a channel share it).  A chain's first rank is the node's head: it
+    sends up to the parent node and is the rank the tree's down stream enters by.  Between nodes,
+    node i hangs below node ``_dtree(len(nodes), i, tree)``; as in NCCL's balanced tree pattern, a
+    child node in slot 0 (:func:`_child_slot`) attaches to the second rank of the parent's chain
+    and one in slot 1 to the head, so the parent node's inter-node traffic is spread over two
+    ranks (over its head alone if it has one rank).  Every rank has at most two children; each tree spans every rank in P-1 edges, of
+    which (nodes - 1) join nodes.
+    """
+    size = sum(len(ranks) for ranks in nodes)
+    chains = []
+    for ranks in nodes:
+        start = channel % len(ranks)
+        chains.append(ranks[start:] + ranks[:start])
+    trees = []
+    for tree in (0, 1):
+        parent, children = [-1] * size, [[] for _ in range(size)]
+        for chain in chains:
+            for upper, lower in zip(chain, chain[1:]):
+                parent[lower] = upper
+                children[upper].append(lower)
+        for node, chain in enumerate(chains):
+            above = _dtree(len(chains), node, tree)[0]
+            if above >= 0:
+                target = chains[above]
+                upper = target[1] if _child_slot(len(chains), node, tree) == 0 and len(target) > 1 else target[0]
+                parent[chain[0]] = upper
+                children[upper].append(chain[0])
+        trees.append((parent, children))
+    return trees
+
+
+def _comm_nodes(c) -> list[list[int]]:
+    """The communicator's ranks grouped by the node each runs on: nodes in the order of their first
+    rank, ranks in communicator order."""
+    node_of, nodes = c.rank.node_of, {}
+    for rank, world in enumerate(c.comm.members):
+        nodes.setdefault(node_of[world], []).append(rank)
+    return list(nodes.values())
+
+
+#: Per job, the trees of each communicator's members and channel count, so that a collective
+#: builds them once, not once per rank and call: ``{job: {key: (members, trees, depth)}}``.
+_TREES: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+
+
+def _tree_depth(ranks: int, nodes: int) -> int:
+    """NCCL's estimate of a tree's depth, ranks per node - 1 + floor(log2 nodes) (connectTrees)."""
+    return ranks // nodes - 1 + nodes.bit_length() - 1
+
+
+def _tree_chunk_B(nbytes: int, parts: int, chunk_B: int, depth: int) -> int:
+    """The tree's chunk size for ``nbytes`` in ``parts`` parts: ``chunk_B`` halved while the parts hold
+    too few chunks to fill a pipeline ``depth`` deep, as NCCL does for its Simple protocol's
+    up-and-down tree (src/enqueue.cc): below 8 x depth chunks a part down to 128 KiB, below
+    4 x depth down to 64 KiB, below depth down to 32 KiB; chunks already that small are kept."""
+    for fill, floor_B in ((8, 131072), (4, 65536), (1, 32768)):
+        while nbytes // (parts * chunk_B) < depth * fill and chunk_B > floor_B:
+            chunk_B //= 2
+    return chunk_B
+
+
+def _trees(c, channels: int) -> tuple[list, int]:
+    """:func:`_node_trees` of every channel for the communicator of collective ``c``, shared by its
+    ranks, and the trees' depth (:func:`_tree_depth`).
+
+    Members lists are shared by a job's ranks (``job.intern_members``) and kept with the trees,
+    so their identity names them; a world communicator's members are a range, equal by value."""
+    members = c.comm.members
+    per_job = _TREES.setdefault(c.rank.job, {})
+    key = (members if isinstance(members, range) else id(members), channels)
+    found = per_job.get(key)
+    if found is None or found[0] is not members and not isinstance(members, range):
+        nodes = _comm_nodes(c)
+        found = per_job[key] = (members, [_node_trees(nodes, channel) for channel in range(channels)],
+                                _tree_depth(c.size, len(nodes)))
+    return found[1], found[2]
+
+
+def _tree_allreduce_cost(p, s, channels=_DEFAULTS.nccl_channels, chunk_B=_DEFAULTS.nccl_chunk_B, per_node=1):
+    """Every chunk goes up and down every edge of its tree; a tree over P ranks has P-1 edges,
+    however the ranks sit on nodes (chains within nodes, the binary tree between them).  The
+    chunk size depends on the trees' depth, here for ``per_node`` ranks on every node."""
+    parts = 2 * channels
+    chunk_B = _tree_chunk_B(s, parts, chunk_B, _tree_depth(p, max(1, -(-p // per_node))))
+    chunks = sum(_chunk_count(part, chunk_B) for part in split_sizes(s, parts))
     return 2 * (p - 1) * chunks, 2 * (p - 1) * s
 
 
@@ -236,10 +352,11 @@ class _Arrivals:
         self.queues = {peer: deque(c.irecv(peer) for _ in range(count)) for peer, count in expected.items()}
         self.got = {}
 
-    def wait(self) -> None:
-        """Block until at least one more message has arrived; file what arrived."""
+    def wait(self, sends=()) -> None:
+        """Block until at least one more message has arrived or one of ``sends`` has left; file
+        what arrived."""
         rank = self.c.rank
-        heads = [queue[0] for queue in self.queues.values() if queue]
+        heads = [queue[0] for queue in self.queues.values() if queue] + list(sends)
         while not any(req.done for req in heads):
             rank.block(heads)
         for peer, queue in self.queues.items():
@@ -250,38 +367,54 @@ class _Arrivals:
                 self.got[peer, key] = data
 
 
-def _run(arrivals: _Arrivals, streams: list) -> None:
+def _run(arrivals: _Arrivals, streams: list, window: int) -> None:
     """Run ``streams`` (lists of ``(needed keys, action)`` steps, each stream in order) as their
-    keys arrive: a step runs once every ``(peer, key)`` it needs is in, with those payloads."""
-    streams = [deque(stream) for stream in streams if stream]
+    keys arrive: a step runs once every ``(peer, key)`` it needs is in, with those payloads, and
+    once fewer than ``window`` earlier steps of its stream have sends still leaving (an action
+    returns the sends it started).  The streams take turns, one step each per round, as NCCL's
+    channels run side by side."""
+    streams = [(deque(stream), deque()) for stream in streams if stream]
+    got = arrivals.got
     while streams:
-        moved = False
-        for stream in streams:
-            while stream and all(key in arrivals.got for key in stream[0][0]):
-                needs, action = stream.popleft()
-                action(*[arrivals.got.pop(key) for key in needs])
-                moved = True
-        streams = [stream for stream in streams if stream]
-        if streams and not moved:
-            arrivals.wait()
+        moved = True
+        while moved:
+            moved = False
+            for steps, flying in streams:
+                while flying and all(req.done for req in flying[0]):
+                    flying.popleft()
+                if steps and len(flying) < window and all(key in got for key in steps[0][0]):
+                    needs, action = steps.popleft()
+                    sent = action(*[got.pop(key) for key in needs])
+                    if sent:
+                        flying.append(sent)
+                    moved = True
+            streams = [stream for stream in streams if stream[0]]
+        if streams:
+            arrivals.wait([next(req for req in flying[0] if not req.done)
+                           for steps, flying in streams if len(flying) >= window])
 
 
 def allreduce_tree(c, obj, op, nbytes):
-    """The buffer cut into 2 x channels parts, part j on tree j % 2, each part in chunks; a rank
-    reduces a chunk from its children's, sends it up, and sends the final chunk down as soon as it
-    comes from above (the root turns it round), chunk after chunk, up and down at once."""
+    """The buffer cut into 2 x channels parts, part j on tree j % 2 of channel j // 2 (both trees
+    over nodes, :func:`_node_trees`), each part in chunks (:func:`_tree_chunk_B`); a rank reduces
+    a chunk from its children's, sends it up, and sends the final chunk down as soon as it comes
+    from above (the root turns it round), chunk after chunk, up and down at once."""
     _require_commutative(c, op, "tree all-reduce")
-    me, size = c.me, c.size
+    me = c.me
     channels, chunk_B = _settings(c)
     parts = 2 * channels
+    trees, depth = _trees(c, channels)
+    chunk_B = _tree_chunk_B(nbytes, parts, chunk_B, depth)
     part_sizes = split_sizes(nbytes, parts)
     counts = [_chunk_count(part_B, chunk_B) for part_B in part_sizes]
     chunks = [split(part, count) for part, count in zip(split(obj, parts), counts)]
     chunk_sizes = [split_sizes(part_B, count) for part_B, count in zip(part_sizes, counts)]
-    trees = [_dtree(size, me, tree) for tree in (0, 1)]
+    links = []                                                   # per part: (parent, children) of this rank
+    for j in range(parts):
+        parent, children = trees[j // 2][j % 2]
+        links.append((parent[me], children[me]))
     expected = {}
-    for j, count in enumerate(counts):
-        parent, children = trees[j % 2]
+    for (parent, children), count in zip(links, counts):
         for peer in children + ([parent] if parent >= 0 else []):
             expected[peer] = expected.get(peer, 0) + count
     arrivals = _Arrivals(c, expected)
@@ -294,22 +427,25 @@ def allreduce_tree(c, obj, op, nbytes):
                 total = op(data, total)
             if parent < 0:
                 arrivals.got[me, ("down", j, k)] = total
-            else:
-                sends.append(c.isend(parent, chunk_sizes[j][k], (("up", j, k), total)))
+                return []
+            sent = [c.isend(parent, chunk_sizes[j][k], (("up", j, k), total))]
+            sends.extend(sent)
+            return sent
         return [(child, ("up", j, k)) for child in children], action
 
     def down(j, k, parent, children):
         def action(total):
             chunks[j][k] = total
-            sends.extend(c.isend(child, chunk_sizes[j][k], (("down", j, k), total)) for child in children)
+            sent = [c.isend(child, chunk_sizes[j][k], (("down", j, k), total)) for child in children]
+            sends.extend(sent)
+            return sent
         return [(me if parent < 0 else parent, ("down", j, k))], action
 
     streams = []
-    for tree, (parent, children) in enumerate(trees):
-        order = [(j, k) for k in range(max(counts)) for j in range(tree, parts, 2) if k < counts[j]]
-        streams.append([up(j, k, parent, children) for j, k in order])
-        streams.append([down(j, k, parent, children) for j, k in order])
-    _run(arrivals, streams)
+    for j, (parent, children) in enumerate(links):
+        streams.append([up(j, k, parent, children) for k in range(counts[j])])
+        streams.append([down(j, k, parent, children) for k in range(counts[j])])
+    _run(arrivals, streams, WINDOW)
     c.waitall(sends)
     return join([join(part) for part in chunks])
 
