@@ -1,13 +1,14 @@
 """nccl-tests' all_reduce_perf on a GPU system preset: algorithm and bus bandwidth against message size.
 
-    python benchmarks/nccl_allreduce.py [--system dgx-a100] [--nodes 1 2 4] [--algorithm nccl_ring]
+    python benchmarks/nccl_allreduce.py [--system dgx-a100] [--nodes 1 2 4] [--algorithm nccl_ring [nccl_tree]]
         [--min-size 1M] [--max-size 1G] [--set network.planes=4 ...] [--plot FILE]
 
 Every node runs one rank per GPU (the preset's ``node.cores``); one all-reduce of each size,
 doubling from ``--min-size`` to ``--max-size``, runs on the packet network (1 GiB on 4 DGX A100
 nodes, 32 ranks, takes about 3 s).  As nccl-tests reports them (doc/PERFORMANCE.md of
 NVIDIA/nccl-tests): algbw = size / time, busbw = algbw x 2(n-1)/n for n ranks, both in GB/s
-(10^9 bytes/s).  docs/nccl.md compares the curve with published measurements.
+(10^9 bytes/s).  With several algorithms the table puts their times and bus bandwidths side
+by side.  docs/nccl.md compares the curve with published measurements.
 """
 from __future__ import annotations
 
@@ -48,9 +49,28 @@ def sweep(machine: Machine, nodes: list[int], sizes: list[int], algorithm: str) 
         for nbytes in sizes:
             time_s = all_reduce_s(machine, ranks, nbytes, algorithm)
             algbw = nbytes / time_s / GB
-            rows.append({"nodes": count, "ranks": ranks, "bytes": nbytes, "time_us": time_s * 1e6,
-                         "algbw_GBps": algbw, "busbw_GBps": algbw * bus_factor(ranks)})
+            rows.append({"algorithm": algorithm, "nodes": count, "ranks": ranks, "bytes": nbytes,
+                         "time_us": time_s * 1e6, "algbw_GBps": algbw, "busbw_GBps": algbw * bus_factor(ranks)})
     return rows
+
+
+def print_table(rows: list[dict], algorithms: list[str]) -> None:
+    """One algorithm: nccl-tests' columns.  Several: time and busbw of each, side by side."""
+    if len(algorithms) == 1:
+        print("| nodes | GPUs | size (B) | time (us) | algbw (GB/s) | busbw (GB/s) |")
+        print("|---:|---:|---:|---:|---:|---:|")
+        for r in rows:
+            print(f"| {r['nodes']} | {r['ranks']} | {r['bytes']} | {r['time_us']:.1f} | {r['algbw_GBps']:.2f} | "
+                  f"{r['busbw_GBps']:.2f} |")
+        return
+    by_key = {(r["algorithm"], r["nodes"], r["bytes"]): r for r in rows}
+    head = " | ".join(f"{a} time (us) | {a} busbw (GB/s)" for a in algorithms)
+    print(f"| nodes | GPUs | size (B) | {head} |")
+    print("|---:|---:|---:|" + "---:|---:|" * len(algorithms))
+    for r in (r for r in rows if r["algorithm"] == algorithms[0]):
+        cells = " | ".join(f"{by_key[a, r['nodes'], r['bytes']]['time_us']:.1f} | "
+                           f"{by_key[a, r['nodes'], r['bytes']]['busbw_GBps']:.2f}" for a in algorithms)
+        print(f"| {r['nodes']} | {r['ranks']} | {r['bytes']} | {cells} |")
 
 
 def plot(rows: list[dict], title: str, path: str) -> None:
@@ -58,16 +78,26 @@ def plot(rows: list[dict], title: str, path: str) -> None:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
     fig, (alg, bus) = plt.subplots(1, 2, figsize=(11, 4))
+    algorithms = list(dict.fromkeys(r["algorithm"] for r in rows))
+    styles = ["o-", "s--", "^:", "d-."]
     for count in sorted({r["nodes"] for r in rows}):
-        mine = [r for r in rows if r["nodes"] == count]
-        label = f"{count} node{'s' if count > 1 else ''} ({mine[0]['ranks']} GPUs)"
-        alg.semilogx([r["bytes"] for r in mine], [r["algbw_GBps"] for r in mine], "o-", base=2, label=label)
-        bus.semilogx([r["bytes"] for r in mine], [r["busbw_GBps"] for r in mine], "o-", base=2, label=label)
+        color = None
+        for a, algorithm in enumerate(algorithms):
+            mine = [r for r in rows if r["nodes"] == count and r["algorithm"] == algorithm]
+            label = f"{count} node{'s' if count > 1 else ''} ({mine[0]['ranks']} GPUs)"
+            if len(algorithms) > 1:
+                label = f"{algorithm}, {label}"
+            sizes = [r["bytes"] for r in mine]
+            line, = alg.semilogx(sizes, [r["algbw_GBps"] for r in mine], styles[a % len(styles)], base=2,
+                                 label=label, color=color)
+            bus.semilogx(sizes, [r["busbw_GBps"] for r in mine], styles[a % len(styles)], base=2, label=label,
+                         color=line.get_color())
+            color = line.get_color()
     alg.set(xlabel="message size (bytes)", ylabel="algorithm bandwidth (GB/s)", title=f"{title}: algbw")
     bus.set(xlabel="message size (bytes)", ylabel="bus bandwidth (GB/s)", title=f"{title}: busbw")
     for axes in (alg, bus):
         axes.grid(True, which="both", alpha=0.3)
-        axes.legend()
+        axes.legend(fontsize="small")
     fig.tight_layout()
     fig.savefig(path, dpi=110)
 
@@ -76,7 +106,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--system", default="dgx-a100", help="GPU system preset (default dgx-a100)")
     parser.add_argument("--nodes", type=int, nargs="+", default=[1, 2, 4], help="node counts (default 1 2 4)")
-    parser.add_argument("--algorithm", default="nccl_ring", help="allreduce algorithm (default nccl_ring)")
+    parser.add_argument("--algorithm", nargs="+", default=["nccl_ring"],
+                        help="allreduce algorithm(s) (default nccl_ring)")
     parser.add_argument("--min-size", default="1M", help="smallest message, nccl-tests style (default 1M)")
     parser.add_argument("--max-size", default="1G", help="largest message (default 1G)")
     parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
@@ -89,16 +120,12 @@ def main() -> None:
         sizes.append(nbytes)
         nbytes *= 2
     began = time.perf_counter()
-    rows = sweep(machine, args.nodes, sizes, args.algorithm)
-    print(f"{args.system}, {machine.cores_per_node} GPUs per node, {args.algorithm}, packet network "
+    rows = [row for algorithm in args.algorithm for row in sweep(machine, args.nodes, sizes, algorithm)]
+    print(f"{args.system}, {machine.cores_per_node} GPUs per node, {', '.join(args.algorithm)}, packet network "
           f"({time.perf_counter() - began:.1f} s wall)\n")
-    print("| nodes | GPUs | size (B) | time (us) | algbw (GB/s) | busbw (GB/s) |")
-    print("|---:|---:|---:|---:|---:|---:|")
-    for r in rows:
-        print(f"| {r['nodes']} | {r['ranks']} | {r['bytes']} | {r['time_us']:.1f} | {r['algbw_GBps']:.2f} | "
-              f"{r['busbw_GBps']:.2f} |")
+    print_table(rows, args.algorithm)
     if args.plot:
-        plot(rows, f"{args.system} {args.algorithm}", args.plot)
+        plot(rows, f"{args.system} {' vs '.join(args.algorithm)}", args.plot)
 
 
 if __name__ == "__main__":
