@@ -24,13 +24,6 @@ from mpi_helpers import BANDWIDTH_BPS, EAGER_B, LATENCY_S, network
 from shared_traces import MANIFEST, TRACES
 
 SETS = sorted(MANIFEST)
-#: Shared traces whose GOAL round trip is not exact, and why (docs/goal.md gives the measured differences).
-NOT_EXACT = {
-    "amg_n4": "its 223 successful MPI_Iprobe of ANY_SOURCE return in replay when any matching message has "
-              "arrived, 67 of them on another source's message than the one the program then receives; "
-              "GOAL waits for the received message (measured: +9.0e-4 of the predicted time)",
-}
-
 def job_on(num_ranks, send_overhead_s=0.0, recv_overhead_s=0.0):
     settings = MPISettings(EAGER_B, send_overhead_s, recv_overhead_s)
     return MPIJob(network(num_ranks), num_ranks, ranks_per_node=1, comm=None, settings=settings)
@@ -198,42 +191,14 @@ def round_trip(name):
 @pytest.mark.parametrize("name", SETS)
 def test_dumpi_to_goal_to_replay_predicts_what_dumpi_replay_predicts(name):
     """Exact to GOAL's unit (calc times are whole nanoseconds; measured differences are below 1e-11 s)
-    on every shared trace but those in NOT_EXACT, with the same messages either way."""
+    on every shared trace, with the same messages either way."""
     direct, via_goal, stats = round_trip(name)
     assert via_goal["network"]["messages"] == direct["network"]["messages"]
     assert via_goal["bytes_p2p"] >= direct["bytes_p2p"]     # collectives' messages are point-to-point in GOAL
     assert not any(key in ("MPI_Probe", "MPI_Iprobe") for key in stats["dropped"])   # each became a receive
-    if name in NOT_EXACT:
-        assert via_goal["predicted_s"] == pytest.approx(direct["predicted_s"], rel=1e-3), NOT_EXACT[name]
-        return
     assert abs(via_goal["predicted_s"] - direct["predicted_s"]) < 1e-9
     for a, b in zip(direct["per_rank"], via_goal["per_rank"]):
         assert abs(a["finish_s"] - b["finish_s"]) < 1e-9, a["rank"]
-
-
-class ProbingTheReceivedSource:
-    """``trace`` with each successful MPI_Iprobe of ANY_SOURCE naming the source of the rank's next Recv
-    of its tag: the message the program went on to receive, which DUMPI records in the probe's status
-    (the op stream keeps the probe's arguments, not its status)."""
-
-    def __init__(self, trace):
-        self.trace = trace
-
-    def __getattr__(self, name):
-        return getattr(self.trace, name)
-
-    def stream(self, rank):
-        chunks = list(self.trace.stream(rank))
-        rows = [list(row) for chunk in chunks for row in chunk.rows()]
-        for i, row in enumerate(rows):
-            if row[KIND] == Op.IPROBE and row[opstream.FLAG] and row[opstream.PEER] == opstream.ANY_SOURCE:
-                row[opstream.PEER] = next(r[opstream.PEER] for r in rows[i + 1:]
-                                          if r[KIND] == Op.RECV and r[opstream.TAG] == row[opstream.TAG])
-        start = 0
-        for chunk in chunks:
-            yield opstream.OpChunk(rows=[tuple(r) for r in rows[start:start + len(chunk)]],
-                                   aux_list=chunk.aux_list(), calls=chunk.calls)
-            start += len(chunk)
 
 
 def packet_job(ranks):
@@ -241,25 +206,17 @@ def packet_job(ranks):
     return MPIJob.on_machine(machine, ranks, ranks_per_node=1, mapping="random", seed=3, comm=None)
 
 
-@pytest.mark.parametrize("make_job", [analytic_job, packet_job], ids=["analytic", "packet"])
-def test_amg_round_trip_is_exact_once_each_probe_looks_for_the_message_it_found(make_job):
-    """What NOT_EXACT says of amg_n4, measured: its GOAL schedule (each successful probe a wait for the
-    receive that takes the probed message) replays exactly what replaying the trace predicts when every
-    probe looks for the source its status recorded, on both network models; the difference to the plain
-    replay is all replay's ANY_SOURCE probes returning on another source's message."""
+def test_amg_round_trip_is_exact_on_the_packet_network_too():
+    """amg_n4 probes ANY_SOURCE 223 times; each probe that found a message waits in replay for the one its
+    status recorded, and in GOAL for the receive that takes it: the same wait, so the same time and packets."""
     trace = open_trace(TRACES / MANIFEST["amg_n4"]["folder"])
     back = goal.parse(goal_writer.to_text(trace, skip_unsupported=True), "amg_n4.goal")
-    resolved = replay(ProbingTheReceivedSource(trace), make_job(4), skip_unsupported=True)
-    via_goal = replay(back, make_job(4))
-    assert abs(via_goal["predicted_s"] - resolved["predicted_s"]) < 1e-9
-    for a, b in zip(resolved["per_rank"], via_goal["per_rank"]):
+    direct = replay(trace, packet_job(4), skip_unsupported=True)
+    via_goal = replay(back, packet_job(4))
+    assert via_goal["packets"] == direct["packets"]
+    assert abs(via_goal["predicted_s"] - direct["predicted_s"]) < 1e-9
+    for a, b in zip(direct["per_rank"], via_goal["per_rank"]):
         assert abs(a["finish_s"] - b["finish_s"]) < 1e-9, a["rank"]
-    assert via_goal["network"]["messages"] == resolved["network"]["messages"]
-    assert via_goal["packets"] == resolved["packets"]
-    if make_job is packet_job:
-        direct = replay(trace, packet_job(4), skip_unsupported=True)
-        assert via_goal["packets"] == direct["packets"]
-        assert via_goal["predicted_s"] == pytest.approx(direct["predicted_s"], rel=1e-3)
 
 
 # -- the writer and the reader on a hand-built trace -----------------------------------------------------

@@ -152,7 +152,12 @@ def _sendrecv_replace(r, a):
 
 
 def _probe(r, a):
-    return {"comm": comm(a["comm"]), "peer": source(a["source"]), "tag": a["tag"]}
+    """A probe that found a message (every Probe; an Iprobe whose flag is set) names the message the traced
+    run found, by the recorded status's source and tag where the trace has them: a wildcard probe would
+    otherwise take whichever matching message arrives first in the simulation."""
+    found = a.get("status")
+    src, tag = found[:2] if found is not None and a.get("flag", 1) else (a["source"], a["tag"])
+    return {"comm": comm(a["comm"]), "peer": source(src), "tag": tag}
 
 
 def _iprobe(r, a):

@@ -46,8 +46,8 @@ class Op(IntEnum):
     RECV = 6            #: peer (or ANY_SOURCE), tag (or ANY_TAG), nbytes posted
     IRECV = 7           #: peer, tag, nbytes posted, request
     SENDRECV = 8        #: peer, tag, nbytes sent; aux = [source, recv tag, bytes posted]
-    PROBE = 9           #: peer, tag
-    IPROBE = 10         #: peer, tag, flag (1: a message was found)
+    PROBE = 9           #: peer, tag (of the message found, where the trace recorded it)
+    IPROBE = 10         #: peer, tag, flag (1: a message was found; peer and tag then name it, where recorded)
     WAIT = 11           #: request
     WAITALL = 12        #: aux = requests
     WAITANY = 13        #: aux = requests; flag = index completed, or NO_INDEX
