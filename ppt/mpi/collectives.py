@@ -40,9 +40,11 @@ a receiver checks the header and reports mismatched collective calls.
 from __future__ import annotations
 
 from ppt.errors import PPTError
-from ppt.mpi import nccl
+from ppt.mpi import algorithms, nccl
+from ppt.mpi.algorithms import is_pof2, pof2_floor
 from ppt.mpi.ops import blockwise
 from ppt.mpi.payload import join, split, split_sizes
+from ppt.mpi.runner import run
 
 #: Allreduce uses recursive doubling until ring chunks (payload / ranks) exceed this, bytes.
 ALLREDUCE_SHORT_B = 2048
@@ -53,7 +55,8 @@ ALLGATHER_LONG_B = 524288
 
 
 class Coll:
-    """One collective invocation on a communicator: its header and point-to-point helpers."""
+    """One collective invocation on a communicator: its header, and point-to-point helpers for the
+    algorithms the rank's process runs itself (NCCL's, :mod:`ppt.mpi.nccl`)."""
 
     __slots__ = ("comm", "rank", "me", "size", "hdr", "tag", "ctx")
 
@@ -89,33 +92,15 @@ class Coll:
         for req in reqs:
             self.rank.wait(req)
 
-    def send(self, dest: int, nbytes: int, data) -> None:
-        self.rank.wait(self.isend(dest, nbytes, data))
-
     def recv(self, source: int):
         req = self.irecv(source)
         self.rank.wait(req)
         return self.value(req)
 
-    def sendrecv(self, dest: int, nbytes: int, data, source: int):
-        rreq = self.irecv(source)
-        sreq = self.isend(dest, nbytes, data)
-        self.rank.wait(rreq)
-        self.rank.wait(sreq)
-        return self.value(rreq)
-
 
 def _call_text(hdr) -> str:
     call, root, _ = hdr
     return call if root is None else f"{call}(root={root})"
-
-
-def _pof2_floor(n: int) -> int:
-    return 1 << (n.bit_length() - 1)
-
-
-def _is_pof2(n: int) -> bool:
-    return n & (n - 1) == 0
 
 
 # -- what an algorithm sends ------------------------------------------------
@@ -156,7 +141,7 @@ def _binomial_subtrees(p, s):
 
 
 def _allreduce_recursive_doubling_cost(p, s):
-    pof2 = _pof2_floor(max(p, 1))
+    pof2 = pof2_floor(max(p, 1))
     messages = 2 * (p - pof2) + pof2 * _log2_ceil(pof2)
     return messages, messages * s
 
@@ -172,120 +157,47 @@ def _scan_recursive_doubling_cost(p, s):
 # -- barrier ---------------------------------------------------------------
 @costs(lambda p, s: (p * _log2_ceil(p), 0))
 def barrier_dissemination(c: Coll) -> None:
-    me, size = c.me, c.size
-    dist = 1
-    while dist < size:
-        c.sendrecv((me + dist) % size, 0, None, (me - dist) % size)
-        dist <<= 1
+    run(c, algorithms.barrier_dissemination(c.me, c.size), [None], [0])
 
 
 # -- bcast -----------------------------------------------------------------
 @costs(_tree)
 def bcast_binomial(c: Coll, obj, root: int, nbytes):
-    me, size = c.me, c.size
-    rel = (me - root) % size
-    mask = 1
-    while mask < size:
-        if rel & mask:
-            obj, nbytes = c.recv((rel - mask + root) % size)
-            break
-        mask <<= 1
-    mask >>= 1
-    reqs = []
-    while mask:
-        if rel + mask < size:
-            reqs.append(c.isend((rel + mask + root) % size, nbytes, obj))
-        mask >>= 1
-    c.waitall(reqs)
-    return obj
+    return run(c, algorithms.bcast_binomial(c.me, c.size, root), [obj], [nbytes])[0]
 
 
 @costs(_tree)
 def bcast_linear(c: Coll, obj, root: int, nbytes):
-    if c.me != root:
-        return c.recv(root)[0]
-    c.waitall([c.isend(dest, nbytes, obj) for dest in range(c.size) if dest != root])
-    return obj
+    return run(c, algorithms.bcast_linear(c.me, c.size, root), [obj], [nbytes])[0]
 
 
 # -- reduce ----------------------------------------------------------------
 @costs(_tree)
 def reduce_binomial(c: Coll, obj, op, root: int, nbytes):
-    me, size = c.me, c.size
-    tree_root = root if op.commutative else 0       # rank order kept for non-commutative ops
-    rel = (me - tree_root) % size
-    mask = 1
-    while mask < size:
-        if rel & mask:
-            c.send((rel - mask + tree_root) % size, nbytes, obj)
-            break
-        if rel + mask < size:
-            obj = op(obj, c.recv((rel + mask + tree_root) % size)[0])
-        mask <<= 1
-    if tree_root != root:
-        if me == tree_root:
-            c.send(root, nbytes, obj)
-        elif me == root:
-            obj = c.recv(tree_root)[0]
-    return obj if me == root else None
+    values = run(c, algorithms.reduce_binomial(c.me, c.size, root, op.commutative), [obj, None], [nbytes, 0], op)
+    return values[0] if c.me == root else None
 
 
 @costs(_tree)
 def reduce_linear(c: Coll, obj, op, root: int, nbytes):
-    if c.me != root:
-        c.send(root, nbytes, obj)
-        return None
-    reqs = [c.irecv(src) if src != root else None for src in range(c.size)]
-    result = None
-    for src, req in enumerate(reqs):
-        if req is None:
-            result = op(result, obj)
-        else:
-            c.wait(req)
-            result = op(result, c.value(req)[0])
-    return result
+    schedule = algorithms.reduce_linear(c.me, c.size, root)
+    values = run(c, schedule, [obj] + [None] * (schedule.slots - 1), [nbytes] + [0] * (schedule.slots - 1), op)
+    return values[-1] if c.me == root else None
 
 
 # -- allreduce -------------------------------------------------------------
 @costs(_allreduce_recursive_doubling_cost)
 def allreduce_recursive_doubling(c: Coll, obj, op, nbytes):
-    me, size = c.me, c.size
-    pof2 = _pof2_floor(size)
-    rem = size - pof2
-    if me < 2 * rem:
-        if me % 2 == 0:
-            c.send(me + 1, nbytes, obj)
-            new_rank = -1
-        else:
-            obj = op(c.recv(me - 1)[0], obj)
-            new_rank = me // 2
-    else:
-        new_rank = me - rem
-    if new_rank >= 0:
-        mask = 1
-        while mask < pof2:
-            new_peer = new_rank ^ mask
-            peer = new_peer * 2 + 1 if new_peer < rem else new_peer + rem
-            got = c.sendrecv(peer, nbytes, obj, peer)[0]
-            obj = op(got, obj) if new_peer < new_rank else op(obj, got)
-            mask <<= 1
-    if me < 2 * rem:
-        if me % 2:
-            c.send(me - 1, nbytes, obj)
-        else:
-            obj = c.recv(me + 1)[0]
-    return obj
+    return run(c, algorithms.allreduce_recursive_doubling(c.me, c.size), [obj, None], [nbytes, 0], op)[0]
 
 
 @costs(lambda p, s: (2 * p * (p - 1), 2 * (p - 1) * s))
 def allreduce_ring(c: Coll, obj, op, nbytes):
     _require_commutative(c, op, "allreduce", "recursive_doubling")
-    chunks = split(obj, c.size)
-    sizes = split_sizes(nbytes, c.size)
-    have = (c.me + 1) % c.size
-    _ring_reduce_scatter(c, chunks, sizes, op, have)
-    _ring_allgather(c, chunks, sizes, have)
-    return join(chunks)
+    size = c.size
+    values = run(c, algorithms.allreduce_ring(c.me, size), split(obj, size) + [None],
+                 split_sizes(nbytes, size) + [0], op)
+    return join(values[:size])
 
 
 def _require_commutative(c: Coll, op, collective: str, alternative: str) -> None:
@@ -294,221 +206,125 @@ def _require_commutative(c: Coll, op, collective: str, alternative: str) -> None
                            f"use algorithm='{alternative}'")
 
 
-def _ring_reduce_scatter(c: Coll, blocks: list, sizes: list, op, have: int) -> None:
-    """Reduce ``blocks`` round the ring; this rank ends holding complete block ``have``."""
-    me, size = c.me, c.size
-    right, left = (me + 1) % size, (me - 1) % size
-    for step in range(size - 1):
-        out, into = (have - 1 - step) % size, (have - 2 - step) % size
-        blocks[into] = op(c.sendrecv(right, sizes[out], blocks[out], left)[0], blocks[into])
-
-
-def _ring_allgather(c: Coll, blocks: list, sizes: list, have: int) -> None:
-    """Circulate ``blocks`` round the ring; this rank starts with complete block ``have``."""
-    me, size = c.me, c.size
-    right, left = (me + 1) % size, (me - 1) % size
-    for step in range(size - 1):
-        out, into = (have - step) % size, (have - step - 1) % size
-        blocks[into], sizes[into] = c.sendrecv(right, sizes[out], blocks[out], left)
-
-
 @costs(lambda p, s: (2 * (p - 1), 2 * (p - 1) * s))
 def allreduce_reduce_bcast(c: Coll, obj, op, nbytes):
-    obj = reduce_binomial(c, obj, op, 0, nbytes)
-    return bcast_binomial(c, obj, 0, nbytes)
+    schedule = algorithms.allreduce_reduce_bcast(c.me, c.size, op.commutative)
+    return run(c, schedule, [obj, None], [nbytes, 0], op)[0]
 
 
 # -- gather / scatter --------------------------------------------------------
+def _own_block(size: int, slot: int, obj, nbytes) -> tuple[list, list]:
+    """Slots of a call on ``size`` ranks with only ``slot`` filled: ``(payloads, sizes)``."""
+    values, sizes = [None] * size, [0] * size
+    values[slot], sizes[slot] = obj, nbytes
+    return values, sizes
+
+
 @costs(_binomial_subtrees)
 def gather_binomial(c: Coll, obj, root: int, nbytes):
     me, size = c.me, c.size
-    rel = (me - root) % size
-    items = [(me, obj)]
-    mask = 1
-    while mask < size:
-        if rel & mask:
-            c.send((rel - mask + root) % size, nbytes, items)
-            return None
-        if rel + mask < size:
-            got, got_bytes = c.recv((rel + mask + root) % size)
-            items.extend(got)
-            nbytes += got_bytes
-        mask <<= 1
-    return _by_rank(items, size)
-
-
-def _by_rank(items, size: int) -> list:
-    """``(rank, value)`` pairs as a list indexed by rank."""
-    result = [None] * size
-    for rank, value in items:
-        result[rank] = value
-    return result
+    values = run(c, algorithms.gather_binomial(me, size, root), *_own_block(size, (me - root) % size, obj, nbytes))
+    return [values[(r - root) % size] for r in range(size)] if me == root else None
 
 
 @costs(_tree)
 def gather_linear(c: Coll, obj, root: int, nbytes):
-    if c.me != root:
-        c.send(root, nbytes, obj)
-        return None
-    reqs = [c.irecv(src) if src != root else None for src in range(c.size)]
-    c.waitall([req for req in reqs if req is not None])
-    return [obj if req is None else c.value(req)[0] for req in reqs]
+    values = run(c, algorithms.gather_linear(c.me, c.size, root), *_own_block(c.size, c.me, obj, nbytes))
+    return values if c.me == root else None
 
 
 @costs(_binomial_subtrees)
 def scatter_binomial(c: Coll, objs, root: int, sizes):
     me, size = c.me, c.size
-    rel = (me - root) % size
-    if rel == 0:
-        blocks = [(objs[(r + root) % size], sizes[(r + root) % size]) for r in range(size)]
-        mask = 1 << (size - 1).bit_length()
+    if me == root:
+        order = [(r + root) % size for r in range(size)]
+        values, slot_sizes = [objs[r] for r in order], [sizes[r] for r in order]
     else:
-        mask = rel & -rel
-        blocks = c.recv((rel - mask + root) % size)[0]
-    mask >>= 1
-    reqs = []
-    while mask:
-        if rel + mask < size:
-            part = blocks[mask:2 * mask]
-            reqs.append(c.isend((rel + mask + root) % size, sum(s for _, s in part), part))
-        mask >>= 1
-    c.waitall(reqs)
-    return blocks[0][0]
+        values, slot_sizes = [None] * size, [0] * size
+    return run(c, algorithms.scatter_binomial(me, size, root), values, slot_sizes)[(me - root) % size]
 
 
 @costs(_tree)
 def scatter_linear(c: Coll, objs, root: int, sizes):
-    if c.me != root:
-        return c.recv(root)[0]
-    c.waitall([c.isend(dest, sizes[dest], objs[dest]) for dest in range(c.size) if dest != root])
-    return objs[root]
+    me, size = c.me, c.size
+    values, slot_sizes = (list(objs), list(sizes)) if me == root else ([None] * size, [0] * size)
+    return run(c, algorithms.scatter_linear(me, size, root), values, slot_sizes)[me]
 
 
 # -- allgather ---------------------------------------------------------------
 @costs(_all_pairs)
 def allgather_ring(c: Coll, obj, nbytes):
-    blocks, sizes = [None] * c.size, [0] * c.size
-    blocks[c.me], sizes[c.me] = obj, nbytes
-    _ring_allgather(c, blocks, sizes, c.me)
-    return blocks
+    return run(c, algorithms.allgather_ring(c.me, c.size), *_own_block(c.size, c.me, obj, nbytes))
 
 
 @costs(lambda p, s: (p * _log2_ceil(p), p * (p - 1) * s))
 def allgather_recursive_doubling(c: Coll, obj, nbytes):
     me, size = c.me, c.size
-    if not _is_pof2(size):
+    if not is_pof2(size):
         raise c.rank.error(f"recursive-doubling allgather needs a power-of-two communicator size, "
                            f"{c.comm.label} has {size}; use algorithm='bruck' or 'ring'")
-    items = [(me, obj)]
-    mask = 1
-    while mask < size:
-        got, got_bytes = c.sendrecv(me ^ mask, nbytes, items, me ^ mask)
-        items = items + got
-        nbytes += got_bytes
-        mask <<= 1
-    return _by_rank(items, size)
+    return run(c, algorithms.allgather_recursive_doubling(me, size), *_own_block(size, me, obj, nbytes))
 
 
 @costs(lambda p, s: (p * _log2_ceil(p), p * (p - 1) * s))
 def allgather_bruck(c: Coll, obj, nbytes):
     me, size = c.me, c.size
-    blocks = [(obj, nbytes)]       # blocks[i] belongs to rank (me + i) % size
-    dist = 1
-    while dist < size:
-        part = blocks[:min(dist, size - dist)]
-        got = c.sendrecv((me - dist) % size, sum(s for _, s in part), part, (me + dist) % size)[0]
-        blocks.extend(got)
-        dist <<= 1
-    return [blocks[(r - me) % size][0] for r in range(size)]
+    values = run(c, algorithms.allgather_bruck(me, size), *_own_block(size, 0, obj, nbytes))
+    return [values[(r - me) % size] for r in range(size)]
 
 
 # -- alltoall ----------------------------------------------------------------
+def _alltoall(c: Coll, schedule, objs, sizes) -> list:
+    size = c.size
+    values = list(objs) + [None] * size
+    values[size + c.me] = objs[c.me]
+    return run(c, schedule, values, list(sizes) + [0] * size)[size:]
+
+
 @costs(_all_pairs)
 def alltoall_pairwise(c: Coll, objs, sizes):
-    me, size = c.me, c.size
-    result = [None] * size
-    result[me] = objs[me]
-    xor = _is_pof2(size)
-    for step in range(1, size):
-        dest, source = (me ^ step, me ^ step) if xor else ((me + step) % size, (me - step) % size)
-        result[source] = c.sendrecv(dest, sizes[dest], objs[dest], source)[0]
-    return result
+    return _alltoall(c, algorithms.alltoall_pairwise(c.me, c.size), objs, sizes)
 
 
 @costs(_all_pairs)
 def alltoall_isend_irecv(c: Coll, objs, sizes):
-    me, size = c.me, c.size
-    order = [(me + step) % size for step in range(1, size)]
-    recvs = [c.irecv((me - step) % size) for step in range(1, size)]
-    sends = [c.isend(dest, sizes[dest], objs[dest]) for dest in order]
-    c.waitall(recvs)
-    c.waitall(sends)
-    result = [None] * size
-    result[me] = objs[me]
-    for step, req in enumerate(recvs, 1):
-        result[(me - step) % size] = c.value(req)[0]
-    return result
+    return _alltoall(c, algorithms.alltoall_isend_irecv(c.me, c.size), objs, sizes)
 
 
 # -- reduce_scatter ------------------------------------------------------------
 @costs(_all_pairs)
 def reduce_scatter_ring(c: Coll, objs, op, sizes):
     _require_commutative(c, op, "reduce_scatter", "reduce_scatterv")
-    blocks = list(objs)
-    _ring_reduce_scatter(c, blocks, sizes, op, c.me)
-    return blocks[c.me]
+    values = run(c, algorithms.reduce_scatter_ring(c.me, c.size), list(objs) + [None], list(sizes) + [0], op)
+    return values[c.me]
 
 
 @costs(lambda p, s: _add(_tree(p, p * s), _binomial_subtrees(p, s)))
 def reduce_scatter_reduce_scatterv(c: Coll, objs, op, sizes):
-    reduced = reduce_binomial(c, list(objs), blockwise(op), 0, sum(sizes))
-    return scatter_binomial(c, reduced, 0, sizes)
+    schedule = algorithms.reduce_scatter_reduce_scatterv(c.me, c.size, op.commutative)
+    values = run(c, schedule, [list(objs), None] + [None] * c.size, [sum(sizes), 0] + list(sizes), blockwise(op))
+    return values[2 + c.me]
 
 
 # -- scan ----------------------------------------------------------------------
-def _scan_recursive_doubling(c: Coll, obj, op, nbytes, inclusive: bool):
-    me, size = c.me, c.size
-    partial, result = obj, (obj if inclusive else None)
-    mask = 1
-    while mask < size:
-        peer = me ^ mask
-        if peer < size:
-            got = c.sendrecv(peer, nbytes, partial, peer)[0]
-            if peer < me:
-                partial = op(got, partial)
-                result = op(got, result)
-            else:
-                partial = op(partial, got)
-        mask <<= 1
-    return result
-
-
-def _scan_linear(c: Coll, obj, op, nbytes, inclusive: bool):
-    me, size = c.me, c.size
-    before = c.recv(me - 1)[0] if me > 0 else None
-    if me + 1 < size:
-        c.send(me + 1, nbytes, op(before, obj))
-    return op(before, obj) if inclusive else before
-
-
 @costs(_scan_recursive_doubling_cost)
 def scan_recursive_doubling(c, obj, op, nbytes):
-    return _scan_recursive_doubling(c, obj, op, nbytes, True)
+    return run(c, algorithms.scan_recursive_doubling(c.me, c.size), [obj, obj, None], [nbytes, 0, 0], op)[1]
 
 
 @costs(_scan_recursive_doubling_cost)
 def exscan_recursive_doubling(c, obj, op, nbytes):
-    return _scan_recursive_doubling(c, obj, op, nbytes, False)
+    return run(c, algorithms.scan_recursive_doubling(c.me, c.size), [obj, None, None], [nbytes, 0, 0], op)[1]
 
 
 @costs(_tree)
 def scan_linear(c, obj, op, nbytes):
-    return _scan_linear(c, obj, op, nbytes, True)
+    return run(c, algorithms.scan_linear(c.me, c.size), [obj, None, None], [nbytes, 0, nbytes], op)[2]
 
 
 @costs(_tree)
 def exscan_linear(c, obj, op, nbytes):
-    return _scan_linear(c, obj, op, nbytes, False)
+    return run(c, algorithms.scan_linear(c.me, c.size), [obj, None, None], [nbytes, 0, nbytes], op)[1]
 
 
 ALGORITHMS = {
@@ -541,7 +357,7 @@ def default_algorithm(kind: str, size: int, nbytes=None, op=None) -> str:
         if nbytes is None:
             return "bruck"
         total = nbytes * size
-        if total < ALLGATHER_SHORT_B and _is_pof2(size):
+        if total < ALLGATHER_SHORT_B and is_pof2(size):
             return "recursive_doubling"
         return "bruck" if total < ALLGATHER_LONG_B else "ring"
     if kind == "reduce_scatter":

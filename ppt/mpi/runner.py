@@ -1,0 +1,149 @@
+"""Runs one rank's collective schedule (:mod:`ppt.mpi.schedule`) from message-completion callbacks.
+
+The rank's process sleeps once, from the call to the collective's completion;
+the runner posts each step's messages as the previous step's waits end, as
+:class:`~ppt.mpi.ibarrier.BarrierRequest` progresses its rounds.  Timing is
+that of a rank that runs the schedule itself with blocking waits
+(:mod:`ppt.mpi.p2p`): posts happen at the rank's clock, a send owes the send
+overhead, a wait for a pending request ends at the later of the request's
+completion and the rank's clock, and taking over a receive owes the receive
+overhead.  Where such a rank would wake up (an event at the completion of the
+request it waits for), the runner runs an event of the rank's entity in its
+place, so the same messages go out at the same simulated times in the same
+order of events.
+"""
+from __future__ import annotations
+
+from ppt.mpi.p2p import Request
+from ppt.mpi.schedule import OP, SEND
+
+
+class _Post(Request):
+    """A message of a schedule: ``run`` is told when it completes; ``slot``/``count`` it fills or carries."""
+
+    __slots__ = ("run", "slot", "count")
+
+    def finish(self) -> None:
+        self.done = True
+        run = self.run
+        if run.awaited is self:
+            run.awaited = None
+            run.entity.schedule(0.0, run.resume, None)
+
+
+class Run:
+    """One rank executing ``schedule`` for collective call ``c`` (a :class:`~ppt.mpi.collectives.Coll`).
+
+    ``values``/``sizes`` (bytes): the slots, filled in place; ``op`` combines ``OP`` slots.
+    """
+
+    __slots__ = ("c", "rank", "entity", "steps", "values", "sizes", "op", "reqs", "step", "waited",
+                 "clock_s", "awaited", "blocked", "error")
+
+    def __init__(self, c, schedule, values: list, sizes: list, op=None):
+        self.c = c
+        self.rank = c.rank
+        self.entity = c.rank.proc.entity
+        self.steps = schedule.steps
+        self.values = values
+        self.sizes = sizes
+        self.op = op
+        self.reqs = []
+        self.step = 0
+        #: Waits of the current step that are over.
+        self.waited = 0
+        #: The rank's clock when it started waiting for ``awaited``, s.
+        self.clock_s = 0.0
+        self.awaited = None
+        #: What the rank's process is blocked in, for deadlock reports: the request it waits for.
+        self.blocked = [None]
+        self.error = None
+
+    def execute(self) -> list:
+        """Run the whole schedule in the rank's process; returns ``values``."""
+        if self.steps:
+            self._post(self.steps[0].posts)
+            if not self._proceed():
+                self.rank.proc.hibernate(self.blocked)
+                if self.error is not None:
+                    raise self.error
+        return self.values
+
+    def resume(self, _) -> None:
+        """Service: the awaited request completed; go on where a waiting rank would wake up."""
+        rank = self.rank
+        now, clock = rank.sim.now, self.clock_s
+        rank.owed_s = clock - now if clock > now else 0.0
+        try:
+            done = self._proceed()
+        except Exception as exc:          # raised in the rank's process, as a rank running the steps would
+            self.error = exc
+            done = True
+        if done:
+            rank.proc.resume(None)
+
+    def _proceed(self) -> bool:
+        """Take over completed requests in wait order, combine, post the next step ...; True once
+        every step is done, False at the first pending request (then ``awaited``)."""
+        steps, reqs, rank = self.steps, self.reqs, self.rank
+        step, waited = self.step, self.waited
+        while True:
+            posts, waits, combines = steps[step]
+            while waited < len(waits):
+                req = reqs[waits[waited]]
+                if not req.done:
+                    self.step, self.waited = step, waited
+                    self.clock_s = rank.sim.now + rank.owed_s
+                    self.awaited = self.blocked[0] = req
+                    return False
+                self._take(req)
+                waited += 1
+            if combines:
+                self._combine(combines)
+            step += 1
+            if step == len(steps):
+                return True
+            waited = 0
+            self._post(steps[step].posts)
+
+    def _post(self, posts) -> None:
+        c, values, sizes, reqs = self.c, self.values, self.sizes, self.reqs
+        rank, comm, tag, ctx, hdr = c.rank, c.comm, c.tag, c.ctx, c.hdr
+        for kind, peer, slot, count in posts:
+            req = _Post.__new__(_Post)
+            req.run, req.slot, req.count = self, slot, count
+            if kind == SEND:
+                if count == 1:
+                    data, nbytes = values[slot], sizes[slot]
+                else:
+                    parts = tuple(sizes[slot:slot + count])
+                    data, nbytes = (tuple(values[slot:slot + count]), parts), sum(parts)
+                rank.isend(comm, peer, tag, nbytes, (hdr, data), ctx, into=req)
+            else:
+                rank.irecv(comm, peer, tag, ctx, into=req)
+            reqs.append(req)
+
+    def _take(self, req) -> None:
+        """The rank takes over completed ``req`` (receive overhead; a receive fills its slots)."""
+        self.rank.take(req)
+        if req.is_send:
+            return
+        data, nbytes = self.c.value(req)
+        slot, count = req.slot, req.count
+        if count == 1:
+            self.values[slot], self.sizes[slot] = data, nbytes
+        else:
+            self.values[slot:slot + count], self.sizes[slot:slot + count] = data
+
+    def _combine(self, combines) -> None:
+        values, op = self.values, self.op
+        for code, dst, a, b in combines:
+            if code == OP:
+                values[dst] = op(values[a], values[b])
+            else:
+                values[dst:dst + b] = values[a]
+
+
+def run(c, schedule, values: list, sizes: list, op=None) -> list:
+    """Execute ``schedule`` as rank ``c.me`` of collective call ``c``; returns the slots' payloads."""
+    return Run(c, schedule, values, sizes, op).execute()

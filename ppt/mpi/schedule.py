@@ -1,0 +1,98 @@
+"""A collective call as one rank's schedule: plain data that a runner executes step by step.
+
+A :class:`Schedule` is one rank's part of one collective call: integers only,
+so that a compiled runner can execute the very schedules the Python runner
+(:mod:`ppt.mpi.runner`) does.  It works on numbered *slots*; a slot holds a
+payload (any Python object, kept by the runner) and its size in bytes.
+
+A schedule is a list of steps; a step is ``(posts, waits, combines)``:
+
+``posts``
+    ``(kind, peer, slot, count)`` per message, in the order they are posted:
+    ``SEND`` sends slots ``slot .. slot + count - 1`` to rank ``peer`` of the
+    communicator (their sizes summed, bytes), ``RECV`` receives from ``peer``
+    into those slots (payloads and sizes).  Posts are numbered over the whole
+    schedule from 0, in order: a post's number names its request.
+``waits``
+    request numbers (of this or earlier steps), in the order the rank waits
+    for them; taking over a completed receive costs the rank its receive
+    overhead, as a blocking wait does.
+``combines``
+    ``(code, dst, a, b)``, run in order once the step's waits are over:
+    ``OP``: slot ``dst`` <- ``op(slot a, slot b)`` (payloads; ``dst`` keeps
+    its size); ``UNPACK``: slots ``dst .. dst + b - 1`` <- the ``b`` items of the
+    list in slot ``a`` (payloads; the slots keep their sizes).
+
+A step's posts go out once the previous step's combines have run (the first
+step's at the call).  A message of one slot carries its payload; of several,
+the tuples of their payloads and sizes.
+"""
+from __future__ import annotations
+
+from typing import NamedTuple
+
+#: Post kinds.
+SEND, RECV = 0, 1
+#: Combine codes.
+OP, UNPACK = 0, 1
+
+
+class Step(NamedTuple):
+    """Posts (``(kind, peer, slot, count)``), waits (request numbers), combines (``(code, dst, a, b)``)."""
+    posts: tuple
+    waits: tuple
+    combines: tuple
+
+
+class Schedule(NamedTuple):
+    """One rank's part of a collective call: its steps, over ``slots`` payload slots."""
+    slots: int
+    steps: tuple
+
+
+class Builder:
+    """Writes a schedule in the order a rank acts: post, wait, combine, post again ...
+
+    A post after waits or combines starts a new step, as does a wait after combines.
+    """
+
+    __slots__ = ("steps", "posts", "waits", "combines", "posted")
+
+    def __init__(self):
+        self.steps = []
+        self.posts, self.waits, self.combines = [], [], []
+        self.posted = 0
+
+    def _close(self) -> None:
+        if self.posts or self.waits or self.combines:
+            self.steps.append(Step(tuple(self.posts), tuple(self.waits), tuple(self.combines)))
+            self.posts, self.waits, self.combines = [], [], []
+
+    def _post(self, kind: int, peer: int, slot: int, count: int) -> int:
+        if self.waits or self.combines:
+            self._close()
+        self.posts.append((kind, peer, slot, count))
+        self.posted += 1
+        return self.posted - 1
+
+    def send(self, peer: int, slot: int, count: int = 1) -> int:
+        """Post a send of slots ``slot .. slot + count - 1`` to ``peer``; its request number."""
+        return self._post(SEND, peer, slot, count)
+
+    def recv(self, peer: int, slot: int, count: int = 1) -> int:
+        """Post a receive from ``peer`` into slots ``slot .. slot + count - 1``; its request number."""
+        return self._post(RECV, peer, slot, count)
+
+    def wait(self, *requests: int) -> None:
+        """Wait for ``requests``, in this order."""
+        if self.combines:
+            self._close()
+        self.waits.extend(requests)
+
+    def combine(self, code: int, dst: int, a: int, b: int = 0) -> None:
+        """Combine slots once the step's waits are over (codes as the module describes)."""
+        self.combines.append((code, dst, a, b))
+
+    def schedule(self, slots: int) -> Schedule:
+        self._close()
+        return Schedule(slots, tuple(self.steps))
