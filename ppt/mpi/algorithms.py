@@ -4,8 +4,8 @@ Each function gives rank ``me``'s schedule on a communicator of ``size``
 ranks, from integers alone; the slot layout it documents is what
 :mod:`ppt.mpi.collectives` fills before the run and reads after.  A
 ``sendrecv`` of the algorithms' literature is a receive posted, then a send,
-then waits for both in that order.  Schedules of the algorithms with
-O(log P) steps per rank are cached.
+then waits for both in that order (:meth:`~ppt.mpi.schedule.Builder.sendrecv`).
+Schedules of the algorithms with O(log P) steps per rank are cached.
 """
 from __future__ import annotations
 
@@ -27,11 +27,6 @@ def is_pof2(n: int) -> bool:
     return n & (n - 1) == 0
 
 
-def _sendrecv(b: Builder, dest: int, slot: int, source: int, into: int, count: int = 1, into_count: int = 1):
-    recv = b.recv(source, into, into_count)
-    b.wait(recv, b.send(dest, slot, count))
-
-
 # -- barrier -----------------------------------------------------------------------
 @lru_cache(maxsize=CACHED)
 def barrier_dissemination(me: int, size: int):
@@ -39,7 +34,7 @@ def barrier_dissemination(me: int, size: int):
     b = Builder()
     dist = 1
     while dist < size:
-        _sendrecv(b, (me + dist) % size, 0, (me - dist) % size, 0)
+        b.sendrecv((me + dist) % size, 0, (me - dist) % size, 0)
         dist <<= 1
     return b.schedule(1)
 
@@ -146,7 +141,7 @@ def allreduce_recursive_doubling(me: int, size: int):
         while mask < pof2:
             new_peer = new_rank ^ mask
             peer = new_peer * 2 + 1 if new_peer < rem else new_peer + rem
-            _sendrecv(b, peer, 0, peer, 1)
+            b.sendrecv(peer, 0, peer, 1)
             if new_peer < new_rank:
                 b.combine(OP, 0, 1, 0)
             else:
@@ -166,7 +161,7 @@ def _ring_reduce_scatter(b: Builder, me: int, size: int, have: int) -> None:
     right, left = (me + 1) % size, (me - 1) % size
     for step in range(size - 1):
         out, into = (have - 1 - step) % size, (have - 2 - step) % size
-        _sendrecv(b, right, out, left, size)
+        b.sendrecv(right, out, left, size)
         b.combine(OP, into, size, into)
 
 
@@ -174,7 +169,7 @@ def _ring_allgather(b: Builder, me: int, size: int, have: int) -> None:
     """Circulate blocks (slots 0 .. size - 1) round the ring; this rank starts with complete block ``have``."""
     right, left = (me + 1) % size, (me - 1) % size
     for step in range(size - 1):
-        _sendrecv(b, right, (have - step) % size, left, (have - step - 1) % size)
+        b.sendrecv(right, (have - step) % size, left, (have - step - 1) % size)
 
 
 def allreduce_ring(me: int, size: int):
@@ -276,7 +271,7 @@ def allgather_recursive_doubling(me: int, size: int):
     mask = 1
     while mask < size:
         peer = me ^ mask
-        _sendrecv(b, peer, me & -mask, peer, peer & -mask, mask, mask)
+        b.sendrecv(peer, me & -mask, peer, peer & -mask, mask, mask)
         mask <<= 1
     return b.schedule(size)
 
@@ -288,7 +283,7 @@ def allgather_bruck(me: int, size: int):
     dist = 1
     while dist < size:
         count = min(dist, size - dist)
-        _sendrecv(b, (me - dist) % size, 0, (me + dist) % size, dist, count, count)
+        b.sendrecv((me - dist) % size, 0, (me + dist) % size, dist, count, count)
         dist <<= 1
     return b.schedule(size)
 
@@ -301,7 +296,7 @@ def alltoall_pairwise(me: int, size: int):
     xor = is_pof2(size)
     for step in range(1, size):
         dest, source = (me ^ step, me ^ step) if xor else ((me + step) % size, (me - step) % size)
-        _sendrecv(b, dest, dest, source, size + source)
+        b.sendrecv(dest, dest, source, size + source)
     return b.schedule(2 * size)
 
 
@@ -344,7 +339,7 @@ def scan_recursive_doubling(me: int, size: int):
     while mask < size:
         peer = me ^ mask
         if peer < size:
-            _sendrecv(b, peer, 0, peer, 2)
+            b.sendrecv(peer, 0, peer, 2)
             if peer < me:
                 b.combine(OP, 0, 2, 0)
                 b.combine(OP, 1, 2, 1)

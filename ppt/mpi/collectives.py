@@ -32,6 +32,13 @@ doubling below 80 KiB total for powers of two, Bruck below 512 KiB, ring
 above.  A job or a call may name another algorithm, among them NCCL's
 (``nccl_ring``, ``nccl_tree``, ``nccl_p2p``; :mod:`ppt.mpi.nccl`).
 
+Each MPI algorithm is a per-rank schedule (:mod:`ppt.mpi.schedule`) of
+:mod:`ppt.mpi.algorithms`, executed by :mod:`ppt.mpi.runner` from message
+completions, the rank's process asleep from the call to the end; the
+functions here fill its payload slots and read the result from them.
+NCCL's ring and tree algorithms still run in the rank's process, with
+:class:`Coll`'s helpers.
+
 Every collective message carries ``(call, root, sequence number)`` of the
 collective it belongs to and travels in the communicator's collective
 context with the sequence number as tag, so it never matches user messages;

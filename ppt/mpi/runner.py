@@ -14,7 +14,7 @@ order of events.
 """
 from __future__ import annotations
 
-from ppt.mpi.p2p import Request
+from ppt.mpi.p2p import STANDARD, Request
 from ppt.mpi.schedule import OP, SEND
 
 
@@ -62,11 +62,13 @@ class Run:
     def execute(self) -> list:
         """Run the whole schedule in the rank's process; returns ``values``."""
         if self.steps:
-            self._post(self.steps[0].posts)
-            if not self._proceed():
-                self.rank.proc.hibernate(self.blocked)
-                if self.error is not None:
-                    raise self.error
+            try:
+                if not self._proceed(True):
+                    self.rank.proc.hibernate(self.blocked)
+                    if self.error is not None:
+                        raise self.error
+            finally:
+                self.reqs = self.blocked = None     # the requests point back here: no cycle left to the collector
         return self.values
 
     def resume(self, _) -> None:
@@ -75,20 +77,37 @@ class Run:
         now, clock = rank.sim.now, self.clock_s
         rank.owed_s = clock - now if clock > now else 0.0
         try:
-            done = self._proceed()
+            done = self._proceed(False)
         except Exception as exc:          # raised in the rank's process, as a rank running the steps would
             self.error = exc
             done = True
         if done:
             rank.proc.resume(None)
 
-    def _proceed(self) -> bool:
-        """Take over completed requests in wait order, combine, post the next step ...; True once
-        every step is done, False at the first pending request (then ``awaited``)."""
-        steps, reqs, rank = self.steps, self.reqs, self.rank
+    def _proceed(self, fresh: bool) -> bool:
+        """Post the current step's messages (if ``fresh``), take over its completed requests in wait
+        order, combine, go on to the next step ...; True once every step is done, False at the first
+        pending request (then ``awaited``).  Runs once per message, so the rank's ``take`` and the
+        receive's header check are inlined."""
+        steps, reqs, rank, values, sizes, c = self.steps, self.reqs, self.rank, self.values, self.sizes, self.c
+        comm, tag, ctx, hdr = c.comm, c.tag, c.ctx, c.hdr
         step, waited = self.step, self.waited
         while True:
             posts, waits, combines = steps[step]
+            if fresh:
+                for kind, peer, slot, count in posts:
+                    req = _Post.__new__(_Post)
+                    req.run, req.slot, req.count = self, slot, count
+                    if kind == SEND:
+                        if count == 1:
+                            data, nbytes = values[slot], sizes[slot]
+                        else:
+                            parts = tuple(sizes[slot:slot + count])
+                            data, nbytes = (tuple(values[slot:slot + count]), parts), sum(parts)
+                        rank.isend(comm, peer, tag, nbytes, (hdr, data), ctx, STANDARD, req)
+                    else:
+                        rank.irecv(comm, peer, tag, ctx, req)
+                    reqs.append(req)
             while waited < len(waits):
                 req = reqs[waits[waited]]
                 if not req.done:
@@ -96,52 +115,31 @@ class Run:
                     self.clock_s = rank.sim.now + rank.owed_s
                     self.awaited = self.blocked[0] = req
                     return False
-                self._take(req)
+                rank.owed_s += req.overhead_due_s           # Rank.take
+                req.overhead_due_s = 0.0
+                if not req.is_send:
+                    got, data = req.value
+                    if got != hdr:
+                        c.value(req)                          # raises the collective-mismatch error
+                    slot = req.slot
+                    if req.count == 1:
+                        values[slot], sizes[slot] = data, req.status.bytes
+                    else:
+                        end = slot + req.count
+                        values[slot:end], sizes[slot:end] = data
                 waited += 1
             if combines:
-                self._combine(combines)
+                op = self.op
+                for code, dst, a, b in combines:
+                    if code == OP:
+                        values[dst] = op(values[a], values[b])
+                    else:
+                        values[dst:dst + b] = values[a]
             step += 1
             if step == len(steps):
                 return True
             waited = 0
-            self._post(steps[step].posts)
-
-    def _post(self, posts) -> None:
-        c, values, sizes, reqs = self.c, self.values, self.sizes, self.reqs
-        rank, comm, tag, ctx, hdr = c.rank, c.comm, c.tag, c.ctx, c.hdr
-        for kind, peer, slot, count in posts:
-            req = _Post.__new__(_Post)
-            req.run, req.slot, req.count = self, slot, count
-            if kind == SEND:
-                if count == 1:
-                    data, nbytes = values[slot], sizes[slot]
-                else:
-                    parts = tuple(sizes[slot:slot + count])
-                    data, nbytes = (tuple(values[slot:slot + count]), parts), sum(parts)
-                rank.isend(comm, peer, tag, nbytes, (hdr, data), ctx, into=req)
-            else:
-                rank.irecv(comm, peer, tag, ctx, into=req)
-            reqs.append(req)
-
-    def _take(self, req) -> None:
-        """The rank takes over completed ``req`` (receive overhead; a receive fills its slots)."""
-        self.rank.take(req)
-        if req.is_send:
-            return
-        data, nbytes = self.c.value(req)
-        slot, count = req.slot, req.count
-        if count == 1:
-            self.values[slot], self.sizes[slot] = data, nbytes
-        else:
-            self.values[slot:slot + count], self.sizes[slot:slot + count] = data
-
-    def _combine(self, combines) -> None:
-        values, op = self.values, self.op
-        for code, dst, a, b in combines:
-            if code == OP:
-                values[dst] = op(values[a], values[b])
-            else:
-                values[dst:dst + b] = values[a]
+            fresh = True
 
 
 def run(c, schedule, values: list, sizes: list, op=None) -> list:

@@ -37,15 +37,9 @@ SEND, RECV = 0, 1
 OP, UNPACK = 0, 1
 
 
-class Step(NamedTuple):
-    """Posts (``(kind, peer, slot, count)``), waits (request numbers), combines (``(code, dst, a, b)``)."""
-    posts: tuple
-    waits: tuple
-    combines: tuple
-
-
 class Schedule(NamedTuple):
-    """One rank's part of a collective call: its steps, over ``slots`` payload slots."""
+    """One rank's part of a collective call: its steps (``(posts, waits, combines)`` tuples), over
+    ``slots`` payload slots."""
     slots: int
     steps: tuple
 
@@ -65,7 +59,7 @@ class Builder:
 
     def _close(self) -> None:
         if self.posts or self.waits or self.combines:
-            self.steps.append(Step(tuple(self.posts), tuple(self.waits), tuple(self.combines)))
+            self.steps.append((tuple(self.posts), tuple(self.waits), tuple(self.combines)))
             self.posts, self.waits, self.combines = [], [], []
 
     def _post(self, kind: int, peer: int, slot: int, count: int) -> int:
@@ -82,6 +76,16 @@ class Builder:
     def recv(self, peer: int, slot: int, count: int = 1) -> int:
         """Post a receive from ``peer`` into slots ``slot .. slot + count - 1``; its request number."""
         return self._post(RECV, peer, slot, count)
+
+    def sendrecv(self, dest: int, slot: int, source: int, into: int, count: int = 1, into_count: int = 1) -> None:
+        """Receive from ``source`` into slots ``into ..`` (``into_count`` of them) and send slots
+        ``slot ..`` (``count``) to ``dest``, then wait for both: one step (the common one, so built
+        in one call)."""
+        self._close()
+        first = self.posted
+        self.posts = [(RECV, source, into, into_count), (SEND, dest, slot, count)]
+        self.waits = [first, first + 1]
+        self.posted = first + 2
 
     def wait(self, *requests: int) -> None:
         """Wait for ``requests``, in this order."""
