@@ -20,8 +20,9 @@ predicts:
   an allreduce or, for Comm_split, an allgather) becomes the point-to-point
   messages of the algorithm PPT's simulated MPI would run for it on that
   communicator (:mod:`ppt.mpi.collectives`: the job's ``algorithms`` choice,
-  else the default rule), found by running the algorithm itself for every
-  member on recording stand-ins of its messages; communicator membership is
+  else the default rule), found by walking the algorithm's schedule
+  (:mod:`ppt.mpi.schedule`; NCCL's ring and tree: running the algorithm) for
+  every member on recording stand-ins of its messages; communicator membership is
   tracked across ranks from the recorded Comm_dup/split/create, Cart_create/sub
   and group calls;
 * peers are world ranks; tags keep COMM_WORLD's user tags, and give every other
@@ -61,6 +62,7 @@ from ppt.errors import TraceError
 from ppt.mpi import MAX, SUM
 from ppt.mpi import Op as ReductionOp
 from ppt.mpi import collectives as coll
+from ppt.mpi.schedule import SEND, combine, pack, unpack
 from ppt.traces.handles import _user_op
 from ppt.traces.opstream import (ANY_SOURCE, ANY_TAG, AUX_LEN, AUX_START, CALL, COMM, COMM_SELF, COMM_WORLD,
                                  FIRST_USER_OP, FLAG, GAP_CPU_S, GAP_WALL_S, KIND, NBYTES, OP, PEER, PROC_NULL,
@@ -166,6 +168,26 @@ class _Recording(coll.Coll):
 
     def value(self, req):
         return req.value, req.nbytes
+
+    def run(self, schedule, values, sizes, op=None):
+        """Walk a schedule (:mod:`ppt.mpi.schedule`) as a rank with blocking waits would: each step's
+        posts, its waits in order, its combines."""
+        posts, reqs = [], []
+        for step_posts, waits, combines in schedule.steps:
+            for kind, peer, slot, count in step_posts:
+                if kind == SEND:
+                    data, nbytes = pack(values, sizes, slot, count)
+                    reqs.append(self.isend(peer, nbytes, data))
+                else:
+                    reqs.append(self.irecv(peer))
+                posts.append((slot, count))
+            for n in waits:
+                req = reqs[n]
+                self.rank.wait(req)
+                if not req.is_send:
+                    unpack(values, sizes, *posts[n], *self.value(req))
+            combine(values, op, combines)
+        return values
 
 
 class _Label:

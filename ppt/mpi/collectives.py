@@ -51,7 +51,7 @@ from ppt.mpi import algorithms, nccl
 from ppt.mpi.algorithms import is_pof2, pof2_floor
 from ppt.mpi.ops import blockwise
 from ppt.mpi.payload import join, split, split_sizes
-from ppt.mpi.runner import run
+from ppt.mpi.runner import Run
 
 #: Allreduce uses recursive doubling until ring chunks (payload / ranks) exceed this, bytes.
 ALLREDUCE_SHORT_B = 2048
@@ -62,8 +62,9 @@ ALLGATHER_LONG_B = 524288
 
 
 class Coll:
-    """One collective invocation on a communicator: its header, and point-to-point helpers for the
-    algorithms the rank's process runs itself (NCCL's, :mod:`ppt.mpi.nccl`)."""
+    """One collective invocation on a communicator: its header, the runner of its schedule (:meth:`run`),
+    and point-to-point helpers for the algorithms the rank's process runs itself (NCCL's ring and tree,
+    :mod:`ppt.mpi.nccl`)."""
 
     __slots__ = ("comm", "rank", "me", "size", "hdr", "tag", "ctx")
 
@@ -103,6 +104,11 @@ class Coll:
         req = self.irecv(source)
         self.rank.wait(req)
         return self.value(req)
+
+    def run(self, schedule, values: list, sizes: list, op=None) -> list:
+        """Execute this rank's ``schedule`` (slots: ``values``, ``sizes`` in bytes; ``op`` for its
+        combines); returns the slots' payloads."""
+        return Run(self, schedule, values, sizes, op).execute()
 
 
 def _call_text(hdr) -> str:
@@ -164,45 +170,45 @@ def _scan_recursive_doubling_cost(p, s):
 # -- barrier ---------------------------------------------------------------
 @costs(lambda p, s: (p * _log2_ceil(p), 0))
 def barrier_dissemination(c: Coll) -> None:
-    run(c, algorithms.barrier_dissemination(c.me, c.size), [None], [0])
+    c.run(algorithms.barrier_dissemination(c.me, c.size), [None], [0])
 
 
 # -- bcast -----------------------------------------------------------------
 @costs(_tree)
 def bcast_binomial(c: Coll, obj, root: int, nbytes):
-    return run(c, algorithms.bcast_binomial(c.me, c.size, root), [obj], [nbytes])[0]
+    return c.run(algorithms.bcast_binomial(c.me, c.size, root), [obj], [nbytes])[0]
 
 
 @costs(_tree)
 def bcast_linear(c: Coll, obj, root: int, nbytes):
-    return run(c, algorithms.bcast_linear(c.me, c.size, root), [obj], [nbytes])[0]
+    return c.run(algorithms.bcast_linear(c.me, c.size, root), [obj], [nbytes])[0]
 
 
 # -- reduce ----------------------------------------------------------------
 @costs(_tree)
 def reduce_binomial(c: Coll, obj, op, root: int, nbytes):
-    values = run(c, algorithms.reduce_binomial(c.me, c.size, root, op.commutative), [obj, None], [nbytes, 0], op)
+    values = c.run(algorithms.reduce_binomial(c.me, c.size, root, op.commutative), [obj, None], [nbytes, 0], op)
     return values[0] if c.me == root else None
 
 
 @costs(_tree)
 def reduce_linear(c: Coll, obj, op, root: int, nbytes):
     schedule = algorithms.reduce_linear(c.me, c.size, root)
-    values = run(c, schedule, [obj] + [None] * (schedule.slots - 1), [nbytes] + [0] * (schedule.slots - 1), op)
+    values = c.run(schedule, [obj] + [None] * (schedule.slots - 1), [nbytes] + [0] * (schedule.slots - 1), op)
     return values[-1] if c.me == root else None
 
 
 # -- allreduce -------------------------------------------------------------
 @costs(_allreduce_recursive_doubling_cost)
 def allreduce_recursive_doubling(c: Coll, obj, op, nbytes):
-    return run(c, algorithms.allreduce_recursive_doubling(c.me, c.size), [obj, None], [nbytes, 0], op)[0]
+    return c.run(algorithms.allreduce_recursive_doubling(c.me, c.size), [obj, None], [nbytes, 0], op)[0]
 
 
 @costs(lambda p, s: (2 * p * (p - 1), 2 * (p - 1) * s))
 def allreduce_ring(c: Coll, obj, op, nbytes):
     _require_commutative(c, op, "allreduce", "recursive_doubling")
     size = c.size
-    values = run(c, algorithms.allreduce_ring(c.me, size), split(obj, size) + [None],
+    values = c.run(algorithms.allreduce_ring(c.me, size), split(obj, size) + [None],
                  split_sizes(nbytes, size) + [0], op)
     return join(values[:size])
 
@@ -216,7 +222,7 @@ def _require_commutative(c: Coll, op, collective: str, alternative: str) -> None
 @costs(lambda p, s: (2 * (p - 1), 2 * (p - 1) * s))
 def allreduce_reduce_bcast(c: Coll, obj, op, nbytes):
     schedule = algorithms.allreduce_reduce_bcast(c.me, c.size, op.commutative)
-    return run(c, schedule, [obj, None], [nbytes, 0], op)[0]
+    return c.run(schedule, [obj, None], [nbytes, 0], op)[0]
 
 
 # -- gather / scatter --------------------------------------------------------
@@ -230,13 +236,13 @@ def _own_block(size: int, slot: int, obj, nbytes) -> tuple[list, list]:
 @costs(_binomial_subtrees)
 def gather_binomial(c: Coll, obj, root: int, nbytes):
     me, size = c.me, c.size
-    values = run(c, algorithms.gather_binomial(me, size, root), *_own_block(size, (me - root) % size, obj, nbytes))
+    values = c.run(algorithms.gather_binomial(me, size, root), *_own_block(size, (me - root) % size, obj, nbytes))
     return [values[(r - root) % size] for r in range(size)] if me == root else None
 
 
 @costs(_tree)
 def gather_linear(c: Coll, obj, root: int, nbytes):
-    values = run(c, algorithms.gather_linear(c.me, c.size, root), *_own_block(c.size, c.me, obj, nbytes))
+    values = c.run(algorithms.gather_linear(c.me, c.size, root), *_own_block(c.size, c.me, obj, nbytes))
     return values if c.me == root else None
 
 
@@ -248,20 +254,20 @@ def scatter_binomial(c: Coll, objs, root: int, sizes):
         values, slot_sizes = [objs[r] for r in order], [sizes[r] for r in order]
     else:
         values, slot_sizes = [None] * size, [0] * size
-    return run(c, algorithms.scatter_binomial(me, size, root), values, slot_sizes)[(me - root) % size]
+    return c.run(algorithms.scatter_binomial(me, size, root), values, slot_sizes)[(me - root) % size]
 
 
 @costs(_tree)
 def scatter_linear(c: Coll, objs, root: int, sizes):
     me, size = c.me, c.size
     values, slot_sizes = (list(objs), list(sizes)) if me == root else ([None] * size, [0] * size)
-    return run(c, algorithms.scatter_linear(me, size, root), values, slot_sizes)[me]
+    return c.run(algorithms.scatter_linear(me, size, root), values, slot_sizes)[me]
 
 
 # -- allgather ---------------------------------------------------------------
 @costs(_all_pairs)
 def allgather_ring(c: Coll, obj, nbytes):
-    return run(c, algorithms.allgather_ring(c.me, c.size), *_own_block(c.size, c.me, obj, nbytes))
+    return c.run(algorithms.allgather_ring(c.me, c.size), *_own_block(c.size, c.me, obj, nbytes))
 
 
 @costs(lambda p, s: (p * _log2_ceil(p), p * (p - 1) * s))
@@ -270,13 +276,13 @@ def allgather_recursive_doubling(c: Coll, obj, nbytes):
     if not is_pof2(size):
         raise c.rank.error(f"recursive-doubling allgather needs a power-of-two communicator size, "
                            f"{c.comm.label} has {size}; use algorithm='bruck' or 'ring'")
-    return run(c, algorithms.allgather_recursive_doubling(me, size), *_own_block(size, me, obj, nbytes))
+    return c.run(algorithms.allgather_recursive_doubling(me, size), *_own_block(size, me, obj, nbytes))
 
 
 @costs(lambda p, s: (p * _log2_ceil(p), p * (p - 1) * s))
 def allgather_bruck(c: Coll, obj, nbytes):
     me, size = c.me, c.size
-    values = run(c, algorithms.allgather_bruck(me, size), *_own_block(size, 0, obj, nbytes))
+    values = c.run(algorithms.allgather_bruck(me, size), *_own_block(size, 0, obj, nbytes))
     return [values[(r - me) % size] for r in range(size)]
 
 
@@ -285,7 +291,7 @@ def _alltoall(c: Coll, schedule, objs, sizes) -> list:
     size = c.size
     values = list(objs) + [None] * size
     values[size + c.me] = objs[c.me]
-    return run(c, schedule, values, list(sizes) + [0] * size)[size:]
+    return c.run(schedule, values, list(sizes) + [0] * size)[size:]
 
 
 @costs(_all_pairs)
@@ -302,36 +308,36 @@ def alltoall_isend_irecv(c: Coll, objs, sizes):
 @costs(_all_pairs)
 def reduce_scatter_ring(c: Coll, objs, op, sizes):
     _require_commutative(c, op, "reduce_scatter", "reduce_scatterv")
-    values = run(c, algorithms.reduce_scatter_ring(c.me, c.size), list(objs) + [None], list(sizes) + [0], op)
+    values = c.run(algorithms.reduce_scatter_ring(c.me, c.size), list(objs) + [None], list(sizes) + [0], op)
     return values[c.me]
 
 
 @costs(lambda p, s: _add(_tree(p, p * s), _binomial_subtrees(p, s)))
 def reduce_scatter_reduce_scatterv(c: Coll, objs, op, sizes):
     schedule = algorithms.reduce_scatter_reduce_scatterv(c.me, c.size, op.commutative)
-    values = run(c, schedule, [list(objs), None] + [None] * c.size, [sum(sizes), 0] + list(sizes), blockwise(op))
+    values = c.run(schedule, [list(objs), None] + [None] * c.size, [sum(sizes), 0] + list(sizes), blockwise(op))
     return values[2 + c.me]
 
 
 # -- scan ----------------------------------------------------------------------
 @costs(_scan_recursive_doubling_cost)
 def scan_recursive_doubling(c, obj, op, nbytes):
-    return run(c, algorithms.scan_recursive_doubling(c.me, c.size), [obj, obj, None], [nbytes, 0, 0], op)[1]
+    return c.run(algorithms.scan_recursive_doubling(c.me, c.size), [obj, obj, None], [nbytes, 0, 0], op)[1]
 
 
 @costs(_scan_recursive_doubling_cost)
 def exscan_recursive_doubling(c, obj, op, nbytes):
-    return run(c, algorithms.scan_recursive_doubling(c.me, c.size), [obj, None, None], [nbytes, 0, 0], op)[1]
+    return c.run(algorithms.scan_recursive_doubling(c.me, c.size), [obj, None, None], [nbytes, 0, 0], op)[1]
 
 
 @costs(_tree)
 def scan_linear(c, obj, op, nbytes):
-    return run(c, algorithms.scan_linear(c.me, c.size), [obj, None, None], [nbytes, 0, nbytes], op)[2]
+    return c.run(algorithms.scan_linear(c.me, c.size), [obj, None, None], [nbytes, 0, nbytes], op)[2]
 
 
 @costs(_tree)
 def exscan_linear(c, obj, op, nbytes):
-    return run(c, algorithms.scan_linear(c.me, c.size), [obj, None, None], [nbytes, 0, nbytes], op)[1]
+    return c.run(algorithms.scan_linear(c.me, c.size), [obj, None, None], [nbytes, 0, nbytes], op)[1]
 
 
 ALGORITHMS = {

@@ -15,7 +15,7 @@ order of events.
 from __future__ import annotations
 
 from ppt.mpi.p2p import STANDARD, Request
-from ppt.mpi.schedule import OP, SEND
+from ppt.mpi.schedule import SEND, combine, pack, unpack
 
 
 class _Post(Request):
@@ -99,11 +99,7 @@ class Run:
                     req = _Post.__new__(_Post)
                     req.run, req.slot, req.count = self, slot, count
                     if kind == SEND:
-                        if count == 1:
-                            data, nbytes = values[slot], sizes[slot]
-                        else:
-                            parts = tuple(sizes[slot:slot + count])
-                            data, nbytes = (tuple(values[slot:slot + count]), parts), sum(parts)
+                        data, nbytes = (values[slot], sizes[slot]) if count == 1 else pack(values, sizes, slot, count)
                         rank.isend(comm, peer, tag, nbytes, (hdr, data), ctx, STANDARD, req)
                     else:
                         rank.irecv(comm, peer, tag, ctx, req)
@@ -121,27 +117,15 @@ class Run:
                     got, data = req.value
                     if got != hdr:
                         c.value(req)                          # raises the collective-mismatch error
-                    slot = req.slot
                     if req.count == 1:
-                        values[slot], sizes[slot] = data, req.status.bytes
+                        values[req.slot], sizes[req.slot] = data, req.status.bytes
                     else:
-                        end = slot + req.count
-                        values[slot:end], sizes[slot:end] = data
+                        unpack(values, sizes, req.slot, req.count, data, req.status.bytes)
                 waited += 1
             if combines:
-                op = self.op
-                for code, dst, a, b in combines:
-                    if code == OP:
-                        values[dst] = op(values[a], values[b])
-                    else:
-                        values[dst:dst + b] = values[a]
+                combine(values, self.op, combines)
             step += 1
             if step == len(steps):
                 return True
             waited = 0
             fresh = True
-
-
-def run(c, schedule, values: list, sizes: list, op=None) -> list:
-    """Execute ``schedule`` as rank ``c.me`` of collective call ``c``; returns the slots' payloads."""
-    return Run(c, schedule, values, sizes, op).execute()

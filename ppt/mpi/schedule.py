@@ -100,3 +100,29 @@ class Builder:
     def schedule(self, slots: int) -> Schedule:
         self._close()
         return Schedule(slots, tuple(self.steps))
+
+
+# -- what the form means for payloads: shared by every executor ----------------------------------
+def pack(values: list, sizes: list, slot: int, count: int) -> tuple:
+    """``(payload, bytes)`` of a message carrying slots ``slot .. slot + count - 1``."""
+    if count == 1:
+        return values[slot], sizes[slot]
+    parts = tuple(sizes[slot:slot + count])
+    return (tuple(values[slot:slot + count]), parts), sum(parts)
+
+
+def unpack(values: list, sizes: list, slot: int, count: int, data, nbytes: int) -> None:
+    """Fill slots ``slot .. slot + count - 1`` from a received message (``data``, ``nbytes`` bytes)."""
+    if count == 1:
+        values[slot], sizes[slot] = data, nbytes
+    else:
+        values[slot:slot + count], sizes[slot:slot + count] = data
+
+
+def combine(values: list, op, combines) -> None:
+    """Run a step's ``combines`` on the slots' payloads."""
+    for code, dst, a, b in combines:
+        if code == OP:
+            values[dst] = op(values[a], values[b])
+        else:
+            values[dst:dst + b] = values[a]
