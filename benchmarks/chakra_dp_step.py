@@ -1,8 +1,8 @@
 """Predicted time of one data-parallel training step, read from Chakra execution traces, against nodes.
 
-For each node count the step of :func:`ppt.traces.chakra_write.dp_step` (``--layers`` layers, forward
+For each node count the step of :func:`ppt.traces.writers.chakra.dp_step` (``--layers`` layers, forward
 and backward compute per layer, each layer's gradient all-reduced after its backward pass) is
-written as genuine Chakra ET files, read back through the Chakra reader (:mod:`ppt.traces.chakra`)
+written as genuine Chakra ET files, read back through the Chakra reader (:mod:`ppt.traces.readers.chakra`)
 and replayed on the system preset, ``--gpus-per-node`` GPUs (Chakra ranks) per node, once per
 all-reduce algorithm and each way the reader can run it:
 
@@ -28,8 +28,8 @@ from ppt.hardware.systems import load_system
 from ppt.machine import Machine
 from ppt.mpi import MPIJob
 from ppt.mpi.settings import MPISettings
-from ppt.traces.chakra import ChakraTrace
-from ppt.traces.chakra_write import dp_step
+from ppt.traces.readers.chakra import ChakraTrace
+from ppt.traces.writers.chakra import dp_step
 from ppt.traces.replay import replay
 
 NODES = (2, 4, 8, 16, 32, 64, 128, 256)
@@ -48,6 +48,8 @@ def predict(prefix: str, machine: Machine, gpus_per_node: int, algorithm: str, o
 def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--system", default="stampede", help="system preset (default stampede, a fat tree)")
+    parser.add_argument("--set", dest="overrides", action="append", default=[], metavar="KEY=VALUE",
+                        help="override a preset value, as ppt's --set (e.g. topology.num_nodes=256)")
     parser.add_argument("--network", default="packet", choices=("analytic", "flow", "packet"))
     parser.add_argument("--algorithms", nargs="+", default=["ring", "recursive_doubling"],
                         help="all-reduce algorithms to compare (default: ring recursive_doubling)")
@@ -60,7 +62,7 @@ def main(argv=None) -> None:
     args = parser.parse_args(argv)
     forward_s, backward_s = args.forward_ms / MS, args.backward_ms / MS
     compute_s = args.layers * (forward_s + backward_s)
-    machine = Machine(load_system(args.system), network_kind=args.network)
+    machine = Machine(load_system(args.system, args.overrides), network_kind=args.network)
     print(f"{args.system} ({args.network} network), {args.gpus_per_node} GPU per node, {args.layers} layers, forward "
           f"{args.forward_ms} ms + backward {args.backward_ms} ms per layer, {args.gradient_MiB} MiB gradient "
           f"per layer; compute {compute_s * MS:.3f} ms per step")

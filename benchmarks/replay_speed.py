@@ -16,7 +16,7 @@ from pathlib import Path
 from ppt.hardware.systems import load_system
 from ppt.machine import Machine
 from ppt.mpi import MPIJob
-from ppt.traces.dumpi import TraceSet
+from ppt.traces.readers.dumpi import TraceSet
 from ppt.traces.replay import replay
 
 DEFAULT_TRACES = Path(__file__).resolve().parents[1].parent / "shared" / "traces"

@@ -210,7 +210,7 @@ class Machine:
         """
         from ppt.cli.common import report_placement
         from ppt.log import logger
-        from ppt.traces.dumpi import TraceSet
+        from ppt.traces.readers.dumpi import TraceSet
         from ppt.traces.replay import replay
         began = perf_counter()
         trace_set = TraceSet(str(trace))

@@ -10,7 +10,7 @@ from ppt.drivers import autochoice
 from ppt.drivers.autochoice import PACKET_HOPS_PER_S, Estimate, Estimator, choose, trace_estimate
 from ppt.machine import Machine
 from ppt.mpi.mapping import map_ranks
-from ppt.traces.dumpi import TraceSet
+from ppt.traces.readers.dumpi import TraceSet
 
 from shared_traces import MANIFEST, TRACES
 

@@ -10,7 +10,7 @@ from ppt.bench.mpi import (allreduce_workload, alltoall_workload, halo_workload,
                            scaled_ranks, workloads)
 from ppt.cli.main import main
 from ppt.traces.opstream import AUX_LEN, AUX_START, CALL, KIND, PEER, REQUEST, Op, load, save
-from ppt.traces.synthetic import SyntheticTrace, recursive_doubling_messages
+from ppt.traces.writers.synthetic import SyntheticTrace, recursive_doubling_messages
 
 #: The smallest scale: every workload at its fewest ranks and iterations.
 TINY = "0.01"

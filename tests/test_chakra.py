@@ -13,8 +13,8 @@ pytest.importorskip("chakra.schema.protobuf.et_def_pb2")
 from ppt.cli.main import main
 from ppt.errors import TraceError
 from ppt.mpi import SUM, UNDEFINED, MPIJob
-from ppt.traces import chakra_write as cw
-from ppt.traces.chakra import ChakraTrace, is_chakra
+from ppt.traces.writers import chakra as cw
+from ppt.traces.readers.chakra import ChakraTrace, is_chakra
 from ppt.traces.formats import format_of, open_trace
 from ppt.traces.opstream import KIND, Op
 from ppt.traces.replay import replay

@@ -8,8 +8,8 @@ import pytest
 
 from ppt.cli.main import main
 from ppt.errors import TraceError
-from ppt.traces import libundumpi
-from ppt.traces.dumpi import TraceSet
+from ppt.traces.readers import libundumpi
+from ppt.traces.readers.dumpi import TraceSet
 from ppt.traces.info import summarize
 
 from shared_traces import MANIFEST, TRACES
@@ -258,7 +258,7 @@ def test_time_jump_in_the_last_call_is_caught(copied_set):
     folder, _, bins = copied_set
     ts = TraceSet(folder)
     offsets = []
-    import ppt.traces.dumpi as dumpi
+    import ppt.traces.readers.dumpi as dumpi
     spans = {}
     for _ in dumpi.read_chunks(str(bins[0]), 0, ts.ranks, None, spans):
         pass
@@ -274,7 +274,7 @@ def test_time_jump_in_the_last_call_is_caught(copied_set):
 
 
 def test_footer_counts_must_match_the_records(copied_set):
-    from ppt.traces import libundumpi as lu
+    from ppt.traces.readers import libundumpi as lu
     folder, _, bins = copied_set
     raw = bins[3].read_bytes()
     footer = body_range(raw)[1]
@@ -327,7 +327,7 @@ def test_cli_on_damaged_set_exits_2_with_one_line(copied_set):
 def test_cpu_timestamps_going_backwards_are_caught(copied_set):
     """The CPU clock is checked as the wall clock is: replay may read its gaps."""
     folder, _, bins = copied_set
-    import ppt.traces.dumpi as dumpi
+    import ppt.traces.readers.dumpi as dumpi
     spans = {}
     for _ in dumpi.read_chunks(str(bins[0]), 0, 4, None, spans):
         pass
@@ -354,7 +354,7 @@ def test_trace_info_gives_the_compute_gaps_on_both_clocks_and_their_ratio(capsys
 
 
 def test_a_rank_without_cpu_times_has_no_cpu_total():
-    from ppt.traces.dumpi import Record, _Gaps
+    from ppt.traces.readers.dumpi import Record, _Gaps
     for cpu_step, expected in ((0.0, None), (1e-3, 2e-3)):
         gaps = _Gaps()
         for i, name in enumerate(["MPI_Comm_rank", "MPI_Init", "MPI_Comm_rank", "MPI_Finalize"]):

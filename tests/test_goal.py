@@ -14,7 +14,9 @@ from ppt.machine import Machine
 from ppt.mpi import MPIJob
 from ppt.mpi.constants import CONTROL_B
 from ppt.mpi.settings import MPISettings
-from ppt.traces import goal, goal_writer, opstream
+from ppt.traces.readers import goal
+from ppt.traces.writers import goal as goal_writer
+from ppt.traces import opstream
 from ppt.traces.formats import format_of, open_trace
 from ppt.traces.opstream import COMM_WORLD, KIND, MemoryTrace, Op
 from ppt.traces.replay import replay

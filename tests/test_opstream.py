@@ -11,7 +11,7 @@ from ppt.cli.main import main
 from ppt.errors import ConfigError, TraceError
 from ppt.mpi import MPIJob
 from ppt.mpi.settings import MPISettings
-from ppt.traces.dumpi import TraceSet
+from ppt.traces.readers.dumpi import TraceSet
 from ppt.traces.opstream import (ANY_SOURCE, AUX_LEN, AUX_START, CALL, COMM_WORLD, KIND, NBYTES, OP_DTYPE, PEER,
                                  MemoryTrace, Op, OpStreamBuilder, load, save)
 from ppt.traces.replay import replay

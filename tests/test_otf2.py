@@ -17,7 +17,7 @@ from ppt.mpi import ANY_SOURCE, ANY_TAG, PROC_NULL, SUM, UNDEFINED, MPIJob  # no
 from ppt.traces.formats import format_of, open_trace                 # noqa: E402
 from ppt.traces import opstream                                     # noqa: E402
 from ppt.traces.opstream import KIND, Op, load, save                 # noqa: E402
-from ppt.traces.otf2 import Otf2Trace, read                          # noqa: E402
+from ppt.traces.readers.otf2 import Otf2Trace, read                          # noqa: E402
 from ppt.traces.replay import replay                                 # noqa: E402
 
 from mpi_helpers import network                                      # noqa: E402

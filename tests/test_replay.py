@@ -33,8 +33,9 @@ from ppt.hardware.systems import load_system
 from ppt.machine import Machine
 from ppt.mpi import MPIJob
 from ppt.mpi.settings import MPISettings
-from ppt.traces import dumpi_ops, replay as replay_mod
-from ppt.traces.dumpi import Record, TraceSet
+from ppt.traces.readers import dumpi_ops
+from ppt.traces import replay as replay_mod
+from ppt.traces.readers.dumpi import Record, TraceSet
 from ppt.traces.ideal import IDEAL_EAGER_B, ideal_network
 from ppt.traces.replay import RankReplay, replay
 
@@ -269,7 +270,7 @@ def test_rank_replay_reads_the_gaps_on_its_clock():
 
 
 def test_every_replayed_call_is_a_dumpi_function():
-    from ppt.traces import libundumpi
+    from ppt.traces.readers import libundumpi
     assert set(dumpi_ops.OPS) <= set(libundumpi.function_labels().values())
 
 

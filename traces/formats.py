@@ -20,7 +20,7 @@ from ppt.errors import TraceError
 
 class Format(NamedTuple):
     """A trace format: ``detect(path)`` says whether ``path`` holds it; ``opener`` is
-    ``"module:function"`` (under ``ppt.traces``), called as ``function(path)`` -> an OpTrace."""
+    ``"module:function"`` (module under ``ppt.traces``), called as ``function(path)`` -> an OpTrace."""
 
     name: str
     description: str
@@ -45,13 +45,13 @@ def _is_dumpi(path: str) -> bool:
 
 FORMATS: tuple[Format, ...] = (
     Format("opstream", "PPT's op-stream folder (opstream.json + rank-NNNN.npz)", _is_opstream, "opstream:load"),
-    Format("dumpi", "SST-DUMPI trace set (.meta + one .bin per rank)", _is_dumpi, "dumpi:TraceSet"),
+    Format("dumpi", "SST-DUMPI trace set (.meta + one .bin per rank)", _is_dumpi, "readers.dumpi:TraceSet"),
     Format("otf2", "OTF2 archive, as Score-P writes (the .otf2 anchor file, or its folder)",
-           lambda path: path.endswith(".otf2") or _has(path, "*.otf2"), "otf2:read"),
+           lambda path: path.endswith(".otf2") or _has(path, "*.otf2"), "readers.otf2:read"),
     Format("chakra", "MLCommons Chakra execution trace (<prefix>.<rank>.et per rank)",
-           lambda path: importlib.import_module("ppt.traces.chakra").is_chakra(path), "chakra:ChakraTrace"),
+           lambda path: importlib.import_module("ppt.traces.readers.chakra").is_chakra(path), "readers.chakra:ChakraTrace"),
     Format("goal", "GOAL text schedule of LogGOPSim/Schedgen/ATLAHS (.goal, or text starting 'num_ranks')",
-           lambda path: importlib.import_module("ppt.traces.goal").is_goal(path), "goal:load"),
+           lambda path: importlib.import_module("ppt.traces.readers.goal").is_goal(path), "readers.goal:load"),
 )
 
 

@@ -21,7 +21,7 @@ chunks), dispatches each op on its kind through a table indexed by
 2. issues the call on the simulated MPI with the recorded arguments as the
    reader resolved them (peers, tags and roots as ranks of the recorded
    communicator, bytes; for DUMPI ``count x size(datatype)`` from the rank's
-   type table, :mod:`ppt.traces.dumpi_ops`), communicators, groups, ops and
+   type table, :mod:`ppt.traces.readers.dumpi_ops`), communicators, groups, ops and
    requests mapped per rank (:mod:`ppt.traces.handles`).
 
 Each call runs under its traced name, so the job's call counts are the

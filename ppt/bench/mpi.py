@@ -11,7 +11,7 @@ Workloads (rank counts and iterations at ``scale`` 1):
     irecv and an isend of 1 KiB per neighbour and waits for all of them; iteration i exchanges with
     the ring neighbours up to distance ``HALO_REACH[i % 3]`` (2, 4 or 6 neighbours), 30 iterations;
 ``replay``
-    the replay of a synthetic op-stream trace on 1,024 ranks (:mod:`ppt.traces.synthetic`): 20
+    the replay of a synthetic op-stream trace on 1,024 ranks (:mod:`ppt.traces.writers.synthetic`): 20
     iterations of a halo exchange of 1 KiB with the 6 neighbours of a 16x8x8 grid after a compute
     gap, then an 8-byte allreduce; the trace's streams are made as the replay reads them (a few
     numpy operations per 150 iterations of a rank), so its wall time is the replay's.
@@ -32,7 +32,7 @@ from dataclasses import dataclass
 from typing import Callable
 
 from ppt.bench.network import bare_loop_events_per_s
-from ppt.traces.synthetic import SyntheticTrace, recursive_doubling_messages
+from ppt.traces.writers.synthetic import SyntheticTrace, recursive_doubling_messages
 
 #: Ranks per node of the analytic network's jobs.
 RANKS_PER_NODE = 16
@@ -126,7 +126,7 @@ def halo_workload(ranks: int, iterations: int, name: str = "halo") -> Workload:
 
 
 def replay_workload(ranks: int, iterations: int, name: str = "replay") -> Workload:
-    """The replay of a :class:`~ppt.traces.synthetic.SyntheticTrace` of ``iterations`` on ``ranks`` ranks
+    """The replay of a :class:`~ppt.traces.writers.synthetic.SyntheticTrace` of ``iterations`` on ``ranks`` ranks
     (3-D grid, :data:`HALO_B` messages, 8-byte allreduce), its gaps on the wall clock."""
     from ppt.traces.replay import rank_program
     trace = SyntheticTrace(ranks, iterations, nbytes=HALO_B, allreduce_B=ALLREDUCE_B)

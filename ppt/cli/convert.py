@@ -1,7 +1,7 @@
 """``ppt convert IN OUT``: write a trace (any format ppt reads) as a GOAL text schedule or an op-stream folder.
 
 ``OUT`` ending in ``.goal`` (or any other file name) gets GOAL text
-(:mod:`ppt.traces.goal_writer`); ``OUT`` ending in ``.opstream``, or an
+(:mod:`ppt.traces.writers.goal`); ``OUT`` ending in ``.opstream``, or an
 existing empty folder, gets PPT's op-stream folder form
 (:func:`ppt.traces.opstream.save`).  Either is written beside ``OUT`` and
 renamed into place, so ``OUT`` is whole or absent.  One line on stderr says
@@ -57,7 +57,7 @@ def run(args) -> int:
     if os.path.isdir(out):
         raise ConfigError(f"{out} is a folder that is not empty: give a file name for GOAL text (e.g. app.goal), "
                           "or a new or empty folder for the op-stream form")
-    from ppt.traces import goal_writer
+    from ppt.traces.writers import goal as goal_writer
     parent = os.path.dirname(os.path.abspath(out))
     if not os.path.isdir(parent):
         raise ConfigError(f"cannot write {out}: folder {parent} does not exist")

@@ -149,7 +149,7 @@ def _rank_counts(point, point_args) -> list[int]:
     if command in ("run", "exec") and getattr(point_args, "ranks", None):
         return [point_args.ranks]
     if command == "replay" and point_args.trace and not point_args.job_list:
-        from ppt.traces.dumpi import TraceSet
+        from ppt.traces.readers.dumpi import TraceSet
         return [TraceSet(point_args.trace).ranks]
     if command == "snap":
         from ppt.cli.snap import _cores

@@ -285,7 +285,7 @@ def _program(spec) -> tuple:
     if spec.kind == "script":
         from ppt.scripts import load_main
         return load_main(spec.options["script"]), (), spec.options["argv"]
-    from ppt.traces.dumpi import TraceSet
+    from ppt.traces.readers.dumpi import TraceSet
     from ppt.traces.replay import rank_program
     o = spec.options
     main, args, _ = rank_program(TraceSet(o["trace"]), spec.ranks, o["compute_scale"], o["skip_unsupported"],

@@ -76,7 +76,7 @@ def files_of(command: str, args) -> dict[str, str]:
 
 def trace_files(trace: str) -> list[str]:
     """The files of the trace set ``trace`` (its .meta file and one .bin per rank)."""
-    from ppt.traces.dumpi import TraceSet
+    from ppt.traces.readers.dumpi import TraceSet
     traces = TraceSet(trace)
     return [traces.meta_path, *traces.rank_files]
 

@@ -89,7 +89,7 @@ import zlib
 
 from ppt.errors import TraceError
 from ppt.traces.opstream import COMM_SELF, COMM_WORLD, PROC_NULL, UNDEFINED, MemoryTrace, Op
-from ppt.traces.synthetic import SUM
+from ppt.traces.writers.synthetic import SUM
 
 #: A rank's file name: ``<prefix>.<rank>.et``.
 RANK_FILE = re.compile(r"^(?P<prefix>.+)\.(?P<rank>\d+)\.et$")

@@ -4,7 +4,7 @@
 (``encodeMessage``: a length-prefixed ``GlobalMetadata``, then one ``Node`` per node), so what it
 writes is a genuine Chakra ET that ASTRA-sim reads too.  The node makers (:func:`compute`,
 :func:`collective`, :func:`send`, :func:`recv`, :func:`process_group_init`) set the fields and
-attributes :mod:`ppt.traces.chakra` reads.
+attributes :mod:`ppt.traces.readers.chakra` reads.
 
 :func:`dp_step` makes one data-parallel training step on every rank: ``layers`` forward passes
 in a chain, then the backward passes from the last layer down, each layer's gradient all-reduced
@@ -21,7 +21,7 @@ import json
 import os
 
 from ppt.errors import ConfigError
-from ppt.traces.chakra import MICROSECOND_S, PROCESS_GROUP_INIT, schema
+from ppt.traces.readers.chakra import MICROSECOND_S, PROCESS_GROUP_INIT, schema
 
 #: The ``version`` written in every file's global metadata.
 SCHEMA_VERSION = "0.0.4"

@@ -15,7 +15,7 @@ dimension (on a dimension of 2 both neighbours are one rank; of 1, the rank itse
 
 Streams are made when read, one chunk of whole iterations at a time, so a trace of any size takes
 the memory of a chunk: ``save(SyntheticTrace.of_messages(1024, 10_000_000), folder)`` writes a
-10 M-message trace.  Run ``python -m ppt.traces.synthetic FOLDER --messages 1e7`` to do so.
+10 M-message trace.  Run ``python -m ppt.traces.writers.synthetic FOLDER --messages 1e7`` to do so.
 
 Units: seconds and bytes.
 """

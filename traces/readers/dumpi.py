@@ -1,6 +1,6 @@
 """Streaming reader of SST-DUMPI trace sets (one ``.bin`` per rank plus a ``.meta``).
 
-Every record is decoded by libundumpi (see :mod:`ppt.traces.libundumpi`): the
+Every record is decoded by libundumpi (see :mod:`ppt.traces.readers.libundumpi`): the
 reader asks the library for one call at a time (``undumpi_read_single_call``),
 so a rank's records arrive in file order in chunks of :data:`CHUNK_RECORDS`
 and a trace set is never held in memory.  Each open rank iterator holds one
@@ -13,7 +13,7 @@ arguments as plain Python values under DUMPI's argument names (``count``,
 ``root``, ``op``, ``color``/``key``, ``newcomm``, ``group``/``newgroup``,
 ``ranks``, ``index``/``indices``/``outcount``/``flag``, ...).  Ranks, datatypes,
 communicators, groups, ops and requests are DUMPI handles (see the constants
-in :mod:`ppt.traces.libundumpi`); a peer rank is a rank of the call's
+in :mod:`ppt.traces.readers.libundumpi`); a peer rank is a rank of the call's
 communicator.  ``status`` is ``(source, tag, bytes)`` when the trace recorded
 it, else ``None``.  Calls whose arguments are not decoded (MPI-IO, RMA,
 attributes, ...) still arrive, by name, with empty ``args``.
@@ -32,9 +32,9 @@ import tempfile
 from collections import Counter
 
 from ppt.errors import TraceError
-from ppt.traces import libundumpi as lu
-from ppt.traces.dumpi_ops import INIT_CALLS, OPS, record_stream
-from ppt.traces.libundumpi import ffi
+from ppt.traces.readers import libundumpi as lu
+from ppt.traces.readers.dumpi_ops import INIT_CALLS, OPS, record_stream
+from ppt.traces.readers.libundumpi import ffi
 from ppt.traces.opstream import OpTrace
 
 CHUNK_RECORDS = 512   # records decoded per library round trip
@@ -506,7 +506,7 @@ class TraceSet(OpTrace):
 
     ``path`` is the set's folder (holding one ``.meta``), its ``.meta`` file, its file
     prefix, or one of its ``.bin`` files.  As an :class:`~ppt.traces.opstream.OpTrace` its
-    streams are its records translated by :mod:`ppt.traces.dumpi_ops`.
+    streams are its records translated by :mod:`ppt.traces.readers.dumpi_ops`.
     """
 
     def __init__(self, path: str, _trusted: bool = False):
@@ -684,7 +684,7 @@ def _check_in_child(trace_set) -> None:
         progress = os.path.join(tmp, "progress")
         with open(progress, "wb") as f:
             f.write(struct.pack("<qq", -1, -1))
-        cmd = [sys.executable, "-c", "import sys; from ppt.traces.dumpi import _child_main; "
+        cmd = [sys.executable, "-c", "import sys; from ppt.traces.readers.dumpi import _child_main; "
                "sys.exit(_child_main(sys.argv[1], sys.argv[2]))", trace_set.meta_path, progress]
         try:
             proc = subprocess.run(cmd, stdin=subprocess.DEVNULL, capture_output=True, text=True,

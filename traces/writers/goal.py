@@ -1,7 +1,7 @@
 """Any op-stream trace written as a GOAL text schedule (LogGOPSim, Schedgen, ATLAHS).
 
 The schedule says what PPT's replay of the trace does, so that reading it back
-(:mod:`ppt.traces.goal`) and replaying it predicts what replaying the trace
+(:mod:`ppt.traces.readers.goal`) and replaying it predicts what replaying the trace
 predicts:
 
 * every rank runs in program order: each GOAL operation depends on the one

@@ -23,7 +23,7 @@ wall-clock gap (no CPU reading before its first call).
 from __future__ import annotations
 
 from ppt.errors import TraceError
-from ppt.traces import libundumpi as lu
+from ppt.traces.readers import libundumpi as lu
 from ppt.traces.opstream import (ANY_SOURCE, CHUNK_OPS, COMM_NULL, COMM_SELF, COMM_WORLD, NO_INDEX, PROC_NULL,
                                  UNDEFINED, Op, OpStreamBuilder)
 

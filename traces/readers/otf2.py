@@ -65,7 +65,7 @@ import os
 from collections import deque
 
 from ppt.errors import TraceError
-from ppt.traces import dumpi_ops
+from ppt.traces.readers import dumpi_ops
 from ppt.traces.opstream import (ANY_SOURCE, ANY_TAG, COMM_NULL, COMM_SELF, COMM_WORLD, NO_INDEX, PROC_NULL, UNDEFINED,
                                  MemoryTrace, Op, OpTrace)
 
