@@ -26,6 +26,34 @@ def _user_op(a, b):
     return a
 
 
+class RequestFifos:
+    """Trace request id -> the items (simulated requests, schedule labels ...) started under it, oldest first:
+    several live requests may share an id (see the module's docstring)."""
+
+    __slots__ = ("queues",)
+
+    def __init__(self):
+        self.queues: dict[int, deque] = {}
+
+    def start(self, handle: int, item) -> None:
+        self.queues.setdefault(handle, deque()).append(item)
+
+    def take(self, handle: int):
+        """The oldest item started under ``handle``, now retired (None if none)."""
+        queue = self.queues.get(handle)
+        if not queue:
+            return None
+        item = queue.popleft()
+        if not queue:
+            del self.queues[handle]
+        return item
+
+    def peek_all(self, handles) -> list:
+        """The oldest item of each distinct id in ``handles`` (left in place)."""
+        queues = self.queues
+        return [queues[h][0] for h in dict.fromkeys(handles) if h in queues]
+
+
 class Handles:
     """Stream handle -> simulated object tables of one rank (``where`` names the rank in errors)."""
 
@@ -36,7 +64,7 @@ class Handles:
         self.comms = {COMM_WORLD: mpi.COMM_WORLD, COMM_SELF: mpi.COMM_SELF}
         self.groups = {}
         self.ops = {}
-        self.requests: dict[int, deque] = {}
+        self.requests = RequestFifos()
 
     # -- communicators and groups ----------------------------------------------
     def comm(self, handle: int):
@@ -72,22 +100,16 @@ class Handles:
     # -- requests ---------------------------------------------------------------
     def start(self, handle: int, req) -> None:
         """Record simulated request ``req`` started under trace request id ``handle``."""
-        self.requests.setdefault(handle, deque()).append(req)
+        self.requests.start(handle, req)
 
     def take(self, handle: int):
         """The oldest request started under ``handle``, now retired from the table (None if none)."""
-        queue = self.requests.get(handle)
-        if not queue:
-            return None
-        req = queue.popleft()
-        if not queue:
-            del self.requests[handle]
-        return req
+        return self.requests.take(handle)
 
     def take_all(self, handles) -> list:
         return [req for req in map(self.take, handles) if req is not None]
 
     def peek_all(self, handles) -> list:
         """The oldest request of each distinct id in ``handles`` (left in the table)."""
-        return [self.requests[h][0] for h in dict.fromkeys(handles) if h in self.requests]
+        return self.requests.peek_all(handles)
 

@@ -63,7 +63,7 @@ from ppt.mpi import MAX, SUM
 from ppt.mpi import Op as ReductionOp
 from ppt.mpi import collectives as coll
 from ppt.mpi.schedule import SEND, combine, pack, unpack
-from ppt.traces.handles import _user_op
+from ppt.traces.handles import RequestFifos, _user_op
 from ppt.traces.opstream import (ANY_SOURCE, ANY_TAG, AUX_LEN, AUX_START, CALL, COMM, COMM_SELF, COMM_WORLD,
                                  FIRST_USER_OP, FLAG, GAP_CPU_S, GAP_WALL_S, KIND, NBYTES, OP, PEER, PROC_NULL,
                                  REQUEST, ROOT, TAG, UNDEFINED, Op)
@@ -541,7 +541,7 @@ class _RankState:
         self.node_line = 0          # index in out of the last operation's line
         self.last_calc = None       # (index in out, ns) of the last calc
         self.pending = []           # labels the next operation requires (completions waited for)
-        self.requests = {}          # trace request id -> deque of labels (None: a PROC_NULL request)
+        self.requests = RequestFifos()   # trace request id -> labels (None: a PROC_NULL request)
         self.comms = {COMM_WORLD: writer.world, COMM_SELF: _Comm(("self", rank), (rank,), f"COMM_SELF of {rank}")}
         self.groups = {}
         self.ops = {}
@@ -617,16 +617,10 @@ class _RankState:
         return self.ops.get(handle, SUM) if handle >= FIRST_USER_OP else SUM
 
     def start(self, handle: int, label) -> None:
-        self.requests.setdefault(handle, deque()).append(label)
+        self.requests.start(handle, label)
 
     def take(self, handle: int):
-        queue = self.requests.get(handle)
-        if not queue:
-            return None
-        label = queue.popleft()
-        if not queue:
-            del self.requests[handle]
-        return label
+        return self.requests.take(handle)
 
     def world_peer(self, comm: _Comm, peer: int, call: str):
         """``peer`` (a rank of ``comm``) as a GOAL rank: a world rank, -1 for any source, None for PROC_NULL."""
