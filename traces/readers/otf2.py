@@ -59,8 +59,10 @@ Units: seconds and bytes.
 """
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import glob
+import io
 import os
 from collections import deque
 
@@ -137,8 +139,9 @@ def read(path) -> Otf2Trace:
     """The OTF2 archive at ``path`` as an op-stream trace (TraceError, one line, if it is damaged)."""
     otf2, error = _otf2()
     path = anchor(path)
+    report = io.StringIO()     # the package prints a failing callback's traceback: the one line below says it
     try:
-        with otf2.reader.open(path) as archive:
+        with contextlib.redirect_stderr(report), otf2.reader.open(path) as archive:
             return Archive(otf2, archive, path).read()
     except (otf2.reader.TraceReaderError, error) as exc:
         raise TraceError(f"{path}: the OTF2 archive is truncated or damaged ({exc})") from None
