@@ -16,6 +16,7 @@ import os
 from typing import Callable, NamedTuple
 
 from ppt.errors import TraceError
+from ppt.traces.opstream import is_saved
 
 
 class Format(NamedTuple):
@@ -33,10 +34,6 @@ def _has(path: str, pattern: str) -> bool:
     return os.path.isdir(path) and bool(glob.glob(os.path.join(glob.escape(path), pattern)))
 
 
-def _is_opstream(path: str) -> bool:
-    return os.path.isfile(os.path.join(path, "opstream.json"))
-
-
 def _is_dumpi(path: str) -> bool:
     if _has(path, "*.meta") or path.endswith((".meta", ".bin")):
         return True
@@ -44,12 +41,13 @@ def _is_dumpi(path: str) -> bool:
 
 
 FORMATS: tuple[Format, ...] = (
-    Format("opstream", "PPT's op-stream folder (opstream.json + rank-NNNN.npz)", _is_opstream, "opstream:load"),
+    Format("opstream", "PPT's op-stream folder (opstream.json + rank-NNNN.npz)", is_saved, "opstream:load"),
     Format("dumpi", "SST-DUMPI trace set (.meta + one .bin per rank)", _is_dumpi, "readers.dumpi:TraceSet"),
     Format("otf2", "OTF2 archive, as Score-P writes (the .otf2 anchor file, or its folder)",
            lambda path: path.endswith(".otf2") or _has(path, "*.otf2"), "readers.otf2:read"),
     Format("chakra", "MLCommons Chakra execution trace (<prefix>.<rank>.et per rank)",
-           lambda path: importlib.import_module("ppt.traces.readers.chakra").is_chakra(path), "readers.chakra:ChakraTrace"),
+           lambda path: importlib.import_module("ppt.traces.readers.chakra").is_chakra(path),
+           "readers.chakra:ChakraTrace"),
     Format("goal", "GOAL text schedule of LogGOPSim/Schedgen/ATLAHS (.goal, or text starting 'num_ranks')",
            lambda path: importlib.import_module("ppt.traces.readers.goal").is_goal(path), "readers.goal:load"),
 )

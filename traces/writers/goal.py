@@ -655,24 +655,18 @@ class _RankState:
 
 
 # -- point-to-point and local ops ------------------------------------------------------------------
-def _send(st: _RankState, op, aux, name, blocking=True):
-    comm = st.comm(op[COMM], name)
-    dst = st.world_peer(comm, op[PEER], name)
-    label = None if dst is None else st.send(dst, op[NBYTES], st.user_tag(comm, op[TAG]))
-    if blocking:
-        st.require(label)
-    else:
-        st.start(op[REQUEST], label)
-
-
-def _recv(st: _RankState, op, aux, name, blocking=True):
-    comm = st.comm(op[COMM], name)
-    src = st.world_peer(comm, op[PEER], name)
-    label = None if src is None else st.recv(src, op[NBYTES], st.user_tag(comm, op[TAG]))
-    if blocking:
-        st.require(label)
-    else:
-        st.start(op[REQUEST], label)
+def _point_to_point(post: str, blocking: bool):
+    """The writer of a SEND/ISEND (``post`` "send") or RECV/IRECV ("recv") op: the message, then, blocking,
+    a requirement of the next operation, else a request to complete later."""
+    def write(st: _RankState, op, aux, name):
+        comm = st.comm(op[COMM], name)
+        peer = st.world_peer(comm, op[PEER], name)
+        label = None if peer is None else getattr(st, post)(peer, op[NBYTES], st.user_tag(comm, op[TAG]))
+        if blocking:
+            st.require(label)
+        else:
+            st.start(op[REQUEST], label)
+    return write
 
 
 def _sendrecv(st: _RankState, op, aux, name):
@@ -843,8 +837,8 @@ def _op_free(st, op, aux, name):
 
 _P2P = {
     Op.LOCAL: _local, Op.INIT: _local, Op.WTIME: _local,
-    Op.SEND: _send, Op.ISEND: lambda st, op, aux, name: _send(st, op, aux, name, False),
-    Op.RECV: _recv, Op.IRECV: lambda st, op, aux, name: _recv(st, op, aux, name, False),
+    Op.SEND: _point_to_point("send", True), Op.ISEND: _point_to_point("send", False),
+    Op.RECV: _point_to_point("recv", True), Op.IRECV: _point_to_point("recv", False),
     Op.SENDRECV: _sendrecv, Op.PROBE: _probe, Op.IPROBE: _probe,
     Op.WAIT: _wait, Op.WAITALL: _waitall, Op.TEST: _test, Op.TESTALL: _testall,
     Op.WAITANY: _waitany, Op.TESTANY: _waitany, Op.WAITSOME: _waitsome, Op.TESTSOME: _waitsome,
