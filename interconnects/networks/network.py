@@ -99,8 +99,9 @@ class Network:
 
     @property
     def node_memory(self):
-        """The model of same-node messages (:mod:`ppt.interconnects.networks.nodememory`) every NIC hands them to:
-        the machine's (set by :func:`~ppt.interconnects.networks.kinds.build_network`), or by default the injection bandwidth shared."""
+        """The model of same-node messages (:mod:`ppt.interconnects.networks.nodememory`) every NIC hands them
+        to: the machine's (set by :func:`~ppt.interconnects.networks.kinds.build_network`), or by default the
+        injection bandwidth shared."""
         memory = self.__dict__.get("_node_memory")
         if memory is None:
             from ppt.interconnects.networks.nodememory import DEFAULT_LATENCY_S, NodeMemory

@@ -39,7 +39,7 @@ import numpy as np
 from ppt.config import field
 from ppt.errors import ConfigError
 from ppt.interconnects.topologies.dragonfly import (GroupedTopology, check_group_limit, complete_graph_ports,
-                                         link_class)
+                                                    link_class)
 from ppt.interconnects.topologies.registry import register
 from ppt.interconnects.topologies.topology import LinkClass
 

@@ -64,7 +64,7 @@ import numpy as np
 from ppt.config import field
 from ppt.errors import ConfigError
 from ppt.interconnects.topologies.legalpaths import (FAR, hop_counts, legal_hops, legal_survey, local_distances,
-                                         valiant_served)
+                                                     valiant_served)
 from ppt.interconnects.topologies.registry import register
 from ppt.interconnects.topologies.topology import LinkClass, Topology, register_routing
 
@@ -237,7 +237,8 @@ class GroupedTopology(Topology):
         return pairs
 
     def legal_hops(self, spec=None) -> np.ndarray:
-        """Hops of the shortest legal MIN path per router pair (:func:`~ppt.interconnects.topologies.legalpaths.legal_hops`)."""
+        """Hops of the shortest legal MIN path per router pair
+        (:func:`~ppt.interconnects.topologies.legalpaths.legal_hops`)."""
         if self.failures is None:
             return super().legal_hops(spec)
         return legal_hops(self, spec is not None and spec.valiant)

@@ -38,8 +38,8 @@ from __future__ import annotations
 import numpy as np
 
 from ppt.config import field
-from ppt.interconnects.topologies.dragonfly import (GroupedTopology, check_arrangement, check_group_limit, check_num_nodes,
-                                         local_global_node_fields)
+from ppt.interconnects.topologies.dragonfly import (GroupedTopology, check_arrangement, check_group_limit,
+                                                    check_num_nodes, local_global_node_fields)
 from ppt.interconnects.topologies.registry import register
 from ppt.interconnects.topologies.topology import LinkClass
 

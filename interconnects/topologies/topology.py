@@ -280,7 +280,8 @@ class Topology:
 
     # -- link failures (see failures.py) --------------------------------------
 
-    #: The failure map applied (a :class:`~ppt.interconnects.topologies.failures.FailureSpec`), None if every link works.
+    #: The failure map applied (a :class:`~ppt.interconnects.topologies.failures.FailureSpec`), None if every
+    #: link works.
     failures = None
     #: ``(router, port)`` of one end of each failed link (:meth:`without_links`); none by default.
     failed_links = np.zeros((0, 2), dtype=np.int64)
