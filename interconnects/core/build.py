@@ -1,10 +1,11 @@
-"""Builds the compiled packet core: C through cffi's API mode.
+"""Builds the compiled core: C through cffi's API mode.
 
-Every ``*.h`` in this folder (public headers: declarations only, read by the C
-compiler and, without their ``#`` lines, by cffi's cdef) and every ``*.c`` is
-compiled into the extension ``ppt.interconnects.core._packetcore`` by the
-package's own install (``pip install -e .``).  Headers whose name starts with
-``_`` are private to the C sources.
+Every ``*.h`` in this folder and in the MPI engine's (``ppt/mpi/core``; public
+headers: declarations only, read by the C compiler and, without their ``#``
+lines, by cffi's cdef) and every ``*.c`` of both is compiled into the one
+extension ``ppt.interconnects.core._packetcore`` by the package's own install
+(``pip install -e .``).  Headers whose name starts with ``_`` are private to the
+C sources.  :data:`CALLBACKS` are the C engine's calls into Python.
 """
 from __future__ import annotations
 
@@ -18,9 +19,16 @@ from cffi import FFI
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent.parent
-HEADERS = sorted((p for p in HERE.glob("*.h") if not p.name.startswith("_")),
+#: The packet core (here) and the MPI engine.
+FOLDERS = (HERE, ROOT / "ppt" / "mpi" / "core")
+HEADERS = sorted((p for folder in FOLDERS for p in folder.glob("*.h") if not p.name.startswith("_")),
                  key=lambda p: (p.name != "core.h", p.name))
-SOURCES = sorted(HERE.glob("*.c"))
+SOURCES = sorted(p for folder in FOLDERS for p in folder.glob("*.c"))
+#: Functions C calls in Python (ppt.mpi.compiled defines them): a node pair's path, a message's wire bytes.
+CALLBACKS = """
+extern "Python+C" int32_t ppt_mpi_path_cb(void *handle, int32_t src, int32_t dst, double *out);
+extern "Python+C" int64_t ppt_mpi_wire_cb(void *handle, int64_t nbytes);
+"""
 
 
 def _require_toolchain() -> None:
@@ -37,7 +45,7 @@ def _require_toolchain() -> None:
 
 def _cdef() -> str:
     return "\n".join(line for header in HEADERS for line in header.read_text().splitlines()
-                     if not line.lstrip().startswith("#"))
+                     if not line.lstrip().startswith("#")) + CALLBACKS
 
 
 _require_toolchain()
@@ -47,7 +55,7 @@ ffibuilder.set_source(
     "ppt.interconnects.core._packetcore",
     "\n".join(f'#include "{header.name}"' for header in HEADERS),
     sources=[os.path.relpath(source, ROOT) for source in SOURCES],
-    include_dirs=[os.path.relpath(HERE, ROOT)],
+    include_dirs=[os.path.relpath(folder, ROOT) for folder in FOLDERS],
     extra_compile_args=["-O2", "-std=c11", "-Wall", "-Wno-unused-function"],
 )
 

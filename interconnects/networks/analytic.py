@@ -64,6 +64,10 @@ class AnalyticNetwork(Network):
         self.latency_s = latency_s
         self.per_hop_s = per_hop_s
         self.bandwidth_Bps = bandwidth_Bps
+        #: Every node pair's path is the same (no ``hops`` or ``path`` given), and a message's wire bytes
+        #: are its bytes (no ``wire_bytes``): what the compiled MPI engine computes without asking.
+        self.uniform = hops is None and path is None
+        self.wire_identity = wire_bytes is None
         self.hops = hops or (lambda src, dst: 0)
         self.path = path or (lambda src, dst: (h := self.hops(src, dst), latency_s + h * per_hop_s, bandwidth_Bps))
         self.wire_bytes = wire_bytes or (lambda nbytes: nbytes)

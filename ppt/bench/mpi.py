@@ -96,6 +96,9 @@ class Workload:
     program: Callable
     args: tuple
     messages: int
+    #: A trace the workload replays (with :func:`~ppt.traces.replay.replay_result`, on the compiled MPI
+    #: engine where it can) instead of running ``program``.
+    trace: object = None
 
 
 def scaled_ranks(ranks: int, scale: float) -> int:
@@ -128,10 +131,8 @@ def halo_workload(ranks: int, iterations: int, name: str = "halo") -> Workload:
 def replay_workload(ranks: int, iterations: int, name: str = "replay") -> Workload:
     """The replay of a :class:`~ppt.traces.writers.synthetic.SyntheticTrace` of ``iterations`` on ``ranks`` ranks
     (3-D grid, :data:`HALO_B` messages, 8-byte allreduce), its gaps on the wall clock."""
-    from ppt.traces.replay import rank_program
     trace = SyntheticTrace(ranks, iterations, nbytes=HALO_B, allreduce_B=ALLREDUCE_B)
-    main, args, _ = rank_program(trace, ranks, compute_clock="wall")
-    return Workload(name, ranks, main, args, trace.messages)
+    return Workload(name, ranks, None, (), trace.messages, trace)
 
 
 def workloads(scale: float = 1.0) -> list[Workload]:
@@ -159,7 +160,12 @@ def analytic_job(ranks: int):
 def run_once(workload: Workload, make_job=analytic_job) -> dict:
     """One run of ``workload`` on ``make_job(ranks)``: messages, MPI calls, engine events, wall
     and predicted seconds."""
-    result = make_job(workload.ranks).run(workload.program, *workload.args)
+    job = make_job(workload.ranks)
+    if workload.trace is not None:
+        from ppt.traces.replay import replay_result
+        result = replay_result(workload.trace, job, compute_clock="wall")
+    else:
+        result = job.run(workload.program, *workload.args)
     return {"messages": sum(r["messages_sent"] for r in result.per_rank), "calls": sum(result.calls.values()),
             "events": result.events, "wall_s": result.wall_s, "predicted_s": result.predicted_s}
 

@@ -274,6 +274,9 @@ class Rank:
         #: The thread CPU clock when the rank's code last started running, s (kept by the meter).
         self.cpu_mark = 0.0
 
+    #: Where collective schedules go instead of running here (a compiled engine's planner), or None.
+    plan = None
+
     def __repr__(self):
         return f"rank {self.world_rank}"
 

@@ -1,0 +1,318 @@
+"""Trace replay on the compiled MPI engine (``ppt/mpi/core``): no Python per message.
+
+The engine runs every rank of a job as a state machine over its op stream
+(:mod:`ppt.traces.opstream`), with point-to-point matching, the eager and
+rendezvous protocols, the ranks' overheads, the analytic network and the
+nodes' shared memory in C.  It makes the events the Python engine makes, in
+the same order, so a replay predicts the same times, calls and statistics to
+the last bit (``tests/test_compiled_replay.py`` holds the two engines equal).
+
+Python is called once per collective call of a rank, to choose its algorithm
+and build its schedule (:mod:`ppt.mpi.algorithms`) with the very code the
+Python engine runs (:class:`Planner`), once per rank per chunk of its stream,
+and once per node pair and message size the network has not seen.
+
+:func:`replay_job` runs a replay on the engine, or returns None when the
+engine does not carry it -- a network other than the analytic one, a parallel
+run, communicator creation, NCCL's ring and tree algorithms, mismatched
+collectives or a deadlock -- and the Python engine then replays the trace
+(and reports any error) as before.
+"""
+from __future__ import annotations
+
+import time
+
+import numpy as np
+
+from ppt.interconnects.core import ffi, lib
+from ppt.interconnects.networks.analytic import AnalyticNetwork
+from ppt.interconnects.networks.nodememory import NodeMemory
+from ppt.interconnects.networks.packetnet import PacketNetwork
+from ppt.engine import parallel
+from ppt.mpi import nccl
+from ppt.mpi.api import MPI
+from ppt.mpi.comm import Comm
+from ppt.mpi.errors import MPIError
+from ppt.mpi.p2p import Rank
+from ppt.mpi.stats import RankStats, total_calls
+from ppt.errors import PPTError
+from ppt.traces.opstream import OP_DTYPE
+
+#: Schedules kept flattened (each held, so its id stays its own while cached).
+SCHEDULES_KEPT = 8192
+#: Ops replayed (all ranks) between two progress reports.
+PROGRESS_RECORDS = 1024
+#: Communicator ids of COMM_WORLD and COMM_SELF (as :mod:`ppt.mpi.job` numbers them).
+WORLD_ID, SELF_ID = 0, 1
+#: The NCCL algorithms that run in the rank's own process, not as schedules.
+PROCESS_ALGORITHMS = {name for table in nccl.ALGORITHMS.values() for name in table} - {"nccl_p2p"}
+
+
+def unsupported(job) -> str | None:
+    """Why the compiled engine cannot run ``job``'s replay, or None."""
+    net = job.network
+    if type(net) not in (AnalyticNetwork, PacketNetwork):
+        return f"the {net.kind} network runs on the Python engine"
+    if type(net.node_memory) is not NodeMemory:
+        return "a custom node memory model runs on the Python engine"
+    comm = parallel.world() if job.comm is parallel.AUTO else job.comm
+    if comm is not None and comm.size > 1 or job.sampler is not None:
+        return "parallel and sampled runs use the Python engine"
+    if set(job.algorithms.values()) & PROCESS_ALGORITHMS:
+        return "NCCL's ring and tree algorithms run on the Python engine"
+    return None
+
+
+class _PlanRank:
+    """A rank as the collectives see it while a call is planned: its job, name, current call and planner."""
+
+    __slots__ = ("job", "world_rank", "call", "plan")
+    error = Rank.error
+
+    def __init__(self, job, world_rank: int, plan):
+        self.job = job
+        self.world_rank = world_rank
+        self.call = None
+        self.plan = plan
+
+
+class Planner:
+    """Builds each collective call's schedule with the Python engine's own code (comm methods, algorithm
+    choice, slot layout: :mod:`ppt.mpi.collectives`), for the engine to run.
+
+    Every rank keeps its communicators (and their call counts) here, as the Python engine keeps them.
+    """
+
+    def __init__(self, job, replayer_cls):
+        self.job = job
+        self.replayers = []
+        self.recorded = None
+        self.flat: dict[int, tuple] = {}
+        for world_rank in range(job.num_ranks):
+            rank = _PlanRank(job, world_rank, self.record)
+            world = Comm(rank, range(job.num_ranks), None, WORLD_ID, "WORLD")
+            self_comm = Comm(rank, (world_rank,), {world_rank: 0}, SELF_ID, "SELF")
+            self.replayers.append(replayer_cls(MPI(rank, world, self_comm)))
+
+    def record(self, c, schedule, sizes):
+        """Coll.run's stand-in: keep the call's schedule and slot sizes, leave the slots as they are."""
+        self.recorded = (c, schedule, sizes)
+        return [None] * schedule.slots
+
+    def plan(self, world_rank: int, name: str, row: tuple, aux: list):
+        """``(collective call, schedule, slot sizes)`` of the collective op ``row`` of a rank (None: the
+        call sends nothing, e.g. on a communicator of one rank)."""
+        replayer = self.replayers[world_rank]
+        rank = replayer.mpi._rank
+        self.recorded = None
+        replayer.aux = aux
+        rank.call = name
+        try:
+            replayer.dispatch[row[0]](row)
+        finally:
+            rank.call = None
+        return self.recorded
+
+    def flatten(self, schedule):
+        """The schedule as the engine reads it: ``[steps, offset of each step, per step: posts, 4 ints per
+        post, waits, the waits]`` (int32, kept while cached)."""
+        found = self.flat.get(id(schedule))
+        if found is not None:
+            return found[1]
+        steps = schedule.steps
+        out = [len(steps)] + [0] * len(steps)
+        for i, (posts, waits, _) in enumerate(steps):
+            out[1 + i] = len(out)
+            out.append(len(posts))
+            for post in posts:
+                out.extend(post)
+            out.append(len(waits))
+            out.extend(waits)
+        flat = ffi.new("int32_t[]", out)
+        if len(self.flat) >= SCHEDULES_KEPT:
+            self.flat.clear()
+        self.flat[id(schedule)] = (schedule, flat)
+        return flat
+
+
+@ffi.def_extern()
+def ppt_mpi_path_cb(handle, src, dst, out):
+    """(hops, latency s, bandwidth bytes/s) of the network's path from node src to node dst."""
+    hops, latency_s, bandwidth_Bps = ffi.from_handle(handle).path(src, dst)
+    out[0], out[1], out[2] = hops, latency_s, bandwidth_Bps
+    return 0
+
+
+@ffi.def_extern()
+def ppt_mpi_wire_cb(handle, nbytes):
+    """Bytes a message of nbytes puts on the wire."""
+    return ffi.from_handle(handle).wire_bytes(nbytes)
+
+
+class _Names:
+    """Job-wide ids of call names (the engine counts calls by id)."""
+
+    def __init__(self):
+        self.ids: dict[str, int] = {}
+        self.names: list[str] = []
+
+    def id(self, name: str) -> int:
+        found = self.ids.get(name)
+        if found is None:
+            found = self.ids[name] = len(self.names)
+            self.names.append(name)
+        return found
+
+
+class _Stream:
+    """One rank's op stream fed to the engine chunk by chunk (the current chunk's arrays kept alive)."""
+
+    __slots__ = ("chunks", "held", "calls")
+
+    def __init__(self, chunks):
+        self.chunks = iter(chunks)
+        self.held = None
+        self.calls = ()
+
+    def feed(self, m, rank: int, names: _Names) -> None:
+        chunk = next(self.chunks, None)
+        if chunk is None:
+            self.held = None
+            lib.ppt_mpi_set_chunk(m, rank, ffi.NULL, 0, ffi.NULL, ffi.NULL, len(names.names))
+            return
+        ops = np.ascontiguousarray(chunk.ops, dtype=OP_DTYPE)
+        aux = np.ascontiguousarray(chunk.aux, dtype=np.int64) if len(chunk.aux) else np.zeros(1, np.int64)
+        ids = np.array([names.id(name) for name in chunk.calls] or [0], dtype=np.int32)
+        self.held = (ops, aux, ids, chunk)
+        lib.ppt_mpi_set_chunk(m, rank, ffi.from_buffer("ppt_op_t[]", ops), len(ops),
+                              ffi.from_buffer("int64_t[]", aux), ffi.from_buffer("int32_t[]", ids),
+                              len(names.names))
+
+
+def replay_job(job, trace, replayer_cls, options: dict, progress=None):
+    """Replay ``trace`` on ``job`` with the compiled engine: ``(JobResult, None)``, or ``(None, why)`` when
+    the engine does not carry it (see the module docstring); the JobResult's ``returns`` are the ranks'
+    replay reports, as :class:`~ppt.traces.replay.RankReplay` makes them.
+
+    ``options``: ``compute_scale``, ``keep_startup`` and ``clock`` (``"wall"`` or ``"cpu"``);
+    ``replayer_cls``: :class:`~ppt.traces.replay.RankReplay` (whose collective handlers plan the calls);
+    ``progress``: a :class:`~ppt.traces.replay.ReplayProgress`.
+    """
+    from ppt.mpi.job import JobResult
+    why = unsupported(job)
+    if why is not None:
+        return None, why
+    wall = time.perf_counter()
+    net, settings, num_ranks = job.network, job.settings, job.num_ranks
+    node_eid = np.array([net.nic_eid(node) for node in range(net.num_nodes)], dtype=np.int64)
+    node_of = np.asarray(job.node_of, dtype=np.int32)
+    m = ffi.gc(lib.ppt_mpi_new(num_ranks, net.num_nodes, ffi.from_buffer("int32_t[]", node_of),
+                               ffi.from_buffer("int64_t[]", node_eid), settings.eager_threshold_B,
+                               settings.send_overhead_s, settings.recv_overhead_s, settings.poll_overhead_s),
+               lib.ppt_mpi_free)
+    if type(net) is PacketNetwork:
+        sim = net.simulation(comm=None, name="mpi")            # builds the core, which the engine drives
+        lib.ppt_mpi_set_packet_network(m, net.core.c, net.core.message_latency, net.core.lead_s)
+    else:
+        sim = handle = ffi.new_handle(net)
+        lib.ppt_mpi_set_network(m, int(net.uniform), net.latency_s + 0 * net.per_hop_s, net.bandwidth_Bps,
+                                int(net.wire_identity), handle)
+    memory = net.node_memory
+    lib.ppt_mpi_set_memory(m, memory.bandwidth_Bps, memory.latency_s)
+    lib.ppt_mpi_set_replay(m, int(options["clock"] == "cpu"), options["compute_scale"],
+                           int(options["keep_startup"]))
+    for rank in range(num_ranks):
+        lib.ppt_mpi_set_has_init(m, rank, int(trace.has_init(rank)))
+    if progress is not None:
+        lib.ppt_mpi_set_progress(m, PROGRESS_RECORDS)
+    names = _Names()
+    streams = [_Stream(trace.stream(rank)) for rank in range(num_ranks)]
+    planner = Planner(job, replayer_cls)
+    done_records = 0
+    while True:
+        status = lib.ppt_mpi_run(m)
+        if status == lib.PPT_MPI_DONE:
+            break
+        if status == lib.PPT_MPI_NEED_CHUNK:
+            rank = lib.ppt_mpi_need_rank(m)
+            streams[rank].feed(m, rank, names)
+        elif status == lib.PPT_MPI_NEED_COLL:
+            if not _start_collective(m, planner, names, streams):
+                return None, "a collective call the simulated MPI refuses"
+        elif status == lib.PPT_MPI_NEED_PROGRESS:
+            if progress is not None:
+                records = lib.ppt_mpi_records(m)
+                progress.done += records - done_records
+                done_records = records
+                progress.progress.count(progress.done, progress.total, lib.ppt_mpi_now(m),
+                                        "records over all ranks")
+        else:
+            return None, ffi.string(lib.ppt_mpi_reason(m)).decode()
+    if lib.ppt_mpi_unfinished(m):
+        return None, "ranks are left blocked (a deadlock)"
+    if type(net) is PacketNetwork:
+        sim.now = lib.ppt_mpi_now(m)
+        network = net.merge_stats([net.stats(sim)])
+    else:
+        counts = ffi.new("int64_t[3]")
+        lib.ppt_mpi_network_stats(m, counts)
+        network = net.merge_stats([{"messages": counts[0], "bytes": counts[1], "hops": counts[2]}])
+    result = _results(m, job, names, network, time.perf_counter() - wall, JobResult)
+    return (result, None) if result is not None else (None, "collective messages were left unreceived")
+
+
+def _start_collective(m, planner: Planner, names: _Names, streams: list) -> bool:
+    """Plan the collective op the engine stopped at and hand its schedule over; False if the Python
+    engine must replay (the call raised, e.g. an algorithm refusing the communicator)."""
+    rank = lib.ppt_mpi_need_rank(m)
+    op = lib.ppt_mpi_need_op(m)
+    row = tuple(getattr(op, name) for name in OP_DTYPE.names)
+    aux_ptr = lib.ppt_mpi_need_aux(m)
+    aux = [aux_ptr[op.aux_start + i] for i in range(op.aux_len)]
+    row = row[:-1] + (0,)               # aux_start: the planner's aux list holds this op's values only
+    try:
+        planned = planner.plan(rank, streams[rank].held[3].calls[op.call], row, aux)
+    except (PPTError, MPIError, TypeError, ValueError, IndexError, AttributeError):
+        return False
+    if planned is None:
+        return True
+    c, schedule, sizes = planned
+    call, root, seq = c.hdr
+    comm = 0 if c.comm.label == "WORLD" else 1
+    lib.ppt_mpi_start_run(m, planner.flatten(schedule), ffi.new("int64_t[]", list(sizes) or [0]), len(sizes),
+                          comm, c.ctx, c.tag, names.id(call), -1 if root is None else root, seq)
+    return True
+
+
+def _results(m, job, names: _Names, network: dict, wall_s: float, job_result):
+    """``(JobResult, per-rank replay returns)`` of a finished run; None if collective messages were left
+    unreceived (mismatched collectives: the Python engine reports them)."""
+    num_calls = max(len(names.names), 1)
+    times, counts = ffi.new("double[11]"), ffi.new("int64_t[7]")
+    calls, skipped = ffi.new("int64_t[]", num_calls), ffi.new("int64_t[]", num_calls)
+    per_rank, returns = [], []
+    for rank in range(job.num_ranks):
+        lib.ppt_mpi_rank_stats(m, rank, times, counts)
+        lib.ppt_mpi_rank_calls(m, rank, calls, skipped, num_calls)
+        (compute_s, comm_s, finish_s, dropped_s, recorded_mpi_s, wall_gaps_s, cpu_gaps_s,
+         first_s, first_recorded_s, last_s, last_recorded_s) = times
+        messages_sent, bytes_sent, records, p2p_bytes, unreceived, unreceived_coll, wtimes = counts
+        if unreceived_coll:
+            return None
+        stats = RankStats()
+        stats.compute_s, stats.comm_s, stats.finish_s = compute_s, comm_s, finish_s
+        stats.messages_sent, stats.bytes_sent = messages_sent, bytes_sent
+        stats.calls = {names.names[i]: calls[i] for i in range(len(names.names)) if calls[i]}
+        entry = stats.as_dict(rank, job.node_of[rank])
+        entry["unreceived_messages"] = unreceived
+        per_rank.append(entry)
+        spans = wtimes >= 2
+        returns.append({"records": records, "p2p_bytes": p2p_bytes,
+                        "skipped": {names.names[i]: skipped[i] for i in range(len(names.names)) if skipped[i]},
+                        "startup_dropped_s": dropped_s, "recorded_mpi_s": recorded_mpi_s,
+                        "compute_wall_s": wall_gaps_s, "compute_cpu_s": cpu_gaps_s,
+                        "wtime_span_s": last_s - first_s if spans else None,
+                        "recorded_wtime_span_s": last_recorded_s - first_recorded_s if spans else None})
+    return job_result(ranks=job.num_ranks, predicted_s=max(e["finish_s"] for e in per_rank), per_rank=per_rank,
+                      calls=total_calls(per_rank), network=network, returns=returns,
+                      events=lib.ppt_mpi_events(m), wall_s=wall_s)

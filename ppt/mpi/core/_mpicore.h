@@ -1,0 +1,224 @@
+/* Private to the MPI engine's sources: its state. */
+#ifndef PPT_MPICORE_PRIVATE_H
+#define PPT_MPICORE_PRIVATE_H
+#include <math.h>
+#include <stdint.h>
+#include "_heap.h"
+#include "_util.h"
+#include "flow.h"
+#include "histogram.h"
+#include "net.h"
+#include "mpicore.h"
+
+/* Key bits of an entity's running count (ppt/engine/entity.py KEY_BITS). */
+#define MPI_KEY_BITS 40
+/* Bytes of a rendezvous control message on the wire (ppt/mpi/constants.py CONTROL_B). */
+#define CONTROL_B 64
+/* The simulated MPI's wildcards and null process (ppt/mpi/constants.py). */
+#define ANY_SOURCE (-2)
+#define ANY_TAG (-1)
+#define PROC_NULL (-1)
+#define PPT_MPI_PROGRESS_EVENTS 65536
+
+/* Python answers these once per node pair and once per message size (ppt/mpi/compiled.py). */
+int32_t ppt_mpi_path_cb(void *handle, int32_t src, int32_t dst, double *out);
+int64_t ppt_mpi_wire_cb(void *handle, int64_t nbytes);
+
+/* -- a hash map from two 64-bit keys to a 64-bit value (linear probing; k1 is never 0) ------- */
+typedef struct { uint64_t k1, k2; int64_t v; } map_slot_t;
+typedef struct { map_slot_t *slot; int64_t cap, len; } map_t;
+int map_get(const map_t *map, uint64_t k1, uint64_t k2, int64_t *v);
+void map_put(map_t *map, uint64_t k1, uint64_t k2, int64_t v);
+int map_del(map_t *map, uint64_t k1, uint64_t k2, int64_t *v);
+void map_free(map_t *map);
+/* Map tables (the top byte of k1; the rank below it). */
+enum { T_NEXT_SEQ = 1, T_EXPECTED_SEQ, T_EARLY, T_POSTED, T_UNEXPECTED, T_HANDLES, T_PATH, T_WIRE, T_UID_MSG,
+       T_UID_SENT };
+static inline uint64_t map_k1(int table, int64_t rank) { return (uint64_t)table << 56 | (uint64_t)rank; }
+
+/* -- messages and requests ---------------------------------------------------------------- */
+enum { EAGER, RTS, CTS, DATA };
+
+typedef struct {                /* a collective's header: (call, root, sequence number) */
+    int32_t call, root;
+    int64_t seq;
+} hdr_t;
+
+typedef struct {
+    int8_t kind;
+    int32_t dst, src, ctx;      /* world ranks; context */
+    int64_t tag, seq, nbytes;    /* nbytes: the message's size (an RTS's: the data's) */
+    int64_t net_B;              /* bytes it moves (CONTROL_B for RTS and CTS) */
+    int32_t send_req, recv_req; /* RTS/CTS/DATA: the waiting send and matched receive */
+    int32_t on_sent;            /* request to finish once the last byte left the NIC, or -1 */
+    int32_t count;              /* slots carried (schedule messages); parts: their sizes when count > 1 */
+    int64_t *parts;
+    hdr_t hdr;
+    int64_t arrival;
+    int32_t aprev, anext;       /* a rank's unexpected messages in arrival order */
+    int32_t sprev, snext, queue;/* ... and per (context, source) */
+    double sent_s;              /* when handed to the packet core, s */
+    int32_t free_next;
+} msg_t;
+
+typedef struct {
+    int32_t rank;               /* owner (world rank) */
+    int8_t is_send, done, waited, active, run_post, handled, in_use;
+    int32_t prev, next, queue;  /* posted receives: per (context, source), or ANY_SOURCE (queue -2) */
+    int32_t hnext;              /* the next request started under the same trace request id */
+    int64_t post;
+    int32_t ctx, src;           /* receives: world source or ANY_SOURCE */
+    int64_t tag, nbytes;
+    double overhead_due_s;
+    int64_t status_bytes;
+    int32_t slot, count;        /* schedule posts */
+    int64_t *parts;             /* sends: sizes of the slots carried; receives: as received */
+    hdr_t hdr;
+    int32_t free_next;
+} req_t;
+
+typedef struct { int32_t head, tail, free_next; } queue_t;
+
+/* -- one rank's collective schedule in progress (ppt/mpi/runner.py) ------------------------ */
+typedef struct {
+    int8_t active;
+    const int32_t *schedule;    /* [nsteps, offset of each step, steps...]; a step: nposts, posts, nwaits, waits */
+    int64_t *sizes;
+    int32_t nslots, cap_slots;
+    int32_t *reqs;
+    int32_t nreqs, cap_reqs;
+    int32_t step, waited, comm, ctx;
+    int64_t tag;
+    double clock_s;
+    int32_t awaited;
+    hdr_t hdr;
+} run_t;
+
+/* -- ranks ----------------------------------------------------------------------------------- */
+enum { R_READY, R_SLEEP, R_BLOCK, R_PROBE, R_RUN, R_NEED, R_DONE };
+
+typedef struct {
+    int32_t node;
+    int8_t state, waiting, probing, startup, has_init, stream_end;
+    double owed_s;
+    int64_t post_count, arrival_count;
+    int32_t any_head, any_tail;         /* posted ANY_SOURCE receives, in post order */
+    int32_t unexp_head, unexp_tail;     /* unexpected messages, in arrival order */
+    int64_t unreceived, unreceived_coll;
+    /* statistics */
+    double compute_s, comm_s, finish_s;
+    int64_t messages_sent, bytes_sent;
+    int64_t *calls, *skipped;
+    int32_t num_calls;
+    /* the op stream */
+    const ppt_op_t *ops;
+    const int64_t *aux;
+    const int32_t *call_ids;
+    int64_t nops, pos;
+    const ppt_op_t *op;                 /* the op being replayed */
+    int32_t phase, hphase;
+    double call_start_s;
+    int32_t *wl;                        /* requests a completion op waits for, in order */
+    int32_t wl_n, wl_i, wl_cap, wl_complete;
+    int32_t blocked_req;
+    double block_clock_s;
+    double poll_clock_s;
+    uint8_t polls;
+    run_t run;
+    /* what replay reports */
+    int64_t records, p2p_bytes, wtimes;
+    double dropped_s, recorded_mpi_s, wall_s, cpu_s;
+    double wtime[4];                    /* first simulated, first recorded, last simulated, last recorded */
+} rank_t;
+
+/* -- a node's shared memory (ppt/interconnects/networks/fairshare.py, nodememory.py) ---------- */
+typedef struct {
+    ppt_flows_t *flows;
+    int32_t path;
+    int8_t pending;
+    double *wakes;
+    int64_t nwakes, cap_wakes;
+    int32_t *copies;            /* flow message id -> message */
+    int64_t cap_copies;
+} memory_t;
+
+enum { EV_RESUME, EV_POST, EV_SEND_NOW, EV_DELIVER, EV_SENT, EV_RESHARE, EV_MEM_WAKE, EV_MEM_ARRIVE, EV_RUN_RESUME,
+       EV_NET_WAKE };
+/* Keys of the packet core's wake-ups: after every entity's events at the same time (packetnet.py WAKE_KEY). */
+#define NET_WAKE_KEY (1ull << 63)
+
+struct ppt_mpi {
+    int32_t num_ranks, num_nodes;
+    int32_t *node_of;
+    uint64_t *key;              /* per node: its NIC entity's last event key */
+    int64_t eager_B;
+    double send_o, recv_o, poll_o;
+    /* network */
+    int32_t constant_path, wire_identity;
+    double latency_s, bandwidth_Bps;
+    void *handle;
+    double *paths;              /* cached (hops, latency, bandwidth) triples */
+    int64_t npaths, cap_paths;
+    int64_t net_messages, net_bytes, net_hops;
+    ppt_net_t *net;             /* the packet network's core, or NULL: the analytic network */
+    ppt_histogram_t *message_latency;
+    double net_lead_s, net_wake_s;
+    int64_t net_wakes;
+    double mem_bandwidth_Bps, mem_latency_s;
+    memory_t *memory;
+    /* replay */
+    int32_t cpu_clock, keep_startup;
+    double compute_scale;
+    /* state */
+    double now;
+    int64_t events, records;
+    int64_t progress_records;   /* 0: no progress reports; else report after as many ops (or 65,536 events) */
+    int64_t progress_records_at, progress_events_at;
+    ppt_heap_t heap;
+    rank_t *ranks;
+    req_t *reqs;
+    int64_t nreqs, cap_reqs;
+    int32_t free_req;
+    msg_t *msgs;
+    int64_t nmsgs, cap_msgs;
+    int32_t free_msg;
+    queue_t *queues;
+    int64_t nqueues, cap_queues;
+    int32_t free_queue;
+    map_t map;
+    int32_t need_rank;          /* the rank to continue before the next event, or -1 */
+    int32_t need;
+    char reason[256];
+};
+
+/* engine.c: events, the network and node memory */
+void mpi_schedule(ppt_mpi_t *m, int32_t node, double t, int32_t kind, int32_t target, int32_t a);
+void mpi_post(ppt_mpi_t *m, double t, uint64_t key, int32_t kind, int32_t target, int32_t a);
+void mpi_send_message(ppt_mpi_t *m, int32_t msg, double delay_s);
+int32_t mpi_new_msg(ppt_mpi_t *m);
+void mpi_free_msg(ppt_mpi_t *m, int32_t msg);
+int mpi_unsupported(ppt_mpi_t *m, const char *fmt, ...);
+/* packet.c: the packet network's core, driven as packetnet.py's PacketCore drives it */
+void packet_send(ppt_mpi_t *m, int32_t msg, int32_t src_node, int32_t dst_node, double delay_s);
+int64_t packet_wake(ppt_mpi_t *m, int32_t number);
+/* p2p.c: matching, requests, protocols */
+int32_t p2p_new_req(ppt_mpi_t *m, int32_t rank);
+void p2p_release(ppt_mpi_t *m, int32_t req);
+int32_t p2p_isend(ppt_mpi_t *m, int32_t rank, int32_t dst, int32_t ctx, int64_t tag, int64_t nbytes, int32_t req);
+int32_t p2p_irecv(ppt_mpi_t *m, int32_t rank, int32_t src, int32_t ctx, int64_t tag, int32_t req);
+void p2p_post(ppt_mpi_t *m, int32_t req);
+void p2p_arrive(ppt_mpi_t *m, int32_t msg);
+void p2p_finish(ppt_mpi_t *m, int32_t req);
+int32_t p2p_find_unexpected(ppt_mpi_t *m, int32_t rank, int32_t ctx, int32_t src, int64_t tag, int remove);
+int32_t queue_new(ppt_mpi_t *m);
+/* run.c: collective schedules */
+int run_proceed(ppt_mpi_t *m, int32_t rank, int fresh);
+int run_start(ppt_mpi_t *m, int32_t rank);
+void run_resume(ppt_mpi_t *m, int32_t rank);
+/* replay.c: the op-stream interpreter */
+int replay_continue(ppt_mpi_t *m, int32_t rank);
+
+static inline rank_t *RANK(ppt_mpi_t *m, int32_t r) { return &m->ranks[r]; }
+static inline req_t *REQ(ppt_mpi_t *m, int32_t q) { return &m->reqs[q]; }
+static inline msg_t *MSG(ppt_mpi_t *m, int32_t i) { return &m->msgs[i]; }
+#endif

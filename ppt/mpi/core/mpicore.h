@@ -1,0 +1,96 @@
+/* The compiled MPI engine: simulated MPI ranks replaying op streams with no Python per message.
+ *
+ * One engine holds every rank of a job, its event queue (events ordered by (time, key), keys made
+ * as the Python engine makes them: the scheduling NIC entity's id << 40 | its running count, so the
+ * order of simultaneous events is the Python engine's), the point-to-point layer (matching with
+ * MPI's non-overtaking order and wildcards, eager and rendezvous protocols, LogGP send and receive
+ * overheads owed by the rank), collective calls as per-rank schedules (ppt/mpi/schedule.py), the
+ * contention-free analytic network and the nodes' shared memory (copies sharing a node's copy
+ * bandwidth max-min fairly, through the flow solver of the packet core).
+ *
+ * Python drives it: ppt_mpi_run() runs events until the job ends or the engine needs something only
+ * Python has (the next chunk of a rank's op stream, the schedule of a collective call), then returns
+ * a PPT_MPI_NEED_* code; Python answers and calls ppt_mpi_run() again.  Times in seconds, sizes in
+ * bytes.
+ */
+
+/* One op of a rank's stream: the layout of OP_DTYPE (ppt/traces/opstream.py), 88 bytes, no padding. */
+typedef struct ppt_op {
+    int16_t kind, call;
+    int32_t comm, peer, tag, root, op, flag, aux_len;
+    double gap_wall_s, gap_cpu_s, call_s, start_s;
+    int64_t nbytes, request, aux_start;
+} ppt_op_t;
+
+typedef struct ppt_mpi ppt_mpi_t;
+
+/* What ppt_mpi_run() returns. */
+enum {
+    PPT_MPI_DONE = 0,       /* every event ran */
+    PPT_MPI_NEED_CHUNK,     /* rank ppt_mpi_need_rank() has replayed its chunk: ppt_mpi_set_chunk() */
+    PPT_MPI_NEED_COLL,      /* the rank is at collective op ppt_mpi_need_op(): ppt_mpi_start_run() or nothing */
+    PPT_MPI_NEED_PROGRESS,  /* time to report progress (ppt_mpi_set_progress) */
+    PPT_MPI_UNSUPPORTED     /* the engine cannot go on (ppt_mpi_reason()); replay with the Python engine */
+};
+
+/* A job of num_ranks ranks; rank r runs on node node_of[r], whose NIC entity id is node_eid[node].
+ * eager_B: largest eagerly sent message; send/recv/poll overheads as ppt.mpi.settings describes. */
+ppt_mpi_t *ppt_mpi_new(int32_t num_ranks, int32_t num_nodes, const int32_t *node_of, const int64_t *node_eid,
+                       int64_t eager_B, double send_overhead_s, double recv_overhead_s, double poll_overhead_s);
+void ppt_mpi_free(ppt_mpi_t *m);
+
+/* The analytic network: every node pair's path latency_s + wire / bandwidth_Bps with hops 0
+ * (constant); or (constant 0) each pair's (hops, latency, bandwidth) from ppt_mpi_path_cb, asked once
+ * per pair.  Wire bytes are the payload's (wire_identity) or ppt_mpi_wire_cb's, asked once per size.
+ * handle is passed back to the callbacks. */
+void ppt_mpi_set_network(ppt_mpi_t *m, int32_t constant, double latency_s, double bandwidth_Bps,
+                         int32_t wire_identity, void *handle);
+/* The packet network instead: its core (built by packetnet.py's PacketCore, which keeps it), the
+ * histogram of message latencies it reports, and how far past the engine's next event a wake-up may
+ * run the core (PacketCore.lead_s). */
+void ppt_mpi_set_packet_network(ppt_mpi_t *m, struct ppt_net *net, struct ppt_histogram *message_latency,
+                                double lead_s);
+/* Same-node copies: latency_s plus the bytes at a share of bandwidth_Bps (inf: no sharing). */
+void ppt_mpi_set_memory(ppt_mpi_t *m, double bandwidth_Bps, double latency_s);
+/* Stop with PPT_MPI_NEED_PROGRESS after every `records` ops replayed or 65,536 events (0: never). */
+void ppt_mpi_set_progress(ppt_mpi_t *m, int64_t records);
+/* Replay options: the gap replayed (0 wall clock, 1 CPU clock) times compute_scale; keep_startup. */
+void ppt_mpi_set_replay(ppt_mpi_t *m, int32_t cpu_clock, double compute_scale, int32_t keep_startup);
+void ppt_mpi_set_has_init(ppt_mpi_t *m, int32_t rank, int32_t has_init);
+
+/* The next chunk of a rank's stream (n == 0: the stream has ended): ops, their aux values and, per
+ * chunk-local call index, a job-wide call id (0 .. num_calls-1).  The arrays must stay alive until
+ * the rank asks for the next chunk. */
+void ppt_mpi_set_chunk(ppt_mpi_t *m, int32_t rank, const ppt_op_t *ops, int64_t n, const int64_t *aux,
+                       const int32_t *call_ids, int32_t num_calls);
+
+int32_t ppt_mpi_run(ppt_mpi_t *m);
+int32_t ppt_mpi_need_rank(const ppt_mpi_t *m);
+const ppt_op_t *ppt_mpi_need_op(const ppt_mpi_t *m);
+const int64_t *ppt_mpi_need_aux(const ppt_mpi_t *m);
+const char *ppt_mpi_reason(const ppt_mpi_t *m);
+
+/* Run a collective schedule for the rank at NEED_COLL (ppt/mpi/schedule.py, flattened by
+ * ppt.mpi.compiled: steps, then per step its posts and waits), over nslots slots of the given sizes,
+ * on communicator handle comm (0 WORLD, 1 SELF), context ctx, tag tag, with the header
+ * (call id, root or -1, sequence number) every message of the call carries.  schedule must stay
+ * alive until the run ends (ppt.mpi.compiled keeps it). */
+void ppt_mpi_start_run(ppt_mpi_t *m, const int32_t *schedule, const int64_t *sizes, int32_t nslots, int32_t comm,
+                       int32_t ctx, int64_t tag, int32_t hdr_call, int32_t hdr_root, int64_t hdr_seq);
+
+/* Results. */
+double ppt_mpi_now(const ppt_mpi_t *m);
+int64_t ppt_mpi_events(const ppt_mpi_t *m);
+/* Ops replayed so far, all ranks. */
+int64_t ppt_mpi_records(const ppt_mpi_t *m);
+/* Ranks that have not finished (blocked). */
+int32_t ppt_mpi_unfinished(const ppt_mpi_t *m);
+/* Per rank: compute_s, comm_s, finish_s, startup_dropped_s, recorded_mpi_s, compute_wall_s,
+ * compute_cpu_s, wtime first/last simulated and recorded (NaN if absent): 11 doubles; messages_sent,
+ * bytes_sent, records, p2p_bytes, unreceived messages, unreceived collective messages, wtime reads:
+ * 7 int64s. */
+void ppt_mpi_rank_stats(const ppt_mpi_t *m, int32_t rank, double *times, int64_t *counts);
+/* Per rank: calls by call id, and OTHER ops skipped by call id (num_calls each). */
+void ppt_mpi_rank_calls(const ppt_mpi_t *m, int32_t rank, int64_t *calls, int64_t *skipped, int32_t num_calls);
+/* The analytic network's messages, bytes and router hops. */
+void ppt_mpi_network_stats(const ppt_mpi_t *m, int64_t *counts);

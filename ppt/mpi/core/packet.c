@@ -1,0 +1,57 @@
+/* The MPI engine on the packet network: its core (interconnects/core/net.c) driven step for step as
+ * packetnet.py's PacketCore drives it from the Python engine.
+ *
+ * A message is handed to the core at once, with its start time (the rank's clock); the engine keeps
+ * one wake-up event at the core's next event time, keyed after every entity's events at that time.
+ * A wake-up runs the core up to the engine's next event plus the NIC latency (no message handed over
+ * later can reach the core before then) and turns the core's outputs -- a message delivered, a
+ * message's last byte sent -- into engine events with the keys the core gave them. */
+#include "_mpicore.h"
+
+static void reschedule(ppt_mpi_t *m)
+{
+    double t = ppt_net_next_time(m->net);
+    if (t < m->net_wake_s) {
+        m->net_wake_s = t;
+        m->net_wakes++;
+        mpi_post(m, t, NET_WAKE_KEY + (uint64_t)m->net_wakes, EV_NET_WAKE, 0, (int32_t)m->net_wakes);
+    }
+}
+
+void packet_send(ppt_mpi_t *m, int32_t i, int32_t src_node, int32_t dst_node, double delay_s)
+{
+    msg_t *g = MSG(m, i);
+    double start_s = m->now + delay_s;
+    uint64_t uid = ppt_net_send(m->net, src_node, dst_node, g->net_B, g->on_sent >= 0, start_s);
+    g->sent_s = start_s;
+    map_put(&m->map, map_k1(T_UID_MSG, 0), uid, i);
+    if (g->on_sent >= 0)
+        map_put(&m->map, map_k1(T_UID_SENT, 0), uid, g->on_sent);
+    reschedule(m);
+}
+
+/* Wake-up `number`: the core's events run (0 if a later wake-up superseded this one). */
+int64_t packet_wake(ppt_mpi_t *m, int32_t number)
+{
+    if (number != (int32_t)m->net_wakes)
+        return 0;
+    m->net_wake_s = INFINITY;
+    double next = m->heap.len ? m->heap.ev[0].t : INFINITY;
+    int64_t ran = ppt_net_run(m->net, next + m->net_lead_s, 1 << 20);
+    ppt_output_t *out;
+    int64_t count = ppt_net_outputs(m->net, &out);
+    for (int64_t k = 0; k < count; k++) {
+        int64_t v;
+        if (out[k].kind == PPT_OUT_DELIVER) {
+            map_del(&m->map, map_k1(T_UID_MSG, 0), out[k].uid, &v);
+            ppt_hist_add(m->message_latency, out[k].t - MSG(m, (int32_t)v)->sent_s);
+            mpi_post(m, out[k].t, out[k].key, EV_DELIVER, (int32_t)v, 0);
+        } else {
+            map_del(&m->map, map_k1(T_UID_SENT, 0), out[k].uid, &v);
+            mpi_post(m, out[k].t, out[k].key, EV_SENT, (int32_t)v, 0);
+        }
+    }
+    ppt_net_clear_outputs(m->net);
+    reschedule(m);
+    return ran;
+}

@@ -1,0 +1,155 @@
+/* The MPI engine's collective runner: ppt/mpi/runner.py's Run in C, step for step.
+ *
+ * A rank executes its schedule of a collective call (ppt/mpi/schedule.py) from message
+ * completions: a step's posts go out at the rank's clock, its waits are taken in order (a wait for a
+ * pending request remembers the rank's clock, and when the request completes the runner goes on in
+ * an event of the rank at the later of that clock and now), and taking over a receive owes the
+ * receive overhead.  Runs carry no payloads: a received message sets its slots' sizes, which later
+ * sends of the schedule carry on. */
+#include <string.h>
+#include "_mpicore.h"
+
+void ppt_mpi_start_run(ppt_mpi_t *m, const int32_t *schedule, const int64_t *sizes, int32_t nslots, int32_t comm,
+                       int32_t ctx, int64_t tag, int32_t hdr_call, int32_t hdr_root, int64_t hdr_seq)
+{
+    int32_t r = m->need_rank;
+    run_t *run = &RANK(m, r)->run;
+    if (nslots > run->cap_slots) {
+        int64_t cap = run->cap_slots;
+        run->sizes = ppt_grow(run->sizes, &cap, sizeof(int64_t), nslots);
+        run->cap_slots = (int32_t)cap;
+    }
+    memcpy(run->sizes, sizes, sizeof(int64_t) * (size_t)nslots);
+    run->nslots = nslots;
+    run->schedule = schedule;
+    run->nreqs = run->step = run->waited = 0;
+    run->comm = comm;
+    run->ctx = ctx;
+    run->tag = tag;
+    run->hdr = (hdr_t){hdr_call, hdr_root, hdr_seq};
+    run->awaited = -1;
+    run->active = 1;
+}
+
+static int32_t world_of(ppt_mpi_t *m, int32_t r, int32_t comm, int32_t peer)
+{
+    (void)m;
+    return comm == 0 ? peer : r;
+}
+
+/* Post the current step (if fresh), take over its completed waits in order, go on to the next step
+ * ...: 1 once every step is done, 0 at the first pending request, -1 on mismatched collectives. */
+int run_proceed(ppt_mpi_t *m, int32_t r, int fresh)
+{
+    rank_t *rk = RANK(m, r);
+    run_t *run = &rk->run;
+    const int32_t *s = run->schedule;
+    int32_t nsteps = s[0], step = run->step, waited = run->waited;
+    for (;;) {
+        const int32_t *st = s + s[1 + step];
+        int32_t nposts = st[0];
+        const int32_t *posts = st + 1;
+        int32_t nwaits = posts[4 * nposts];
+        const int32_t *waits = posts + 4 * nposts + 1;
+        if (fresh) {
+            for (int32_t k = 0; k < nposts; k++) {
+                int32_t kind = posts[4 * k], peer = posts[4 * k + 1], slot = posts[4 * k + 2], count = posts[4 * k + 3];
+                int32_t q = p2p_new_req(m, r);
+                req_t *rq = REQ(m, q);
+                rq->run_post = 1;
+                rq->slot = slot;
+                rq->count = count;
+                rq->hdr = run->hdr;
+                int32_t peer_world = world_of(m, r, run->comm, peer);
+                if (kind == 0) {
+                    int64_t nbytes = 0;
+                    for (int32_t j = 0; j < count; j++)
+                        nbytes += run->sizes[slot + j];
+                    if (count > 1) {
+                        rq->parts = ppt_alloc((size_t)count, sizeof(int64_t));
+                        memcpy(rq->parts, run->sizes + slot, sizeof(int64_t) * (size_t)count);
+                    }
+                    p2p_isend(m, r, peer_world, run->ctx, run->tag, nbytes, q);
+                } else {
+                    p2p_irecv(m, r, peer_world, run->ctx, run->tag, q);
+                }
+                if (run->nreqs == run->cap_reqs) {
+                    int64_t cap = run->cap_reqs;
+                    run->reqs = ppt_grow(run->reqs, &cap, sizeof(int32_t), run->nreqs + 1);
+                    run->cap_reqs = (int32_t)cap;
+                }
+                run->reqs[run->nreqs++] = q;
+            }
+        }
+        while (waited < nwaits) {
+            int32_t q = run->reqs[waits[waited]];
+            req_t *rq = REQ(m, q);
+            if (!rq->done) {
+                run->step = step;
+                run->waited = waited;
+                run->clock_s = m->now + rk->owed_s;
+                run->awaited = q;
+                return 0;
+            }
+            rk->owed_s += rq->overhead_due_s;
+            rq->overhead_due_s = 0.0;
+            if (!rq->is_send) {
+                if (rq->hdr.call != run->hdr.call || rq->hdr.root != run->hdr.root || rq->hdr.seq != run->hdr.seq)
+                    return -1;
+                if (rq->count == 1)
+                    run->sizes[rq->slot] = rq->status_bytes;
+                else
+                    memcpy(run->sizes + rq->slot, rq->parts, sizeof(int64_t) * (size_t)rq->count);
+            }
+            waited++;
+        }
+        step++;
+        if (step == nsteps)
+            return 1;
+        waited = 0;
+        fresh = 1;
+    }
+}
+
+static void run_end(ppt_mpi_t *m, int32_t r)
+{
+    run_t *run = &RANK(m, r)->run;
+    for (int32_t k = 0; k < run->nreqs; k++)
+        if (REQ(m, run->reqs[k])->done)
+            p2p_release(m, run->reqs[k]);
+    run->nreqs = 0;
+    run->active = 0;
+    run->schedule = NULL;
+}
+
+/* Start the run set for rank r: 1 if it completed at once, 0 if the rank now waits, -1 on mismatch. */
+int run_start(ppt_mpi_t *m, int32_t r)
+{
+    run_t *run = &RANK(m, r)->run;
+    if (run->schedule[0] == 0) {
+        run_end(m, r);
+        return 1;
+    }
+    int done = run_proceed(m, r, 1);
+    if (done == 1)
+        run_end(m, r);
+    return done;
+}
+
+void run_resume(ppt_mpi_t *m, int32_t r)
+{
+    rank_t *rk = RANK(m, r);
+    run_t *run = &rk->run;
+    double now = m->now, clock = run->clock_s;
+    rk->owed_s = clock > now ? clock - now : 0.0;
+    int done = run_proceed(m, r, 0);
+    if (done < 0) {
+        mpi_unsupported(m, "collective mismatch on rank %d", r);
+        rk->state = R_NEED;
+        return;
+    }
+    if (done) {
+        run_end(m, r);
+        rk->state = R_READY;
+    }
+}

@@ -1,0 +1,277 @@
+"""The compiled MPI engine (ppt.mpi.compiled) replays exactly what the Python engine replays.
+
+Every comparison replays one trace on both engines and asserts the whole prediction (times to the
+last bit, calls, per-rank statistics, network counts) or the error is the same.  The traces are the
+shared DUMPI traces and random op streams that mix blocking and nonblocking point-to-point calls,
+wildcards, probes, every completion call, rendezvous sizes, same-node copies that share the node's
+memory, overheads, and every collective the op-stream form has, with each MPI algorithm.
+"""
+from __future__ import annotations
+
+import json
+import random
+from pathlib import Path
+
+import pytest
+
+from ppt.errors import ConfigError, PPTError
+from ppt.interconnects.networks.analytic import AnalyticNetwork
+from ppt.mpi.job import MPIJob
+from ppt.mpi.settings import MPISettings
+from ppt.traces.ideal import IDEAL_EAGER_B, ideal_network
+from ppt.traces.opstream import ANY_SOURCE, ANY_TAG, NO_INDEX, MemoryTrace, Op
+from ppt.traces.replay import replay
+
+TRACES = Path(__file__).resolve().parents[2] / "shared" / "traces"
+#: Shared traces without communicator creation, which the compiled engine replays itself.
+COMPILED_TRACES = ["hpccg_n4", "npb_cg_W_n4", "npb_is_W_n4", "osu_allreduce_n4", "osu_latency_n2"]
+OTHER_TRACES = ["amg_n4", "npb_ft_W_n4", "snap_mswp_n4"]
+
+
+def _outcome(trace, make_job, engine):
+    try:
+        return json.dumps(replay(trace, make_job(), engine=engine), sort_keys=True, default=repr)
+    except PPTError as exc:
+        return f"{type(exc).__name__}: {exc}"
+
+
+def _same(trace, make_job, compiled="compiled"):
+    """The outcome on both engines is the same: a prediction the compiled engine makes itself, or an
+    error the Python engine reports (``auto`` falls back to it)."""
+    python = _outcome(trace, make_job, "python")
+    if not python.startswith("{"):
+        compiled = "auto"
+    assert _outcome(trace, make_job, compiled) == python
+    return python
+
+
+def _shared(name):
+    from ppt.traces.formats import open_trace
+    path = TRACES / name
+    if not path.is_dir():
+        pytest.skip(f"shared trace {name} not present")
+    return open_trace(path)
+
+
+def _ideal(trace):
+    return lambda: MPIJob(ideal_network(trace.num_ranks), trace.num_ranks, settings=MPISettings(IDEAL_EAGER_B))
+
+
+def _two_per_node(trace):
+    """Two ranks per node (same-node copies through shared memory), overheads, 4 KiB eager limit."""
+    nodes = -(-trace.num_ranks // 2)
+    return lambda: MPIJob(AnalyticNetwork(nodes, 1e-6, 5e9), trace.num_ranks, ranks_per_node=2,
+                          settings=MPISettings(4096, 2e-7, 3e-7))
+
+
+def _packet(trace, system="dragonfly-booksim", per_node=1, **mpi):
+    """The packet network of a preset (its MPI settings, or ``mpi``)."""
+    from ppt.hardware.systems import load_system
+    from ppt.machine import Machine
+    preset = load_system(system)
+    if mpi:
+        preset = dict(preset, mpi=dict(preset.get("mpi", {}), **mpi))
+    return lambda: MPIJob.on_machine(Machine(preset, "packet"), trace.num_ranks, ranks_per_node=per_node)
+
+
+@pytest.mark.parametrize("name", COMPILED_TRACES)
+def test_shared_traces_replay_identically(name):
+    trace = _shared(name)
+    for make_job in (_ideal(trace), _two_per_node(trace), _packet(trace, per_node=2)):
+        assert "predicted_s" in _same(trace, make_job)
+
+
+def test_packet_network_replays_identically_with_its_counters():
+    trace = _shared("hpccg_n4")
+    result = json.loads(_same(trace, _packet(trace, "fattree-4-3", send_overhead_s=1e-7, recv_overhead_s=2e-7)))
+    assert result["packets"] > 0 and result["network"]["message_latency_p50_s"] > 0
+
+
+@pytest.mark.parametrize("name", OTHER_TRACES)
+def test_traces_with_communicator_creation_fall_back(name):
+    trace = _shared(name)
+    with pytest.raises(ConfigError, match="cannot replay this: .*communicator"):
+        replay(trace, _ideal(trace)(), engine="compiled")
+    _same(trace, _ideal(trace), compiled="auto")
+
+
+# -- random op streams ---------------------------------------------------------------------------
+COLLECTIVES = [Op.BARRIER, Op.BCAST, Op.REDUCE, Op.ALLREDUCE, Op.SCAN, Op.EXSCAN, Op.GATHER, Op.SCATTER,
+               Op.SCATTERV, Op.ALLGATHER, Op.ALLGATHERV, Op.ALLTOALL, Op.ALLTOALLV, Op.REDUCE_SCATTER]
+ALGORITHMS = [{}, {"allreduce": "ring", "bcast": "linear", "reduce": "linear", "gather": "linear",
+                   "scatter": "linear", "allgather": "ring", "alltoall": "isend_irecv", "scan": "linear",
+                   "exscan": "linear", "reduce_scatter": "reduce_scatterv"},
+              {"allreduce": "reduce_bcast", "allgather": "bruck"}]
+
+
+class _Program:
+    """A random program written as every rank's op stream, phase by phase (so that most runs finish)."""
+
+    def __init__(self, rng, ranks):
+        self.rng, self.ranks = rng, ranks
+        self.trace = MemoryTrace("random", ranks)
+        self.requests = [0] * ranks
+        self.clock = [0.0] * ranks
+        for rank in range(ranks):
+            self.add(rank, Op.INIT, "MPI_Init")
+
+    def add(self, rank, kind, call, **fields):
+        gap = self.rng.choice([0.0, 0.0, 1e-7, 2.5e-6])
+        self.clock[rank] += gap
+        self.trace.builder(rank).add(int(kind), call, gap_wall_s=gap, gap_cpu_s=gap / 2, call_s=1e-7,
+                                     start_s=self.clock[rank], **fields)
+
+    def request(self, rank):
+        self.requests[rank] += 1
+        return self.requests[rank] % 7            # ids are reused, as traces reuse them
+
+    def size(self):
+        return self.rng.choice([0, 8, 1000, 4096, 5000, 70000])
+
+    def exchange(self):
+        """Nonblocking messages between random pairs, each receiver completing them its own way."""
+        rng = self.rng
+        sends = {r: [] for r in range(self.ranks)}
+        recvs = {r: [] for r in range(self.ranks)}
+        pairs = [(rng.randrange(self.ranks), rng.randrange(self.ranks)) for _ in range(rng.randint(1, 3 * self.ranks))]
+        for tag, (src, dst) in enumerate(pairs):       # a wildcard never takes another receive's message
+            nbytes = self.size()
+            sends[src].append((dst, tag, nbytes))
+            alone = pairs.count((src, dst)) == 1
+            source = ANY_SOURCE if rng.random() < 0.2 else src
+            wild_tag = alone and source != ANY_SOURCE and rng.random() < 0.3
+            recvs[dst].append((source, ANY_TAG if wild_tag else tag, nbytes))
+        for rank in range(self.ranks):
+            posted = []
+            items = [("r", x) for x in recvs[rank]] + [("s", x) for x in sends[rank]]
+            rng.shuffle(items)
+            for what, (peer, tag, nbytes) in items:
+                req = self.request(rank)
+                if what == "r":
+                    self.add(rank, Op.IRECV, "MPI_Irecv", peer=peer, tag=tag, nbytes=nbytes, request=req)
+                else:
+                    self.add(rank, Op.ISEND, "MPI_Isend", peer=peer, tag=tag, nbytes=nbytes, request=req)
+                posted.append(req)
+            if rng.random() < 0.3 and recvs[rank]:
+                self.add(rank, Op.IPROBE, "MPI_Iprobe", peer=ANY_SOURCE, tag=ANY_TAG, flag=0)
+            self.complete(rank, posted)
+
+    def complete(self, rank, posted):
+        rng = self.rng
+        style = rng.choice(["waitall", "wait", "waitany", "waitsome", "testall", "test", "testsome"])
+        if style == "waitall" or not posted:
+            self.add(rank, Op.WAITALL, "MPI_Waitall", aux=posted)
+            return
+        if style in ("test", "testall", "testsome"):       # failed polls first, then the recorded success
+            if style == "test":
+                self.add(rank, Op.TEST, "MPI_Test", request=posted[0], flag=0)
+            elif style == "testall":
+                self.add(rank, Op.TESTALL, "MPI_Testall", aux=posted, flag=0)
+                self.add(rank, Op.TESTALL, "MPI_Testall", aux=posted, flag=0)
+            else:
+                self.add(rank, Op.TESTSOME, "MPI_Testsome", aux=posted, flag=0)
+            self.add(rank, Op.TESTALL, "MPI_Testall", aux=posted, flag=1)
+            return
+        if style == "waitany":
+            order = list(range(len(posted)))
+            rng.shuffle(order)
+            for index in order:
+                self.add(rank, Op.WAITANY, "MPI_Waitany", aux=posted, flag=index)
+            self.add(rank, Op.WAITANY, "MPI_Waitany", aux=posted, flag=NO_INDEX)
+            return
+        if style == "waitsome":
+            indices = list(range(len(posted)))
+            rng.shuffle(indices)
+            cut = rng.randint(1, len(indices))
+            for part in (indices[:cut], indices[cut:]):
+                if part:
+                    self.add(rank, Op.WAITSOME, "MPI_Waitsome", aux=posted + part, flag=len(part))
+            return
+        for req in posted:
+            self.add(rank, Op.WAIT, "MPI_Wait", request=req)
+
+    def blocking(self):
+        """A shift: even ranks send then receive, odd ranks receive then send (Sendrecv sometimes)."""
+        rng = self.rng
+        shift = rng.randint(1, max(1, self.ranks - 1))
+        nbytes, tag = self.size(), rng.randrange(4)
+        ordered = self.ranks % 2 == 0 and shift % 2 == 1     # even ranks send first, odd ones receive first
+        probed = {rank for rank in range(self.ranks) if rng.random() < 0.3}
+        for rank in range(self.ranks):
+            dst, src = (rank + shift) % self.ranks, (rank - shift) % self.ranks
+            if not ordered or rng.random() < 0.3:
+                self.add(rank, Op.SENDRECV, "MPI_Sendrecv", peer=dst, tag=tag, nbytes=nbytes,
+                         aux=[src, tag, nbytes])
+            else:
+                send = lambda r=rank, d=dst: self.add(r, Op.SEND, "MPI_Send", peer=d, tag=tag, nbytes=nbytes)
+                recv = lambda r=rank, s=src: self.add(r, Op.RECV, "MPI_Recv", peer=s, tag=tag, nbytes=nbytes)
+                if rank % 2:
+                    recv(), send()
+                else:
+                    send(), recv()
+            if dst in probed:                       # one more message, which its receiver probes for first
+                self.add(rank, Op.ISEND, "MPI_Isend", peer=dst, tag=9, nbytes=nbytes, request=99)
+            if rank in probed:
+                self.add(rank, Op.PROBE if rng.random() < 0.5 else Op.IPROBE, "MPI_Probe", peer=src, tag=9, flag=1)
+                self.add(rank, Op.RECV, "MPI_Recv", peer=src, tag=9, nbytes=nbytes)
+            if dst in probed:
+                self.add(rank, Op.WAIT, "MPI_Wait", request=99)
+
+    def collective(self):
+        rng = self.rng
+        kind = rng.choice(COLLECTIVES)
+        root, nbytes = rng.randrange(self.ranks), self.size()
+        comm = 1 if rng.random() < 0.1 else 0
+        name = "MPI_" + kind.name.title().replace("_", "_")
+        for rank in range(self.ranks):
+            fields = {"comm": comm, "root": root if comm == 0 else 0, "nbytes": nbytes, "op": 3}
+            if kind in (Op.SCATTERV, Op.ALLTOALLV, Op.REDUCE_SCATTER):
+                size = self.ranks if comm == 0 else 1
+                fields["aux"] = [rng.choice([0, 8, 100, 9000]) for _ in range(size)]
+                if kind == Op.SCATTERV and rank != fields["root"]:
+                    fields["aux"] = []
+            self.add(rank, kind, name, **fields)
+
+    def finish(self):
+        for rank in range(self.ranks):
+            if self.rng.random() < 0.5:
+                self.add(rank, Op.WTIME, "MPI_Wtime")
+            self.add(rank, Op.LOCAL, "MPI_Finalize")
+        return self.trace
+
+
+def _random_trace(seed):
+    rng = random.Random(seed)
+    program = _Program(rng, rng.randint(2, 6))
+    for rank in range(program.ranks):
+        program.add(rank, Op.WTIME, "MPI_Wtime")
+    for _ in range(rng.randint(3, 8)):
+        rng.choice([program.exchange, program.exchange, program.blocking, program.collective])()
+    return program.finish(), rng
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_random_programs_replay_identically_on_the_packet_network(seed):
+    trace, rng = _random_trace(1000 + seed)
+    _same(trace, _packet(trace, "fattree-4-3", per_node=rng.choice([1, 2]),
+                         eager_threshold_B=rng.choice([1000, 8192]), send_overhead_s=rng.choice([0.0, 1e-7])))
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_random_programs_replay_identically(seed):
+    trace, rng = _random_trace(seed)
+    ranks = trace.num_ranks
+    per_node = rng.choice([1, 2, 3])
+    nodes = -(-ranks // per_node)
+    settings = MPISettings(rng.choice([0, 1000, 4096, 65536]), rng.choice([0.0, 1e-7]), rng.choice([0.0, 2e-7]),
+                           rng.choice([0.0, 1e-7]))
+    algorithms = rng.choice(ALGORITHMS)
+    hops = rng.random() < 0.5
+
+    def make_job():
+        net = AnalyticNetwork(nodes, 1e-6, rng_bandwidth, per_hop_s=5e-8,
+                              hops=(lambda a, b: abs(a - b)) if hops else None)
+        return MPIJob(net, ranks, per_node, settings=settings, algorithms=algorithms)
+
+    rng_bandwidth = rng.choice([1e9, 1e10, float("inf")])
+    _same(trace, make_job)
