@@ -7,6 +7,10 @@ the replay of the recorded compute gaps comes to the recorded span.
 ``--compute-clock`` picks the clock the recorded gaps are read on (see
 :mod:`ppt.traces.replay` and docs/replay-clocks.md): a trace recorded with more
 ranks than cores holds, in its wall-clock gaps, time ranks waited for a core.
+
+``--engine`` picks the MPI engine a single trace replays on: the compiled one
+(:mod:`ppt.mpi.compiled`) or the Python one; both predict the same to the last
+bit, and ``auto`` takes the compiled one where it can (docs/mpi-speed.md).
 """
 from __future__ import annotations
 
@@ -26,6 +30,7 @@ HELP = ("replay a trace (DUMPI, OTF2, GOAL, Chakra or op-stream) on a simulated 
 
 NETWORKS = ("auto", "packet", "flow", "analytic", "ideal")
 CLOCKS = ("auto", "wall", "cpu")     # ppt.traces.replay.COMPUTE_CLOCKS, without importing the reader
+ENGINES = ("auto", "compiled", "python")     # ppt.traces.replay.ENGINES, likewise
 
 
 def add_arguments(parser) -> None:
@@ -48,6 +53,11 @@ def add_arguments(parser) -> None:
     parser.add_argument("--keep-startup", action="store_true",
                         help="replay the time before each rank's MPI_Init ended (launch skew, pre-init work) as "
                              "compute; by default it is dropped and reported per rank")
+    parser.add_argument("--engine", choices=ENGINES, default="auto",
+                        help="MPI engine a TRACE replays on (not --job-list, whose jobs run on the Python one): "
+                             "auto (default) the compiled one where it can (analytic or packet network, serial "
+                             "run, no communicator creation, no NCCL ring or tree), else the Python one; "
+                             "compiled refuses in one line what it cannot replay; both predict the same")
     parser.add_argument("--skip-unsupported", action="store_true",
                         help="leave out calls replay does not support instead of refusing the trace")
     add_failure_arguments(parser)
@@ -91,7 +101,7 @@ def run(args) -> int:
         refuse_with_job_list(args, {"TRACE": args.trace, "--network ideal": args.network == "ideal",
                                 "--compute-scale": args.compute_scale != 1.0, "--keep-startup": args.keep_startup,
                                 "--compute-clock": args.compute_clock != "auto",
-                                "--skip-unsupported": args.skip_unsupported})
+                                "--skip-unsupported": args.skip_unsupported, "--engine": args.engine != "auto"})
         return run_job_list(args, "packet" if args.network == "auto" else args.network)
     if args.trace is None:
         raise PPTError("give a TRACE folder, or --job-list FILE.json (see 'ppt replay --help')")
@@ -100,9 +110,14 @@ def run(args) -> int:
     leader = is_leader()
     progress = Progress(f"replay {args.system}") if leader else None
     began = time.perf_counter()
-    with sampling(args, machine.name) as job.sampler:
-        summary = replay(trace, job, args.compute_scale, args.skip_unsupported, progress, args.keep_startup,
-                         args.compute_clock)
+    try:
+        with sampling(args, machine.name) as job.sampler:
+            summary = replay(trace, job, args.compute_scale, args.skip_unsupported, progress, args.keep_startup,
+                             args.compute_clock, args.engine)
+    except PPTError:
+        if progress is not None:      # the bar ends its line, so the error gets one of its own
+            progress.close()
+        raise
     wall_s = time.perf_counter() - began
     if not leader:
         return 0

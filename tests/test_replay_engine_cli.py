@@ -1,0 +1,58 @@
+"""``ppt replay --engine``: the compiled and the Python MPI engine predict the same, and the compiled one
+refuses in one line a trace it cannot replay."""
+import json
+from pathlib import Path
+
+import pytest
+
+from ppt.cli.main import main
+from ppt.provenance import comparable
+from ppt.traces import replay as replay_mod
+
+TRACES = Path(__file__).resolve().parents[2] / "shared" / "traces"
+if not (TRACES / "MANIFEST.json").is_file():
+    pytest.skip(f"shared traces not found at {TRACES} (expected next to the repository)", allow_module_level=True)
+
+
+def run_cli(capsys, *argv):
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def ideal_replay(capsys, name, *extra):
+    return run_cli(capsys, "replay", str(TRACES / name), "--system", "edison", "--network", "ideal",
+                   "--ranks-per-node", "1", *extra)
+
+
+def test_engine_choices_follow_the_library():
+    from ppt.cli import replay as replay_cli_mod
+    assert replay_cli_mod.ENGINES == replay_mod.ENGINES
+
+
+def test_compiled_and_python_engines_print_the_same_json(capsys, monkeypatch):
+    monkeypatch.setenv("PPT_QUIET", "1")
+    results = {}
+    for engine in ("python", "compiled"):
+        code, out, err = ideal_replay(capsys, "hpccg_n4", "--json", "--engine", engine)
+        assert code == 0 and err == ""
+        results[engine] = out
+    # only the wall time and the command line (which names the engine) may differ
+    assert comparable(results["python"], "command") == comparable(results["compiled"], "command")
+    got = json.loads(results["compiled"])
+    assert got["predicted_s"] > 0 and got["records"] > 0
+    assert got["provenance"]["command"].endswith("--engine compiled")
+
+
+def test_compiled_engine_refuses_communicator_creation_in_one_line(capsys, monkeypatch):
+    monkeypatch.setenv("PPT_QUIET", "1")
+    code, out, err = ideal_replay(capsys, "amg_n4", "--json", "--engine", "compiled")
+    assert code == 2 and out == ""
+    assert err.count("\n") == 1 and err.startswith("ppt: error:") and "Traceback" not in err
+    assert "compiled MPI engine cannot replay" in err and "communicator" in err and "--engine python" in err
+
+
+def test_engine_is_refused_with_a_job_list(capsys):
+    code, _, err = run_cli(capsys, "replay", "--job-list", "jobs.json", "--system", "fattree-4-3",
+                           "--engine", "compiled")
+    assert code == 2 and err.count("\n") == 1 and "--job-list replaces --engine" in err
