@@ -7,10 +7,11 @@ nodes' shared memory in C.  It makes the events the Python engine makes, in
 the same order, so a replay predicts the same times, calls and statistics to
 the last bit (``tests/test_compiled_replay.py`` holds the two engines equal).
 
-Python is called once per collective call of a rank, to choose its algorithm
-and build its schedule (:mod:`ppt.mpi.algorithms`) with the very code the
-Python engine runs (:class:`Planner`), once per rank per chunk of its stream,
-and once per node pair and message size the network has not seen.
+Python is called once per distinct collective call of a rank (the engine
+keeps the plan for the rank's later calls with the same arguments), to choose
+its algorithm and build its schedule (:mod:`ppt.mpi.algorithms`) with the very
+code the Python engine runs (:class:`Planner`), once per rank per chunk of its
+stream, and once per node pair and message size the network has not seen.
 
 :func:`replay_job` runs a replay on the engine, or returns None when the
 engine does not carry it -- a network other than the analytic one, a parallel
@@ -38,8 +39,6 @@ from ppt.mpi.stats import RankStats, total_calls
 from ppt.errors import PPTError
 from ppt.traces.opstream import OP_DTYPE
 
-#: Schedules kept flattened (each held, so its id stays its own while cached).
-SCHEDULES_KEPT = 8192
 #: Ops replayed (all ranks) between two progress reports.
 PROGRESS_RECORDS = 1024
 #: Communicator ids of COMM_WORLD and COMM_SELF (as :mod:`ppt.mpi.job` numbers them).
@@ -115,7 +114,7 @@ class Planner:
 
     def flatten(self, schedule):
         """The schedule as the engine reads it: ``[steps, offset of each step, per step: posts, 4 ints per
-        post, waits, the waits]`` (int32, kept while cached)."""
+        post, waits, the waits]`` (int32, kept as long as the planner: the engine's plans point into it)."""
         found = self.flat.get(id(schedule))
         if found is not None:
             return found[1]
@@ -129,9 +128,7 @@ class Planner:
             out.append(len(waits))
             out.extend(waits)
         flat = ffi.new("int32_t[]", out)
-        if len(self.flat) >= SCHEDULES_KEPT:
-            self.flat.clear()
-        self.flat[id(schedule)] = (schedule, flat)
+        self.flat[id(schedule)] = (schedule, flat)        # the engine's plans point into it
         return flat
 
 
@@ -262,25 +259,25 @@ def replay_job(job, trace, replayer_cls, options: dict, progress=None):
 
 
 def _start_collective(m, planner: Planner, names: _Names, streams: list) -> bool:
-    """Plan the collective op the engine stopped at and hand its schedule over; False if the Python
-    engine must replay (the call raised, e.g. an algorithm refusing the communicator)."""
+    """Plan the collective op the engine stopped at and hand the plan over; False if the Python engine
+    must replay (the call raised, e.g. an algorithm refusing the communicator)."""
     rank = lib.ppt_mpi_need_rank(m)
     op = lib.ppt_mpi_need_op(m)
-    row = tuple(getattr(op, name) for name in OP_DTYPE.names)
     aux_ptr = lib.ppt_mpi_need_aux(m)
     aux = [aux_ptr[op.aux_start + i] for i in range(op.aux_len)]
-    row = row[:-1] + (0,)               # aux_start: the planner's aux list holds this op's values only
+    row = tuple(getattr(op, name) for name in OP_DTYPE.names[:-1]) + (0,)   # aux_start 0: the list is the op's
     try:
+        planner.replayers[rank].handles.comm(op.comm).coll_seq = lib.ppt_mpi_need_seq(m)
         planned = planner.plan(rank, streams[rank].held[3].calls[op.call], row, aux)
     except (PPTError, MPIError, TypeError, ValueError, IndexError, AttributeError):
         return False
     if planned is None:
+        lib.ppt_mpi_set_plan(m, ffi.NULL, ffi.NULL, 0, 0, 0, -1)
         return True
     c, schedule, sizes = planned
-    call, root, seq = c.hdr
-    comm = 0 if c.comm.label == "WORLD" else 1
-    lib.ppt_mpi_start_run(m, planner.flatten(schedule), ffi.new("int64_t[]", list(sizes) or [0]), len(sizes),
-                          comm, c.ctx, c.tag, names.id(call), -1 if root is None else root, seq)
+    call, root, _ = c.hdr
+    lib.ppt_mpi_set_plan(m, planner.flatten(schedule), ffi.new("int64_t[]", list(sizes) or [0]), len(sizes),
+                         c.ctx, names.id(call), -1 if root is None else root)
     return True
 
 

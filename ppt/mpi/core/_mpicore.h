@@ -28,12 +28,14 @@ int64_t ppt_mpi_wire_cb(void *handle, int64_t nbytes);
 typedef struct { uint64_t k1, k2; int64_t v; } map_slot_t;
 typedef struct { map_slot_t *slot; int64_t cap, len; } map_t;
 int map_get(const map_t *map, uint64_t k1, uint64_t k2, int64_t *v);
+/* The value of (k1, k2), inserted as dflt if absent; valid until the next insertion. */
+int64_t *map_ref(map_t *map, uint64_t k1, uint64_t k2, int64_t dflt);
 void map_put(map_t *map, uint64_t k1, uint64_t k2, int64_t v);
 int map_del(map_t *map, uint64_t k1, uint64_t k2, int64_t *v);
 void map_free(map_t *map);
-/* Map tables (the top byte of k1; the rank below it). */
+/* Map tables (k1): a rank's own (in its map: k1 the table) and the engine's (k1 the table << 56). */
 enum { T_NEXT_SEQ = 1, T_EXPECTED_SEQ, T_EARLY, T_POSTED, T_UNEXPECTED, T_HANDLES, T_PATH, T_WIRE, T_UID_MSG,
-       T_UID_SENT };
+       T_UID_SENT, T_PLAN };
 static inline uint64_t map_k1(int table, int64_t rank) { return (uint64_t)table << 56 | (uint64_t)rank; }
 
 /* -- messages and requests ---------------------------------------------------------------- */
@@ -77,7 +79,20 @@ typedef struct {
     int32_t free_next;
 } req_t;
 
-typedef struct { int32_t head, tail, free_next; } queue_t;
+/* A FIFO of requests or messages (a rank's posted receives or unexpected messages from one source, the
+ * requests started under one trace request id); kept once made, empty or not. */
+typedef struct { int32_t head, tail; } queue_t;
+
+/* -- a rank's plan of a collective call, kept for its later calls with the same arguments -------- */
+typedef struct {
+    int16_t kind;
+    int32_t comm, root, op, call, aux_len;
+    int64_t nbytes;
+    int64_t *aux;
+    const int32_t *schedule;    /* NULL: the call sends nothing */
+    int64_t *sizes;
+    int32_t nslots, ctx, hdr_call, hdr_root;
+} plan_t;
 
 /* -- one rank's collective schedule in progress (ppt/mpi/runner.py) ------------------------ */
 typedef struct {
@@ -99,12 +114,14 @@ enum { R_READY, R_SLEEP, R_BLOCK, R_PROBE, R_RUN, R_NEED, R_DONE };
 
 typedef struct {
     int32_t node;
+    map_t map;                          /* this rank's tables: sequence numbers, queues, requests, plans */
     int8_t state, waiting, probing, startup, has_init, stream_end;
     double owed_s;
     int64_t post_count, arrival_count;
     int32_t any_head, any_tail;         /* posted ANY_SOURCE receives, in post order */
     int32_t unexp_head, unexp_tail;     /* unexpected messages, in arrival order */
     int64_t unreceived, unreceived_coll;
+    int64_t early;                      /* messages that overtook an earlier one from their source */
     /* statistics */
     double compute_s, comm_s, finish_s;
     int64_t messages_sent, bytes_sent;
@@ -125,6 +142,7 @@ typedef struct {
     double poll_clock_s;
     uint8_t polls;
     run_t run;
+    int64_t coll_seq[2];                /* collective calls on COMM_WORLD and COMM_SELF */
     /* what replay reports */
     int64_t records, p2p_bytes, wtimes;
     double dropped_s, recorded_mpi_s, wall_s, cpu_s;
@@ -182,9 +200,10 @@ struct ppt_mpi {
     msg_t *msgs;
     int64_t nmsgs, cap_msgs;
     int32_t free_msg;
+    plan_t *plans;
+    int64_t nplans, cap_plans;
     queue_t *queues;
     int64_t nqueues, cap_queues;
-    int32_t free_queue;
     map_t map;
     int32_t need_rank;          /* the rank to continue before the next event, or -1 */
     int32_t need;
@@ -214,6 +233,8 @@ int32_t queue_new(ppt_mpi_t *m);
 /* run.c: collective schedules */
 int run_proceed(ppt_mpi_t *m, int32_t rank, int fresh);
 int run_start(ppt_mpi_t *m, int32_t rank);
+int plan_find(ppt_mpi_t *m, int32_t rank, const ppt_op_t *op, const int64_t *aux);
+void plan_start(ppt_mpi_t *m, int32_t rank, int32_t plan);
 void run_resume(ppt_mpi_t *m, int32_t rank);
 /* replay.c: the op-stream interpreter */
 int replay_continue(ppt_mpi_t *m, int32_t rank);

@@ -29,7 +29,7 @@ ppt_mpi_t *ppt_mpi_new(int32_t num_ranks, int32_t num_nodes, const int32_t *node
     m->mem_latency_s = 1e-7;
     m->memory = ppt_alloc((size_t)num_nodes, sizeof(memory_t));
     m->ranks = ppt_alloc((size_t)num_ranks, sizeof(rank_t));
-    m->free_req = m->free_msg = m->free_queue = -1;
+    m->free_req = m->free_msg = -1;
     m->need_rank = -1;
     m->compute_scale = 1.0;
     for (int32_t r = 0; r < num_ranks; r++) {
@@ -60,6 +60,7 @@ void ppt_mpi_free(ppt_mpi_t *m)
         free(rk->wl);
         free(rk->run.sizes);
         free(rk->run.reqs);
+        map_free(&rk->map);
     }
     for (int64_t i = 0; i < m->nreqs; i++)
         free(m->reqs[i].parts);
@@ -80,6 +81,11 @@ void ppt_mpi_free(ppt_mpi_t *m)
     free(m->reqs);
     free(m->msgs);
     free(m->queues);
+    for (int64_t i = 0; i < m->nplans; i++) {
+        free(m->plans[i].aux);
+        free(m->plans[i].sizes);
+    }
+    free(m->plans);
     map_free(&m->map);
     free(m);
 }

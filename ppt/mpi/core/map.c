@@ -39,6 +39,22 @@ static void map_insert(map_slot_t *slot, int64_t cap, uint64_t k1, uint64_t k2, 
     slot[i].v = v;
 }
 
+int64_t *map_ref(map_t *map, uint64_t k1, uint64_t k2, int64_t dflt)
+{
+    if (map->cap) {
+        uint64_t mask = (uint64_t)map->cap - 1;
+        for (uint64_t i = mix(k1, k2) & mask; map->slot[i].k1; i = (i + 1) & mask)
+            if (map->slot[i].k1 == k1 && map->slot[i].k2 == k2)
+                return &map->slot[i].v;
+    }
+    map_put(map, k1, k2, dflt);
+    uint64_t mask = (uint64_t)map->cap - 1;
+    uint64_t i = mix(k1, k2) & mask;
+    while (map->slot[i].k1 != k1 || map->slot[i].k2 != k2)
+        i = (i + 1) & mask;
+    return &map->slot[i].v;
+}
+
 void map_put(map_t *map, uint64_t k1, uint64_t k2, int64_t v)
 {
     if (map->cap) {
@@ -50,7 +66,7 @@ void map_put(map_t *map, uint64_t k1, uint64_t k2, int64_t v)
             }
     }
     if (2 * (map->len + 1) > map->cap) {
-        int64_t cap = map->cap ? 2 * map->cap : 1024;
+        int64_t cap = map->cap ? 2 * map->cap : 16;
         map_slot_t *slot = ppt_alloc((size_t)cap, sizeof(map_slot_t));
         for (int64_t i = 0; i < map->cap; i++)
             if (map->slot[i].k1)

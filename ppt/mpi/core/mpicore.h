@@ -28,7 +28,7 @@ typedef struct ppt_mpi ppt_mpi_t;
 enum {
     PPT_MPI_DONE = 0,       /* every event ran */
     PPT_MPI_NEED_CHUNK,     /* rank ppt_mpi_need_rank() has replayed its chunk: ppt_mpi_set_chunk() */
-    PPT_MPI_NEED_COLL,      /* the rank is at collective op ppt_mpi_need_op(): ppt_mpi_start_run() or nothing */
+    PPT_MPI_NEED_COLL,      /* the rank is at a collective op it has no plan for: ppt_mpi_set_plan() */
     PPT_MPI_NEED_PROGRESS,  /* time to report progress (ppt_mpi_set_progress) */
     PPT_MPI_UNSUPPORTED     /* the engine cannot go on (ppt_mpi_reason()); replay with the Python engine */
 };
@@ -70,13 +70,17 @@ const ppt_op_t *ppt_mpi_need_op(const ppt_mpi_t *m);
 const int64_t *ppt_mpi_need_aux(const ppt_mpi_t *m);
 const char *ppt_mpi_reason(const ppt_mpi_t *m);
 
-/* Run a collective schedule for the rank at NEED_COLL (ppt/mpi/schedule.py, flattened by
- * ppt.mpi.compiled: steps, then per step its posts and waits), over nslots slots of the given sizes,
- * on communicator handle comm (0 WORLD, 1 SELF), context ctx, tag tag, with the header
- * (call id, root or -1, sequence number) every message of the call carries.  schedule must stay
- * alive until the run ends (ppt.mpi.compiled keeps it). */
-void ppt_mpi_start_run(ppt_mpi_t *m, const int32_t *schedule, const int64_t *sizes, int32_t nslots, int32_t comm,
-                       int32_t ctx, int64_t tag, int32_t hdr_call, int32_t hdr_root, int64_t hdr_seq);
+/* The plan of the collective op the rank at NEED_COLL is at, which the engine keeps for every later
+ * call of the rank with the same arguments: its schedule (ppt/mpi/schedule.py, flattened by
+ * ppt.mpi.compiled: steps, then per step its posts and waits; NULL: the call sends nothing) over
+ * nslots slots of the given sizes, in context ctx, with the header (call id, root or -1) every
+ * message carries beside the call's sequence number on its communicator, which is also its tag
+ * (ppt_mpi_need_seq() + 1).  schedule must stay alive as long as the engine (ppt.mpi.compiled keeps
+ * it). */
+void ppt_mpi_set_plan(ppt_mpi_t *m, const int32_t *schedule, const int64_t *sizes, int32_t nslots, int32_t ctx,
+                      int32_t hdr_call, int32_t hdr_root);
+/* Collective calls the rank at NEED_COLL made on the op's communicator so far. */
+int64_t ppt_mpi_need_seq(const ppt_mpi_t *m);
 
 /* Results. */
 double ppt_mpi_now(const ppt_mpi_t *m);

@@ -11,21 +11,10 @@
 
 int32_t queue_new(ppt_mpi_t *m)
 {
-    int32_t i = m->free_queue;
-    if (i >= 0) {
-        m->free_queue = m->queues[i].free_next;
-    } else {
-        m->queues = ppt_grow(m->queues, &m->cap_queues, sizeof(queue_t), m->nqueues + 1);
-        i = (int32_t)m->nqueues++;
-    }
+    m->queues = ppt_grow(m->queues, &m->cap_queues, sizeof(queue_t), m->nqueues + 1);
+    int32_t i = (int32_t)m->nqueues++;
     m->queues[i].head = m->queues[i].tail = -1;
     return i;
-}
-
-static void queue_release(ppt_mpi_t *m, int32_t i)
-{
-    m->queues[i].free_next = m->free_queue;
-    m->free_queue = i;
 }
 
 int32_t p2p_new_req(ppt_mpi_t *m, int32_t rank)
@@ -70,9 +59,7 @@ int32_t p2p_isend(ppt_mpi_t *m, int32_t r, int32_t dst, int32_t ctx, int64_t tag
         return q;
     }
     rk->owed_s += m->send_o;
-    int64_t seq = 0;
-    map_get(&m->map, map_k1(T_NEXT_SEQ, r), (uint64_t)dst, &seq);
-    map_put(&m->map, map_k1(T_NEXT_SEQ, r), (uint64_t)dst, seq + 1);
+    int64_t seq = (*map_ref(&RANK(m, r)->map, T_NEXT_SEQ, (uint64_t)dst, 0))++;
     rk->messages_sent++;
     rk->bytes_sent += nbytes;
     int32_t i = mpi_new_msg(m);
@@ -130,11 +117,7 @@ static void unlink_unexpected(ppt_mpi_t *m, rank_t *rk, int32_t i)
     queue_t *qu = &m->queues[g->queue];
     if (g->sprev >= 0) MSG(m, g->sprev)->snext = g->snext; else qu->head = g->snext;
     if (g->snext >= 0) MSG(m, g->snext)->sprev = g->sprev; else qu->tail = g->sprev;
-    if (qu->head < 0) {
-        map_del(&m->map, map_k1(T_UNEXPECTED, g->dst), (uint64_t)(uint32_t)g->ctx << 32 | (uint32_t)g->src, NULL);
-        queue_release(m, g->queue);
-    }
-    rk->unreceived--;
+    rk->unreceived--;                           /* an empty queue stays: its pair is likely to talk again */
     if (g->ctx & 1)
         rk->unreceived_coll--;
 }
@@ -151,7 +134,7 @@ int32_t p2p_find_unexpected(ppt_mpi_t *m, int32_t r, int32_t ctx, int32_t src, i
             }
     } else {
         int64_t qu;
-        if (!map_get(&m->map, map_k1(T_UNEXPECTED, r), (uint64_t)(uint32_t)ctx << 32 | (uint32_t)src, &qu))
+        if (!map_get(&RANK(m, r)->map, T_UNEXPECTED, (uint64_t)(uint32_t)ctx << 32 | (uint32_t)src, &qu))
             return -1;
         for (int32_t i = m->queues[qu].head; i >= 0; i = MSG(m, i)->snext)
             if (tag_matches(tag, MSG(m, i)->tag)) {
@@ -227,9 +210,9 @@ void p2p_post(ppt_mpi_t *m, int32_t q)
     } else {
         uint64_t key = (uint64_t)(uint32_t)rq->ctx << 32 | (uint32_t)rq->src;
         int64_t qu;
-        if (!map_get(&m->map, map_k1(T_POSTED, r), key, &qu)) {
+        if (!map_get(&RANK(m, r)->map, T_POSTED, key, &qu)) {
             qu = queue_new(m);
-            map_put(&m->map, map_k1(T_POSTED, r), key, qu);
+            map_put(&RANK(m, r)->map, T_POSTED, key, qu);
         }
         rq->queue = (int32_t)qu;
         head = &m->queues[qu].head;
@@ -254,11 +237,7 @@ static void unpost(ppt_mpi_t *m, rank_t *rk, int32_t q)
     }
     if (rq->prev >= 0) REQ(m, rq->prev)->next = rq->next; else *head = rq->next;
     if (rq->next >= 0) REQ(m, rq->next)->prev = rq->prev; else *tail = rq->prev;
-    if (rq->queue >= 0 && *head < 0) {
-        map_del(&m->map, map_k1(T_POSTED, rq->rank), (uint64_t)(uint32_t)rq->ctx << 32 | (uint32_t)rq->src, NULL);
-        queue_release(m, rq->queue);
-    }
-    rq->queue = -1;
+    rq->queue = -1;                             /* an empty queue stays: its pair is likely to talk again */
 }
 
 /* An eager message or RTS in sequence: match it against the posted receives, else keep it. */
@@ -270,7 +249,7 @@ static void incoming(ppt_mpi_t *m, int32_t i)
     int32_t chosen = -1;
     int64_t qu;
     uint64_t key = (uint64_t)(uint32_t)g->ctx << 32 | (uint32_t)g->src;
-    if (map_get(&m->map, map_k1(T_POSTED, r), key, &qu))
+    if (map_get(&RANK(m, r)->map, T_POSTED, key, &qu))
         for (int32_t q = m->queues[qu].head; q >= 0; q = REQ(m, q)->next)
             if (tag_matches(REQ(m, q)->tag, g->tag)) {
                 chosen = q;
@@ -288,9 +267,9 @@ static void incoming(ppt_mpi_t *m, int32_t i)
         g->anext = -1;
         if (rk->unexp_tail >= 0) MSG(m, rk->unexp_tail)->anext = i; else rk->unexp_head = i;
         rk->unexp_tail = i;
-        if (!map_get(&m->map, map_k1(T_UNEXPECTED, r), key, &qu)) {
+        if (!map_get(&RANK(m, r)->map, T_UNEXPECTED, key, &qu)) {
             qu = queue_new(m);
-            map_put(&m->map, map_k1(T_UNEXPECTED, r), key, qu);
+            map_put(&RANK(m, r)->map, T_UNEXPECTED, key, qu);
         }
         g->queue = (int32_t)qu;
         g->sprev = m->queues[qu].tail;
@@ -345,10 +324,10 @@ void p2p_arrive(ppt_mpi_t *m, int32_t i)
     }
     int32_t r = g->dst, src = g->src;
     rank_t *rk = RANK(m, r);
-    int64_t expected = 0;
-    map_get(&m->map, map_k1(T_EXPECTED_SEQ, r), (uint64_t)src, &expected);
+    int64_t expected = *map_ref(&RANK(m, r)->map, T_EXPECTED_SEQ, (uint64_t)src, 0);
     if (g->seq != expected) {
-        map_put(&m->map, map_k1(T_EARLY, r), (uint64_t)src << 40 | (uint64_t)g->seq, i);
+        map_put(&RANK(m, r)->map, T_EARLY, (uint64_t)src << 40 | (uint64_t)g->seq, i);
+        rk->early++;
         rk->unreceived++;
         if (g->ctx & 1)
             rk->unreceived_coll++;
@@ -357,12 +336,13 @@ void p2p_arrive(ppt_mpi_t *m, int32_t i)
     incoming(m, i);
     expected++;
     int64_t early;
-    while (map_del(&m->map, map_k1(T_EARLY, r), (uint64_t)src << 40 | (uint64_t)expected, &early)) {
+    while (rk->early && map_del(&RANK(m, r)->map, T_EARLY, (uint64_t)src << 40 | (uint64_t)expected, &early)) {
+        rk->early--;
         rk->unreceived--;
         if (MSG(m, early)->ctx & 1)
             rk->unreceived_coll--;
         incoming(m, (int32_t)early);
         expected++;
     }
-    map_put(&m->map, map_k1(T_EXPECTED_SEQ, r), (uint64_t)src, expected);
+    *map_ref(&RANK(m, r)->map, T_EXPECTED_SEQ, (uint64_t)src, 0) = expected;
 }

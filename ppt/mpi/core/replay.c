@@ -4,8 +4,8 @@
  * A rank is a state machine over its stream: it computes each op's recorded gap, then issues the
  * call as the Python replay does, blocking where a Python rank would block (a sleep, a wait for a
  * request, a probe, a collective's schedule) and going on from the same place when the event that
- * would have woken its process runs.  Collective calls ask Python for their schedule once per call
- * (PPT_MPI_NEED_COLL); calls the engine does not carry (communicator creation, user ops) stop it
+ * would have woken its process runs.  A rank's collective calls ask Python for their schedule once per
+ * distinct set of arguments (PPT_MPI_NEED_COLL), and the engine keeps the plan for later calls; calls the engine does not carry (communicator creation, user ops) stop it
  * with PPT_MPI_UNSUPPORTED before anything of them happened. */
 #include <string.h>
 #include "_mpicore.h"
@@ -117,9 +117,9 @@ static void polled(ppt_mpi_t *m, int32_t r, uint8_t call)
 static void handle_start(ppt_mpi_t *m, int32_t r, int64_t id, int32_t q)
 {
     int64_t qu;
-    if (!map_get(&m->map, map_k1(T_HANDLES, r), (uint64_t)id, &qu)) {
+    if (!map_get(&RANK(m, r)->map, T_HANDLES, (uint64_t)id, &qu)) {
         qu = queue_new(m);
-        map_put(&m->map, map_k1(T_HANDLES, r), (uint64_t)id, qu);
+        map_put(&RANK(m, r)->map, T_HANDLES, (uint64_t)id, qu);
     }
     queue_t *fifo = &m->queues[qu];
     REQ(m, q)->hnext = -1;
@@ -131,16 +131,15 @@ static void handle_start(ppt_mpi_t *m, int32_t r, int64_t id, int32_t q)
 static int32_t handle_take(ppt_mpi_t *m, int32_t r, int64_t id)
 {
     int64_t qu;
-    if (!map_get(&m->map, map_k1(T_HANDLES, r), (uint64_t)id, &qu))
+    if (!map_get(&RANK(m, r)->map, T_HANDLES, (uint64_t)id, &qu))
         return -1;
     queue_t *fifo = &m->queues[qu];
     int32_t q = fifo->head;
+    if (q < 0)
+        return -1;
     fifo->head = REQ(m, q)->hnext;
-    if (fifo->head < 0) {
-        map_del(&m->map, map_k1(T_HANDLES, r), (uint64_t)id, NULL);
-        fifo->free_next = m->free_queue;
-        m->free_queue = (int32_t)qu;
-    }
+    if (fifo->head < 0)
+        fifo->tail = -1;                        /* the empty FIFO stays: traces reuse their request ids */
     REQ(m, q)->handled = 0;
     return q;
 }
@@ -148,7 +147,7 @@ static int32_t handle_take(ppt_mpi_t *m, int32_t r, int64_t id)
 static int32_t handle_peek(ppt_mpi_t *m, int32_t r, int64_t id)
 {
     int64_t qu;
-    return map_get(&m->map, map_k1(T_HANDLES, r), (uint64_t)id, &qu) ? m->queues[qu].head : -1;
+    return map_get(&RANK(m, r)->map, T_HANDLES, (uint64_t)id, &qu) ? m->queues[qu].head : -1;
 }
 
 static void wl_push(rank_t *rk, int32_t q)
@@ -472,10 +471,12 @@ static int handler(ppt_mpi_t *m, int32_t r)
     }
     default:
         if (op->kind >= OP_BARRIER && op->kind <= OP_REDUCE_SCATTER) {
-            if (rk->hphase == 0) {                      /* Python plans the call: its schedule, or none */
+            if (rk->hphase == 0) {                      /* the rank's plan of the call, or Python makes one */
                 rk->hphase = 1;
-                rk->run.active = 0;
-                return PPT_MPI_NEED_COLL;
+                int plan = plan_find(m, r, op, aux);
+                if (plan < 0)
+                    return PPT_MPI_NEED_COLL;
+                plan_start(m, r, plan);
             }
             if (rk->hphase == 1) {
                 rk->hphase = 2;

@@ -9,26 +9,86 @@
 #include <string.h>
 #include "_mpicore.h"
 
-void ppt_mpi_start_run(ppt_mpi_t *m, const int32_t *schedule, const int64_t *sizes, int32_t nslots, int32_t comm,
-                       int32_t ctx, int64_t tag, int32_t hdr_call, int32_t hdr_root, int64_t hdr_seq)
+static uint64_t plan_key(const ppt_op_t *op, int32_t call, const int64_t *aux)
 {
-    int32_t r = m->need_rank;
-    run_t *run = &RANK(m, r)->run;
-    if (nslots > run->cap_slots) {
+    uint64_t h = (uint64_t)op->kind * 0x9E3779B97F4A7C15ull;
+    int64_t fields[6] = {op->comm, op->root, op->op, call, op->nbytes, op->aux_len};
+    for (int i = 0; i < 6; i++)
+        h = (h ^ (uint64_t)fields[i]) * 0x100000001B3ull;
+    for (int32_t i = 0; i < op->aux_len; i++)
+        h = (h ^ (uint64_t)aux[i]) * 0x100000001B3ull;
+    return h;
+}
+
+/* The rank's plan for the collective op, or -1 (a plan matches on every argument of the call). */
+int plan_find(ppt_mpi_t *m, int32_t r, const ppt_op_t *op, const int64_t *aux)
+{
+    int32_t call = RANK(m, r)->call_ids[op->call];
+    int64_t at;
+    if (!map_get(&RANK(m, r)->map, T_PLAN, plan_key(op, call, aux), &at))
+        return -1;
+    const plan_t *p = &m->plans[at];
+    if (p->kind != op->kind || p->comm != op->comm || p->root != op->root || p->op != op->op || p->call != call
+        || p->nbytes != op->nbytes || p->aux_len != op->aux_len
+        || (op->aux_len && memcmp(p->aux, aux, sizeof(int64_t) * (size_t)op->aux_len)))
+        return -1;                              /* a hash collision: plan it again */
+    return (int)at;
+}
+
+/* Start the rank's call of plan p: its run (if it sends anything), numbered on its communicator. */
+void plan_start(ppt_mpi_t *m, int32_t r, int32_t at)
+{
+    rank_t *rk = RANK(m, r);
+    const plan_t *p = &m->plans[at];
+    run_t *run = &rk->run;
+    run->active = p->schedule != NULL;
+    if (!run->active)
+        return;
+    if (p->nslots > run->cap_slots) {
         int64_t cap = run->cap_slots;
-        run->sizes = ppt_grow(run->sizes, &cap, sizeof(int64_t), nslots);
+        run->sizes = ppt_grow(run->sizes, &cap, sizeof(int64_t), p->nslots);
         run->cap_slots = (int32_t)cap;
     }
-    memcpy(run->sizes, sizes, sizeof(int64_t) * (size_t)nslots);
-    run->nslots = nslots;
-    run->schedule = schedule;
+    memcpy(run->sizes, p->sizes, sizeof(int64_t) * (size_t)p->nslots);
+    run->nslots = p->nslots;
+    run->schedule = p->schedule;
     run->nreqs = run->step = run->waited = 0;
-    run->comm = comm;
-    run->ctx = ctx;
-    run->tag = tag;
-    run->hdr = (hdr_t){hdr_call, hdr_root, hdr_seq};
+    run->comm = p->comm;
+    run->ctx = p->ctx;
+    run->tag = ++rk->coll_seq[p->comm];
+    run->hdr = (hdr_t){p->hdr_call, p->hdr_root, run->tag};
     run->awaited = -1;
-    run->active = 1;
+}
+
+void ppt_mpi_set_plan(ppt_mpi_t *m, const int32_t *schedule, const int64_t *sizes, int32_t nslots, int32_t ctx,
+                      int32_t hdr_call, int32_t hdr_root)
+{
+    int32_t r = m->need_rank;
+    rank_t *rk = RANK(m, r);
+    const ppt_op_t *op = rk->op;
+    const int64_t *aux = rk->aux + op->aux_start;
+    m->plans = ppt_grow(m->plans, &m->cap_plans, sizeof(plan_t), m->nplans + 1);
+    int64_t at = m->nplans++;
+    plan_t *p = &m->plans[at];
+    *p = (plan_t){.kind = op->kind, .comm = op->comm, .root = op->root, .op = op->op, .call = rk->call_ids[op->call],
+                  .aux_len = op->aux_len, .nbytes = op->nbytes, .schedule = schedule, .nslots = nslots, .ctx = ctx,
+                  .hdr_call = hdr_call, .hdr_root = hdr_root};
+    if (op->aux_len) {
+        p->aux = ppt_alloc((size_t)op->aux_len, sizeof(int64_t));
+        memcpy(p->aux, aux, sizeof(int64_t) * (size_t)op->aux_len);
+    }
+    if (schedule) {
+        p->sizes = ppt_alloc((size_t)(nslots ? nslots : 1), sizeof(int64_t));
+        memcpy(p->sizes, sizes, sizeof(int64_t) * (size_t)nslots);
+    }
+    map_put(&RANK(m, r)->map, T_PLAN, plan_key(op, p->call, aux), at);
+    plan_start(m, r, (int32_t)at);
+}
+
+int64_t ppt_mpi_need_seq(const ppt_mpi_t *m)
+{
+    const rank_t *rk = &m->ranks[m->need_rank];
+    return rk->coll_seq[rk->op->comm];
 }
 
 static int32_t world_of(ppt_mpi_t *m, int32_t r, int32_t comm, int32_t peer)
