@@ -4,7 +4,8 @@ Every comparison replays one trace on both engines and asserts the whole predict
 last bit, calls, per-rank statistics, network counts) or the error is the same.  The traces are the
 shared DUMPI traces and random op streams that mix blocking and nonblocking point-to-point calls,
 wildcards, probes, every completion call, rendezvous sizes, same-node copies that share the node's
-memory, overheads, and every collective the op-stream form has, with each MPI algorithm.
+memory, overheads, every collective the op-stream form has, with each MPI algorithm, and
+communicators split off, duplicated and freed.
 """
 from __future__ import annotations
 
@@ -19,13 +20,13 @@ from ppt.interconnects.networks.analytic import AnalyticNetwork
 from ppt.mpi.job import MPIJob
 from ppt.mpi.settings import MPISettings
 from ppt.traces.ideal import IDEAL_EAGER_B, ideal_network
-from ppt.traces.opstream import ANY_SOURCE, ANY_TAG, NO_INDEX, MemoryTrace, Op
+from ppt.traces.opstream import ANY_SOURCE, ANY_TAG, NO_INDEX, UNDEFINED, MemoryTrace, Op
 from ppt.traces.replay import replay
 
 TRACES = Path(__file__).resolve().parents[2] / "shared" / "traces"
-#: Shared traces without communicator creation, which the compiled engine replays itself.
-COMPILED_TRACES = ["hpccg_n4", "npb_cg_W_n4", "npb_is_W_n4", "osu_allreduce_n4", "osu_latency_n2"]
-OTHER_TRACES = ["amg_n4", "npb_ft_W_n4", "snap_mswp_n4"]
+#: The shared traces (amg, npb_ft and snap make communicators).
+SHARED_TRACES = ["amg_n4", "hpccg_n4", "npb_cg_W_n4", "npb_ft_W_n4", "npb_is_W_n4", "osu_allreduce_n4",
+                 "osu_latency_n2", "snap_mswp_n4"]
 
 
 def _outcome(trace, make_job, engine):
@@ -74,7 +75,7 @@ def _packet(trace, system="dragonfly-booksim", per_node=1, **mpi):
     return lambda: MPIJob.on_machine(Machine(preset, "packet"), trace.num_ranks, ranks_per_node=per_node)
 
 
-@pytest.mark.parametrize("name", COMPILED_TRACES)
+@pytest.mark.parametrize("name", SHARED_TRACES)
 def test_shared_traces_replay_identically(name):
     trace = _shared(name)
     for make_job in (_ideal(trace), _two_per_node(trace), _packet(trace, per_node=2)):
@@ -87,12 +88,14 @@ def test_packet_network_replays_identically_with_its_counters():
     assert result["packets"] > 0 and result["network"]["message_latency_p50_s"] > 0
 
 
-@pytest.mark.parametrize("name", OTHER_TRACES)
-def test_traces_with_communicator_creation_fall_back(name):
-    trace = _shared(name)
-    with pytest.raises(ConfigError, match="cannot replay this: .*communicator"):
-        replay(trace, _ideal(trace)(), engine="compiled")
-    _same(trace, _ideal(trace), compiled="auto")
+def test_jobs_the_engine_does_not_carry_fall_back_to_the_python_engine():
+    trace = _shared("hpccg_n4")
+
+    def nccl():
+        return MPIJob(ideal_network(4), 4, settings=MPISettings(IDEAL_EAGER_B), algorithms={"allreduce": "nccl_tree"})
+    with pytest.raises(ConfigError, match="cannot replay this: NCCL's ring and tree algorithms"):
+        replay(trace, nccl(), engine="compiled")
+    _same(trace, nccl, compiled="auto")
 
 
 # -- random op streams ---------------------------------------------------------------------------
@@ -232,6 +235,33 @@ class _Program:
                     fields["aux"] = []
             self.add(rank, kind, name, **fields)
 
+    def split(self):
+        """A communicator split off COMM_WORLD (some ranks in none), a collective and a shift on it, then
+        freed or kept."""
+        rng = self.rng
+        self.handles = getattr(self, "handles", 1) + 1
+        handle, colours = self.handles, rng.randint(1, 3)
+        entries = [(rng.choice([UNDEFINED] + list(range(colours))) if rng.random() < 0.2 else r % colours,
+                    rng.randrange(4)) for r in range(self.ranks)]
+        for rank, (colour, key) in enumerate(entries):
+            self.add(rank, Op.COMM_SPLIT, "MPI_Comm_split", aux=[handle, colour, key])
+        kind, nbytes = rng.choice([Op.ALLREDUCE, Op.BCAST, Op.ALLGATHER, Op.BARRIER]), self.size()
+        for colour in range(colours):
+            members = sorted((key, r) for r, (c, key) in enumerate(entries) if c == colour)
+            members = [r for _, r in members]
+            for me, rank in enumerate(members):
+                self.add(rank, kind, "MPI_" + kind.name.title(), comm=handle, root=0, nbytes=nbytes, op=3)
+                right, left = (me + 1) % len(members), (me - 1) % len(members)
+                self.add(rank, Op.SENDRECV, "MPI_Sendrecv", comm=handle, peer=right, tag=5, nbytes=nbytes,
+                         aux=[left, 5, nbytes])
+                if rng.random() < 0.5:
+                    self.add(rank, Op.COMM_FREE, "MPI_Comm_free", comm=handle)
+        if rng.random() < 0.3:
+            self.handles += 1
+            for rank in range(self.ranks):
+                self.add(rank, Op.COMM_DUP, "MPI_Comm_dup", aux=[self.handles])
+                self.add(rank, Op.BARRIER, "MPI_Barrier", comm=self.handles)
+
     def finish(self):
         for rank in range(self.ranks):
             if self.rng.random() < 0.5:
@@ -246,7 +276,7 @@ def _random_trace(seed):
     for rank in range(program.ranks):
         program.add(rank, Op.WTIME, "MPI_Wtime")
     for _ in range(rng.randint(3, 8)):
-        rng.choice([program.exchange, program.exchange, program.blocking, program.collective])()
+        rng.choice([program.exchange, program.exchange, program.blocking, program.collective, program.split])()
     return program.finish(), rng
 
 

@@ -108,11 +108,11 @@ class Coll:
     def run(self, schedule, values: list, sizes: list, op=None) -> list:
         """Execute this rank's ``schedule`` (slots: ``values``, ``sizes`` in bytes; ``op`` for its
         combines); returns the slots' payloads.  A rank with a planner (``Rank.plan``: the compiled
-        engine's, :mod:`ppt.mpi.compiled`) hands the schedule over instead and gets the slots back as
-        they are."""
+        engine's, :mod:`ppt.mpi.compiled`) hands the call over instead, and gets back the slots the
+        planner gives."""
         plan = self.rank.plan
         if plan is not None:
-            return plan(self, schedule, sizes)
+            return plan(self, schedule, values, sizes, op)
         return Run(self, schedule, values, sizes, op).execute()
 
 

@@ -14,9 +14,9 @@ code the Python engine runs (:class:`Planner`), once per rank per chunk of its
 stream, and once per node pair and message size the network has not seen.
 
 :func:`replay_job` runs a replay on the engine, or returns None when the
-engine does not carry it -- a network other than the analytic one, a parallel
-run, communicator creation, NCCL's ring and tree algorithms, mismatched
-collectives or a deadlock -- and the Python engine then replays the trace
+engine does not carry it -- a network other than the analytic and packet ones, a parallel
+run, NCCL's ring and tree algorithms, a call the simulated MPI refuses,
+mismatched collectives or a deadlock -- and the Python engine then replays the trace
 (and reports any error) as before.
 """
 from __future__ import annotations
@@ -24,6 +24,7 @@ from __future__ import annotations
 import time
 
 import numpy as np
+from greenlet import getcurrent, greenlet
 
 from ppt.interconnects.core import ffi, lib
 from ppt.interconnects.networks.analytic import AnalyticNetwork
@@ -35,6 +36,7 @@ from ppt.mpi.api import MPI
 from ppt.mpi.comm import Comm
 from ppt.mpi.errors import MPIError
 from ppt.mpi.p2p import Rank
+from ppt.mpi.schedule import exchange
 from ppt.mpi.stats import RankStats, total_calls
 from ppt.errors import PPTError
 from ppt.traces.opstream import OP_DTYPE
@@ -63,23 +65,31 @@ def unsupported(job) -> str | None:
 
 
 class _PlanRank:
-    """A rank as the collectives see it while a call is planned: its job, name, current call and planner."""
+    """A rank as the collectives and communicator calls see it while a call is planned: its job, name,
+    node, current call, planner and the smallest communicator id it has not used (``Rank.next_ctx``)."""
 
-    __slots__ = ("job", "world_rank", "call", "plan")
+    __slots__ = ("job", "world_rank", "node", "call", "plan", "next_ctx")
     error = Rank.error
 
     def __init__(self, job, world_rank: int, plan):
         self.job = job
         self.world_rank = world_rank
+        self.node = job.node_of[world_rank]
         self.call = None
         self.plan = plan
+        self.next_ctx = 2
 
 
 class Planner:
-    """Builds each collective call's schedule with the Python engine's own code (comm methods, algorithm
-    choice, slot layout: :mod:`ppt.mpi.collectives`), for the engine to run.
+    """Runs the Python engine's own code for the calls the engine asks about, on every rank's own
+    communicators, groups and ops (kept here as the Python engine keeps them):
 
-    Every rank keeps its communicators (and their call counts) here, as the Python engine keeps them.
+    * a collective call: the comm method, the algorithm choice and the slot layout
+      (:mod:`ppt.mpi.collectives`) give its schedule and slot sizes (:meth:`plan`);
+    * an op on communicators, groups or reduction ops (:meth:`comm_op`): it runs as the Python replay
+      runs it; a new communicator's agreement (a small collective among the parent's members) is
+      handed to the engine as a schedule, and the call is suspended (a greenlet) until every member's
+      part has run, then finished with the values the members exchanged (:func:`~ppt.mpi.schedule.exchange`).
     """
 
     def __init__(self, job, replayer_cls):
@@ -87,30 +97,94 @@ class Planner:
         self.replayers = []
         self.recorded = None
         self.flat: dict[int, tuple] = {}
+        self.members: dict[int, tuple] = {}
+        #: While a communicator call runs in its greenlet: the greenlet to return to at its collective.
+        self.parent = None
+        #: Collective calls of communicator calls by (context, tag): each member's (schedule, values, sizes, op)
+        #: as it started, then the members' slots once exchanged.
+        self.started: dict[tuple, dict] = {}
+        self.exchanged: dict[tuple, dict] = {}
+        #: Ranks suspended in a communicator call: (greenlet, call key, rank in the parent communicator).
+        self.suspended: dict[int, tuple] = {}
         for world_rank in range(job.num_ranks):
             rank = _PlanRank(job, world_rank, self.record)
             world = Comm(rank, range(job.num_ranks), None, WORLD_ID, "WORLD")
             self_comm = Comm(rank, (world_rank,), {world_rank: 0}, SELF_ID, "SELF")
             self.replayers.append(replayer_cls(MPI(rank, world, self_comm)))
 
-    def record(self, c, schedule, sizes):
-        """Coll.run's stand-in: keep the call's schedule and slot sizes, leave the slots as they are."""
-        self.recorded = (c, schedule, sizes)
-        return [None] * schedule.slots
+    def record(self, c, schedule, values, sizes, op):
+        """Coll.run's stand-in: keep the call's schedule and slot sizes.  A collective call returns the slots
+        as they are (the engine carries no payloads); a communicator call's agreement waits, suspended,
+        for the values its members exchange."""
+        if self.parent is None:
+            self.recorded = (c, schedule, sizes)
+            return values
+        key = (c.ctx, c.tag)
+        self.started.setdefault(key, {})[c.me] = (schedule, list(values), list(sizes), op)
+        return self.parent.switch((c, schedule, sizes, key))
 
-    def plan(self, world_rank: int, name: str, row: tuple, aux: list):
-        """``(collective call, schedule, slot sizes)`` of the collective op ``row`` of a rank (None: the
-        call sends nothing, e.g. on a communicator of one rank)."""
+    def _run(self, world_rank: int, name: str, row: tuple, aux: list):
         replayer = self.replayers[world_rank]
         rank = replayer.mpi._rank
-        self.recorded = None
         replayer.aux = aux
         rank.call = name
         try:
             replayer.dispatch[row[0]](row)
         finally:
             rank.call = None
+
+    def plan(self, world_rank: int, name: str, row: tuple, aux: list):
+        """``(collective call, schedule, slot sizes)`` of the collective op ``row`` of a rank (None: the
+        call sends nothing, e.g. on a communicator of one rank)."""
+        self.recorded = None
+        self._run(world_rank, name, row, aux)
         return self.recorded
+
+    def comm_op(self, world_rank: int, name: str, row: tuple, aux: list):
+        """Start op ``row`` on communicators, groups or ops of a rank: ``(call, schedule, slot sizes)`` of the
+        agreement a new communicator needs, else None (the op is over)."""
+        self.parent = getcurrent()
+        body = greenlet(lambda: self._run(world_rank, name, row, aux))
+        try:
+            started = body.switch()
+        finally:
+            self.parent = None
+        if body.dead:
+            return None
+        c, schedule, sizes, key = started
+        self.suspended[world_rank] = (body, key, c.me)
+        return c, schedule, sizes
+
+    def finish_comm_op(self, world_rank: int) -> None:
+        """Finish a rank's communicator call once its agreement ran: with the values exchanged."""
+        found = self.suspended.pop(world_rank, None)
+        if found is None:
+            return
+        body, key, me = found
+        done = self.exchanged.get(key)
+        if done is None:
+            done = self.exchanged[key] = exchange(self.started.pop(key))
+        values = done.pop(me)
+        if not done:
+            del self.exchanged[key]
+        self.parent = getcurrent()
+        try:
+            body.switch(values)
+        finally:
+            self.parent = None
+        if not body.dead:
+            raise ValueError("a communicator call made a second collective call")
+
+    def comm(self, world_rank: int, handle: int):
+        """The rank's communicator of op-stream handle ``handle``, or None."""
+        return self.replayers[world_rank].handles.comms.get(handle)
+
+    def members_array(self, members):
+        """The C array of a communicator's members (world ranks), kept as long as the planner."""
+        found = self.members.get(id(members))
+        if found is None:
+            found = self.members[id(members)] = (members, ffi.new("int32_t[]", list(members) or [0]))
+        return found[1]
 
     def flatten(self, schedule):
         """The schedule as the engine reads it: ``[steps, offset of each step, per step: posts, 4 ints per
@@ -233,9 +307,9 @@ def replay_job(job, trace, replayer_cls, options: dict, progress=None):
         if status == lib.PPT_MPI_NEED_CHUNK:
             rank = lib.ppt_mpi_need_rank(m)
             streams[rank].feed(m, rank, names)
-        elif status == lib.PPT_MPI_NEED_COLL:
-            if not _start_collective(m, planner, names, streams):
-                return None, "a collective call the simulated MPI refuses"
+        elif status in (lib.PPT_MPI_NEED_COLL, lib.PPT_MPI_NEED_COMM):
+            if not _python_step(m, status, planner, names, streams):
+                return None, "a call the simulated MPI refuses"
         elif status == lib.PPT_MPI_NEED_PROGRESS:
             if progress is not None:
                 records = lib.ppt_mpi_records(m)
@@ -258,21 +332,52 @@ def replay_job(job, trace, replayer_cls, options: dict, progress=None):
     return (result, None) if result is not None else (None, "collective messages were left unreceived")
 
 
-def _start_collective(m, planner: Planner, names: _Names, streams: list) -> bool:
-    """Plan the collective op the engine stopped at and hand the plan over; False if the Python engine
-    must replay (the call raised, e.g. an algorithm refusing the communicator)."""
-    rank = lib.ppt_mpi_need_rank(m)
+#: Op kinds the planner runs as communicator, group and op calls (Op.COMM_DUP .. Op.OP_FREE), of which
+#: the first five make a communicator.
+COMM_KINDS = range(33, 48)
+MAKES_COMM = range(33, 38)
+COMM_FREE = 38
+
+
+def _op_row(m):
+    """The rank's op the engine stopped at, as a replay row (its aux values a list of its own)."""
     op = lib.ppt_mpi_need_op(m)
     aux_ptr = lib.ppt_mpi_need_aux(m)
     aux = [aux_ptr[op.aux_start + i] for i in range(op.aux_len)]
-    row = tuple(getattr(op, name) for name in OP_DTYPE.names[:-1]) + (0,)   # aux_start 0: the list is the op's
+    return op, tuple(getattr(op, name) for name in OP_DTYPE.names[:-1]) + (0,), aux
+
+
+def _python_step(m, status: int, planner: Planner, names: _Names, streams: list) -> bool:
+    """Answer NEED_COLL or NEED_COMM: run the op's Python part and hand the engine what it needs; False
+    if the Python engine must replay instead (the call raised, e.g. an algorithm refusing the
+    communicator)."""
+    rank = lib.ppt_mpi_need_rank(m)
+    op, row, aux = _op_row(m)
+    name = streams[rank].held[3].calls[op.call]
     try:
-        planner.replayers[rank].handles.comm(op.comm).coll_seq = lib.ppt_mpi_need_seq(m)
-        planned = planner.plan(rank, streams[rank].held[3].calls[op.call], row, aux)
-    except (PPTError, MPIError, TypeError, ValueError, IndexError, AttributeError):
+        if status == lib.PPT_MPI_NEED_COMM and lib.ppt_mpi_need_stage(m) == 1:
+            planner.finish_comm_op(rank)
+            comm = planner.comm(rank, aux[0])
+            if comm is not None:
+                lib.ppt_mpi_set_comm(m, aux[0], comm.ctx, comm.size, comm.rank, planner.members_array(comm.members))
+            return True
+        parent = planner.comm(rank, op.comm)
+        if parent is not None:
+            parent.coll_seq = lib.ppt_mpi_need_seq(m)
+        if status == lib.PPT_MPI_NEED_COLL:
+            planned = planner.plan(rank, name, row, aux)
+        elif op.kind in MAKES_COMM:
+            planned = planner.comm_op(rank, name, row, aux)
+        else:
+            planner.comm_op(rank, name, row, aux)
+            if op.kind == COMM_FREE and op.comm > 1:
+                lib.ppt_mpi_drop_comm(m, op.comm)
+            return True
+    except (PPTError, MPIError, TypeError, ValueError, IndexError, AttributeError, KeyError):
         return False
     if planned is None:
-        lib.ppt_mpi_set_plan(m, ffi.NULL, ffi.NULL, 0, 0, 0, -1)
+        if status == lib.PPT_MPI_NEED_COLL:
+            lib.ppt_mpi_set_plan(m, ffi.NULL, ffi.NULL, 0, 0, 0, -1)
         return True
     c, schedule, sizes = planned
     call, root, _ = c.hdr

@@ -126,3 +126,55 @@ def combine(values: list, op, combines) -> None:
             values[dst] = op(values[a], values[b])
         else:
             values[dst:dst + b] = values[a]
+
+
+def exchange(runs: dict) -> dict:
+    """Execute one collective call on all of its ranks for the payloads alone, in no time.
+
+    ``runs`` maps each rank of the communicator to its ``(schedule, values, sizes, op)``; returns
+    each rank's slots once its schedule is done.  A receive gets the message its peer posted to it in
+    the same position (the n-th receive from a peer, the peer's n-th send to it: MPI's non-overtaking
+    order).  Raises ValueError if the schedules wait for messages no rank sends.
+    """
+    sent: dict[tuple, list] = {}            # (source, destination) -> messages, in the order sent
+    posted: dict[tuple, int] = {}           # (source, destination) -> receives posted so far
+    state = {me: [0, 0, [], True] for me in runs}       # step, waits done, requests, step not posted yet
+    pending = set(runs)
+    while pending:
+        progressed = False
+        for me in sorted(pending):
+            schedule, values, sizes, op = runs[me]
+            st = state[me]
+            while st[0] < len(schedule.steps):
+                posts, waits, combines = schedule.steps[st[0]]
+                if st[3]:
+                    for kind, peer, slot, count in posts:
+                        if kind == SEND:
+                            sent.setdefault((me, peer), []).append(pack(values, sizes, slot, count))
+                            st[2].append(None)
+                        else:
+                            n = posted.get((peer, me), 0)
+                            posted[(peer, me)] = n + 1
+                            st[2].append((peer, slot, count, n))
+                    st[3] = False
+                while st[1] < len(waits):
+                    req = st[2][waits[st[1]]]
+                    if req is not None:
+                        peer, slot, count, n = req
+                        messages = sent.get((peer, me), ())
+                        if len(messages) <= n:
+                            break
+                        unpack(values, sizes, slot, count, *messages[n])
+                    st[1] += 1
+                else:
+                    combine(values, op, combines)
+                    st[0], st[1], st[3] = st[0] + 1, 0, True
+                    progressed = True
+                    continue
+                break
+            if st[0] == len(schedule.steps):
+                pending.discard(me)
+                progressed = True
+        if not progressed:
+            raise ValueError(f"ranks {sorted(pending)} wait for messages no rank of the call sends")
+    return {me: run[1] for me, run in runs.items()}

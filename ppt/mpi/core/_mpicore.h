@@ -35,7 +35,7 @@ int map_del(map_t *map, uint64_t k1, uint64_t k2, int64_t *v);
 void map_free(map_t *map);
 /* Map tables (k1): a rank's own (in its map: k1 the table) and the engine's (k1 the table << 56). */
 enum { T_NEXT_SEQ = 1, T_EXPECTED_SEQ, T_EARLY, T_POSTED, T_UNEXPECTED, T_HANDLES, T_PATH, T_WIRE, T_UID_MSG,
-       T_UID_SENT, T_PLAN };
+       T_UID_SENT, T_PLAN, T_COMM };
 static inline uint64_t map_k1(int table, int64_t rank) { return (uint64_t)table << 56 | (uint64_t)rank; }
 
 /* -- messages and requests ---------------------------------------------------------------- */
@@ -83,11 +83,18 @@ typedef struct {
  * requests started under one trace request id); kept once made, empty or not. */
 typedef struct { int32_t head, tail; } queue_t;
 
+/* -- communicators: one per rank per communicator it belongs to (ppt/mpi/comm.py Comm) ----------- */
+typedef struct {
+    int32_t ctx, size, me;      /* point-to-point context (collectives: ctx + 1); this rank's rank in it */
+    const int32_t *members;     /* world rank of each rank of the communicator */
+    int64_t coll_seq;           /* collective calls made on it so far */
+} comm_t;
+
 /* -- a rank's plan of a collective call, kept for its later calls with the same arguments -------- */
 typedef struct {
     int16_t kind;
-    int32_t comm, root, op, call, aux_len;
-    int64_t nbytes;
+    int32_t comm, root, op, call, aux_len;     /* comm: the communicator (engine's index), not the handle */
+    int64_t nbytes, epoch;
     int64_t *aux;
     const int32_t *schedule;    /* NULL: the call sends nothing */
     int64_t *sizes;
@@ -142,7 +149,8 @@ typedef struct {
     double poll_clock_s;
     uint8_t polls;
     run_t run;
-    int64_t coll_seq[2];                /* collective calls on COMM_WORLD and COMM_SELF */
+    int32_t world, self;                /* this rank's COMM_WORLD and COMM_SELF (engine's comm indexes) */
+    int64_t plan_epoch;                 /* bumped when an op handle is (re)defined: older plans are stale */
     /* what replay reports */
     int64_t records, p2p_bytes, wtimes;
     double dropped_s, recorded_mpi_s, wall_s, cpu_s;
@@ -200,6 +208,9 @@ struct ppt_mpi {
     msg_t *msgs;
     int64_t nmsgs, cap_msgs;
     int32_t free_msg;
+    comm_t *comms;
+    int64_t ncomms, cap_comms;
+    int32_t *world_ids;         /* 0 .. num_ranks-1: COMM_WORLD's members, and each COMM_SELF's */
     plan_t *plans;
     int64_t nplans, cap_plans;
     queue_t *queues;
@@ -233,6 +244,8 @@ int32_t queue_new(ppt_mpi_t *m);
 /* run.c: collective schedules */
 int run_proceed(ppt_mpi_t *m, int32_t rank, int fresh);
 int run_start(ppt_mpi_t *m, int32_t rank);
+int32_t comm_of(ppt_mpi_t *m, int32_t rank, int32_t handle);
+int32_t comm_new(ppt_mpi_t *m, int32_t ctx, int32_t size, int32_t me, const int32_t *members);
 int plan_find(ppt_mpi_t *m, int32_t rank, const ppt_op_t *op, const int64_t *aux);
 void plan_start(ppt_mpi_t *m, int32_t rank, int32_t plan);
 void run_resume(ppt_mpi_t *m, int32_t rank);

@@ -32,9 +32,14 @@ ppt_mpi_t *ppt_mpi_new(int32_t num_ranks, int32_t num_nodes, const int32_t *node
     m->free_req = m->free_msg = -1;
     m->need_rank = -1;
     m->compute_scale = 1.0;
+    m->world_ids = ppt_alloc((size_t)num_ranks, sizeof(int32_t));
+    for (int32_t r = 0; r < num_ranks; r++)
+        m->world_ids[r] = r;
     for (int32_t r = 0; r < num_ranks; r++) {
         rank_t *rk = RANK(m, r);
         rk->node = node_of[r];
+        rk->world = comm_new(m, 0, num_ranks, r, m->world_ids);      /* ids 0 and 1 (ppt/mpi/job.py) */
+        rk->self = comm_new(m, 2, 1, 0, &m->world_ids[r]);
         rk->any_head = rk->any_tail = rk->unexp_head = rk->unexp_tail = -1;
         rk->startup = 1;
         rk->has_init = 1;
@@ -86,6 +91,8 @@ void ppt_mpi_free(ppt_mpi_t *m)
         free(m->plans[i].sizes);
     }
     free(m->plans);
+    free(m->comms);
+    free(m->world_ids);
     map_free(&m->map);
     free(m);
 }
@@ -130,6 +137,35 @@ int mpi_unsupported(ppt_mpi_t *m, const char *fmt, ...)
     va_end(args);
     m->need = PPT_MPI_UNSUPPORTED;
     return PPT_MPI_UNSUPPORTED;
+}
+
+/* -- communicators ----------------------------------------------------------------------------- */
+int32_t comm_new(ppt_mpi_t *m, int32_t ctx, int32_t size, int32_t me, const int32_t *members)
+{
+    m->comms = ppt_grow(m->comms, &m->cap_comms, sizeof(comm_t), m->ncomms + 1);
+    m->comms[m->ncomms] = (comm_t){.ctx = ctx, .size = size, .me = me, .members = members};
+    return (int32_t)m->ncomms++;
+}
+
+/* The communicator a rank's op-stream handle names, or -1 (none: never made, freed, or not a member). */
+int32_t comm_of(ppt_mpi_t *m, int32_t r, int32_t handle)
+{
+    rank_t *rk = RANK(m, r);
+    if (handle == 0 || handle == 1)
+        return handle ? rk->self : rk->world;
+    int64_t c;
+    return map_get(&rk->map, T_COMM, (uint64_t)(uint32_t)handle, &c) ? (int32_t)c : -1;
+}
+
+void ppt_mpi_set_comm(ppt_mpi_t *m, int32_t handle, int32_t ctx, int32_t size, int32_t me, const int32_t *members)
+{
+    int32_t r = m->need_rank;
+    map_put(&RANK(m, r)->map, T_COMM, (uint64_t)(uint32_t)handle, comm_new(m, ctx, size, me, members));
+}
+
+void ppt_mpi_drop_comm(ppt_mpi_t *m, int32_t handle)
+{
+    map_del(&RANK(m, m->need_rank)->map, T_COMM, (uint64_t)(uint32_t)handle, NULL);
 }
 
 /* -- events --------------------------------------------------------------------------------- */

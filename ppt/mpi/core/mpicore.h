@@ -29,6 +29,9 @@ enum {
     PPT_MPI_DONE = 0,       /* every event ran */
     PPT_MPI_NEED_CHUNK,     /* rank ppt_mpi_need_rank() has replayed its chunk: ppt_mpi_set_chunk() */
     PPT_MPI_NEED_COLL,      /* the rank is at a collective op it has no plan for: ppt_mpi_set_plan() */
+    PPT_MPI_NEED_COMM,      /* the rank is at an op on communicators, groups or reduction ops: Python runs
+                             * it (ppt_mpi_need_stage() 0: at its start, ppt_mpi_set_plan() for the agreement
+                             * a new communicator needs; 1: once that is over, ppt_mpi_set_comm()) */
     PPT_MPI_NEED_PROGRESS,  /* time to report progress (ppt_mpi_set_progress) */
     PPT_MPI_UNSUPPORTED     /* the engine cannot go on (ppt_mpi_reason()); replay with the Python engine */
 };
@@ -81,6 +84,12 @@ void ppt_mpi_set_plan(ppt_mpi_t *m, const int32_t *schedule, const int64_t *size
                       int32_t hdr_call, int32_t hdr_root);
 /* Collective calls the rank at NEED_COLL made on the op's communicator so far. */
 int64_t ppt_mpi_need_seq(const ppt_mpi_t *m);
+int32_t ppt_mpi_need_stage(const ppt_mpi_t *m);
+/* Bind the rank's op-stream communicator handle to a communicator: its point-to-point context (ctx + 1
+ * for collectives), size, the rank's rank in it and its members' world ranks (alive as long as the
+ * engine); drop a binding (MPI_Comm_free). */
+void ppt_mpi_set_comm(ppt_mpi_t *m, int32_t handle, int32_t ctx, int32_t size, int32_t me, const int32_t *members);
+void ppt_mpi_drop_comm(ppt_mpi_t *m, int32_t handle);
 
 /* Results. */
 double ppt_mpi_now(const ppt_mpi_t *m);

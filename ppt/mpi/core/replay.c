@@ -5,8 +5,9 @@
  * call as the Python replay does, blocking where a Python rank would block (a sleep, a wait for a
  * request, a probe, a collective's schedule) and going on from the same place when the event that
  * would have woken its process runs.  A rank's collective calls ask Python for their schedule once per
- * distinct set of arguments (PPT_MPI_NEED_COLL), and the engine keeps the plan for later calls; calls the engine does not carry (communicator creation, user ops) stop it
- * with PPT_MPI_UNSUPPORTED before anything of them happened. */
+ * distinct set of arguments (PPT_MPI_NEED_COLL), and the engine keeps the plan for later calls.  Ops
+ * on communicators, groups and reduction ops run in Python (PPT_MPI_NEED_COMM); the agreement a new
+ * communicator's members reach (a small collective) runs in the engine. */
 #include <string.h>
 #include "_mpicore.h"
 
@@ -14,7 +15,8 @@
 enum {
     OP_OTHER, OP_LOCAL, OP_INIT, OP_WTIME, OP_SEND, OP_ISEND, OP_RECV, OP_IRECV, OP_SENDRECV, OP_PROBE, OP_IPROBE,
     OP_WAIT, OP_WAITALL, OP_WAITANY, OP_WAITSOME, OP_TEST, OP_TESTALL, OP_TESTANY, OP_TESTSOME,
-    OP_BARRIER, OP_REDUCE_SCATTER = 32, OP_COMM_DUP = 33
+    OP_BARRIER, OP_REDUCE_SCATTER = 32, OP_COMM_DUP = 33, OP_CART_SUB = 37, OP_COMM_FREE = 38, OP_OP_CREATE = 46,
+    OP_OP_FREE = 47
 };
 /* Polling calls (api.py MPI.polled). */
 enum { POLL_TEST = 1, POLL_TESTALL = 2, POLL_TESTANY = 4, POLL_TESTSOME = 8, POLL_IPROBE = 16 };
@@ -214,38 +216,36 @@ static int bad(ppt_mpi_t *m, int32_t r, const char *what)
     return mpi_unsupported(m, "rank %d: %s", r, what);
 }
 
-/* A peer of communicator comm as a world rank (or PROC_NULL / ANY_SOURCE); -3 if out of range. */
-static int32_t peer_world(ppt_mpi_t *m, int32_t r, int32_t comm, int32_t peer, int wildcard)
+/* A peer of communicator c as a world rank (or PROC_NULL / ANY_SOURCE); -3 if out of range. */
+static int32_t peer_world(ppt_mpi_t *m, int32_t c, int32_t peer, int wildcard)
 {
     if (peer == PROC_NULL || (wildcard && peer == ANY_SOURCE))
         return peer;
-    int32_t size = comm == 0 ? m->num_ranks : 1;
-    if (peer < 0 || peer >= size)
+    if (peer < 0 || peer >= m->comms[c].size)
         return -3;
-    return comm == 0 ? peer : r;
+    return m->comms[c].members[peer];
 }
 
-static int start_send(ppt_mpi_t *m, int32_t r, const ppt_op_t *op, int32_t peer, int64_t tag, int64_t nbytes,
-                      int32_t *q)
+static int start_send(ppt_mpi_t *m, int32_t r, int32_t c, int32_t peer, int64_t tag, int64_t nbytes, int32_t *q)
 {
-    int32_t dst = peer_world(m, r, op->comm, peer, 0);
+    int32_t dst = peer_world(m, c, peer, 0);
     if (dst == -3 || tag < 0 || nbytes < 0)
         return bad(m, r, "a send the simulated MPI refuses");
-    *q = p2p_isend(m, r, dst, 2 * op->comm, tag, nbytes, p2p_new_req(m, r));
+    *q = p2p_isend(m, r, dst, m->comms[c].ctx, tag, nbytes, p2p_new_req(m, r));
     return OP_DONE;
 }
 
-static int start_recv(ppt_mpi_t *m, int32_t r, const ppt_op_t *op, int32_t peer, int64_t tag, int32_t *q)
+static int start_recv(ppt_mpi_t *m, int32_t r, int32_t c, int32_t peer, int64_t tag, int32_t *q)
 {
-    int32_t src = peer_world(m, r, op->comm, peer, 1);
+    int32_t src = peer_world(m, c, peer, 1);
     if (src == -3 || (tag < 0 && tag != ANY_TAG))
         return bad(m, r, "a receive the simulated MPI refuses");
-    *q = p2p_irecv(m, r, src, 2 * op->comm, tag, p2p_new_req(m, r));
+    *q = p2p_irecv(m, r, src, m->comms[c].ctx, tag, p2p_new_req(m, r));
     return OP_DONE;
 }
 
 /* Rank.wait_probe, from hphase 1 on. */
-static int probe(ppt_mpi_t *m, int32_t r, const ppt_op_t *op)
+static int probe(ppt_mpi_t *m, int32_t r, const ppt_op_t *op, int32_t c)
 {
     rank_t *rk = RANK(m, r);
     for (;;) {
@@ -256,8 +256,7 @@ static int probe(ppt_mpi_t *m, int32_t r, const ppt_op_t *op)
             if (pay(m, r) == OP_BLOCKED)
                 return OP_BLOCKED;
         }
-        int32_t src = peer_world(m, r, op->comm, op->peer, 1);
-        if (p2p_find_unexpected(m, r, 2 * op->comm, src, op->tag, 0) >= 0)
+        if (p2p_find_unexpected(m, r, m->comms[c].ctx, peer_world(m, c, op->peer, 1), op->tag, 0) >= 0)
             return OP_DONE;
         rk->probing = rk->waiting = 1;
         rk->hphase = 1;
@@ -271,10 +270,12 @@ static int handler(ppt_mpi_t *m, int32_t r)
     rank_t *rk = RANK(m, r);
     const ppt_op_t *op = rk->op;
     const int64_t *aux = rk->aux + op->aux_start;
-    int32_t q, st;
-    int uses_comm = (op->kind >= OP_SEND && op->kind <= OP_IPROBE) || (op->kind >= OP_BARRIER && op->kind <= OP_REDUCE_SCATTER);
-    if (rk->hphase == 0 && uses_comm && op->comm != 0 && op->comm != 1)
-        return bad(m, r, "a communicator other than COMM_WORLD and COMM_SELF");
+    int32_t q, st, c = -1;
+    if ((op->kind >= OP_SEND && op->kind <= OP_IPROBE) || (op->kind >= OP_BARRIER && op->kind <= OP_REDUCE_SCATTER)) {
+        c = comm_of(m, r, op->comm);
+        if (c < 0)
+            return bad(m, r, "a communicator no replayed call created");
+    }
     switch (op->kind) {
     case OP_LOCAL:
     case OP_INIT:
@@ -287,20 +288,20 @@ static int handler(ppt_mpi_t *m, int32_t r)
             rk->wl_n = rk->wl_i = 0;
             rk->wl_complete = 0;
             if (op->kind == OP_RECV) {
-                if ((st = start_recv(m, r, op, op->peer, op->tag, &q)) != OP_DONE)
+                if ((st = start_recv(m, r, c, op->peer, op->tag, &q)) != OP_DONE)
                     return st;
                 wl_push(rk, q);
             } else if (op->kind == OP_SEND) {
                 rk->p2p_bytes += op->nbytes;
-                if ((st = start_send(m, r, op, op->peer, op->tag, op->nbytes, &q)) != OP_DONE)
+                if ((st = start_send(m, r, c, op->peer, op->tag, op->nbytes, &q)) != OP_DONE)
                     return st;
                 wl_push(rk, q);
             } else {
                 int32_t rq, sq;
                 rk->p2p_bytes += op->nbytes;
-                if (op->aux_len < 3 || (st = start_recv(m, r, op, (int32_t)aux[0], aux[1], &rq)) != OP_DONE)
+                if (op->aux_len < 3 || (st = start_recv(m, r, c, (int32_t)aux[0], aux[1], &rq)) != OP_DONE)
                     return op->aux_len < 3 ? bad(m, r, "a short Sendrecv record") : st;
-                if ((st = start_send(m, r, op, op->peer, op->tag, op->nbytes, &sq)) != OP_DONE)
+                if ((st = start_send(m, r, c, op->peer, op->tag, op->nbytes, &sq)) != OP_DONE)
                     return st;
                 wl_push(rk, rq);
                 wl_push(rk, sq);
@@ -310,24 +311,24 @@ static int handler(ppt_mpi_t *m, int32_t r)
         return wl_wait(m, r);
     case OP_ISEND:
         rk->p2p_bytes += op->nbytes;
-        if ((st = start_send(m, r, op, op->peer, op->tag, op->nbytes, &q)) != OP_DONE)
+        if ((st = start_send(m, r, c, op->peer, op->tag, op->nbytes, &q)) != OP_DONE)
             return st;
         handle_start(m, r, op->request, q);
         return OP_DONE;
     case OP_IRECV:
-        if ((st = start_recv(m, r, op, op->peer, op->tag, &q)) != OP_DONE)
+        if ((st = start_recv(m, r, c, op->peer, op->tag, &q)) != OP_DONE)
             return st;
         handle_start(m, r, op->request, q);
         return OP_DONE;
     case OP_PROBE:
     case OP_IPROBE:
         if (rk->hphase == 0) {
-            if (peer_world(m, r, op->comm, op->peer, 1) == -3 || (op->tag < 0 && op->tag != ANY_TAG))
+            if (peer_world(m, c, op->peer, 1) == -3 || (op->tag < 0 && op->tag != ANY_TAG))
                 return bad(m, r, "a probe the simulated MPI refuses");
             rk->hphase = op->kind == OP_PROBE || op->flag ? 1 : 10;
         }
         if (rk->hphase < 10)
-            return probe(m, r, op);
+            return probe(m, r, op, c);
         if (op->peer == PROC_NULL)                      /* Iprobe that recorded failure: only looks */
             return OP_DONE;
         if (rk->hphase == 10) {
@@ -335,7 +336,7 @@ static int handler(ppt_mpi_t *m, int32_t r)
             if (pay(m, r) == OP_BLOCKED)
                 return OP_BLOCKED;
         }
-        if (p2p_find_unexpected(m, r, 2 * op->comm, peer_world(m, r, op->comm, op->peer, 1), op->tag, 0) < 0)
+        if (p2p_find_unexpected(m, r, m->comms[c].ctx, peer_world(m, c, op->peer, 1), op->tag, 0) < 0)
             polled(m, r, POLL_IPROBE);
         return OP_DONE;
     case OP_TEST:
@@ -492,7 +493,40 @@ static int handler(ppt_mpi_t *m, int32_t r)
             }
             return OP_DONE;
         }
-        return bad(m, r, "a call the compiled engine does not carry (communicator, group or op creation)");
+        if (op->kind >= OP_COMM_DUP && op->kind <= OP_CART_SUB) {    /* a new communicator: Python makes it */
+            switch (rk->hphase) {
+            case 0:
+                rk->hphase = 1;
+                rk->run.active = 0;
+                return PPT_MPI_NEED_COMM;
+            case 1:                                 /* the members' agreement (a collective), if any */
+                rk->hphase = 2;
+                if (rk->run.active) {
+                    int done = run_start(m, r);
+                    if (done < 0)
+                        return bad(m, r, "collective mismatch");
+                    if (!done) {
+                        rk->state = R_RUN;
+                        return OP_BLOCKED;
+                    }
+                }
+                /* fall through */
+            case 2:
+                rk->hphase = 3;
+                return PPT_MPI_NEED_COMM;
+            }
+            return OP_DONE;
+        }
+        if (op->kind >= OP_COMM_FREE && op->kind <= OP_OP_FREE) {   /* local: Python keeps the tables */
+            if (rk->hphase == 0) {
+                rk->hphase = 1;
+                return PPT_MPI_NEED_COMM;
+            }
+            if (op->kind == OP_OP_CREATE || op->kind == OP_OP_FREE)
+                rk->plan_epoch++;
+            return OP_DONE;
+        }
+        return bad(m, r, "an op kind the compiled engine does not know");
     }
 }
 
@@ -610,7 +644,7 @@ int replay_continue(ppt_mpi_t *m, int32_t r)
         return PPT_MPI_DONE;
     if (st == PPT_MPI_UNSUPPORTED)
         return st;
-    m->need_rank = r;                                   /* NEED_CHUNK or NEED_COLL: go on once Python answered */
+    m->need_rank = r;                                   /* NEED_CHUNK, NEED_COLL, NEED_COMM: go on once Python answered */
     rk->state = R_NEED;
     return st;
 }

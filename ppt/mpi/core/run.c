@@ -9,11 +9,11 @@
 #include <string.h>
 #include "_mpicore.h"
 
-static uint64_t plan_key(const ppt_op_t *op, int32_t call, const int64_t *aux)
+static uint64_t plan_key(const ppt_op_t *op, int32_t comm, int32_t call, int64_t epoch, const int64_t *aux)
 {
     uint64_t h = (uint64_t)op->kind * 0x9E3779B97F4A7C15ull;
-    int64_t fields[6] = {op->comm, op->root, op->op, call, op->nbytes, op->aux_len};
-    for (int i = 0; i < 6; i++)
+    int64_t fields[7] = {comm, op->root, op->op, call, op->nbytes, op->aux_len, epoch};
+    for (int i = 0; i < 7; i++)
         h = (h ^ (uint64_t)fields[i]) * 0x100000001B3ull;
     for (int32_t i = 0; i < op->aux_len; i++)
         h = (h ^ (uint64_t)aux[i]) * 0x100000001B3ull;
@@ -23,13 +23,14 @@ static uint64_t plan_key(const ppt_op_t *op, int32_t call, const int64_t *aux)
 /* The rank's plan for the collective op, or -1 (a plan matches on every argument of the call). */
 int plan_find(ppt_mpi_t *m, int32_t r, const ppt_op_t *op, const int64_t *aux)
 {
-    int32_t call = RANK(m, r)->call_ids[op->call];
+    rank_t *rk = RANK(m, r);
+    int32_t call = rk->call_ids[op->call], comm = comm_of(m, r, op->comm);
     int64_t at;
-    if (!map_get(&RANK(m, r)->map, T_PLAN, plan_key(op, call, aux), &at))
+    if (!map_get(&rk->map, T_PLAN, plan_key(op, comm, call, rk->plan_epoch, aux), &at))
         return -1;
     const plan_t *p = &m->plans[at];
-    if (p->kind != op->kind || p->comm != op->comm || p->root != op->root || p->op != op->op || p->call != call
-        || p->nbytes != op->nbytes || p->aux_len != op->aux_len
+    if (p->kind != op->kind || p->comm != comm || p->root != op->root || p->op != op->op || p->call != call
+        || p->nbytes != op->nbytes || p->aux_len != op->aux_len || p->epoch != rk->plan_epoch
         || (op->aux_len && memcmp(p->aux, aux, sizeof(int64_t) * (size_t)op->aux_len)))
         return -1;                              /* a hash collision: plan it again */
     return (int)at;
@@ -55,7 +56,7 @@ void plan_start(ppt_mpi_t *m, int32_t r, int32_t at)
     run->nreqs = run->step = run->waited = 0;
     run->comm = p->comm;
     run->ctx = p->ctx;
-    run->tag = ++rk->coll_seq[p->comm];
+    run->tag = ++m->comms[p->comm].coll_seq;
     run->hdr = (hdr_t){p->hdr_call, p->hdr_root, run->tag};
     run->awaited = -1;
 }
@@ -70,9 +71,10 @@ void ppt_mpi_set_plan(ppt_mpi_t *m, const int32_t *schedule, const int64_t *size
     m->plans = ppt_grow(m->plans, &m->cap_plans, sizeof(plan_t), m->nplans + 1);
     int64_t at = m->nplans++;
     plan_t *p = &m->plans[at];
-    *p = (plan_t){.kind = op->kind, .comm = op->comm, .root = op->root, .op = op->op, .call = rk->call_ids[op->call],
-                  .aux_len = op->aux_len, .nbytes = op->nbytes, .schedule = schedule, .nslots = nslots, .ctx = ctx,
-                  .hdr_call = hdr_call, .hdr_root = hdr_root};
+    *p = (plan_t){.kind = op->kind, .comm = comm_of(m, r, op->comm), .root = op->root, .op = op->op,
+                  .call = rk->call_ids[op->call], .aux_len = op->aux_len, .nbytes = op->nbytes,
+                  .epoch = rk->plan_epoch, .schedule = schedule, .nslots = nslots, .ctx = ctx, .hdr_call = hdr_call,
+                  .hdr_root = hdr_root};
     if (op->aux_len) {
         p->aux = ppt_alloc((size_t)op->aux_len, sizeof(int64_t));
         memcpy(p->aux, aux, sizeof(int64_t) * (size_t)op->aux_len);
@@ -81,21 +83,22 @@ void ppt_mpi_set_plan(ppt_mpi_t *m, const int32_t *schedule, const int64_t *size
         p->sizes = ppt_alloc((size_t)(nslots ? nslots : 1), sizeof(int64_t));
         memcpy(p->sizes, sizes, sizeof(int64_t) * (size_t)nslots);
     }
-    map_put(&RANK(m, r)->map, T_PLAN, plan_key(op, p->call, aux), at);
+    map_put(&rk->map, T_PLAN, plan_key(op, p->comm, p->call, p->epoch, aux), at);
     plan_start(m, r, (int32_t)at);
 }
 
 int64_t ppt_mpi_need_seq(const ppt_mpi_t *m)
 {
     const rank_t *rk = &m->ranks[m->need_rank];
-    return rk->coll_seq[rk->op->comm];
+    return m->comms[comm_of((ppt_mpi_t *)m, m->need_rank, rk->op->comm)].coll_seq;
 }
 
-static int32_t world_of(ppt_mpi_t *m, int32_t r, int32_t comm, int32_t peer)
+/* 0 at the start of a NEED_COMM op, 1 once a new communicator's agreement is over. */
+int32_t ppt_mpi_need_stage(const ppt_mpi_t *m)
 {
-    (void)m;
-    return comm == 0 ? peer : r;
+    return m->ranks[m->need_rank].hphase == 1 ? 0 : 1;
 }
+
 
 /* Post the current step (if fresh), take over its completed waits in order, go on to the next step
  * ...: 1 once every step is done, 0 at the first pending request, -1 on mismatched collectives. */
@@ -120,7 +123,7 @@ int run_proceed(ppt_mpi_t *m, int32_t r, int fresh)
                 rq->slot = slot;
                 rq->count = count;
                 rq->hdr = run->hdr;
-                int32_t peer_world = world_of(m, r, run->comm, peer);
+                int32_t peer_world = m->comms[run->comm].members[peer];
                 if (kind == 0) {
                     int64_t nbytes = 0;
                     for (int32_t j = 0; j < count; j++)
