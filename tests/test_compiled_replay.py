@@ -93,7 +93,7 @@ def test_jobs_the_engine_does_not_carry_fall_back_to_the_python_engine():
 
     def nccl():
         return MPIJob(ideal_network(4), 4, settings=MPISettings(IDEAL_EAGER_B), algorithms={"allreduce": "nccl_tree"})
-    with pytest.raises(ConfigError, match="cannot replay this: NCCL's ring and tree algorithms"):
+    with pytest.raises(ConfigError, match="cannot replay this: NCCL's tree all-reduce"):
         replay(trace, nccl(), engine="compiled")
     _same(trace, nccl, compiled="auto")
 
@@ -305,3 +305,22 @@ def test_random_programs_replay_identically(seed):
 
     rng_bandwidth = rng.choice([1e9, 1e10, float("inf")])
     _same(trace, make_job)
+
+
+@pytest.mark.parametrize("overlap", [False, True])
+def test_chakra_training_step_with_nccl_ring_replays_identically(tmp_path, overlap):
+    """A data-parallel step (Chakra ET files) on GPU nodes, NCCL's ring all-reduce, compute overlapped or not."""
+    pytest.importorskip("chakra.schema.protobuf.et_def_pb2")
+    from ppt.hardware.systems import load_system
+    from ppt.machine import Machine
+    from ppt.traces.readers.chakra import ChakraTrace
+    from ppt.traces.writers.chakra import dp_step
+    dp_step(tmp_path / "dp", 8, 3, 1e-4, 2e-4, 3 << 20)
+    trace = ChakraTrace(tmp_path / "dp", overlap=overlap)
+    machine = Machine(load_system("dgx-a100"), "packet")
+
+    def make_job():
+        return MPIJob(machine.network(), trace.num_ranks, (1 + overlap) * 4, algorithms={"allreduce": "nccl_ring"},
+                      settings=MPISettings.from_preset(machine.preset))
+    result = json.loads(_same(trace, make_job))
+    assert result["calls"]["ALL_REDUCE"] == 8 * 3

@@ -360,3 +360,38 @@ def scan_linear(me: int, size: int):
     if me + 1 < size:
         b.wait(b.send(me + 1, 2))
     return b.schedule(3)
+
+
+# -- NCCL's pipelined ring (ppt.mpi.nccl) ------------------------------------------------------
+def nccl_ring(me: int, size: int, slices: int, reductions: int, copies: int, have: int):
+    """NCCL's ring over ``slices`` slices of ``size`` blocks: ``reductions`` steps that reduce, then
+    ``copies`` that copy.  At step s a rank sends block ``have - 1 - s`` (mod size) of each slice to its
+    right neighbour and receives block ``have - 2 - s`` from its left one; steps run in order, the
+    slices of a step one after the other, so a rank forwards slice q of step s as soon as it has it.
+    Every receive is posted at the start.
+
+    Slots: block b of slice q is slot ``q * size + b``; a reduction's received block lands in a slot
+    of its own after those (``size * slices`` + its receive's number), then ``OP``-combines into the
+    rank's block (received operand first).
+    """
+    b = Builder()
+    right, left = (me + 1) % size, (me - 1) % size
+    steps = reductions + copies
+    blocks = size * slices
+    receives = []
+    for k in range(steps * slices):
+        s, q = divmod(k, slices)
+        block = (have - 2 - s) % size
+        receives.append(b.recv(left, blocks + k if s < reductions else q * size + block))
+    sends = [b.send(right, q * size + (have - 1) % size) for q in range(slices)]
+    for s in range(1, steps + 1):
+        block = (have - 1 - s) % size
+        for q in range(slices):
+            k = (s - 1) * slices + q
+            b.wait(receives[k])
+            if s <= reductions:
+                b.combine(OP, q * size + block, blocks + k, q * size + block)
+            if s < steps:
+                sends.append(b.send(right, q * size + block))
+    b.wait(*sends)
+    return b.schedule(blocks + reductions * slices)

@@ -36,8 +36,9 @@ Each MPI algorithm is a per-rank schedule (:mod:`ppt.mpi.schedule`) of
 :mod:`ppt.mpi.algorithms`, executed by :mod:`ppt.mpi.runner` from message
 completions, the rank's process asleep from the call to the end; the
 functions here fill its payload slots and read the result from them.
-NCCL's ring and tree algorithms still run in the rank's process, with
-:class:`Coll`'s helpers.
+NCCL's ring all-reduce and reduce-scatter are schedules too; its tree
+all-reduce and ring all-gather (:data:`ppt.mpi.nccl.IN_PROCESS`) still run
+in the rank's process, with :class:`Coll`'s helpers.
 
 Every collective message carries ``(call, root, sequence number)`` of the
 collective it belongs to and travels in the communicator's collective
@@ -63,7 +64,7 @@ ALLGATHER_LONG_B = 524288
 
 class Coll:
     """One collective invocation on a communicator: its header, the runner of its schedule (:meth:`run`),
-    and point-to-point helpers for the algorithms the rank's process runs itself (NCCL's ring and tree,
+    and point-to-point helpers for the algorithms the rank's process runs itself (NCCL's tree and ring all-gather,
     :mod:`ppt.mpi.nccl`)."""
 
     __slots__ = ("comm", "rank", "me", "size", "hdr", "tag", "ctx")

@@ -15,7 +15,7 @@ stream, and once per node pair and message size the network has not seen.
 
 :func:`replay_job` runs a replay on the engine, or returns None when the
 engine does not carry it -- a network other than the analytic and packet ones, a parallel
-run, NCCL's ring and tree algorithms, a call the simulated MPI refuses,
+run, NCCL's tree all-reduce or ring all-gather, a call the simulated MPI refuses,
 mismatched collectives or a deadlock -- and the Python engine then replays the trace
 (and reports any error) as before.
 """
@@ -45,8 +45,6 @@ from ppt.traces.opstream import OP_DTYPE
 PROGRESS_RECORDS = 1024
 #: Communicator ids of COMM_WORLD and COMM_SELF (as :mod:`ppt.mpi.job` numbers them).
 WORLD_ID, SELF_ID = 0, 1
-#: The NCCL algorithms that run in the rank's own process, not as schedules.
-PROCESS_ALGORITHMS = {name for table in nccl.ALGORITHMS.values() for name in table} - {"nccl_p2p"}
 
 
 def unsupported(job) -> str | None:
@@ -59,8 +57,8 @@ def unsupported(job) -> str | None:
     comm = parallel.world() if job.comm is parallel.AUTO else job.comm
     if comm is not None and comm.size > 1 or job.sampler is not None:
         return "parallel and sampled runs use the Python engine"
-    if set(job.algorithms.values()) & PROCESS_ALGORITHMS:
-        return "NCCL's ring and tree algorithms run on the Python engine"
+    if set(job.algorithms.items()) & nccl.IN_PROCESS:
+        return "NCCL's tree all-reduce and ring all-gather run on the Python engine"
     return None
 
 

@@ -43,6 +43,7 @@ from __future__ import annotations
 import weakref
 from collections import deque
 
+from ppt.mpi import algorithms
 from ppt.mpi.payload import join, split, split_sizes
 from ppt.mpi.settings import MPISettings
 
@@ -104,35 +105,16 @@ def _require_commutative(c, op, collective: str) -> None:
 
 
 # -- the pipelined ring ----------------------------------------------------------------
-def _ring(c, slices: list, sizes: list, ops: list, have: int) -> None:
-    """Run ``len(ops)`` ring steps on every slice, pipelined slice by slice.
-
-    At step s a rank sends block ``have - 1 - s`` (mod P) of each slice to its right
-    neighbour and receives block ``have - 2 - s`` from its left one, which it combines
-    with ``ops[s]`` (None: the received block replaces its own).  Steps run in order, the
-    slices of a step one after the other, so a rank forwards slice q of step s as soon
-    as it has it while slice q+1 of step s-1 is still arriving.  All receives are posted
-    at the start (NCCL's receive buffers are ready before data arrives).  With reductions
-    for the first P-1 steps and copies for the next P-1, the rank ends holding every block
-    complete; with P-1 reductions, block ``have`` complete.
-    """
-    me, size = c.me, c.size
-    right, left = (me + 1) % size, (me - 1) % size
-    steps = len(ops)
-    recvs = deque(c.irecv(left) for _ in range(steps * len(slices)))
-    sends = []
-    for s in range(steps + 1):
-        block = (have - 1 - s) % size
-        for q, pieces in enumerate(slices):
-            if s:
-                req = recvs.popleft()
-                c.wait(req)
-                data, sizes[q][block] = c.value(req)
-                op = ops[s - 1]
-                pieces[block] = data if op is None else op(data, pieces[block])
-            if s < steps:
-                sends.append(c.isend(right, sizes[q][block], pieces[block]))
-    c.waitall(sends)
+def _ring(c, slices: list, sizes: list, op, reductions: int, copies: int, have: int) -> None:
+    """Run NCCL's ring (:func:`ppt.mpi.algorithms.nccl_ring`) on every slice, in place: ``reductions``
+    steps that combine with ``op``, then ``copies`` that replace.  With P-1 of each, the rank ends
+    holding every block complete; with P-1 reductions, block ``have`` complete."""
+    size, count = c.size, len(slices)
+    values = [piece for pieces in slices for piece in pieces] + [None] * (reductions * count)
+    slot_sizes = [nbytes for row in sizes for nbytes in row] + [0] * (reductions * count)
+    values = c.run(algorithms.nccl_ring(c.me, size, count, reductions, copies, have), values, slot_sizes, op)
+    for q in range(count):
+        slices[q][:] = values[q * size:(q + 1) * size]
 
 
 def _ring_allreduce_cost(p, s, channels=_DEFAULTS.nccl_channels, chunk_B=_DEFAULTS.nccl_chunk_B):
@@ -144,7 +126,7 @@ def allreduce_ring(c, obj, op, nbytes):
     _require_commutative(c, op, "ring all-reduce")
     size = c.size
     slices, sizes, layout = _slices(split(obj, size), split_sizes(nbytes, size), *_settings(c))
-    _ring(c, slices, sizes, [op] * (size - 1) + [None] * (size - 1), c.me + 1)
+    _ring(c, slices, sizes, op, size - 1, size - 1, c.me + 1)
     return join([_unslice(slices, layout, b) for b in range(size)])
 
 
@@ -156,7 +138,7 @@ def _ring_reduce_scatter_cost(p, s, channels=_DEFAULTS.nccl_channels, chunk_B=_D
 def reduce_scatter_ring(c, objs, op, sizes):
     _require_commutative(c, op, "ring reduce-scatter")
     slices, slice_sizes, layout = _slices(list(objs), list(sizes), *_settings(c))
-    _ring(c, slices, slice_sizes, [op] * (c.size - 1), c.me)
+    _ring(c, slices, slice_sizes, op, c.size - 1, 0, c.me)
     return _unslice(slices, layout, c.me)
 
 
@@ -452,6 +434,11 @@ def allreduce_tree(c, obj, op, nbytes):
 
 #: The algorithms by collective: ``{kind: {name: (algorithm, cost)}}``, ``cost(size, nbytes)`` as
 #: :func:`ppt.mpi.collectives.costs` attaches it (for the default settings).
+#: (collective, algorithm) pairs that run in the rank's own process rather than as a schedule: the tree
+#: waits for whichever of several messages comes first, and the ring all-gather forwards what each
+#: piece's header names (an all-gatherv's pieces are known only as they come).
+IN_PROCESS = {("allreduce", "nccl_tree"), ("allgather", "nccl_ring")}
+
 ALGORITHMS = {
     "allreduce": {"nccl_ring": (allreduce_ring, _ring_allreduce_cost),
                   "nccl_tree": (allreduce_tree, _tree_allreduce_cost)},
