@@ -65,14 +65,14 @@ def _two_per_node(trace):
                           settings=MPISettings(4096, 2e-7, 3e-7))
 
 
-def _packet(trace, system="dragonfly-booksim", per_node=1, **mpi):
-    """The packet network of a preset (its MPI settings, or ``mpi``)."""
+def _packet(trace, system="dragonfly-booksim", per_node=1, kind="packet", **mpi):
+    """The packet (or ``kind``) network of a preset (its MPI settings, or ``mpi``)."""
     from ppt.hardware.systems import load_system
     from ppt.machine import Machine
     preset = load_system(system)
     if mpi:
         preset = dict(preset, mpi=dict(preset.get("mpi", {}), **mpi))
-    return lambda: MPIJob.on_machine(Machine(preset, "packet"), trace.num_ranks, ranks_per_node=per_node)
+    return lambda: MPIJob.on_machine(Machine(preset, kind), trace.num_ranks, ranks_per_node=per_node)
 
 
 @pytest.mark.parametrize("name", SHARED_TRACES)
@@ -80,6 +80,16 @@ def test_shared_traces_replay_identically(name):
     trace = _shared(name)
     for make_job in (_ideal(trace), _two_per_node(trace), _packet(trace, per_node=2)):
         assert "predicted_s" in _same(trace, make_job)
+
+
+@pytest.mark.parametrize("system", ["dragonfly-booksim", "edison", "fattree-4-3"])
+def test_flow_network_replays_identically(system):
+    """Oblivious and adaptive routings (a route per pair, or per message in chunks), with and without
+    the bytes a NIC sends ahead into the first router's buffer."""
+    for name in ("hpccg_n4", "snap_mswp_n4"):
+        trace = _shared(name)
+        result = json.loads(_same(trace, _packet(trace, system, per_node=2, kind="flow")))
+        assert result["network"]["reshares"] > 0
 
 
 def test_packet_network_replays_identically_with_its_counters():
@@ -281,10 +291,11 @@ def _random_trace(seed):
 
 
 @pytest.mark.parametrize("seed", range(12))
-def test_random_programs_replay_identically_on_the_packet_network(seed):
+def test_random_programs_replay_identically_on_the_packet_and_flow_networks(seed):
     trace, rng = _random_trace(1000 + seed)
-    _same(trace, _packet(trace, "fattree-4-3", per_node=rng.choice([1, 2]),
-                         eager_threshold_B=rng.choice([1000, 8192]), send_overhead_s=rng.choice([0.0, 1e-7])))
+    _same(trace, _packet(trace, rng.choice(["fattree-4-3", "dragonfly-booksim"]), per_node=rng.choice([1, 2]),
+                         kind="packet" if seed % 2 else "flow", eager_threshold_B=rng.choice([1000, 8192]),
+                         send_overhead_s=rng.choice([0.0, 1e-7])))
 
 
 @pytest.mark.parametrize("seed", range(40))

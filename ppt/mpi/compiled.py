@@ -2,8 +2,8 @@
 
 The engine runs every rank of a job as a state machine over its op stream
 (:mod:`ppt.traces.opstream`), with point-to-point matching, the eager and
-rendezvous protocols, the ranks' overheads, the analytic network and the
-nodes' shared memory in C.  It makes the events the Python engine makes, in
+rendezvous protocols, the ranks' overheads, the networks (analytic, flow,
+and the packet network's compiled core) and the nodes' shared memory in C.  It makes the events the Python engine makes, in
 the same order, so a replay predicts the same times, calls and statistics to
 the last bit (``tests/test_compiled_replay.py`` holds the two engines equal).
 
@@ -14,7 +14,7 @@ code the Python engine runs (:class:`Planner`), once per rank per chunk of its
 stream, and once per node pair and message size the network has not seen.
 
 :func:`replay_job` runs a replay on the engine, or returns None when the
-engine does not carry it -- a network other than the analytic and packet ones, a parallel
+engine does not carry it -- a network other than the analytic, flow and packet ones, a parallel
 run, NCCL's tree all-reduce or ring all-gather, a call the simulated MPI refuses,
 mismatched collectives or a deadlock -- and the Python engine then replays the trace
 (and reports any error) as before.
@@ -29,6 +29,7 @@ from greenlet import getcurrent, greenlet
 from ppt.interconnects.core import ffi, lib
 from ppt.interconnects.networks.analytic import AnalyticNetwork
 from ppt.interconnects.networks.nodememory import NodeMemory
+from ppt.interconnects.networks.flownet import FlowNetwork
 from ppt.interconnects.networks.packetnet import PacketNetwork
 from ppt.engine import parallel
 from ppt.mpi import nccl
@@ -50,7 +51,7 @@ WORLD_ID, SELF_ID = 0, 1
 def unsupported(job) -> str | None:
     """Why the compiled engine cannot run ``job``'s replay, or None."""
     net = job.network
-    if type(net) not in (AnalyticNetwork, PacketNetwork):
+    if type(net) not in (AnalyticNetwork, FlowNetwork, PacketNetwork):
         return f"the {net.kind} network runs on the Python engine"
     if type(net.node_memory) is not NodeMemory:
         return "a custom node memory model runs on the Python engine"
@@ -213,6 +214,19 @@ def ppt_mpi_path_cb(handle, src, dst, out):
 
 
 @ffi.def_extern()
+def ppt_mpi_route_cb(handle, src, dst, nbytes, now_s, out):
+    """(path, router hops, latency s, wire bytes, queue) of a message of nbytes from node src to node dst on
+    the flow network at now_s, as FlowNic.send_off_node reckons them."""
+    net = ffi.from_handle(handle)
+    net.share.entity.sim.now = now_s                    # adaptive routings walk the flows' backlogs now
+    path, hops, latency_s, packet_s_per_B, queue = net.route(src, dst, nbytes)
+    packetizer = net.packetizer
+    out[0], out[1], out[3], out[4] = path, hops, packetizer.wire_bytes(nbytes), queue
+    out[2] = latency_s + packet_s_per_B * packetizer.size(min(nbytes, packetizer.max_payload_B))
+    return 0
+
+
+@ffi.def_extern()
 def ppt_mpi_wire_cb(handle, nbytes):
     """Bytes a message of nbytes puts on the wire."""
     return ffi.from_handle(handle).wire_bytes(nbytes)
@@ -279,11 +293,16 @@ def replay_job(job, trace, replayer_cls, options: dict, progress=None):
                                ffi.from_buffer("int64_t[]", node_eid), settings.eager_threshold_B,
                                settings.send_overhead_s, settings.recv_overhead_s, settings.poll_overhead_s),
                lib.ppt_mpi_free)
+    handle = ffi.new_handle(net)
+    sim = None
     if type(net) is PacketNetwork:
         sim = net.simulation(comm=None, name="mpi")            # builds the core, which the engine drives
         lib.ppt_mpi_set_packet_network(m, net.core.c, net.core.message_latency, net.core.lead_s)
+    elif type(net) is FlowNetwork:
+        sim = net.simulation(comm=None, name="mpi")            # builds the solver, which the engine drives
+        lib.ppt_mpi_set_flow_network(m, net.share.c, net.share.entity.eid, int(not net.chunks), net.nic_buffer_B,
+                                     handle)
     else:
-        sim = handle = ffi.new_handle(net)
         lib.ppt_mpi_set_network(m, int(net.uniform), net.latency_s + 0 * net.per_hop_s, net.bandwidth_Bps,
                                 int(net.wire_identity), handle)
     memory = net.node_memory
@@ -319,13 +338,14 @@ def replay_job(job, trace, replayer_cls, options: dict, progress=None):
             return None, ffi.string(lib.ppt_mpi_reason(m)).decode()
     if lib.ppt_mpi_unfinished(m):
         return None, "ranks are left blocked (a deadlock)"
-    if type(net) is PacketNetwork:
+    counts = ffi.new("int64_t[5]")
+    lib.ppt_mpi_network_stats(m, counts)
+    if type(net) is not PacketNetwork:              # the Python models' own counters, as their runs leave them
+        net.messages, net.bytes, net.hop_sum = counts[0], counts[1], counts[2]
+    net.node_memory.copies, net.node_memory.bytes = counts[3], counts[4]
+    if sim is not None:
         sim.now = lib.ppt_mpi_now(m)
-        network = net.merge_stats([net.stats(sim)])
-    else:
-        counts = ffi.new("int64_t[3]")
-        lib.ppt_mpi_network_stats(m, counts)
-        network = net.merge_stats([{"messages": counts[0], "bytes": counts[1], "hops": counts[2]}])
+    network = net.merge_stats([net.stats(sim)])
     result = _results(m, job, names, network, time.perf_counter() - wall, JobResult)
     return (result, None) if result is not None else (None, "collective messages were left unreceived")
 

@@ -20,9 +20,11 @@
 #define PROC_NULL (-1)
 #define PPT_MPI_PROGRESS_EVENTS 65536
 
-/* Python answers these once per node pair and once per message size (ppt/mpi/compiled.py). */
+/* Python answers these once per node pair and once per message size (ppt/mpi/compiled.py); the flow
+ * network's route once per pair and size, or per message under an adaptive routing. */
 int32_t ppt_mpi_path_cb(void *handle, int32_t src, int32_t dst, double *out);
 int64_t ppt_mpi_wire_cb(void *handle, int64_t nbytes);
+int32_t ppt_mpi_route_cb(void *handle, int32_t src, int32_t dst, int64_t nbytes, double now_s, double *out);
 
 /* -- a hash map from two 64-bit keys to a 64-bit value (linear probing; k1 is never 0) ------- */
 typedef struct { uint64_t k1, k2; int64_t v; } map_slot_t;
@@ -35,7 +37,7 @@ int map_del(map_t *map, uint64_t k1, uint64_t k2, int64_t *v);
 void map_free(map_t *map);
 /* Map tables (k1): a rank's own (in its map: k1 the table) and the engine's (k1 the table << 56). */
 enum { T_NEXT_SEQ = 1, T_EXPECTED_SEQ, T_EARLY, T_POSTED, T_UNEXPECTED, T_HANDLES, T_PATH, T_WIRE, T_UID_MSG,
-       T_UID_SENT, T_PLAN, T_COMM };
+       T_UID_SENT, T_PLAN, T_COMM, T_ROUTE, T_PAST };
 static inline uint64_t map_k1(int table, int64_t rank) { return (uint64_t)table << 56 | (uint64_t)rank; }
 
 /* -- messages and requests ---------------------------------------------------------------- */
@@ -157,18 +159,30 @@ typedef struct {
     double wtime[4];                    /* first simulated, first recorded, last simulated, last recorded */
 } rank_t;
 
-/* -- a node's shared memory (ppt/interconnects/networks/fairshare.py, nodememory.py) ---------- */
+/* -- max-min fair sharing driven as fairshare.py's FairShare drives it: a node's memory, the flow
+ * network --------------------------------------------------------------------------------------- */
+enum { SHARE_COPY, SHARE_INJECTED, SHARE_DONE };   /* what a finished flow message goes on to */
+
+typedef struct {
+    int32_t msg;
+    int8_t then;                /* SHARE_* */
+    int32_t path;               /* SHARE_INJECTED: the message's path, past the NIC for its last bytes */
+    int64_t ahead_B;            /* ... those bytes */
+    double latency_s;           /* flow network: delivery this long after the last byte is through */
+} share_msg_t;
+
 typedef struct {
     ppt_flows_t *flows;
-    int32_t path;
+    int32_t entity;             /* the entity its events belong to: a node's NIC, or the flow network's */
+    int32_t path;               /* node memory: the one path through it */
     int8_t pending;
     double *wakes;
     int64_t nwakes, cap_wakes;
-    int32_t *copies;            /* flow message id -> message */
-    int64_t cap_copies;
-} memory_t;
+    share_msg_t *msgs;          /* by flow message id */
+    int64_t cap_msgs;
+} share_t;
 
-enum { EV_RESUME, EV_POST, EV_SEND_NOW, EV_DELIVER, EV_SENT, EV_RESHARE, EV_MEM_WAKE, EV_MEM_ARRIVE, EV_RUN_RESUME,
+enum { EV_RESUME, EV_POST, EV_SEND_NOW, EV_DELIVER, EV_SENT, EV_RESHARE, EV_SHARE_WAKE, EV_MEM_ARRIVE, EV_RUN_RESUME,
        EV_NET_WAKE };
 /* Keys of the packet core's wake-ups: after every entity's events at the same time (packetnet.py WAKE_KEY). */
 #define NET_WAKE_KEY (1ull << 63)
@@ -190,8 +204,14 @@ struct ppt_mpi {
     ppt_histogram_t *message_latency;
     double net_lead_s, net_wake_s;
     int64_t net_wakes;
+    share_t flow;               /* the flow network (flows NULL: another network) */
+    int32_t flow_oblivious;     /* its routes depend on the node pair only (ask once per pair and size) */
+    int64_t nic_buffer_B;       /* bytes past a NIC (flownet.py nic_buffer_B) */
     double mem_bandwidth_Bps, mem_latency_s;
-    memory_t *memory;
+    share_t *memory;            /* per node */
+    int64_t mem_copies, mem_bytes;
+    double *routes;             /* flow network: cached (path, hops, latency, wire bytes, queue) */
+    int64_t nroutes, cap_routes;
     /* replay */
     int32_t cpu_clock, keep_startup;
     double compute_scale;
@@ -221,10 +241,18 @@ struct ppt_mpi {
     char reason[256];
 };
 
-/* engine.c: events, the network and node memory */
+/* engine.c: events */
 void mpi_schedule(ppt_mpi_t *m, int32_t node, double t, int32_t kind, int32_t target, int32_t a);
 void mpi_post(ppt_mpi_t *m, double t, uint64_t key, int32_t kind, int32_t target, int32_t a);
+/* network.c: the analytic and flow networks and node memory */
 void mpi_send_message(ppt_mpi_t *m, int32_t msg, double delay_s);
+void mpi_deliver(ppt_mpi_t *m, int32_t msg);
+/* share.c: fair sharing (fairshare.py) */
+int32_t share_start(ppt_mpi_t *m, share_t *sh, int32_t path, double nbytes, int32_t queue, share_msg_t what);
+void share_reshare(ppt_mpi_t *m, share_t *sh);
+void share_wake(ppt_mpi_t *m, share_t *sh, double at);
+void share_free(share_t *sh);
+void share_finished(ppt_mpi_t *m, share_t *sh, share_msg_t what);
 int32_t mpi_new_msg(ppt_mpi_t *m);
 void mpi_free_msg(ppt_mpi_t *m, int32_t msg);
 int mpi_unsupported(ppt_mpi_t *m, const char *fmt, ...);

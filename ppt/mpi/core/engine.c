@@ -1,8 +1,8 @@
-/* The MPI engine's event loop, the analytic network and the nodes' shared memory.
+/* The MPI engine: its state, its event loop and its results.
  *
  * Every event is made as the Python engine makes it (ppt/engine/entity.py): at now + delay, keyed
- * by the scheduling NIC entity's id << 40 | its running count, and each network step keeps the order
- * in which the Python models (analytic.py, nodememory.py, fairshare.py) schedule their events, so a
+ * by the scheduling entity's id << 40 | its running count (a NIC's, or the flow network's), and each
+ * network step keeps the order in which the Python models schedule their events (network.c), so a
  * run executes the same events in the same order as the Python engine and predicts the same times
  * to the last bit. */
 #include <stdarg.h>
@@ -18,7 +18,7 @@ ppt_mpi_t *ppt_mpi_new(int32_t num_ranks, int32_t num_nodes, const int32_t *node
     m->num_nodes = num_nodes;
     m->node_of = ppt_alloc((size_t)num_ranks, sizeof(int32_t));
     memcpy(m->node_of, node_of, sizeof(int32_t) * (size_t)num_ranks);
-    m->key = ppt_alloc((size_t)num_nodes, sizeof(uint64_t));
+    m->key = ppt_alloc((size_t)num_nodes + 1, sizeof(uint64_t));     /* the NICs, then the flow network */
     for (int32_t n = 0; n < num_nodes; n++)
         m->key[n] = (uint64_t)node_eid[n] << MPI_KEY_BITS;
     m->eager_B = eager_B;
@@ -27,7 +27,9 @@ ppt_mpi_t *ppt_mpi_new(int32_t num_ranks, int32_t num_nodes, const int32_t *node
     m->poll_o = poll_overhead_s;
     m->mem_bandwidth_Bps = INFINITY;
     m->mem_latency_s = 1e-7;
-    m->memory = ppt_alloc((size_t)num_nodes, sizeof(memory_t));
+    m->memory = ppt_alloc((size_t)num_nodes, sizeof(share_t));
+    for (int32_t n = 0; n < num_nodes; n++)
+        m->memory[n].entity = n;
     m->ranks = ppt_alloc((size_t)num_ranks, sizeof(rank_t));
     m->free_req = m->free_msg = -1;
     m->need_rank = -1;
@@ -71,13 +73,12 @@ void ppt_mpi_free(ppt_mpi_t *m)
         free(m->reqs[i].parts);
     for (int64_t i = 0; i < m->nmsgs; i++)
         free(m->msgs[i].parts);
-    for (int32_t n = 0; n < m->num_nodes; n++) {
-        if (m->memory[n].flows)
-            ppt_flows_free(m->memory[n].flows);
-        free(m->memory[n].wakes);
-        free(m->memory[n].copies);
-    }
+    for (int32_t n = 0; n < m->num_nodes; n++)
+        share_free(&m->memory[n]);
     free(m->memory);
+    m->flow.flows = NULL;                       /* the flow network's solver is Python's FairShare's */
+    share_free(&m->flow);
+    free(m->routes);
     free(m->node_of);
     free(m->key);
     free(m->paths);
@@ -97,15 +98,6 @@ void ppt_mpi_free(ppt_mpi_t *m)
     free(m);
 }
 
-void ppt_mpi_set_network(ppt_mpi_t *m, int32_t constant, double latency_s, double bandwidth_Bps,
-                         int32_t wire_identity, void *handle)
-{
-    m->constant_path = constant;
-    m->latency_s = latency_s;
-    m->bandwidth_Bps = bandwidth_Bps;
-    m->wire_identity = wire_identity;
-    m->handle = handle;
-}
 
 void ppt_mpi_set_progress(ppt_mpi_t *m, int64_t records)
 {
@@ -114,20 +106,7 @@ void ppt_mpi_set_progress(ppt_mpi_t *m, int64_t records)
     m->progress_events_at = m->events + PPT_MPI_PROGRESS_EVENTS;
 }
 
-void ppt_mpi_set_packet_network(ppt_mpi_t *m, struct ppt_net *net, struct ppt_histogram *message_latency,
-                                double lead_s)
-{
-    m->net = net;
-    m->message_latency = message_latency;
-    m->net_lead_s = lead_s;
-    m->net_wake_s = INFINITY;
-}
 
-void ppt_mpi_set_memory(ppt_mpi_t *m, double bandwidth_Bps, double latency_s)
-{
-    m->mem_bandwidth_Bps = bandwidth_Bps;
-    m->mem_latency_s = latency_s;
-}
 
 int mpi_unsupported(ppt_mpi_t *m, const char *fmt, ...)
 {
@@ -207,159 +186,6 @@ void mpi_free_msg(ppt_mpi_t *m, int32_t i)
     m->free_msg = i;
 }
 
-/* -- the analytic network (analytic.py AnalyticNic.send_off_node) -------------------------------- */
-static const double *path_of(ppt_mpi_t *m, int32_t src, int32_t dst)
-{
-    int64_t at;
-    uint64_t pair = (uint64_t)(uint32_t)src << 32 | (uint32_t)dst;
-    if (!map_get(&m->map, map_k1(T_PATH, 0), pair, &at)) {
-        m->paths = ppt_grow(m->paths, &m->cap_paths, 3 * sizeof(double), m->npaths + 1);
-        at = m->npaths++;
-        ppt_mpi_path_cb(m->handle, src, dst, &m->paths[3 * at]);
-        map_put(&m->map, map_k1(T_PATH, 0), pair, at);
-    }
-    return &m->paths[3 * at];
-}
-
-static int64_t wire_bytes(ppt_mpi_t *m, int64_t nbytes)
-{
-    if (m->wire_identity)
-        return nbytes;
-    int64_t wire;
-    if (!map_get(&m->map, map_k1(T_WIRE, 0), (uint64_t)nbytes, &wire)) {
-        wire = ppt_mpi_wire_cb(m->handle, nbytes);
-        map_put(&m->map, map_k1(T_WIRE, 0), (uint64_t)nbytes, wire);
-    }
-    return wire;
-}
-
-static void send_off_node(ppt_mpi_t *m, int32_t i, int32_t src_node, int32_t dst_node)
-{
-    msg_t *g = MSG(m, i);
-    double hops = 0.0, latency = m->latency_s, bandwidth = m->bandwidth_Bps;
-    if (!m->constant_path) {
-        const double *p = path_of(m, src_node, dst_node);
-        hops = p[0];
-        latency = p[1];
-        bandwidth = p[2];
-    }
-    double wire_s = (double)wire_bytes(m, g->net_B) / bandwidth;
-    m->net_messages++;
-    m->net_bytes += g->net_B;
-    m->net_hops += (int64_t)hops;
-    mpi_schedule(m, src_node, m->now + (latency + wire_s), EV_DELIVER, i, 0);
-    if (g->on_sent >= 0)
-        mpi_schedule(m, src_node, m->now + wire_s, EV_SENT, g->on_sent, 0);
-}
-
-/* -- node memory (nodememory.py NodeMemory.copy, fairshare.py FairShare) -------------------------- */
-static void memory_arrive(ppt_mpi_t *m, int32_t node, int32_t i)
-{
-    mpi_schedule(m, node, m->now + m->mem_latency_s, EV_MEM_ARRIVE, i, 0);
-}
-
-static void memory_copy(ppt_mpi_t *m, int32_t node, int32_t i)
-{
-    if (m->mem_bandwidth_Bps == INFINITY) {
-        memory_arrive(m, node, i);
-        return;
-    }
-    memory_t *mem = &m->memory[node];
-    if (!mem->flows) {
-        mem->flows = ppt_flows_new(1, &m->mem_bandwidth_Bps);
-        int32_t len = 1, resource = 0;
-        mem->path = ppt_flows_add_path(mem->flows, 1, &len, &resource);
-    }
-    int32_t id = ppt_flows_start(mem->flows, m->now, mem->path, (double)MSG(m, i)->net_B, -1);
-    if (id >= mem->cap_copies) {
-        int64_t old = mem->cap_copies;
-        mem->copies = ppt_grow(mem->copies, &mem->cap_copies, sizeof(int32_t), (int64_t)id + 1);
-        for (int64_t k = old; k < mem->cap_copies; k++)
-            mem->copies[k] = -1;
-    }
-    mem->copies[id] = i;
-    if (!mem->pending) {
-        mem->pending = 1;
-        mpi_schedule(m, node, m->now, EV_RESHARE, node, 0);
-    }
-}
-
-static void memory_reshare(ppt_mpi_t *m, int32_t node)
-{
-    memory_t *mem = &m->memory[node];
-    mem->pending = 0;
-    ppt_flows_reshare(mem->flows, m->now);
-    double next = ppt_flows_next_s(mem->flows);
-    if (next == INFINITY)
-        return;
-    for (int64_t k = 0; k < mem->nwakes; k++)
-        if (mem->wakes[k] == next)
-            return;
-    mem->wakes = ppt_grow(mem->wakes, &mem->cap_wakes, sizeof(double), mem->nwakes + 1);
-    mem->wakes[mem->nwakes++] = next;
-    mpi_schedule(m, node, next, EV_MEM_WAKE, node, 0);
-}
-
-static void memory_wake(ppt_mpi_t *m, int32_t node, double at)
-{
-    memory_t *mem = &m->memory[node];
-    for (int64_t k = 0; k < mem->nwakes; k++)
-        if (mem->wakes[k] == at) {
-            mem->wakes[k] = mem->wakes[--mem->nwakes];
-            break;
-        }
-    if (ppt_flows_next_s(mem->flows) > at)
-        return;                                 /* stale: a resharing moved the completion */
-    int32_t done[256];
-    int32_t *ended = NULL;
-    int64_t nended = 0, cap = 0;
-    for (;;) {
-        int32_t n = ppt_flows_finish(mem->flows, at, done, 256);
-        ended = ppt_grow(ended, &cap, sizeof(int32_t), nended + n);
-        memcpy(ended + nended, done, sizeof(int32_t) * (size_t)n);
-        nended += n;
-        if (n < 256)
-            break;
-    }
-    if (!mem->pending) {
-        mem->pending = 1;
-        mpi_schedule(m, node, m->now, EV_RESHARE, node, 0);
-    }
-    int32_t *msgs = ppt_alloc((size_t)(nended ? nended : 1), sizeof(int32_t));
-    for (int64_t k = 0; k < nended; k++) {      /* every id is free for reuse before any copy goes on */
-        msgs[k] = mem->copies[ended[k]];
-        mem->copies[ended[k]] = -1;
-    }
-    for (int64_t k = 0; k < nended; k++)
-        memory_arrive(m, node, msgs[k]);
-    free(msgs);
-    free(ended);
-}
-
-/* -- sending (network.py Nic.send_message) ------------------------------------------------------- */
-void mpi_send_message(ppt_mpi_t *m, int32_t i, double delay_s)
-{
-    msg_t *g = MSG(m, i);
-    int32_t src_node = m->node_of[g->src];
-    int32_t dst_node = m->node_of[g->dst];
-    if (dst_node != src_node && m->net)            /* the packet core takes a later start itself */
-        packet_send(m, i, src_node, dst_node, delay_s);
-    else if (dst_node != src_node && !delay_s)
-        send_off_node(m, i, src_node, dst_node);
-    else if (delay_s)
-        mpi_schedule(m, src_node, m->now + delay_s, EV_SEND_NOW, i, 0);
-    else
-        memory_copy(m, src_node, i);
-}
-
-static void deliver(ppt_mpi_t *m, int32_t i)
-{
-    int32_t on_sent = MSG(m, i)->on_sent;
-    p2p_arrive(m, i);
-    if (on_sent >= 0)
-        p2p_finish(m, on_sent);
-}
-
 /* -- running ------------------------------------------------------------------------------------- */
 static int dispatch(ppt_mpi_t *m, const ppt_event_t *ev)
 {
@@ -379,13 +205,13 @@ static int dispatch(ppt_mpi_t *m, const ppt_event_t *ev)
         p2p_finish(m, ev->target);
         return PPT_MPI_DONE;
     case EV_RESHARE:
-        memory_reshare(m, ev->target);
+        share_reshare(m, ev->target < m->num_nodes ? &m->memory[ev->target] : &m->flow);
         return PPT_MPI_DONE;
-    case EV_MEM_WAKE:
-        memory_wake(m, ev->target, ev->t);
+    case EV_SHARE_WAKE:
+        share_wake(m, ev->target < m->num_nodes ? &m->memory[ev->target] : &m->flow, ev->t);
         return PPT_MPI_DONE;
     case EV_MEM_ARRIVE:
-        deliver(m, ev->target);
+        mpi_deliver(m, ev->target);
         return PPT_MPI_DONE;
     case EV_NET_WAKE:
         m->events += packet_wake(m, ev->a) - 1;     /* the wake-up is bookkeeping; the core's events count */
@@ -469,4 +295,6 @@ void ppt_mpi_network_stats(const ppt_mpi_t *m, int64_t *counts)
     counts[0] = m->net_messages;
     counts[1] = m->net_bytes;
     counts[2] = m->net_hops;
+    counts[3] = m->mem_copies;
+    counts[4] = m->mem_bytes;
 }

@@ -53,6 +53,11 @@ void ppt_mpi_set_network(ppt_mpi_t *m, int32_t constant, double latency_s, doubl
  * run the core (PacketCore.lead_s). */
 void ppt_mpi_set_packet_network(ppt_mpi_t *m, struct ppt_net *net, struct ppt_histogram *message_latency,
                                 double lead_s);
+/* The flow network instead: its solver (flownet.py's FairShare's, which keeps it), the entity id of its
+ * events, whether its routing is oblivious (routes asked once per node pair and size; else per message,
+ * of ppt_mpi_route_cb) and the bytes past a NIC (nic_buffer_B). */
+void ppt_mpi_set_flow_network(ppt_mpi_t *m, struct ppt_flows *flows, int64_t eid, int32_t oblivious,
+                              int64_t nic_buffer_B, void *handle);
 /* Same-node copies: latency_s plus the bytes at a share of bandwidth_Bps (inf: no sharing). */
 void ppt_mpi_set_memory(ppt_mpi_t *m, double bandwidth_Bps, double latency_s);
 /* Stop with PPT_MPI_NEED_PROGRESS after every `records` ops replayed or 65,536 events (0: never). */
@@ -105,5 +110,5 @@ int32_t ppt_mpi_unfinished(const ppt_mpi_t *m);
 void ppt_mpi_rank_stats(const ppt_mpi_t *m, int32_t rank, double *times, int64_t *counts);
 /* Per rank: calls by call id, and OTHER ops skipped by call id (num_calls each). */
 void ppt_mpi_rank_calls(const ppt_mpi_t *m, int32_t rank, int64_t *calls, int64_t *skipped, int32_t num_calls);
-/* The analytic network's messages, bytes and router hops. */
+/* The analytic or flow network's messages, bytes and router hops, and the node memories' copies and bytes. */
 void ppt_mpi_network_stats(const ppt_mpi_t *m, int64_t *counts);
