@@ -45,13 +45,16 @@ def test_compiled_and_python_engines_print_the_same_json(capsys, monkeypatch, na
     assert got["provenance"]["command"].endswith("--engine compiled")
 
 
-def test_compiled_engine_refuses_the_flow_network_in_one_line(capsys, monkeypatch):
+def test_compiled_engine_refuses_a_sampled_run_in_one_line(capsys, monkeypatch, tmp_path):
     monkeypatch.setenv("PPT_QUIET", "1")
-    code, out, err = run_cli(capsys, "replay", str(TRACES / "hpccg_n4"), "--system", "fattree-4-3", "--network", "flow",
-                             "--ranks-per-node", "1", "--json", "--engine", "compiled")
+    monkeypatch.chdir(tmp_path)
+    code, out, err = run_cli(capsys, "replay", str(TRACES / "hpccg_n4"), "--system", "fattree-4-3", "--network",
+                             "packet", "--ranks-per-node", "1", "--sample-every", "1e-5", "--samples", "s.npz",
+                             "--json", "--engine", "compiled")
     assert code == 2 and out == ""
     assert err.count("\n") == 1 and err.startswith("ppt: error:") and "Traceback" not in err
-    assert "compiled MPI engine cannot replay" in err and "flow network" in err and "--engine python" in err
+    assert "compiled MPI engine cannot replay" in err and "sampled runs" in err and "--engine python" in err
+    assert not (tmp_path / "s.npz").exists()
 
 
 def test_engine_is_refused_with_a_job_list(capsys):
