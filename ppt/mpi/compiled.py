@@ -37,7 +37,7 @@ from ppt.mpi.api import MPI
 from ppt.mpi.comm import Comm
 from ppt.mpi.errors import MPIError
 from ppt.mpi.p2p import Rank
-from ppt.mpi.schedule import exchange
+from ppt.mpi.schedule import Exchange
 from ppt.mpi.stats import RankStats, total_calls
 from ppt.errors import PPTError
 from ppt.traces.opstream import OP_DTYPE
@@ -87,8 +87,8 @@ class Planner:
       (:mod:`ppt.mpi.collectives`) give its schedule and slot sizes (:meth:`plan`);
     * an op on communicators, groups or reduction ops (:meth:`comm_op`): it runs as the Python replay
       runs it; a new communicator's agreement (a small collective among the parent's members) is
-      handed to the engine as a schedule, and the call is suspended (a greenlet) until every member's
-      part has run, then finished with the values the members exchanged (:func:`~ppt.mpi.schedule.exchange`).
+      handed to the engine as a schedule, and the call is suspended (a greenlet) until the rank's part has
+      run, then finished with the values the members exchanged (:class:`~ppt.mpi.schedule.Exchange`).
     """
 
     def __init__(self, job, replayer_cls):
@@ -99,10 +99,8 @@ class Planner:
         self.members: dict[int, tuple] = {}
         #: While a communicator call runs in its greenlet: the greenlet to return to at its collective.
         self.parent = None
-        #: Collective calls of communicator calls by (context, tag): each member's (schedule, values, sizes, op)
-        #: as it started, then the members' slots once exchanged.
-        self.started: dict[tuple, dict] = {}
-        self.exchanged: dict[tuple, dict] = {}
+        #: Collective calls of communicator calls by (context, tag), executed for their values as members join.
+        self.exchanges: dict[tuple, Exchange] = {}
         #: Ranks suspended in a communicator call: (greenlet, call key, rank in the parent communicator).
         self.suspended: dict[int, tuple] = {}
         for world_rank in range(job.num_ranks):
@@ -119,7 +117,10 @@ class Planner:
             self.recorded = (c, schedule, sizes)
             return values
         key = (c.ctx, c.tag)
-        self.started.setdefault(key, {})[c.me] = (schedule, list(values), list(sizes), op)
+        exchange = self.exchanges.get(key)
+        if exchange is None:
+            exchange = self.exchanges[key] = Exchange(c.size)
+        exchange.add(c.me, schedule, list(values), list(sizes), op)
         return self.parent.switch((c, schedule, sizes, key))
 
     def _run(self, world_rank: int, name: str, row: tuple, aux: list):
@@ -160,12 +161,10 @@ class Planner:
         if found is None:
             return
         body, key, me = found
-        done = self.exchanged.get(key)
-        if done is None:
-            done = self.exchanged[key] = exchange(self.started.pop(key))
-        values = done.pop(me)
-        if not done:
-            del self.exchanged[key]
+        exchange = self.exchanges[key]
+        values = exchange.values(me)
+        if not exchange.left:
+            del self.exchanges[key]
         self.parent = getcurrent()
         try:
             body.switch(values)
@@ -272,6 +271,50 @@ class _Stream:
                               len(names.names))
 
 
+class Engine:
+    """The compiled engine of one job, on the job's network: ``m`` (the C engine), the network's model
+    when it has one to drive (``sim``: the packet core's or the flow solver's simulation, else None), and
+    the job-wide ids of call names (``names``)."""
+
+    def __init__(self, job):
+        net, settings, num_ranks = job.network, job.settings, job.num_ranks
+        self.job, self.net = job, net
+        node_eid = np.array([net.nic_eid(node) for node in range(net.num_nodes)], dtype=np.int64)
+        node_of = np.asarray(job.node_of, dtype=np.int32)
+        self.m = m = ffi.gc(lib.ppt_mpi_new(num_ranks, net.num_nodes, ffi.from_buffer("int32_t[]", node_of),
+                                            ffi.from_buffer("int64_t[]", node_eid), settings.eager_threshold_B,
+                                            settings.send_overhead_s, settings.recv_overhead_s,
+                                            settings.poll_overhead_s),
+                            lib.ppt_mpi_free)
+        self.handle = ffi.new_handle(net)
+        self.sim = None
+        if type(net) is PacketNetwork:
+            self.sim = net.simulation(comm=None, name="mpi")        # builds the core, which the engine drives
+            lib.ppt_mpi_set_packet_network(m, net.core.c, net.core.message_latency, net.core.lead_s)
+        elif type(net) is FlowNetwork:
+            self.sim = net.simulation(comm=None, name="mpi")        # builds the solver, which the engine drives
+            lib.ppt_mpi_set_flow_network(m, net.share.c, net.share.entity.eid, int(not net.chunks),
+                                         net.nic_buffer_B, self.handle)
+        else:
+            lib.ppt_mpi_set_network(m, int(net.uniform), net.latency_s + 0 * net.per_hop_s, net.bandwidth_Bps,
+                                    int(net.wire_identity), self.handle)
+        memory = net.node_memory
+        lib.ppt_mpi_set_memory(m, memory.bandwidth_Bps, memory.latency_s)
+        self.names = _Names()
+
+    def network_stats(self) -> dict:
+        """The network's statistics at the end of the run, as the Python engine's run leaves them."""
+        net, m = self.net, self.m
+        counts = ffi.new("int64_t[5]")
+        lib.ppt_mpi_network_stats(m, counts)
+        if type(net) is not PacketNetwork:          # the Python models' own counters
+            net.messages, net.bytes, net.hop_sum = counts[0], counts[1], counts[2]
+        net.node_memory.copies, net.node_memory.bytes = counts[3], counts[4]
+        if self.sim is not None:
+            self.sim.now = lib.ppt_mpi_now(m)
+        return net.merge_stats([net.stats(self.sim)])
+
+
 def replay_job(job, trace, replayer_cls, options: dict, progress=None):
     """Replay ``trace`` on ``job`` with the compiled engine: ``(JobResult, None)``, or ``(None, why)`` when
     the engine does not carry it (see the module docstring); the JobResult's ``returns`` are the ranks'
@@ -286,34 +329,16 @@ def replay_job(job, trace, replayer_cls, options: dict, progress=None):
     if why is not None:
         return None, why
     wall = time.perf_counter()
-    net, settings, num_ranks = job.network, job.settings, job.num_ranks
-    node_eid = np.array([net.nic_eid(node) for node in range(net.num_nodes)], dtype=np.int64)
-    node_of = np.asarray(job.node_of, dtype=np.int32)
-    m = ffi.gc(lib.ppt_mpi_new(num_ranks, net.num_nodes, ffi.from_buffer("int32_t[]", node_of),
-                               ffi.from_buffer("int64_t[]", node_eid), settings.eager_threshold_B,
-                               settings.send_overhead_s, settings.recv_overhead_s, settings.poll_overhead_s),
-               lib.ppt_mpi_free)
-    handle = ffi.new_handle(net)
-    sim = None
-    if type(net) is PacketNetwork:
-        sim = net.simulation(comm=None, name="mpi")            # builds the core, which the engine drives
-        lib.ppt_mpi_set_packet_network(m, net.core.c, net.core.message_latency, net.core.lead_s)
-    elif type(net) is FlowNetwork:
-        sim = net.simulation(comm=None, name="mpi")            # builds the solver, which the engine drives
-        lib.ppt_mpi_set_flow_network(m, net.share.c, net.share.entity.eid, int(not net.chunks), net.nic_buffer_B,
-                                     handle)
-    else:
-        lib.ppt_mpi_set_network(m, int(net.uniform), net.latency_s + 0 * net.per_hop_s, net.bandwidth_Bps,
-                                int(net.wire_identity), handle)
-    memory = net.node_memory
-    lib.ppt_mpi_set_memory(m, memory.bandwidth_Bps, memory.latency_s)
+    num_ranks = job.num_ranks
+    engine = Engine(job)
+    m = engine.m
     lib.ppt_mpi_set_replay(m, int(options["clock"] == "cpu"), options["compute_scale"],
                            int(options["keep_startup"]))
     for rank in range(num_ranks):
         lib.ppt_mpi_set_has_init(m, rank, int(trace.has_init(rank)))
     if progress is not None:
         lib.ppt_mpi_set_progress(m, PROGRESS_RECORDS)
-    names = _Names()
+    names = engine.names
     streams = [_Stream(trace.stream(rank)) for rank in range(num_ranks)]
     planner = Planner(job, replayer_cls)
     done_records = 0
@@ -338,15 +363,7 @@ def replay_job(job, trace, replayer_cls, options: dict, progress=None):
             return None, ffi.string(lib.ppt_mpi_reason(m)).decode()
     if lib.ppt_mpi_unfinished(m):
         return None, "ranks are left blocked (a deadlock)"
-    counts = ffi.new("int64_t[5]")
-    lib.ppt_mpi_network_stats(m, counts)
-    if type(net) is not PacketNetwork:              # the Python models' own counters, as their runs leave them
-        net.messages, net.bytes, net.hop_sum = counts[0], counts[1], counts[2]
-    net.node_memory.copies, net.node_memory.bytes = counts[3], counts[4]
-    if sim is not None:
-        sim.now = lib.ppt_mpi_now(m)
-    network = net.merge_stats([net.stats(sim)])
-    result = _results(m, job, names, network, time.perf_counter() - wall, JobResult)
+    result = _results(m, job, names, engine.network_stats(), time.perf_counter() - wall, JobResult)
     return (result, None) if result is not None else (None, "collective messages were left unreceived")
 
 

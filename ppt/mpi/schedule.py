@@ -128,53 +128,68 @@ def combine(values: list, op, combines) -> None:
             values[dst:dst + b] = values[a]
 
 
-def exchange(runs: dict) -> dict:
-    """Execute one collective call on all of its ranks for the payloads alone, in no time.
+class Exchange:
+    """One collective call executed for its payloads alone, in no time, on its ranks as they join it.
 
-    ``runs`` maps each rank of the communicator to its ``(schedule, values, sizes, op)``; returns
-    each rank's slots once its schedule is done.  A receive gets the message its peer posted to it in
-    the same position (the n-th receive from a peer, the peer's n-th send to it: MPI's non-overtaking
-    order).  Raises ValueError if the schedules wait for messages no rank sends.
+    :meth:`add` a rank's ``(schedule, values, sizes, op)``; :meth:`values` gives a rank's slots once
+    its schedule can be done with the messages of the ranks added so far.  A receive gets the message
+    its peer posted to it in the same position (the n-th receive from a peer, the peer's n-th send to
+    it: MPI's non-overtaking order).  ``left``: ranks still to take their values.
     """
-    sent: dict[tuple, list] = {}            # (source, destination) -> messages, in the order sent
-    posted: dict[tuple, int] = {}           # (source, destination) -> receives posted so far
-    state = {me: [0, 0, [], True] for me in runs}       # step, waits done, requests, step not posted yet
-    pending = set(runs)
-    while pending:
-        progressed = False
-        for me in sorted(pending):
-            schedule, values, sizes, op = runs[me]
-            st = state[me]
-            while st[0] < len(schedule.steps):
-                posts, waits, combines = schedule.steps[st[0]]
-                if st[3]:
-                    for kind, peer, slot, count in posts:
-                        if kind == SEND:
-                            sent.setdefault((me, peer), []).append(pack(values, sizes, slot, count))
-                            st[2].append(None)
-                        else:
-                            n = posted.get((peer, me), 0)
-                            posted[(peer, me)] = n + 1
-                            st[2].append((peer, slot, count, n))
-                    st[3] = False
-                while st[1] < len(waits):
-                    req = st[2][waits[st[1]]]
-                    if req is not None:
-                        peer, slot, count, n = req
-                        messages = sent.get((peer, me), ())
-                        if len(messages) <= n:
-                            break
-                        unpack(values, sizes, slot, count, *messages[n])
-                    st[1] += 1
-                else:
-                    combine(values, op, combines)
-                    st[0], st[1], st[3] = st[0] + 1, 0, True
+
+    def __init__(self, size: int):
+        self.left = size
+        self.runs: dict[int, tuple] = {}
+        self.sent: dict[tuple, list] = {}           # (source, destination) -> messages, in the order sent
+        self.posted: dict[tuple, int] = {}          # (source, destination) -> receives posted so far
+        self.state: dict[int, list] = {}            # step, waits done, requests, step not posted yet
+        self.pending: set[int] = set()
+
+    def add(self, me: int, schedule, values: list, sizes: list, op) -> None:
+        self.runs[me] = (schedule, values, sizes, op)
+        self.state[me] = [0, 0, [], True]
+        self.pending.add(me)
+
+    def values(self, me: int) -> list:
+        """Rank ``me``'s slots at the end of its schedule; ValueError if it waits for a message no rank
+        added so far sends."""
+        progressed = True
+        while progressed and me in self.pending:
+            progressed = False
+            for rank in sorted(self.pending):
+                if self._advance(rank):
                     progressed = True
-                    continue
-                break
-            if st[0] == len(schedule.steps):
-                pending.discard(me)
-                progressed = True
-        if not progressed:
-            raise ValueError(f"ranks {sorted(pending)} wait for messages no rank of the call sends")
-    return {me: run[1] for me, run in runs.items()}
+        if me in self.pending:
+            raise ValueError(f"rank {me} of the call waits for messages no rank of it has sent")
+        self.left -= 1
+        return self.runs[me][1]
+
+    def _advance(self, me: int) -> bool:
+        """Run rank ``me``'s schedule as far as the messages sent allow; True if it moved."""
+        schedule, values, sizes, op = self.runs[me]
+        st, moved = self.state[me], False
+        while st[0] < len(schedule.steps):
+            posts, waits, combines = schedule.steps[st[0]]
+            if st[3]:
+                for kind, peer, slot, count in posts:
+                    if kind == SEND:
+                        self.sent.setdefault((me, peer), []).append(pack(values, sizes, slot, count))
+                        st[2].append(None)
+                    else:
+                        n = self.posted.get((peer, me), 0)
+                        self.posted[(peer, me)] = n + 1
+                        st[2].append((peer, slot, count, n))
+                st[3], moved = False, True
+            while st[1] < len(waits):
+                req = st[2][waits[st[1]]]
+                if req is not None:
+                    peer, slot, count, n = req
+                    messages = self.sent.get((peer, me), ())
+                    if len(messages) <= n:
+                        return moved
+                    unpack(values, sizes, slot, count, *messages[n])
+                st[1], moved = st[1] + 1, True
+            combine(values, op, combines)
+            st[0], st[1], st[3] = st[0] + 1, 0, True
+        self.pending.discard(me)
+        return True

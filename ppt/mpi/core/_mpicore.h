@@ -59,6 +59,7 @@ typedef struct {
     int64_t *parts;
     hdr_t hdr;
     int64_t arrival;
+    int64_t payload;            /* eager messages and data: the send's payload handle */
     int32_t aprev, anext;       /* a rank's unexpected messages in arrival order */
     int32_t sprev, snext, queue;/* ... and per (context, source) */
     double sent_s;              /* when handed to the packet core, s */
@@ -75,6 +76,9 @@ typedef struct {
     int64_t tag, nbytes;
     double overhead_due_s;
     int64_t status_bytes;
+    int32_t status_src;         /* receives: the world rank it matched */
+    int64_t status_tag;
+    int64_t payload;            /* a program's payload: Python's handle of the object sent (0: none) */
     int32_t slot, count;        /* schedule posts */
     int64_t *parts;             /* sends: sizes of the slots carried; receives: as received */
     hdr_t hdr;
@@ -111,7 +115,9 @@ typedef struct {
     int32_t nslots, cap_slots;
     int32_t *reqs;
     int32_t nreqs, cap_reqs;
-    int32_t step, waited, comm, ctx;
+    int32_t step, waited, ctx;
+    const int32_t *members;     /* the communicator's members (world ranks) */
+    int8_t error;               /* a program rank's run stopped at a mismatched collective */
     int64_t tag;
     double clock_s;
     int32_t awaited;
@@ -125,6 +131,7 @@ typedef struct {
     int32_t node;
     map_t map;                          /* this rank's tables: sequence numbers, queues, requests, plans */
     int8_t state, waiting, probing, startup, has_init, stream_end;
+    int8_t program;                     /* driven by a Python program (its process), not an op stream */
     double owed_s;
     int64_t post_count, arrival_count;
     int32_t any_head, any_tail;         /* posted ANY_SOURCE receives, in post order */
@@ -237,6 +244,8 @@ struct ppt_mpi {
     int64_t nqueues, cap_queues;
     map_t map;
     int32_t need_rank;          /* the rank to continue before the next event, or -1 */
+    hdr_t mismatch;             /* a program rank's collective got this header instead of its own */
+    int32_t mismatch_src;
     int32_t need;
     char reason[256];
 };
@@ -262,7 +271,11 @@ int64_t packet_wake(ppt_mpi_t *m, int32_t number);
 /* p2p.c: matching, requests, protocols */
 int32_t p2p_new_req(ppt_mpi_t *m, int32_t rank);
 void p2p_release(ppt_mpi_t *m, int32_t req);
-int32_t p2p_isend(ppt_mpi_t *m, int32_t rank, int32_t dst, int32_t ctx, int64_t tag, int64_t nbytes, int32_t req);
+int32_t p2p_isend(ppt_mpi_t *m, int32_t rank, int32_t dst, int32_t ctx, int64_t tag, int64_t nbytes, int32_t mode,
+                  int32_t req);
+/* Send modes (ppt/mpi/p2p.py). */
+enum { STANDARD, SYNC, BUFFERED };
+void p2p_match(ppt_mpi_t *m, int32_t req, int32_t msg);
 int32_t p2p_irecv(ppt_mpi_t *m, int32_t rank, int32_t src, int32_t ctx, int64_t tag, int32_t req);
 void p2p_post(ppt_mpi_t *m, int32_t req);
 void p2p_arrive(ppt_mpi_t *m, int32_t msg);

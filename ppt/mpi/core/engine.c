@@ -191,6 +191,10 @@ static int dispatch(ppt_mpi_t *m, const ppt_event_t *ev)
 {
     switch (ev->kind) {
     case EV_RESUME:
+        if (RANK(m, ev->target)->program) {
+            m->need_rank = ev->target;
+            return PPT_MPI_NEED_RESUME;
+        }
         return replay_continue(m, ev->target);
     case EV_POST:
         p2p_post(m, ev->target);
@@ -220,6 +224,10 @@ static int dispatch(ppt_mpi_t *m, const ppt_event_t *ev)
         run_resume(m, ev->target);
         if (m->need == PPT_MPI_UNSUPPORTED)
             return PPT_MPI_UNSUPPORTED;
+        if (RANK(m, ev->target)->state == R_READY && RANK(m, ev->target)->program) {
+            m->need_rank = ev->target;
+            return PPT_MPI_NEED_RESUME;
+        }
         if (RANK(m, ev->target)->state == R_READY)
             return replay_continue(m, ev->target);
         return PPT_MPI_DONE;
@@ -230,7 +238,9 @@ static int dispatch(ppt_mpi_t *m, const ppt_event_t *ev)
 int32_t ppt_mpi_run(ppt_mpi_t *m)
 {
     m->need = PPT_MPI_DONE;
-    if (m->need_rank >= 0) {
+    if (m->need_rank >= 0 && RANK(m, m->need_rank)->program) {
+        m->need_rank = -1;                      /* its process ran in Python: the event is over */
+    } else if (m->need_rank >= 0) {
         int32_t r = m->need_rank;
         m->need_rank = -1;
         int status = replay_continue(m, r);

@@ -33,7 +33,8 @@ enum {
                              * it (ppt_mpi_need_stage() 0: at its start, ppt_mpi_set_plan() for the agreement
                              * a new communicator needs; 1: once that is over, ppt_mpi_set_comm()) */
     PPT_MPI_NEED_PROGRESS,  /* time to report progress (ppt_mpi_set_progress) */
-    PPT_MPI_UNSUPPORTED     /* the engine cannot go on (ppt_mpi_reason()); replay with the Python engine */
+    PPT_MPI_UNSUPPORTED,    /* the engine cannot go on (ppt_mpi_reason()); replay with the Python engine */
+    PPT_MPI_NEED_RESUME     /* program rank ppt_mpi_need_rank()'s process goes on now */
 };
 
 /* A job of num_ranks ranks; rank r runs on node node_of[r], whose NIC entity id is node_eid[node].
@@ -112,3 +113,49 @@ void ppt_mpi_rank_stats(const ppt_mpi_t *m, int32_t rank, double *times, int64_t
 void ppt_mpi_rank_calls(const ppt_mpi_t *m, int32_t rank, int64_t *calls, int64_t *skipped, int32_t num_calls);
 /* The analytic or flow network's messages, bytes and router hops, and the node memories' copies and bytes. */
 void ppt_mpi_network_stats(const ppt_mpi_t *m, int64_t *counts);
+
+/* -- ranks driven by Python programs (ppt/mpi/compiled_rank.py): the engine's events and messaging,
+ * the program's own code in its process, resumed at PPT_MPI_NEED_RESUME.  Calls act at the current
+ * event's time, on the rank's clock (now plus the overhead it owes). */
+void ppt_mpi_set_program(ppt_mpi_t *m, int32_t rank);
+/* A send (mode 0 standard, 1 synchronous: rendezvous at any size, 2 buffered: eager at any size) to world
+ * rank dst (PROC_NULL: none) and a receive from world rank src (or ANY_SOURCE, PROC_NULL); their request. */
+int32_t ppt_mpi_isend(ppt_mpi_t *m, int32_t rank, int32_t dst, int32_t ctx, int64_t tag, int64_t nbytes, int32_t mode,
+                      int64_t payload);
+int32_t ppt_mpi_irecv(ppt_mpi_t *m, int32_t rank, int32_t src, int32_t ctx, int64_t tag);
+/* A request: done, and for receives the status (world source, tag, bytes) and payload handle. */
+int32_t ppt_mpi_req_done(const ppt_mpi_t *m, int32_t req);
+void ppt_mpi_req_status(const ppt_mpi_t *m, int32_t req, int64_t *out);
+/* The rank takes a completed request over: it owes the receive overhead still due (once). */
+void ppt_mpi_req_take(ppt_mpi_t *m, int32_t rank, int32_t req);
+double ppt_mpi_req_overhead_due(const ppt_mpi_t *m, int32_t req);
+void ppt_mpi_req_release(ppt_mpi_t *m, int32_t req);
+/* Rank.block: the rank waits until one of reqs completes (the process then sleeps until
+ * PPT_MPI_NEED_RESUME); ppt_mpi_unblock once it goes on. */
+void ppt_mpi_block(ppt_mpi_t *m, int32_t rank, const int32_t *reqs, int32_t n);
+void ppt_mpi_unblock(ppt_mpi_t *m, int32_t rank, const int32_t *reqs, int32_t n);
+/* The process sleeps delay_s (its next PPT_MPI_NEED_RESUME is then). */
+void ppt_mpi_sleep(ppt_mpi_t *m, int32_t rank, double delay_s);
+double ppt_mpi_owed(const ppt_mpi_t *m, int32_t rank);
+void ppt_mpi_set_owed(ppt_mpi_t *m, int32_t rank, double owed_s);
+/* The first unreceived message matching (ctx, world source or ANY_SOURCE, tag): its index, status in out
+ * (world source, tag, bytes), taken off the queue if remove; -1 if none.  probe_wait: the process waits
+ * for the next unexpected message (Rank.wait_probe). */
+int32_t ppt_mpi_find(ppt_mpi_t *m, int32_t rank, int32_t ctx, int32_t src, int64_t tag, int32_t remove, int64_t *out);
+void ppt_mpi_probe_wait(ppt_mpi_t *m, int32_t rank, int32_t waiting);
+/* Receive req takes a message ppt_mpi_find removed (MPI_Mrecv). */
+void ppt_mpi_match(ppt_mpi_t *m, int32_t req, int32_t msg);
+/* A collective's schedule for a program rank (as ppt_mpi_set_plan; sizes are the call's slots, members
+ * the communicator's world ranks): 1 if done at once, 0 if the process now waits (PPT_MPI_NEED_RESUME
+ * at the end), -1 on a mismatched collective (ppt_mpi_mismatch). */
+int32_t ppt_mpi_program_run(ppt_mpi_t *m, int32_t rank, const int32_t *schedule, const int64_t *sizes, int32_t nslots,
+                            const int32_t *members, int32_t ctx, int64_t tag, int32_t hdr_call, int32_t hdr_root);
+/* The slot sizes of the rank's last run, and the mismatch that stopped it: the header received
+ * (call id, root, sequence number) and the world rank that sent it. */
+const int64_t *ppt_mpi_run_sizes(const ppt_mpi_t *m, int32_t rank);
+void ppt_mpi_mismatch(const ppt_mpi_t *m, int64_t *out);
+/* Messages the rank sent, their bytes, its messages received by nobody, and of those the ones of
+ * collectives (4 int64s); the k-th of those (kind 0 eager / 1 RTS, source world rank, header call, root,
+ * sequence number), 0 past the last. */
+void ppt_mpi_program_stats(const ppt_mpi_t *m, int32_t rank, int64_t *out);
+int32_t ppt_mpi_stray(const ppt_mpi_t *m, int32_t rank, int64_t k, int64_t *out);

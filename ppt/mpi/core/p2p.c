@@ -46,7 +46,8 @@ void p2p_release(ppt_mpi_t *m, int32_t q)
 }
 
 /* -- sending ------------------------------------------------------------------------------------ */
-int32_t p2p_isend(ppt_mpi_t *m, int32_t r, int32_t dst, int32_t ctx, int64_t tag, int64_t nbytes, int32_t q)
+int32_t p2p_isend(ppt_mpi_t *m, int32_t r, int32_t dst, int32_t ctx, int64_t tag, int64_t nbytes, int32_t mode,
+                  int32_t q)
 {
     req_t *rq = REQ(m, q);
     rank_t *rk = RANK(m, r);
@@ -71,12 +72,13 @@ int32_t p2p_isend(ppt_mpi_t *m, int32_t r, int32_t dst, int32_t ctx, int64_t tag
     g->seq = seq;
     g->nbytes = nbytes;
     g->hdr = rq->hdr;
-    if (nbytes <= m->eager_B) {
+    if ((nbytes <= m->eager_B && mode != SYNC) || mode == BUFFERED) {
         g->kind = EAGER;
         g->net_B = nbytes;
         g->on_sent = q;
         g->count = rq->count;
         g->parts = rq->parts;
+        g->payload = rq->payload;
         rq->parts = NULL;
     } else {
         g->kind = RTS;
@@ -96,6 +98,8 @@ int32_t p2p_irecv(ppt_mpi_t *m, int32_t r, int32_t src, int32_t ctx, int64_t tag
     rq->tag = tag;
     rq->src = src;
     if (src == PROC_NULL) {
+        rq->status_src = PROC_NULL;
+        rq->status_tag = ANY_TAG;
         rq->done = 1;
         return q;
     }
@@ -164,13 +168,16 @@ void p2p_finish(ppt_mpi_t *m, int32_t q)
 }
 
 /* Receive q matched envelope i (eager message or RTS), which is consumed. */
-static void match(ppt_mpi_t *m, int32_t q, int32_t i)
+void p2p_match(ppt_mpi_t *m, int32_t q, int32_t i)
 {
     req_t *rq = REQ(m, q);
     msg_t *g = MSG(m, i);
     rq->status_bytes = g->nbytes;
+    rq->status_src = g->src;
+    rq->status_tag = g->tag;
     if (g->kind == EAGER) {
         rq->hdr = g->hdr;
+        rq->payload = g->payload;
         free(rq->parts);
         rq->parts = g->parts;
         g->parts = NULL;
@@ -198,7 +205,7 @@ void p2p_post(ppt_mpi_t *m, int32_t q)
     rank_t *rk = RANK(m, r);
     int32_t found = p2p_find_unexpected(m, r, rq->ctx, rq->src, rq->tag, 1);
     if (found >= 0) {
-        match(m, q, found);
+        p2p_match(m, q, found);
         return;
     }
     rq->post = ++rk->post_count;
@@ -286,7 +293,7 @@ static void incoming(ppt_mpi_t *m, int32_t i)
         return;
     }
     unpost(m, rk, chosen);
-    match(m, chosen, i);
+    p2p_match(m, chosen, i);
 }
 
 void p2p_arrive(ppt_mpi_t *m, int32_t i)
@@ -296,6 +303,7 @@ void p2p_arrive(ppt_mpi_t *m, int32_t i)
         int32_t q = g->recv_req;
         req_t *rq = REQ(m, q);
         rq->hdr = g->hdr;
+        rq->payload = g->payload;
         free(rq->parts);
         rq->parts = g->parts;
         g->parts = NULL;
@@ -316,6 +324,7 @@ void p2p_arrive(ppt_mpi_t *m, int32_t i)
         data->net_B = data->nbytes = rq->nbytes;
         data->on_sent = q;
         data->hdr = rq->hdr;
+        data->payload = rq->payload;
         data->count = rq->count;
         data->parts = rq->parts;
         rq->parts = NULL;

@@ -231,7 +231,7 @@ static int start_send(ppt_mpi_t *m, int32_t r, int32_t c, int32_t peer, int64_t 
     int32_t dst = peer_world(m, c, peer, 0);
     if (dst == -3 || tag < 0 || nbytes < 0)
         return bad(m, r, "a send the simulated MPI refuses");
-    *q = p2p_isend(m, r, dst, m->comms[c].ctx, tag, nbytes, p2p_new_req(m, r));
+    *q = p2p_isend(m, r, dst, m->comms[c].ctx, tag, nbytes, STANDARD, p2p_new_req(m, r));
     return OP_DONE;
 }
 

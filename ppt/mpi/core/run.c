@@ -54,7 +54,7 @@ void plan_start(ppt_mpi_t *m, int32_t r, int32_t at)
     run->nslots = p->nslots;
     run->schedule = p->schedule;
     run->nreqs = run->step = run->waited = 0;
-    run->comm = p->comm;
+    run->members = m->comms[p->comm].members;
     run->ctx = p->ctx;
     run->tag = ++m->comms[p->comm].coll_seq;
     run->hdr = (hdr_t){p->hdr_call, p->hdr_root, run->tag};
@@ -123,7 +123,7 @@ int run_proceed(ppt_mpi_t *m, int32_t r, int fresh)
                 rq->slot = slot;
                 rq->count = count;
                 rq->hdr = run->hdr;
-                int32_t peer_world = m->comms[run->comm].members[peer];
+                int32_t peer_world = run->members[peer];
                 if (kind == 0) {
                     int64_t nbytes = 0;
                     for (int32_t j = 0; j < count; j++)
@@ -132,7 +132,7 @@ int run_proceed(ppt_mpi_t *m, int32_t r, int fresh)
                         rq->parts = ppt_alloc((size_t)count, sizeof(int64_t));
                         memcpy(rq->parts, run->sizes + slot, sizeof(int64_t) * (size_t)count);
                     }
-                    p2p_isend(m, r, peer_world, run->ctx, run->tag, nbytes, q);
+                    p2p_isend(m, r, peer_world, run->ctx, run->tag, nbytes, STANDARD, q);
                 } else {
                     p2p_irecv(m, r, peer_world, run->ctx, run->tag, q);
                 }
@@ -157,8 +157,11 @@ int run_proceed(ppt_mpi_t *m, int32_t r, int fresh)
             rk->owed_s += rq->overhead_due_s;
             rq->overhead_due_s = 0.0;
             if (!rq->is_send) {
-                if (rq->hdr.call != run->hdr.call || rq->hdr.root != run->hdr.root || rq->hdr.seq != run->hdr.seq)
+                if (rq->hdr.call != run->hdr.call || rq->hdr.root != run->hdr.root || rq->hdr.seq != run->hdr.seq) {
+                    m->mismatch = rq->hdr;
+                    m->mismatch_src = rq->status_src;
                     return -1;
+                }
                 if (rq->count == 1)
                     run->sizes[rq->slot] = rq->status_bytes;
                 else
@@ -206,6 +209,12 @@ void run_resume(ppt_mpi_t *m, int32_t r)
     double now = m->now, clock = run->clock_s;
     rk->owed_s = clock > now ? clock - now : 0.0;
     int done = run_proceed(m, r, 0);
+    if (done < 0 && rk->program) {              /* the process raises the mismatch */
+        run->error = 1;
+        run->active = 0;
+        rk->state = R_READY;
+        return;
+    }
     if (done < 0) {
         mpi_unsupported(m, "collective mismatch on rank %d", r);
         rk->state = R_NEED;
