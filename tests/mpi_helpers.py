@@ -1,6 +1,7 @@
 """Shared helpers of the MPI tests: run a rank program on a small analytic network."""
 from ppt.interconnects.networks.analytic import AnalyticNetwork
 from ppt.mpi import MPIJob
+from ppt.mpi.compiled_rank import NotCarried
 from ppt.mpi.settings import MPISettings
 
 LATENCY_S = 1e-6
@@ -13,12 +14,41 @@ def network(nodes: int) -> AnalyticNetwork:
 
 
 def run(num_ranks: int, main, *args, ranks_per_node: int = 1, eager_B: int = EAGER_B, send_overhead_s: float = 0.0,
-        recv_overhead_s: float = 0.0, **job_kw):
-    """Run ``main(mpi, *args)`` on ``num_ranks`` ranks (one node each by default); the JobResult."""
+        recv_overhead_s: float = 0.0, engine: str | None = None, **job_kw):
+    """Run ``main(mpi, *args)`` on ``num_ranks`` ranks (one node each by default); the JobResult.
+
+    Unless ``engine`` names one, the program runs on both MPI engines, which must give the same result
+    (or raise the same error) to the last bit, unless the compiled engine does not carry a call the
+    program makes; the Python engine's result is returned (its error raised)."""
     nodes = -(-num_ranks // ranks_per_node)
     settings = MPISettings(eager_B, send_overhead_s, recv_overhead_s)
-    job = MPIJob(network(nodes), num_ranks, ranks_per_node=ranks_per_node, comm=None, settings=settings, **job_kw)
-    return job.run(main, *args)
+
+    def job(engine):
+        return MPIJob(network(nodes), num_ranks, ranks_per_node=ranks_per_node, comm=None, settings=settings,
+                      engine=engine, **job_kw)
+    if engine is not None:
+        return job(engine).run(main, *args)
+    python = _outcome(job("python"), main, args)
+    compiled = _outcome(job("compiled"), main, args)
+    if not isinstance(compiled, NotCarried):
+        assert _same(compiled) == _same(python), "the compiled MPI engine differs from the Python engine"
+    if isinstance(python, Exception):
+        raise python
+    return python
+
+
+def _outcome(job, main, args):
+    try:
+        return job.run(main, *args)
+    except Exception as exc:           # compared, then raised as the Python engine raised it
+        return exc
+
+
+def _same(outcome):
+    """What must be equal on both engines: the whole result, or the error's type and text."""
+    if isinstance(outcome, Exception):
+        return type(outcome).__name__, str(outcome)
+    return repr((outcome.as_json(), outcome.returns, outcome.events))
 
 
 def message_s(nbytes: int) -> float:

@@ -355,6 +355,6 @@ def test_envelopes_name_their_fields_and_survive_pickling():
         comm.recv(source=0, tag=6)
         return seen, payload, same
 
-    seen, payload, same = run(2, main).returns[1]
+    seen, payload, same = run(2, main, engine="python").returns[1]     # the Python engine's own envelopes
     assert seen == [(Eager, EAGER, 0, 1, 5, 0, 8), (Rts, RTS, 0, 1, 6, 1, 2 * EAGER_B)]
     assert payload == b"12345678" and same == [True, True]

@@ -99,7 +99,8 @@ class Planner:
         self.members: dict[int, tuple] = {}
         #: While a communicator call runs in its greenlet: the greenlet to return to at its collective.
         self.parent = None
-        #: Collective calls of communicator calls by (context, tag), executed for their values as members join.
+        #: Collective calls of communicator calls by (context, tag, first member), executed for their values as
+        #: members join.
         self.exchanges: dict[tuple, Exchange] = {}
         #: Ranks suspended in a communicator call: (greenlet, call key, rank in the parent communicator).
         self.suspended: dict[int, tuple] = {}
@@ -116,7 +117,7 @@ class Planner:
         if self.parent is None:
             self.recorded = (c, schedule, sizes)
             return values
-        key = (c.ctx, c.tag)
+        key = (c.ctx, c.tag, c.comm.members[0])     # disjoint communicators may share a context
         exchange = self.exchanges.get(key)
         if exchange is None:
             exchange = self.exchanges[key] = Exchange(c.size)
@@ -185,23 +186,28 @@ class Planner:
         return found[1]
 
     def flatten(self, schedule):
-        """The schedule as the engine reads it: ``[steps, offset of each step, per step: posts, 4 ints per
-        post, waits, the waits]`` (int32, kept as long as the planner: the engine's plans point into it)."""
+        """:func:`flatten`, kept as long as the planner (the engine's plans point into it)."""
         found = self.flat.get(id(schedule))
         if found is not None:
             return found[1]
-        steps = schedule.steps
-        out = [len(steps)] + [0] * len(steps)
-        for i, (posts, waits, _) in enumerate(steps):
-            out[1 + i] = len(out)
-            out.append(len(posts))
-            for post in posts:
-                out.extend(post)
-            out.append(len(waits))
-            out.extend(waits)
-        flat = ffi.new("int32_t[]", out)
-        self.flat[id(schedule)] = (schedule, flat)        # the engine's plans point into it
+        flat = flatten(schedule)
+        self.flat[id(schedule)] = (schedule, flat)
         return flat
+
+
+def flatten(schedule):
+    """The schedule as the engine reads it: ``[steps, offset of each step, per step: posts, 4 ints per post,
+    waits, the waits]`` (a C int32 array)."""
+    steps = schedule.steps
+    out = [len(steps)] + [0] * len(steps)
+    for i, (posts, waits, _) in enumerate(steps):
+        out[1 + i] = len(out)
+        out.append(len(posts))
+        for post in posts:
+            out.extend(post)
+        out.append(len(waits))
+        out.extend(waits)
+    return ffi.new("int32_t[]", out)
 
 
 @ffi.def_extern()

@@ -24,6 +24,8 @@ from ppt.mpi.stats import total_calls
 
 #: Communicator ids of COMM_WORLD and COMM_SELF.
 WORLD_ID, SELF_ID = 0, 1
+#: The MPI engines a job's programs run on (see MPIJob).
+ENGINES = ("python", "compiled", "auto")
 
 
 @dataclass
@@ -73,8 +75,14 @@ class MPIJob:
 
     def __init__(self, network, num_ranks: int, ranks_per_node: int = 1, mapping: str = "linear", seed: int = 0,
                  node_model=None, algorithms: dict | None = None, comm=parallel.AUTO, threads_per_rank: int = 1,
-                 settings: MPISettings = MPISettings()):
+                 settings: MPISettings = MPISettings(), engine: str = "python"):
+        if engine not in ENGINES:
+            raise ConfigError(f"MPI engine {engine!r} must be one of {', '.join(ENGINES)}")
         self.network = network
+        #: Where :meth:`run` runs the ranks' programs: ``python``, ``compiled`` (:mod:`ppt.mpi.compiled_rank`;
+        #: a ConfigError says why where it cannot) or ``auto`` (compiled where it can; a program that reaches
+        #: a call the compiled engine does not carry runs again from the start on the Python engine).
+        self.engine = engine
         #: Eager threshold and per-message overheads (see ppt.mpi.settings).
         self.settings = settings
         self.num_ranks = num_ranks
@@ -141,6 +149,19 @@ class MPIJob:
 
         ``progress``: a hook for the simulation's progress reports (see :class:`ppt.progress.Progress`).
         """
+        if self.engine != "python":
+            from ppt.mpi.compiled_rank import NotCarried, run_job
+            try:
+                result, why = run_job(self, main, args, argv, progress)
+            except NotCarried:
+                if self.engine == "compiled":
+                    raise
+                result = None           # auto: the whole job again, on the Python engine
+            else:
+                if result is not None:
+                    return result
+                if self.engine == "compiled":
+                    raise ConfigError(f"the compiled MPI engine cannot run this job: {why}; use the Python engine")
         wall = time.perf_counter()
         net = self.network
         sim = net.simulation(comm=self.comm, name="mpi", progress=progress)

@@ -139,6 +139,8 @@ class Exchange:
 
     def __init__(self, size: int):
         self.left = size
+        #: Some rank's slots hold a payload (else every rank's result is its slots as they are).
+        self.carries = False
         self.runs: dict[int, tuple] = {}
         self.sent: dict[tuple, list] = {}           # (source, destination) -> messages, in the order sent
         self.posted: dict[tuple, int] = {}          # (source, destination) -> receives posted so far
@@ -146,6 +148,7 @@ class Exchange:
         self.pending: set[int] = set()
 
     def add(self, me: int, schedule, values: list, sizes: list, op) -> None:
+        self.carries = self.carries or any(value is not None for value in values)
         self.runs[me] = (schedule, values, sizes, op)
         self.state[me] = [0, 0, [], True]
         self.pending.add(me)
@@ -161,6 +164,14 @@ class Exchange:
                     progressed = True
         if me in self.pending:
             raise ValueError(f"rank {me} of the call waits for messages no rank of it has sent")
+        self.left -= 1
+        return self.runs[me][1]
+
+    def result(self, me: int) -> list:
+        """Rank ``me``'s slots once its part has run: :meth:`values` if any rank's slots hold a payload,
+        else its slots as they are (computing nothing)."""
+        if self.carries:
+            return self.values(me)
         self.left -= 1
         return self.runs[me][1]
 

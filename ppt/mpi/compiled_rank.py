@@ -1,0 +1,484 @@
+"""Python programs on the compiled MPI engine: each rank's messaging in C, its own code in its process.
+
+A rank of a program run on the compiled engine is a :class:`CompiledRank`: the interface of
+:class:`ppt.mpi.p2p.Rank` that :mod:`ppt.mpi.comm`, :mod:`ppt.mpi.api` and the collectives call,
+over the engine's matching, protocols, networks and schedules (``ppt/mpi/core/program.c``).  Its
+process is a greenlet, as in the Python engine, and the engine stops (PPT_MPI_NEED_RESUME) at
+every event where the Python engine would resume it, so a run makes the Python engine's events in
+its order and predicts the same to the last bit.  A nonblocking call is one call into C; a blocking
+one switches the process out only when it cannot complete at once.
+
+Payloads travel as handles: the engine carries an integer per message, and the object waits here
+until its receive takes it.  A collective call runs as its schedule in the engine, the process
+asleep until the rank's part is over; a call whose slots hold payloads has them combined in Python
+then (:class:`~ppt.mpi.schedule.Exchange`), once per call, not message by message.
+
+Not carried (the call says so in one line: run such programs on the Python engine): persistent
+requests, matched probes (MPI_Mprobe), MPI_Ibarrier, and NCCL's tree all-reduce and ring all-gather.
+"""
+from __future__ import annotations
+
+import time
+
+from greenlet import getcurrent, greenlet
+
+from ppt.engine.process import ProcessError
+from ppt.errors import ConfigError, DeadlockError, PPTError, SimulationError
+from ppt.interconnects.core import ffi, lib
+from ppt.mpi.api import MPI
+from ppt.mpi.comm import Comm
+from ppt.mpi.compiled import Engine, flatten, unsupported
+from ppt.mpi.constants import ANY_SOURCE, ANY_TAG, PROC_NULL
+from ppt.mpi.deadlock import deadlock_message, describe
+from ppt.mpi.errors import MPIError
+from ppt.mpi.p2p import EAGER, RTS, STANDARD, Rank, Request, Status
+from ppt.mpi.schedule import Exchange
+from ppt.mpi.stats import RankStats, total_calls
+
+
+#: Schedules of at most this many steps keep their flattened form for later calls.
+CACHED_STEPS = 64
+#: Tags that are not integers are numbered from here in the engine.
+OBJECT_TAGS = 1 << 60
+
+
+class NotCarried(ConfigError):
+    """A program reached a call the compiled engine does not carry (``auto`` then runs the job again on
+    the Python engine)."""
+
+
+class _Clock:
+    """``rank.sim`` of a compiled rank: the engine's time (s) and events, for the MPI call bookkeeping."""
+
+    __slots__ = ("m", "rank")
+
+    def __init__(self, m):
+        self.m = m
+        self.rank = 0
+
+    @property
+    def now(self) -> float:
+        return lib.ppt_mpi_now(self.m)
+
+    @property
+    def events(self) -> int:
+        return lib.ppt_mpi_events(self.m)
+
+
+class _Process:
+    """A rank's process: its program in a greenlet, resumed by the run loop (:func:`run_job`)."""
+
+    __slots__ = ("rank", "name", "glet", "fn", "args", "blocked_in", "done", "main")
+
+    def __init__(self, rank, fn, args, name, main):
+        self.rank = rank
+        self.name = name
+        self.fn = fn
+        self.args = args
+        self.main = main
+        self.glet = greenlet(self._body, parent=main)
+        self.blocked_in = None
+        self.done = False
+
+    def __repr__(self):
+        return f"process {self.name!r} of node[{self.rank.node}]"
+
+    def _body(self):
+        try:
+            self.fn(self, *self.args)
+        except PPTError:
+            raise
+        except Exception as exc:
+            raise ProcessError(f"{self} raised {type(exc).__name__}: {exc}") from exc
+        finally:
+            self.done = True
+
+    @property
+    def now(self) -> float:
+        return lib.ppt_mpi_now(self.rank.m)
+
+    def sleep(self, delay_s: float) -> None:
+        """Block this process for ``delay_s`` seconds of simulated time."""
+        if delay_s < 0.0:
+            raise SimulationError(f"node[{self.rank.node}] scheduled an event in the past (delay {delay_s!r} s)")
+        lib.ppt_mpi_sleep(self.rank.m, self.rank.world_rank, delay_s)
+        self.main.switch()
+
+    def hibernate(self, why=None):
+        """Block until the engine resumes the process; ``why`` is shown in deadlock reports."""
+        self.blocked_in = why
+        value = self.main.switch()
+        self.blocked_in = None
+        return value
+
+
+class CRequest(Request):
+    """A request whose state is the engine's (``q``: its index there; -1 once it needs none)."""
+
+    __slots__ = ("q", "data", "got")
+
+    def __eq__(self, other):
+        """As :meth:`Request.__eq__`: retired requests are equal (mpi4py's REQUEST_NULL)."""
+        if self is other:
+            return True
+        if type(other) in (Request, CRequest):
+            return not self.active and not other.active
+        return NotImplemented
+
+    __hash__ = object.__hash__
+
+    @property
+    def done(self) -> bool:
+        return self.q < 0 or bool(lib.ppt_mpi_req_done(self._rank.m, self.q))
+
+    @property
+    def overhead_due_s(self) -> float:
+        return lib.ppt_mpi_req_overhead_due(self._rank.m, self.q) if self.q >= 0 else 0.0
+
+    def _received(self) -> tuple:
+        """``(status, payload)`` of a completed receive, read from the engine once."""
+        if self.got is None:
+            out = self._rank.out
+            lib.ppt_mpi_req_status(self._rank.m, self.q, out)
+            source = self.comm.local_of(out[0]) if out[0] >= 0 else out[0]
+            engine = self._rank.engine
+            self.got = (Status(source, engine.tag_of(out[1]), out[2]), engine.payloads.pop(out[3], None))
+        return self.got
+
+    @property
+    def status(self):
+        if self.is_send or not self.done:
+            return None
+        return self._received()[0]
+
+    @property
+    def value(self):
+        if self.is_send:
+            return self.data
+        return self._received()[1] if self.done else None
+
+
+def _request(rank, is_send: bool, comm, peer, tag, ctx, nbytes: int = 0, data=None) -> CRequest:
+    req = CRequest.__new__(CRequest)
+    req._rank, req.is_send, req.comm, req.peer, req.tag, req.ctx = rank, is_send, comm, peer, tag, ctx
+    req.nbytes, req.data, req.got, req.q = nbytes, data, None, -1
+    req.active, req.waited, req.post, req.buffer = True, False, 0, None
+    return req
+
+
+class _RunWait:
+    """What a rank waits in during a collective's schedule (for deadlock reports)."""
+
+    __slots__ = ("rank", "comm")
+
+    def __init__(self, rank, comm):
+        self.rank, self.comm = rank, comm
+
+    @property
+    def done(self) -> bool:
+        return lib.ppt_mpi_run_state(self.rank.m, self.rank.world_rank, self.rank.out) != 0
+
+    def describe(self) -> str:
+        lib.ppt_mpi_run_state(self.rank.m, self.rank.world_rank, self.rank.out)
+        is_send, peer = self.rank.out[0], self.rank.out[1]
+        verb = "sending to" if is_send == 1 else "waiting for"
+        return f"{verb} rank {self.comm.local_of(peer)}, comm={self.comm.label}"
+
+
+class CompiledRank:
+    """One simulated MPI process on the compiled engine (:class:`ppt.mpi.p2p.Rank`'s interface)."""
+
+    __slots__ = ("job", "world_rank", "node", "sim", "proc", "stats", "api", "call", "result", "next_ctx", "meter",
+                 "cpu_mark", "recv_overhead_s", "node_of", "engine", "m", "out", "payloads")
+    error = Rank.error
+
+    def __init__(self, engine: "ProgramEngine", world_rank: int):
+        job = engine.job
+        self.job = job
+        self.world_rank = world_rank
+        self.node = job.node_of[world_rank]
+        self.engine = engine
+        self.m = engine.m
+        self.sim = engine.clock
+        self.proc = None
+        self.stats = RankStats()
+        self.api = None
+        self.call = None
+        self.result = None
+        self.next_ctx = 2
+        self.meter = None
+        self.cpu_mark = 0.0
+        self.recv_overhead_s = job.settings.recv_overhead_s
+        self.node_of = job.node_of
+        self.out = engine.out
+        self.payloads = engine.payloads
+        lib.ppt_mpi_set_program(self.m, world_rank)
+
+    def __repr__(self):
+        return f"rank {self.world_rank}"
+
+    # -- the rank's clock ---------------------------------------------------------------------------
+    @property
+    def owed_s(self) -> float:
+        """Software overhead spent but not yet slept through, s (see :class:`ppt.mpi.p2p.Rank`)."""
+        return lib.ppt_mpi_owed(self.m, self.world_rank)
+
+    @owed_s.setter
+    def owed_s(self, value: float) -> None:
+        lib.ppt_mpi_set_owed(self.m, self.world_rank, value)
+
+    def clock_s(self) -> float:
+        return lib.ppt_mpi_now(self.m) + lib.ppt_mpi_owed(self.m, self.world_rank)
+
+    def pay(self) -> None:
+        owed = lib.ppt_mpi_owed(self.m, self.world_rank)
+        if owed:
+            lib.ppt_mpi_set_owed(self.m, self.world_rank, 0.0)
+            self.proc.sleep(owed)
+
+    def _refuse(self, what: str):
+        return NotCarried(f"rank {self.world_rank}: {what} runs on the Python engine only; run this program "
+                          f"with --engine python")
+
+    # -- point to point ----------------------------------------------------------------------------
+    def isend(self, comm, dest: int, tag, nbytes: int, data, ctx: int, mode: int = STANDARD, into=None):
+        if into is not None:
+            raise self._refuse("a persistent request")
+        req = _request(self, True, comm, dest, tag, ctx, nbytes, data)
+        if dest == PROC_NULL:
+            return req
+        handle = self.engine.keep(data) if data is not None else 0
+        req.q = lib.ppt_mpi_isend(self.m, self.world_rank, comm.world_of(dest), ctx, self.engine.tag_id(tag), nbytes,
+                                  mode, handle)
+        return req
+
+    def irecv(self, comm, source: int, tag, ctx: int, into=None):
+        if into is not None:
+            raise self._refuse("a persistent request")
+        req = _request(self, False, comm, source, tag, ctx)
+        if source == PROC_NULL:
+            req.got = (Status(PROC_NULL, ANY_TAG, 0), None)
+            return req
+        src = ANY_SOURCE if source == ANY_SOURCE else comm.world_of(source)
+        req.q = lib.ppt_mpi_irecv(self.m, self.world_rank, src, ctx, self.engine.tag_id(tag))
+        return req
+
+    def iprobe(self, comm, source: int, tag, ctx: int):
+        if source == PROC_NULL:
+            return Status(PROC_NULL, ANY_TAG, 0)
+        self.pay()
+        src = ANY_SOURCE if source == ANY_SOURCE else comm.world_of(source)
+        out = self.out
+        if lib.ppt_mpi_find(self.m, self.world_rank, ctx, src, self.engine.tag_id(tag), 0, out) < 0:
+            return None
+        return Status(comm.local_of(out[0]), self.engine.tag_of(out[1]), out[2])
+
+    def wait_probe(self, comm, source, tag, ctx) -> Status:
+        while True:
+            status = self.iprobe(comm, source, tag, ctx)
+            if status is not None:
+                return status
+            lib.ppt_mpi_probe_wait(self.m, self.world_rank, 1)
+            self.proc.hibernate(("probe", comm, source, tag))
+            lib.ppt_mpi_probe_wait(self.m, self.world_rank, 0)
+
+    def _find_unexpected(self, ctx, src, tag, remove):
+        raise self._refuse("a matched probe (MPI_Mprobe/Improbe)")
+
+    # -- blocking ---------------------------------------------------------------------------------------
+    def block(self, requests) -> None:
+        """Hibernate until one of the pending ``requests`` completes (see :meth:`ppt.mpi.p2p.Rank.block`)."""
+        qs = ffi.new("int32_t[]", [req.q for req in requests])
+        lib.ppt_mpi_block(self.m, self.world_rank, qs, len(requests))
+        self.proc.hibernate(requests)
+        lib.ppt_mpi_unblock(self.m, self.world_rank, qs, len(requests))
+
+    def wait(self, req) -> None:
+        while not req.done:
+            self.block((req,))
+        self.take(req)
+
+    def take(self, req) -> None:
+        """The rank takes over completed ``req``: it owes the receive overhead still due (once); the
+        engine's request is then released, its status and payload kept here."""
+        q = req.q
+        if q < 0:
+            return
+        lib.ppt_mpi_req_take(self.m, self.world_rank, q)
+        if not req.is_send:
+            req._received()
+        lib.ppt_mpi_req_release(self.m, q)
+        req.q = -1
+
+    # -- collectives --------------------------------------------------------------------------------------
+    def plan(self, c, schedule, values: list, sizes: list, op) -> list:
+        """Run collective call ``c``'s ``schedule`` in the engine, the process asleep until the rank's part
+        is over; returns the slots, their payloads combined in Python if any rank's hold one (every rank
+        adds its part to the call's :class:`~ppt.mpi.schedule.Exchange`: the ranks a rank's part waited
+        for have all added theirs by its end)."""
+        engine, m, me = self.engine, self.m, self.world_rank
+        key = (c.ctx, c.tag, c.comm.members[0])         # disjoint communicators may share a context
+        exchange = engine.exchanges.get(key)
+        if exchange is None:
+            exchange = engine.exchanges[key] = Exchange(c.size)
+        exchange.add(c.me, schedule, values, list(sizes), op)
+        call, root, _ = c.hdr
+        flat = engine.flatten(schedule)                  # alive while the run uses it
+        state = lib.ppt_mpi_program_run(m, me, flat, ffi.new("int64_t[]", list(sizes) or [0]), len(sizes),
+                                        engine.members_array(c.comm.members), c.ctx, c.tag, engine.names.id(call),
+                                        -1 if root is None else root)
+        if state == 0:
+            self.proc.hibernate([_RunWait(self, c.comm)])
+            state = lib.ppt_mpi_run_state(m, me, self.out)
+        if state < 0:
+            raise self._mismatch(c)
+        result = exchange.result(c.me)
+        if not exchange.left:
+            del engine.exchanges[key]
+        return result
+
+    def _mismatch(self, c) -> MPIError:
+        """The error :meth:`ppt.mpi.collectives.Coll.value` raises for the header the run received."""
+        from ppt.mpi.collectives import _call_text
+        out = self.out
+        lib.ppt_mpi_mismatch(self.m, out)
+        theirs = (self.engine.names.names[out[0]], None if out[1] < 0 else out[1], out[2])
+        return self.error(f"collective mismatch on {c.comm.label}: rank {c.comm.local_of(out[3])} called "
+                          f"{_call_text(theirs)} where this rank called {_call_text(c.hdr)} "
+                          f"(collective #{c.hdr[2]})")
+
+    # -- after the run --------------------------------------------------------------------------------------
+    def unreceived_count(self) -> int:
+        lib.ppt_mpi_program_stats(self.m, self.world_rank, self.out)
+        return self.out[2]
+
+    def strays(self) -> list:
+        """Collective messages nobody received, as :func:`ppt.mpi.job._stray` reports them."""
+        from ppt.mpi.job import _stray
+        found, out, k = [], self.out, 0
+        while lib.ppt_mpi_stray(self.m, self.world_rank, k, out):
+            kind, src, call, root, seq = out[0], out[1], out[2], out[3], out[4]
+            hdr = (self.engine.names.names[call], None if root < 0 else root, seq)
+            found.append(_stray(self, _Envelope(EAGER if kind == 0 else RTS, src, (hdr, None))))
+            k += 1
+        return found
+
+
+class _Envelope:
+    """An unreceived message as :func:`ppt.mpi.job._stray` reads it."""
+
+    __slots__ = ("kind", "src", "data")
+
+    def __init__(self, kind, src, data):
+        self.kind, self.src, self.data = kind, src, data
+
+
+class ProgramEngine(Engine):
+    """The compiled engine of a program run: the engine, the ranks' payloads by handle, the collectives'
+    flattened schedules and communicators' member arrays (kept as long as the engine points into them)."""
+
+    def __init__(self, job):
+        super().__init__(job)
+        self.clock = _Clock(self.m)
+        self.out = ffi.new("int64_t[8]")
+        self.payloads: dict[int, object] = {}
+        self.next_payload = 0
+        self.exchanges: dict[tuple, Exchange] = {}
+        self.flat: dict[int, tuple] = {}
+        self.members: dict[int, tuple] = {}
+        self.tags: dict = {}
+        self.tag_objects: dict[int, object] = {}
+
+    def tag_id(self, tag) -> int:
+        """The engine's integer for message tag ``tag``: the tag itself if an integer, else one of its own
+        (programs may tag with any object that compares equal)."""
+        if type(tag) is int:
+            return tag
+        found = self.tags.get(tag)
+        if found is None:
+            found = self.tags[tag] = OBJECT_TAGS + len(self.tags)
+            self.tag_objects[found] = tag
+        return found
+
+    def tag_of(self, tag_id: int):
+        return self.tag_objects.get(tag_id, tag_id) if tag_id >= OBJECT_TAGS else tag_id
+
+    def keep(self, data) -> int:
+        """A handle for payload ``data`` until its receive takes it."""
+        self.next_payload += 1
+        self.payloads[self.next_payload] = data
+        return self.next_payload
+
+    def members_array(self, members):
+        found = self.members.get(id(members))
+        if found is None:
+            found = self.members[id(members)] = (members, ffi.new("int32_t[]", list(members) or [0]))
+        return found[1]
+
+    def flatten(self, schedule):
+        """The schedule as the engine reads it (:func:`ppt.mpi.compiled.flatten`): kept, with the schedule, if
+        it is short (the algorithms' cached O(log P) schedules, called again and again); a long one lives as
+        long as the call that runs it."""
+        found = self.flat.get(id(schedule))
+        if found is not None:
+            return found[1]
+        flat = flatten(schedule)
+        if len(schedule.steps) <= CACHED_STEPS:
+            self.flat[id(schedule)] = (schedule, flat)
+        return flat
+
+
+def run_job(job, main, args=(), argv=(), progress=None):
+    """Run ``main(mpi, *args)`` on every rank of ``job`` on the compiled engine: ``(JobResult, None)``, or
+    ``(None, why)`` when the engine does not carry the job (then nothing has run)."""
+    from ppt.mpi.job import WORLD_ID, SELF_ID, JobResult, _rank_body
+    why = unsupported(job)
+    if why is not None:
+        return None, why
+    wall = time.perf_counter()
+    engine = ProgramEngine(job)
+    m = engine.m
+    main_greenlet = getcurrent()
+    ranks = []
+    for world_rank in range(job.num_ranks):
+        rank = CompiledRank(engine, world_rank)
+        world = Comm(rank, range(job.num_ranks), None, WORLD_ID, "WORLD")
+        self_comm = Comm(rank, (world_rank,), {world_rank: 0}, SELF_ID, "SELF")
+        rank.api = MPI(rank, world, self_comm, argv)
+        rank.proc = _Process(rank, _rank_body, (rank, main, args), f"rank {world_rank}", main_greenlet)
+        ranks.append(rank)
+    if progress is not None:
+        lib.ppt_mpi_set_progress(m, 1 << 62)        # every 65,536 events
+    while True:
+        status = lib.ppt_mpi_run(m)
+        if status == lib.PPT_MPI_DONE:
+            break
+        if status == lib.PPT_MPI_NEED_RESUME:
+            ranks[lib.ppt_mpi_need_rank(m)].proc.glet.switch()
+        elif status == lib.PPT_MPI_NEED_PROGRESS:
+            progress(engine.clock)
+        else:
+            raise SimulationError(f"compiled MPI engine: {ffi.string(lib.ppt_mpi_reason(m)).decode()}")
+    return _result(job, engine, ranks, time.perf_counter() - wall, JobResult), None
+
+
+def _result(job, engine, ranks, wall_s: float, job_result):
+    """The JobResult of a finished run; DeadlockError or MPIError as :meth:`ppt.mpi.job.MPIJob.result` raises."""
+    m, out = engine.m, engine.out
+    now = lib.ppt_mpi_now(m)
+    blocked = [(r.world_rank, describe(r)) for r in ranks if r.stats.finish_s is None]
+    if blocked:
+        raise DeadlockError(deadlock_message(blocked, now, job.num_ranks))
+    stray = sorted(s for r in ranks for s in r.strays())
+    if stray:
+        raise MPIError(stray[0][1])
+    per_rank = []
+    for rank in ranks:
+        lib.ppt_mpi_program_stats(m, rank.world_rank, out)
+        rank.stats.messages_sent, rank.stats.bytes_sent = out[0], out[1]
+        entry = rank.stats.as_dict(rank.world_rank, rank.node)
+        entry["unreceived_messages"] = out[2]
+        per_rank.append(entry)
+    return job_result(ranks=job.num_ranks, predicted_s=max(e["finish_s"] for e in per_rank), per_rank=per_rank,
+                      calls=total_calls(per_rank), network=engine.network_stats(),
+                      returns=[r.result for r in ranks], events=lib.ppt_mpi_events(m), wall_s=wall_s)
