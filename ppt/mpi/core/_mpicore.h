@@ -72,7 +72,7 @@ typedef struct {
     int32_t prev, next, queue;  /* posted receives: per (context, source), or ANY_SOURCE (queue -2) */
     int32_t hnext;              /* the next request started under the same trace request id */
     int64_t post;
-    int32_t ctx, src;           /* receives: world source or ANY_SOURCE */
+    int32_t ctx, src;           /* receives: world source or ANY_SOURCE; sends: the destination */
     int64_t tag, nbytes;
     double overhead_due_s;
     int64_t status_bytes;

@@ -150,9 +150,10 @@ void ppt_mpi_match(ppt_mpi_t *m, int32_t req, int32_t msg);
  * at the end), -1 on a mismatched collective (ppt_mpi_mismatch). */
 int32_t ppt_mpi_program_run(ppt_mpi_t *m, int32_t rank, const int32_t *schedule, const int64_t *sizes, int32_t nslots,
                             const int32_t *members, int32_t ctx, int64_t tag, int32_t hdr_call, int32_t hdr_root);
-/* The slot sizes of the rank's last run, and the mismatch that stopped it: the header received
- * (call id, root, sequence number) and the world rank that sent it. */
-const int64_t *ppt_mpi_run_sizes(const ppt_mpi_t *m, int32_t rank);
+/* The rank's last run: 1 over, -1 stopped at a mismatched collective (ppt_mpi_mismatch: the header
+ * received, (call id, root, sequence number), and the world rank that sent it), 0 still waiting, for the
+ * message out names (1 a send, 0 a receive, -1 none yet; its peer's world rank). */
+int32_t ppt_mpi_run_state(const ppt_mpi_t *m, int32_t rank, int64_t *out);
 void ppt_mpi_mismatch(const ppt_mpi_t *m, int64_t *out);
 /* Messages the rank sent, their bytes, its messages received by nobody, and of those the ones of
  * collectives (4 int64s); the k-th of those (kind 0 eager / 1 RTS, source world rank, header call, root,

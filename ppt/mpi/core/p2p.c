@@ -55,6 +55,7 @@ int32_t p2p_isend(ppt_mpi_t *m, int32_t r, int32_t dst, int32_t ctx, int64_t tag
     rq->ctx = ctx;
     rq->tag = tag;
     rq->nbytes = nbytes;
+    rq->src = dst;                              /* a send's peer (not matched on) */
     if (dst == PROC_NULL) {
         rq->done = 1;
         return q;

@@ -137,9 +137,17 @@ int32_t ppt_mpi_program_run(ppt_mpi_t *m, int32_t r, const int32_t *schedule, co
     return done;
 }
 
-const int64_t *ppt_mpi_run_sizes(const ppt_mpi_t *m, int32_t r)
+int32_t ppt_mpi_run_state(const ppt_mpi_t *m, int32_t r, int64_t *out)
 {
-    return m->ranks[r].run.sizes;
+    const run_t *run = &m->ranks[r].run;
+    if (run->error)
+        return -1;
+    if (!run->active)
+        return 1;
+    const req_t *rq = &m->reqs[run->awaited >= 0 ? run->awaited : 0];
+    out[0] = run->awaited >= 0 ? rq->is_send : -1;
+    out[1] = rq->src;
+    return 0;
 }
 
 void ppt_mpi_mismatch(const ppt_mpi_t *m, int64_t *out)
