@@ -43,7 +43,8 @@ import greenlet
 from ppt.interconnects.networks.analytic import AnalyticNetwork
 from ppt.mpi.api import MPI
 from ppt.mpi.comm import Comm
-from ppt.mpi.job import SELF_ID, WORLD_ID, MPIJob, _NodeHost
+from ppt.mpi.job import MPIJob, _NodeHost
+from ppt.mpi.outcome import SELF_ID, WORLD_ID
 from ppt.mpi.p2p import Rank
 
 CONFIGS = ("baseline", "ranks", "greenlets")

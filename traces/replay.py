@@ -516,7 +516,8 @@ def replay_result(trace, job, compute_scale: float = 1.0, skip_unsupported: bool
                                        keep_startup, compute_clock)
     clock = args[-1]
     if engine != "python":
-        options = {"compute_scale": compute_scale, "keep_startup": keep_startup, "clock": clock}
+        options = {"compute_scale": compute_scale, "keep_startup": keep_startup, "clock": clock, "skip": args[2],
+                   "skip_unsupported": skip_unsupported}
         result, why = compiled.replay_job(job, trace, RankReplay, options, counter)
         if result is not None:
             return result
@@ -524,7 +525,7 @@ def replay_result(trace, job, compute_scale: float = 1.0, skip_unsupported: bool
             raise ConfigError(f"the compiled MPI engine cannot replay this: {why}; use --engine python")
         if counter is not None:
             counter.done = 0
-    return job.run(main, *args, progress=counter)
+    return job.run(main, *args, progress=counter, engine="python")
 
 
 def rank_program(trace, num_ranks: int, compute_scale: float = 1.0, skip_unsupported: bool = False, progress=None,

@@ -86,7 +86,9 @@ def exec_program(job, options: ExecOptions, progress=None):
 
     with _environment(program):
         try:
-            result = job.run(main, progress=progress)
+            # the Python engine: a program the compiled one cannot finish would run again from the start,
+            # and print its output twice
+            result = job.run(main, progress=progress, engine="python")
         except BaseException:
             for run in runs:
                 run.stopped = True

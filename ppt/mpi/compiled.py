@@ -36,16 +36,15 @@ from ppt.mpi import nccl
 from ppt.mpi.api import MPI
 from ppt.mpi.comm import Comm
 from ppt.mpi.errors import MPIError
+from ppt.mpi.outcome import SELF_ID, WORLD_ID, JobResult
 from ppt.mpi.p2p import Rank
 from ppt.mpi.schedule import Exchange
 from ppt.mpi.stats import RankStats, total_calls
 from ppt.errors import PPTError
-from ppt.traces.opstream import OP_DTYPE
+from ppt.traces.opstream import OP_DTYPE, Op
 
 #: Ops replayed (all ranks) between two progress reports.
 PROGRESS_RECORDS = 1024
-#: Communicator ids of COMM_WORLD and COMM_SELF (as :mod:`ppt.mpi.job` numbers them).
-WORLD_ID, SELF_ID = 0, 1
 
 
 def unsupported(job) -> str | None:
@@ -238,11 +237,14 @@ def ppt_mpi_wire_cb(handle, nbytes):
 
 
 class _Names:
-    """Job-wide ids of call names (the engine counts calls by id)."""
+    """Job-wide ids of call names (the engine counts calls by id), and which of them replay may skip
+    when the trace could not express them (``skip``: a predicate of the name)."""
 
-    def __init__(self):
+    def __init__(self, skip=lambda name: False):
         self.ids: dict[str, int] = {}
         self.names: list[str] = []
+        self.skip = skip
+        self.skippable = ffi.new("int8_t[]", 1)
 
     def id(self, name: str) -> int:
         found = self.ids.get(name)
@@ -250,6 +252,12 @@ class _Names:
             found = self.ids[name] = len(self.names)
             self.names.append(name)
         return found
+
+    def update(self, m) -> None:
+        """Tell the engine which of the names so far replay skips."""
+        if len(self.skippable) < len(self.names):
+            self.skippable = ffi.new("int8_t[]", [int(self.skip(name)) for name in self.names])
+            lib.ppt_mpi_set_skippable(m, self.skippable, len(self.names))
 
 
 class _Stream:
@@ -271,6 +279,7 @@ class _Stream:
         ops = np.ascontiguousarray(chunk.ops, dtype=OP_DTYPE)
         aux = np.ascontiguousarray(chunk.aux, dtype=np.int64) if len(chunk.aux) else np.zeros(1, np.int64)
         ids = np.array([names.id(name) for name in chunk.calls] or [0], dtype=np.int32)
+        names.update(m)
         self.held = (ops, aux, ids, chunk)
         lib.ppt_mpi_set_chunk(m, rank, ffi.from_buffer("ppt_op_t[]", ops), len(ops),
                               ffi.from_buffer("int64_t[]", aux), ffi.from_buffer("int32_t[]", ids),
@@ -326,11 +335,12 @@ def replay_job(job, trace, replayer_cls, options: dict, progress=None):
     the engine does not carry it (see the module docstring); the JobResult's ``returns`` are the ranks'
     replay reports, as :class:`~ppt.traces.replay.RankReplay` makes them.
 
-    ``options``: ``compute_scale``, ``keep_startup`` and ``clock`` (``"wall"`` or ``"cpu"``);
+    ``options``: ``compute_scale``, ``keep_startup``, ``clock`` (``"wall"`` or ``"cpu"``), and the calls
+    replay skips where the trace could not express them (``skip``, a set of names, or all with
+    ``skip_unsupported``);
     ``replayer_cls``: :class:`~ppt.traces.replay.RankReplay` (whose collective handlers plan the calls);
     ``progress``: a :class:`~ppt.traces.replay.ReplayProgress`.
     """
-    from ppt.mpi.job import JobResult
     why = unsupported(job)
     if why is not None:
         return None, why
@@ -345,6 +355,8 @@ def replay_job(job, trace, replayer_cls, options: dict, progress=None):
     if progress is not None:
         lib.ppt_mpi_set_progress(m, PROGRESS_RECORDS)
     names = engine.names
+    skip, skip_unsupported = options.get("skip", frozenset()), options.get("skip_unsupported", False)
+    names.skip = lambda name: skip_unsupported or name in skip
     streams = [_Stream(trace.stream(rank)) for rank in range(num_ranks)]
     planner = Planner(job, replayer_cls)
     done_records = 0
@@ -369,15 +381,13 @@ def replay_job(job, trace, replayer_cls, options: dict, progress=None):
             return None, ffi.string(lib.ppt_mpi_reason(m)).decode()
     if lib.ppt_mpi_unfinished(m):
         return None, "ranks are left blocked (a deadlock)"
-    result = _results(m, job, names, engine.network_stats(), time.perf_counter() - wall, JobResult)
+    result = _results(m, job, names, engine.network_stats(), time.perf_counter() - wall)
     return (result, None) if result is not None else (None, "collective messages were left unreceived")
 
 
-#: Op kinds the planner runs as communicator, group and op calls (Op.COMM_DUP .. Op.OP_FREE), of which
-#: the first five make a communicator.
-COMM_KINDS = range(33, 48)
-MAKES_COMM = range(33, 38)
-COMM_FREE = 38
+#: Op kinds that make a communicator (the others the planner runs, from Op.COMM_FREE on, only touch a
+#: rank's tables).
+MAKES_COMM = range(Op.COMM_DUP, Op.CART_SUB + 1)
 
 
 def _op_row(m):
@@ -389,9 +399,9 @@ def _op_row(m):
 
 
 def _python_step(m, status: int, planner: Planner, names: _Names, streams: list) -> bool:
-    """Answer NEED_COLL or NEED_COMM: run the op's Python part and hand the engine what it needs; False
-    if the Python engine must replay instead (the call raised, e.g. an algorithm refusing the
-    communicator)."""
+    """Answer the engine's stop at a collective or a communicator op: run the op's Python part and hand the
+    engine what it needs; False if the Python engine must replay instead (the call raised, e.g. an
+    algorithm refusing the communicator)."""
     rank = lib.ppt_mpi_need_rank(m)
     op, row, aux = _op_row(m)
     name = streams[rank].held[3].calls[op.call]
@@ -411,7 +421,7 @@ def _python_step(m, status: int, planner: Planner, names: _Names, streams: list)
             planned = planner.comm_op(rank, name, row, aux)
         else:
             planner.comm_op(rank, name, row, aux)
-            if op.kind == COMM_FREE and op.comm > 1:
+            if op.kind == Op.COMM_FREE and op.comm > 1:
                 lib.ppt_mpi_drop_comm(m, op.comm)
             return True
     except (PPTError, MPIError, TypeError, ValueError, IndexError, AttributeError, KeyError):
@@ -427,7 +437,7 @@ def _python_step(m, status: int, planner: Planner, names: _Names, streams: list)
     return True
 
 
-def _results(m, job, names: _Names, network: dict, wall_s: float, job_result):
+def _results(m, job, names: _Names, network: dict, wall_s: float):
     """``(JobResult, per-rank replay returns)`` of a finished run; None if collective messages were left
     unreceived (mismatched collectives: the Python engine reports them)."""
     num_calls = max(len(names.names), 1)
@@ -456,6 +466,6 @@ def _results(m, job, names: _Names, network: dict, wall_s: float, job_result):
                         "compute_wall_s": wall_gaps_s, "compute_cpu_s": cpu_gaps_s,
                         "wtime_span_s": last_s - first_s if spans else None,
                         "recorded_wtime_span_s": last_recorded_s - first_recorded_s if spans else None})
-    return job_result(ranks=job.num_ranks, predicted_s=max(e["finish_s"] for e in per_rank), per_rank=per_rank,
+    return JobResult(ranks=job.num_ranks, predicted_s=max(e["finish_s"] for e in per_rank), per_rank=per_rank,
                       calls=total_calls(per_rank), network=network, returns=returns,
                       events=lib.ppt_mpi_events(m), wall_s=wall_s)

@@ -3,7 +3,7 @@
 A rank of a program run on the compiled engine is a :class:`CompiledRank`: the interface of
 :class:`ppt.mpi.p2p.Rank` that :mod:`ppt.mpi.comm`, :mod:`ppt.mpi.api` and the collectives call,
 over the engine's matching, protocols, networks and schedules (``ppt/mpi/core/program.c``).  Its
-process is a greenlet, as in the Python engine, and the engine stops (PPT_MPI_NEED_RESUME) at
+process is a greenlet, as in the Python engine, and the engine's run stops to resume it at
 every event where the Python engine would resume it, so a run makes the Python engine's events in
 its order and predicts the same to the last bit.  A nonblocking call is one call into C; a blocking
 one switches the process out only when it cannot complete at once.
@@ -31,6 +31,7 @@ from ppt.mpi.compiled import Engine, flatten, unsupported
 from ppt.mpi.constants import ANY_SOURCE, ANY_TAG, PROC_NULL
 from ppt.mpi.deadlock import deadlock_message, describe
 from ppt.mpi.errors import MPIError
+from ppt.mpi.outcome import SELF_ID, WORLD_ID, JobResult, rank_body, stray
 from ppt.mpi.p2p import EAGER, RTS, STANDARD, Rank, Request, Status
 from ppt.mpi.schedule import Exchange
 from ppt.mpi.stats import RankStats, total_calls
@@ -48,13 +49,19 @@ class NotCarried(ConfigError):
 
 
 class _Clock:
-    """``rank.sim`` of a compiled rank: the engine's time (s) and events, for the MPI call bookkeeping."""
+    """``rank.sim`` of a compiled rank: the engine's time (s) and events, and the processes still alive,
+    as the MPI calls' bookkeeping and the progress hook (:class:`ppt.progress.Progress`) read them."""
 
-    __slots__ = ("m", "rank")
+    __slots__ = ("m", "rank", "size", "ranks")
 
     def __init__(self, m):
         self.m = m
-        self.rank = 0
+        self.rank, self.size = 0, 1
+        self.ranks = []
+
+    @property
+    def processes(self) -> list:
+        return [r.proc for r in self.ranks if not r.proc.done]
 
     @property
     def now(self) -> float:
@@ -228,7 +235,7 @@ class CompiledRank:
         lib.ppt_mpi_set_owed(self.m, self.world_rank, value)
 
     def clock_s(self) -> float:
-        return lib.ppt_mpi_now(self.m) + lib.ppt_mpi_owed(self.m, self.world_rank)
+        return lib.ppt_mpi_clock(self.m, self.world_rank)
 
     def pay(self) -> None:
         owed = lib.ppt_mpi_owed(self.m, self.world_rank)
@@ -353,19 +360,18 @@ class CompiledRank:
         return self.out[2]
 
     def strays(self) -> list:
-        """Collective messages nobody received, as :func:`ppt.mpi.job._stray` reports them."""
-        from ppt.mpi.job import _stray
+        """Collective messages nobody received, as :func:`ppt.mpi.outcome.stray` reports them."""
         found, out, k = [], self.out, 0
         while lib.ppt_mpi_stray(self.m, self.world_rank, k, out):
             kind, src, call, root, seq = out[0], out[1], out[2], out[3], out[4]
             hdr = (self.engine.names.names[call], None if root < 0 else root, seq)
-            found.append(_stray(self, _Envelope(EAGER if kind == 0 else RTS, src, (hdr, None))))
+            found.append(stray(self, _Envelope(EAGER if kind == 0 else RTS, src, (hdr, None))))
             k += 1
         return found
 
 
 class _Envelope:
-    """An unreceived message as :func:`ppt.mpi.job._stray` reads it."""
+    """An unreceived message as :func:`ppt.mpi.outcome.stray` reads it."""
 
     __slots__ = ("kind", "src", "data")
 
@@ -431,7 +437,6 @@ class ProgramEngine(Engine):
 def run_job(job, main, args=(), argv=(), progress=None):
     """Run ``main(mpi, *args)`` on every rank of ``job`` on the compiled engine: ``(JobResult, None)``, or
     ``(None, why)`` when the engine does not carry the job (then nothing has run)."""
-    from ppt.mpi.job import WORLD_ID, SELF_ID, JobResult, _rank_body
     why = unsupported(job)
     if why is not None:
         return None, why
@@ -445,8 +450,9 @@ def run_job(job, main, args=(), argv=(), progress=None):
         world = Comm(rank, range(job.num_ranks), None, WORLD_ID, "WORLD")
         self_comm = Comm(rank, (world_rank,), {world_rank: 0}, SELF_ID, "SELF")
         rank.api = MPI(rank, world, self_comm, argv)
-        rank.proc = _Process(rank, _rank_body, (rank, main, args), f"rank {world_rank}", main_greenlet)
+        rank.proc = _Process(rank, rank_body, (rank, main, args), f"rank {world_rank}", main_greenlet)
         ranks.append(rank)
+    engine.clock.ranks = ranks
     if progress is not None:
         lib.ppt_mpi_set_progress(m, 1 << 62)        # every 65,536 events
     while True:
@@ -459,10 +465,10 @@ def run_job(job, main, args=(), argv=(), progress=None):
             progress(engine.clock)
         else:
             raise SimulationError(f"compiled MPI engine: {ffi.string(lib.ppt_mpi_reason(m)).decode()}")
-    return _result(job, engine, ranks, time.perf_counter() - wall, JobResult), None
+    return _result(job, engine, ranks, time.perf_counter() - wall), None
 
 
-def _result(job, engine, ranks, wall_s: float, job_result):
+def _result(job, engine, ranks, wall_s: float):
     """The JobResult of a finished run; DeadlockError or MPIError as :meth:`ppt.mpi.job.MPIJob.result` raises."""
     m, out = engine.m, engine.out
     now = lib.ppt_mpi_now(m)
@@ -479,6 +485,6 @@ def _result(job, engine, ranks, wall_s: float, job_result):
         entry = rank.stats.as_dict(rank.world_rank, rank.node)
         entry["unreceived_messages"] = out[2]
         per_rank.append(entry)
-    return job_result(ranks=job.num_ranks, predicted_s=max(e["finish_s"] for e in per_rank), per_rank=per_rank,
+    return JobResult(ranks=job.num_ranks, predicted_s=max(e["finish_s"] for e in per_rank), per_rank=per_rank,
                       calls=total_calls(per_rank), network=engine.network_stats(),
                       returns=[r.result for r in ranks], events=lib.ppt_mpi_events(m), wall_s=wall_s)

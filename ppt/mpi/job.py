@@ -7,7 +7,6 @@ only through the network, so a job runs unchanged on the parallel engine
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field
 
 from ppt.engine import parallel
 from ppt.errors import ConfigError, DeadlockError
@@ -18,33 +17,13 @@ from ppt.mpi.comm import Comm
 from ppt.mpi.deadlock import deadlock_message, describe
 from ppt.mpi.errors import MPIError
 from ppt.mpi.mapping import map_ranks
-from ppt.mpi.p2p import EAGER, Rank
+from ppt.mpi.outcome import SELF_ID, WORLD_ID, JobResult, rank_body, stray
+from ppt.mpi.p2p import Rank
 from ppt.mpi.settings import MPISettings
 from ppt.mpi.stats import total_calls
 
-#: Communicator ids of COMM_WORLD and COMM_SELF.
-WORLD_ID, SELF_ID = 0, 1
 #: The MPI engines a job's programs run on (see MPIJob).
 ENGINES = ("python", "compiled", "auto")
-
-
-@dataclass
-class JobResult:
-    """Outcome of a job.  ``predicted_s``: when the last rank finished (s)."""
-
-    ranks: int
-    predicted_s: float
-    per_rank: list[dict]
-    calls: dict[str, int]
-    network: dict
-    #: Return value of every rank's main function, by world rank.
-    returns: list = field(repr=False)
-    events: int = 0
-    wall_s: float = 0.0
-
-    def as_json(self) -> dict:
-        return {"ranks": self.ranks, "predicted_s": self.predicted_s, "per_rank": self.per_rank,
-                "calls": self.calls, "network": self.network}
 
 
 class _NodeHost:
@@ -75,7 +54,7 @@ class MPIJob:
 
     def __init__(self, network, num_ranks: int, ranks_per_node: int = 1, mapping: str = "linear", seed: int = 0,
                  node_model=None, algorithms: dict | None = None, comm=parallel.AUTO, threads_per_rank: int = 1,
-                 settings: MPISettings = MPISettings(), engine: str = "python"):
+                 settings: MPISettings = MPISettings(), engine: str = "auto"):
         if engine not in ENGINES:
             raise ConfigError(f"MPI engine {engine!r} must be one of {', '.join(ENGINES)}")
         self.network = network
@@ -143,24 +122,26 @@ class MPIJob:
         return view
 
     # -- running -------------------------------------------------------------------
-    def run(self, main, *args, argv=(), progress=None) -> JobResult:
+    def run(self, main, *args, argv=(), progress=None, engine: str | None = None) -> JobResult:
         """Run ``main(mpi, *args)`` on every rank; raises DeadlockError if ranks stay blocked, MPIError if
         ranks called mismatched collectives.
 
-        ``progress``: a hook for the simulation's progress reports (see :class:`ppt.progress.Progress`).
+        ``progress``: a hook for the simulation's progress reports (see :class:`ppt.progress.Progress`);
+        ``engine``: this run's MPI engine, in place of the job's (:attr:`engine`).
         """
-        if self.engine != "python":
+        engine = engine or self.engine
+        if engine != "python":
             from ppt.mpi.compiled_rank import NotCarried, run_job
             try:
                 result, why = run_job(self, main, args, argv, progress)
             except NotCarried:
-                if self.engine == "compiled":
+                if engine == "compiled":
                     raise
                 result = None           # auto: the whole job again, on the Python engine
             else:
                 if result is not None:
                     return result
-                if self.engine == "compiled":
+                if engine == "compiled":
                     raise ConfigError(f"the compiled MPI engine cannot run this job: {why}; use the Python engine")
         wall = time.perf_counter()
         net = self.network
@@ -180,15 +161,15 @@ class MPIJob:
         local = {"blocked": [(r.world_rank, describe(r)) for r in ranks if r.stats.finish_s is None],
                  "per_rank": [self._rank_entry(r) for r in ranks],
                  "returns": [(r.world_rank, r.result) for r in ranks],
-                 "stray": [_stray(r, env) for r in ranks for env in r.unreceived() if env.ctx % 2],
+                 "stray": [stray(r, env) for r in ranks for env in r.unreceived() if env.ctx % 2],
                  "network": net.stats(sim), "events": sim.events, "now": sim.now}
         parts = _allgather(sim, local)
         blocked = sorted(b for p in parts for b in p["blocked"])
         if blocked:
             raise DeadlockError(deadlock_message(blocked, max(p["now"] for p in parts), self.num_ranks))
-        stray = sorted(s for p in parts for s in p["stray"])
-        if stray:
-            raise MPIError(stray[0][1])
+        strays = sorted(s for p in parts for s in p["stray"])
+        if strays:
+            raise MPIError(strays[0][1])
         per_rank = sorted((e for p in parts for e in p["per_rank"]), key=lambda e: e["rank"])
         returns = [value for _, value in sorted((x for p in parts for x in p["returns"]), key=lambda x: x[0])]
         return JobResult(ranks=self.num_ranks, predicted_s=max(e["finish_s"] for e in per_rank),
@@ -215,7 +196,7 @@ class MPIJob:
             world = Comm(rank, range(self.num_ranks), None, WORLD_ID, "WORLD")
             self_comm = Comm(rank, (world_rank,), {world_rank: 0}, SELF_ID, "SELF")
             rank.api = MPI(rank, world, self_comm, argv)
-            rank.proc = nic.start_process(_rank_body, rank, main, args, name=f"rank {world_rank}")
+            rank.proc = nic.start_process(rank_body, rank, main, args, name=f"rank {world_rank}")
             ranks.append(rank)
         return ranks
 
@@ -223,22 +204,6 @@ class MPIJob:
         entry = rank.stats.as_dict(rank.world_rank, rank.node)
         entry["unreceived_messages"] = len(rank.unreceived())
         return entry
-
-
-def _rank_body(proc, rank, main, args) -> None:
-    rank.result = main(rank.api, *args)
-    rank.pay()
-    rank.stats.finish_s = proc.now
-
-
-def _stray(rank, env) -> tuple:
-    """A collective message nobody received: a mismatched collective call."""
-    what = ""
-    if env.kind == EAGER:
-        call, root, seq = env.data[0]
-        what = f" of {call}{'' if root is None else f'(root={root})'} (collective #{seq})"
-    return (rank.world_rank, f"rank {rank.world_rank}: collective mismatch: it never received the message{what} "
-                             f"sent by world rank {env.src}; the ranks called different collectives or roots")
 
 
 def _allgather(sim, obj) -> list:

@@ -221,6 +221,8 @@ struct ppt_mpi {
     int64_t nroutes, cap_routes;
     /* replay */
     int32_t cpu_clock, keep_startup;
+    const int8_t *skippable;    /* by call id: an OTHER op of that call is skipped (else refused) */
+    int32_t nskippable;
     double compute_scale;
     /* state */
     double now;

@@ -66,6 +66,9 @@ void ppt_mpi_set_progress(ppt_mpi_t *m, int64_t records);
 /* Replay options: the gap replayed (0 wall clock, 1 CPU clock) times compute_scale; keep_startup. */
 void ppt_mpi_set_replay(ppt_mpi_t *m, int32_t cpu_clock, double compute_scale, int32_t keep_startup);
 void ppt_mpi_set_has_init(ppt_mpi_t *m, int32_t rank, int32_t has_init);
+/* By call id, whether an OTHER op (a call the trace's reader could not express) of that call is skipped;
+ * one that is not stops the engine (PPT_MPI_UNSUPPORTED).  The array must stay alive until set again. */
+void ppt_mpi_set_skippable(ppt_mpi_t *m, const int8_t *skippable, int32_t n);
 
 /* The next chunk of a rank's stream (n == 0: the stream has ended): ops, their aux values and, per
  * chunk-local call index, a job-wide call id (0 .. num_calls-1).  The arrays must stay alive until
@@ -137,6 +140,8 @@ void ppt_mpi_unblock(ppt_mpi_t *m, int32_t rank, const int32_t *reqs, int32_t n)
 /* The process sleeps delay_s (its next PPT_MPI_NEED_RESUME is then). */
 void ppt_mpi_sleep(ppt_mpi_t *m, int32_t rank, double delay_s);
 double ppt_mpi_owed(const ppt_mpi_t *m, int32_t rank);
+/* The rank's clock: now plus the overhead it owes, s. */
+double ppt_mpi_clock(const ppt_mpi_t *m, int32_t rank);
 void ppt_mpi_set_owed(ppt_mpi_t *m, int32_t rank, double owed_s);
 /* The first unreceived message matching (ctx, world source or ANY_SOURCE, tag): its index, status in out
  * (world source, tag, bytes), taken off the queue if remove; -1 if none.  probe_wait: the process waits

@@ -79,6 +79,11 @@ void ppt_mpi_sleep(ppt_mpi_t *m, int32_t r, double delay_s)
     mpi_schedule(m, RANK(m, r)->node, m->now + delay_s, EV_RESUME, r, 0);
 }
 
+double ppt_mpi_clock(const ppt_mpi_t *m, int32_t r)
+{
+    return m->now + m->ranks[r].owed_s;
+}
+
 double ppt_mpi_owed(const ppt_mpi_t *m, int32_t r)
 {
     return m->ranks[r].owed_s;

@@ -32,6 +32,12 @@ void ppt_mpi_set_replay(ppt_mpi_t *m, int32_t cpu_clock, double compute_scale, i
     m->keep_startup = keep_startup;
 }
 
+void ppt_mpi_set_skippable(ppt_mpi_t *m, const int8_t *skippable, int32_t n)
+{
+    m->skippable = skippable;
+    m->nskippable = n;
+}
+
 void ppt_mpi_set_has_init(ppt_mpi_t *m, int32_t rank, int32_t has_init)
 {
     RANK(m, rank)->has_init = (int8_t)has_init;
@@ -580,7 +586,9 @@ static int step(ppt_mpi_t *m, int32_t r)
         case P_CALL: {
             const ppt_op_t *op = rk->op;
             int32_t id = rk->call_ids[op->call];
-            if (op->kind == OP_OTHER) {
+            if (op->kind == OP_OTHER) {             /* a call the reader could not express */
+                if (id >= m->nskippable || !m->skippable[id])
+                    return bad(m, r, "a call replay does not support");
                 count_call(rk, id, 1);
                 rk->phase = P_FETCH;
                 break;

@@ -1,0 +1,46 @@
+"""What a run of an MPI job gives, on either MPI engine: its result, each rank's process body, the
+ids of the predefined communicators, and the report of a collective message nobody received."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from ppt.mpi.p2p import EAGER
+
+#: Communicator ids of COMM_WORLD and COMM_SELF.
+WORLD_ID, SELF_ID = 0, 1
+
+
+@dataclass
+class JobResult:
+    """Outcome of a job.  ``predicted_s``: when the last rank finished (s)."""
+
+    ranks: int
+    predicted_s: float
+    per_rank: list[dict]
+    calls: dict[str, int]
+    network: dict
+    #: Return value of every rank's main function, by world rank.
+    returns: list = field(repr=False)
+    events: int = 0
+    wall_s: float = 0.0
+
+    def as_json(self) -> dict:
+        return {"ranks": self.ranks, "predicted_s": self.predicted_s, "per_rank": self.per_rank,
+                "calls": self.calls, "network": self.network}
+
+
+def rank_body(proc, rank, main, args) -> None:
+    """A rank's process: its program, then the overhead it still owes; its finish time."""
+    rank.result = main(rank.api, *args)
+    rank.pay()
+    rank.stats.finish_s = proc.now
+
+
+def stray(rank, env) -> tuple:
+    """A collective message nobody received: a mismatched collective call."""
+    what = ""
+    if env.kind == EAGER:
+        call, root, seq = env.data[0]
+        what = f" of {call}{'' if root is None else f'(root={root})'} (collective #{seq})"
+    return (rank.world_rank, f"rank {rank.world_rank}: collective mismatch: it never received the message{what} "
+                             f"sent by world rank {env.src}; the ranks called different collectives or roots")
