@@ -16,6 +16,17 @@ class ProcessError(SimulationError):
     """An exception escaped a process; the message names the entity and process."""
 
 
+def run_body(proc) -> None:
+    """Run process ``proc``'s function, ``proc.fn(proc, *proc.args)``; an exception other than PPT's own
+    leaves it as a ProcessError naming the process."""
+    try:
+        proc.fn(proc, *proc.args)
+    except PPTError:
+        raise
+    except Exception as exc:
+        raise ProcessError(f"{proc} raised {type(exc).__name__}: {exc}") from exc
+
+
 class Process:
     """A blocking activity of an entity (an MPI rank is one)."""
 
@@ -41,11 +52,7 @@ class Process:
 
     def _body(self, _):
         try:
-            self.fn(self, *self.args)
-        except PPTError:
-            raise
-        except Exception as exc:
-            raise ProcessError(f"{self} raised {type(exc).__name__}: {exc}") from exc
+            run_body(self)
         finally:
             self.done = True
             self.entity.sim.processes.discard(self)

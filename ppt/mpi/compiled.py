@@ -95,7 +95,6 @@ class Planner:
         self.replayers = []
         self.recorded = None
         self.flat: dict[int, tuple] = {}
-        self.members: dict[int, tuple] = {}
         #: While a communicator call runs in its greenlet: the greenlet to return to at its collective.
         self.parent = None
         #: Collective calls of communicator calls by (context, tag, first member), executed for their values as
@@ -176,13 +175,6 @@ class Planner:
     def comm(self, world_rank: int, handle: int):
         """The rank's communicator of op-stream handle ``handle``, or None."""
         return self.replayers[world_rank].handles.comms.get(handle)
-
-    def members_array(self, members):
-        """The C array of a communicator's members (world ranks), kept as long as the planner."""
-        found = self.members.get(id(members))
-        if found is None:
-            found = self.members[id(members)] = (members, ffi.new("int32_t[]", list(members) or [0]))
-        return found[1]
 
     def flatten(self, schedule):
         """:func:`flatten`, kept as long as the planner (the engine's plans point into it)."""
@@ -316,6 +308,14 @@ class Engine:
         memory = net.node_memory
         lib.ppt_mpi_set_memory(m, memory.bandwidth_Bps, memory.latency_s)
         self.names = _Names()
+        self.members: dict[int, tuple] = {}
+
+    def members_array(self, members):
+        """The C array of a communicator's members (world ranks), kept as long as the engine."""
+        found = self.members.get(id(members))
+        if found is None:
+            found = self.members[id(members)] = (members, ffi.new("int32_t[]", list(members) or [0]))
+        return found[1]
 
     def network_stats(self) -> dict:
         """The network's statistics at the end of the run, as the Python engine's run leaves them."""
@@ -368,7 +368,7 @@ def replay_job(job, trace, replayer_cls, options: dict, progress=None):
             rank = lib.ppt_mpi_need_rank(m)
             streams[rank].feed(m, rank, names)
         elif status in (lib.PPT_MPI_NEED_COLL, lib.PPT_MPI_NEED_COMM):
-            if not _python_step(m, status, planner, names, streams):
+            if not _python_step(engine, status, planner, streams):
                 return None, "a call the simulated MPI refuses"
         elif status == lib.PPT_MPI_NEED_PROGRESS:
             if progress is not None:
@@ -398,10 +398,11 @@ def _op_row(m):
     return op, tuple(getattr(op, name) for name in OP_DTYPE.names[:-1]) + (0,), aux
 
 
-def _python_step(m, status: int, planner: Planner, names: _Names, streams: list) -> bool:
+def _python_step(engine: Engine, status: int, planner: Planner, streams: list) -> bool:
     """Answer the engine's stop at a collective or a communicator op: run the op's Python part and hand the
     engine what it needs; False if the Python engine must replay instead (the call raised, e.g. an
     algorithm refusing the communicator)."""
+    m, names = engine.m, engine.names
     rank = lib.ppt_mpi_need_rank(m)
     op, row, aux = _op_row(m)
     name = streams[rank].held[3].calls[op.call]
@@ -410,7 +411,7 @@ def _python_step(m, status: int, planner: Planner, names: _Names, streams: list)
             planner.finish_comm_op(rank)
             comm = planner.comm(rank, aux[0])
             if comm is not None:
-                lib.ppt_mpi_set_comm(m, aux[0], comm.ctx, comm.size, comm.rank, planner.members_array(comm.members))
+                lib.ppt_mpi_set_comm(m, aux[0], comm.ctx, comm.size, comm.rank, engine.members_array(comm.members))
             return True
         parent = planner.comm(rank, op.comm)
         if parent is not None:

@@ -22,8 +22,8 @@ import time
 
 from greenlet import getcurrent, greenlet
 
-from ppt.engine.process import ProcessError
-from ppt.errors import ConfigError, DeadlockError, PPTError, SimulationError
+from ppt.engine.process import run_body
+from ppt.errors import ConfigError, DeadlockError, SimulationError
 from ppt.interconnects.core import ffi, lib
 from ppt.mpi.api import MPI
 from ppt.mpi.comm import Comm
@@ -92,11 +92,7 @@ class _Process:
 
     def _body(self):
         try:
-            self.fn(self, *self.args)
-        except PPTError:
-            raise
-        except Exception as exc:
-            raise ProcessError(f"{self} raised {type(exc).__name__}: {exc}") from exc
+            run_body(self)
         finally:
             self.done = True
 
@@ -381,7 +377,7 @@ class _Envelope:
 
 class ProgramEngine(Engine):
     """The compiled engine of a program run: the engine, the ranks' payloads by handle, the collectives'
-    flattened schedules and communicators' member arrays (kept as long as the engine points into them)."""
+    flattened schedules, and the engine's numbers for tags that are not integers."""
 
     def __init__(self, job):
         super().__init__(job)
@@ -391,7 +387,6 @@ class ProgramEngine(Engine):
         self.next_payload = 0
         self.exchanges: dict[tuple, Exchange] = {}
         self.flat: dict[int, tuple] = {}
-        self.members: dict[int, tuple] = {}
         self.tags: dict = {}
         self.tag_objects: dict[int, object] = {}
 
@@ -414,12 +409,6 @@ class ProgramEngine(Engine):
         self.next_payload += 1
         self.payloads[self.next_payload] = data
         return self.next_payload
-
-    def members_array(self, members):
-        found = self.members.get(id(members))
-        if found is None:
-            found = self.members[id(members)] = (members, ffi.new("int32_t[]", list(members) or [0]))
-        return found[1]
 
     def flatten(self, schedule):
         """The schedule as the engine reads it (:func:`ppt.mpi.compiled.flatten`): kept, with the schedule, if

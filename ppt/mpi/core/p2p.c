@@ -168,6 +168,21 @@ void p2p_finish(ppt_mpi_t *m, int32_t q)
     }
 }
 
+/* Receive q gets message i's data (an eager message's or the rendezvous data's), which is consumed, and
+ * completes. */
+static void receive_data(ppt_mpi_t *m, int32_t q, int32_t i)
+{
+    req_t *rq = REQ(m, q);
+    msg_t *g = MSG(m, i);
+    rq->hdr = g->hdr;
+    rq->payload = g->payload;
+    free(rq->parts);
+    rq->parts = g->parts;
+    g->parts = NULL;
+    mpi_free_msg(m, i);
+    p2p_finish(m, q);
+}
+
 /* Receive q matched envelope i (eager message or RTS), which is consumed. */
 void p2p_match(ppt_mpi_t *m, int32_t q, int32_t i)
 {
@@ -177,13 +192,7 @@ void p2p_match(ppt_mpi_t *m, int32_t q, int32_t i)
     rq->status_src = g->src;
     rq->status_tag = g->tag;
     if (g->kind == EAGER) {
-        rq->hdr = g->hdr;
-        rq->payload = g->payload;
-        free(rq->parts);
-        rq->parts = g->parts;
-        g->parts = NULL;
-        mpi_free_msg(m, i);
-        p2p_finish(m, q);
+        receive_data(m, q, i);
         return;
     }
     int32_t me = g->dst, src = g->src, send_req = g->send_req;
@@ -301,15 +310,7 @@ void p2p_arrive(ppt_mpi_t *m, int32_t i)
 {
     msg_t *g = MSG(m, i);
     if (g->kind == DATA) {
-        int32_t q = g->recv_req;
-        req_t *rq = REQ(m, q);
-        rq->hdr = g->hdr;
-        rq->payload = g->payload;
-        free(rq->parts);
-        rq->parts = g->parts;
-        g->parts = NULL;
-        mpi_free_msg(m, i);
-        p2p_finish(m, q);
+        receive_data(m, g->recv_req, i);
         return;
     }
     if (g->kind == CTS) {

@@ -271,6 +271,22 @@ static int probe(ppt_mpi_t *m, int32_t r, const ppt_op_t *op, int32_t c)
     }
 }
 
+/* Start the rank's collective run, if its plan has one: OP_DONE once over, OP_BLOCKED while it runs. */
+static int start_run(ppt_mpi_t *m, int32_t r)
+{
+    rank_t *rk = RANK(m, r);
+    if (!rk->run.active)
+        return OP_DONE;
+    int done = run_start(m, r);
+    if (done < 0)
+        return bad(m, r, "collective mismatch");
+    if (!done) {
+        rk->state = R_RUN;
+        return OP_BLOCKED;
+    }
+    return OP_DONE;
+}
+
 static int handler(ppt_mpi_t *m, int32_t r)
 {
     rank_t *rk = RANK(m, r);
@@ -487,15 +503,7 @@ static int handler(ppt_mpi_t *m, int32_t r)
             }
             if (rk->hphase == 1) {
                 rk->hphase = 2;
-                if (!rk->run.active)
-                    return OP_DONE;
-                int done = run_start(m, r);
-                if (done < 0)
-                    return bad(m, r, "collective mismatch");
-                if (!done) {
-                    rk->state = R_RUN;
-                    return OP_BLOCKED;
-                }
+                return start_run(m, r);
             }
             return OP_DONE;
         }
@@ -507,15 +515,8 @@ static int handler(ppt_mpi_t *m, int32_t r)
                 return PPT_MPI_NEED_COMM;
             case 1:                                 /* the members' agreement (a collective), if any */
                 rk->hphase = 2;
-                if (rk->run.active) {
-                    int done = run_start(m, r);
-                    if (done < 0)
-                        return bad(m, r, "collective mismatch");
-                    if (!done) {
-                        rk->state = R_RUN;
-                        return OP_BLOCKED;
-                    }
-                }
+                if ((st = start_run(m, r)) != OP_DONE)
+                    return st;
                 /* fall through */
             case 2:
                 rk->hphase = 3;
