@@ -5,7 +5,9 @@ The estimate of the packet network's wall time has two terms:
 * packet-hops: each packet's router traversals, plus one for its injection
   and ejection, divided by :data:`PACKET_HOPS_PER_S`;
 * MPI messages: the simulated MPI's work per message (matching, protocol,
-  the collective algorithm's bookkeeping), divided by :data:`MESSAGES_PER_S`.
+  the collective algorithm's bookkeeping), divided by :data:`MESSAGES_PER_S`
+  for a model's ranks and by :data:`REPLAY_MESSAGES_PER_S` for a trace's
+  replay (on the compiled MPI engine).
 
 Traffic is counted from what a tool knows before the run: the messages a model
 will send between ranks (:meth:`Estimator.traffic`), or a trace's calls
@@ -34,6 +36,8 @@ on one core; rerun after a change that makes either path faster or slower)::
     ppt bench network --system edison --json      # hops_per_s: the rate under load of the whole machine
     python benchmarks/mpi_messages.py --ranks-alltoall 128 --allreduce-iterations 10
         # MESSAGES_PER_S = the lower messages/s
+    ppt bench mpi; python benchmarks/replay_engines.py --messages 1e6
+        # REPLAY_MESSAGES_PER_S = the lower replay messages/s
 """
 from __future__ import annotations
 
@@ -57,6 +61,11 @@ PACKET_HOPS_PER_S = 1.3e6
 #: (allreduce loop, 1,024 ranks), the lower taken.  A least-squares fit of the wall times of the replays
 #: tabulated in docs/flow-network.md (a start-up, a message and a packet-hop term) gives 42,000 messages/s.
 MESSAGES_PER_S = 3e4
+#: MPI messages a trace's replay handles per second of wall time: replay runs on the compiled MPI engine
+#: (docs/mpi-speed.md, "The compiled engine").  Measured 2026-11-26 on the same 2-core machine (load
+#: average about 1.5): ``ppt bench mpi``'s replay workload, 471,000-578,000 messages/s, and
+#: ``python benchmarks/replay_engines.py --messages 1e6``, 512,700; the lower, rounded down.
+REPLAY_MESSAGES_PER_S = 4.5e5
 #: Wall time the packet network may take before ``auto`` runs the flow network instead, s.
 BUDGET_S = 60.0
 #: A message of at most this many packets is small.  The flow network's error against the packet network
@@ -88,10 +97,13 @@ class Estimate:
         return Estimate(self.packet_hops * factor, self.messages * factor, self.off_node * factor,
                         self.small * factor)
 
+    #: MPI messages the run handles per second of wall time (a trace's replay: REPLAY_MESSAGES_PER_S).
+    messages_per_s = MESSAGES_PER_S
+
     @property
     def seconds(self) -> float:
         """Estimated wall time of the packet network, s."""
-        return self.packet_hops / PACKET_HOPS_PER_S + self.messages / MESSAGES_PER_S
+        return self.packet_hops / PACKET_HOPS_PER_S + self.messages / self.messages_per_s
 
     @property
     def small_share(self) -> float:
@@ -225,6 +237,7 @@ def trace_estimate(trace, estimator: Estimator) -> Estimate:
     for (name, nbytes), count in calls.items():     # every rank records the call: 1/ranks of it each
         kind, algorithm = TRACE_COLLECTIVES[name]
         est += estimator.collective(kind, ranks, nbytes, algorithm).scaled(count / ranks)
+    est.messages_per_s = REPLAY_MESSAGES_PER_S
     return est
 
 
