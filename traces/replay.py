@@ -86,7 +86,7 @@ COMPUTE_CLOCKS = ("auto", "wall", "cpu")
 OVERSUBSCRIBED_CPU_SHARE = 0.85
 
 class RankReplay:
-    """Replays one trace rank's op stream on its simulated ``mpi``.
+    """Replays one trace rank's op stream on its simulated ``mpi`` (:meth:`run`; :meth:`handle` one op).
 
     ``compute_scale`` multiplies recorded gaps; ``clock``: ``"wall"`` or ``"cpu"``, the clock the gaps
     are read on; ``skip``: call names to leave out; ``skip_unsupported``: leave out every OTHER op
@@ -94,7 +94,7 @@ class RankReplay:
     every recorded call, e.g. user-function enter/exit records).
     """
 
-    __slots__ = ("mpi", "rank", "handles", "compute_scale", "skip", "skip_unsupported", "dispatch",
+    __slots__ = ("mpi", "rank", "handles", "compute_scale", "skip", "skip_unsupported",
                  "p2p_bytes", "skipped", "clock", "aux")
 
     def __init__(self, mpi, compute_scale: float = 1.0, skip=frozenset(), skip_unsupported=False,
@@ -107,7 +107,6 @@ class RankReplay:
         self.compute_scale = compute_scale
         self.skip = skip
         self.skip_unsupported = skip_unsupported
-        self.dispatch = [getattr(self, METHODS[kind]) if kind in METHODS else None for kind in Op]
         self.p2p_bytes = 0
         self.skipped = Counter()
         self.clock = clock
@@ -124,7 +123,8 @@ class RankReplay:
         ``recorded_wtime_span_s``: simulated and recorded seconds from the rank's first WTIME op
         to its last (None with fewer than two): the phase programs time themselves.
         """
-        mpi, dispatch, scale = self.mpi, self.dispatch, self.compute_scale
+        mpi, scale = self.mpi, self.compute_scale
+        dispatch = [getattr(self, METHODS[kind]) if kind in METHODS else None for kind in Op]
         replayed_gap = GAP_CPU_S if self.clock == "cpu" else GAP_WALL_S
         startup = not keep_startup
         dropped = recorded_mpi = wall_s = cpu_s = 0.0
@@ -169,6 +169,10 @@ class RankReplay:
                 "compute_wall_s": wall_s, "compute_cpu_s": cpu_s,
                 "wtime_span_s": wtimes[1][0] - wtimes[0][0] if len(wtimes) == 2 else None,
                 "recorded_wtime_span_s": wtimes[1][1] - wtimes[0][1] if len(wtimes) == 2 else None}
+
+    def handle(self, op) -> None:
+        """Issue op ``op`` (a row) with the handler of its kind, outside :meth:`run`'s call bookkeeping."""
+        getattr(self, METHODS[op[KIND]])(op)
 
     # -- helpers ----------------------------------------------------------------
     def _aux(self, op) -> list:

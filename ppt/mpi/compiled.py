@@ -94,7 +94,7 @@ class Planner:
         self.job = job
         self.replayers = []
         self.recorded = None
-        self.flat: dict[int, tuple] = {}
+        self.flats: list = []
         #: While a communicator call runs in its greenlet: the greenlet to return to at its collective.
         self.parent = None
         #: Collective calls of communicator calls by (context, tag, first member), executed for their values as
@@ -128,7 +128,7 @@ class Planner:
         replayer.aux = aux
         rank.call = name
         try:
-            replayer.dispatch[row[0]](row)
+            replayer.handle(row)
         finally:
             rank.call = None
 
@@ -177,12 +177,10 @@ class Planner:
         return self.replayers[world_rank].handles.comms.get(handle)
 
     def flatten(self, schedule):
-        """:func:`flatten`, kept as long as the planner (the engine's plans point into it)."""
-        found = self.flat.get(id(schedule))
-        if found is not None:
-            return found[1]
+        """:func:`flatten`, kept as long as the planner (the engine's plans point into it; a plan is made
+        once per rank and set of arguments, so each schedule is flattened about once)."""
         flat = flatten(schedule)
-        self.flat[id(schedule)] = (schedule, flat)
+        self.flats.append(flat)
         return flat
 
 
@@ -272,7 +270,7 @@ class _Stream:
         aux = np.ascontiguousarray(chunk.aux, dtype=np.int64) if len(chunk.aux) else np.zeros(1, np.int64)
         ids = np.array([names.id(name) for name in chunk.calls] or [0], dtype=np.int32)
         names.update(m)
-        self.held = (ops, aux, ids, chunk)
+        self.held = (ops, aux, ids, chunk.calls)      # the chunk's rows need not stay
         lib.ppt_mpi_set_chunk(m, rank, ffi.from_buffer("ppt_op_t[]", ops), len(ops),
                               ffi.from_buffer("int64_t[]", aux), ffi.from_buffer("int32_t[]", ids),
                               len(names.names))
@@ -405,7 +403,7 @@ def _python_step(engine: Engine, status: int, planner: Planner, streams: list) -
     m, names = engine.m, engine.names
     rank = lib.ppt_mpi_need_rank(m)
     op, row, aux = _op_row(m)
-    name = streams[rank].held[3].calls[op.call]
+    name = streams[rank].held[3][op.call]
     try:
         if status == lib.PPT_MPI_NEED_COMM and lib.ppt_mpi_need_stage(m) == 1:
             planner.finish_comm_op(rank)

@@ -36,7 +36,7 @@ void map_put(map_t *map, uint64_t k1, uint64_t k2, int64_t v);
 int map_del(map_t *map, uint64_t k1, uint64_t k2, int64_t *v);
 void map_free(map_t *map);
 /* Map tables (k1): a rank's own (in its map: k1 the table) and the engine's (k1 the table << 56). */
-enum { T_NEXT_SEQ = 1, T_EXPECTED_SEQ, T_EARLY, T_POSTED, T_UNEXPECTED, T_HANDLES, T_PATH, T_WIRE, T_UID_MSG,
+enum { T_PEER = 1, T_EARLY, T_POSTED, T_UNEXPECTED, T_HANDLES, T_PATH, T_WIRE, T_UID_MSG,
        T_UID_SENT, T_PLAN, T_COMM, T_ROUTE, T_PAST };
 static inline uint64_t map_k1(int table, int64_t rank) { return (uint64_t)table << 56 | (uint64_t)rank; }
 
@@ -88,6 +88,14 @@ typedef struct {
 /* A FIFO of requests or messages (a rank's posted receives or unexpected messages from one source, the
  * requests started under one trace request id); kept once made, empty or not. */
 typedef struct { int32_t head, tail; } queue_t;
+
+/* A rank's record of one peer (world rank): the next sequence number of its messages to the peer and
+ * the one it expects from it, and the queues (index into m->queues, -1: none yet) of its posted
+ * receives [0] and unexpected messages [1] from the peer in COMM_WORLD's two contexts. */
+typedef struct {
+    int64_t next_seq, expected_seq;
+    int32_t queue[2][2];
+} peer_t;
 
 /* -- communicators: one per rank per communicator it belongs to (ppt/mpi/comm.py Comm) ----------- */
 typedef struct {
@@ -242,6 +250,8 @@ struct ppt_mpi {
     int32_t *world_ids;         /* 0 .. num_ranks-1: COMM_WORLD's members, and each COMM_SELF's */
     plan_t *plans;
     int64_t nplans, cap_plans;
+    peer_t *peers;
+    int64_t npeers, cap_peers;
     queue_t *queues;
     int64_t nqueues, cap_queues;
     map_t map;

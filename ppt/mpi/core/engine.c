@@ -87,6 +87,7 @@ void ppt_mpi_free(ppt_mpi_t *m)
     free(m->reqs);
     free(m->msgs);
     free(m->queues);
+    free(m->peers);
     for (int64_t i = 0; i < m->nplans; i++) {
         free(m->plans[i].aux);
         free(m->plans[i].sizes);

@@ -17,6 +17,43 @@ int32_t queue_new(ppt_mpi_t *m)
     return i;
 }
 
+/* A rank's record of a peer (world rank): sequence numbers both ways, and the queues of posted receives
+ * and unexpected messages for COMM_WORLD's two contexts (made on first use; index into m->peers). */
+static int32_t peer_of(ppt_mpi_t *m, int32_t r, int32_t peer)
+{
+    int64_t *at = map_ref(&RANK(m, r)->map, T_PEER, (uint64_t)(uint32_t)peer, -1);
+    if (*at < 0) {
+        m->peers = ppt_grow(m->peers, &m->cap_peers, sizeof(peer_t), m->npeers + 1);
+        m->peers[m->npeers] = (peer_t){.queue = {{-1, -1}, {-1, -1}}};
+        *at = m->npeers++;
+    }
+    return (int32_t)*at;
+}
+
+/* The queue of a rank's posted receives (which 0) or unexpected messages (1) from world rank src in
+ * context ctx: made if create, else -1 when there is none yet. */
+static int32_t queue_of(ppt_mpi_t *m, int32_t r, int which, int32_t ctx, int32_t src, int create)
+{
+    if (ctx < 2) {
+        int32_t p = peer_of(m, r, src);
+        if (m->peers[p].queue[which][ctx] < 0 && create) {
+            int32_t qu = queue_new(m);
+            m->peers[p].queue[which][ctx] = qu;
+        }
+        return m->peers[p].queue[which][ctx];
+    }
+    int table = which ? T_UNEXPECTED : T_POSTED;
+    uint64_t key = (uint64_t)(uint32_t)ctx << 32 | (uint32_t)src;
+    int64_t qu;
+    if (!map_get(&RANK(m, r)->map, table, key, &qu)) {
+        if (!create)
+            return -1;
+        qu = queue_new(m);
+        map_put(&RANK(m, r)->map, table, key, qu);
+    }
+    return (int32_t)qu;
+}
+
 int32_t p2p_new_req(ppt_mpi_t *m, int32_t rank)
 {
     int32_t q = m->free_req;
@@ -61,7 +98,8 @@ int32_t p2p_isend(ppt_mpi_t *m, int32_t r, int32_t dst, int32_t ctx, int64_t tag
         return q;
     }
     rk->owed_s += m->send_o;
-    int64_t seq = (*map_ref(&RANK(m, r)->map, T_NEXT_SEQ, (uint64_t)dst, 0))++;
+    int32_t p = peer_of(m, r, dst);                /* (may move m->peers: read it after) */
+    int64_t seq = m->peers[p].next_seq++;
     rk->messages_sent++;
     rk->bytes_sent += nbytes;
     int32_t i = mpi_new_msg(m);
@@ -138,8 +176,8 @@ int32_t p2p_find_unexpected(ppt_mpi_t *m, int32_t r, int32_t ctx, int32_t src, i
                 break;
             }
     } else {
-        int64_t qu;
-        if (!map_get(&RANK(m, r)->map, T_UNEXPECTED, (uint64_t)(uint32_t)ctx << 32 | (uint32_t)src, &qu))
+        int32_t qu = queue_of(m, r, 1, ctx, src, 0);
+        if (qu < 0)
             return -1;
         for (int32_t i = m->queues[qu].head; i >= 0; i = MSG(m, i)->snext)
             if (tag_matches(tag, MSG(m, i)->tag)) {
@@ -225,13 +263,8 @@ void p2p_post(ppt_mpi_t *m, int32_t q)
         head = &rk->any_head;
         tail = &rk->any_tail;
     } else {
-        uint64_t key = (uint64_t)(uint32_t)rq->ctx << 32 | (uint32_t)rq->src;
-        int64_t qu;
-        if (!map_get(&RANK(m, r)->map, T_POSTED, key, &qu)) {
-            qu = queue_new(m);
-            map_put(&RANK(m, r)->map, T_POSTED, key, qu);
-        }
-        rq->queue = (int32_t)qu;
+        int32_t qu = queue_of(m, r, 0, rq->ctx, rq->src, 1);
+        rq->queue = qu;
         head = &m->queues[qu].head;
         tail = &m->queues[qu].tail;
     }
@@ -264,9 +297,8 @@ static void incoming(ppt_mpi_t *m, int32_t i)
     int32_t r = g->dst;
     rank_t *rk = RANK(m, r);
     int32_t chosen = -1;
-    int64_t qu;
-    uint64_t key = (uint64_t)(uint32_t)g->ctx << 32 | (uint32_t)g->src;
-    if (map_get(&RANK(m, r)->map, T_POSTED, key, &qu))
+    int32_t qu = queue_of(m, r, 0, g->ctx, g->src, 0);
+    if (qu >= 0)
         for (int32_t q = m->queues[qu].head; q >= 0; q = REQ(m, q)->next)
             if (tag_matches(REQ(m, q)->tag, g->tag)) {
                 chosen = q;
@@ -284,11 +316,9 @@ static void incoming(ppt_mpi_t *m, int32_t i)
         g->anext = -1;
         if (rk->unexp_tail >= 0) MSG(m, rk->unexp_tail)->anext = i; else rk->unexp_head = i;
         rk->unexp_tail = i;
-        if (!map_get(&RANK(m, r)->map, T_UNEXPECTED, key, &qu)) {
-            qu = queue_new(m);
-            map_put(&RANK(m, r)->map, T_UNEXPECTED, key, qu);
-        }
-        g->queue = (int32_t)qu;
+        qu = queue_of(m, r, 1, g->ctx, g->src, 1);
+        g = MSG(m, i);
+        g->queue = qu;
         g->sprev = m->queues[qu].tail;
         g->snext = -1;
         if (m->queues[qu].tail >= 0) MSG(m, m->queues[qu].tail)->snext = i; else m->queues[qu].head = i;
@@ -335,7 +365,8 @@ void p2p_arrive(ppt_mpi_t *m, int32_t i)
     }
     int32_t r = g->dst, src = g->src;
     rank_t *rk = RANK(m, r);
-    int64_t expected = *map_ref(&RANK(m, r)->map, T_EXPECTED_SEQ, (uint64_t)src, 0);
+    int32_t p = peer_of(m, r, src);
+    int64_t expected = m->peers[p].expected_seq;
     if (g->seq != expected) {
         map_put(&RANK(m, r)->map, T_EARLY, (uint64_t)src << 40 | (uint64_t)g->seq, i);
         rk->early++;
@@ -355,5 +386,5 @@ void p2p_arrive(ppt_mpi_t *m, int32_t i)
         incoming(m, (int32_t)early);
         expected++;
     }
-    *map_ref(&RANK(m, r)->map, T_EXPECTED_SEQ, (uint64_t)src, 0) = expected;
+    m->peers[p].expected_seq = expected;
 }
