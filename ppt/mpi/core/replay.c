@@ -653,7 +653,7 @@ int replay_continue(ppt_mpi_t *m, int32_t r)
         return PPT_MPI_DONE;
     if (st == PPT_MPI_UNSUPPORTED)
         return st;
-    m->need_rank = r;                                   /* NEED_CHUNK, NEED_COLL, NEED_COMM: go on once Python answered */
+    m->need_rank = r;                   /* NEED_CHUNK, NEED_COLL, NEED_COMM: go on once Python answered */
     rk->state = R_NEED;
     return st;
 }
