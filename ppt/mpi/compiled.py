@@ -5,7 +5,8 @@ The engine runs every rank of a job as a state machine over its op stream
 rendezvous protocols, the ranks' overheads, the networks (analytic, flow,
 and the packet network's compiled core) and the nodes' shared memory in C.
 It makes the events the Python engine makes, in the same order, so a replay
-predicts the same times, calls and statistics to the last bit (``tests/test_compiled_replay.py`` holds the two engines equal).
+predicts the same times, calls and statistics to the last bit
+(``tests/test_compiled_replay.py`` holds the two engines equal).
 
 Python is called once per distinct collective call of a rank (the engine
 keeps the plan for the rank's later calls with the same arguments), to choose
