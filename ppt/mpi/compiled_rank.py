@@ -150,6 +150,9 @@ class CRequest(Request):
 
     @property
     def status(self):
+        got = self.got
+        if got is not None:
+            return got[0]
         if self.is_send or not self.done:
             return None
         return self._received()[0]
@@ -158,6 +161,9 @@ class CRequest(Request):
     def value(self):
         if self.is_send:
             return self.data
+        got = self.got
+        if got is not None:
+            return got[1]
         return self._received()[1] if self.done else None
 
 
@@ -307,10 +313,11 @@ class CompiledRank:
         q = req.q
         if q < 0:
             return
-        lib.ppt_mpi_req_take(self.m, self.world_rank, q)
-        if not req.is_send:
+        m = self.m
+        lib.ppt_mpi_req_take(m, self.world_rank, q)
+        if not req.is_send and req.got is None:
             req._received()
-        lib.ppt_mpi_req_release(self.m, q)
+        lib.ppt_mpi_req_release(m, q)
         req.q = -1
 
     # -- collectives --------------------------------------------------------------------------------------
