@@ -135,9 +135,15 @@ typedef struct {
 /* -- ranks ----------------------------------------------------------------------------------- */
 enum { R_READY, R_SLEEP, R_BLOCK, R_PROBE, R_RUN, R_NEED, R_DONE };
 
+/* Peers a rank remembers beside its map (the peers of a halo and a log-P collective fit). */
+#define PEER_CACHE 16
+
 typedef struct {
     int32_t node;
-    map_t map;                          /* this rank's tables: sequence numbers, queues, requests, plans */
+    map_t map;                          /* this rank's tables: peers, queues, requests, plans */
+    int32_t cached_peer[PEER_CACHE];    /* recently looked-up peers (world ranks; -1 free) ... */
+    int32_t cached_index[PEER_CACHE];   /* ... and their records (index into m->peers) */
+    int32_t cache_next;                 /* the slot the next miss replaces */
     int8_t state, waiting, probing, startup, has_init, stream_end;
     int8_t program;                     /* driven by a Python program (its process), not an op stream */
     double owed_s;

@@ -40,7 +40,9 @@ ppt_mpi_t *ppt_mpi_new(int32_t num_ranks, int32_t num_nodes, const int32_t *node
     for (int32_t r = 0; r < num_ranks; r++) {
         rank_t *rk = RANK(m, r);
         rk->node = node_of[r];
-        rk->world = comm_new(m, 0, num_ranks, r, m->world_ids);      /* ids 0 and 1 (ppt/mpi/job.py) */
+        rk->world = comm_new(m, 0, num_ranks, r, m->world_ids);      /* ids 0 and 1 (ppt/mpi/outcome.py) */
+        for (int k = 0; k < PEER_CACHE; k++)
+            rk->cached_peer[k] = -1;
         rk->self = comm_new(m, 2, 1, 0, &m->world_ids[r]);
         rk->any_head = rk->any_tail = rk->unexp_head = rk->unexp_tail = -1;
         rk->startup = 1;
