@@ -135,15 +135,36 @@ typedef struct {
 /* -- ranks ----------------------------------------------------------------------------------- */
 enum { R_READY, R_SLEEP, R_BLOCK, R_PROBE, R_RUN, R_NEED, R_DONE };
 
-/* Peers a rank remembers beside its map (the peers of a halo and a log-P collective fit). */
-#define PEER_CACHE 16
+/* A rank's most recently used entries of one of its map's tables, kept beside the rank: the peers of a
+ * halo and a log-P collective, the request ids of a trace's iteration fit. */
+#define RECENT 16
+typedef struct {
+    int64_t key[RECENT];                /* -1: free */
+    int32_t value[RECENT];
+    int32_t next;                       /* the slot the next miss replaces */
+} recent_t;
+
+static inline int recent_find(const recent_t *c, int64_t key, int32_t *value)
+{
+    for (int k = 0; k < RECENT; k++)
+        if (c->key[k] == key) {
+            *value = c->value[k];
+            return 1;
+        }
+    return 0;
+}
+
+static inline void recent_put(recent_t *c, int64_t key, int32_t value)
+{
+    c->key[c->next] = key;
+    c->value[c->next] = value;
+    c->next = (c->next + 1) % RECENT;
+}
 
 typedef struct {
     int32_t node;
     map_t map;                          /* this rank's tables: peers, queues, requests, plans */
-    int32_t cached_peer[PEER_CACHE];    /* recently looked-up peers (world ranks; -1 free) ... */
-    int32_t cached_index[PEER_CACHE];   /* ... and their records (index into m->peers) */
-    int32_t cache_next;                 /* the slot the next miss replaces */
+    recent_t peers, handles;            /* recent peers (world rank -> record), request ids (-> queue) */
     int8_t state, waiting, probing, startup, has_init, stream_end;
     int8_t program;                     /* driven by a Python program (its process), not an op stream */
     double owed_s;

@@ -41,8 +41,8 @@ ppt_mpi_t *ppt_mpi_new(int32_t num_ranks, int32_t num_nodes, const int32_t *node
         rank_t *rk = RANK(m, r);
         rk->node = node_of[r];
         rk->world = comm_new(m, 0, num_ranks, r, m->world_ids);      /* ids 0 and 1 (ppt/mpi/outcome.py) */
-        for (int k = 0; k < PEER_CACHE; k++)
-            rk->cached_peer[k] = -1;
+        for (int k = 0; k < RECENT; k++)
+            rk->peers.key[k] = rk->handles.key[k] = -1;
         rk->self = comm_new(m, 2, 1, 0, &m->world_ids[r]);
         rk->any_head = rk->any_tail = rk->unexp_head = rk->unexp_tail = -1;
         rk->startup = 1;

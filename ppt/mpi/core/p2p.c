@@ -22,19 +22,16 @@ int32_t queue_new(ppt_mpi_t *m)
 static int32_t peer_of(ppt_mpi_t *m, int32_t r, int32_t peer)
 {
     rank_t *rk = RANK(m, r);
-    for (int k = 0; k < PEER_CACHE; k++)       /* the rank's line is in the cache; its map may not be */
-        if (rk->cached_peer[k] == peer)
-            return rk->cached_index[k];
+    int32_t found;
+    if (recent_find(&rk->peers, peer, &found))  /* the rank's lines are in the cache; its map may not be */
+        return found;
     int64_t *at = map_ref(&rk->map, T_PEER, (uint64_t)(uint32_t)peer, -1);
     if (*at < 0) {
         m->peers = ppt_grow(m->peers, &m->cap_peers, sizeof(peer_t), m->npeers + 1);
         m->peers[m->npeers] = (peer_t){.queue = {{-1, -1}, {-1, -1}}};
         *at = m->npeers++;
     }
-    int k = rk->cache_next;
-    rk->cache_next = (k + 1) % PEER_CACHE;
-    rk->cached_peer[k] = peer;
-    rk->cached_index[k] = (int32_t)*at;
+    recent_put(&rk->peers, peer, (int32_t)*at);
     return (int32_t)*at;
 }
 

@@ -122,13 +122,29 @@ static void polled(ppt_mpi_t *m, int32_t r, uint8_t call)
 }
 
 /* -- trace request ids (traces/handles.py RequestFifos) -------------------------------------------- */
+/* The FIFO of requests started under trace request id `id` (index into m->queues): made if create, else -1
+ * when there is none yet.  Ids are negative too (PROC_NULL's), so the recent ones are kept by id + 2^62. */
+static int32_t handle_queue(ppt_mpi_t *m, int32_t r, int64_t id, int create)
+{
+    rank_t *rk = RANK(m, r);
+    int64_t key = id + ((int64_t)1 << 62);
+    int32_t qu;
+    if (recent_find(&rk->handles, key, &qu))
+        return qu;
+    int64_t found;
+    if (!map_get(&rk->map, T_HANDLES, (uint64_t)id, &found)) {
+        if (!create)
+            return -1;
+        found = queue_new(m);
+        map_put(&rk->map, T_HANDLES, (uint64_t)id, found);
+    }
+    recent_put(&rk->handles, key, (int32_t)found);
+    return (int32_t)found;
+}
+
 static void handle_start(ppt_mpi_t *m, int32_t r, int64_t id, int32_t q)
 {
-    int64_t qu;
-    if (!map_get(&RANK(m, r)->map, T_HANDLES, (uint64_t)id, &qu)) {
-        qu = queue_new(m);
-        map_put(&RANK(m, r)->map, T_HANDLES, (uint64_t)id, qu);
-    }
+    int32_t qu = handle_queue(m, r, id, 1);    /* (may move m->queues: index it after) */
     queue_t *fifo = &m->queues[qu];
     REQ(m, q)->hnext = -1;
     REQ(m, q)->handled = 1;
@@ -138,8 +154,8 @@ static void handle_start(ppt_mpi_t *m, int32_t r, int64_t id, int32_t q)
 
 static int32_t handle_take(ppt_mpi_t *m, int32_t r, int64_t id)
 {
-    int64_t qu;
-    if (!map_get(&RANK(m, r)->map, T_HANDLES, (uint64_t)id, &qu))
+    int32_t qu = handle_queue(m, r, id, 0);
+    if (qu < 0)
         return -1;
     queue_t *fifo = &m->queues[qu];
     int32_t q = fifo->head;
@@ -154,8 +170,8 @@ static int32_t handle_take(ppt_mpi_t *m, int32_t r, int64_t id)
 
 static int32_t handle_peek(ppt_mpi_t *m, int32_t r, int64_t id)
 {
-    int64_t qu;
-    return map_get(&RANK(m, r)->map, T_HANDLES, (uint64_t)id, &qu) ? m->queues[qu].head : -1;
+    int32_t qu = handle_queue(m, r, id, 0);
+    return qu >= 0 ? m->queues[qu].head : -1;
 }
 
 static void wl_push(rank_t *rk, int32_t q)
