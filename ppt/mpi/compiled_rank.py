@@ -134,10 +134,6 @@ class CRequest(Request):
     def done(self) -> bool:
         return self.q < 0 or bool(lib.ppt_mpi_req_done(self._rank.m, self.q))
 
-    @property
-    def overhead_due_s(self) -> float:
-        return lib.ppt_mpi_req_overhead_due(self._rank.m, self.q) if self.q >= 0 else 0.0
-
     def _received(self) -> tuple:
         """``(status, payload)`` of a completed receive, read from the engine once."""
         if self.got is None:
@@ -198,7 +194,7 @@ class CompiledRank:
     """One simulated MPI process on the compiled engine (:class:`ppt.mpi.p2p.Rank`'s interface)."""
 
     __slots__ = ("job", "world_rank", "node", "sim", "proc", "stats", "api", "call", "result", "next_ctx", "meter",
-                 "cpu_mark", "recv_overhead_s", "node_of", "engine", "m", "out", "payloads")
+                 "cpu_mark", "recv_overhead_s", "node_of", "engine", "m", "out")
     error = Rank.error
 
     def __init__(self, engine: "ProgramEngine", world_rank: int):
@@ -220,7 +216,6 @@ class CompiledRank:
         self.recv_overhead_s = job.settings.recv_overhead_s
         self.node_of = job.node_of
         self.out = engine.out
-        self.payloads = engine.payloads
         lib.ppt_mpi_set_program(self.m, world_rank)
 
     def __repr__(self):
@@ -358,10 +353,6 @@ class CompiledRank:
                           f"(collective #{c.hdr[2]})")
 
     # -- after the run --------------------------------------------------------------------------------------
-    def unreceived_count(self) -> int:
-        lib.ppt_mpi_program_stats(self.m, self.world_rank, self.out)
-        return self.out[2]
-
     def strays(self) -> list:
         """Collective messages nobody received, as :func:`ppt.mpi.outcome.stray` reports them."""
         found, out, k = [], self.out, 0

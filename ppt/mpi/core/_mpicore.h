@@ -58,7 +58,6 @@ typedef struct {
     int32_t count;              /* slots carried (schedule messages); parts: their sizes when count > 1 */
     int64_t *parts;
     hdr_t hdr;
-    int64_t arrival;
     int64_t payload;            /* eager messages and data: the send's payload handle */
     int32_t aprev, anext;       /* a rank's unexpected messages in arrival order */
     int32_t sprev, snext, queue;/* ... and per (context, source) */
@@ -68,7 +67,7 @@ typedef struct {
 
 typedef struct {
     int32_t rank;               /* owner (world rank) */
-    int8_t is_send, done, waited, active, run_post, handled, in_use;
+    int8_t is_send, done, waited, active, run_post, handled;
     int32_t prev, next, queue;  /* posted receives: per (context, source), or ANY_SOURCE (queue -2) */
     int32_t hnext;              /* the next request started under the same trace request id */
     int64_t post;
@@ -168,7 +167,7 @@ typedef struct {
     int8_t state, waiting, probing, startup, has_init, stream_end;
     int8_t program;                     /* driven by a Python program (its process), not an op stream */
     double owed_s;
-    int64_t post_count, arrival_count;
+    int64_t post_count;
     int32_t any_head, any_tail;         /* posted ANY_SOURCE receives, in post order */
     int32_t unexp_head, unexp_tail;     /* unexpected messages, in arrival order */
     int64_t unreceived, unreceived_coll;
@@ -319,6 +318,7 @@ int32_t p2p_irecv(ppt_mpi_t *m, int32_t rank, int32_t src, int32_t ctx, int64_t 
 void p2p_post(ppt_mpi_t *m, int32_t req);
 void p2p_arrive(ppt_mpi_t *m, int32_t msg);
 void p2p_finish(ppt_mpi_t *m, int32_t req);
+void p2p_take(ppt_mpi_t *m, int32_t rank, int32_t req);
 int32_t p2p_find_unexpected(ppt_mpi_t *m, int32_t rank, int32_t ctx, int32_t src, int64_t tag, int remove);
 int32_t queue_new(ppt_mpi_t *m);
 /* run.c: collective schedules */

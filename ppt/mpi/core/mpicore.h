@@ -131,7 +131,6 @@ int32_t ppt_mpi_req_done(const ppt_mpi_t *m, int32_t req);
 void ppt_mpi_req_status(const ppt_mpi_t *m, int32_t req, int64_t *out);
 /* The rank takes a completed request over: it owes the receive overhead still due (once). */
 void ppt_mpi_req_take(ppt_mpi_t *m, int32_t rank, int32_t req);
-double ppt_mpi_req_overhead_due(const ppt_mpi_t *m, int32_t req);
 void ppt_mpi_req_release(ppt_mpi_t *m, int32_t req);
 /* Rank.block: the rank waits until one of reqs completes (the process then sleeps until
  * PPT_MPI_NEED_RESUME); ppt_mpi_unblock once it goes on. */

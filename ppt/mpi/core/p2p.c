@@ -71,7 +71,7 @@ int32_t p2p_new_req(ppt_mpi_t *m, int32_t rank)
     req_t *rq = REQ(m, q);
     memset(rq, 0, sizeof *rq);
     rq->rank = rank;
-    rq->active = rq->in_use = 1;
+    rq->active = 1;
     rq->prev = rq->next = rq->queue = -1;
     rq->count = 1;
     return q;
@@ -82,7 +82,6 @@ void p2p_release(ppt_mpi_t *m, int32_t q)
     req_t *rq = REQ(m, q);
     free(rq->parts);
     rq->parts = NULL;
-    rq->in_use = 0;
     rq->free_next = m->free_req;
     m->free_req = q;
 }
@@ -193,6 +192,13 @@ int32_t p2p_find_unexpected(ppt_mpi_t *m, int32_t r, int32_t ctx, int32_t src, i
     if (found >= 0 && remove)
         unlink_unexpected(m, rk, found);
     return found;
+}
+
+/* Rank r takes completed request q over: it owes the receive overhead still due (once). */
+void p2p_take(ppt_mpi_t *m, int32_t r, int32_t q)
+{
+    RANK(m, r)->owed_s += REQ(m, q)->overhead_due_s;
+    REQ(m, q)->overhead_due_s = 0.0;
 }
 
 void p2p_finish(ppt_mpi_t *m, int32_t q)
@@ -316,7 +322,6 @@ static void incoming(ppt_mpi_t *m, int32_t i)
             break;
         }
     if (chosen < 0) {
-        g->arrival = ++rk->arrival_count;
         g->aprev = rk->unexp_tail;
         g->anext = -1;
         if (rk->unexp_tail >= 0) MSG(m, rk->unexp_tail)->anext = i; else rk->unexp_head = i;

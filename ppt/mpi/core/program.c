@@ -42,13 +42,7 @@ void ppt_mpi_req_status(const ppt_mpi_t *m, int32_t q, int64_t *out)
 
 void ppt_mpi_req_take(ppt_mpi_t *m, int32_t r, int32_t q)
 {
-    RANK(m, r)->owed_s += REQ(m, q)->overhead_due_s;
-    REQ(m, q)->overhead_due_s = 0.0;
-}
-
-double ppt_mpi_req_overhead_due(const ppt_mpi_t *m, int32_t q)
-{
-    return m->reqs[q].overhead_due_s;
+    p2p_take(m, r, q);
 }
 
 void ppt_mpi_req_release(ppt_mpi_t *m, int32_t q)

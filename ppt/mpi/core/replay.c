@@ -97,16 +97,10 @@ static int block_on(ppt_mpi_t *m, int32_t r, int32_t q)
     return OP_BLOCKED;
 }
 
-static void take(ppt_mpi_t *m, int32_t r, int32_t q)
-{
-    RANK(m, r)->owed_s += REQ(m, q)->overhead_due_s;
-    REQ(m, q)->overhead_due_s = 0.0;
-}
-
 /* MPI._complete: retire a completed request. */
 static void complete(ppt_mpi_t *m, int32_t r, int32_t q)
 {
-    take(m, r, q);
+    p2p_take(m, r, q);
     REQ(m, q)->active = 0;
 }
 
@@ -221,7 +215,7 @@ static int wl_wait(ppt_mpi_t *m, int32_t r)
         if (!rk->wl_complete || rq->active) {
             if (!rq->done)
                 return block_on(m, r, q);
-            take(m, r, q);
+            p2p_take(m, r, q);
             if (rk->wl_complete)
                 complete(m, r, q);
         }

@@ -154,8 +154,7 @@ int run_proceed(ppt_mpi_t *m, int32_t r, int fresh)
                 run->awaited = q;
                 return 0;
             }
-            rk->owed_s += rq->overhead_due_s;
-            rq->overhead_due_s = 0.0;
+            p2p_take(m, r, q);
             if (!rq->is_send) {
                 if (rq->hdr.call != run->hdr.call || rq->hdr.root != run->hdr.root || rq->hdr.seq != run->hdr.seq) {
                     m->mismatch = rq->hdr;
