@@ -65,15 +65,13 @@ from collections import Counter
 
 from ppt.errors import ConfigError, TraceError
 from ppt.mpi import compiled
+from ppt.mpi.outcome import ENGINES, check_engine  # noqa: F401  (ENGINES: the CLI's list is checked against it)
 from ppt.traces.handles import Handles
 from ppt.traces.opstream import (AUX_LEN, AUX_START, CALL, CALL_S, COMM, FLAG, GAP_CPU_S, GAP_WALL_S, KIND, NBYTES,
                                  OP, PEER, REQUEST, ROOT, START_S, TAG, Op)
 
 #: Records a rank replays between two progress checks.
 PROGRESS_EVERY = 256
-
-#: The MPI engines a replay runs on: ``auto`` picks the compiled one where it can (see :func:`replay`).
-ENGINES = ("auto", "compiled", "python")
 
 #: The clocks the gaps between calls are read on: ``auto`` picks one of the other two per trace.
 COMPUTE_CLOCKS = ("auto", "wall", "cpu")
@@ -514,13 +512,12 @@ def replay_result(trace, job, compute_scale: float = 1.0, skip_unsupported: bool
                   keep_startup: bool = False, compute_clock: str = "auto", engine: str = "auto"):
     """The :class:`~ppt.mpi.job.JobResult` of replaying ``trace`` on ``job`` (arguments as :func:`replay`
     takes them); its ``returns`` are the ranks' replay reports."""
-    if engine not in ENGINES:
-        raise ConfigError(f"MPI engine {engine!r} must be one of {', '.join(ENGINES)}")
+    check_engine(engine)
     main, args, counter = rank_program(trace, job.num_ranks, compute_scale, skip_unsupported, progress,
                                        keep_startup, compute_clock)
-    clock = args[-1]
+    _, _, skip, _, _, _, clock = args          # the calls skipped, and the clock auto picked
     if engine != "python":
-        options = {"compute_scale": compute_scale, "keep_startup": keep_startup, "clock": clock, "skip": args[2],
+        options = {"compute_scale": compute_scale, "keep_startup": keep_startup, "clock": clock, "skip": skip,
                    "skip_unsupported": skip_unsupported}
         result, why = compiled.replay_job(job, trace, RankReplay, options, counter)
         if result is not None:

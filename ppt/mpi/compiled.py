@@ -49,7 +49,7 @@ PROGRESS_RECORDS = 1024
 
 
 def unsupported(job) -> str | None:
-    """Why the compiled engine cannot run ``job``'s replay, or None."""
+    """Why the compiled engine cannot run ``job`` (a replay or its ranks' programs), or None."""
     net = job.network
     if type(net) not in (AnalyticNetwork, FlowNetwork, PacketNetwork):
         return f"the {net.kind} network runs on the Python engine"
@@ -438,8 +438,8 @@ def _python_step(engine: Engine, status: int, planner: Planner, streams: list) -
 
 
 def _results(m, job, names: _Names, network: dict, wall_s: float):
-    """``(JobResult, per-rank replay returns)`` of a finished run; None if collective messages were left
-    unreceived (mismatched collectives: the Python engine reports them)."""
+    """The JobResult of a finished replay (its ``returns`` the ranks' replay reports); None if collective
+    messages were left unreceived (mismatched collectives: the Python engine reports them)."""
     num_calls = max(len(names.names), 1)
     times, counts = ffi.new("double[11]"), ffi.new("int64_t[7]")
     calls, skipped = ffi.new("int64_t[]", num_calls), ffi.new("int64_t[]", num_calls)

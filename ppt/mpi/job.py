@@ -17,13 +17,11 @@ from ppt.mpi.comm import Comm
 from ppt.mpi.deadlock import deadlock_message, describe
 from ppt.mpi.errors import MPIError
 from ppt.mpi.mapping import map_ranks
-from ppt.mpi.outcome import SELF_ID, WORLD_ID, JobResult, rank_body, stray
+from ppt.mpi.outcome import SELF_ID, WORLD_ID, JobResult, check_engine, rank_body, stray
 from ppt.mpi.p2p import Rank
 from ppt.mpi.settings import MPISettings
 from ppt.mpi.stats import total_calls
 
-#: The MPI engines a job's programs run on (see MPIJob).
-ENGINES = ("python", "compiled", "auto")
 
 
 class _NodeHost:
@@ -55,13 +53,11 @@ class MPIJob:
     def __init__(self, network, num_ranks: int, ranks_per_node: int = 1, mapping: str = "linear", seed: int = 0,
                  node_model=None, algorithms: dict | None = None, comm=parallel.AUTO, threads_per_rank: int = 1,
                  settings: MPISettings = MPISettings(), engine: str = "auto"):
-        if engine not in ENGINES:
-            raise ConfigError(f"MPI engine {engine!r} must be one of {', '.join(ENGINES)}")
         self.network = network
         #: Where :meth:`run` runs the ranks' programs: ``python``, ``compiled`` (:mod:`ppt.mpi.compiled_rank`;
         #: a ConfigError says why where it cannot) or ``auto`` (compiled where it can; a program that reaches
         #: a call the compiled engine does not carry runs again from the start on the Python engine).
-        self.engine = engine
+        self.engine = check_engine(engine)
         #: Eager threshold and per-message overheads (see ppt.mpi.settings).
         self.settings = settings
         self.num_ranks = num_ranks

@@ -1,13 +1,23 @@
-"""What a run of an MPI job gives, on either MPI engine: its result, each rank's process body, the
-ids of the predefined communicators, and the report of a collective message nobody received."""
+"""What a run of an MPI job gives, on either MPI engine: the engines' names, its result, each rank's process
+body, the ids of the predefined communicators, and the report of a collective message nobody received."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from ppt.errors import ConfigError
 from ppt.mpi.p2p import EAGER
 
 #: Communicator ids of COMM_WORLD and COMM_SELF.
 WORLD_ID, SELF_ID = 0, 1
+#: The MPI engines a run may take: ``auto`` the compiled one where it carries the run, else the Python one.
+ENGINES = ("auto", "compiled", "python")
+
+
+def check_engine(engine: str) -> str:
+    """``engine`` if it names an MPI engine, else a ConfigError saying which do."""
+    if engine not in ENGINES:
+        raise ConfigError(f"MPI engine {engine!r} must be one of {', '.join(ENGINES)}")
+    return engine
 
 
 @dataclass
