@@ -1,6 +1,8 @@
 /* Shared helpers of the packet core: hashing (core.h) and memory (_util.h). */
+#define _DEFAULT_SOURCE          /* madvise, MADV_HUGEPAGE */
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/mman.h>
 #include "core.h"
 #include "_util.h"
 
@@ -23,11 +25,31 @@ _Noreturn void ppt_out_of_memory(size_t bytes)
     abort();
 }
 
+/* Tables of many megabytes (a million-node network's ports, credits and packets) are read at random,
+ * one record per event: on 4 KiB pages nearly every access also misses the TLB.  Such a block asks
+ * the kernel for transparent huge pages (2 MiB), where it grants them; a hint, never an error. */
+#define HUGE_PAGE_B ((size_t)2 << 20)
+
+static void advise_huge(void *p, size_t bytes)
+{
+#ifdef MADV_HUGEPAGE
+    if (bytes < 4 * HUGE_PAGE_B)
+        return;
+    uintptr_t first = ((uintptr_t)p + HUGE_PAGE_B - 1) & ~(uintptr_t)(HUGE_PAGE_B - 1);
+    uintptr_t end = ((uintptr_t)p + bytes) & ~(uintptr_t)(HUGE_PAGE_B - 1);
+    if (end > first)
+        madvise((void *)first, end - first, MADV_HUGEPAGE);
+#else
+    (void)p, (void)bytes;
+#endif
+}
+
 void *ppt_alloc(size_t count, size_t size)
 {
     void *p = calloc(count ? count : 1, size);
     if (!p)
         ppt_out_of_memory((count ? count : 1) * size);
+    advise_huge(p, (count ? count : 1) * size);
     return p;
 }
 
@@ -42,5 +64,6 @@ void *ppt_grow(void *p, int64_t *cap, size_t item, int64_t need)
     if (!q)
         ppt_out_of_memory((size_t)n * item);
     *cap = n;
+    advise_huge(q, (size_t)n * item);
     return q;
 }
