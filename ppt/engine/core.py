@@ -32,7 +32,7 @@ PROGRESS_MASK = (1 << 16) - 1
 
 
 @contextmanager
-def _young_garbage_only():
+def young_garbage_only():
     """Keep the cyclic garbage collector off the model while events run.
 
     Everything built before the run (topology tables, entities) is frozen out
@@ -186,7 +186,7 @@ class Simulation:
         stay queued, so ``run`` can be called again with a later time.
         """
         end = self.end_s if until_s is None else min(until_s, self.end_s)
-        with _young_garbage_only():
+        with young_garbage_only():
             if self.size == 1:
                 self._run_window(end)
             else:

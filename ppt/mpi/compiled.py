@@ -33,6 +33,7 @@ from ppt.interconnects.networks.nodememory import NodeMemory
 from ppt.interconnects.networks.flownet import FlowNetwork
 from ppt.interconnects.networks.packetnet import PacketNetwork
 from ppt.engine import parallel
+from ppt.engine.core import young_garbage_only
 from ppt.mpi import nccl
 from ppt.mpi.api import MPI
 from ppt.mpi.comm import Comm
@@ -359,25 +360,26 @@ def replay_job(job, trace, replayer_cls, options: dict, progress=None):
     streams = [_Stream(trace.stream(rank)) for rank in range(num_ranks)]
     planner = Planner(job, replayer_cls)
     done_records = 0
-    while True:
-        status = lib.ppt_mpi_run(m)
-        if status == lib.PPT_MPI_DONE:
-            break
-        if status == lib.PPT_MPI_NEED_CHUNK:
-            rank = lib.ppt_mpi_need_rank(m)
-            streams[rank].feed(m, rank, names)
-        elif status in (lib.PPT_MPI_NEED_COLL, lib.PPT_MPI_NEED_COMM):
-            if not _python_step(engine, status, planner, streams):
-                return None, "a call the simulated MPI refuses"
-        elif status == lib.PPT_MPI_NEED_PROGRESS:
-            if progress is not None:
-                records = lib.ppt_mpi_records(m)
-                progress.done += records - done_records
-                done_records = records
-                progress.progress.count(progress.done, progress.total, lib.ppt_mpi_now(m),
-                                        "records over all ranks")
-        else:
-            return None, ffi.string(lib.ppt_mpi_reason(m)).decode()
+    with young_garbage_only():         # the trace and tables held: no rescans
+        while True:
+            status = lib.ppt_mpi_run(m)
+            if status == lib.PPT_MPI_DONE:
+                break
+            if status == lib.PPT_MPI_NEED_CHUNK:
+                rank = lib.ppt_mpi_need_rank(m)
+                streams[rank].feed(m, rank, names)
+            elif status in (lib.PPT_MPI_NEED_COLL, lib.PPT_MPI_NEED_COMM):
+                if not _python_step(engine, status, planner, streams):
+                    return None, "a call the simulated MPI refuses"
+            elif status == lib.PPT_MPI_NEED_PROGRESS:
+                if progress is not None:
+                    records = lib.ppt_mpi_records(m)
+                    progress.done += records - done_records
+                    done_records = records
+                    progress.progress.count(progress.done, progress.total, lib.ppt_mpi_now(m),
+                                            "records over all ranks")
+            else:
+                return None, ffi.string(lib.ppt_mpi_reason(m)).decode()
     if lib.ppt_mpi_unfinished(m):
         return None, "ranks are left blocked (a deadlock)"
     result = _results(m, job, names, engine.network_stats(), time.perf_counter() - wall)
