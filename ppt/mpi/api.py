@@ -124,14 +124,19 @@ class MPI:
     def _complete(self, req, status):
         """Retire completed ``req``: returns its payload (receives), fills ``status`` and any mpi4py receive buffer."""
         self._rank.take(req)
+        return self._retire(req, status)
+
+    def _retire(self, req, status):
+        """:meth:`_complete` for ``req`` the rank has taken over already."""
         req.active = False
-        if req.status is not None:
+        if status is not None and req.status is not None:
             req.status.copy_to(status)
         if req.is_send:
             return None
+        value = req.value
         if req.buffer is not None:
-            fill(self._rank, req.buffer, req.value)
-        return req.value
+            fill(self._rank, req.buffer, value)
+        return value
 
     @mpi_call("MPI_Wait")
     def wait(self, req, status=None):
@@ -183,14 +188,10 @@ class MPI:
     @mpi_call("MPI_Waitall")
     def waitall(self, requests, statuses=None) -> list:
         """Wait for all; returns their payloads (None for sends)."""
-        values = []
-        for i, req in enumerate(requests):
-            if req.active:
-                self._rank.wait(req)
-                values.append(self._complete(req, statuses[i] if statuses else None))
-            else:
-                values.append(None)
-        return values
+        self._rank.wait_all(requests)
+        retire = self._retire
+        return [retire(req, statuses[i] if statuses else None) if req.active else None
+                for i, req in enumerate(requests)]
 
     @mpi_call("MPI_Waitany")
     def waitany(self, requests, status=None):

@@ -19,21 +19,21 @@ def mpi_call(name: str):
             rank = self._rank
             if rank.call is not None:
                 return fn(self, *args, **kwargs)
-            rank.call = name
             if getattr(self, "freed", False):
-                rank.call = None
                 raise rank.error(f"{self} was freed; it cannot be used any more", name)
+            rank.call = name
             meter = rank.meter
             if meter is not None:              # ppt exec: the program's CPU time since it left MPI is compute
                 meter.stop(rank)
-            start = rank.clock_s()
+            clock_s = rank.clock_s
+            start = clock_s()
             stats = rank.stats
             calls = stats.calls
             calls[name] = calls.get(name, 0) + 1
             try:
                 return fn(self, *args, **kwargs)
             finally:
-                stats.comm_s += rank.clock_s() - start
+                stats.comm_s += clock_s() - start
                 rank.call = None
                 if meter is not None:
                     meter.start(rank)

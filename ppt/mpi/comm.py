@@ -102,16 +102,22 @@ class Comm(metaclass=Refusing):
 
     # -- point to point ------------------------------------------------------
     def _isend(self, obj, dest, tag, nbytes, mode=STANDARD, into=None):
-        self._check_peer(dest, "destination", False)
-        self._check_tag(tag, False)
+        if type(dest) is not int or not 0 <= dest < self.size:
+            self._check_peer(dest, "destination", False)
+        if type(tag) is not int or tag < 0:
+            self._check_tag(tag, False)
         if obj is not None:                 # the receiver gets a snapshot, as from a real MPI library
             obj, size_B = sized_copy(obj)
             nbytes = size_B if nbytes is None else nbytes
-        return self._rank.isend(self, dest, tag, self._size(obj, nbytes), obj, self.ctx, mode, into)
+        if type(nbytes) is not int or nbytes < 0:
+            nbytes = self._size(obj, nbytes)
+        return self._rank.isend(self, dest, tag, nbytes, obj, self.ctx, mode, into)
 
     def _irecv(self, source, tag, into=None):
-        self._check_peer(source, "source", True)
-        self._check_tag(tag, True)
+        if type(source) is not int or not 0 <= source < self.size:
+            self._check_peer(source, "source", True)
+        if type(tag) is not int or tag < 0:
+            self._check_tag(tag, True)
         return self._rank.irecv(self, source, tag, self.ctx, into)
 
     @mpi_call("MPI_Send")
@@ -188,7 +194,8 @@ class Comm(metaclass=Refusing):
             source, tag, status = _recv_args("recv", args, kwargs, (ANY_SOURCE, ANY_TAG, None))
         req = self._irecv(source, tag)
         self._rank.wait(req)
-        req.status.copy_to(status)
+        if status is not None:
+            req.status.copy_to(status)
         return req.value
 
     @mpi_call("MPI_Irecv")
@@ -218,7 +225,8 @@ class Comm(metaclass=Refusing):
         sreq = self._isend(sendobj, dest, sendtag, nbytes)
         self._rank.wait(rreq)
         self._rank.wait(sreq)
-        rreq.status.copy_to(status)
+        if status is not None:
+            rreq.status.copy_to(status)
         return rreq.value
 
     @mpi_call("MPI_Probe")

@@ -19,9 +19,11 @@ requests, matched probes (MPI_Mprobe), MPI_Ibarrier, and NCCL's tree all-reduce 
 from __future__ import annotations
 
 import time
+from functools import partial
 
 from greenlet import getcurrent, greenlet
 
+from ppt.engine.core import young_garbage_only
 from ppt.engine.process import run_body
 from ppt.errors import ConfigError, DeadlockError, SimulationError
 from ppt.interconnects.core import ffi, lib
@@ -116,9 +118,11 @@ class _Process:
 
 
 class CRequest(Request):
-    """A request whose state is the engine's (``q``: its index there; -1 once it needs none)."""
+    """A request whose state is the engine's (``q``: its index there; -1 once it needs none).  A receive's
+    result is read from the engine once: ``raw`` (world source, engine tag, bytes) and its payload in
+    ``data``; its :class:`Status` is built from ``raw`` when first asked for."""
 
-    __slots__ = ("q", "data", "got")
+    __slots__ = ("q", "data", "raw", "built")
 
     def __eq__(self, other):
         """As :meth:`Request.__eq__`: retired requests are equal (mpi4py's REQUEST_NULL)."""
@@ -134,39 +138,43 @@ class CRequest(Request):
     def done(self) -> bool:
         return self.q < 0 or bool(lib.ppt_mpi_req_done(self._rank.m, self.q))
 
-    def _received(self) -> tuple:
-        """``(status, payload)`` of a completed receive, read from the engine once."""
-        if self.got is None:
+    def _received(self) -> None:
+        """Read a completed receive's result from the engine (once)."""
+        if self.raw is None:
             out = self._rank.out
             lib.ppt_mpi_req_status(self._rank.m, self.q, out)
-            source = self.comm.local_of(out[0]) if out[0] >= 0 else out[0]
-            engine = self._rank.engine
-            self.got = (Status(source, engine.tag_of(out[1]), out[2]), engine.payloads.pop(out[3], None))
-        return self.got
+            self._keep(out[0], out[1], out[2], out[3])
+
+    def _keep(self, source: int, tag: int, nbytes: int, payload: int) -> None:
+        self.raw = (source, tag, nbytes)
+        self.data = self._rank.engine.payloads.pop(payload, None)
 
     @property
     def status(self):
-        got = self.got
-        if got is not None:
-            return got[0]
-        if self.is_send or not self.done:
-            return None
-        return self._received()[0]
+        if self.raw is None:
+            if self.is_send or not self.done:
+                return None
+            self._received()
+        status = self.built
+        if status is None:
+            source, tag, nbytes = self.raw
+            status = self.built = Status(self.comm.local_of(source) if source >= 0 else source,
+                                         self._rank.engine.tag_of(tag), nbytes)
+        return status
 
     @property
     def value(self):
-        if self.is_send:
-            return self.data
-        got = self.got
-        if got is not None:
-            return got[1]
-        return self._received()[1] if self.done else None
+        if not self.is_send and self.raw is None:
+            if not self.done:
+                return None
+            self._received()
+        return self.data
 
 
 def _request(rank, is_send: bool, comm, peer, tag, ctx, nbytes: int = 0, data=None) -> CRequest:
     req = CRequest.__new__(CRequest)
     req._rank, req.is_send, req.comm, req.peer, req.tag, req.ctx = rank, is_send, comm, peer, tag, ctx
-    req.nbytes, req.data, req.got, req.q = nbytes, data, None, -1
+    req.nbytes, req.data, req.raw, req.built, req.q = nbytes, data, None, None, -1
     req.active, req.waited, req.post, req.buffer = True, False, 0, None
     return req
 
@@ -194,7 +202,7 @@ class CompiledRank:
     """One simulated MPI process on the compiled engine (:class:`ppt.mpi.p2p.Rank`'s interface)."""
 
     __slots__ = ("job", "world_rank", "node", "sim", "proc", "stats", "api", "call", "result", "next_ctx", "meter",
-                 "cpu_mark", "recv_overhead_s", "node_of", "engine", "m", "out")
+                 "cpu_mark", "recv_overhead_s", "node_of", "engine", "m", "out", "clock_s")
     error = Rank.error
 
     def __init__(self, engine: "ProgramEngine", world_rank: int):
@@ -216,6 +224,8 @@ class CompiledRank:
         self.recv_overhead_s = job.settings.recv_overhead_s
         self.node_of = job.node_of
         self.out = engine.out
+        #: ``clock_s()``: the rank's clock, now plus the overhead it owes, s (one call into C)
+        self.clock_s = partial(lib.ppt_mpi_clock, self.m, world_rank)
         lib.ppt_mpi_set_program(self.m, world_rank)
 
     def __repr__(self):
@@ -230,9 +240,6 @@ class CompiledRank:
     @owed_s.setter
     def owed_s(self, value: float) -> None:
         lib.ppt_mpi_set_owed(self.m, self.world_rank, value)
-
-    def clock_s(self) -> float:
-        return lib.ppt_mpi_clock(self.m, self.world_rank)
 
     def pay(self) -> None:
         owed = lib.ppt_mpi_owed(self.m, self.world_rank)
@@ -252,8 +259,8 @@ class CompiledRank:
         if dest == PROC_NULL:
             return req
         handle = self.engine.keep(data) if data is not None else 0
-        req.q = lib.ppt_mpi_isend(self.m, self.world_rank, comm.world_of(dest), ctx, self.engine.tag_id(tag), nbytes,
-                                  mode, handle)
+        req.q = lib.ppt_mpi_isend(self.m, self.world_rank, comm.world_of(dest), ctx,
+                                  tag if type(tag) is int else self.engine.tag_id(tag), nbytes, mode, handle)
         return req
 
     def irecv(self, comm, source: int, tag, ctx: int, into=None):
@@ -261,10 +268,10 @@ class CompiledRank:
             raise self._refuse("a persistent request")
         req = _request(self, False, comm, source, tag, ctx)
         if source == PROC_NULL:
-            req.got = (Status(PROC_NULL, ANY_TAG, 0), None)
+            req.raw = (PROC_NULL, ANY_TAG, 0)
             return req
         src = ANY_SOURCE if source == ANY_SOURCE else comm.world_of(source)
-        req.q = lib.ppt_mpi_irecv(self.m, self.world_rank, src, ctx, self.engine.tag_id(tag))
+        req.q = lib.ppt_mpi_irecv(self.m, self.world_rank, src, ctx, tag if type(tag) is int else self.engine.tag_id(tag))
         return req
 
     def iprobe(self, comm, source: int, tag, ctx: int):
@@ -302,6 +309,26 @@ class CompiledRank:
             self.block((req,))
         self.take(req)
 
+    def wait_all(self, requests) -> None:
+        """:meth:`wait` on every active request of ``requests`` in turn, in one engine call per time the
+        rank blocks; the receives' statuses and payloads are kept in their requests."""
+        live = list(dict.fromkeys(req for req in requests if req.q >= 0))     # each once
+        n = len(live)
+        if not n:
+            return
+        m, me = self.m, self.world_rank
+        qs = ffi.new("int32_t[]", [req.q for req in live])
+        out = ffi.new("int64_t[]", 4 * n)
+        k = lib.ppt_mpi_wait_in_turn(m, me, qs, 0, n, out)
+        while k < n:
+            self.proc.hibernate((live[k],))
+            lib.ppt_mpi_unblock(m, me, qs + k, 1)
+            k = lib.ppt_mpi_wait_in_turn(m, me, qs, k, n, out)
+        for i, req in enumerate(live):
+            req.q = -1
+            if not req.is_send and req.raw is None:
+                req._keep(*out[4 * i:4 * i + 4])
+
     def take(self, req) -> None:
         """The rank takes over completed ``req``: it owes the receive overhead still due (once); the
         engine's request is then released, its status and payload kept here."""
@@ -310,7 +337,7 @@ class CompiledRank:
             return
         m = self.m
         lib.ppt_mpi_req_take(m, self.world_rank, q)
-        if not req.is_send and req.got is None:
+        if not req.is_send:
             req._received()
         lib.ppt_mpi_req_release(m, q)
         req.q = -1
@@ -442,16 +469,17 @@ def run_job(job, main, args=(), argv=(), progress=None):
     engine.clock.ranks = ranks
     if progress is not None:
         lib.ppt_mpi_set_progress(m, 1 << 62)        # every 65,536 events
-    while True:
-        status = lib.ppt_mpi_run(m)
-        if status == lib.PPT_MPI_DONE:
-            break
-        if status == lib.PPT_MPI_NEED_RESUME:
-            ranks[lib.ppt_mpi_need_rank(m)].proc.glet.switch()
-        elif status == lib.PPT_MPI_NEED_PROGRESS:
-            progress(engine.clock)
-        else:
-            raise SimulationError(f"compiled MPI engine: {ffi.string(lib.ppt_mpi_reason(m)).decode()}")
+    with young_garbage_only():
+        while True:
+            status = lib.ppt_mpi_run(m)
+            if status == lib.PPT_MPI_DONE:
+                break
+            if status == lib.PPT_MPI_NEED_RESUME:
+                ranks[lib.ppt_mpi_need_rank(m)].proc.glet.switch()
+            elif status == lib.PPT_MPI_NEED_PROGRESS:
+                progress(engine.clock)
+            else:
+                raise SimulationError(f"compiled MPI engine: {ffi.string(lib.ppt_mpi_reason(m)).decode()}")
     return _result(job, engine, ranks, time.perf_counter() - wall), None
 
 

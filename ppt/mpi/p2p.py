@@ -479,6 +479,12 @@ class Rank:
             self.block((req,))
         self.take(req)
 
+    def wait_all(self, requests) -> None:
+        """:meth:`wait` on every active request of ``requests`` in turn."""
+        for req in requests:
+            if req.active:
+                self.wait(req)
+
     def take(self, req) -> None:
         """The rank takes over completed ``req``: it spends the receive overhead it still owes (once)."""
         self.owed_s += req.overhead_due_s

@@ -132,6 +132,11 @@ void ppt_mpi_req_status(const ppt_mpi_t *m, int32_t req, int64_t *out);
 /* The rank takes a completed request over: it owes the receive overhead still due (once). */
 void ppt_mpi_req_take(ppt_mpi_t *m, int32_t rank, int32_t req);
 void ppt_mpi_req_release(ppt_mpi_t *m, int32_t req);
+/* Rank.wait on reqs[k..n) in turn (entries < 0 skipped): each complete one is taken and released, a
+ * receive's status and payload handle written to out[4i..4i+3] as ppt_mpi_req_status writes them.
+ * Returns the index of the first one still pending, the rank then blocked on it alone as by ppt_mpi_block
+ * (unblock it once the process goes on, and call again from there), or n once all are taken. */
+int32_t ppt_mpi_wait_in_turn(ppt_mpi_t *m, int32_t rank, const int32_t *reqs, int32_t k, int32_t n, int64_t *out);
 /* Rank.block: the rank waits until one of reqs completes (the process then sleeps until
  * PPT_MPI_NEED_RESUME); ppt_mpi_unblock once it goes on. */
 void ppt_mpi_block(ppt_mpi_t *m, int32_t rank, const int32_t *reqs, int32_t n);
