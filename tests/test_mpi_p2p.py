@@ -210,6 +210,35 @@ def test_a_receive_found_complete_later_still_costs_its_overhead_once():
     assert flag and after_test == pytest.approx(1e-3 + o_recv, rel=1e-12) and after_wait == after_test
 
 
+def test_waitall_takes_its_requests_in_turn_and_fills_their_statuses():
+    """Waitall is Wait on each request in list order: the early receive's overhead is paid before the
+    late one arrives, so the call ends one o_recv after the late arrival, not two.  Inactive entries
+    give None and leave their status as it was; a PROC_NULL receive's status says so."""
+    o_recv, late_s = 5e-6, 1e-4
+
+    def main(mpi):
+        comm = mpi.COMM_WORLD
+        if comm.rank == 1:
+            comm.send("first", 0, 5, nbytes=8)
+            comm.send("early", 0, 3, nbytes=8)
+        elif comm.rank == 2:
+            mpi.sleep(late_s)
+            comm.send("late", 0, 4, nbytes=8)
+        else:
+            done = comm.irecv(1, 5)
+            done.wait()
+            requests = [comm.irecv(1, 3), done, comm.irecv(PROC_NULL, 0), comm.irecv(ANY_SOURCE, ANY_TAG)]
+            statuses = [Status() for _ in requests]
+            values = mpi.waitall(requests, statuses)
+            return values, [(s.source, s.tag, s.bytes) for s in statuses], mpi.wtime()
+        return None
+
+    values, statuses, end = run(3, main, recv_overhead_s=o_recv).returns[0]
+    assert values == ["early", None, None, "late"]
+    assert statuses == [(1, 3, 8), (ANY_SOURCE, ANY_TAG, 0), (PROC_NULL, ANY_TAG, 0), (2, 4, 8)]
+    assert end == pytest.approx(late_s + message_s(8) + o_recv, rel=1e-12)
+
+
 def test_a_receive_posted_while_the_rank_is_busy_answers_at_the_end_of_its_overheads():
     """Rank 1 owes two send overheads when it posts a rendezvous receive whose RTS arrived long
     before: the CTS leaves when its overheads end, not when the receive call was made."""

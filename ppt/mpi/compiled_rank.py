@@ -305,9 +305,16 @@ class CompiledRank:
         lib.ppt_mpi_unblock(self.m, self.world_rank, qs, len(requests))
 
     def wait(self, req) -> None:
-        while not req.done:
-            self.block((req,))
-        self.take(req)
+        q = req.q
+        if q < 0:
+            return
+        m, me, out = self.m, self.world_rank, self.out
+        while not lib.ppt_mpi_wait_one(m, me, q, out):
+            self.proc.hibernate((req,))
+            lib.ppt_mpi_unblock(m, me, [q], 1)
+        req.q = -1
+        if not req.is_send and req.raw is None:
+            req._keep(out[0], out[1], out[2], out[3])
 
     def wait_all(self, requests) -> None:
         """:meth:`wait` on every active request of ``requests`` in turn, in one engine call per time the

@@ -132,6 +132,10 @@ void ppt_mpi_req_status(const ppt_mpi_t *m, int32_t req, int64_t *out);
 /* The rank takes a completed request over: it owes the receive overhead still due (once). */
 void ppt_mpi_req_take(ppt_mpi_t *m, int32_t rank, int32_t req);
 void ppt_mpi_req_release(ppt_mpi_t *m, int32_t req);
+/* Rank.wait on request q: 1 if it was complete, and is then taken and released, its status and payload
+ * handle in out[0..3] as ppt_mpi_req_status writes them; else 0, the rank blocked on it as by
+ * ppt_mpi_block (unblock it once the process goes on, and call again). */
+int32_t ppt_mpi_wait_one(ppt_mpi_t *m, int32_t rank, int32_t req, int64_t *out);
 /* Rank.wait on reqs[k..n) in turn (entries < 0 skipped): each complete one is taken and released, a
  * receive's status and payload handle written to out[4i..4i+3] as ppt_mpi_req_status writes them.
  * Returns the index of the first one still pending, the rank then blocked on it alone as by ppt_mpi_block

@@ -50,20 +50,23 @@ void ppt_mpi_req_release(ppt_mpi_t *m, int32_t q)
     p2p_release(m, q);
 }
 
+int32_t ppt_mpi_wait_one(ppt_mpi_t *m, int32_t r, int32_t q, int64_t *out)
+{
+    if (!REQ(m, q)->done) {
+        ppt_mpi_block(m, r, &q, 1);
+        return 0;
+    }
+    p2p_take(m, r, q);
+    ppt_mpi_req_status(m, q, out);
+    p2p_release(m, q);
+    return 1;
+}
+
 int32_t ppt_mpi_wait_in_turn(ppt_mpi_t *m, int32_t r, const int32_t *reqs, int32_t k, int32_t n, int64_t *out)
 {
-    for (; k < n; k++) {
-        int32_t q = reqs[k];
-        if (q < 0)
-            continue;
-        if (!REQ(m, q)->done) {
-            ppt_mpi_block(m, r, &reqs[k], 1);
+    for (; k < n; k++)
+        if (reqs[k] >= 0 && !ppt_mpi_wait_one(m, r, reqs[k], &out[4 * (int64_t)k]))
             return k;
-        }
-        p2p_take(m, r, q);
-        ppt_mpi_req_status(m, q, &out[4 * (int64_t)k]);
-        p2p_release(m, q);
-    }
     return n;
 }
 
