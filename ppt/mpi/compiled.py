@@ -23,6 +23,7 @@ mismatched collectives or a deadlock -- and the Python engine then replays the t
 from __future__ import annotations
 
 import time
+from array import array
 
 import numpy as np
 from greenlet import getcurrent, greenlet
@@ -191,14 +192,15 @@ def flatten(schedule):
     waits, the waits]`` (a C int32 array)."""
     steps = schedule.steps
     out = [len(steps)] + [0] * len(steps)
-    for i, (posts, waits, _) in enumerate(steps):
-        out[1 + i] = len(out)
-        out.append(len(posts))
+    append, extend = out.append, out.extend
+    for i, (posts, waits, _) in enumerate(steps, 1):
+        out[i] = len(out)
+        append(len(posts))
         for post in posts:
-            out.extend(post)
-        out.append(len(waits))
-        out.extend(waits)
-    return ffi.new("int32_t[]", out)
+            extend(post)
+        append(len(waits))
+        extend(waits)
+    return ffi.from_buffer("int32_t[]", array("i", out))      # keeps the array alive
 
 
 @ffi.def_extern()

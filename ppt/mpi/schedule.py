@@ -83,7 +83,7 @@ class Builder:
         in one call)."""
         self._close()
         first = self.posted
-        self.posts = [(RECV, source, into, into_count), (SEND, dest, slot, count)]
+        self.posts = ((RECV, source, into, into_count), (SEND, dest, slot, count))   # closed: waits follow
         self.waits = [first, first + 1]
         self.posted = first + 2
 
