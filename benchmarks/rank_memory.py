@@ -42,9 +42,7 @@ import greenlet
 
 from ppt.interconnects.networks.analytic import AnalyticNetwork
 from ppt.mpi.api import MPI
-from ppt.mpi.comm import Comm
 from ppt.mpi.job import MPIJob, _NodeHost
-from ppt.mpi.outcome import SELF_ID, WORLD_ID
 from ppt.mpi.p2p import Rank
 
 CONFIGS = ("baseline", "ranks", "greenlets")
@@ -84,9 +82,7 @@ def build_ranks(job, sim) -> list[Rank]:
             nic.host = host
         rank = Rank(job, world_rank, node, nic)
         host.ranks[world_rank] = rank
-        world = Comm(rank, range(job.num_ranks), None, WORLD_ID, "WORLD")
-        self_comm = Comm(rank, (world_rank,), {world_rank: 0}, SELF_ID, "SELF")
-        rank.api = MPI(rank, world, self_comm, ())
+        rank.api = MPI.of_rank(rank, job.num_ranks)
         ranks.append(rank)
     return ranks
 

@@ -20,6 +20,7 @@ from ppt.mpi.comm import Comm
 from ppt.mpi.group import Group
 from ppt.mpi.message import Message
 from ppt.mpi.names import fill, mpi4py_names
+from ppt.mpi.outcome import SELF_ID, WORLD_ID
 from ppt.mpi.p2p import Request, Status
 from ppt.mpi.persistent import Prequest
 
@@ -45,6 +46,13 @@ class MPI:
 
     __slots__ = ("_rank", "COMM_WORLD", "COMM_SELF", "argv", "finalized", "bsend_buffer", "_poll_clock",
                  "_polls")
+
+    @classmethod
+    def of_rank(cls, rank, num_ranks: int, argv=()) -> "MPI":
+        """The view of ``rank`` (its ``world_rank`` of a job of ``num_ranks``), with its COMM_WORLD and COMM_SELF."""
+        me = rank.world_rank
+        world = Comm(rank, range(num_ranks), None, WORLD_ID, "WORLD")
+        return cls(rank, world, Comm(rank, (me,), {me: 0}, SELF_ID, "SELF"), argv)
 
     def __init__(self, rank, world, self_comm, argv=()):
         self._rank = rank

@@ -37,9 +37,8 @@ from ppt.engine import parallel
 from ppt.engine.core import young_garbage_only
 from ppt.mpi import nccl
 from ppt.mpi.api import MPI
-from ppt.mpi.comm import Comm
 from ppt.mpi.errors import MPIError
-from ppt.mpi.outcome import SELF_ID, WORLD_ID, JobResult
+from ppt.mpi.outcome import JobResult
 from ppt.mpi.p2p import Rank
 from ppt.mpi.schedule import Exchange
 from ppt.mpi.stats import RankStats, total_calls
@@ -107,9 +106,7 @@ class Planner:
         self.suspended: dict[int, tuple] = {}
         for world_rank in range(job.num_ranks):
             rank = _PlanRank(job, world_rank, self.record)
-            world = Comm(rank, range(job.num_ranks), None, WORLD_ID, "WORLD")
-            self_comm = Comm(rank, (world_rank,), {world_rank: 0}, SELF_ID, "SELF")
-            self.replayers.append(replayer_cls(MPI(rank, world, self_comm)))
+            self.replayers.append(replayer_cls(MPI.of_rank(rank, job.num_ranks)))
 
     def record(self, c, schedule, values, sizes, op):
         """Coll.run's stand-in: keep the call's schedule and slot sizes.  A collective call returns the slots

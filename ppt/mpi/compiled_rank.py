@@ -28,12 +28,11 @@ from ppt.engine.process import run_body
 from ppt.errors import ConfigError, DeadlockError, SimulationError
 from ppt.interconnects.core import ffi, lib
 from ppt.mpi.api import MPI
-from ppt.mpi.comm import Comm
 from ppt.mpi.compiled import Engine, flatten, unsupported
 from ppt.mpi.constants import ANY_SOURCE, ANY_TAG, PROC_NULL
 from ppt.mpi.deadlock import deadlock_message, describe
 from ppt.mpi.errors import MPIError
-from ppt.mpi.outcome import SELF_ID, WORLD_ID, JobResult, rank_body, stray
+from ppt.mpi.outcome import JobResult, rank_body, stray
 from ppt.mpi.p2p import EAGER, RTS, STANDARD, Rank, Request, Status
 from ppt.mpi.schedule import Exchange
 from ppt.mpi.stats import RankStats, total_calls
@@ -468,9 +467,7 @@ def run_job(job, main, args=(), argv=(), progress=None):
     ranks = []
     for world_rank in range(job.num_ranks):
         rank = CompiledRank(engine, world_rank)
-        world = Comm(rank, range(job.num_ranks), None, WORLD_ID, "WORLD")
-        self_comm = Comm(rank, (world_rank,), {world_rank: 0}, SELF_ID, "SELF")
-        rank.api = MPI(rank, world, self_comm, argv)
+        rank.api = MPI.of_rank(rank, job.num_ranks, argv)
         rank.proc = _Process(rank, rank_body, (rank, main, args), f"rank {world_rank}", main_greenlet)
         ranks.append(rank)
     engine.clock.ranks = ranks

@@ -13,11 +13,10 @@ from ppt.errors import ConfigError, DeadlockError
 from ppt.hardware.tasklist import Tasklist
 from ppt.mpi.api import MPI
 from ppt.mpi.collectives import check_algorithms
-from ppt.mpi.comm import Comm
 from ppt.mpi.deadlock import deadlock_message, describe
 from ppt.mpi.errors import MPIError
 from ppt.mpi.mapping import map_ranks
-from ppt.mpi.outcome import SELF_ID, WORLD_ID, JobResult, check_engine, rank_body, stray
+from ppt.mpi.outcome import JobResult, check_engine, rank_body, stray
 from ppt.mpi.p2p import Rank
 from ppt.mpi.settings import MPISettings
 from ppt.mpi.stats import total_calls
@@ -189,9 +188,7 @@ class MPIJob:
                 nic.host = host
             rank = Rank(self, world_rank, node, nic)
             host.ranks[world_rank] = rank
-            world = Comm(rank, range(self.num_ranks), None, WORLD_ID, "WORLD")
-            self_comm = Comm(rank, (world_rank,), {world_rank: 0}, SELF_ID, "SELF")
-            rank.api = MPI(rank, world, self_comm, argv)
+            rank.api = MPI.of_rank(rank, self.num_ranks, argv)
             rank.proc = nic.start_process(rank_body, rank, main, args, name=f"rank {world_rank}")
             ranks.append(rank)
         return ranks
