@@ -178,6 +178,14 @@ def _request(rank, is_send: bool, comm, peer, tag, ctx, nbytes: int = 0, data=No
     return req
 
 
+def _taken(req, status) -> None:
+    """``req`` was taken and released in the engine, which gave its status and payload handle in
+    ``status[0:4]`` (as ``ppt_mpi_req_status`` writes them)."""
+    req.q = -1
+    if not req.is_send and req.raw is None:
+        req._keep(status[0], status[1], status[2], status[3])
+
+
 class _RunWait:
     """What a rank waits in during a collective's schedule (for deadlock reports)."""
 
@@ -311,9 +319,7 @@ class CompiledRank:
         while not lib.ppt_mpi_wait_one(m, me, q, out):
             self.proc.hibernate((req,))
             lib.ppt_mpi_unblock(m, me, [q], 1)
-        req.q = -1
-        if not req.is_send and req.raw is None:
-            req._keep(out[0], out[1], out[2], out[3])
+        _taken(req, out)
 
     def wait_all(self, requests) -> None:
         """:meth:`wait` on every active request of ``requests`` in turn, in one engine call per time the
@@ -331,22 +337,13 @@ class CompiledRank:
             lib.ppt_mpi_unblock(m, me, qs + k, 1)
             k = lib.ppt_mpi_wait_in_turn(m, me, qs, k, n, out)
         for i, req in enumerate(live):
-            req.q = -1
-            if not req.is_send and req.raw is None:
-                req._keep(*out[4 * i:4 * i + 4])
+            _taken(req, out[4 * i:4 * i + 4])
 
     def take(self, req) -> None:
         """The rank takes over completed ``req``: it owes the receive overhead still due (once); the
-        engine's request is then released, its status and payload kept here."""
-        q = req.q
-        if q < 0:
-            return
-        m = self.m
-        lib.ppt_mpi_req_take(m, self.world_rank, q)
-        if not req.is_send:
-            req._received()
-        lib.ppt_mpi_req_release(m, q)
-        req.q = -1
+        engine's request is then released, its status and payload kept here (:meth:`wait`, which
+        does not block for a complete request)."""
+        self.wait(req)
 
     # -- collectives --------------------------------------------------------------------------------------
     def plan(self, c, schedule, values: list, sizes: list, op) -> list:

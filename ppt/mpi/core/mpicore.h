@@ -129,9 +129,6 @@ int32_t ppt_mpi_irecv(ppt_mpi_t *m, int32_t rank, int32_t src, int32_t ctx, int6
 /* A request: done, and for receives the status (world source, tag, bytes) and payload handle. */
 int32_t ppt_mpi_req_done(const ppt_mpi_t *m, int32_t req);
 void ppt_mpi_req_status(const ppt_mpi_t *m, int32_t req, int64_t *out);
-/* The rank takes a completed request over: it owes the receive overhead still due (once). */
-void ppt_mpi_req_take(ppt_mpi_t *m, int32_t rank, int32_t req);
-void ppt_mpi_req_release(ppt_mpi_t *m, int32_t req);
 /* Rank.wait on request q: 1 if it was complete, and is then taken and released, its status and payload
  * handle in out[0..3] as ppt_mpi_req_status writes them; else 0, the rank blocked on it as by
  * ppt_mpi_block (unblock it once the process goes on, and call again). */

@@ -40,16 +40,6 @@ void ppt_mpi_req_status(const ppt_mpi_t *m, int32_t q, int64_t *out)
     out[3] = rq->payload;
 }
 
-void ppt_mpi_req_take(ppt_mpi_t *m, int32_t r, int32_t q)
-{
-    p2p_take(m, r, q);
-}
-
-void ppt_mpi_req_release(ppt_mpi_t *m, int32_t q)
-{
-    p2p_release(m, q);
-}
-
 int32_t ppt_mpi_wait_one(ppt_mpi_t *m, int32_t r, int32_t q, int64_t *out)
 {
     if (!REQ(m, q)->done) {
