@@ -275,9 +275,9 @@ class Comm(metaclass=Refusing):
         if nbytes is None:
             sizes = [size_of(o) for o in objs] if objs is not None else [0] * self.size
         elif isinstance(nbytes, int):
+            sizes = [nbytes] * self.size
             if nbytes >= 0:
-                return [nbytes] * self.size
-            sizes = [nbytes]
+                return sizes
         else:
             sizes = list(nbytes)
         if len(sizes) != self.size or any(not isinstance(s, int) or s < 0 for s in sizes):
