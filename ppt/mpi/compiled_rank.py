@@ -174,7 +174,7 @@ def _request(rank, is_send: bool, comm, peer, tag, ctx, nbytes: int = 0, data=No
     req = CRequest.__new__(CRequest)
     req._rank, req.is_send, req.comm, req.peer, req.tag, req.ctx = rank, is_send, comm, peer, tag, ctx
     req.nbytes, req.data, req.raw, req.built, req.q = nbytes, data, None, None, -1
-    req.active, req.waited, req.post, req.buffer = True, False, 0, None
+    req.active, req.buffer = True, None          # (waited, post: the Python engine's alone)
     return req
 
 
