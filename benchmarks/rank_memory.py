@@ -41,8 +41,7 @@ from pathlib import Path
 import greenlet
 
 from ppt.interconnects.networks.analytic import AnalyticNetwork
-from ppt.mpi.api import MPI
-from ppt.mpi.job import MPIJob, _NodeHost
+from ppt.mpi.job import MPIJob
 from ppt.mpi.p2p import Rank
 
 CONFIGS = ("baseline", "ranks", "greenlets")
@@ -71,20 +70,7 @@ def build_job(num_ranks: int, ranks_per_node: int):
 
 def build_ranks(job, sim) -> list[Rank]:
     """Every rank's state as ``MPIJob.start`` builds it, without starting a process."""
-    net = job.network
-    hosts: dict[int, _NodeHost] = {}
-    ranks = []
-    for world_rank, node in enumerate(job.node_of):
-        nic = net.nic(sim, node)
-        host = hosts.get(node)
-        if host is None:
-            host = hosts[node] = _NodeHost()
-            nic.host = host
-        rank = Rank(job, world_rank, node, nic)
-        host.ranks[world_rank] = rank
-        rank.api = MPI.of_rank(rank, job.num_ranks)
-        ranks.append(rank)
-    return ranks
+    return job.local_ranks(sim)
 
 
 def start_ranks(job, sim, block: str = "sleep") -> list[Rank]:

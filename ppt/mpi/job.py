@@ -175,6 +175,14 @@ class MPIJob:
     def start(self, sim, main, args=(), argv=()) -> list[Rank]:
         """Start this job's ranks (those local to this simulation rank) in ``sim``, a simulation of
         its network, each to run ``main(mpi, *args)``; other jobs may share ``sim`` on other nodes."""
+        ranks = self.local_ranks(sim, argv)
+        for rank in ranks:
+            rank.proc = rank.nic.start_process(rank_body, rank, main, args, name=f"rank {rank.world_rank}")
+        return ranks
+
+    def local_ranks(self, sim, argv=()) -> list[Rank]:
+        """This job's ranks local to this simulation rank in ``sim``, each hosted by its node's NIC
+        with its MPI view, no process started yet."""
         net = self.network
         hosts: dict[int, _NodeHost] = {}
         ranks = []
@@ -189,7 +197,6 @@ class MPIJob:
             rank = Rank(self, world_rank, node, nic)
             host.ranks[world_rank] = rank
             rank.api = MPI.of_rank(rank, self.num_ranks, argv)
-            rank.proc = nic.start_process(rank_body, rank, main, args, name=f"rank {world_rank}")
             ranks.append(rank)
         return ranks
 
