@@ -9,7 +9,8 @@ import pytest
 from ppt.bench.mpi import (allreduce_workload, alltoall_workload, halo_workload, replay_workload, run_once,
                            scaled_ranks, workloads)
 from ppt.cli.main import main
-from ppt.traces.opstream import AUX_LEN, AUX_START, CALL, KIND, PEER, REQUEST, Op, load, save
+from ppt.oprecord import AUX_LEN, AUX_START, CALL, KIND, PEER, REQUEST, Op
+from ppt.traces.opstream import load, save
 from ppt.traces.writers.synthetic import SyntheticTrace, recursive_doubling_messages
 
 #: The smallest scale: every workload at its fewest ranks and iterations.

@@ -16,7 +16,7 @@ from ppt.mpi import SUM, UNDEFINED, MPIJob
 from ppt.traces.writers import chakra as cw
 from ppt.traces.readers.chakra import ChakraTrace, is_chakra
 from ppt.traces.formats import format_of, open_trace
-from ppt.traces.opstream import KIND, Op
+from ppt.oprecord import KIND, Op
 from ppt.traces.replay import replay
 
 from mpi_helpers import network

@@ -20,7 +20,8 @@ from ppt.interconnects.networks.analytic import AnalyticNetwork
 from ppt.mpi.job import MPIJob
 from ppt.mpi.settings import MPISettings
 from ppt.traces.ideal import IDEAL_EAGER_B, ideal_network
-from ppt.traces.opstream import ANY_SOURCE, ANY_TAG, NO_INDEX, UNDEFINED, MemoryTrace, Op
+from ppt.oprecord import ANY_SOURCE, ANY_TAG, NO_INDEX, UNDEFINED, Op
+from ppt.traces.opstream import MemoryTrace
 from ppt.traces.replay import replay
 
 TRACES = Path(__file__).resolve().parents[2] / "shared" / "traces"

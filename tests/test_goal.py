@@ -16,9 +16,11 @@ from ppt.mpi.constants import CONTROL_B
 from ppt.mpi.settings import MPISettings
 from ppt.traces.readers import goal
 from ppt.traces.writers import goal as goal_writer
+from ppt import oprecord
 from ppt.traces import opstream
 from ppt.traces.formats import format_of, open_trace
-from ppt.traces.opstream import COMM_WORLD, KIND, MemoryTrace, Op
+from ppt.oprecord import COMM_WORLD, KIND, Op
+from ppt.traces.opstream import MemoryTrace
 from ppt.traces.replay import replay
 
 from mpi_helpers import BANDWIDTH_BPS, EAGER_B, LATENCY_S, network
@@ -84,8 +86,8 @@ def test_the_reader_maps_the_graph_to_the_op_stream_as_documented():
     rows = [r for chunk in trace.stream(0) for r in chunk.rows()]
     kinds = [Op(r[KIND]) for r in rows]
     assert kinds == [Op.LOCAL, Op.ISEND, Op.WAIT, Op.IRECV, Op.WAIT]
-    assert rows[2][opstream.GAP_WALL_S] == 50e-6           # the calc is the gap before the wait it precedes
-    assert rows[2][opstream.REQUEST] == rows[1][opstream.REQUEST]
+    assert rows[2][oprecord.GAP_WALL_S] == 50e-6           # the calc is the gap before the wait it precedes
+    assert rows[2][oprecord.REQUEST] == rows[1][oprecord.REQUEST]
     assert format_of("x.goal").name == "goal"
 
 
@@ -95,9 +97,9 @@ def test_ops_are_taken_in_a_topological_order_even_when_written_out_of_it():
     trace = goal.parse(text, "t.goal")
     rows = [r for chunk in trace.stream(0) for r in chunk.rows()]
     assert [Op(r[KIND]) for r in rows] == [Op.LOCAL, Op.ISEND, Op.WAIT]
-    assert rows[1][opstream.GAP_WALL_S] == 1e-6
+    assert rows[1][oprecord.GAP_WALL_S] == 1e-6
     recv = [r for chunk in trace.stream(1) for r in chunk.rows()][1]
-    assert (recv[opstream.PEER], recv[opstream.TAG]) == (opstream.ANY_SOURCE, opstream.ANY_TAG)
+    assert (recv[oprecord.PEER], recv[oprecord.TAG]) == (oprecord.ANY_SOURCE, oprecord.ANY_TAG)
     assert replay(trace, job_on(2))["predicted_s"] == pytest.approx(1e-6 + LATENCY_S + 4 / BANDWIDTH_BPS)
 
 
@@ -110,9 +112,9 @@ def test_ready_operations_that_need_no_wait_go_first():
             "l3 requires l2\nl4: recv 1b from 0 tag 1\n}\n")
     trace = goal.parse(text, "dissemination.goal")
     rows = [r for chunk in trace.stream(0) for r in chunk.rows()]
-    assert [(Op(r[KIND]).name, r[opstream.REQUEST]) for r in rows[1:]] == [
+    assert [(Op(r[KIND]).name, r[oprecord.REQUEST]) for r in rows[1:]] == [
         ("ISEND", 1), ("IRECV", 2), ("IRECV", 4), ("WAIT", 2), ("ISEND", 3), ("WAITALL", 0)]
-    assert rows[-1][opstream.AUX_LEN] == 3                   # l1, l3 and l4 are waited for at the end
+    assert rows[-1][oprecord.AUX_LEN] == 3                   # l1, l3 and l4 are waited for at the end
     got = replay(trace, job_on(2))
     assert got["predicted_s"] == pytest.approx(2 * (LATENCY_S + 1 / BANDWIDTH_BPS), rel=1e-12)
 
@@ -242,7 +244,7 @@ def hand_built():
         if r == 0:
             b.add(Op.SEND, "MPI_Send", 2e-6, peer=3, tag=9, nbytes=10)
         if r == 3:
-            b.add(Op.RECV, "MPI_Recv", 0.0, peer=opstream.ANY_SOURCE, tag=9, nbytes=10)
+            b.add(Op.RECV, "MPI_Recv", 0.0, peer=oprecord.ANY_SOURCE, tag=9, nbytes=10)
         b.add(Op.LOCAL, "MPI_Finalize", 7e-6)
     return t
 
@@ -286,8 +288,8 @@ def probing():
     for b in builders:
         b.add(Op.INIT, "MPI_Init", 0.0)
     b = builders[0]
-    b.add(Op.IPROBE, "MPI_Iprobe", 0.5e-6, peer=opstream.ANY_SOURCE, tag=5, flag=0)
-    b.add(Op.IPROBE, "MPI_Iprobe", 0.5e-6, peer=opstream.ANY_SOURCE, tag=5, flag=1)
+    b.add(Op.IPROBE, "MPI_Iprobe", 0.5e-6, peer=oprecord.ANY_SOURCE, tag=5, flag=0)
+    b.add(Op.IPROBE, "MPI_Iprobe", 0.5e-6, peer=oprecord.ANY_SOURCE, tag=5, flag=1)
     b.add(Op.LOCAL, "MPI_Get_count", 2e-6)
     b.add(Op.RECV, "MPI_Recv", 3e-6, peer=1, tag=5, nbytes=100)
     b.add(Op.PROBE, "MPI_Probe", 1e-6, peer=2, tag=6)
@@ -336,7 +338,7 @@ def test_a_probe_whose_message_no_later_receive_takes_is_left_out_and_counted():
     t = MemoryTrace("unreceived", 2)
     t.builder(0).add(Op.PROBE, "MPI_Probe", 0.0, peer=1, tag=5)
     t.builder(0).add(Op.RECV, "MPI_Recv", 0.0, peer=1, tag=6, nbytes=8)      # another tag: not the probed one
-    t.builder(0).add(Op.IPROBE, "MPI_Iprobe", 0.0, peer=opstream.PROC_NULL, tag=5, flag=1)   # returns at once
+    t.builder(0).add(Op.IPROBE, "MPI_Iprobe", 0.0, peer=oprecord.PROC_NULL, tag=5, flag=1)   # returns at once
     t.builder(1).add(Op.SEND, "MPI_Send", 0.0, peer=0, tag=6, nbytes=8)
     buf = io.StringIO()
     stats = goal_writer.write(t, buf)

@@ -12,8 +12,8 @@ from ppt.errors import ConfigError, TraceError
 from ppt.mpi import MPIJob
 from ppt.mpi.settings import MPISettings
 from ppt.traces.readers.dumpi import TraceSet
-from ppt.traces.opstream import (ANY_SOURCE, AUX_LEN, AUX_START, CALL, COMM_WORLD, KIND, NBYTES, OP_DTYPE, PEER,
-                                 MemoryTrace, Op, OpStreamBuilder, load, save)
+from ppt.oprecord import ANY_SOURCE, AUX_LEN, AUX_START, CALL, COMM_WORLD, KIND, NBYTES, OP_DTYPE, PEER, Op
+from ppt.traces.opstream import MemoryTrace, OpStreamBuilder, load, save
 from ppt.traces.replay import replay
 
 from mpi_helpers import BANDWIDTH_BPS, EAGER_B, LATENCY_S, network

@@ -15,8 +15,9 @@ from ppt.cli.main import main                                        # noqa: E40
 from ppt.errors import TraceError                                    # noqa: E402
 from ppt.mpi import ANY_SOURCE, ANY_TAG, PROC_NULL, SUM, UNDEFINED, MPIJob  # noqa: E402
 from ppt.traces.formats import format_of, open_trace                 # noqa: E402
-from ppt.traces import opstream                                     # noqa: E402
-from ppt.traces.opstream import KIND, Op, load, save                 # noqa: E402
+from ppt import oprecord                                             # noqa: E402
+from ppt.oprecord import KIND, Op                 # noqa: E402
+from ppt.traces.opstream import load, save                 # noqa: E402
 from ppt.traces.readers.otf2 import Otf2Trace, read                          # noqa: E402
 from ppt.traces.replay import replay                                 # noqa: E402
 
@@ -236,7 +237,7 @@ def test_collectives_undo_scorep_byte_counts_and_predict_as_the_model(tmp_path):
     trace = read(tmp_path / "coll" / "traces.otf2")
     assert trace.calls() == Counter({name: RANKS for name, _, _ in COLLECTIVES}, MPI_Init=4, MPI_Finalize=4)
     for chunk in trace.stream(3):
-        sizes = {chunk.calls[op[opstream.CALL]]: op[opstream.NBYTES] for op in chunk.rows()}
+        sizes = {chunk.calls[op[oprecord.CALL]]: op[oprecord.NBYTES] for op in chunk.rows()}
         assert {sizes[name] for name in ("MPI_Bcast", "MPI_Reduce", "MPI_Allreduce", "MPI_Gather", "MPI_Scatter",
                                          "MPI_Allgather", "MPI_Alltoall", "MPI_Scan", "MPI_Exscan")} == {COLL_B}
     got = replay(trace, job())
@@ -401,7 +402,7 @@ def test_nonblocking_exchange_resolves_irecvs_at_their_completion(tmp_path):
     trace = open_trace(tmp_path / "ring")
     assert kinds(trace, 1) == Counter(INIT=1, IRECV=2, ISEND=2, WAITALL=1, TEST=1, WAITANY=1, WAIT=1, LOCAL=1)
     irecvs = [op for chunk in trace.stream(1) for op in chunk.rows() if op[KIND] == Op.IRECV]
-    posted = [(op[opstream.PEER], op[opstream.TAG], op[opstream.NBYTES]) for op in irecvs]
+    posted = [(op[oprecord.PEER], op[oprecord.TAG], op[oprecord.NBYTES]) for op in irecvs]
     assert posted == [(0, TAG, RING_B), (2, TAG + 1, RING_B)]
     got = replay(trace, job())
     expected = job().run(nonblocking_model)
@@ -426,7 +427,7 @@ def test_an_irecv_never_completed_or_cancelled_receives_from_proc_null(tmp_path)
     rec.call(1, "MPI_Wait", 40 * US, ("mpi_request_cancelled", 6))
     rec.close()
     trace = read(tmp_path / "t")
-    ops = {rank: [(Op(op[KIND]).name, op[opstream.PEER], op[opstream.REQUEST])
+    ops = {rank: [(Op(op[KIND]).name, op[oprecord.PEER], op[oprecord.REQUEST])
                   for chunk in trace.stream(rank) for op in chunk.rows()][1:-1] for rank in (0, 1)}
     assert ops == {0: [("IRECV", -1, 5), ("OTHER", -1, 0)], 1: [("IRECV", -1, 6), ("LOCAL", -1, 0), ("WAIT", -1, 6)]}
     # rank 1's wait completes at once: it finishes after its gaps alone

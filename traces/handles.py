@@ -18,7 +18,7 @@ from collections import deque
 
 from ppt.errors import TraceError
 from ppt.mpi import SUM, Op
-from ppt.traces.opstream import COMM_SELF, COMM_WORLD, FIRST_USER_OP
+from ppt.oprecord import COMM_SELF, COMM_WORLD, FIRST_USER_OP
 
 
 def _user_op(a, b):

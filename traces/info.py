@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from collections import Counter
 
-from ppt.traces.opstream import AUX_LEN, AUX_START, CALL, KIND, NBYTES, Op
+from ppt.oprecord import AUX_LEN, AUX_START, CALL, KIND, NBYTES, Op
 
 _SENDS = frozenset((Op.SEND, Op.ISEND))
 _RECVS = frozenset((Op.RECV, Op.IRECV))

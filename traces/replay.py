@@ -67,8 +67,8 @@ from ppt.errors import ConfigError, TraceError
 from ppt.mpi import compiled
 from ppt.mpi.outcome import ENGINES, check_engine  # noqa: F401  (ENGINES: the CLI's list is checked against it)
 from ppt.traces.handles import Handles
-from ppt.traces.opstream import (AUX_LEN, AUX_START, CALL, CALL_S, COMM, FLAG, GAP_CPU_S, GAP_WALL_S, KIND, NBYTES,
-                                 OP, PEER, REQUEST, ROOT, START_S, TAG, Op)
+from ppt.oprecord import (AUX_LEN, AUX_START, CALL, CALL_S, COMM, FLAG, GAP_CPU_S, GAP_WALL_S, KIND, NBYTES, OP, PEER, REQUEST, ROOT, START_S,
+    TAG, Op)
 
 #: Records a rank replays between two progress checks.
 PROGRESS_EVERY = 256

@@ -206,7 +206,7 @@ def trace_estimate(trace, estimator: Estimator) -> Estimate:
     and every collective call by what its algorithm sends on the trace's ranks (one streaming pass over
     the ops; a call on a smaller communicator is counted as on all ranks)."""
     from ppt.traces.info import collective_bytes
-    from ppt.traces.opstream import CALL, COMM, COMM_SELF, COMM_WORLD, KIND, NBYTES, PEER, Op
+    from ppt.oprecord import CALL, COMM, COMM_SELF, COMM_WORLD, KIND, NBYTES, PEER, Op
     sending = (Op.SEND, Op.ISEND, Op.SENDRECV)
     ranks = trace.num_ranks
     pairs, sends, calls = Counter(), Counter(), Counter()

@@ -43,7 +43,7 @@ from ppt.mpi.p2p import Rank
 from ppt.mpi.schedule import Exchange
 from ppt.mpi.stats import RankStats, total_calls
 from ppt.errors import PPTError
-from ppt.traces.opstream import OP_DTYPE, Op
+from ppt.oprecord import OP_DTYPE, Op
 
 #: Ops replayed (all ranks) between two progress reports.
 PROGRESS_RECORDS = 1024

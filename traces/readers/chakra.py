@@ -88,7 +88,8 @@ import re
 import zlib
 
 from ppt.errors import TraceError
-from ppt.traces.opstream import COMM_SELF, COMM_WORLD, PROC_NULL, UNDEFINED, MemoryTrace, Op
+from ppt.oprecord import COMM_SELF, COMM_WORLD, PROC_NULL, UNDEFINED, Op
+from ppt.traces.opstream import MemoryTrace
 from ppt.traces.writers.synthetic import SUM
 
 #: A rank's file name: ``<prefix>.<rank>.et``.

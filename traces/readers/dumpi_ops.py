@@ -24,8 +24,8 @@ from __future__ import annotations
 
 from ppt.errors import TraceError
 from ppt.traces.readers import libundumpi as lu
-from ppt.traces.opstream import (ANY_SOURCE, CHUNK_OPS, COMM_NULL, COMM_SELF, COMM_WORLD, NO_INDEX, PROC_NULL,
-                                 UNDEFINED, Op, OpStreamBuilder)
+from ppt.oprecord import ANY_SOURCE, COMM_NULL, COMM_SELF, COMM_WORLD, NO_INDEX, PROC_NULL, UNDEFINED, Op
+from ppt.traces.opstream import CHUNK_OPS, OpStreamBuilder
 
 #: The calls whose end starts a rank's compute: the gaps before belong to the launcher and the
 #: program's start-up (see :mod:`ppt.traces.replay`).

@@ -44,7 +44,8 @@ import os
 import re
 
 from ppt.errors import TraceError
-from ppt.traces.opstream import ANY_SOURCE, ANY_TAG, MemoryTrace, Op
+from ppt.oprecord import ANY_SOURCE, ANY_TAG, Op
+from ppt.traces.opstream import MemoryTrace
 
 #: Words that start a statement, so no label may be one (as in LogGOPSim's scanner, other keywords such as
 #: ``tag`` or ``b`` may be labels).

@@ -68,8 +68,8 @@ from collections import deque
 
 from ppt.errors import TraceError
 from ppt.traces.readers import dumpi_ops
-from ppt.traces.opstream import (ANY_SOURCE, ANY_TAG, COMM_NULL, COMM_SELF, COMM_WORLD, NO_INDEX, PROC_NULL, UNDEFINED,
-                                 MemoryTrace, Op, OpTrace)
+from ppt.oprecord import ANY_SOURCE, ANY_TAG, COMM_NULL, COMM_SELF, COMM_WORLD, NO_INDEX, PROC_NULL, UNDEFINED, Op
+from ppt.traces.opstream import MemoryTrace, OpTrace
 
 #: What to install to read OTF2 archives.
 INSTALL = "pip install -e '.[otf2]' (or pip install otf2)"

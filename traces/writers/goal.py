@@ -64,9 +64,8 @@ from ppt.mpi import Op as ReductionOp
 from ppt.mpi import collectives as coll
 from ppt.mpi.schedule import SEND, combine, pack, unpack
 from ppt.traces.handles import RequestFifos, _user_op
-from ppt.traces.opstream import (ANY_SOURCE, ANY_TAG, AUX_LEN, AUX_START, CALL, COMM, COMM_SELF, COMM_WORLD,
-                                 FIRST_USER_OP, FLAG, GAP_CPU_S, GAP_WALL_S, KIND, NBYTES, OP, PEER, PROC_NULL,
-                                 REQUEST, ROOT, TAG, UNDEFINED, Op)
+from ppt.oprecord import (ANY_SOURCE, ANY_TAG, AUX_LEN, AUX_START, CALL, COMM, COMM_SELF, COMM_WORLD, FIRST_USER_OP, FLAG, GAP_CPU_S,
+    GAP_WALL_S, KIND, NBYTES, OP, PEER, PROC_NULL, REQUEST, ROOT, TAG, UNDEFINED, Op)
 
 #: Tags of messages outside COMM_WORLD's user context start here (MPI tags of COMM_WORLD must be below it).
 CONTEXT_TAG_BASE = 2**30

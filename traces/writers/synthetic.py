@@ -29,7 +29,8 @@ import numpy as np
 
 from ppt.errors import ConfigError
 from ppt.mpi.environment import balanced_factors
-from ppt.traces.opstream import CHUNK_OPS, COMM_WORLD, OP_DTYPE, Op, OpChunk, OpTrace, save
+from ppt.oprecord import COMM_WORLD, OP_DTYPE, Op
+from ppt.traces.opstream import CHUNK_OPS, OpChunk, OpTrace, save
 
 #: The call table of every stream, in the order the ops' ``call`` field indexes it.
 CALLS = ("MPI_Init", "MPI_Irecv", "MPI_Isend", "MPI_Waitall", "MPI_Allreduce", "MPI_Finalize")

@@ -14,7 +14,7 @@
  * bytes.
  */
 
-/* One op of a rank's stream: the layout of OP_DTYPE (ppt/traces/opstream.py), 88 bytes, no padding. */
+/* One op of a rank's stream: the layout of OP_DTYPE (ppt/oprecord.py), 88 bytes, no padding. */
 typedef struct ppt_op {
     int16_t kind, call;
     int32_t comm, peer, tag, root, op, flag, aux_len;
