@@ -92,3 +92,15 @@ def test_the_core_and_the_engine_lay_out_event_keys_alike():
     from ppt.engine.entity import KEY_BITS
     from ppt.interconnects.core import lib
     assert lib.PPT_KEY_BITS == KEY_BITS
+
+
+def test_the_engine_numbers_op_kinds_as_the_op_record_does():
+    # the build defines OP_<NAME> for the C engine from ppt/oprecord.py's source: every kind, its own value
+    import importlib.util
+    from ppt.oprecord import Op
+    spec = importlib.util.spec_from_file_location("core_build", CORE / "build.py")
+    build = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(build)
+    assert dict(build.op_kinds()) == {f"OP_{kind.name}": str(kind.value) for kind in Op}
+    used = set(re.findall(r"\bOP_[A-Z_]+\b", (CORE.parent.parent / "ppt" / "mpi" / "core" / "replay.c").read_text()))
+    assert used - {"OP_DONE", "OP_BLOCKED"} <= {f"OP_{kind.name}" for kind in Op}

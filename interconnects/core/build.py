@@ -9,6 +9,7 @@ C sources.  :data:`CALLBACKS` are the C engine's calls into Python.
 """
 from __future__ import annotations
 
+import ast
 import os
 import shutil
 import sys
@@ -46,6 +47,15 @@ def _require_toolchain() -> None:
                  f"install them (e.g. 'apt-get install python3-dev') and run the install again")
 
 
+def op_kinds() -> list[tuple[str, str]]:
+    """``(OP_<NAME>, value)`` for every kind of op of the op record (``ppt/oprecord.py``'s ``Op``), read
+    from its source, so the MPI engine's C numbers its ops as Python does (the build needs no numpy)."""
+    tree = ast.parse((ROOT / "ppt" / "oprecord.py").read_text())
+    op = next(node for node in tree.body if isinstance(node, ast.ClassDef) and node.name == "Op")
+    return [(f"OP_{item.targets[0].id}", str(item.value.value)) for item in op.body
+            if isinstance(item, ast.Assign) and isinstance(item.value, ast.Constant)]
+
+
 def _cdef() -> str:
     return "\n".join(line for header in HEADERS for line in header.read_text().splitlines()
                      if not line.lstrip().startswith("#")) + CALLBACKS
@@ -59,6 +69,7 @@ ffibuilder.set_source(
     "\n".join(f'#include "{header.name}"' for header in HEADERS),
     sources=[os.path.relpath(source, ROOT) for source in SOURCES],
     include_dirs=[os.path.relpath(folder, ROOT) for folder in FOLDERS],
+    define_macros=op_kinds(),
     extra_compile_args=["-O2", "-std=c11", "-Wall", "-Wno-unused-function"],
 )
 

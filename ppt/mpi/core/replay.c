@@ -11,13 +11,8 @@
 #include <string.h>
 #include "_mpicore.h"
 
-/* Op kinds (ppt/traces/opstream.py Op). */
-enum {
-    OP_OTHER, OP_LOCAL, OP_INIT, OP_WTIME, OP_SEND, OP_ISEND, OP_RECV, OP_IRECV, OP_SENDRECV, OP_PROBE, OP_IPROBE,
-    OP_WAIT, OP_WAITALL, OP_WAITANY, OP_WAITSOME, OP_TEST, OP_TESTALL, OP_TESTANY, OP_TESTSOME,
-    OP_BARRIER, OP_REDUCE_SCATTER = 32, OP_COMM_DUP = 33, OP_CART_SUB = 37, OP_COMM_FREE = 38, OP_OP_CREATE = 46,
-    OP_OP_FREE = 47
-};
+/* Op kinds: OP_OTHER, OP_SEND, ... OP_OP_FREE, one per member of ppt/oprecord.py's Op with its value, are
+ * defined by the build (interconnects/core/build.py), so C and Python share one list. */
 /* Polling calls (api.py MPI.polled). */
 enum { POLL_TEST = 1, POLL_TESTALL = 2, POLL_TESTANY = 4, POLL_TESTSOME = 8, POLL_IPROBE = 16 };
 /* Where a rank is in its current op. */
