@@ -298,8 +298,11 @@ class CoreView:
         self.node = node
         self.cores_active = cores_active
 
-    def time_compute(self, tasklist) -> float:
-        """Seconds this core needs for ``tasklist``."""
+    def time_compute(self, tasklist, threads: int = 1) -> float:
+        """Seconds this core needs for ``tasklist``, or for its share when ``threads`` threads (this core's
+        and others') split it evenly."""
+        if threads > 1:
+            tasklist = Tasklist.from_list(tasklist).scaled(1.0 / threads)
         return self.node.breakdown(tasklist, self.cores_active).total_s
 
     def breakdown(self, tasklist) -> TimeBreakdown:

@@ -100,3 +100,57 @@ def test_an_import_inside_a_function_closes_a_circle(tmp_path):
     (tmp_path / "c.py").write_text("from pkg import a\n")
     found = {f"pkg.{name}": tmp_path / f"{name}.py" for name in "abc"}
     assert circles(import_graph(found)) == [["pkg.a", "pkg.b"]]
+
+
+#: The subsystems from the bottom up: a module may import its own subsystem's modules and those of lower
+#: layers, never a higher layer's or a sibling's in its own layer.  A subsystem is a folder of the
+#: package (``ppt.mpi``) or a module at its top (``ppt.errors``).
+LAYERS = (
+    ("ppt.errors",),
+    ("ppt.config", "ppt.textfile", "ppt.atomicfile", "ppt.log", "ppt.oprecord", "ppt.progress"),
+    ("ppt.engine",),
+    ("ppt.interconnects",),
+    ("ppt.mpi",),
+    ("ppt.hardware", "ppt.traces"),
+    ("ppt.provenance", "ppt.scripts", "ppt.exec"),
+    ("ppt.machine", "ppt.hint", "ppt.drivers"),
+    ("ppt.jobs", "ppt.apps"),
+    ("ppt.sweep", "ppt.bench"),
+    ("ppt.cli",),
+    ("ppt.api",),
+)
+
+
+def subsystem(module: str) -> str:
+    """The subsystem ``module`` belongs to: ``ppt.mpi.comm`` -> ``ppt.mpi``."""
+    return ".".join(module.split(".")[:2])
+
+
+def upward_imports(graph: dict[str, set[str]], layers=LAYERS) -> list[tuple[str, str]]:
+    """Every import edge that points to a higher layer or to a sibling subsystem of its own layer;
+    ``ppt`` itself (the package's ``__init__``) is above all."""
+    level = {name: k for k, layer in enumerate(layers) for name in layer}
+    found = []
+    for source, targets in sorted(graph.items()):
+        if source == "ppt":
+            continue
+        for target in sorted(targets):
+            a, b = subsystem(source), subsystem(target)
+            if a != b and level[b] >= level[a]:
+                found.append((source, target))
+    return found
+
+
+def test_every_subsystem_has_a_layer():
+    assert {subsystem(name) for name in modules() if name != "ppt"} == {n for layer in LAYERS for n in layer}
+
+
+def test_an_upward_or_sideways_import_is_found():
+    graph = {"ppt.mpi.comm": {"ppt.traces.replay", "ppt.engine.core"}, "ppt.hardware.node": {"ppt.traces.opstream"},
+             "ppt.traces.replay": {"ppt.mpi.comm"}}
+    assert upward_imports(graph) == [("ppt.hardware.node", "ppt.traces.opstream"),
+                                     ("ppt.mpi.comm", "ppt.traces.replay")]
+
+
+def test_imports_point_down_only():
+    assert upward_imports(import_graph(modules())) == []

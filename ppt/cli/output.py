@@ -150,7 +150,7 @@ def check_writable(path: str, option: str = "--plot") -> None:
     """PPTError now, before a long run, if ``path`` cannot be written: its folder is missing, it is a
     folder or a device, or a file cannot be made in its folder (tried, so permissions, read-only and
     pseudo file systems such as /proc all count).  A full disk shows only when writing; see
-    :func:`atomic_output`."""
+    :func:`ppt.atomicfile.atomic_output`."""
     from ppt.errors import PPTError
     target = Path(path)
     folder = target.parent if str(target.parent) else Path(".")
@@ -169,39 +169,3 @@ def check_writable(path: str, option: str = "--plot") -> None:
     except OSError as exc:
         raise PPTError(f"{option} {path}: cannot write there ({exc.strerror or exc}); "
                        f"choose a writable path") from None
-
-
-@contextlib.contextmanager
-def atomic_output(path: str, option: str, suffix: str | None = None):
-    """Yield a temporary path beside ``path`` (same suffix, or ``suffix`` if it has none, so writers that
-    choose a format by it still do) and
-    rename it to ``path`` when the block ends well: readers see the old file or the whole new one.
-    On any error the temporary file is removed, and an OSError (a full disk, ...) becomes a
-    one-line PPTError naming ``option``."""
-    from ppt.errors import PPTError
-    target = Path(path)
-    try:
-        handle, tmp = tempfile.mkstemp(dir=target.parent if str(target.parent) else ".",
-                                       prefix=f".{target.name}.", suffix=target.suffix or suffix or ".tmp")
-        os.close(handle)
-        mask = os.umask(0o22)
-        os.umask(mask)
-        os.chmod(tmp, 0o666 & ~mask)        # the mode a plain open() would give, not mkstemp's 0600
-    except OSError as exc:
-        raise PPTError(f"{option} {path}: cannot write there ({exc.strerror or exc}); "
-                       f"choose a writable path") from None
-    try:
-        yield tmp
-        os.replace(tmp, target)
-    except OSError as exc:
-        raise PPTError(f"{option} {path}: cannot write it ({exc.strerror or exc}); nothing was written") from None
-    finally:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-
-
-def write_text_atomic(path: str, text: str, option: str) -> None:
-    """Write ``text`` to ``path`` whole or not at all (see :func:`atomic_output`)."""
-    with atomic_output(path, option) as tmp:
-        with open(tmp, "w") as out:
-            out.write(text)

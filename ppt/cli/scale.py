@@ -20,7 +20,8 @@ import sys
 from pathlib import Path
 
 from ppt.cli.common import whole_number
-from ppt.cli.output import atomic_output, check_writable, emit, format_table
+from ppt.atomicfile import atomic_output
+from ppt.cli.output import check_writable, emit, format_table
 from ppt.errors import ConfigError, PPTError
 
 HELP = "strong scaling of a model script or mpi4py program: speedup and efficiency per system, and a plot"

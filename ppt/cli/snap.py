@@ -11,7 +11,8 @@ import os
 import sys
 
 from ppt.cli.common import add_system_arguments, load_preset, pick_network, whole_number
-from ppt.cli.output import atomic_output, check_writable, emit, preload_plotting
+from ppt.atomicfile import atomic_output
+from ppt.cli.output import check_writable, emit, preload_plotting
 from ppt.errors import PPTError
 
 HELP = "strong-scaling prediction of SNAP (KBA transport sweeps) from one node up"

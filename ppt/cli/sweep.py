@@ -26,7 +26,8 @@ import argparse
 from pathlib import Path
 
 from ppt.cli.common import whole_number
-from ppt.cli.output import atomic_output, check_writable, emit
+from ppt.atomicfile import atomic_output
+from ppt.cli.output import check_writable, emit
 from ppt.errors import ConfigError, PPTError
 
 HELP = "run traffic, run, exec, replay or snap over a grid of systems, rank counts, --set values and loads"

@@ -10,7 +10,6 @@ import time
 
 from ppt.engine import parallel
 from ppt.errors import ConfigError, DeadlockError
-from ppt.hardware.tasklist import Tasklist
 from ppt.mpi.api import MPI
 from ppt.mpi.collectives import check_algorithms
 from ppt.mpi.deadlock import deadlock_message, describe
@@ -100,10 +99,7 @@ class MPIJob:
 
     def time_compute(self, rank, work) -> float:
         """Seconds ``rank`` needs for tasklist ``work``, split over its threads."""
-        threads = self.threads_per_rank
-        if threads > 1:
-            work = (work if isinstance(work, Tasklist) else Tasklist.from_list(work)).scaled(1.0 / threads)
-        return self.core_view(rank).time_compute(work)
+        return self.core_view(rank).time_compute(work, self.threads_per_rank)
 
     def core_view(self, rank):
         """The node model as seen by one core of ``rank`` (every core of its ranks' threads active)."""

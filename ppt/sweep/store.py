@@ -48,7 +48,7 @@ def check_folder(path: str) -> None:
 def write_atomic(path: Path, text: str, option: str = "--out") -> None:
     """Write ``text`` to ``path`` so that readers see the old file or the whole new one, never a part;
     a failed write (a full disk) leaves no temporary file and is a one-line PPTError."""
-    from ppt.cli.output import write_text_atomic
+    from ppt.atomicfile import write_text_atomic
     write_text_atomic(str(path), text, option)
 
 

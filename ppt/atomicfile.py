@@ -1,0 +1,44 @@
+"""Output files written whole or not at all: readers see the old file or the whole new one, and a failed
+write (a full disk, a folder that cannot be written) leaves nothing behind and is a one-line PPTError."""
+from __future__ import annotations
+
+import contextlib
+import os
+import tempfile
+from pathlib import Path
+
+
+@contextlib.contextmanager
+def atomic_output(path: str, option: str, suffix: str | None = None):
+    """Yield a temporary path beside ``path`` (same suffix, or ``suffix`` if it has none, so writers that
+    choose a format by it still do) and
+    rename it to ``path`` when the block ends well: readers see the old file or the whole new one.
+    On any error the temporary file is removed, and an OSError (a full disk, ...) becomes a
+    one-line PPTError naming ``option``."""
+    from ppt.errors import PPTError
+    target = Path(path)
+    try:
+        handle, tmp = tempfile.mkstemp(dir=target.parent if str(target.parent) else ".",
+                                       prefix=f".{target.name}.", suffix=target.suffix or suffix or ".tmp")
+        os.close(handle)
+        mask = os.umask(0o22)
+        os.umask(mask)
+        os.chmod(tmp, 0o666 & ~mask)        # the mode a plain open() would give, not mkstemp's 0600
+    except OSError as exc:
+        raise PPTError(f"{option} {path}: cannot write there ({exc.strerror or exc}); "
+                       f"choose a writable path") from None
+    try:
+        yield tmp
+        os.replace(tmp, target)
+    except OSError as exc:
+        raise PPTError(f"{option} {path}: cannot write it ({exc.strerror or exc}); nothing was written") from None
+    finally:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+
+
+def write_text_atomic(path: str, text: str, option: str) -> None:
+    """Write ``text`` to ``path`` whole or not at all (see :func:`atomic_output`)."""
+    with atomic_output(path, option) as tmp:
+        with open(tmp, "w") as out:
+            out.write(text)
