@@ -40,10 +40,11 @@ def test_scaled_rank_counts_stay_powers_of_two_and_at_least_eight():
 
 
 def test_json_result_has_every_workload_and_its_fields(capsys):
-    assert main(["bench", "mpi", "--scale", TINY, "--repeats", "2", "--json"]) == 0
+    assert main(["bench", "mpi", "--scale", TINY, "--repeats", "2", "--network", "own", "--json"]) == 0
     result = json.loads(capsys.readouterr().out)
     assert result["repeats"] == 2 and result["scale"] == float(TINY)
     assert result["provenance"]["network"] == "analytic" and result["provenance"]["system"] is None
+    assert {row["network"] for row in result["workloads"]} == {"analytic"}
     rows = {row["workload"]: row for row in result["workloads"]}
     assert list(rows) == [w.name for w in workloads(float(TINY))]
     for name, row in rows.items():
@@ -55,11 +56,27 @@ def test_json_result_has_every_workload_and_its_fields(capsys):
         assert row["events"] > 0 and row["baseline_events_per_s"] > 0
 
 
+def test_default_rows_add_a_dragonfly_and_a_torus_packet_network_with_the_same_messages(capsys):
+    assert main(["bench", "mpi", "--scale", TINY, "--repeats", "1", "--json"]) == 0
+    result = json.loads(capsys.readouterr().out)
+    assert result["provenance"]["network"] == "analytic,packet" and result["provenance"]["system"] is None
+    rows = result["workloads"]
+    assert [row["network"] for row in rows[::len(workloads(float(TINY)))]] == [
+        "analytic", "packet dragonfly-booksim", "packet torus-16x16x16"]
+    by_network = {}
+    for row in rows:
+        by_network.setdefault(row["network"], []).append((row["workload"], row["messages"]))
+    assert len({tuple(v) for v in by_network.values()}) == 1       # the same programs, whatever the network
+    packet = [row["predicted_s"] for row in rows if row["network"] != "analytic"]
+    assert len(set(packet)) == len(packet)                          # yet each network times them its own way
+
+
 def test_packet_network_of_a_preset_runs_the_same_messages(capsys):
     assert main(["bench", "mpi", "--scale", TINY, "--repeats", "1", "--network", "packet",
                  "--system", "fattree-4-3", "--json"]) == 0
     result = json.loads(capsys.readouterr().out)
     assert result["provenance"]["network"] == "packet" and result["provenance"]["system"] == "fattree-4-3"
+    assert {row["network"] for row in result["workloads"]} == {"packet fattree-4-3"}
     assert [row["messages"] for row in result["workloads"]] == [w.messages for w in workloads(float(TINY))]
 
 

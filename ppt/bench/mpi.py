@@ -16,8 +16,9 @@ Workloads (rank counts and iterations at ``scale`` 1):
     gap, then an 8-byte allreduce; the trace's streams are made as the replay reads them (a few
     numpy operations per 150 iterations of a rank), so its wall time is the replay's.
 
-Each runs on the contention-free analytic network of :func:`analytic_job` unless a job factory
-is given (a system preset's network), so the figures are those of the MPI layer.  Its wall time
+Each runs on the networks it is given: by default (:data:`NETWORKS`) the contention-free analytic
+network of :func:`analytic_job`, whose figures are those of the MPI layer, then the packet networks of
+a dragonfly and a torus preset, whose figures add the packet core's events.  Its wall time
 is the min and median over ``repeats`` runs; messages/s and calls/s are taken at the min.  The
 baseline, measured in the same run, is the network core's bare compiled event loop
 (:func:`~ppt.bench.network.bare_loop_events_per_s`) for as many events as the workload executed,
@@ -170,11 +171,12 @@ def run_once(workload: Workload, make_job=analytic_job) -> dict:
             "events": result.events, "wall_s": result.wall_s, "predicted_s": result.predicted_s}
 
 
-def measure(workload: Workload, repeats: int = 3, make_job=analytic_job, log=print) -> dict:
-    """``workload`` run ``repeats`` times, then the bare loop for as many events: one result row."""
+def measure(workload: Workload, repeats: int = 3, make_job=analytic_job, log=print, network: str = "analytic") -> dict:
+    """``workload`` run ``repeats`` times on ``make_job``'s network (named ``network`` in the row), then the bare
+    loop for as many events: one result row."""
     runs = []
     for i in range(repeats):
-        log(f"{workload.name}, {workload.ranks:,} ranks, run {i + 1} of {repeats} ...")
+        log(f"{workload.name} on {network}, {workload.ranks:,} ranks, run {i + 1} of {repeats} ...")
         runs.append(run_once(workload, make_job))
     first = runs[0]
     walls = [run["wall_s"] for run in runs]
@@ -182,7 +184,7 @@ def measure(workload: Workload, repeats: int = 3, make_job=analytic_job, log=pri
     log(f"bare compiled loop, {first['events']:,} events at {workload.ranks:,} pending ...")
     baseline = bare_loop_events_per_s(workload.ranks, first["events"], repeats)
     messages_per_s = first["messages"] / best
-    return {"workload": workload.name, "ranks": workload.ranks, "messages": first["messages"],
+    return {"workload": workload.name, "network": network, "ranks": workload.ranks, "messages": first["messages"],
             "calls": first["calls"], "events": first["events"],
             "wall_s": {"min": best, "median": statistics.median(walls)},
             "messages_per_s": messages_per_s, "calls_per_s": first["calls"] / best,
@@ -190,7 +192,30 @@ def measure(workload: Workload, repeats: int = 3, make_job=analytic_job, log=pri
             "predicted_s": first["predicted_s"]}
 
 
-def measure_mpi(repeats: int = 3, scale: float = 1.0, make_job=analytic_job, log=print) -> dict:
-    """Every workload at ``scale``, measured ``repeats`` times each (see the module docstring)."""
+def measure_mpi(repeats: int = 3, scale: float = 1.0, networks=None, log=print) -> dict:
+    """Every workload at ``scale`` on every network of ``networks`` (``(name, make_job)`` pairs, default
+    :data:`NETWORKS`), measured ``repeats`` times each (see the module docstring)."""
     return {"repeats": repeats, "scale": scale,
-            "workloads": [measure(w, repeats, make_job, log) for w in workloads(scale)]}
+            "workloads": [measure(w, repeats, make_job, log, name) for name, make_job in networks or NETWORKS
+                          for w in workloads(scale)]}
+
+
+def preset_job(kind: str, system):
+    """A job factory on network ``kind`` of ``system`` (a preset's name or the preset itself): one rank
+    per core; the machine is built at the first job."""
+    machines = []
+
+    def make_job(ranks: int):
+        from ppt.hardware.systems import load_system
+        from ppt.machine import Machine
+        from ppt.mpi import MPIJob
+        if not machines:
+            machines.append(Machine(load_system(system) if isinstance(system, str) else system, kind))
+        return MPIJob.on_machine(machines[0], ranks)
+    return make_job
+
+
+#: The networks of ``ppt bench mpi``: the MPI layer alone, then a dragonfly's and a torus's packet networks.
+NETWORKS = (("analytic", analytic_job),
+            ("packet dragonfly-booksim", preset_job("packet", "dragonfly-booksim")),
+            ("packet torus-16x16x16", preset_job("packet", "torus-16x16x16")))
