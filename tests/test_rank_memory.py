@@ -44,3 +44,21 @@ def test_ranks_without_a_process_are_built_as_the_job_builds_them(bench):
                (b.api.COMM_WORLD.size, b.api.COMM_WORLD.rank, b.api.COMM_SELF.rank)
         assert a.nic.host.ranks.keys() == b.nic.host.ranks.keys()
         assert a.proc is None and b.proc is not None
+
+
+def test_a_collective_on_comm_world_keeps_one_member_array_for_the_whole_job(monkeypatch):
+    # each rank's COMM_WORLD is its own range of the world ranks: an array per rank would be P x P int32s
+    from mpi_helpers import run
+    from ppt.mpi.compiled import Engine
+    arrays = set()
+    keep = Engine.members_array
+
+    def counted(engine, members):
+        found = keep(engine, members)
+        arrays.add(id(found))
+        return found
+    monkeypatch.setattr(Engine, "members_array", counted)
+    result = run(64, lambda mpi: mpi.COMM_WORLD.allreduce(mpi.COMM_WORLD.rank, op=mpi.SUM, nbytes=8),
+                 engine="compiled")
+    assert result.returns == [64 * 63 // 2] * 64
+    assert len(arrays) == 1

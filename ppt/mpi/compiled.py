@@ -307,13 +307,16 @@ class Engine:
         memory = net.node_memory
         lib.ppt_mpi_set_memory(m, memory.bandwidth_Bps, memory.latency_s)
         self.names = _Names()
-        self.members: dict[int, tuple] = {}
+        self.members: dict = {}
 
     def members_array(self, members):
-        """The C array of a communicator's members (world ranks), kept as long as the engine."""
-        found = self.members.get(id(members))
+        """The C array of a communicator's members (world ranks), kept as long as the engine: one per member
+        list (the job interns them), and one for every rank's COMM_WORLD (each rank's own ``range``, equal to
+        the others'), so a job of P ranks does not keep P arrays of P members."""
+        key = members if type(members) is range else id(members)
+        found = self.members.get(key)
         if found is None:
-            found = self.members[id(members)] = (members, ffi.new("int32_t[]", list(members) or [0]))
+            found = self.members[key] = (members, ffi.new("int32_t[]", list(members) or [0]))
         return found[1]
 
     def network_stats(self) -> dict:
