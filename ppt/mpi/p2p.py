@@ -360,6 +360,25 @@ class Rank:
         else:
             self.posted.setdefault((ctx, src), []).append(req)
 
+    def persistent(self, comm, kind: str, buf, peer: int, tag: int):
+        """An inactive persistent request of ``comm`` (:class:`ppt.mpi.persistent.Prequest`: ``kind``,
+        mpi4py buffer ``buf``, destination or source ``peer``, ``tag``)."""
+        from ppt.mpi.persistent import Prequest      # (which builds on this module)
+        return Prequest(comm, kind, buf, peer, tag)
+
+    def ibarrier(self, comm, seq: int):
+        """An MPI_Ibarrier on ``comm``, its messages tagged ``seq`` (:class:`ppt.mpi.ibarrier.BarrierRequest`)."""
+        from ppt.mpi.ibarrier import BarrierRequest   # (which builds on this module)
+        return BarrierRequest(comm, seq)
+
+    def mrecv(self, comm, env) -> Request:
+        """A receive of envelope ``env``, which a matched probe took off the queue (MPI_Mrecv): it matches
+        at once, a rendezvous message's CTS sent now as by a receive posted now."""
+        req = Request(self, False, comm, comm.local_of(env.src), env.tag, comm.ctx)
+        req.overhead_due_s = self.recv_overhead_s
+        self._match(req, env)
+        return req
+
     def iprobe(self, comm, source: int, tag, ctx: int):
         """Status of the first matching unreceived message, or None."""
         if source == PROC_NULL:
