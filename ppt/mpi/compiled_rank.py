@@ -186,7 +186,7 @@ class CPrequest(_EngineState, Prequest):
     __slots__ = ENGINE_SLOTS
 
     def __init__(self, comm, kind: str, buf, peer: int, tag: int):
-        _init(self, comm._rank, kind != "recv", comm, peer, tag, comm.ctx)
+        _request(comm._rank, kind != "recv", comm, peer, tag, comm.ctx, into=self)
         self.active = False
         self.kind = kind
         self.buf = buf
@@ -204,18 +204,14 @@ class CBarrierRequest(CRequest):
         return f"Ibarrier round to rank {(comm.rank + dist) % comm.size}, comm={comm.label}"
 
 
-def _init(req, rank, is_send: bool, comm, peer, tag, ctx, nbytes: int = 0, data=None):
-    """``req`` made a new request of ``rank``'s, not yet in the engine; returns it."""
+def _request(rank, is_send: bool, comm, peer, tag, ctx, nbytes: int = 0, data=None, into=None) -> CRequest:
+    """A new request of ``rank``'s, not yet in the engine: ``into`` (a persistent request to start, or a
+    request of a subclass) made one, else a new :class:`CRequest`."""
+    req = CRequest.__new__(CRequest) if into is None else into
     req._rank, req.is_send, req.comm, req.peer, req.tag, req.ctx = rank, is_send, comm, peer, tag, ctx
     req.nbytes, req.data, req.raw, req.built, req.q = nbytes, data, None, None, -1
     req.active, req.buffer = True, None          # (waited, post: the Python engine's alone)
     return req
-
-
-def _request(rank, is_send: bool, comm, peer, tag, ctx, nbytes: int = 0, data=None, into=None) -> CRequest:
-    """A new request of ``rank``'s; ``into``: a persistent request to start instead."""
-    return _init(CRequest.__new__(CRequest) if into is None else into, rank, is_send, comm, peer, tag, ctx,
-                 nbytes, data)
 
 
 def _taken(req, status) -> None:
@@ -363,7 +359,7 @@ class CompiledRank:
         """An MPI_Ibarrier on ``comm``, its messages tagged ``seq``: the engine runs its rounds
         (as :class:`ppt.mpi.ibarrier.BarrierRequest` does on the Python engine)."""
         engine = self.engine
-        req = _init(CBarrierRequest.__new__(CBarrierRequest), self, True, comm, PROC_NULL, 0, comm.coll_ctx)
+        req = _request(self, True, comm, PROC_NULL, 0, comm.coll_ctx, into=CBarrierRequest.__new__(CBarrierRequest))
         req.q = lib.ppt_mpi_ibarrier(self.m, self.world_rank, engine.members_array(comm.members), comm.size,
                                      comm.rank, comm.coll_ctx, seq, engine.names.id("MPI_Ibarrier"))
         return req
