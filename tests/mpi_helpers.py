@@ -28,7 +28,7 @@ def run(num_ranks: int, main, *args, ranks_per_node: int = 1, eager_B: int = EAG
         return job(engine).run(main, *args)
     python = _outcome(job("python"), main, args)
     compiled = _outcome(job("compiled"), main, args)
-    assert _same(compiled) == _same(python), "the compiled MPI engine differs from the Python engine"
+    assert compared(compiled) == compared(python), "the compiled MPI engine differs from the Python engine"
     if isinstance(python, Exception):
         raise python
     return python
@@ -41,7 +41,7 @@ def _outcome(job, main, args):
         return exc
 
 
-def _same(outcome):
+def compared(outcome):
     """What must be equal on both engines: the whole result, or the error's type and text."""
     if isinstance(outcome, Exception):
         return type(outcome).__name__, str(outcome)

@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 import mpi4py_api_programs as programs
-from mpi_helpers import _same, message_s, network, run
+from mpi_helpers import compared, message_s, network, run
 from ppt.errors import DeadlockError
 from ppt.hardware.systems import load_system
 from ppt.machine import Machine
@@ -250,7 +250,7 @@ def test_an_ibarrier_against_a_barrier_is_a_mismatch_on_both_engines():
 def test_persistent_matched_and_ibarrier_programs_agree_on_the_packet_network(name):
     def outcome(engine):
         job = MPIJob.on_machine(Machine(load_system("fattree-4-3"), "packet"), 4, ranks_per_node=2)
-        return _same(job.run(programs.PROGRAMS[name], engine=engine))
+        return compared(job.run(programs.PROGRAMS[name], engine=engine))
     assert outcome("compiled") == outcome("python")
 
 
