@@ -193,9 +193,17 @@ class CPrequest(_EngineState, Prequest):
 
 
 class CBarrierRequest(CRequest):
-    """The request of an MPI_Ibarrier, whose rounds the engine runs (``ppt/mpi/core/ibarrier.c``)."""
+    """The request of an MPI_Ibarrier on ``comm``, its messages tagged ``seq``, whose rounds the engine runs
+    (``ppt/mpi/core/ibarrier.c``) as :class:`ppt.mpi.ibarrier.BarrierRequest` runs them on the Python engine."""
 
     __slots__ = ()
+
+    def __init__(self, comm, seq: int):
+        rank = comm._rank
+        engine = rank.engine
+        _request(rank, True, comm, PROC_NULL, 0, comm.coll_ctx, into=self)
+        self.q = lib.ppt_mpi_ibarrier(rank.m, rank.world_rank, engine.members_array(comm.members), comm.size,
+                                      comm.rank, comm.coll_ctx, seq, engine.names.id("MPI_Ibarrier"))
 
     def describe(self) -> str:
         """As :meth:`ppt.mpi.ibarrier.BarrierRequest.describe`."""
@@ -257,6 +265,8 @@ class CompiledRank:
     __slots__ = ("job", "world_rank", "node", "sim", "proc", "stats", "api", "call", "result", "next_ctx", "meter",
                  "cpu_mark", "recv_overhead_s", "node_of", "engine", "m", "out", "clock_s")
     error = Rank.error
+    prequest_class = CPrequest
+    barrier_class = CBarrierRequest
 
     def __init__(self, engine: "ProgramEngine", world_rank: int):
         job = engine.job
@@ -319,10 +329,6 @@ class CompiledRank:
         req.q = lib.ppt_mpi_irecv(self.m, self.world_rank, src, ctx, tag if type(tag) is int else self.engine.tag_id(tag))
         return req
 
-    def persistent(self, comm, kind: str, buf, peer: int, tag: int) -> CPrequest:
-        """An inactive persistent request (as :meth:`ppt.mpi.p2p.Rank.persistent`)."""
-        return CPrequest(comm, kind, buf, peer, tag)
-
     def iprobe(self, comm, source: int, tag, ctx: int):
         if source == PROC_NULL:
             return Status(PROC_NULL, ANY_TAG, 0)
@@ -353,15 +359,6 @@ class CompiledRank:
         """A receive of the message a matched probe took off the queue (as :meth:`ppt.mpi.p2p.Rank.mrecv`)."""
         req = _request(self, False, comm, comm.local_of(found.src), found.tag, comm.ctx)
         req.q = lib.ppt_mpi_mrecv(self.m, self.world_rank, found.index)
-        return req
-
-    def ibarrier(self, comm, seq: int) -> CBarrierRequest:
-        """An MPI_Ibarrier on ``comm``, its messages tagged ``seq``: the engine runs its rounds
-        (as :class:`ppt.mpi.ibarrier.BarrierRequest` does on the Python engine)."""
-        engine = self.engine
-        req = _request(self, True, comm, PROC_NULL, 0, comm.coll_ctx, into=CBarrierRequest.__new__(CBarrierRequest))
-        req.q = lib.ppt_mpi_ibarrier(self.m, self.world_rank, engine.members_array(comm.members), comm.size,
-                                     comm.rank, comm.coll_ctx, seq, engine.names.id("MPI_Ibarrier"))
         return req
 
     # -- blocking ---------------------------------------------------------------------------------------

@@ -11,7 +11,7 @@ layer's callbacks, as an MPI library's progress engine would, and the last
 completes the request.  The rounds after the first cost the rank no
 software overhead (the progress engine runs them, as a rendezvous CTS).
 On the compiled engine the engine runs the same rounds itself
-(``ppt/mpi/core/ibarrier.c``, :meth:`ppt.mpi.compiled_rank.CompiledRank.ibarrier`).
+(``ppt/mpi/core/ibarrier.c``, :class:`ppt.mpi.compiled_rank.CBarrierRequest`).
 """
 from __future__ import annotations
 
@@ -81,4 +81,4 @@ class _Round(Request):
 def ibarrier(comm) -> BarrierRequest:
     """Start a barrier on ``comm``; the request completes once every rank has entered it."""
     comm.coll_seq += 1                           # its messages' tag: every rank calls collectives in one order
-    return comm._rank.ibarrier(comm, comm.coll_seq)
+    return (comm._rank.barrier_class or BarrierRequest)(comm, comm.coll_seq)

@@ -276,6 +276,9 @@ class Rank:
 
     #: Where collective schedules go instead of running here (a compiled engine's planner), or None.
     plan = None
+    #: A compiled engine's classes of persistent and Ibarrier requests, or None: this engine's own
+    #: (:class:`ppt.mpi.persistent.Prequest`, :class:`ppt.mpi.ibarrier.BarrierRequest`).
+    prequest_class = barrier_class = None
 
     def __repr__(self):
         return f"rank {self.world_rank}"
@@ -359,17 +362,6 @@ class Rank:
             self.posted_any.append(req)
         else:
             self.posted.setdefault((ctx, src), []).append(req)
-
-    def persistent(self, comm, kind: str, buf, peer: int, tag: int):
-        """An inactive persistent request of ``comm`` (:class:`ppt.mpi.persistent.Prequest`: ``kind``,
-        mpi4py buffer ``buf``, destination or source ``peer``, ``tag``)."""
-        from ppt.mpi.persistent import Prequest      # (which builds on this module)
-        return Prequest(comm, kind, buf, peer, tag)
-
-    def ibarrier(self, comm, seq: int):
-        """An MPI_Ibarrier on ``comm``, its messages tagged ``seq`` (:class:`ppt.mpi.ibarrier.BarrierRequest`)."""
-        from ppt.mpi.ibarrier import BarrierRequest   # (which builds on this module)
-        return BarrierRequest(comm, seq)
 
     def mrecv(self, comm, env) -> Request:
         """A receive of envelope ``env``, which a matched probe took off the queue (MPI_Mrecv): it matches
