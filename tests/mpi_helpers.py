@@ -1,7 +1,6 @@
 """Shared helpers of the MPI tests: run a rank program on a small analytic network."""
 from ppt.interconnects.networks.analytic import AnalyticNetwork
 from ppt.mpi import MPIJob
-from ppt.mpi.compiled_rank import NotCarried
 from ppt.mpi.settings import MPISettings
 
 LATENCY_S = 1e-6
@@ -18,8 +17,7 @@ def run(num_ranks: int, main, *args, ranks_per_node: int = 1, eager_B: int = EAG
     """Run ``main(mpi, *args)`` on ``num_ranks`` ranks (one node each by default); the JobResult.
 
     Unless ``engine`` names one, the program runs on both MPI engines, which must give the same result
-    (or raise the same error) to the last bit, unless the compiled engine does not carry a call the
-    program makes; the Python engine's result is returned (its error raised)."""
+    (or raise the same error) to the last bit; the Python engine's result is returned (its error raised)."""
     nodes = -(-num_ranks // ranks_per_node)
     settings = MPISettings(eager_B, send_overhead_s, recv_overhead_s)
 
@@ -30,8 +28,7 @@ def run(num_ranks: int, main, *args, ranks_per_node: int = 1, eager_B: int = EAG
         return job(engine).run(main, *args)
     python = _outcome(job("python"), main, args)
     compiled = _outcome(job("compiled"), main, args)
-    if not isinstance(compiled, NotCarried):
-        assert _same(compiled) == _same(python), "the compiled MPI engine differs from the Python engine"
+    assert compared(compiled) == compared(python), "the compiled MPI engine differs from the Python engine"
     if isinstance(python, Exception):
         raise python
     return python
@@ -44,7 +41,7 @@ def _outcome(job, main, args):
         return exc
 
 
-def _same(outcome):
+def compared(outcome):
     """What must be equal on both engines: the whole result, or the error's type and text."""
     if isinstance(outcome, Exception):
         return type(outcome).__name__, str(outcome)

@@ -15,7 +15,10 @@ import numpy as np
 import pytest
 
 import mpi4py_api_programs as programs
-from mpi_helpers import message_s, network, run
+from mpi_helpers import compared, message_s, network, run
+from ppt.errors import DeadlockError
+from ppt.hardware.systems import load_system
+from ppt.machine import Machine
 from ppt.mpi import MPIError, MPIJob
 from ppt.mpi.errors import AbortCalled
 from ppt.mpi.settings import POLL_OVERHEAD_S, MPISettings
@@ -149,6 +152,106 @@ def test_a_sparse_exchange_with_ibarrier_ends():
     got = [[eval(item) for item in rank] for rank in simulated("sparse_exchange")]
     assert got == [[[[1, 0], [2, 0]], [1, 2]], [[[0, 1], [3, 1]], [0, 3]], [[[0, 2], [3, 2]], [0, 3]],
                    [[[1, 3], [2, 3]], [1, 2]]]
+
+
+# -- persistent requests, matched probes and Ibarrier: the same on both engines (``run`` compares them) ----
+def _ring_of_messages(MPI, persistent: bool, nbytes: int):
+    """Three rounds of a ring of ``nbytes``-byte messages, by persistent requests or by the calls they stand
+    for; each rank's clock after each round and what it received."""
+    comm = MPI.COMM_WORLD
+    right, left = (comm.rank + 1) % comm.size, (comm.rank - 1) % comm.size
+    outgoing, incoming = np.zeros(nbytes // 8), np.zeros(nbytes // 8)
+    if persistent:
+        reqs = [comm.Recv_init(incoming, source=left, tag=3), comm.Ssend_init(outgoing, dest=right, tag=3)]
+    clocks, got = [], []
+    for step in range(3):
+        MPI.sleep(1e-6 * comm.rank * step)
+        outgoing[:] = comm.rank + step
+        if not persistent:
+            reqs = [comm.Irecv(incoming, source=left, tag=3), comm.Issend(outgoing, dest=right, tag=3)]
+        else:
+            MPI.Prequest.Startall(reqs)
+        MPI.Request.Waitall(reqs)
+        clocks.append(MPI.Wtime())
+        got.append(incoming[0])
+    return clocks, got
+
+
+@pytest.mark.parametrize("nbytes", [64, 16384])
+def test_a_persistent_request_times_as_the_call_it_starts(nbytes):
+    overheads = {"send_overhead_s": 1e-6, "recv_overhead_s": 2e-6}
+    started = run(3, _ring_of_messages, True, nbytes, ranks_per_node=2, **overheads)
+    called = run(3, _ring_of_messages, False, nbytes, ranks_per_node=2, **overheads)
+    assert started.returns == called.returns and started.predicted_s == called.predicted_s
+    assert [got for _, got in started.returns] == [[2.0, 3.0, 4.0], [0.0, 1.0, 2.0], [1.0, 2.0, 3.0]]
+
+
+def test_a_matched_message_goes_to_its_own_receive_only():
+    def main(MPI):
+        comm = MPI.COMM_WORLD
+        if comm.rank == 0:
+            large = comm.isend("large", dest=1, tag=5, nbytes=10000)  # rendezvous: received by its CTS
+            comm.send("small", dest=1, tag=5, nbytes=8)
+            large.wait()
+            return None
+        nothing = comm.improbe(source=0, tag=6)
+        MPI.sleep(1e-4)
+        status = MPI.Status()
+        message = comm.mprobe(source=MPI.ANY_SOURCE, tag=5, status=status)
+        after = comm.recv(source=0, tag=5)                          # the next message: the first is taken
+        request = message.irecv()
+        first = request.wait()
+        null = comm.mprobe(source=MPI.PROC_NULL).recv()
+        return nothing, status.bytes, after, first, null, MPI.Wtime()
+
+    nothing, nbytes, after, first, null, done_s = run(2, main, send_overhead_s=1e-6, recv_overhead_s=1e-6).returns[1]
+    assert (nothing, nbytes, after, first, null) == (None, 10000, "small", "large", None)
+    assert done_s > 1e-4 + message_s(10000)                          # the data came after the Mrecv
+
+
+def test_ibarrier_ends_after_the_last_rank_enters_on_any_communicator():
+    def main(MPI):
+        world = MPI.COMM_WORLD
+        comm = world.split(world.rank % 2)
+        MPI.sleep(1e-5 * world.rank)
+        entered = MPI.Wtime()
+        request = comm.ibarrier()
+        request.wait()
+        return comm.rank, entered, MPI.Wtime()
+
+    result = run(5, main, ranks_per_node=2, send_overhead_s=1e-6, recv_overhead_s=1e-6).returns
+    for parity in (0, 1):
+        members = result[parity::2]
+        assert all(done > max(entered for _, entered, _ in members) for _, _, done in members)
+
+
+def test_an_ibarrier_a_rank_never_enters_is_a_deadlock_on_both_engines():
+    def main(MPI):
+        if MPI.COMM_WORLD.rank != 2:
+            MPI.COMM_WORLD.ibarrier().wait()
+
+    with pytest.raises(DeadlockError, match=r"rank 0 in MPI_Wait\(Ibarrier round to rank 1, comm=WORLD\)"):
+        run(3, main)
+
+
+def test_an_ibarrier_against_a_barrier_is_a_mismatch_on_both_engines():
+    def main(MPI):
+        comm = MPI.COMM_WORLD
+        if comm.rank == 0:
+            comm.barrier()
+        else:
+            comm.ibarrier().wait()
+
+    with pytest.raises(MPIError, match="collective mismatch"):
+        run(2, main)
+
+
+@pytest.mark.parametrize("name", ["requests", "p2p_objects", "sparse_exchange"])
+def test_persistent_matched_and_ibarrier_programs_agree_on_the_packet_network(name):
+    def outcome(engine):
+        job = MPIJob.on_machine(Machine(load_system("fattree-4-3"), "packet"), 4, ranks_per_node=2)
+        return compared(job.run(programs.PROGRAMS[name], engine=engine))
+    assert outcome("compiled") == outcome("python")
 
 
 def poll_job(poll_overhead_s: float):

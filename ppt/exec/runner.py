@@ -86,9 +86,7 @@ def exec_program(job, options: ExecOptions, progress=None):
 
     with _environment(program):
         try:
-            # the Python engine: a program the compiled one cannot finish would run again from the start,
-            # and print its output twice
-            result = job.run(main, progress=progress, engine="python")
+            result = job.run(main, progress=progress)
         except BaseException:
             for run in runs:
                 run.stopped = True

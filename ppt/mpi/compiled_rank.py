@@ -13,8 +13,11 @@ until its receive takes it.  A collective call runs as its schedule in the engin
 asleep until the rank's part is over; a call whose slots hold payloads has them combined in Python
 then (:class:`~ppt.mpi.schedule.Exchange`), once per call, not message by message.
 
-Not carried (the call says so in one line: run such programs on the Python engine): persistent
-requests, matched probes (MPI_Mprobe), MPI_Ibarrier, and NCCL's tree all-reduce and ring all-gather.
+Every call a program can make is carried: a persistent request (:class:`CPrequest`) posts a fresh
+engine send or receive at each start; a matched probe takes the message off the engine's queue for
+its ``Mrecv``; an ``Ibarrier``'s rounds run in the engine (``ppt/mpi/core/ibarrier.c``), progressing
+while the rank does other things.  What the engine does not carry is the job's, decided before the
+run starts (:func:`ppt.mpi.compiled.unsupported`).
 """
 from __future__ import annotations
 
@@ -25,7 +28,7 @@ from greenlet import getcurrent, greenlet
 
 from ppt.engine.core import young_garbage_only
 from ppt.engine.process import run_body
-from ppt.errors import ConfigError, DeadlockError, SimulationError
+from ppt.errors import DeadlockError, SimulationError
 from ppt.interconnects.core import ffi, lib
 from ppt.mpi.api import MPI
 from ppt.mpi.compiled import Engine, flatten, unsupported
@@ -34,6 +37,7 @@ from ppt.mpi.deadlock import deadlock_message, describe
 from ppt.mpi.errors import MPIError
 from ppt.mpi.outcome import JobResult, rank_body, stray
 from ppt.mpi.p2p import EAGER, RTS, STANDARD, Rank, Request, Status
+from ppt.mpi.persistent import Prequest
 from ppt.mpi.schedule import Exchange
 from ppt.mpi.stats import RankStats, total_calls
 
@@ -42,11 +46,6 @@ from ppt.mpi.stats import RankStats, total_calls
 CACHED_STEPS = 64
 #: Tags that are not integers are numbered from here in the engine.
 OBJECT_TAGS = 1 << 60
-
-
-class NotCarried(ConfigError):
-    """A program reached a call the compiled engine does not carry (``auto`` then runs the job again on
-    the Python engine)."""
 
 
 class _Clock:
@@ -116,22 +115,13 @@ class _Process:
         return value
 
 
-class CRequest(Request):
-    """A request whose state is the engine's (``q``: its index there; -1 once it needs none).  A receive's
-    result is read from the engine once: ``raw`` (world source, engine tag, bytes) and its payload in
-    ``data``; its :class:`Status` is built from ``raw`` when first asked for."""
+class _EngineState:
+    """``done``, ``status`` and ``value`` of a request whose state is the engine's (``q``: its index there;
+    -1 once it needs none).  A receive's result is read from the engine once: ``raw`` (world source,
+    engine tag, bytes) and its payload in ``data``; its :class:`Status` is built from ``raw`` when first
+    asked for."""
 
-    __slots__ = ("q", "data", "raw", "built")
-
-    def __eq__(self, other):
-        """As :meth:`Request.__eq__`: retired requests are equal (mpi4py's REQUEST_NULL)."""
-        if self is other:
-            return True
-        if type(other) in (Request, CRequest):
-            return not self.active and not other.active
-        return NotImplemented
-
-    __hash__ = object.__hash__
+    __slots__ = ()
 
     @property
     def done(self) -> bool:
@@ -170,8 +160,62 @@ class CRequest(Request):
         return self.data
 
 
-def _request(rank, is_send: bool, comm, peer, tag, ctx, nbytes: int = 0, data=None) -> CRequest:
-    req = CRequest.__new__(CRequest)
+#: The slots of a request whose state is the engine's (:class:`_EngineState`).
+ENGINE_SLOTS = ("q", "data", "raw", "built")
+
+
+class CRequest(_EngineState, Request):
+    """A nonblocking send or receive on the compiled engine."""
+
+    __slots__ = ENGINE_SLOTS
+
+    def __eq__(self, other):
+        """As :meth:`Request.__eq__`: retired requests are equal (mpi4py's REQUEST_NULL)."""
+        if self is other:
+            return True
+        if type(self) is CRequest and type(other) in (Request, CRequest):
+            return not self.active and not other.active
+        return NotImplemented
+
+    __hash__ = object.__hash__
+
+
+class CPrequest(_EngineState, Prequest):
+    """A persistent request on the compiled engine: each start posts a fresh send or receive in the engine."""
+
+    __slots__ = ENGINE_SLOTS
+
+    def __init__(self, comm, kind: str, buf, peer: int, tag: int):
+        _request(comm._rank, kind != "recv", comm, peer, tag, comm.ctx, into=self)
+        self.active = False
+        self.kind = kind
+        self.buf = buf
+
+
+class CBarrierRequest(CRequest):
+    """The request of an MPI_Ibarrier on ``comm``, its messages tagged ``seq``, whose rounds the engine runs
+    (``ppt/mpi/core/ibarrier.c``) as :class:`ppt.mpi.ibarrier.BarrierRequest` runs them on the Python engine."""
+
+    __slots__ = ()
+
+    def __init__(self, comm, seq: int):
+        rank = comm._rank
+        engine = rank.engine
+        _request(rank, True, comm, PROC_NULL, 0, comm.coll_ctx, into=self)
+        self.q = lib.ppt_mpi_ibarrier(rank.m, rank.world_rank, engine.members_array(comm.members), comm.size,
+                                      comm.rank, comm.coll_ctx, seq, engine.names.id("MPI_Ibarrier"))
+
+    def describe(self) -> str:
+        """As :meth:`ppt.mpi.ibarrier.BarrierRequest.describe`."""
+        comm = self.comm
+        dist = lib.ppt_mpi_ibarrier_dist(self._rank.m, self.q)
+        return f"Ibarrier round to rank {(comm.rank + dist) % comm.size}, comm={comm.label}"
+
+
+def _request(rank, is_send: bool, comm, peer, tag, ctx, nbytes: int = 0, data=None, into=None) -> CRequest:
+    """A new request of ``rank``'s, not yet in the engine: ``into`` (a persistent request to start, or a
+    request of a subclass) made one, else a new :class:`CRequest`."""
+    req = CRequest.__new__(CRequest) if into is None else into
     req._rank, req.is_send, req.comm, req.peer, req.tag, req.ctx = rank, is_send, comm, peer, tag, ctx
     req.nbytes, req.data, req.raw, req.built, req.q = nbytes, data, None, None, -1
     req.active, req.buffer = True, None          # (waited, post: the Python engine's alone)
@@ -184,6 +228,16 @@ def _taken(req, status) -> None:
     req.q = -1
     if not req.is_send and req.raw is None:
         req._keep(status[0], status[1], status[2], status[3])
+
+
+class _Matched:
+    """A message a matched probe took off the rank's queue, as :class:`ppt.mpi.message.Message` reads it:
+    its world source, its tag, and its index in the engine."""
+
+    __slots__ = ("src", "tag", "index")
+
+    def __init__(self, src: int, tag, index: int):
+        self.src, self.tag, self.index = src, tag, index
 
 
 class _RunWait:
@@ -211,6 +265,8 @@ class CompiledRank:
     __slots__ = ("job", "world_rank", "node", "sim", "proc", "stats", "api", "call", "result", "next_ctx", "meter",
                  "cpu_mark", "recv_overhead_s", "node_of", "engine", "m", "out", "clock_s")
     error = Rank.error
+    prequest_class = CPrequest
+    barrier_class = CBarrierRequest
 
     def __init__(self, engine: "ProgramEngine", world_rank: int):
         job = engine.job
@@ -254,15 +310,9 @@ class CompiledRank:
             lib.ppt_mpi_set_owed(self.m, self.world_rank, 0.0)
             self.proc.sleep(owed)
 
-    def _refuse(self, what: str):
-        return NotCarried(f"rank {self.world_rank}: {what} runs on the Python engine only; run this program "
-                          f"with --engine python")
-
     # -- point to point ----------------------------------------------------------------------------
     def isend(self, comm, dest: int, tag, nbytes: int, data, ctx: int, mode: int = STANDARD, into=None):
-        if into is not None:
-            raise self._refuse("a persistent request")
-        req = _request(self, True, comm, dest, tag, ctx, nbytes, data)
+        req = _request(self, True, comm, dest, tag, ctx, nbytes, data, into)
         if dest == PROC_NULL:
             return req
         handle = self.engine.keep(data) if data is not None else 0
@@ -271,9 +321,7 @@ class CompiledRank:
         return req
 
     def irecv(self, comm, source: int, tag, ctx: int, into=None):
-        if into is not None:
-            raise self._refuse("a persistent request")
-        req = _request(self, False, comm, source, tag, ctx)
+        req = _request(self, False, comm, source, tag, ctx, into=into)
         if source == PROC_NULL:
             req.raw = (PROC_NULL, ANY_TAG, 0)
             return req
@@ -301,7 +349,17 @@ class CompiledRank:
             lib.ppt_mpi_probe_wait(self.m, self.world_rank, 0)
 
     def _find_unexpected(self, ctx, src, tag, remove):
-        raise self._refuse("a matched probe (MPI_Mprobe/Improbe)")
+        """The first unreceived message from world rank ``src`` (or ANY_SOURCE) with ``tag`` in context
+        ``ctx``, taken off the queue if ``remove``; None if there is none."""
+        out = self.out
+        index = lib.ppt_mpi_find(self.m, self.world_rank, ctx, src, self.engine.tag_id(tag), remove, out)
+        return None if index < 0 else _Matched(out[0], self.engine.tag_of(out[1]), index)
+
+    def mrecv(self, comm, found: _Matched) -> CRequest:
+        """A receive of the message a matched probe took off the queue (as :meth:`ppt.mpi.p2p.Rank.mrecv`)."""
+        req = _request(self, False, comm, comm.local_of(found.src), found.tag, comm.ctx)
+        req.q = lib.ppt_mpi_mrecv(self.m, self.world_rank, found.index)
+        return req
 
     # -- blocking ---------------------------------------------------------------------------------------
     def block(self, requests) -> None:

@@ -10,6 +10,8 @@ at the call; each round's completion starts the next from the messaging
 layer's callbacks, as an MPI library's progress engine would, and the last
 completes the request.  The rounds after the first cost the rank no
 software overhead (the progress engine runs them, as a rendezvous CTS).
+On the compiled engine the engine runs the same rounds itself
+(``ppt/mpi/core/ibarrier.c``, :class:`ppt.mpi.compiled_rank.CBarrierRequest`).
 """
 from __future__ import annotations
 
@@ -23,10 +25,9 @@ class BarrierRequest(Request):
 
     __slots__ = ("dist", "pending", "seq")
 
-    def __init__(self, comm):
+    def __init__(self, comm, seq: int):
         super().__init__(comm._rank, True, comm, PROC_NULL, 0, comm.coll_ctx)
-        comm.coll_seq += 1                       # its messages' tag: every rank calls collectives in one order
-        self.seq = comm.coll_seq
+        self.seq = seq
         self.dist = 1
         self.pending = 0
         if comm.size == 1:
@@ -79,4 +80,5 @@ class _Round(Request):
 @mpi_call("MPI_Ibarrier")
 def ibarrier(comm) -> BarrierRequest:
     """Start a barrier on ``comm``; the request completes once every rank has entered it."""
-    return BarrierRequest(comm)
+    comm.coll_seq += 1                           # its messages' tag: every rank calls collectives in one order
+    return (comm._rank.barrier_class or BarrierRequest)(comm, comm.coll_seq)

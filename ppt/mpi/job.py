@@ -53,8 +53,8 @@ class MPIJob:
                  settings: MPISettings = MPISettings(), engine: str = "auto"):
         self.network = network
         #: Where :meth:`run` runs the ranks' programs: ``python``, ``compiled`` (:mod:`ppt.mpi.compiled_rank`;
-        #: a ConfigError says why where it cannot) or ``auto`` (compiled where it can; a program that reaches
-        #: a call the compiled engine does not carry runs again from the start on the Python engine).
+        #: a ConfigError says why where it cannot) or ``auto`` (compiled where it carries the job, decided
+        #: before the run starts: :func:`ppt.mpi.compiled.unsupported`; else the Python engine).
         self.engine = check_engine(engine)
         #: Eager threshold and per-message overheads (see ppt.mpi.settings).
         self.settings = settings
@@ -122,18 +122,12 @@ class MPIJob:
         """
         engine = engine or self.engine
         if engine != "python":
-            from ppt.mpi.compiled_rank import NotCarried, run_job
-            try:
-                result, why = run_job(self, main, args, argv, progress)
-            except NotCarried:
-                if engine == "compiled":
-                    raise
-                result = None           # auto: the whole job again, on the Python engine
-            else:
-                if result is not None:
-                    return result
-                if engine == "compiled":
-                    raise ConfigError(f"the compiled MPI engine cannot run this job: {why}; use the Python engine")
+            from ppt.mpi.compiled_rank import run_job
+            result, why = run_job(self, main, args, argv, progress)
+            if result is not None:
+                return result
+            if engine == "compiled":
+                raise ConfigError(f"the compiled MPI engine cannot run this job: {why}; use the Python engine")
         wall = time.perf_counter()
         net = self.network
         sim = net.simulation(comm=self.comm, name="mpi", progress=progress)

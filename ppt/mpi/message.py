@@ -11,7 +11,7 @@ from __future__ import annotations
 from ppt.mpi.calls import mpi_call
 from ppt.mpi.constants import ANY_SOURCE, ANY_TAG, PROC_NULL
 from ppt.mpi.names import mpi4py_names
-from ppt.mpi.p2p import Request, Status
+from ppt.mpi.p2p import Request
 from ppt.mpi.unsupported import Refusing
 
 
@@ -32,15 +32,9 @@ class Message(metaclass=Refusing):
     def _request(self) -> Request:
         rank, comm, env = self._rank, self.comm, self.env
         if env is None:
-            req = Request(rank, False, comm, PROC_NULL, ANY_TAG, comm.ctx)
-            req.status = Status(PROC_NULL, ANY_TAG, 0)
-            req.done = True
-            return req
+            return rank.irecv(comm, PROC_NULL, ANY_TAG, comm.ctx)
         self.env = None
-        req = Request(rank, False, comm, comm.local_of(env.src), env.tag, comm.ctx)
-        req.overhead_due_s = rank.recv_overhead_s
-        rank._match(req, env)
-        return req
+        return rank.mrecv(comm, env)
 
     @mpi_call("MPI_Mrecv")
     def recv(self, status=None):

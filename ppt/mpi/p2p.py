@@ -276,6 +276,9 @@ class Rank:
 
     #: Where collective schedules go instead of running here (a compiled engine's planner), or None.
     plan = None
+    #: A compiled engine's classes of persistent and Ibarrier requests, or None: this engine's own
+    #: (:class:`ppt.mpi.persistent.Prequest`, :class:`ppt.mpi.ibarrier.BarrierRequest`).
+    prequest_class = barrier_class = None
 
     def __repr__(self):
         return f"rank {self.world_rank}"
@@ -359,6 +362,14 @@ class Rank:
             self.posted_any.append(req)
         else:
             self.posted.setdefault((ctx, src), []).append(req)
+
+    def mrecv(self, comm, env) -> Request:
+        """A receive of envelope ``env``, which a matched probe took off the queue (MPI_Mrecv): it matches
+        at once, a rendezvous message's CTS sent now as by a receive posted now."""
+        req = Request(self, False, comm, comm.local_of(env.src), env.tag, comm.ctx)
+        req.overhead_due_s = self.recv_overhead_s
+        self._match(req, env)
+        return req
 
     def iprobe(self, comm, source: int, tag, ctx: int):
         """Status of the first matching unreceived message, or None."""

@@ -81,6 +81,8 @@ typedef struct {
     int32_t slot, count;        /* schedule posts */
     int64_t *parts;             /* sends: sizes of the slots carried; receives: as received */
     hdr_t hdr;
+    int32_t round_of;           /* a message of an MPI_Ibarrier's round: the barrier's request, else -1 */
+    struct ibarrier *barrier;   /* an MPI_Ibarrier's request while its rounds go on, else NULL */
     int32_t free_next;
 } req_t;
 
@@ -321,6 +323,8 @@ void p2p_finish(ppt_mpi_t *m, int32_t req);
 void p2p_take(ppt_mpi_t *m, int32_t rank, int32_t req);
 int32_t p2p_find_unexpected(ppt_mpi_t *m, int32_t rank, int32_t ctx, int32_t src, int64_t tag, int remove);
 int32_t queue_new(ppt_mpi_t *m);
+/* ibarrier.c: MPI_Ibarrier's rounds */
+void ibarrier_round_done(ppt_mpi_t *m, int32_t barrier_req);
 /* run.c: collective schedules */
 int run_proceed(ppt_mpi_t *m, int32_t rank, int fresh);
 int run_start(ppt_mpi_t *m, int32_t rank);

@@ -71,8 +71,10 @@ void ppt_mpi_free(ppt_mpi_t *m)
         free(rk->run.reqs);
         map_free(&rk->map);
     }
-    for (int64_t i = 0; i < m->nreqs; i++)
+    for (int64_t i = 0; i < m->nreqs; i++) {
         free(m->reqs[i].parts);
+        free(m->reqs[i].barrier);               /* an Ibarrier still going on when the run ended */
+    }
     for (int64_t i = 0; i < m->nmsgs; i++)
         free(m->msgs[i].parts);
     for (int32_t n = 0; n < m->num_nodes; n++)

@@ -153,8 +153,15 @@ void ppt_mpi_set_owed(ppt_mpi_t *m, int32_t rank, double owed_s);
  * for the next unexpected message (Rank.wait_probe). */
 int32_t ppt_mpi_find(ppt_mpi_t *m, int32_t rank, int32_t ctx, int32_t src, int64_t tag, int32_t remove, int64_t *out);
 void ppt_mpi_probe_wait(ppt_mpi_t *m, int32_t rank, int32_t waiting);
-/* Receive req takes a message ppt_mpi_find removed (MPI_Mrecv). */
-void ppt_mpi_match(ppt_mpi_t *m, int32_t req, int32_t msg);
+/* A new receive of the rank's that takes message msg, which ppt_mpi_find removed (MPI_Mrecv). */
+int32_t ppt_mpi_mrecv(ppt_mpi_t *m, int32_t rank, int32_t msg);
+/* A new request for an MPI_Ibarrier of the rank's, its rounds started (ppt/mpi/ibarrier.py): the
+ * communicator's members (world ranks; alive as long as the engine), size, the rank's rank in it, its
+ * collective context, the barrier's sequence number (its messages' tag) and call id (their header). */
+int32_t ppt_mpi_ibarrier(ppt_mpi_t *m, int32_t rank, const int32_t *members, int32_t size, int32_t me, int32_t ctx,
+                         int64_t seq, int32_t hdr_call);
+/* The distance of the round an unfinished MPI_Ibarrier request is in (its messages go to me + dist). */
+int32_t ppt_mpi_ibarrier_dist(const ppt_mpi_t *m, int32_t req);
 /* A collective's schedule for a program rank (as ppt_mpi_set_plan; sizes are the call's slots, members
  * the communicator's world ranks): 1 if done at once, 0 if the process now waits (PPT_MPI_NEED_RESUME
  * at the end), -1 on a mismatched collective (ppt_mpi_mismatch). */

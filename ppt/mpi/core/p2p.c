@@ -72,7 +72,7 @@ int32_t p2p_new_req(ppt_mpi_t *m, int32_t rank)
     memset(rq, 0, sizeof *rq);
     rq->rank = rank;
     rq->active = 1;
-    rq->prev = rq->next = rq->queue = -1;
+    rq->prev = rq->next = rq->queue = rq->round_of = -1;
     rq->count = 1;
     return q;
 }
@@ -205,6 +205,12 @@ void p2p_finish(ppt_mpi_t *m, int32_t q)
 {
     req_t *rq = REQ(m, q);
     rank_t *rk = RANK(m, rq->rank);
+    if (rq->round_of >= 0) {                    /* nobody waits for a barrier round's message: the barrier goes on */
+        int32_t barrier = rq->round_of;
+        p2p_release(m, q);
+        ibarrier_round_done(m, barrier);
+        return;
+    }
     rq->done = 1;
     if (rq->run_post) {
         if (rk->run.awaited == q) {

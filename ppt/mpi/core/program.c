@@ -114,10 +114,16 @@ void ppt_mpi_probe_wait(ppt_mpi_t *m, int32_t r, int32_t waiting)
     RANK(m, r)->probing = RANK(m, r)->waiting = (int8_t)waiting;
 }
 
-void ppt_mpi_match(ppt_mpi_t *m, int32_t q, int32_t i)
+int32_t ppt_mpi_mrecv(ppt_mpi_t *m, int32_t r, int32_t i)
 {
-    REQ(m, q)->overhead_due_s = m->recv_o;
+    int32_t q = p2p_new_req(m, r);
+    req_t *rq = REQ(m, q);
+    rq->ctx = MSG(m, i)->ctx;
+    rq->src = MSG(m, i)->src;
+    rq->tag = MSG(m, i)->tag;
+    rq->overhead_due_s = m->recv_o;
     p2p_match(m, q, i);
+    return q;
 }
 
 int32_t ppt_mpi_program_run(ppt_mpi_t *m, int32_t r, const int32_t *schedule, const int64_t *sizes, int32_t nslots,
