@@ -14,7 +14,7 @@ asleep until the rank's part is over; a call whose slots hold payloads has them 
 then (:class:`~ppt.mpi.schedule.Exchange`), once per call, not message by message.
 
 Not carried (the call says so in one line: run such programs on the Python engine): persistent
-requests, matched probes (MPI_Mprobe), MPI_Ibarrier, and NCCL's tree all-reduce and ring all-gather.
+requests, matched probes (MPI_Mprobe), MPI_Ibarrier, and NCCL's tree all-reduce.
 """
 from __future__ import annotations
 
