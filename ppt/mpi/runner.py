@@ -15,7 +15,7 @@ order of events.
 from __future__ import annotations
 
 from ppt.mpi.p2p import STANDARD, Request
-from ppt.mpi.schedule import RECV, RELAY, SEND, STREAM, combine, pack, unpack
+from ppt.mpi.schedule import RECV, SEND, STREAM, combine, pack, unpack
 
 
 class _Post(Request):
@@ -103,17 +103,21 @@ class Run:
         pending request (then ``awaited``).  Runs once per message, so the rank's ``take`` and the
         receive's header check are inlined."""
         steps, reqs, rank, values, sizes, c = self.steps, self.reqs, self.rank, self.values, self.sizes, self.c
-        hdr = c.hdr
+        comm, tag, ctx, hdr = c.comm, c.tag, c.ctx, c.hdr
         step, waited = self.step, self.waited
         while True:
             posts, waits, combines = steps[step]
             if fresh:
                 for kind, peer, slot, count in posts:
-                    if kind == SEND:
-                        data, nbytes = (values[slot], sizes[slot]) if count == 1 else pack(values, sizes, slot, count)
-                        reqs.append(self._send(peer, data, nbytes, slot, count))
-                    elif kind == RECV:
-                        reqs.append(self._recv(peer, slot, count))
+                    if kind <= RECV:                        # a send or receive: _send and _recv, inlined
+                        req = _Post.__new__(_Post)
+                        req.run, req.slot, req.count = self, slot, count
+                        if kind == SEND:
+                            data, nbytes = (values[slot], sizes[slot]) if count == 1 else pack(values, sizes, slot, count)
+                            rank.isend(comm, peer, tag, nbytes, (hdr, data), ctx, STANDARD, req)
+                        else:
+                            rank.irecv(comm, peer, tag, ctx, req)
+                        reqs.append(req)
                     elif kind == STREAM:
                         reqs.extend(self._send(peer, (values[slot + i], count - 1 - i), sizes[slot + i])
                                     for i in range(count))
@@ -151,18 +155,18 @@ class Run:
             waited = 0
             fresh = True
 
-    def _send(self, peer: int, data, nbytes: int, slot: int = 0, count: int = 1) -> _Post:
-        """Post a send of ``data`` (``nbytes`` bytes) to ``peer``, carrying ``slot``/``count``."""
+    def _send(self, peer: int, data, nbytes: int) -> _Post:
+        """Post a send of ``data`` (``nbytes`` bytes) to ``peer``."""
         req = _Post.__new__(_Post)
-        req.run, req.slot, req.count = self, slot, count
+        req.run, req.slot, req.count = self, 0, 1
         c = self.c
         self.rank.isend(c.comm, peer, c.tag, nbytes, (c.hdr, data), c.ctx, STANDARD, req)
         return req
 
-    def _recv(self, peer: int, slot: int = -1, count: int = 1) -> _Post:
-        """Post a receive from ``peer`` into ``slot``/``count`` (a relay's: ``slot`` -1)."""
+    def _recv(self, peer: int) -> _Post:
+        """Post a relay's receive from ``peer`` (into a slot it makes when the message is taken)."""
         req = _Post.__new__(_Post)
-        req.run, req.slot, req.count = self, slot, count
+        req.run, req.slot, req.count = self, -1, 1
         c = self.c
         self.rank.irecv(c.comm, peer, c.tag, c.ctx, req)
         return req
