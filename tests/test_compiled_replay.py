@@ -319,6 +319,30 @@ def test_random_programs_replay_identically(seed):
     _same(trace, make_job)
 
 
+@pytest.mark.parametrize("seed", range(8))
+def test_random_programs_with_nccl_rings_replay_identically(seed):
+    """NCCL's ring collectives replay compiled, the all-gather's relays included (communicator splits
+    agree by it), with chunks small enough to cut blocks into several pieces."""
+    trace, rng = _random_trace(2000 + seed)
+    ranks, per_node = trace.num_ranks, rng.choice([1, 2])
+    settings = MPISettings(rng.choice([0, 1000, 65536]), rng.choice([0.0, 1e-7]), rng.choice([0.0, 2e-7]),
+                           nccl_channels=rng.choice([1, 2]), nccl_chunk_B=rng.choice([64, 1000]))
+    rings = {"allreduce": "nccl_ring", "allgather": "nccl_ring", "reduce_scatter": "nccl_ring"}
+    _same(trace, lambda: MPIJob(AnalyticNetwork(-(-ranks // per_node), 1e-6, 1e9), ranks, per_node,
+                                settings=settings, algorithms=rings))
+
+
+def test_an_nccl_allgatherv_of_unequal_blocks_replays_identically():
+    """Each rank's block is cut into as many pieces as its size asks, which no other rank knows."""
+    program = _Program(random.Random(0), 5)
+    for rank in range(5):
+        program.add(rank, Op.ALLGATHERV, "MPI_Allgatherv", comm=0, root=0, nbytes=300 * (rank % 3) + 7, op=3)
+    trace = program.finish()
+    result = json.loads(_same(trace, lambda: MPIJob(ideal_network(5), 5, settings=MPISettings(
+        IDEAL_EAGER_B, nccl_chunk_B=100), algorithms={"allgather": "nccl_ring"})))
+    assert result["network"]["messages"] == 4 * (1 + 4 + 7 + 1 + 4)
+
+
 @pytest.mark.parametrize("overlap", [False, True])
 def test_chakra_training_step_with_nccl_ring_replays_identically(tmp_path, overlap):
     """A data-parallel step (Chakra ET files) on GPU nodes, NCCL's ring all-reduce, compute overlapped or not."""

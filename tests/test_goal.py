@@ -372,3 +372,21 @@ def test_a_collective_one_rank_never_calls_is_named():
     t.builder(0).add(Op.BARRIER, "MPI_Barrier", 0.0, comm=COMM_WORLD)
     with pytest.raises(TraceError, match=r"MPI_Barrier .*never called by world rank\(s\) \[1\]"):
         goal_writer.to_text(t)
+
+
+def test_a_relayed_ring_is_written_message_by_message():
+    """NCCL's ring all-gather relays streams whose lengths only their senders know: every member sends
+    its own pieces and forwards those of the P-2 members before it, each message as many bytes as the
+    piece it carries, and ends holding every piece."""
+    from ppt.mpi.algorithms import nccl_allgather
+    pieces, ends = [1, 3, 2, 4], {}
+
+    def member(c):
+        own = [(c.me, q) for q in range(pieces[c.me])]
+        ends[c.me] = c.run(nccl_allgather(c.me, 4, len(own)), own, [10 * c.me + q for q in range(len(own))])
+    prims = goal_writer._run("WORLD", "MPI_Allgather", {me: member for me in range(4)})
+    for me in range(4):
+        before = [(me - k) % 4 for k in range(3)]           # itself and the two members it relays for
+        sends = [prim[2] for prim in prims[me] if prim[0] == "send"]
+        assert sorted(sends) == sorted(10 * o + q for o in before for q in range(pieces[o]))
+        assert sorted(ends[me]) == sorted((o, q) for o in range(4) for q in range(pieces[o]))

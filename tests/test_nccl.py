@@ -30,6 +30,17 @@ def run(ranks, program, settings=MPISettings(), per_node=1, mapping="linear"):
     return MPIJob(net, ranks, per_node, mapping, settings=settings).run(program)
 
 
+def run_both(ranks, program, settings, per_node=1, **job):
+    """``program`` on both MPI engines, which must agree to the last bit; the result."""
+    def outcome(engine):
+        net = AnalyticNetwork(-(-ranks // per_node), latency_s=LATENCY_S, bandwidth_Bps=BANDWIDTH_BPS)
+        return MPIJob(net, ranks, per_node, settings=settings, engine=engine, **job).run(program)
+    python, compiled = outcome("python"), outcome("compiled")
+    assert repr((compiled.as_json(), compiled.returns, compiled.events)) == \
+        repr((python.as_json(), python.returns, python.events))
+    return python
+
+
 def contribution(rank, length=37):
     return np.arange(length, dtype=np.int64) * (rank + 1) + rank
 
@@ -241,6 +252,37 @@ def test_a_non_commutative_op_is_refused():
     concat = Op.create(lambda a, b: a + b, commute=False)
     with pytest.raises(MPIError, match="needs a commutative op"):
         run(3, lambda mpi: mpi.COMM_WORLD.allreduce("x", op=concat, algorithm="nccl_ring"))
+
+
+@pytest.mark.parametrize("ranks,per_node", [(2, 1), (3, 1), (6, 2), (7, 3)])
+@pytest.mark.parametrize("eager_B,send_overhead_s,recv_overhead_s", [(4096, 0.0, 0.0), (64, 1e-7, 2e-7)])
+def test_an_allgatherv_of_unequal_blocks_goes_round_the_ring_on_both_engines(ranks, per_node, eager_B,
+                                                                             send_overhead_s, recv_overhead_s):
+    """Blocks of 0 to several chunks, so each rank's pieces are as many as its own block asks and no
+    rank knows how many the others send: every rank ends with every block, each piece crosses P-1
+    links, and both MPI engines make the same events."""
+    sizes = [(40 * 3 + 17) * (r % 3) for r in range(ranks)]
+
+    def program(mpi):
+        comm = mpi.COMM_WORLD
+        block = contribution(comm.rank, sizes[comm.rank] // 8)
+        return comm.allgatherv(block, nbytes=sizes[comm.rank], algorithm="nccl_ring")
+    settings = MPISettings(eager_B, send_overhead_s, recv_overhead_s, nccl_channels=3, nccl_chunk_B=40)
+    result = run_both(ranks, program, settings, per_node)
+    for gathered in result.returns:
+        assert all(np.array_equal(got, contribution(r, sizes[r] // 8)) for r, got in enumerate(gathered))
+    pieces = [ALGORITHMS["allgather"]["nccl_ring"].cost(2, nbytes, 3, 40)[0] // 2 for nbytes in sizes]
+    assert sum(r["messages_sent"] for r in result.per_rank) == (ranks - 1) * sum(pieces)
+    assert sum(r["bytes_sent"] for r in result.per_rank) == (ranks - 1) * sum(sizes)
+
+
+def test_a_communicator_split_agrees_by_the_ring_all_gather_on_both_engines():
+    """A job that names the ring all-gather makes its communicators with it (the members' agreement)."""
+    def program(mpi):
+        sub = mpi.COMM_WORLD.Split(mpi.COMM_WORLD.rank % 2, -mpi.COMM_WORLD.rank)
+        return sub.rank, sub.allgather(mpi.COMM_WORLD.rank, nbytes=4)
+    result = run_both(6, program, SMALL, algorithms={"allgather": "nccl_ring"})
+    assert result.returns == [(2 - r // 2, [r % 2 + 4, r % 2 + 2, r % 2]) for r in range(6)]
 
 
 def test_a_job_names_the_algorithms():

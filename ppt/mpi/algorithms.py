@@ -395,3 +395,23 @@ def nccl_ring(me: int, size: int, slices: int, reductions: int, copies: int, hav
                 sends.append(b.send(right, q * size + block))
     b.wait(*sends)
     return b.schedule(blocks + reductions * slices)
+
+
+def nccl_allgather(me: int, size: int, pieces: int):
+    """NCCL's ring all-gather (P > 1) of blocks cut into pieces, as many as each block's size asks: a
+    rank sends its own ``pieces`` right as one stream, relays the streams of the P-2 ranks before it
+    on the ring right as they come from the left (its left neighbour's first), keeps the last, its
+    right neighbour's, then waits for its sends in the order it posted them.
+
+    Slots: the rank's own pieces ``0 .. pieces - 1``, then every piece received, in the order received.
+    """
+    b = Builder()
+    right, left = (me + 1) % size, (me - 1) % size
+    sends = b.stream(right, 0, pieces)
+    if size > 2:
+        relayed = b.relay(left, right, size - 2)
+        b.wait(relayed)
+    b.wait(b.relay(left, -1, 1), *sends)
+    if size > 2:
+        b.wait(~relayed)
+    return b.schedule(pieces)

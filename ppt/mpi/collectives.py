@@ -36,9 +36,9 @@ Each MPI algorithm is a per-rank schedule (:mod:`ppt.mpi.schedule`) of
 :mod:`ppt.mpi.algorithms`, executed by :mod:`ppt.mpi.runner` from message
 completions, the rank's process asleep from the call to the end; the
 functions here fill its payload slots and read the result from them.
-NCCL's ring all-reduce and reduce-scatter are schedules too; its tree
-all-reduce and ring all-gather (:data:`ppt.mpi.nccl.IN_PROCESS`) still run
-in the rank's process, with :class:`Coll`'s helpers.
+NCCL's ring all-reduce, reduce-scatter and all-gather are schedules too; its
+tree all-reduce (:data:`ppt.mpi.nccl.IN_PROCESS`) still runs in the rank's
+process, with :class:`Coll`'s helpers.
 
 Every collective message carries ``(call, root, sequence number)`` of the
 collective it belongs to and travels in the communicator's collective
@@ -64,7 +64,7 @@ ALLGATHER_LONG_B = 524288
 
 class Coll:
     """One collective invocation on a communicator: its header, the runner of its schedule (:meth:`run`),
-    and point-to-point helpers for the algorithms the rank's process runs itself (NCCL's tree and ring all-gather,
+    and point-to-point helpers for the algorithm the rank's process runs itself (NCCL's tree,
     :mod:`ppt.mpi.nccl`)."""
 
     __slots__ = ("comm", "rank", "me", "size", "hdr", "tag", "ctx")
@@ -94,17 +94,9 @@ class Coll:
                                   f"{theirs} where this rank called {mine} (collective #{self.hdr[2]})")
         return data, req.status.bytes
 
-    def wait(self, req) -> None:
-        self.rank.wait(req)
-
     def waitall(self, reqs) -> None:
         for req in reqs:
             self.rank.wait(req)
-
-    def recv(self, source: int):
-        req = self.irecv(source)
-        self.rank.wait(req)
-        return self.value(req)
 
     def run(self, schedule, values: list, sizes: list, op=None) -> list:
         """Execute this rank's ``schedule`` (slots: ``values``, ``sizes`` in bytes; ``op`` for its

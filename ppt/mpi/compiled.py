@@ -16,7 +16,7 @@ stream, and once per node pair and message size the network has not seen.
 
 :func:`replay_job` runs a replay on the engine, or returns None when the
 engine does not carry it -- a network other than the analytic, flow and packet ones, a parallel
-run, NCCL's tree all-reduce or ring all-gather, a call the simulated MPI refuses,
+run, NCCL's tree all-reduce, a call the simulated MPI refuses,
 mismatched collectives or a deadlock -- and the Python engine then replays the trace
 (and reports any error) as before.
 """
@@ -60,7 +60,7 @@ def unsupported(job) -> str | None:
     if comm is not None and comm.size > 1 or job.sampler is not None:
         return "parallel and sampled runs use the Python engine"
     if set(job.algorithms.items()) & nccl.IN_PROCESS:
-        return "NCCL's tree all-reduce and ring all-gather run on the Python engine"
+        return "NCCL's tree all-reduce runs on the Python engine"
     return None
 
 

@@ -149,25 +149,19 @@ def _ring_allgather_cost(p, s, channels=_DEFAULTS.nccl_channels, chunk_B=_DEFAUL
 
 
 def allgather_ring(c, obj, nbytes):
-    """Each rank sends its own pieces right, then forwards every piece it receives from the left
-    until the piece is one hop short of its origin.  Pieces carry ``(origin, index, layout)`` so
-    blocks of different sizes (allgatherv) need no agreement beforehand."""
-    me, size = c.me, c.size
-    right, left = (me + 1) % size, (me - 1) % size
+    """Each rank's pieces go round the ring (:func:`ppt.mpi.algorithms.nccl_allgather`), each carrying
+    ``(origin, index, layout)`` so that blocks of different sizes (allgatherv), cut into different
+    numbers of pieces, need no agreement beforehand."""
+    me = c.me
     slices, slice_sizes, layout = _slices([obj], [nbytes], *_settings(c))
-    sends = [c.isend(right, piece_B[0], ((me, q, tuple(layout)), piece[0]))
-             for q, (piece, piece_B) in enumerate(zip(slices, slice_sizes))]
+    pieces = len(slices)
+    values = c.run(algorithms.nccl_allgather(me, c.size, pieces),
+                   [((me, q, tuple(layout)), piece[0]) for q, piece in enumerate(slices)],
+                   [piece_B[0] for piece_B in slice_sizes])
     received = {}                                            # origin -> (its layout, {index: piece})
-    complete = 0
-    while complete < size - 1:
-        ((origin, q, origin_layout), data), piece_B = c.recv(left)
-        pieces = received.setdefault(origin, (origin_layout, {}))[1]
-        pieces[q] = data
-        if origin != right:
-            sends.append(c.isend(right, piece_B, ((origin, q, origin_layout), data)))
-        complete += len(pieces) == sum(origin_layout)
-    c.waitall(sends)
-    result = [None] * size
+    for (origin, q, origin_layout), data in values[pieces:]:
+        received.setdefault(origin, (origin_layout, {}))[1][q] = data
+    result = [None] * c.size
     result[me] = obj
     for origin, (origin_layout, pieces) in received.items():
         result[origin] = _unslice([[pieces[q]] for q in range(len(pieces))], origin_layout, 0)
@@ -435,9 +429,8 @@ def allreduce_tree(c, obj, op, nbytes):
 #: The algorithms by collective: ``{kind: {name: (algorithm, cost)}}``, ``cost(size, nbytes)`` as
 #: :func:`ppt.mpi.collectives.costs` attaches it (for the default settings).
 #: (collective, algorithm) pairs that run in the rank's own process rather than as a schedule: the tree
-#: waits for whichever of several messages comes first, and the ring all-gather forwards what each
-#: piece's header names (an all-gatherv's pieces are known only as they come).
-IN_PROCESS = {("allreduce", "nccl_tree"), ("allgather", "nccl_ring")}
+#: waits for whichever of several messages comes first.
+IN_PROCESS = {("allreduce", "nccl_tree")}
 
 ALGORITHMS = {
     "allreduce": {"nccl_ring": (allreduce_ring, _ring_allreduce_cost),

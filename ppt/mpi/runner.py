@@ -15,7 +15,7 @@ order of events.
 from __future__ import annotations
 
 from ppt.mpi.p2p import STANDARD, Request
-from ppt.mpi.schedule import SEND, combine, pack, unpack
+from ppt.mpi.schedule import RECV, SEND, STREAM, combine, pack, unpack
 
 
 class _Post(Request):
@@ -29,6 +29,19 @@ class _Post(Request):
         if run.awaited is self:
             run.awaited = None
             run.entity.schedule(0.0, run.resume, None)
+
+
+class _Relay:
+    """A relay of the schedule (:data:`~ppt.mpi.schedule.RELAY`) in progress: its receive ``current``,
+    the streams still to come (``left``), and its forwarded sends, the first ``taken`` of them
+    taken over."""
+
+    __slots__ = ("source", "dest", "left", "current", "forwards", "taken")
+
+    def __init__(self, source: int, dest: int, streams: int, current):
+        self.source, self.dest, self.left, self.current = source, dest, streams, current
+        self.forwards = []
+        self.taken = 0
 
 
 class Run:
@@ -96,16 +109,28 @@ class Run:
             posts, waits, combines = steps[step]
             if fresh:
                 for kind, peer, slot, count in posts:
-                    req = _Post.__new__(_Post)
-                    req.run, req.slot, req.count = self, slot, count
-                    if kind == SEND:
-                        data, nbytes = (values[slot], sizes[slot]) if count == 1 else pack(values, sizes, slot, count)
-                        rank.isend(comm, peer, tag, nbytes, (hdr, data), ctx, STANDARD, req)
+                    if kind <= RECV:                        # a send or receive: _send and _recv, inlined
+                        req = _Post.__new__(_Post)
+                        req.run, req.slot, req.count = self, slot, count
+                        if kind == SEND:
+                            data, nbytes = (values[slot], sizes[slot]) if count == 1 else pack(values, sizes, slot, count)
+                            rank.isend(comm, peer, tag, nbytes, (hdr, data), ctx, STANDARD, req)
+                        else:
+                            rank.irecv(comm, peer, tag, ctx, req)
+                        reqs.append(req)
+                    elif kind == STREAM:
+                        reqs.extend(self._send(peer, (values[slot + i], count - 1 - i), sizes[slot + i])
+                                    for i in range(count))
                     else:
-                        rank.irecv(comm, peer, tag, ctx, req)
-                    reqs.append(req)
+                        reqs.append(_Relay(peer, slot, count, self._recv(peer)))
             while waited < len(waits):
-                req = reqs[waits[waited]]
+                n = waits[waited]
+                req = reqs[n] if n >= 0 else reqs[~n]
+                if req.__class__ is _Relay:
+                    req = self._relay(req) if n >= 0 else self._forwards(req)
+                    if req is None:
+                        waited += 1
+                        continue
                 if not req.done:
                     self.step, self.waited = step, waited
                     self.clock_s = rank.sim.now + rank.owed_s
@@ -129,3 +154,51 @@ class Run:
                 return True
             waited = 0
             fresh = True
+
+    def _send(self, peer: int, data, nbytes: int) -> _Post:
+        """Post a send of ``data`` (``nbytes`` bytes) to ``peer``."""
+        req = _Post.__new__(_Post)
+        req.run, req.slot, req.count = self, 0, 1
+        c = self.c
+        self.rank.isend(c.comm, peer, c.tag, nbytes, (c.hdr, data), c.ctx, STANDARD, req)
+        return req
+
+    def _recv(self, peer: int) -> _Post:
+        """Post a relay's receive from ``peer`` (into a slot it makes when the message is taken)."""
+        req = _Post.__new__(_Post)
+        req.run, req.slot, req.count = self, -1, 1
+        c = self.c
+        self.rank.irecv(c.comm, peer, c.tag, c.ctx, req)
+        return req
+
+    def _relay(self, relay: _Relay):
+        """Take ``relay``'s completed receives in turn, each into a new slot, forwarding it and posting
+        the next receive; its pending receive, or None once its last stream is in."""
+        rank, values, sizes = self.rank, self.values, self.sizes
+        while True:
+            req = relay.current
+            if not req.done:
+                return req
+            rank.owed_s += req.overhead_due_s                   # Rank.take
+            req.overhead_due_s = 0.0
+            (data, mark), nbytes = self.c.value(req)
+            values.append(data)
+            sizes.append(nbytes)
+            if relay.dest >= 0:
+                relay.forwards.append(self._send(relay.dest, (data, mark), nbytes))
+            relay.left -= mark == 0
+            if not relay.left:
+                return None
+            relay.current = self._recv(relay.source)
+
+    def _forwards(self, relay: _Relay):
+        """Take ``relay``'s forwarded sends over in turn; the first pending one, or None once all are."""
+        forwards, rank = relay.forwards, self.rank
+        while relay.taken < len(forwards):
+            req = forwards[relay.taken]
+            if not req.done:
+                return req
+            rank.owed_s += req.overhead_due_s
+            req.overhead_due_s = 0.0
+            relay.taken += 1
+        return None

@@ -16,7 +16,8 @@ A schedule is a list of steps; a step is ``(posts, waits, combines)``:
 ``waits``
     request numbers (of this or earlier steps), in the order the rank waits
     for them; taking over a completed receive costs the rank its receive
-    overhead, as a blocking wait does.
+    overhead, as a blocking wait does.  ``~n`` (that is, -1 - n) waits for
+    the sends that relay ``n`` forwarded, each in turn.
 ``combines``
     ``(code, dst, a, b)``, run in order once the step's waits are over:
     ``OP``: slot ``dst`` <- ``op(slot a, slot b)`` (payloads; ``dst`` keeps
@@ -26,13 +27,33 @@ A schedule is a list of steps; a step is ``(posts, waits, combines)``:
 A step's posts go out once the previous step's combines have run (the first
 step's at the call).  A message of one slot carries its payload; of several,
 the tuples of their payloads and sizes.
+
+*Streams* carry what a receiver cannot know in advance: how many messages a
+peer it never hears from directly sends it (an all-gatherv's blocks, cut into
+as many pieces as their sizes ask).  Every message of a stream carries a
+*mark*, how many messages of its stream follow it (0: the last; a Python
+runner sends ``(payload, mark)``, the compiled one the mark in place of a
+payload):
+
+``STREAM`` post ``(STREAM, peer, slot, count)``
+    sends slots ``slot .. slot + count - 1`` to ``peer``, one message each, in
+    order, message i marked ``count - 1 - i``; it takes ``count`` request
+    numbers, one per message.
+``RELAY`` post ``(RELAY, source, dest, streams)``
+    receives ``streams`` streams from ``source``, one after the other, each
+    message into a new slot after the last one (the slots grow), and once it
+    has taken a message over sends it on to ``dest`` with its mark (not if
+    ``dest`` is negative).  Its first receive goes out with the post; its one
+    request number names the relay: a wait for it takes each message over,
+    forwards it, posts the next receive, and is over once the last stream's
+    last message is; ``~n`` then waits for its forwarded sends.
 """
 from __future__ import annotations
 
 from typing import NamedTuple
 
 #: Post kinds.
-SEND, RECV = 0, 1
+SEND, RECV, STREAM, RELAY = 0, 1, 2, 3
 #: Combine codes.
 OP, UNPACK = 0, 1
 
@@ -76,6 +97,17 @@ class Builder:
     def recv(self, peer: int, slot: int, count: int = 1) -> int:
         """Post a receive from ``peer`` into slots ``slot .. slot + count - 1``; its request number."""
         return self._post(RECV, peer, slot, count)
+
+    def stream(self, peer: int, slot: int, count: int) -> list[int]:
+        """Post slots ``slot .. slot + count - 1`` to ``peer`` as one stream; their request numbers."""
+        first = self._post(STREAM, peer, slot, count)
+        self.posted += count - 1
+        return list(range(first, first + count))
+
+    def relay(self, source: int, dest: int, streams: int) -> int:
+        """Post a relay of ``streams`` (at least one) streams from ``source`` on to ``dest`` (negative:
+        kept); its request number (``~`` it for its forwarded sends)."""
+        return self._post(RELAY, source, dest, streams)
 
     def sendrecv(self, dest: int, slot: int, source: int, into: int, count: int = 1, into_count: int = 1) -> None:
         """Receive from ``source`` into slots ``into ..`` (``into_count`` of them) and send slots
@@ -182,18 +214,16 @@ class Exchange:
         while st[0] < len(schedule.steps):
             posts, waits, combines = schedule.steps[st[0]]
             if st[3]:
-                for kind, peer, slot, count in posts:
-                    if kind == SEND:
-                        self.sent.setdefault((me, peer), []).append(pack(values, sizes, slot, count))
-                        st[2].append(None)
-                    else:
-                        n = self.posted.get((peer, me), 0)
-                        self.posted[(peer, me)] = n + 1
-                        st[2].append((peer, slot, count, n))
+                for post in posts:
+                    self._post(me, st[2], values, sizes, *post)
                 st[3], moved = False, True
             while st[1] < len(waits):
-                req = st[2][waits[st[1]]]
-                if req is not None:
+                n = waits[st[1]]
+                req = st[2][n] if n >= 0 else None             # a relay's forwards have all left
+                if type(req) is list:
+                    if not self._relay(me, req, values, sizes):
+                        return moved
+                elif req is not None:
                     peer, slot, count, n = req
                     messages = self.sent.get((peer, me), ())
                     if len(messages) <= n:
@@ -204,3 +234,41 @@ class Exchange:
             st[0], st[1], st[3] = st[0] + 1, 0, True
         self.pending.discard(me)
         return True
+
+    def _receive(self, source: int, me: int) -> int:
+        """Post a receive of ``me`` from ``source``: its position among the messages ``source`` sends ``me``."""
+        n = self.posted.get((source, me), 0)
+        self.posted[(source, me)] = n + 1
+        return n
+
+    def _post(self, me: int, reqs: list, values: list, sizes: list, kind: int, peer: int, slot: int,
+              count: int) -> None:
+        """Post one entry of a step's posts; its requests go to ``reqs`` (a send's: None)."""
+        if kind == SEND:
+            self.sent.setdefault((me, peer), []).append(pack(values, sizes, slot, count))
+            reqs.append(None)
+        elif kind == RECV:
+            reqs.append((peer, slot, count, self._receive(peer, me)))
+        elif kind == STREAM:
+            sent = self.sent.setdefault((me, peer), [])
+            for i in range(count):
+                sent.append(((values[slot + i], count - 1 - i), sizes[slot + i]))
+                reqs.append(None)
+        else:                                               # a relay: [source, dest, streams left, position]
+            reqs.append([peer, slot, count, self._receive(peer, me)])
+
+    def _relay(self, me: int, relay: list, values: list, sizes: list) -> bool:
+        """Take relay ``relay``'s messages as far as they have come; True once its last stream is in."""
+        source, dest, left, n = relay
+        messages = self.sent.get((source, me), ())
+        while left and len(messages) > n:
+            (data, mark), nbytes = messages[n]
+            values.append(data)
+            sizes.append(nbytes)
+            if dest >= 0:
+                self.sent.setdefault((me, dest), []).append(((data, mark), nbytes))
+            left -= mark == 0
+            if left:
+                n = self._receive(source, me)
+        relay[2], relay[3] = left, n
+        return not left

@@ -21,7 +21,7 @@ predicts:
   messages of the algorithm PPT's simulated MPI would run for it on that
   communicator (:mod:`ppt.mpi.collectives`: the job's ``algorithms`` choice,
   else the default rule), found by walking the algorithm's schedule
-  (:mod:`ppt.mpi.schedule`; NCCL's ring and tree: running the algorithm) for
+  (:mod:`ppt.mpi.schedule`; NCCL's tree: running the algorithm) for
   every member on recording stand-ins of its messages; communicator membership is
   tracked across ranks from the recorded Comm_dup/split/create, Cart_create/sub
   and group calls;
@@ -62,7 +62,7 @@ from ppt.errors import TraceError
 from ppt.mpi import MAX, SUM
 from ppt.mpi import Op as ReductionOp
 from ppt.mpi import collectives as coll
-from ppt.mpi.schedule import SEND, combine, pack, unpack
+from ppt.mpi.schedule import RECV, SEND, STREAM, combine, pack, unpack
 from ppt.traces.handles import RequestFifos, _user_op
 from ppt.oprecord import (ANY_SOURCE, ANY_TAG, AUX_LEN, AUX_START, CALL, COMM, COMM_SELF, COMM_WORLD, FIRST_USER_OP, FLAG, GAP_CPU_S,
     GAP_WALL_S, KIND, NBYTES, OP, PEER, PROC_NULL, REQUEST, ROOT, TAG, UNDEFINED, Op)
@@ -171,22 +171,48 @@ class _Recording(coll.Coll):
     def run(self, schedule, values, sizes, op=None):
         """Walk a schedule (:mod:`ppt.mpi.schedule`) as a rank with blocking waits would: each step's
         posts, its waits in order, its combines."""
-        posts, reqs = [], []
+        reqs = []               # per request number: (request, slot, count), or a relay's [source, dest, streams, receive, forwards]
         for step_posts, waits, combines in schedule.steps:
             for kind, peer, slot, count in step_posts:
                 if kind == SEND:
                     data, nbytes = pack(values, sizes, slot, count)
-                    reqs.append(self.isend(peer, nbytes, data))
+                    reqs.append((self.isend(peer, nbytes, data), slot, count))
+                elif kind == RECV:
+                    reqs.append((self.irecv(peer), slot, count))
+                elif kind == STREAM:
+                    reqs.extend((self.isend(peer, sizes[slot + i], (values[slot + i], count - 1 - i)), 0, 1)
+                                for i in range(count))
                 else:
-                    reqs.append(self.irecv(peer))
-                posts.append((slot, count))
+                    reqs.append([peer, slot, count, self.irecv(peer), []])
             for n in waits:
-                req = reqs[n]
-                self.rank.wait(req)
-                if not req.is_send:
-                    unpack(values, sizes, *posts[n], *self.value(req))
+                if n < 0:
+                    for req in reqs[~n][4]:
+                        self.rank.wait(req)
+                elif type(reqs[n]) is list:
+                    self._relay(reqs[n], values, sizes)
+                else:
+                    req, slot, count = reqs[n]
+                    self.rank.wait(req)
+                    if not req.is_send:
+                        unpack(values, sizes, slot, count, *self.value(req))
             combine(values, op, combines)
         return values
+
+    def _relay(self, relay: list, values: list, sizes: list) -> None:
+        """Take a relay's messages in turn, each into a new slot, forwarding each and posting the next
+        receive, until its last stream is in."""
+        source, dest, left, req, forwards = relay
+        while True:
+            self.rank.wait(req)
+            (data, mark), nbytes = self.value(req)
+            values.append(data)
+            sizes.append(nbytes)
+            if dest >= 0:
+                forwards.append(self.isend(dest, nbytes, (data, mark)))
+            left -= mark == 0
+            if not left:
+                return
+            req = self.irecv(source)
 
 
 class _Label:

@@ -117,13 +117,24 @@ typedef struct {
 } plan_t;
 
 /* -- one rank's collective schedule in progress (ppt/mpi/runner.py) ------------------------ */
+typedef struct {                /* a relay post of the schedule (a stream's messages carry their mark as payload) */
+    int32_t source, dest;       /* world ranks; dest -1: the messages are kept */
+    int32_t left;               /* streams still to come */
+    int32_t current;            /* its receive posted */
+    int32_t next_fwd;           /* where its forwards not yet taken over start in the run's fwds */
+} relay_t;
+
 typedef struct {
     int8_t active;
     const int32_t *schedule;    /* [nsteps, offset of each step, steps...]; a step: nposts, posts, nwaits, waits */
     int64_t *sizes;
     int32_t nslots, cap_slots;
-    int32_t *reqs;
+    int32_t *reqs;              /* by post number: the request, or -1 - the relay's index in relays */
     int32_t nreqs, cap_reqs;
+    relay_t *relays;
+    int32_t nrelays, cap_relays;
+    int32_t *fwds;              /* the relays' forwarded sends, in order: (relay index, request) pairs */
+    int32_t nfwds, cap_fwds;
     int32_t step, waited, ctx;
     const int32_t *members;     /* the communicator's members (world ranks) */
     int8_t error;               /* a program rank's run stopped at a mismatched collective */

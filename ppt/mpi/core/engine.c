@@ -69,6 +69,8 @@ void ppt_mpi_free(ppt_mpi_t *m)
         free(rk->wl);
         free(rk->run.sizes);
         free(rk->run.reqs);
+        free(rk->run.relays);
+        free(rk->run.fwds);
         map_free(&rk->map);
     }
     for (int64_t i = 0; i < m->nreqs; i++) {

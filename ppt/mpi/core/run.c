@@ -5,7 +5,8 @@
  * pending request remembers the rank's clock, and when the request completes the runner goes on in
  * an event of the rank at the later of that clock and now), and taking over a receive owes the
  * receive overhead.  Runs carry no payloads: a received message sets its slots' sizes, which later
- * sends of the schedule carry on. */
+ * sends of the schedule carry on; a stream's message carries its mark where a program's message
+ * carries its payload handle. */
 #include <string.h>
 #include "_mpicore.h"
 
@@ -100,6 +101,142 @@ int32_t ppt_mpi_need_stage(const ppt_mpi_t *m)
 }
 
 
+/* Post a message of the run at the rank's clock: a send of slots slot .. slot + count - 1 to the
+ * communicator's rank peer (their sizes summed), or a receive from it into them; mark: the payload
+ * (a stream message's mark).  Its request. */
+static int32_t run_post(ppt_mpi_t *m, int32_t r, int is_send, int32_t peer, int32_t slot, int32_t count, int64_t mark)
+{
+    run_t *run = &RANK(m, r)->run;
+    int32_t q = p2p_new_req(m, r);
+    req_t *rq = REQ(m, q);
+    rq->run_post = 1;
+    rq->slot = slot;
+    rq->count = count;
+    rq->hdr = run->hdr;
+    rq->payload = mark;
+    int32_t peer_world = run->members[peer];
+    if (is_send) {
+        int64_t nbytes = 0;
+        for (int32_t j = 0; j < count; j++)
+            nbytes += run->sizes[slot + j];
+        if (count > 1) {
+            rq->parts = ppt_alloc((size_t)count, sizeof(int64_t));
+            memcpy(rq->parts, run->sizes + slot, sizeof(int64_t) * (size_t)count);
+        }
+        p2p_isend(m, r, peer_world, run->ctx, run->tag, nbytes, STANDARD, q);
+    } else {
+        p2p_irecv(m, r, peer_world, run->ctx, run->tag, q);
+    }
+    return q;
+}
+
+static void keep_req(run_t *run, int32_t q)
+{
+    if (run->nreqs == run->cap_reqs) {
+        int64_t cap = run->cap_reqs;
+        run->reqs = ppt_grow(run->reqs, &cap, sizeof(int32_t), run->nreqs + 1);
+        run->cap_reqs = (int32_t)cap;
+    }
+    run->reqs[run->nreqs++] = q;
+}
+
+/* A new slot after the last, of nbytes; its number. */
+static int32_t new_slot(run_t *run, int64_t nbytes)
+{
+    if (run->nslots == run->cap_slots) {
+        int64_t cap = run->cap_slots;
+        run->sizes = ppt_grow(run->sizes, &cap, sizeof(int64_t), run->nslots + 1);
+        run->cap_slots = (int32_t)cap;
+    }
+    run->sizes[run->nslots] = nbytes;
+    return run->nslots++;
+}
+
+/* Post one entry of a step's posts (ppt/mpi/schedule.py: SEND, RECV, STREAM, RELAY). */
+static void post_entry(ppt_mpi_t *m, int32_t r, const int32_t *post)
+{
+    run_t *run = &RANK(m, r)->run;
+    int32_t kind = post[0], peer = post[1], slot = post[2], count = post[3];
+    if (kind == 0 || kind == 1) {
+        keep_req(run, run_post(m, r, kind == 0, peer, slot, count, 0));
+    } else if (kind == 2) {
+        for (int32_t i = 0; i < count; i++)
+            keep_req(run, run_post(m, r, 1, peer, slot + i, 1, count - 1 - i));
+    } else {
+        if (run->nrelays == run->cap_relays) {
+            int64_t cap = run->cap_relays;
+            run->relays = ppt_grow(run->relays, &cap, sizeof(relay_t), run->nrelays + 1);
+            run->cap_relays = (int32_t)cap;
+        }
+        run->relays[run->nrelays] = (relay_t){peer, slot, count, run_post(m, r, 0, peer, -1, 1, 0), run->nfwds};
+        keep_req(run, -1 - run->nrelays++);
+    }
+}
+
+/* Take over completed receive q: 0, or -1 if it belongs to another collective call (m->mismatch). */
+static int take_receive(ppt_mpi_t *m, int32_t r, int32_t q)
+{
+    run_t *run = &RANK(m, r)->run;
+    req_t *rq = REQ(m, q);
+    p2p_take(m, r, q);
+    if (rq->hdr.call != run->hdr.call || rq->hdr.root != run->hdr.root || rq->hdr.seq != run->hdr.seq) {
+        m->mismatch = rq->hdr;
+        m->mismatch_src = rq->status_src;
+        return -1;
+    }
+    return 0;
+}
+
+/* Take relay k's completed receives in turn, each into a new slot, forwarding it and posting the next
+ * receive: the pending receive, -1 once its last stream is in, -2 on mismatched collectives. */
+static int32_t relay_take(ppt_mpi_t *m, int32_t r, int32_t k)
+{
+    run_t *run = &RANK(m, r)->run;
+    for (;;) {
+        relay_t *rl = &run->relays[k];
+        int32_t q = rl->current;
+        req_t *rq = REQ(m, q);
+        if (!rq->done)
+            return q;
+        if (take_receive(m, r, q) < 0)
+            return -2;
+        int32_t slot = new_slot(run, rq->status_bytes);
+        int64_t mark = rq->payload;
+        p2p_release(m, q);
+        if (rl->dest >= 0) {
+            int32_t f = run_post(m, r, 1, rl->dest, slot, 1, mark);
+            if (run->nfwds == run->cap_fwds) {
+                int64_t cap = run->cap_fwds;
+                run->fwds = ppt_grow(run->fwds, &cap, 2 * sizeof(int32_t), run->nfwds + 1);
+                run->cap_fwds = (int32_t)cap;
+            }
+            run->fwds[2 * run->nfwds] = k;
+            run->fwds[2 * run->nfwds++ + 1] = f;
+        }
+        rl = &run->relays[k];
+        rl->left -= mark == 0;
+        if (!rl->left)
+            return -1;
+        rl->current = run_post(m, r, 0, rl->source, -1, 1, 0);
+    }
+}
+
+/* Take relay k's forwarded sends over in turn: the first pending one, or -1 once all are. */
+static int32_t forwards_take(ppt_mpi_t *m, int32_t r, int32_t k)
+{
+    run_t *run = &RANK(m, r)->run;
+    relay_t *rl = &run->relays[k];
+    for (; rl->next_fwd < run->nfwds; rl->next_fwd++) {
+        if (run->fwds[2 * rl->next_fwd] != k)
+            continue;
+        int32_t q = run->fwds[2 * rl->next_fwd + 1];
+        if (!REQ(m, q)->done)
+            return q;
+        p2p_take(m, r, q);
+    }
+    return -1;
+}
+
 /* Post the current step (if fresh), take over its completed waits in order, go on to the next step
  * ...: 1 once every step is done, 0 at the first pending request, -1 on mismatched collectives. */
 int run_proceed(ppt_mpi_t *m, int32_t r, int fresh)
@@ -114,38 +251,21 @@ int run_proceed(ppt_mpi_t *m, int32_t r, int fresh)
         const int32_t *posts = st + 1;
         int32_t nwaits = posts[4 * nposts];
         const int32_t *waits = posts + 4 * nposts + 1;
-        if (fresh) {
-            for (int32_t k = 0; k < nposts; k++) {
-                int32_t kind = posts[4 * k], peer = posts[4 * k + 1], slot = posts[4 * k + 2], count = posts[4 * k + 3];
-                int32_t q = p2p_new_req(m, r);
-                req_t *rq = REQ(m, q);
-                rq->run_post = 1;
-                rq->slot = slot;
-                rq->count = count;
-                rq->hdr = run->hdr;
-                int32_t peer_world = run->members[peer];
-                if (kind == 0) {
-                    int64_t nbytes = 0;
-                    for (int32_t j = 0; j < count; j++)
-                        nbytes += run->sizes[slot + j];
-                    if (count > 1) {
-                        rq->parts = ppt_alloc((size_t)count, sizeof(int64_t));
-                        memcpy(rq->parts, run->sizes + slot, sizeof(int64_t) * (size_t)count);
-                    }
-                    p2p_isend(m, r, peer_world, run->ctx, run->tag, nbytes, STANDARD, q);
-                } else {
-                    p2p_irecv(m, r, peer_world, run->ctx, run->tag, q);
-                }
-                if (run->nreqs == run->cap_reqs) {
-                    int64_t cap = run->cap_reqs;
-                    run->reqs = ppt_grow(run->reqs, &cap, sizeof(int32_t), run->nreqs + 1);
-                    run->cap_reqs = (int32_t)cap;
-                }
-                run->reqs[run->nreqs++] = q;
-            }
-        }
+        if (fresh)
+            for (int32_t k = 0; k < nposts; k++)
+                post_entry(m, r, posts + 4 * k);
         while (waited < nwaits) {
-            int32_t q = run->reqs[waits[waited]];
+            int32_t n = waits[waited];
+            int32_t q = run->reqs[n >= 0 ? n : -1 - n];
+            if (q < 0) {                        /* a relay, or (n < 0) its forwards */
+                q = n >= 0 ? relay_take(m, r, -1 - q) : forwards_take(m, r, -1 - q);
+                if (q == -2)
+                    return -1;
+                if (q == -1) {
+                    waited++;
+                    continue;
+                }
+            }
             req_t *rq = REQ(m, q);
             if (!rq->done) {
                 run->step = step;
@@ -154,13 +274,11 @@ int run_proceed(ppt_mpi_t *m, int32_t r, int fresh)
                 run->awaited = q;
                 return 0;
             }
-            p2p_take(m, r, q);
-            if (!rq->is_send) {
-                if (rq->hdr.call != run->hdr.call || rq->hdr.root != run->hdr.root || rq->hdr.seq != run->hdr.seq) {
-                    m->mismatch = rq->hdr;
-                    m->mismatch_src = rq->status_src;
+            if (rq->is_send) {
+                p2p_take(m, r, q);
+            } else {
+                if (take_receive(m, r, q) < 0)
                     return -1;
-                }
                 if (rq->count == 1)
                     run->sizes[rq->slot] = rq->status_bytes;
                 else
@@ -180,9 +298,12 @@ static void run_end(ppt_mpi_t *m, int32_t r)
 {
     run_t *run = &RANK(m, r)->run;
     for (int32_t k = 0; k < run->nreqs; k++)
-        if (REQ(m, run->reqs[k])->done)
+        if (run->reqs[k] >= 0 && REQ(m, run->reqs[k])->done)
             p2p_release(m, run->reqs[k]);
-    run->nreqs = 0;
+    for (int32_t k = 0; k < run->nfwds; k++)
+        if (REQ(m, run->fwds[2 * k + 1])->done)
+            p2p_release(m, run->fwds[2 * k + 1]);
+    run->nreqs = run->nrelays = run->nfwds = 0;
     run->active = 0;
     run->schedule = NULL;
 }
@@ -191,6 +312,7 @@ static void run_end(ppt_mpi_t *m, int32_t r)
 int run_start(ppt_mpi_t *m, int32_t r)
 {
     run_t *run = &RANK(m, r)->run;
+    run->nrelays = run->nfwds = 0;
     if (run->schedule[0] == 0) {
         run_end(m, r);
         return 1;
