@@ -37,6 +37,7 @@ from ppt.engine import parallel
 from ppt.engine.core import young_garbage_only
 from ppt.mpi import nccl
 from ppt.mpi.api import MPI
+from ppt.mpi.compiled_windows import Windows, gathered
 from ppt.mpi.errors import MPIError
 from ppt.mpi.outcome import JobResult
 from ppt.mpi.p2p import Rank
@@ -57,8 +58,10 @@ def unsupported(job) -> str | None:
     if type(net.node_memory) is not NodeMemory:
         return "a custom node memory model runs on the Python engine"
     comm = parallel.world() if job.comm is parallel.AUTO else job.comm
-    if comm is not None and comm.size > 1 or job.sampler is not None:
-        return "parallel and sampled runs use the Python engine"
+    if comm is not None and comm.size > 1 and type(net) is not AnalyticNetwork:
+        return f"parallel runs on the {net.kind} network use the Python engine"
+    if job.sampler is not None:
+        return "sampled runs use the Python engine"
     if set(job.algorithms.items()) & nccl.IN_PROCESS:
         return "NCCL's tree all-reduce and ring all-gather run on the Python engine"
     return None
@@ -317,7 +320,12 @@ class Engine:
         return found[1]
 
     def network_stats(self) -> dict:
-        """The network's statistics at the end of the run, as the Python engine's run leaves them."""
+        """The network's statistics at the end of a serial run, as the Python engine's run leaves them."""
+        return self.net.merge_stats([self.local_network_stats()])
+
+    def local_network_stats(self) -> dict:
+        """This simulation process's part of the network's statistics (``Network.stats``), which
+        ``Network.merge_stats`` combines over processes."""
         net, m = self.net, self.m
         counts = ffi.new("int64_t[5]")
         lib.ppt_mpi_network_stats(m, counts)
@@ -326,7 +334,7 @@ class Engine:
         net.node_memory.copies, net.node_memory.bytes = counts[3], counts[4]
         if self.sim is not None:
             self.sim.now = lib.ppt_mpi_now(m)
-        return net.merge_stats([net.stats(self.sim)])
+        return net.stats(self.sim)
 
 
 def replay_job(job, trace, replayer_cls, options: dict, progress=None):
@@ -347,6 +355,7 @@ def replay_job(job, trace, replayer_cls, options: dict, progress=None):
     num_ranks = job.num_ranks
     engine = Engine(job)
     m = engine.m
+    windows = Windows.of(engine, parallel.world() if job.comm is parallel.AUTO else job.comm)
     lib.ppt_mpi_set_replay(m, int(options["clock"] == "cpu"), options["compute_scale"],
                            int(options["keep_startup"]))
     for rank in range(num_ranks):
@@ -359,17 +368,22 @@ def replay_job(job, trace, replayer_cls, options: dict, progress=None):
     streams = [_Stream(trace.stream(rank)) for rank in range(num_ranks)]
     planner = Planner(job, replayer_cls)
     done_records = 0
-    with young_garbage_only():         # the trace and tables held: no rescans
+
+    def step():
+        """Run the engine to the end of the job or of its window: None, or why it gave up."""
+        nonlocal done_records
         while True:
             status = lib.ppt_mpi_run(m)
             if status == lib.PPT_MPI_DONE:
-                break
+                return None
             if status == lib.PPT_MPI_NEED_CHUNK:
                 rank = lib.ppt_mpi_need_rank(m)
                 streams[rank].feed(m, rank, names)
+            elif status == lib.PPT_MPI_NEED_COMM and windows and lib.ppt_mpi_need_op(m).kind in MAKES_COMM:
+                return "a new communicator in a parallel run (its members agree in Python, across processes)"
             elif status in (lib.PPT_MPI_NEED_COLL, lib.PPT_MPI_NEED_COMM):
                 if not _python_step(engine, status, planner, streams):
-                    return None, "a call the simulated MPI refuses"
+                    return "a call the simulated MPI refuses"
             elif status == lib.PPT_MPI_NEED_PROGRESS:
                 if progress is not None:
                     records = lib.ppt_mpi_records(m)
@@ -378,10 +392,15 @@ def replay_job(job, trace, replayer_cls, options: dict, progress=None):
                     progress.progress.count(progress.done, progress.total, lib.ppt_mpi_now(m),
                                             "records over all ranks")
             else:
-                return None, ffi.string(lib.ppt_mpi_reason(m)).decode()
-    if lib.ppt_mpi_unfinished(m):
+                return ffi.string(lib.ppt_mpi_reason(m)).decode()
+
+    with young_garbage_only():         # the trace and tables held: no rescans
+        why = step() if windows is None else windows.run(step)
+    if why is not None:
+        return None, why
+    if sum(gathered(windows, lib.ppt_mpi_unfinished(m))):
         return None, "ranks are left blocked (a deadlock)"
-    result = _results(m, job, names, engine.network_stats(), time.perf_counter() - wall)
+    result = _results(m, job, names, engine, windows, time.perf_counter() - wall)
     return (result, None) if result is not None else (None, "collective messages were left unreceived")
 
 
@@ -438,21 +457,21 @@ def _python_step(engine: Engine, status: int, planner: Planner, streams: list) -
     return True
 
 
-def _results(m, job, names: _Names, network: dict, wall_s: float):
-    """The JobResult of a finished replay (its ``returns`` the ranks' replay reports); None if collective
-    messages were left unreceived (mismatched collectives: the Python engine reports them)."""
+def _results(m, job, names: _Names, engine: Engine, windows, wall_s: float):
+    """The JobResult of a finished replay (its ``returns`` the ranks' replay reports), gathered over the
+    simulation processes of a parallel run; None if collective messages were left unreceived (mismatched
+    collectives: the Python engine reports them)."""
     num_calls = max(len(names.names), 1)
     times, counts = ffi.new("double[11]"), ffi.new("int64_t[7]")
     calls, skipped = ffi.new("int64_t[]", num_calls), ffi.new("int64_t[]", num_calls)
-    per_rank, returns = [], []
-    for rank in range(job.num_ranks):
+    per_rank, returns, stray = [], [], False
+    for rank in filter(lambda rank: lib.ppt_mpi_is_local(m, rank), range(job.num_ranks)):
         lib.ppt_mpi_rank_stats(m, rank, times, counts)
         lib.ppt_mpi_rank_calls(m, rank, calls, skipped, num_calls)
         (compute_s, comm_s, finish_s, dropped_s, recorded_mpi_s, wall_gaps_s, cpu_gaps_s,
          first_s, first_recorded_s, last_s, last_recorded_s) = times
         messages_sent, bytes_sent, records, p2p_bytes, unreceived, unreceived_coll, wtimes = counts
-        if unreceived_coll:
-            return None
+        stray = stray or unreceived_coll > 0
         stats = RankStats()
         stats.compute_s, stats.comm_s, stats.finish_s = compute_s, comm_s, finish_s
         stats.messages_sent, stats.bytes_sent = messages_sent, bytes_sent
@@ -467,6 +486,12 @@ def _results(m, job, names: _Names, network: dict, wall_s: float):
                         "compute_wall_s": wall_gaps_s, "compute_cpu_s": cpu_gaps_s,
                         "wtime_span_s": last_s - first_s if spans else None,
                         "recorded_wtime_span_s": last_recorded_s - first_recorded_s if spans else None})
+    local = (per_rank, returns, stray, engine.local_network_stats(), lib.ppt_mpi_events(m))
+    parts = gathered(windows, local)
+    if any(part[2] for part in parts):
+        return None
+    ranked = sorted((pair for part in parts for pair in zip(part[0], part[1])), key=lambda pair: pair[0]["rank"])
+    per_rank, returns = [entry for entry, _ in ranked], [report for _, report in ranked]
     return JobResult(ranks=job.num_ranks, predicted_s=max(e["finish_s"] for e in per_rank), per_rank=per_rank,
-                      calls=total_calls(per_rank), network=network, returns=returns,
-                      events=lib.ppt_mpi_events(m), wall_s=wall_s)
+                      calls=total_calls(per_rank), network=engine.net.merge_stats([part[3] for part in parts]),
+                      returns=returns, events=sum(part[4] for part in parts), wall_s=wall_s)

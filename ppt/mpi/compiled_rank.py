@@ -23,6 +23,7 @@ from functools import partial
 
 from greenlet import getcurrent, greenlet
 
+from ppt.engine import parallel
 from ppt.engine.core import young_garbage_only
 from ppt.engine.process import run_body
 from ppt.errors import ConfigError, DeadlockError, SimulationError
@@ -457,6 +458,9 @@ def run_job(job, main, args=(), argv=(), progress=None):
     why = unsupported(job)
     if why is not None:
         return None, why
+    comm = parallel.world() if job.comm is parallel.AUTO else job.comm
+    if comm is not None and comm.size > 1:
+        return None, "parallel runs of rank programs use the Python engine"
     wall = time.perf_counter()
     engine = ProgramEngine(job)
     m = engine.m

@@ -1,0 +1,136 @@
+"""Parallel runs (``mpiexec -n K``) of the compiled MPI engine give the serial run's result to the last bit.
+
+Each simulation process runs the ranks of its own nodes and sends the messages for other processes'
+ranks as C records in the window exchange (:mod:`ppt.mpi.compiled_windows`); the results are compared
+with a serial run of the same job, byte for byte but for the wall time.
+"""
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+TESTS = Path(__file__).resolve().parent
+#: Nodes of the edison preset: its analytic network's NIC entities, in blocks over the processes.
+EDISON_NODES = 5576
+
+#: Run under mpiexec: every process replays random op streams (test_compiled_replay's) serially and in
+#: parallel on the compiled engine; process 0 prints every process's seeds that differ and how many ran compiled.
+RANDOM_STREAMS = """
+import json, sys
+from mpi4py import MPI
+from ppt.errors import ConfigError
+from ppt.interconnects.networks.analytic import AnalyticNetwork
+from ppt.mpi.job import MPIJob
+from ppt.mpi.settings import MPISettings
+from ppt.traces.replay import replay
+from test_compiled_replay import ALGORITHMS, _random_trace
+
+world, differ, compiled = MPI.COMM_WORLD, [], 0
+for seed in range(int(sys.argv[1])):
+    trace, rng = _random_trace(seed)
+    ranks, per_node = trace.num_ranks, rng.choice([1, 2, 3])
+    settings = MPISettings(rng.choice([0, 1000, 4096, 65536]), rng.choice([0.0, 1e-7]), rng.choice([0.0, 2e-7]),
+                           rng.choice([0.0, 1e-7]))
+    algorithms, hops, bandwidth = rng.choice(ALGORITHMS), rng.random() < 0.5, rng.choice([1e9, 1e10, float("inf")])
+
+    def job(comm):
+        net = AnalyticNetwork(-(-ranks // per_node), 1e-6, bandwidth, per_hop_s=5e-8,
+                              hops=(lambda a, b: abs(a - b)) if hops else None)
+        return MPIJob(net, ranks, per_node, settings=settings, algorithms=algorithms, comm=comm)
+    try:
+        parallel = json.dumps(replay(trace, job(world), engine="compiled"), sort_keys=True)
+    except ConfigError:         # a call the compiled engine does not carry in parallel, or an error
+        continue
+    compiled += 1
+    if parallel != json.dumps(replay(trace, job(None), engine="compiled"), sort_keys=True):
+        differ.append(seed)
+reports = world.gather({"process": world.rank, "differ": differ, "compiled": compiled})
+if world.rank == 0:
+    print(json.dumps(reports))
+"""
+
+
+def _mpiexec() -> str:
+    found = shutil.which("mpiexec", path=os.path.dirname(sys.executable)) or shutil.which("mpiexec")
+    if not found:
+        pytest.skip("mpiexec not installed")
+    return found
+
+
+def _without_wall_time(text: str) -> str:
+    return re.sub(r'"wall_s": [-+0-9.eE]+', '"wall_s": 0', text)
+
+
+def _run(command, processes: int = 1, **kwargs):
+    prefix = [_mpiexec(), "-n", str(processes)] if processes > 1 else []
+    env = dict(os.environ, PPT_QUIET="1", PYTHONPATH=str(TESTS))
+    return subprocess.run(prefix + command, capture_output=True, text=True, env=env, timeout=300, **kwargs)
+
+
+@pytest.mark.mpiexec
+@pytest.mark.parametrize("processes", [2, 4])
+def test_random_op_streams_replay_in_parallel_as_serially(tmp_path, processes):
+    script = tmp_path / "streams.py"
+    script.write_text(RANDOM_STREAMS)
+    run = _run([sys.executable, str(script), "40"], processes)
+    assert run.returncode == 0, run.stderr
+    reports = json.loads(run.stdout)
+    assert sorted(r["process"] for r in reports) == list(range(processes))
+    assert all(r["differ"] == [] for r in reports), reports
+    assert len({r["compiled"] for r in reports}) == 1 and reports[0]["compiled"] >= 10
+
+
+@pytest.fixture(scope="module")
+def synthetic(tmp_path_factory):
+    """A 16-rank halo-and-allreduce op-stream trace (ppt.traces.writers.synthetic)."""
+    folder = tmp_path_factory.mktemp("trace") / "synthetic"
+    subprocess.run([sys.executable, "-m", "ppt.traces.writers.synthetic", str(folder), "--ranks", "16",
+                    "--messages", "2000"], check=True, capture_output=True, timeout=120)
+    return folder
+
+
+@pytest.mark.mpiexec
+@pytest.mark.parametrize("processes", [2, 4])
+def test_ppt_replay_in_parallel_prints_the_serial_json(synthetic, processes):
+    command = [sys.executable, "-m", "ppt.cli.main", "replay", str(synthetic), "--system", "edison",
+               "--network", "analytic", "--ranks-per-node", "2", "--mapping", "random", "--engine", "compiled",
+               "--json"]
+    serial, parallel = _run(command), _run(command, processes)
+    assert serial.returncode == parallel.returncode == 0, serial.stderr + parallel.stderr
+    nodes = {r["node"] for r in json.loads(serial.stdout)["per_rank"]}
+    assert len({node * processes // EDISON_NODES for node in nodes}) > 1      # ranks on several processes
+    assert _without_wall_time(parallel.stdout) == _without_wall_time(serial.stdout)
+
+
+@pytest.fixture(scope="module")
+def deadlock(tmp_path_factory):
+    """Two ranks on nodes far apart (so on two processes), each receiving from the other first: an
+    op-stream folder, and its rank-to-node mapping file."""
+    from ppt.traces.opstream import MemoryTrace, Op, save
+    trace = MemoryTrace("deadlock", 2)
+    for rank in (0, 1):
+        builder = trace.builder(rank)
+        builder.add(int(Op.INIT), "MPI_Init")
+        builder.add(int(Op.RECV), "MPI_Recv", peer=1 - rank, tag=7, nbytes=8)
+        builder.add(int(Op.SEND), "MPI_Send", peer=1 - rank, tag=7, nbytes=8)
+        builder.add(int(Op.LOCAL), "MPI_Finalize")
+    folder = tmp_path_factory.mktemp("deadlock")
+    save(trace, folder / "trace")
+    (folder / "nodes.txt").write_text(f"0\n{EDISON_NODES - 1}\n")
+    return folder
+
+
+@pytest.mark.mpiexec
+def test_a_deadlock_in_a_parallel_replay_is_reported_once_as_serially(deadlock):
+    command = [sys.executable, "-m", "ppt.cli.main", "replay", str(deadlock / "trace"), "--system", "edison",
+               "--network", "analytic", "--mapping", str(deadlock / "nodes.txt"), "--ranks-per-node", "1"]
+    serial, parallel = _run(command), _run(command, 2)
+    assert serial.returncode == parallel.returncode == 2
+    error = [line for line in serial.stderr.splitlines() if line.startswith("ppt: error:")]
+    assert len(error) == 1 and "deadlock" in error[0]
+    assert [line for line in parallel.stderr.splitlines() if line.startswith("ppt: error:")] == error
