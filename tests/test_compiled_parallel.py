@@ -1,8 +1,10 @@
 """Parallel runs (``mpiexec -n K``) of the compiled MPI engine give the serial run's result to the last bit.
 
 Each simulation process runs the ranks of its own nodes and sends the messages for other processes'
-ranks as C records in the window exchange (:mod:`ppt.mpi.compiled_windows`); the results are compared
-with a serial run of the same job, byte for byte but for the wall time.
+ranks as C records in the window exchange (:mod:`ppt.mpi.compiled_windows`); the results of trace
+replays and rank programs (per-rank statistics, calls, network counts, events, the programs' returns)
+are compared with a serial run of the same job, byte for byte but for the wall time, and errors are
+reported once, as serially.
 """
 import json
 import os
@@ -52,6 +54,41 @@ for seed in range(int(sys.argv[1])):
 reports = world.gather({"process": world.rank, "differ": differ, "compiled": compiled})
 if world.rank == 0:
     print(json.dumps(reports))
+"""
+
+
+#: Run under mpiexec: the mpi4py API programs (payloads of every kind, reductions with user ops,
+#: communicators) on 4 ranks of 4 nodes, serially and in parallel on the compiled engine (or, where it
+#: refuses a call, on ``auto``'s Python engine); process 0 prints the programs that ran compiled and those
+#: that differ.
+API_PROGRAMS = """
+import json
+from mpi4py import MPI
+import mpi4py_api_programs as programs
+from mpi_helpers import network
+from ppt.errors import ConfigError
+from ppt.mpi.job import MPIJob
+from ppt.mpi.settings import MPISettings
+
+world, compiled, differ = MPI.COMM_WORLD, [], []
+
+
+def outcome(main, comm, engine):
+    job = MPIJob(network(4), 4, comm=comm, settings=MPISettings(1024, 1e-7, 2e-7), engine=engine)
+    r = job.run(main)
+    return json.dumps([r.predicted_s, r.per_rank, r.calls, r.network, r.returns, r.events], default=repr)
+
+
+for name, main in programs.PROGRAMS.items():
+    try:
+        parallel = outcome(main, world, "compiled")
+        compiled.append(name)
+    except ConfigError:
+        parallel = outcome(main, world, "auto")
+    if parallel != outcome(main, None, "compiled" if name in compiled else "auto"):
+        differ.append(name)
+if world.rank == 0:
+    print(json.dumps({"compiled": compiled, "differ": differ}))
 """
 
 
@@ -129,6 +166,59 @@ def deadlock(tmp_path_factory):
 def test_a_deadlock_in_a_parallel_replay_is_reported_once_as_serially(deadlock):
     command = [sys.executable, "-m", "ppt.cli.main", "replay", str(deadlock / "trace"), "--system", "edison",
                "--network", "analytic", "--mapping", str(deadlock / "nodes.txt"), "--ranks-per-node", "1"]
+    serial, parallel = _run(command), _run(command, 2)
+    assert serial.returncode == parallel.returncode == 2
+    error = [line for line in serial.stderr.splitlines() if line.startswith("ppt: error:")]
+    assert len(error) == 1 and "deadlock" in error[0]
+    assert [line for line in parallel.stderr.splitlines() if line.startswith("ppt: error:")] == error
+
+
+@pytest.mark.mpiexec
+@pytest.mark.parametrize("processes", [2, 4])
+def test_programs_run_in_parallel_as_serially(tmp_path, processes):
+    script = tmp_path / "programs.py"
+    script.write_text(API_PROGRAMS)
+    run = _run([sys.executable, str(script)], processes)
+    assert run.returncode == 0, run.stderr
+    report = json.loads(run.stdout)
+    assert report["differ"] == []
+    assert {"collectives_objects", "communicators", "derived_datatypes"} <= set(report["compiled"])
+
+
+#: A model: compute, reductions and object messages between ranks on other processes, a rendezvous-sized
+#: exchange and an all-to-all.
+MODEL = """
+def main(mpi):
+    comm = mpi.COMM_WORLD
+    mpi.compute([("fALU", 10**5 * (comm.rank + 1))])
+    total = comm.allreduce(comm.rank, nbytes=8)
+    right, left = (comm.rank + 1) % comm.size, (comm.rank - 1) % comm.size
+    got = comm.sendrecv(("from", comm.rank), right, source=left, nbytes=200000)
+    comm.alltoall(None, nbytes=512)
+    return total, got, comm.bcast({"root": comm.rank} if comm.rank == 3 else None, root=3)
+"""
+
+
+@pytest.mark.mpiexec
+@pytest.mark.parametrize("processes", [2, 4])
+def test_ppt_run_in_parallel_prints_the_serial_json(tmp_path, processes):
+    (tmp_path / "model.py").write_text(MODEL)
+    command = [sys.executable, "-m", "ppt.cli.main", "run", str(tmp_path / "model.py"), "--system", "edison",
+               "--ranks", "24", "--ranks-per-node", "2", "--mapping", "random", "--seed", "5", "--network",
+               "analytic", "--json"]
+    serial, parallel = _run(command), _run(command, processes)
+    assert serial.returncode == parallel.returncode == 0, serial.stderr + parallel.stderr
+    nodes = {r["node"] for r in json.loads(serial.stdout)["per_rank"]}
+    assert len({node * processes // EDISON_NODES for node in nodes}) > 1
+    assert _without_wall_time(parallel.stdout) == _without_wall_time(serial.stdout)
+
+
+@pytest.mark.mpiexec
+def test_a_deadlocked_program_in_parallel_is_reported_once_as_serially(tmp_path):
+    (tmp_path / "nodes.txt").write_text(f"0\n{EDISON_NODES - 1}\n")
+    command = [sys.executable, "-m", "ppt.cli.main", "run", str(TESTS.parent / "examples" / "deadlock.py"),
+               "--system", "edison", "--ranks", "2", "--mapping", str(tmp_path / "nodes.txt"), "--network",
+               "analytic"]
     serial, parallel = _run(command), _run(command, 2)
     assert serial.returncode == parallel.returncode == 2
     error = [line for line in serial.stderr.splitlines() if line.startswith("ppt: error:")]

@@ -16,9 +16,11 @@ stream, and once per node pair and message size the network has not seen.
 
 :func:`replay_job` runs a replay on the engine, or returns None when the
 engine does not carry it -- a network other than the analytic, flow and packet ones, a parallel
-run, NCCL's tree all-reduce or ring all-gather, a call the simulated MPI refuses,
-mismatched collectives or a deadlock -- and the Python engine then replays the trace
-(and reports any error) as before.
+run on the flow or packet network, a sampled run, a communicator made in a parallel run, NCCL's
+tree all-reduce or ring all-gather, a call the simulated MPI refuses, mismatched collectives or a
+deadlock -- and the Python engine then replays the trace (and reports any error) as before.
+A parallel run (``mpiexec``) on the analytic network runs each process's ranks on its own engine
+(:mod:`ppt.mpi.compiled_windows`) and gives the serial run's result to the last bit.
 """
 from __future__ import annotations
 
@@ -320,12 +322,8 @@ class Engine:
         return found[1]
 
     def network_stats(self) -> dict:
-        """The network's statistics at the end of a serial run, as the Python engine's run leaves them."""
-        return self.net.merge_stats([self.local_network_stats()])
-
-    def local_network_stats(self) -> dict:
-        """This simulation process's part of the network's statistics (``Network.stats``), which
-        ``Network.merge_stats`` combines over processes."""
+        """The network's statistics at the end of the run, as the Python engine's run leaves them: this
+        simulation process's part (``Network.stats``), which ``Network.merge_stats`` combines over processes."""
         net, m = self.net, self.m
         counts = ffi.new("int64_t[5]")
         lib.ppt_mpi_network_stats(m, counts)
@@ -486,7 +484,7 @@ def _results(m, job, names: _Names, engine: Engine, windows, wall_s: float):
                         "compute_wall_s": wall_gaps_s, "compute_cpu_s": cpu_gaps_s,
                         "wtime_span_s": last_s - first_s if spans else None,
                         "recorded_wtime_span_s": last_recorded_s - first_recorded_s if spans else None})
-    local = (per_rank, returns, stray, engine.local_network_stats(), lib.ppt_mpi_events(m))
+    local = (per_rank, returns, stray, engine.network_stats(), lib.ppt_mpi_events(m))
     parts = gathered(windows, local)
     if any(part[2] for part in parts):
         return None

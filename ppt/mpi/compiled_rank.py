@@ -15,9 +15,16 @@ then (:class:`~ppt.mpi.schedule.Exchange`), once per call, not message by messag
 
 Not carried (the call says so in one line: run such programs on the Python engine): persistent
 requests, matched probes (MPI_Mprobe), MPI_Ibarrier, and NCCL's tree all-reduce and ring all-gather.
+
+A parallel run (``mpiexec``, on the analytic network) runs on each simulation process the ranks of
+its nodes (:mod:`ppt.mpi.compiled_windows`); the payloads and non-integer tags of messages to other
+processes, and each collective call's parts (for the call's Exchange wherever its members run),
+travel beside the engine's records in the window exchange, pickled.  It gives the serial run's
+result to the last bit.
 """
 from __future__ import annotations
 
+import pickle
 import time
 from functools import partial
 
@@ -30,6 +37,7 @@ from ppt.errors import ConfigError, DeadlockError, SimulationError
 from ppt.interconnects.core import ffi, lib
 from ppt.mpi.api import MPI
 from ppt.mpi.compiled import Engine, flatten, unsupported
+from ppt.mpi.compiled_windows import Windows, gathered
 from ppt.mpi.constants import ANY_SOURCE, ANY_TAG, PROC_NULL
 from ppt.mpi.deadlock import deadlock_message, describe
 from ppt.mpi.errors import MPIError
@@ -354,10 +362,10 @@ class CompiledRank:
         for have all added theirs by its end)."""
         engine, m, me = self.engine, self.m, self.world_rank
         key = (c.ctx, c.tag, c.comm.members[0])         # disjoint communicators may share a context
-        exchange = engine.exchanges.get(key)
-        if exchange is None:
-            exchange = engine.exchanges[key] = Exchange(c.size)
+        exchange = engine.exchange(key, c.comm.members)
         exchange.add(c.me, schedule, values, list(sizes), op)
+        if engine.cargo is not None:
+            engine.cargo.add(key, c.comm.members, c.me, schedule, values, sizes)
         call, root, _ = c.hdr
         flat = engine.flatten(schedule)                  # alive while the run uses it
         state = lib.ppt_mpi_program_run(m, me, flat, ffi.new("int64_t[]", list(sizes) or [0]), len(sizes),
@@ -368,6 +376,8 @@ class CompiledRank:
             state = lib.ppt_mpi_run_state(m, me, self.out)
         if state < 0:
             raise self._mismatch(c)
+        if engine.cargo is not None:
+            _Cargo.share_op(exchange, op)
         result = exchange.result(c.me)
         if not exchange.left:
             del engine.exchanges[key]
@@ -415,9 +425,20 @@ class ProgramEngine(Engine):
         self.payloads: dict[int, object] = {}
         self.next_payload = 0
         self.exchanges: dict[tuple, Exchange] = {}
+        #: In a parallel run, what travels beside the engine's records (:class:`_Cargo`); else None.
+        self.cargo = None
         self.flat: dict[int, tuple] = {}
         self.tags: dict = {}
         self.tag_objects: dict[int, object] = {}
+
+    def exchange(self, key: tuple, members) -> Exchange:
+        """The :class:`~ppt.mpi.schedule.Exchange` of the collective call ``key`` of a communicator of
+        ``members`` (world ranks): kept until every member running here has taken its values."""
+        exchange = self.exchanges.get(key)
+        if exchange is None:
+            here = len(members) if self.cargo is None else sum(map(partial(lib.ppt_mpi_is_local, self.m), members))
+            exchange = self.exchanges[key] = Exchange(here)
+        return exchange
 
     def tag_id(self, tag) -> int:
         """The engine's integer for message tag ``tag``: the tag itself if an integer, else one of its own
@@ -452,52 +473,113 @@ class ProgramEngine(Engine):
         return flat
 
 
+class _Cargo:
+    """What travels between the simulation processes of a parallel program run beside the engine's records
+    (:class:`ppt.mpi.compiled_windows.Windows`): the payloads the records name and their tags that are
+    not integers (the numbers of both are each process's own), and every collective call's part added
+    here since the last exchange, for the call's :class:`~ppt.mpi.schedule.Exchange` on the processes of
+    its other members (its reduction op is not sent: every member of a call has the same)."""
+
+    def __init__(self, engine: ProgramEngine, process: int):
+        self.engine, self.process = engine, process
+        #: ``(call key, members, pickled (rank in the call, schedule, values, sizes))`` added since the last
+        #: exchange.
+        self.added: list = []
+
+    def add(self, key: tuple, members, me: int, schedule, values: list, sizes) -> None:
+        """A member's part of collective call ``key``, its values as they are now (the call's Exchange here
+        combines into them in place)."""
+        self.added.append((key, members, pickle.dumps((me, schedule, values, list(sizes)), pickle.HIGHEST_PROTOCOL)))
+
+    def pack(self, batches: list) -> list:
+        """Per process: the payloads and tag objects of its records, in record order, and the calls' parts."""
+        payloads, tags = self.engine.payloads, self.engine.tag_objects
+        added, self.added = self.added, []
+        out = []
+        for process, records in enumerate(batches):
+            handles, numbers = records["payload"], records["tag"]
+            out.append(None if process == self.process else
+                       ([payloads.pop(h) for h in handles[handles != 0].tolist()],
+                        [tags[t] for t in numbers[numbers >= OBJECT_TAGS].tolist()], added))
+        return out
+
+    def unpack(self, records, objects) -> None:
+        """Keep the payloads and tags here under this process's numbers, and add the calls' parts."""
+        engine = self.engine
+        data, tags, added = objects
+        records["payload"][records["payload"] != 0] = [engine.keep(value) for value in data]
+        records["tag"][records["tag"] >= OBJECT_TAGS] = [engine.tag_id(tag) for tag in tags]
+        for key, members, part in added:
+            engine.exchange(key, members).add(*pickle.loads(part), None)
+
+    @staticmethod
+    def share_op(exchange: Exchange, op) -> None:
+        """Give the parts of other processes' members the reduction op of the call (theirs is the same)."""
+        runs = exchange.runs
+        for me, (schedule, values, sizes, theirs) in runs.items():
+            if theirs is None:
+                runs[me] = (schedule, values, sizes, op)
+
+
 def run_job(job, main, args=(), argv=(), progress=None):
     """Run ``main(mpi, *args)`` on every rank of ``job`` on the compiled engine: ``(JobResult, None)``, or
-    ``(None, why)`` when the engine does not carry the job (then nothing has run)."""
+    ``(None, why)`` when the engine does not carry the job (then nothing has run, or in a parallel run,
+    a program reached a call the engine does not carry: the run is abandoned on every process)."""
     why = unsupported(job)
     if why is not None:
         return None, why
-    comm = parallel.world() if job.comm is parallel.AUTO else job.comm
-    if comm is not None and comm.size > 1:
-        return None, "parallel runs of rank programs use the Python engine"
     wall = time.perf_counter()
     engine = ProgramEngine(job)
     m = engine.m
+    comm = parallel.world() if job.comm is parallel.AUTO else job.comm
+    if comm is not None and comm.size > 1:
+        engine.cargo = _Cargo(engine, comm.rank)
+    windows = Windows.of(engine, comm, engine.cargo)
+    if windows is not None:
+        engine.clock.rank, engine.clock.size = windows.rank, windows.size
     main_greenlet = getcurrent()
     ranks = []
     for world_rank in range(job.num_ranks):
+        if not lib.ppt_mpi_is_local(m, world_rank):
+            continue
         rank = CompiledRank(engine, world_rank)
         rank.api = MPI.of_rank(rank, job.num_ranks, argv)
         rank.proc = _Process(rank, rank_body, (rank, main, args), f"rank {world_rank}", main_greenlet)
         ranks.append(rank)
+    by_world = {rank.world_rank: rank for rank in ranks}
     engine.clock.ranks = ranks
     if progress is not None:
         lib.ppt_mpi_set_progress(m, 1 << 62)        # every 65,536 events
-    with young_garbage_only():
+
+    def step():
+        """Run the engine to the end of the job or of its window: None, or why a parallel run gave up."""
         while True:
             status = lib.ppt_mpi_run(m)
             if status == lib.PPT_MPI_DONE:
-                break
+                return None
             if status == lib.PPT_MPI_NEED_RESUME:
-                ranks[lib.ppt_mpi_need_rank(m)].proc.glet.switch()
+                try:
+                    by_world[lib.ppt_mpi_need_rank(m)].proc.glet.switch()
+                except NotCarried as exc:
+                    if windows is None:
+                        raise
+                    return str(exc)
             elif status == lib.PPT_MPI_NEED_PROGRESS:
                 progress(engine.clock)
             else:
                 raise SimulationError(f"compiled MPI engine: {ffi.string(lib.ppt_mpi_reason(m)).decode()}")
-    return _result(job, engine, ranks, time.perf_counter() - wall), None
+
+    with young_garbage_only():
+        why = step() if windows is None else windows.run(step)
+    if why is not None:
+        return None, why
+    return _result(job, engine, ranks, windows, time.perf_counter() - wall), None
 
 
-def _result(job, engine, ranks, wall_s: float):
-    """The JobResult of a finished run; DeadlockError or MPIError as :meth:`ppt.mpi.job.MPIJob.result` raises."""
+def _result(job, engine, ranks, windows, wall_s: float):
+    """The JobResult of a finished run, gathered over the simulation processes of a parallel run;
+    DeadlockError or MPIError as :meth:`ppt.mpi.job.MPIJob.result` raises."""
     m, out = engine.m, engine.out
-    now = lib.ppt_mpi_now(m)
-    blocked = [(r.world_rank, describe(r)) for r in ranks if r.stats.finish_s is None]
-    if blocked:
-        raise DeadlockError(deadlock_message(blocked, now, job.num_ranks))
-    stray = sorted(s for r in ranks for s in r.strays())
-    if stray:
-        raise MPIError(stray[0][1])
     per_rank = []
     for rank in ranks:
         lib.ppt_mpi_program_stats(m, rank.world_rank, out)
@@ -505,6 +587,19 @@ def _result(job, engine, ranks, wall_s: float):
         entry = rank.stats.as_dict(rank.world_rank, rank.node)
         entry["unreceived_messages"] = out[2]
         per_rank.append(entry)
+    local = {"blocked": [(r.world_rank, describe(r)) for r in ranks if r.stats.finish_s is None],
+             "stray": [s for r in ranks for s in r.strays()], "now": lib.ppt_mpi_now(m),
+             "per_rank": list(zip(per_rank, [r.result for r in ranks])), "network": engine.network_stats(),
+             "events": lib.ppt_mpi_events(m)}
+    parts = gathered(windows, local)
+    blocked = sorted(b for p in parts for b in p["blocked"])
+    if blocked:
+        raise DeadlockError(deadlock_message(blocked, max(p["now"] for p in parts), job.num_ranks))
+    strays = sorted(s for p in parts for s in p["stray"])
+    if strays:
+        raise MPIError(strays[0][1])
+    ranked = sorted((pair for p in parts for pair in p["per_rank"]), key=lambda pair: pair[0]["rank"])
+    per_rank = [entry for entry, _ in ranked]
     return JobResult(ranks=job.num_ranks, predicted_s=max(e["finish_s"] for e in per_rank), per_rank=per_rank,
-                      calls=total_calls(per_rank), network=engine.network_stats(),
-                      returns=[r.result for r in ranks], events=lib.ppt_mpi_events(m), wall_s=wall_s)
+                      calls=total_calls(per_rank), network=engine.net.merge_stats([p["network"] for p in parts]),
+                      returns=[value for _, value in ranked], events=sum(p["events"] for p in parts), wall_s=wall_s)

@@ -24,17 +24,28 @@ import numpy as np
 from ppt.engine import parallel
 from ppt.interconnects.core import ffi, lib
 
-RECORD_B = ffi.sizeof("ppt_mpi_remote_t")
+#: ``ppt_mpi_remote_t`` (mpicore.h), field for field.
+RECORD = np.dtype([("t", "f8"), ("key", "u8"), ("tag", "i8"), ("seq", "i8"), ("nbytes", "i8"), ("net_B", "i8"),
+                   ("payload", "i8"), ("hdr_seq", "i8"), ("parts_at", "i8"), ("kind", "i4"), ("dst", "i4"),
+                   ("src", "i4"), ("ctx", "i4"), ("send_req", "i4"), ("recv_req", "i4"), ("count", "i4"),
+                   ("hdr_call", "i4"), ("hdr_root", "i4"), ("unused", "i4")])
+assert RECORD.itemsize == ffi.sizeof("ppt_mpi_remote_t")
+NO_RECORDS = np.zeros(0, RECORD)
 
 
 class Windows:
     """The compiled engine of one simulation process, as :func:`~ppt.engine.parallel.run_windows` drives a
     simulation: its peek, its window's run and its exchange of cross-process messages."""
 
-    def __init__(self, m, names, sim):
+    def __init__(self, m, names, sim, cargo=None):
         self.m = m
         #: The job's call names (``ppt.mpi.compiled._Names``): ids are per process, names travel.
         self.names = names
+        #: What travels beside the records in Python, or None: ``cargo.pack(batches)`` gives, per process,
+        #: the objects its batch of records names and whatever else goes to it; ``cargo.unpack(records,
+        #: objects)`` takes them in at the destination (rewriting the records' fields to its own numbers)
+        #: before the records are queued there.
+        self.cargo = cargo
         self.comm, self.rank, self.size = sim.comm, sim.rank, sim.size
         #: The network's smallest delay between nodes, s: no message reaches another node sooner.
         self.lookahead_s = sim.lookahead_s
@@ -46,7 +57,7 @@ class Windows:
         self.step = None
 
     @classmethod
-    def of(cls, engine, comm):
+    def of(cls, engine, comm, cargo=None):
         """The windows of ``engine``'s run under ``comm`` (an mpi4py communicator of more than one process),
         its nodes partitioned as the Python engine partitions them; None for a serial run."""
         if comm is None or comm.size == 1:
@@ -55,7 +66,7 @@ class Windows:
         sim = net.simulation(comm=comm, name="mpi")
         owner = np.array([sim.owner(net.nic_eid(node)) for node in range(net.num_nodes)], dtype=np.int32)
         lib.ppt_mpi_set_partition(engine.m, sim.rank, sim.size, ffi.from_buffer("int32_t[]", owner))
-        return cls(engine.m, engine.names, sim)
+        return cls(engine.m, engine.names, sim, cargo)
 
     def run(self, step):
         """Run the engine to the end of the job, ``step()`` running it up to the current window's end (None,
@@ -83,17 +94,20 @@ class Windows:
         self.now = lib.ppt_mpi_now(self.m)
 
     def outgoing(self) -> list:
-        """Per process: the bytes of the records and of the slot sizes for it, the call names (by id) of
-        this process, and why this engine gave up."""
-        m, out, names = self.m, [], tuple(self.names.names)
+        """Per process: the records for it, the slot sizes they carry, this process's call names (by id), the
+        cargo's objects, and why this engine gave up."""
+        m, batches, sizes = self.m, [], []
         records, parts, nparts = ffi.new("ppt_mpi_remote_t **"), ffi.new("int64_t **"), ffi.new("int64_t *")
         for process in range(self.size):
             n = lib.ppt_mpi_outbox(m, process, records, parts, nparts)
-            out.append((bytes(ffi.buffer(records[0], n * RECORD_B)) if n else b"",
-                        bytes(ffi.buffer(parts[0], nparts[0] * 8)) if nparts[0] else b"", names if n else (),
-                        self.why))
+            batches.append(np.frombuffer(ffi.buffer(records[0], n * RECORD.itemsize), RECORD).copy() if n
+                           else NO_RECORDS)
+            sizes.append(np.frombuffer(ffi.buffer(parts[0], nparts[0] * 8), np.int64).copy() if nparts[0] else None)
         lib.ppt_mpi_clear_outboxes(m)
-        return out
+        objects = [None] * self.size if self.cargo is None else self.cargo.pack(batches)
+        names = tuple(self.names.names)
+        return [(batch, size, names if len(batch) else (), cargo, self.why)
+                for batch, size, cargo in zip(batches, sizes, objects)]
 
     def incoming(self, parts: list) -> None:
         """Queue the records the other processes sent here (none once any process gave up)."""
@@ -102,11 +116,14 @@ class Windows:
                 self.why = why
         if self.why is not None:
             return
-        for records, sizes, names, _ in parts:
-            if records:
-                ids = ffi.new("int32_t[]", [self.names.id(name) for name in names] or [0])
-                lib.ppt_mpi_receive(self.m, ffi.from_buffer("ppt_mpi_remote_t[]", records), len(records) // RECORD_B,
-                                    ffi.from_buffer("int64_t[]", sizes) if sizes else ffi.NULL, ids, len(names))
+        for records, sizes, names, objects, _ in parts:
+            if objects is not None:
+                self.cargo.unpack(records, objects)
+            if not len(records):
+                continue
+            ids = ffi.new("int32_t[]", [self.names.id(name) for name in names] or [0])
+            lib.ppt_mpi_receive(self.m, ffi.from_buffer("ppt_mpi_remote_t[]", records), len(records),
+                                ffi.NULL if sizes is None else ffi.from_buffer("int64_t[]", sizes), ids, len(names))
 
 
 def gathered(windows: Windows | None, obj) -> list:
