@@ -46,7 +46,7 @@ for seed in range(int(sys.argv[1])):
         return MPIJob(net, ranks, per_node, settings=settings, algorithms=algorithms, comm=comm)
     try:
         parallel = json.dumps(replay(trace, job(world), engine="compiled"), sort_keys=True)
-    except ConfigError:         # a call the compiled engine does not carry in parallel, or an error
+    except ConfigError:         # an error the Python engine reports
         continue
     compiled += 1
     if parallel != json.dumps(replay(trace, job(None), engine="compiled"), sort_keys=True):
@@ -119,7 +119,7 @@ def test_random_op_streams_replay_in_parallel_as_serially(tmp_path, processes):
     reports = json.loads(run.stdout)
     assert sorted(r["process"] for r in reports) == list(range(processes))
     assert all(r["differ"] == [] for r in reports), reports
-    assert len({r["compiled"] for r in reports}) == 1 and reports[0]["compiled"] >= 10
+    assert len({r["compiled"] for r in reports}) == 1 and reports[0]["compiled"] >= 35    # communicators too
 
 
 @pytest.fixture(scope="module")

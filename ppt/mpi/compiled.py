@@ -16,9 +16,9 @@ stream, and once per node pair and message size the network has not seen.
 
 :func:`replay_job` runs a replay on the engine, or returns None when the
 engine does not carry it -- a network other than the analytic, flow and packet ones, a parallel
-run on the flow or packet network, a sampled run, a communicator made in a parallel run, NCCL's
-tree all-reduce or ring all-gather, a call the simulated MPI refuses, mismatched collectives or a
-deadlock -- and the Python engine then replays the trace (and reports any error) as before.
+run on the flow or packet network, a sampled run, NCCL's tree all-reduce or ring all-gather, a
+call the simulated MPI refuses, mismatched collectives or a deadlock -- and the Python engine then
+replays the trace (and reports any error) as before.
 A parallel run (``mpiexec``) on the analytic network runs each process's ranks on its own engine
 (:mod:`ppt.mpi.compiled_windows`) and gives the serial run's result to the last bit.
 """
@@ -39,11 +39,10 @@ from ppt.engine import parallel
 from ppt.engine.core import young_garbage_only
 from ppt.mpi import nccl
 from ppt.mpi.api import MPI
-from ppt.mpi.compiled_windows import Windows, gathered
+from ppt.mpi.compiled_windows import CallParts, Windows, gathered
 from ppt.mpi.errors import MPIError
 from ppt.mpi.outcome import JobResult
 from ppt.mpi.p2p import Rank
-from ppt.mpi.schedule import Exchange
 from ppt.mpi.stats import RankStats, total_calls
 from ppt.errors import PPTError
 from ppt.traces.opstream import OP_DTYPE, Op
@@ -97,7 +96,7 @@ class Planner:
       run, then finished with the values the members exchanged (:class:`~ppt.mpi.schedule.Exchange`).
     """
 
-    def __init__(self, job, replayer_cls):
+    def __init__(self, job, replayer_cls, parts):
         self.job = job
         self.replayers = []
         self.recorded = None
@@ -105,8 +104,8 @@ class Planner:
         #: While a communicator call runs in its greenlet: the greenlet to return to at its collective.
         self.parent = None
         #: Collective calls of communicator calls by (context, tag, first member), executed for their values as
-        #: members join.
-        self.exchanges: dict[tuple, Exchange] = {}
+        #: members join (:class:`~ppt.mpi.compiled_windows.CallParts`: on whichever process they run).
+        self.parts = parts
         #: Ranks suspended in a communicator call: (greenlet, call key, rank in the parent communicator).
         self.suspended: dict[int, tuple] = {}
         for world_rank in range(job.num_ranks):
@@ -121,10 +120,7 @@ class Planner:
             self.recorded = (c, schedule, sizes)
             return values
         key = (c.ctx, c.tag, c.comm.members[0])     # disjoint communicators may share a context
-        exchange = self.exchanges.get(key)
-        if exchange is None:
-            exchange = self.exchanges[key] = Exchange(c.size)
-        exchange.add(c.me, schedule, list(values), list(sizes), op)
+        self.parts.add(key, c.comm.members, c.me, schedule, list(values), list(sizes), op)
         return self.parent.switch((c, schedule, sizes, key))
 
     def _run(self, world_rank: int, name: str, row: tuple, aux: list):
@@ -165,10 +161,7 @@ class Planner:
         if found is None:
             return
         body, key, me = found
-        exchange = self.exchanges[key]
-        values = exchange.values(me)
-        if not exchange.left:
-            del self.exchanges[key]
+        values = self.parts.values(key, me)
         self.parent = getcurrent()
         try:
             body.switch(values)
@@ -353,7 +346,9 @@ def replay_job(job, trace, replayer_cls, options: dict, progress=None):
     num_ranks = job.num_ranks
     engine = Engine(job)
     m = engine.m
-    windows = Windows.of(engine, parallel.world() if job.comm is parallel.AUTO else job.comm)
+    comm = parallel.world() if job.comm is parallel.AUTO else job.comm
+    parts = CallParts(m, comm)
+    windows = Windows.of(engine, comm, parts)
     lib.ppt_mpi_set_replay(m, int(options["clock"] == "cpu"), options["compute_scale"],
                            int(options["keep_startup"]))
     for rank in range(num_ranks):
@@ -364,7 +359,7 @@ def replay_job(job, trace, replayer_cls, options: dict, progress=None):
     skip, skip_unsupported = options.get("skip", frozenset()), options.get("skip_unsupported", False)
     names.skip = lambda name: skip_unsupported or name in skip
     streams = [_Stream(trace.stream(rank)) for rank in range(num_ranks)]
-    planner = Planner(job, replayer_cls)
+    planner = Planner(job, replayer_cls, parts)
     done_records = 0
 
     def step():
@@ -377,8 +372,6 @@ def replay_job(job, trace, replayer_cls, options: dict, progress=None):
             if status == lib.PPT_MPI_NEED_CHUNK:
                 rank = lib.ppt_mpi_need_rank(m)
                 streams[rank].feed(m, rank, names)
-            elif status == lib.PPT_MPI_NEED_COMM and windows and lib.ppt_mpi_need_op(m).kind in MAKES_COMM:
-                return "a new communicator in a parallel run (its members agree in Python, across processes)"
             elif status in (lib.PPT_MPI_NEED_COLL, lib.PPT_MPI_NEED_COMM):
                 if not _python_step(engine, status, planner, streams):
                     return "a call the simulated MPI refuses"

@@ -24,7 +24,6 @@ result to the last bit.
 """
 from __future__ import annotations
 
-import pickle
 import time
 from functools import partial
 
@@ -37,13 +36,12 @@ from ppt.errors import ConfigError, DeadlockError, SimulationError
 from ppt.interconnects.core import ffi, lib
 from ppt.mpi.api import MPI
 from ppt.mpi.compiled import Engine, flatten, unsupported
-from ppt.mpi.compiled_windows import Windows, gathered
+from ppt.mpi.compiled_windows import CallParts, Windows, gathered
 from ppt.mpi.constants import ANY_SOURCE, ANY_TAG, PROC_NULL
 from ppt.mpi.deadlock import deadlock_message, describe
 from ppt.mpi.errors import MPIError
 from ppt.mpi.outcome import JobResult, rank_body, stray
 from ppt.mpi.p2p import EAGER, RTS, STANDARD, Rank, Request, Status
-from ppt.mpi.schedule import Exchange
 from ppt.mpi.stats import RankStats, total_calls
 
 
@@ -362,10 +360,7 @@ class CompiledRank:
         for have all added theirs by its end)."""
         engine, m, me = self.engine, self.m, self.world_rank
         key = (c.ctx, c.tag, c.comm.members[0])         # disjoint communicators may share a context
-        exchange = engine.exchange(key, c.comm.members)
-        exchange.add(c.me, schedule, values, list(sizes), op)
-        if engine.cargo is not None:
-            engine.cargo.add(key, c.comm.members, c.me, schedule, values, sizes)
+        engine.parts.add(key, c.comm.members, c.me, schedule, values, list(sizes), op)
         call, root, _ = c.hdr
         flat = engine.flatten(schedule)                  # alive while the run uses it
         state = lib.ppt_mpi_program_run(m, me, flat, ffi.new("int64_t[]", list(sizes) or [0]), len(sizes),
@@ -376,12 +371,7 @@ class CompiledRank:
             state = lib.ppt_mpi_run_state(m, me, self.out)
         if state < 0:
             raise self._mismatch(c)
-        if engine.cargo is not None:
-            _Cargo.share_op(exchange, op)
-        result = exchange.result(c.me)
-        if not exchange.left:
-            del engine.exchanges[key]
-        return result
+        return engine.parts.values(key, c.me, combined=False)
 
     def _mismatch(self, c) -> MPIError:
         """The error :meth:`ppt.mpi.collectives.Coll.value` raises for the header the run received."""
@@ -415,30 +405,21 @@ class _Envelope:
 
 
 class ProgramEngine(Engine):
-    """The compiled engine of a program run: the engine, the ranks' payloads by handle, the collectives'
-    flattened schedules, and the engine's numbers for tags that are not integers."""
+    """The compiled engine of a program run under ``comm`` (mpi4py's, or None: serial): the engine, the
+    ranks' payloads by handle, the collective calls' parts and flattened schedules, and the engine's numbers
+    for tags that are not integers."""
 
-    def __init__(self, job):
+    def __init__(self, job, comm):
         super().__init__(job)
         self.clock = _Clock(self.m)
         self.out = ffi.new("int64_t[8]")
         self.payloads: dict[int, object] = {}
         self.next_payload = 0
-        self.exchanges: dict[tuple, Exchange] = {}
-        #: In a parallel run, what travels beside the engine's records (:class:`_Cargo`); else None.
-        self.cargo = None
+        #: The collective calls whose slots Python combines (their members on any simulation process).
+        self.parts = CallParts(self.m, comm)
         self.flat: dict[int, tuple] = {}
         self.tags: dict = {}
         self.tag_objects: dict[int, object] = {}
-
-    def exchange(self, key: tuple, members) -> Exchange:
-        """The :class:`~ppt.mpi.schedule.Exchange` of the collective call ``key`` of a communicator of
-        ``members`` (world ranks): kept until every member running here has taken its values."""
-        exchange = self.exchanges.get(key)
-        if exchange is None:
-            here = len(members) if self.cargo is None else sum(map(partial(lib.ppt_mpi_is_local, self.m), members))
-            exchange = self.exchanges[key] = Exchange(here)
-        return exchange
 
     def tag_id(self, tag) -> int:
         """The engine's integer for message tag ``tag``: the tag itself if an integer, else one of its own
@@ -475,50 +456,31 @@ class ProgramEngine(Engine):
 
 class _Cargo:
     """What travels between the simulation processes of a parallel program run beside the engine's records
-    (:class:`ppt.mpi.compiled_windows.Windows`): the payloads the records name and their tags that are
-    not integers (the numbers of both are each process's own), and every collective call's part added
-    here since the last exchange, for the call's :class:`~ppt.mpi.schedule.Exchange` on the processes of
-    its other members (its reduction op is not sent: every member of a call has the same)."""
+    (a :class:`~ppt.mpi.compiled_windows.Windows` cargo): the payloads the records name and their tags that
+    are not integers (the numbers of both are each process's own), and the collective calls' parts
+    (:class:`~ppt.mpi.compiled_windows.CallParts`)."""
 
-    def __init__(self, engine: ProgramEngine, process: int):
-        self.engine, self.process = engine, process
-        #: ``(call key, members, pickled (rank in the call, schedule, values, sizes))`` added since the last
-        #: exchange.
-        self.added: list = []
-
-    def add(self, key: tuple, members, me: int, schedule, values: list, sizes) -> None:
-        """A member's part of collective call ``key``, its values as they are now (the call's Exchange here
-        combines into them in place)."""
-        self.added.append((key, members, pickle.dumps((me, schedule, values, list(sizes)), pickle.HIGHEST_PROTOCOL)))
+    def __init__(self, engine: ProgramEngine):
+        self.engine = engine
 
     def pack(self, batches: list) -> list:
         """Per process: the payloads and tag objects of its records, in record order, and the calls' parts."""
         payloads, tags = self.engine.payloads, self.engine.tag_objects
-        added, self.added = self.added, []
         out = []
-        for process, records in enumerate(batches):
+        for records, parts in zip(batches, self.engine.parts.pack(batches)):
             handles, numbers = records["payload"], records["tag"]
-            out.append(None if process == self.process else
+            out.append(None if parts is None else
                        ([payloads.pop(h) for h in handles[handles != 0].tolist()],
-                        [tags[t] for t in numbers[numbers >= OBJECT_TAGS].tolist()], added))
+                        [tags[t] for t in numbers[numbers >= OBJECT_TAGS].tolist()], parts))
         return out
 
     def unpack(self, records, objects) -> None:
         """Keep the payloads and tags here under this process's numbers, and add the calls' parts."""
         engine = self.engine
-        data, tags, added = objects
+        data, tags, parts = objects
         records["payload"][records["payload"] != 0] = [engine.keep(value) for value in data]
         records["tag"][records["tag"] >= OBJECT_TAGS] = [engine.tag_id(tag) for tag in tags]
-        for key, members, part in added:
-            engine.exchange(key, members).add(*pickle.loads(part), None)
-
-    @staticmethod
-    def share_op(exchange: Exchange, op) -> None:
-        """Give the parts of other processes' members the reduction op of the call (theirs is the same)."""
-        runs = exchange.runs
-        for me, (schedule, values, sizes, theirs) in runs.items():
-            if theirs is None:
-                runs[me] = (schedule, values, sizes, op)
+        engine.parts.unpack(records, parts)
 
 
 def run_job(job, main, args=(), argv=(), progress=None):
@@ -529,12 +491,10 @@ def run_job(job, main, args=(), argv=(), progress=None):
     if why is not None:
         return None, why
     wall = time.perf_counter()
-    engine = ProgramEngine(job)
-    m = engine.m
     comm = parallel.world() if job.comm is parallel.AUTO else job.comm
-    if comm is not None and comm.size > 1:
-        engine.cargo = _Cargo(engine, comm.rank)
-    windows = Windows.of(engine, comm, engine.cargo)
+    engine = ProgramEngine(job, comm)
+    m = engine.m
+    windows = Windows.of(engine, comm, _Cargo(engine))
     if windows is not None:
         engine.clock.rank, engine.clock.size = windows.rank, windows.size
     main_greenlet = getcurrent()

@@ -18,11 +18,14 @@ processes together as :mod:`ppt.engine.parallel` describes.
 from __future__ import annotations
 
 import math
+import pickle
+from functools import partial
 
 import numpy as np
 
 from ppt.engine import parallel
 from ppt.interconnects.core import ffi, lib
+from ppt.mpi.schedule import Exchange
 
 #: ``ppt_mpi_remote_t`` (mpicore.h), field for field.
 RECORD = np.dtype([("t", "f8"), ("key", "u8"), ("tag", "i8"), ("seq", "i8"), ("nbytes", "i8"), ("net_B", "i8"),
@@ -124,6 +127,63 @@ class Windows:
             ids = ffi.new("int32_t[]", [self.names.id(name) for name in names] or [0])
             lib.ppt_mpi_receive(self.m, ffi.from_buffer("ppt_mpi_remote_t[]", records), len(records),
                                 ffi.NULL if sizes is None else ffi.from_buffer("int64_t[]", sizes), ids, len(names))
+
+
+class CallParts:
+    """The :class:`~ppt.mpi.schedule.Exchange` of every collective call in progress whose parts Python
+    combines (a program's payloads, a new communicator's agreement), by call key, when the call's members
+    may run on several simulation processes: each part added here also travels, pickled as it is when added
+    (the Exchange combines into its values in place), to every other process in the next window exchange
+    (:meth:`pack`, :meth:`unpack`: a :class:`Windows` cargo).  A call's reduction op does not travel: every
+    member of a call has the same, and the parts from elsewhere take the local member's (:meth:`values`).
+    An Exchange is dropped once every member running here has taken its values."""
+
+    def __init__(self, m, comm):
+        self.m = m
+        #: This simulation process in a parallel run (``comm``: mpi4py's, of more than one process), else None.
+        self.process = comm.rank if comm is not None and comm.size > 1 else None
+        self.parallel = self.process is not None
+        self.exchanges: dict[tuple, Exchange] = {}
+        #: ``(call key, members, pickled (rank in the call, schedule, values, sizes))`` since the last exchange.
+        self.added: list = []
+
+    def _exchange(self, key: tuple, members) -> Exchange:
+        exchange = self.exchanges.get(key)
+        if exchange is None:
+            here = sum(map(partial(lib.ppt_mpi_is_local, self.m), members)) if self.parallel else len(members)
+            exchange = self.exchanges[key] = Exchange(here)
+        return exchange
+
+    def add(self, key: tuple, members, me: int, schedule, values: list, sizes: list, op) -> Exchange:
+        """Member ``me``'s part of call ``key`` of a communicator of ``members`` (world ranks); its Exchange."""
+        exchange = self._exchange(key, members)
+        exchange.add(me, schedule, values, sizes, op)
+        if self.parallel:
+            self.added.append((key, members, pickle.dumps((me, schedule, values, sizes), pickle.HIGHEST_PROTOCOL)))
+        return exchange
+
+    def values(self, key: tuple, me: int, combined: bool = True) -> list:
+        """Member ``me``'s slots once its part has run: combined (``Exchange.values``), or only where some
+        member's slots hold a payload (``Exchange.result``)."""
+        exchange = self.exchanges[key]
+        if self.parallel:
+            op = exchange.runs[me][3]
+            for member, (schedule, values, sizes, theirs) in exchange.runs.items():
+                if theirs is None:
+                    exchange.runs[member] = (schedule, values, sizes, op)
+        slots = exchange.values(me) if combined else exchange.result(me)
+        if not exchange.left:
+            del self.exchanges[key]
+        return slots
+
+    def pack(self, batches: list) -> list:
+        """Per process: the parts added since the last exchange (None for this process)."""
+        added, self.added = self.added, []
+        return [None if process == self.process else added for process in range(len(batches))]
+
+    def unpack(self, records, added) -> None:
+        for key, members, part in added:
+            self._exchange(key, members).add(*pickle.loads(part), None)
 
 
 def gathered(windows: Windows | None, obj) -> list:
