@@ -136,44 +136,49 @@ class CallParts:
     (the Exchange combines into its values in place), to every other process in the next window exchange
     (:meth:`pack`, :meth:`unpack`: a :class:`Windows` cargo).  A call's reduction op does not travel: every
     member of a call has the same, and the parts from elsewhere take the local member's (:meth:`values`).
-    An Exchange is dropped once every member running here has taken its values."""
+    An Exchange is dropped once every member's part is in and every member running here has taken its
+    values (a member may finish its part before another has started its own)."""
 
     def __init__(self, m, comm):
         self.m = m
         #: This simulation process in a parallel run (``comm``: mpi4py's, of more than one process), else None.
         self.process = comm.rank if comm is not None and comm.size > 1 else None
         self.parallel = self.process is not None
-        self.exchanges: dict[tuple, Exchange] = {}
+        #: By call key: its Exchange and its number of members.
+        self.exchanges: dict[tuple, tuple[Exchange, int]] = {}
         #: ``(call key, members, pickled (rank in the call, schedule, values, sizes))`` since the last exchange.
         self.added: list = []
 
-    def _exchange(self, key: tuple, members) -> Exchange:
-        exchange = self.exchanges.get(key)
-        if exchange is None:
+    def _add(self, key: tuple, members, me: int, schedule, values: list, sizes: list, op) -> None:
+        found = self.exchanges.get(key)
+        if found is None:
             here = sum(map(partial(lib.ppt_mpi_is_local, self.m), members)) if self.parallel else len(members)
-            exchange = self.exchanges[key] = Exchange(here)
-        return exchange
+            found = self.exchanges[key] = (Exchange(here), len(members))
+        found[0].add(me, schedule, values, sizes, op)
+        self._drop_if_over(key)
 
-    def add(self, key: tuple, members, me: int, schedule, values: list, sizes: list, op) -> Exchange:
-        """Member ``me``'s part of call ``key`` of a communicator of ``members`` (world ranks); its Exchange."""
-        exchange = self._exchange(key, members)
-        exchange.add(me, schedule, values, sizes, op)
+    def _drop_if_over(self, key: tuple) -> None:
+        exchange, size = self.exchanges[key]
+        if not exchange.left and len(exchange.runs) == size:
+            del self.exchanges[key]
+
+    def add(self, key: tuple, members, me: int, schedule, values: list, sizes: list, op) -> None:
+        """Member ``me``'s part of call ``key`` of a communicator of ``members`` (world ranks)."""
+        self._add(key, members, me, schedule, values, sizes, op)
         if self.parallel:
             self.added.append((key, members, pickle.dumps((me, schedule, values, sizes), pickle.HIGHEST_PROTOCOL)))
-        return exchange
 
     def values(self, key: tuple, me: int, combined: bool = True) -> list:
         """Member ``me``'s slots once its part has run: combined (``Exchange.values``), or only where some
         member's slots hold a payload (``Exchange.result``)."""
-        exchange = self.exchanges[key]
+        exchange = self.exchanges[key][0]
         if self.parallel:
             op = exchange.runs[me][3]
             for member, (schedule, values, sizes, theirs) in exchange.runs.items():
                 if theirs is None:
                     exchange.runs[member] = (schedule, values, sizes, op)
         slots = exchange.values(me) if combined else exchange.result(me)
-        if not exchange.left:
-            del self.exchanges[key]
+        self._drop_if_over(key)
         return slots
 
     def pack(self, batches: list) -> list:
@@ -183,7 +188,7 @@ class CallParts:
 
     def unpack(self, records, added) -> None:
         for key, members, part in added:
-            self._exchange(key, members).add(*pickle.loads(part), None)
+            self._add(key, members, *pickle.loads(part), None)
 
 
 def gathered(windows: Windows | None, obj) -> list:
