@@ -21,21 +21,27 @@ TESTS = Path(__file__).resolve().parent
 EDISON_NODES = 5576
 
 #: Run under mpiexec: every process replays random op streams (test_compiled_replay's) serially and in
-#: parallel on the compiled engine; process 0 prints every process's seeds that differ and how many ran compiled.
+#: parallel on the compiled engine, on the analytic network or a packet network of a preset (the ranks
+#: mapped at random: on every process); process 0 prints every process's seeds that differ and how many
+#: ran compiled.
 RANDOM_STREAMS = """
 import json, sys
 from mpi4py import MPI
 from ppt.errors import ConfigError
+from ppt.hardware.systems import load_system
 from ppt.interconnects.networks.analytic import AnalyticNetwork
+from ppt.machine import Machine
 from ppt.mpi.job import MPIJob
 from ppt.mpi.settings import MPISettings
 from ppt.traces.replay import replay
 from test_compiled_replay import ALGORITHMS, _random_trace
 
 world, differ, compiled = MPI.COMM_WORLD, [], 0
-for seed in range(int(sys.argv[1])):
-    trace, rng = _random_trace(seed)
-    ranks, per_node = trace.num_ranks, rng.choice([1, 2, 3])
+network, seeds = sys.argv[1], int(sys.argv[2])
+
+
+def analytic(rng, ranks):
+    per_node = rng.choice([1, 2, 3])
     settings = MPISettings(rng.choice([0, 1000, 4096, 65536]), rng.choice([0.0, 1e-7]), rng.choice([0.0, 2e-7]),
                            rng.choice([0.0, 1e-7]))
     algorithms, hops, bandwidth = rng.choice(ALGORITHMS), rng.random() < 0.5, rng.choice([1e9, 1e10, float("inf")])
@@ -44,6 +50,21 @@ for seed in range(int(sys.argv[1])):
         net = AnalyticNetwork(-(-ranks // per_node), 1e-6, bandwidth, per_hop_s=5e-8,
                               hops=(lambda a, b: abs(a - b)) if hops else None)
         return MPIJob(net, ranks, per_node, settings=settings, algorithms=algorithms, comm=comm)
+    return job
+
+
+def packet(rng, ranks):
+    preset = load_system(rng.choice(["fattree-4-3", "dragonfly-booksim"]))
+    preset = dict(preset, mpi=dict(preset.get("mpi", {}), eager_threshold_B=rng.choice([1000, 8192]),
+                                   send_overhead_s=rng.choice([0.0, 1e-7])))
+    per_node, seed = rng.choice([1, 2]), rng.randrange(100)
+    return lambda comm: MPIJob.on_machine(Machine(preset, "packet"), ranks, ranks_per_node=per_node,
+                                          mapping="random", seed=seed, comm=comm)
+
+
+for seed in range(seeds):
+    trace, rng = _random_trace(seed)
+    job = (analytic if network == "analytic" else packet)(rng, trace.num_ranks)
     try:
         parallel = json.dumps(replay(trace, job(world), engine="compiled"), sort_keys=True)
     except ConfigError:         # an error the Python engine reports
@@ -55,7 +76,6 @@ reports = world.gather({"process": world.rank, "differ": differ, "compiled": com
 if world.rank == 0:
     print(json.dumps(reports))
 """
-
 
 #: Run under mpiexec: the mpi4py API programs (payloads of every kind, reductions with user ops,
 #: communicators) on 4 ranks of 4 nodes, serially and in parallel on the compiled engine (or, where it
@@ -111,15 +131,17 @@ def _run(command, processes: int = 1, **kwargs):
 
 @pytest.mark.mpiexec
 @pytest.mark.parametrize("processes", [2, 4])
-def test_random_op_streams_replay_in_parallel_as_serially(tmp_path, processes):
+@pytest.mark.parametrize("network, seeds", [("analytic", 40), ("packet", 12)])
+def test_random_op_streams_replay_in_parallel_as_serially(tmp_path, processes, network, seeds):
     script = tmp_path / "streams.py"
     script.write_text(RANDOM_STREAMS)
-    run = _run([sys.executable, str(script), "40"], processes)
+    run = _run([sys.executable, str(script), network, str(seeds)], processes)
     assert run.returncode == 0, run.stderr
     reports = json.loads(run.stdout)
     assert sorted(r["process"] for r in reports) == list(range(processes))
     assert all(r["differ"] == [] for r in reports), reports
-    assert len({r["compiled"] for r in reports}) == 1 and reports[0]["compiled"] >= 35    # communicators too
+    compiled = {r["compiled"] for r in reports}
+    assert len(compiled) == 1 and compiled.pop() >= seeds * 3 // 4          # communicators too
 
 
 @pytest.fixture(scope="module")
@@ -133,14 +155,15 @@ def synthetic(tmp_path_factory):
 
 @pytest.mark.mpiexec
 @pytest.mark.parametrize("processes", [2, 4])
-def test_ppt_replay_in_parallel_prints_the_serial_json(synthetic, processes):
-    command = [sys.executable, "-m", "ppt.cli.main", "replay", str(synthetic), "--system", "edison",
-               "--network", "analytic", "--ranks-per-node", "2", "--mapping", "random", "--engine", "compiled",
-               "--json"]
+@pytest.mark.parametrize("system, network, nodes", [("edison", "analytic", EDISON_NODES),
+                                                    ("dragonfly-booksim", "packet", 1056)])
+def test_ppt_replay_in_parallel_prints_the_serial_json(synthetic, processes, system, network, nodes):
+    command = [sys.executable, "-m", "ppt.cli.main", "replay", str(synthetic), "--system", system, "--network",
+               network, "--ranks-per-node", "2", "--mapping", "random", "--engine", "compiled", "--json"]
     serial, parallel = _run(command), _run(command, processes)
     assert serial.returncode == parallel.returncode == 0, serial.stderr + parallel.stderr
-    nodes = {r["node"] for r in json.loads(serial.stdout)["per_rank"]}
-    assert len({node * processes // EDISON_NODES for node in nodes}) > 1      # ranks on several processes
+    used = {r["node"] for r in json.loads(serial.stdout)["per_rank"]}
+    assert len({node * processes // nodes for node in used}) > 1      # ranks on several processes
     assert _without_wall_time(parallel.stdout) == _without_wall_time(serial.stdout)
 
 
@@ -201,15 +224,17 @@ def main(mpi):
 
 @pytest.mark.mpiexec
 @pytest.mark.parametrize("processes", [2, 4])
-def test_ppt_run_in_parallel_prints_the_serial_json(tmp_path, processes):
+@pytest.mark.parametrize("system, network, nodes", [("edison", "analytic", EDISON_NODES),
+                                                    ("dragonfly-booksim", "packet", 1056)])
+def test_ppt_run_in_parallel_prints_the_serial_json(tmp_path, processes, system, network, nodes):
     (tmp_path / "model.py").write_text(MODEL)
-    command = [sys.executable, "-m", "ppt.cli.main", "run", str(tmp_path / "model.py"), "--system", "edison",
+    command = [sys.executable, "-m", "ppt.cli.main", "run", str(tmp_path / "model.py"), "--system", system,
                "--ranks", "24", "--ranks-per-node", "2", "--mapping", "random", "--seed", "5", "--network",
-               "analytic", "--json"]
+               network, "--json"]
     serial, parallel = _run(command), _run(command, processes)
     assert serial.returncode == parallel.returncode == 0, serial.stderr + parallel.stderr
-    nodes = {r["node"] for r in json.loads(serial.stdout)["per_rank"]}
-    assert len({node * processes // EDISON_NODES for node in nodes}) > 1
+    used = {r["node"] for r in json.loads(serial.stdout)["per_rank"]}
+    assert len({node * processes // nodes for node in used}) > 1
     assert _without_wall_time(parallel.stdout) == _without_wall_time(serial.stdout)
 
 

@@ -59,7 +59,7 @@ def unsupported(job) -> str | None:
     if type(net.node_memory) is not NodeMemory:
         return "a custom node memory model runs on the Python engine"
     comm = parallel.world() if job.comm is parallel.AUTO else job.comm
-    if comm is not None and comm.size > 1 and type(net) is not AnalyticNetwork:
+    if comm is not None and comm.size > 1 and type(net) is FlowNetwork:
         return f"parallel runs on the {net.kind} network use the Python engine"
     if job.sampler is not None:
         return "sampled runs use the Python engine"
@@ -292,8 +292,8 @@ class Engine:
                             lib.ppt_mpi_free)
         self.handle = ffi.new_handle(net)
         self.sim = None
-        if type(net) is PacketNetwork:
-            self.sim = net.simulation(comm=None, name="mpi")        # builds the core, which the engine drives
+        if type(net) is PacketNetwork:      # builds the core (this process's part of it), which the engine drives
+            self.sim = net.simulation(comm=parallel.world() if job.comm is parallel.AUTO else job.comm, name="mpi")
             lib.ppt_mpi_set_packet_network(m, net.core.c, net.core.message_latency, net.core.lead_s)
         elif type(net) is FlowNetwork:
             self.sim = net.simulation(comm=None, name="mpi")        # builds the solver, which the engine drives

@@ -28,10 +28,10 @@ from ppt.interconnects.core import ffi, lib
 from ppt.mpi.schedule import Exchange
 
 #: ``ppt_mpi_remote_t`` (mpicore.h), field for field.
-RECORD = np.dtype([("t", "f8"), ("key", "u8"), ("tag", "i8"), ("seq", "i8"), ("nbytes", "i8"), ("net_B", "i8"),
-                   ("payload", "i8"), ("hdr_seq", "i8"), ("parts_at", "i8"), ("kind", "i4"), ("dst", "i4"),
-                   ("src", "i4"), ("ctx", "i4"), ("send_req", "i4"), ("recv_req", "i4"), ("count", "i4"),
-                   ("hdr_call", "i4"), ("hdr_root", "i4"), ("unused", "i4")])
+RECORD = np.dtype([("t", "f8"), ("sent_s", "f8"), ("key", "u8"), ("uid", "u8"), ("tag", "i8"), ("seq", "i8"),
+                   ("nbytes", "i8"), ("net_B", "i8"), ("payload", "i8"), ("hdr_seq", "i8"), ("parts_at", "i8"),
+                   ("kind", "i4"), ("dst", "i4"), ("src", "i4"), ("ctx", "i4"), ("send_req", "i4"),
+                   ("recv_req", "i4"), ("count", "i4"), ("hdr_call", "i4"), ("hdr_root", "i4"), ("in_core", "i4")])
 assert RECORD.itemsize == ffi.sizeof("ppt_mpi_remote_t")
 NO_RECORDS = np.zeros(0, RECORD)
 
@@ -40,8 +40,10 @@ class Windows:
     """The compiled engine of one simulation process, as :func:`~ppt.engine.parallel.run_windows` drives a
     simulation: its peek, its window's run and its exchange of cross-process messages."""
 
-    def __init__(self, m, names, sim, cargo=None):
+    def __init__(self, m, names, sim, core, cargo=None):
         self.m = m
+        #: The packet network's core (its events for other processes travel too), or None.
+        self.core = core
         #: The job's call names (``ppt.mpi.compiled._Names``): ids are per process, names travel.
         self.names = names
         #: What travels beside the records in Python, or None: ``cargo.pack(batches)`` gives, per process,
@@ -66,10 +68,10 @@ class Windows:
         if comm is None or comm.size == 1:
             return None
         net = engine.net
-        sim = net.simulation(comm=comm, name="mpi")
+        sim = engine.sim or net.simulation(comm=comm, name="mpi")      # the packet network's: its core's part
         owner = np.array([sim.owner(net.nic_eid(node)) for node in range(net.num_nodes)], dtype=np.int32)
         lib.ppt_mpi_set_partition(engine.m, sim.rank, sim.size, ffi.from_buffer("int32_t[]", owner))
-        return cls(engine.m, engine.names, sim, cargo)
+        return cls(engine.m, engine.names, sim, engine.sim and net.core.c, cargo)
 
     def run(self, step):
         """Run the engine to the end of the job, ``step()`` running it up to the current window's end (None,
@@ -98,7 +100,7 @@ class Windows:
 
     def outgoing(self) -> list:
         """Per process: the records for it, the slot sizes they carry, this process's call names (by id), the
-        cargo's objects, and why this engine gave up."""
+        cargo's objects, the packet core's events, and why this engine gave up."""
         m, batches, sizes = self.m, [], []
         records, parts, nparts = ffi.new("ppt_mpi_remote_t **"), ffi.new("int64_t **"), ffi.new("int64_t *")
         for process in range(self.size):
@@ -109,8 +111,19 @@ class Windows:
         lib.ppt_mpi_clear_outboxes(m)
         objects = [None] * self.size if self.cargo is None else self.cargo.pack(batches)
         names = tuple(self.names.names)
-        return [(batch, size, names if len(batch) else (), cargo, self.why)
-                for batch, size, cargo in zip(batches, sizes, objects)]
+        return [(batch, size, names if len(batch) else (), cargo, packets, self.why)
+                for batch, size, cargo, packets in zip(batches, sizes, objects, self._packets())]
+
+    def _packets(self) -> list:
+        """Per process: the bytes of the packet core's events for it (none without a core)."""
+        if self.core is None:
+            return [b""] * self.size
+        events, out = ffi.new("ppt_remote_t **"), []
+        for process in range(self.size):
+            n = lib.ppt_net_outbox(self.core, process, events)
+            out.append(bytes(ffi.buffer(events[0], n * ffi.sizeof("ppt_remote_t"))) if n else b"")
+        lib.ppt_net_clear_outbox(self.core)
+        return out
 
     def incoming(self, parts: list) -> None:
         """Queue the records the other processes sent here (none once any process gave up)."""
@@ -119,9 +132,12 @@ class Windows:
                 self.why = why
         if self.why is not None:
             return
-        for records, sizes, names, objects, _ in parts:
+        for records, sizes, names, objects, packets, _ in parts:
             if objects is not None:
                 self.cargo.unpack(records, objects)
+            if packets:
+                lib.ppt_mpi_receive_packets(self.m, ffi.from_buffer("ppt_remote_t[]", packets),
+                                            len(packets) // ffi.sizeof("ppt_remote_t"))
             if not len(records):
                 continue
             ids = ffi.new("int32_t[]", [self.names.id(name) for name in names] or [0])

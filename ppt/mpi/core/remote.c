@@ -34,23 +34,61 @@ void ppt_mpi_set_partition(ppt_mpi_t *m, int32_t me, int32_t processes, const in
 
 int32_t ppt_mpi_is_local(const ppt_mpi_t *m, int32_t rank) { return is_local_rank(m, rank); }
 
+int mpi_is_remote(const ppt_mpi_t *m, int32_t rank) { return !is_local_rank(m, rank); }
+
 void ppt_mpi_set_window(ppt_mpi_t *m, double end_s) { m->window_end = end_s; }
 
 double ppt_mpi_next_time(const ppt_mpi_t *m)
 {
     double next = m->heap.len ? m->heap.ev[0].t : INFINITY;
+    if (m->net && ppt_net_outbox_min_time(m->net) < next)
+        next = ppt_net_outbox_min_time(m->net);
     for (int32_t p = 0; p < m->processes; p++)
         if (m->outbox[p].first_s < next)
             next = m->outbox[p].first_s;
     return next;
 }
 
-/* Deliver message i at t with key: into this process's queue, or the outbox of the process owning its
- * destination (the message then leaves this process: its record is freed here). */
-void mpi_deliver_at(ppt_mpi_t *m, double t, uint64_t key, int32_t i)
+/* Message i into the outbox of the process running its destination, as record rec (which gets the
+ * message's own fields); the message then leaves this process (its record is freed here). */
+static void export(ppt_mpi_t *m, int32_t i, ppt_mpi_remote_t rec)
 {
     msg_t *g = MSG(m, i);
-    if (is_local_rank(m, g->dst)) {
+    outbox_t *box = &m->outbox[m->owner[m->node_of[g->dst]]];
+    box->records = ppt_grow(box->records, &box->cap, sizeof(ppt_mpi_remote_t), box->len + 1);
+    rec.kind = g->kind;
+    rec.dst = g->dst;
+    rec.src = g->src;
+    rec.ctx = g->ctx;
+    rec.tag = g->tag;
+    rec.seq = g->seq;
+    rec.nbytes = g->nbytes;
+    rec.net_B = g->net_B;
+    rec.send_req = g->send_req;
+    rec.recv_req = g->recv_req;
+    rec.count = g->count;
+    rec.payload = g->payload;
+    rec.hdr_call = g->hdr.call;
+    rec.hdr_root = g->hdr.root;
+    rec.hdr_seq = g->hdr.seq;
+    rec.parts_at = -1;
+    if (g->parts) {
+        rec.parts_at = box->nparts;
+        box->parts = ppt_grow(box->parts, &box->cap_parts, sizeof(int64_t), box->nparts + g->count);
+        memcpy(&box->parts[box->nparts], g->parts, sizeof(int64_t) * (size_t)g->count);
+        box->nparts += g->count;
+    }
+    if (!rec.in_core && rec.t < box->first_s)
+        box->first_s = rec.t;
+    box->records[box->len++] = rec;
+    mpi_free_msg(m, i);
+}
+
+/* Deliver message i at t with key: into this process's queue, or that of the process running its
+ * destination. */
+void mpi_deliver_at(ppt_mpi_t *m, double t, uint64_t key, int32_t i)
+{
+    if (is_local_rank(m, MSG(m, i)->dst)) {
         mpi_post(m, t, key, EV_DELIVER, i, 0);
         return;
     }
@@ -59,23 +97,20 @@ void mpi_deliver_at(ppt_mpi_t *m, double t, uint64_t key, int32_t i)
                         "lookahead", t - m->now);
         return;
     }
-    outbox_t *box = &m->outbox[m->owner[m->node_of[g->dst]]];
-    box->records = ppt_grow(box->records, &box->cap, sizeof(ppt_mpi_remote_t), box->len + 1);
-    ppt_mpi_remote_t *rec = &box->records[box->len++];
-    *rec = (ppt_mpi_remote_t){.t = t, .key = key, .kind = g->kind, .dst = g->dst, .src = g->src, .ctx = g->ctx,
-                              .tag = g->tag, .seq = g->seq, .nbytes = g->nbytes, .net_B = g->net_B,
-                              .send_req = g->send_req, .recv_req = g->recv_req, .count = g->count,
-                              .payload = g->payload, .hdr_call = g->hdr.call, .hdr_root = g->hdr.root,
-                              .hdr_seq = g->hdr.seq, .parts_at = -1};
-    if (g->parts) {
-        rec->parts_at = box->nparts;
-        box->parts = ppt_grow(box->parts, &box->cap_parts, sizeof(int64_t), box->nparts + g->count);
-        memcpy(&box->parts[box->nparts], g->parts, sizeof(int64_t) * (size_t)g->count);
-        box->nparts += g->count;
-    }
-    if (t < box->first_s)
-        box->first_s = t;
-    mpi_free_msg(m, i);
+    export(m, i, (ppt_mpi_remote_t){.t = t, .key = key});
+}
+
+/* Message i, handed to the packet core as uid, goes ahead to the process whose core delivers it (it gets
+ * there in the exchange that carries the message's first packet across, or an earlier one). */
+void mpi_send_ahead(ppt_mpi_t *m, uint64_t uid, int32_t i)
+{
+    export(m, i, (ppt_mpi_remote_t){.uid = uid, .sent_s = MSG(m, i)->sent_s, .in_core = 1});
+}
+
+void ppt_mpi_receive_packets(ppt_mpi_t *m, const struct ppt_remote *events, int64_t n)
+{
+    ppt_net_receive(m->net, events, n);
+    packet_reschedule(m);
 }
 
 int64_t ppt_mpi_outbox(const ppt_mpi_t *m, int32_t process, const ppt_mpi_remote_t **records,
@@ -121,6 +156,11 @@ void ppt_mpi_receive(ppt_mpi_t *m, const ppt_mpi_remote_t *records, int64_t n, c
             g->parts = ppt_alloc((size_t)rec->count, sizeof(int64_t));
             memcpy(g->parts, &parts[rec->parts_at], sizeof(int64_t) * (size_t)rec->count);
         }
-        mpi_post(m, rec->t, rec->key, EV_DELIVER, i, 0);
+        if (rec->in_core) {
+            g->sent_s = rec->sent_s;
+            map_put(&m->map, map_k1(T_UID_MSG, 0), rec->uid, i);
+        } else {
+            mpi_post(m, rec->t, rec->key, EV_DELIVER, i, 0);
+        }
     }
 }
