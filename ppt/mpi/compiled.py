@@ -16,11 +16,11 @@ stream, and once per node pair and message size the network has not seen.
 
 :func:`replay_job` runs a replay on the engine, or returns None when the
 engine does not carry it -- a network other than the analytic, flow and packet ones, a parallel
-run on the flow or packet network, a sampled run, NCCL's tree all-reduce or ring all-gather, a
-call the simulated MPI refuses, mismatched collectives or a deadlock -- and the Python engine then
-replays the trace (and reports any error) as before.
-A parallel run (``mpiexec``) on the analytic network runs each process's ranks on its own engine
-(:mod:`ppt.mpi.compiled_windows`) and gives the serial run's result to the last bit.
+run on the flow network, a sampled run, NCCL's tree all-reduce or ring all-gather, a call the
+simulated MPI refuses, mismatched collectives or a deadlock -- and the Python engine then replays
+the trace (and reports any error) as before.  A parallel run (``mpiexec``) runs each process's
+ranks on its own engine (:mod:`ppt.mpi.compiled_windows`) and gives the serial run's result to the
+last bit.
 """
 from __future__ import annotations
 

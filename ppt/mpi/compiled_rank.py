@@ -16,11 +16,11 @@ then (:class:`~ppt.mpi.schedule.Exchange`), once per call, not message by messag
 Not carried (the call says so in one line: run such programs on the Python engine): persistent
 requests, matched probes (MPI_Mprobe), MPI_Ibarrier, and NCCL's tree all-reduce and ring all-gather.
 
-A parallel run (``mpiexec``, on the analytic network) runs on each simulation process the ranks of
-its nodes (:mod:`ppt.mpi.compiled_windows`); the payloads and non-integer tags of messages to other
-processes, and each collective call's parts (for the call's Exchange wherever its members run),
-travel beside the engine's records in the window exchange, pickled.  It gives the serial run's
-result to the last bit.
+A parallel run (``mpiexec``, on the analytic or packet network) runs on each simulation process the
+ranks of its nodes (:mod:`ppt.mpi.compiled_windows`); the payloads and non-integer tags of messages
+to other processes, and each collective call's parts (for the call's Exchange wherever its members
+run), travel beside the engine's records in the window exchange, pickled.  It gives the serial
+run's result to the last bit.
 """
 from __future__ import annotations
 

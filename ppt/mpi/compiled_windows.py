@@ -10,6 +10,10 @@ records (and the slot sizes they carry) to their destination, which queues them 
 key).  Keys are made per scheduling entity, so simultaneous events run in the serial order whatever
 the partition.
 
+On the packet network each process drives its part of the packet core: a message to a rank of another
+process goes ahead to it as a record (``in_core``) when it is handed to the core, and the core delivers
+it there; the core's own events for other processes travel in the same exchange.
+
 A process whose engine gives up (a call it does not carry, a lookahead broken) tells the others in the
 next exchange; every process then stops running and the run ends with the same reason everywhere, for
 the caller to fall back to the Python engine together.  Failures in Python and interrupts stop all
@@ -68,10 +72,11 @@ class Windows:
         if comm is None or comm.size == 1:
             return None
         net = engine.net
-        sim = engine.sim or net.simulation(comm=comm, name="mpi")      # the packet network's: its core's part
+        core = None if engine.sim is None else net.core.c       # the packet network: this process's part of it
+        sim = engine.sim or net.simulation(comm=comm, name="mpi")
         owner = np.array([sim.owner(net.nic_eid(node)) for node in range(net.num_nodes)], dtype=np.int32)
         lib.ppt_mpi_set_partition(engine.m, sim.rank, sim.size, ffi.from_buffer("int32_t[]", owner))
-        return cls(engine.m, engine.names, sim, engine.sim and net.core.c, cargo)
+        return cls(engine.m, engine.names, sim, core, cargo)
 
     def run(self, step):
         """Run the engine to the end of the job, ``step()`` running it up to the current window's end (None,
