@@ -308,7 +308,6 @@ void mpi_post(ppt_mpi_t *m, double t, uint64_t key, int32_t kind, int32_t target
 /* remote.c: message i delivered at t, key -- here or on the process running its destination; message i
  * handed to the packet core as uid, for a rank of another process (whose core delivers it) */
 void mpi_deliver_at(ppt_mpi_t *m, double t, uint64_t key, int32_t i);
-int mpi_is_remote(const ppt_mpi_t *m, int32_t rank);
 void mpi_send_ahead(ppt_mpi_t *m, uint64_t uid, int32_t i);
 /* packet.c: wake the core at its next event (after its events from other processes came in) */
 void packet_reschedule(ppt_mpi_t *m);

@@ -28,7 +28,7 @@ void packet_send(ppt_mpi_t *m, int32_t i, int32_t src_node, int32_t dst_node, do
     g->sent_s = start_s;
     if (g->on_sent >= 0)
         map_put(&m->map, map_k1(T_UID_SENT, 0), uid, g->on_sent);
-    if (mpi_is_remote(m, g->dst))
+    if (!ppt_mpi_is_local(m, g->dst))
         mpi_send_ahead(m, uid, i);
     else
         map_put(&m->map, map_k1(T_UID_MSG, 0), uid, i);

@@ -34,8 +34,6 @@ void ppt_mpi_set_partition(ppt_mpi_t *m, int32_t me, int32_t processes, const in
 
 int32_t ppt_mpi_is_local(const ppt_mpi_t *m, int32_t rank) { return is_local_rank(m, rank); }
 
-int mpi_is_remote(const ppt_mpi_t *m, int32_t rank) { return !is_local_rank(m, rank); }
-
 void ppt_mpi_set_window(ppt_mpi_t *m, double end_s) { m->window_end = end_s; }
 
 double ppt_mpi_next_time(const ppt_mpi_t *m)
