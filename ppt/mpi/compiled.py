@@ -15,12 +15,11 @@ code the Python engine runs (:class:`Planner`), once per rank per chunk of its
 stream, and once per node pair and message size the network has not seen.
 
 :func:`replay_job` runs a replay on the engine, or returns None when the
-engine does not carry it -- a network other than the analytic, flow and packet ones, a parallel
-run on the flow network, a sampled run, NCCL's tree all-reduce or ring all-gather, a call the
-simulated MPI refuses, mismatched collectives or a deadlock -- and the Python engine then replays
-the trace (and reports any error) as before.  A parallel run (``mpiexec``) runs each process's
-ranks on its own engine (:mod:`ppt.mpi.compiled_windows`) and gives the serial run's result to the
-last bit.
+engine does not carry it -- a network other than the analytic, flow and packet ones, a sampled
+run, NCCL's tree all-reduce or ring all-gather, a call the simulated MPI refuses, mismatched
+collectives or a deadlock -- and the Python engine then replays the trace (and reports any error)
+as before.  A parallel run (``mpiexec``) runs each process's ranks on its own engine
+(:mod:`ppt.mpi.compiled_windows`) and gives the serial run's result to the last bit.
 """
 from __future__ import annotations
 
@@ -58,9 +57,6 @@ def unsupported(job) -> str | None:
         return f"the {net.kind} network runs on the Python engine"
     if type(net.node_memory) is not NodeMemory:
         return "a custom node memory model runs on the Python engine"
-    comm = parallel.world() if job.comm is parallel.AUTO else job.comm
-    if comm is not None and comm.size > 1 and type(net) is FlowNetwork:
-        return f"parallel runs on the {net.kind} network use the Python engine"
     if job.sampler is not None:
         return "sampled runs use the Python engine"
     if set(job.algorithms.items()) & nccl.IN_PROCESS:
@@ -292,11 +288,13 @@ class Engine:
                             lib.ppt_mpi_free)
         self.handle = ffi.new_handle(net)
         self.sim = None
+        #: The simulation processes' mpi4py communicator (the mpiexec world by default), or None.
+        self.comm = comm = parallel.world() if job.comm is parallel.AUTO else job.comm
         if type(net) is PacketNetwork:      # builds the core (this process's part of it), which the engine drives
-            self.sim = net.simulation(comm=parallel.world() if job.comm is parallel.AUTO else job.comm, name="mpi")
+            self.sim = net.simulation(comm=comm, name="mpi")
             lib.ppt_mpi_set_packet_network(m, net.core.c, net.core.message_latency, net.core.lead_s)
         elif type(net) is FlowNetwork:
-            self.sim = net.simulation(comm=None, name="mpi")        # builds the solver, which the engine drives
+            self.sim = net.simulation(comm=comm, name="mpi")        # builds the solver (refusing mpiexec)
             lib.ppt_mpi_set_flow_network(m, net.share.c, net.share.entity.eid, int(not net.chunks),
                                          net.nic_buffer_B, self.handle)
         else:
@@ -346,9 +344,8 @@ def replay_job(job, trace, replayer_cls, options: dict, progress=None):
     num_ranks = job.num_ranks
     engine = Engine(job)
     m = engine.m
-    comm = parallel.world() if job.comm is parallel.AUTO else job.comm
-    parts = CallParts(m, comm)
-    windows = Windows.of(engine, comm, parts)
+    parts = CallParts(m, engine.comm)
+    windows = Windows.of(engine, engine.comm, parts)
     lib.ppt_mpi_set_replay(m, int(options["clock"] == "cpu"), options["compute_scale"],
                            int(options["keep_startup"]))
     for rank in range(num_ranks):

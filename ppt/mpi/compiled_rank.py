@@ -29,7 +29,6 @@ from functools import partial
 
 from greenlet import getcurrent, greenlet
 
-from ppt.engine import parallel
 from ppt.engine.core import young_garbage_only
 from ppt.engine.process import run_body
 from ppt.errors import ConfigError, DeadlockError, SimulationError
@@ -405,18 +404,17 @@ class _Envelope:
 
 
 class ProgramEngine(Engine):
-    """The compiled engine of a program run under ``comm`` (mpi4py's, or None: serial): the engine, the
-    ranks' payloads by handle, the collective calls' parts and flattened schedules, and the engine's numbers
-    for tags that are not integers."""
+    """The compiled engine of a program run: the engine, the ranks' payloads by handle, the collective calls'
+    parts and flattened schedules, and the engine's numbers for tags that are not integers."""
 
-    def __init__(self, job, comm):
+    def __init__(self, job):
         super().__init__(job)
         self.clock = _Clock(self.m)
         self.out = ffi.new("int64_t[8]")
         self.payloads: dict[int, object] = {}
         self.next_payload = 0
         #: The collective calls whose slots Python combines (their members on any simulation process).
-        self.parts = CallParts(self.m, comm)
+        self.parts = CallParts(self.m, self.comm)
         self.flat: dict[int, tuple] = {}
         self.tags: dict = {}
         self.tag_objects: dict[int, object] = {}
@@ -491,10 +489,9 @@ def run_job(job, main, args=(), argv=(), progress=None):
     if why is not None:
         return None, why
     wall = time.perf_counter()
-    comm = parallel.world() if job.comm is parallel.AUTO else job.comm
-    engine = ProgramEngine(job, comm)
+    engine = ProgramEngine(job)
     m = engine.m
-    windows = Windows.of(engine, comm, _Cargo(engine))
+    windows = Windows.of(engine, engine.comm, _Cargo(engine))
     if windows is not None:
         engine.clock.rank, engine.clock.size = windows.rank, windows.size
     main_greenlet = getcurrent()
