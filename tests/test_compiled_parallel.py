@@ -123,10 +123,11 @@ def _without_wall_time(text: str) -> str:
     return re.sub(r'"wall_s": [-+0-9.eE]+', '"wall_s": 0', text)
 
 
-def _run(command, processes: int = 1, **kwargs):
+def _run(command, processes: int = 1):
+    """``command`` run serially, or under ``mpiexec -n processes``; the completed process."""
     prefix = [_mpiexec(), "-n", str(processes)] if processes > 1 else []
     env = dict(os.environ, PPT_QUIET="1", PYTHONPATH=str(TESTS))
-    return subprocess.run(prefix + command, capture_output=True, text=True, env=env, timeout=300, **kwargs)
+    return subprocess.run(prefix + command, capture_output=True, text=True, env=env, timeout=300)
 
 
 @pytest.mark.mpiexec
