@@ -55,7 +55,7 @@ def add_arguments(parser) -> None:
                              "compute; by default it is dropped and reported per rank")
     parser.add_argument("--engine", choices=ENGINES, default="auto",
                         help="MPI engine a TRACE replays on (not --job-list, whose jobs run on the Python one): "
-                             "auto (default) the compiled one where it can (a serial, unsampled run, no NCCL "
+                             "auto (default) the compiled one where it can (an unsampled run, no NCCL "
                              "algorithm run in the rank's process), else the Python one; "
                              "compiled refuses in one line what it cannot replay; both predict the same")
     parser.add_argument("--skip-unsupported", action="store_true",

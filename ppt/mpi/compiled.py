@@ -15,10 +15,11 @@ code the Python engine runs (:class:`Planner`), once per rank per chunk of its
 stream, and once per node pair and message size the network has not seen.
 
 :func:`replay_job` runs a replay on the engine, or returns None when the
-engine does not carry it -- a network other than the analytic, flow and packet ones, a parallel
-run, NCCL's tree all-reduce, a call the simulated MPI refuses,
-mismatched collectives or a deadlock -- and the Python engine then replays the trace
-(and reports any error) as before.
+engine does not carry it -- a network other than the analytic, flow and packet ones, a sampled
+run, NCCL's tree all-reduce, a call the simulated MPI refuses, mismatched collectives or a deadlock
+-- and the Python engine then replays the trace (and reports any error) as before.  A parallel run
+(``mpiexec``) runs each process's ranks on its own engine (:mod:`ppt.mpi.compiled_windows`) and
+gives the serial run's result to the last bit.
 """
 from __future__ import annotations
 
@@ -37,10 +38,10 @@ from ppt.engine import parallel
 from ppt.engine.core import young_garbage_only
 from ppt.mpi import nccl
 from ppt.mpi.api import MPI
+from ppt.mpi.compiled_windows import CallParts, Windows, gathered
 from ppt.mpi.errors import MPIError
 from ppt.mpi.outcome import JobResult
 from ppt.mpi.p2p import Rank
-from ppt.mpi.schedule import Exchange
 from ppt.mpi.stats import RankStats, total_calls
 from ppt.errors import PPTError
 from ppt.oprecord import OP_DTYPE, Op
@@ -56,9 +57,8 @@ def unsupported(job) -> str | None:
         return f"the {net.kind} network runs on the Python engine"
     if type(net.node_memory) is not NodeMemory:
         return "a custom node memory model runs on the Python engine"
-    comm = parallel.world() if job.comm is parallel.AUTO else job.comm
-    if comm is not None and comm.size > 1 or job.sampler is not None:
-        return "parallel and sampled runs use the Python engine"
+    if job.sampler is not None:
+        return "sampled runs use the Python engine"
     if set(job.algorithms.items()) & nccl.IN_PROCESS:
         return "NCCL's tree all-reduce runs on the Python engine"
     return None
@@ -92,7 +92,7 @@ class Planner:
       run, then finished with the values the members exchanged (:class:`~ppt.mpi.schedule.Exchange`).
     """
 
-    def __init__(self, job, replayer_cls):
+    def __init__(self, job, replayer_cls, parts):
         self.job = job
         self.replayers = []
         self.recorded = None
@@ -100,8 +100,8 @@ class Planner:
         #: While a communicator call runs in its greenlet: the greenlet to return to at its collective.
         self.parent = None
         #: Collective calls of communicator calls by (context, tag, first member), executed for their values as
-        #: members join.
-        self.exchanges: dict[tuple, Exchange] = {}
+        #: members join (:class:`~ppt.mpi.compiled_windows.CallParts`: on whichever process they run).
+        self.parts = parts
         #: Ranks suspended in a communicator call: (greenlet, call key, rank in the parent communicator).
         self.suspended: dict[int, tuple] = {}
         for world_rank in range(job.num_ranks):
@@ -116,10 +116,7 @@ class Planner:
             self.recorded = (c, schedule, sizes)
             return values
         key = (c.ctx, c.tag, c.comm.members[0])     # disjoint communicators may share a context
-        exchange = self.exchanges.get(key)
-        if exchange is None:
-            exchange = self.exchanges[key] = Exchange(c.size)
-        exchange.add(c.me, schedule, list(values), list(sizes), op)
+        self.parts.add(key, c.comm.members, c.me, schedule, list(values), list(sizes), op)
         return self.parent.switch((c, schedule, sizes, key))
 
     def _run(self, world_rank: int, name: str, row: tuple, aux: list):
@@ -160,10 +157,7 @@ class Planner:
         if found is None:
             return
         body, key, me = found
-        exchange = self.exchanges[key]
-        values = exchange.values(me)
-        if not exchange.left:
-            del self.exchanges[key]
+        values = self.parts.values(key, me)
         self.parent = getcurrent()
         try:
             body.switch(values)
@@ -294,11 +288,13 @@ class Engine:
                             lib.ppt_mpi_free)
         self.handle = ffi.new_handle(net)
         self.sim = None
-        if type(net) is PacketNetwork:
-            self.sim = net.simulation(comm=None, name="mpi")        # builds the core, which the engine drives
+        #: The simulation processes' mpi4py communicator (the mpiexec world by default), or None.
+        self.comm = comm = parallel.world() if job.comm is parallel.AUTO else job.comm
+        if type(net) is PacketNetwork:      # builds the core (this process's part of it), which the engine drives
+            self.sim = net.simulation(comm=comm, name="mpi")
             lib.ppt_mpi_set_packet_network(m, net.core.c, net.core.message_latency, net.core.lead_s)
         elif type(net) is FlowNetwork:
-            self.sim = net.simulation(comm=None, name="mpi")        # builds the solver, which the engine drives
+            self.sim = net.simulation(comm=comm, name="mpi")        # builds the solver (refusing mpiexec)
             lib.ppt_mpi_set_flow_network(m, net.share.c, net.share.entity.eid, int(not net.chunks),
                                          net.nic_buffer_B, self.handle)
         else:
@@ -320,7 +316,8 @@ class Engine:
         return found[1]
 
     def network_stats(self) -> dict:
-        """The network's statistics at the end of the run, as the Python engine's run leaves them."""
+        """The network's statistics at the end of the run, as the Python engine's run leaves them: this
+        simulation process's part (``Network.stats``), which ``Network.merge_stats`` combines over processes."""
         net, m = self.net, self.m
         counts = ffi.new("int64_t[5]")
         lib.ppt_mpi_network_stats(m, counts)
@@ -329,7 +326,7 @@ class Engine:
         net.node_memory.copies, net.node_memory.bytes = counts[3], counts[4]
         if self.sim is not None:
             self.sim.now = lib.ppt_mpi_now(m)
-        return net.merge_stats([net.stats(self.sim)])
+        return net.stats(self.sim)
 
 
 def replay_job(job, trace, replayer_cls, options: dict, progress=None):
@@ -350,6 +347,8 @@ def replay_job(job, trace, replayer_cls, options: dict, progress=None):
     num_ranks = job.num_ranks
     engine = Engine(job)
     m = engine.m
+    parts = CallParts(m, engine.comm)
+    windows = Windows.of(engine, engine.comm, parts)
     lib.ppt_mpi_set_replay(m, int(options["clock"] == "cpu"), options["compute_scale"],
                            int(options["keep_startup"]))
     for rank in range(num_ranks):
@@ -360,19 +359,22 @@ def replay_job(job, trace, replayer_cls, options: dict, progress=None):
     skip, skip_unsupported = options.get("skip", frozenset()), options.get("skip_unsupported", False)
     names.skip = lambda name: skip_unsupported or name in skip
     streams = [_Stream(trace.stream(rank)) for rank in range(num_ranks)]
-    planner = Planner(job, replayer_cls)
+    planner = Planner(job, replayer_cls, parts)
     done_records = 0
-    with young_garbage_only():         # the trace and tables held: no rescans
+
+    def step():
+        """Run the engine to the end of the job or of its window: None, or why it gave up."""
+        nonlocal done_records
         while True:
             status = lib.ppt_mpi_run(m)
             if status == lib.PPT_MPI_DONE:
-                break
+                return None
             if status == lib.PPT_MPI_NEED_CHUNK:
                 rank = lib.ppt_mpi_need_rank(m)
                 streams[rank].feed(m, rank, names)
             elif status in (lib.PPT_MPI_NEED_COLL, lib.PPT_MPI_NEED_COMM):
                 if not _python_step(engine, status, planner, streams):
-                    return None, "a call the simulated MPI refuses"
+                    return "a call the simulated MPI refuses"
             elif status == lib.PPT_MPI_NEED_PROGRESS:
                 if progress is not None:
                     records = lib.ppt_mpi_records(m)
@@ -381,10 +383,15 @@ def replay_job(job, trace, replayer_cls, options: dict, progress=None):
                     progress.progress.count(progress.done, progress.total, lib.ppt_mpi_now(m),
                                             "records over all ranks")
             else:
-                return None, ffi.string(lib.ppt_mpi_reason(m)).decode()
-    if lib.ppt_mpi_unfinished(m):
+                return ffi.string(lib.ppt_mpi_reason(m)).decode()
+
+    with young_garbage_only():         # the trace and tables held: no rescans
+        why = step() if windows is None else windows.run(step)
+    if why is not None:
+        return None, why
+    if sum(gathered(windows, lib.ppt_mpi_unfinished(m))):
         return None, "ranks are left blocked (a deadlock)"
-    result = _results(m, job, names, engine.network_stats(), time.perf_counter() - wall)
+    result = _results(m, job, names, engine, windows, time.perf_counter() - wall)
     return (result, None) if result is not None else (None, "collective messages were left unreceived")
 
 
@@ -441,21 +448,21 @@ def _python_step(engine: Engine, status: int, planner: Planner, streams: list) -
     return True
 
 
-def _results(m, job, names: _Names, network: dict, wall_s: float):
-    """The JobResult of a finished replay (its ``returns`` the ranks' replay reports); None if collective
-    messages were left unreceived (mismatched collectives: the Python engine reports them)."""
+def _results(m, job, names: _Names, engine: Engine, windows, wall_s: float):
+    """The JobResult of a finished replay (its ``returns`` the ranks' replay reports), gathered over the
+    simulation processes of a parallel run; None if collective messages were left unreceived (mismatched
+    collectives: the Python engine reports them)."""
     num_calls = max(len(names.names), 1)
     times, counts = ffi.new("double[11]"), ffi.new("int64_t[7]")
     calls, skipped = ffi.new("int64_t[]", num_calls), ffi.new("int64_t[]", num_calls)
-    per_rank, returns = [], []
-    for rank in range(job.num_ranks):
+    per_rank, returns, stray = [], [], False
+    for rank in filter(lambda rank: lib.ppt_mpi_is_local(m, rank), range(job.num_ranks)):
         lib.ppt_mpi_rank_stats(m, rank, times, counts)
         lib.ppt_mpi_rank_calls(m, rank, calls, skipped, num_calls)
         (compute_s, comm_s, finish_s, dropped_s, recorded_mpi_s, wall_gaps_s, cpu_gaps_s,
          first_s, first_recorded_s, last_s, last_recorded_s) = times
         messages_sent, bytes_sent, records, p2p_bytes, unreceived, unreceived_coll, wtimes = counts
-        if unreceived_coll:
-            return None
+        stray = stray or unreceived_coll > 0
         stats = RankStats()
         stats.compute_s, stats.comm_s, stats.finish_s = compute_s, comm_s, finish_s
         stats.messages_sent, stats.bytes_sent = messages_sent, bytes_sent
@@ -470,6 +477,12 @@ def _results(m, job, names: _Names, network: dict, wall_s: float):
                         "compute_wall_s": wall_gaps_s, "compute_cpu_s": cpu_gaps_s,
                         "wtime_span_s": last_s - first_s if spans else None,
                         "recorded_wtime_span_s": last_recorded_s - first_recorded_s if spans else None})
+    local = (per_rank, returns, stray, engine.network_stats(), lib.ppt_mpi_events(m))
+    parts = gathered(windows, local)
+    if any(part[2] for part in parts):
+        return None
+    ranked = sorted((pair for part in parts for pair in zip(part[0], part[1])), key=lambda pair: pair[0]["rank"])
+    per_rank, returns = [entry for entry, _ in ranked], [report for _, report in ranked]
     return JobResult(ranks=job.num_ranks, predicted_s=max(e["finish_s"] for e in per_rank), per_rank=per_rank,
-                      calls=total_calls(per_rank), network=network, returns=returns,
-                      events=lib.ppt_mpi_events(m), wall_s=wall_s)
+                      calls=total_calls(per_rank), network=engine.net.merge_stats([part[3] for part in parts]),
+                      returns=returns, events=sum(part[4] for part in parts), wall_s=wall_s)

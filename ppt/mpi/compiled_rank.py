@@ -18,6 +18,12 @@ engine send or receive at each start; a matched probe takes the message off the 
 its ``Mrecv``; an ``Ibarrier``'s rounds run in the engine (``ppt/mpi/core/ibarrier.c``), progressing
 while the rank does other things.  What the engine does not carry is the job's, decided before the
 run starts (:func:`ppt.mpi.compiled.unsupported`).
+
+A parallel run (``mpiexec``, on the analytic or packet network) runs on each simulation process the
+ranks of its nodes (:mod:`ppt.mpi.compiled_windows`); the payloads and non-integer tags of messages
+to other processes, and each collective call's parts (for the call's Exchange wherever its members
+run), travel beside the engine's records in the window exchange, pickled.  It gives the serial
+run's result to the last bit.
 """
 from __future__ import annotations
 
@@ -32,13 +38,13 @@ from ppt.errors import DeadlockError, SimulationError
 from ppt.interconnects.core import ffi, lib
 from ppt.mpi.api import MPI
 from ppt.mpi.compiled import Engine, flatten, unsupported
+from ppt.mpi.compiled_windows import CallParts, Windows, gathered
 from ppt.mpi.constants import ANY_SOURCE, ANY_TAG, PROC_NULL
 from ppt.mpi.deadlock import deadlock_message, describe
 from ppt.mpi.errors import MPIError
 from ppt.mpi.outcome import JobResult, rank_body, stray
 from ppt.mpi.p2p import EAGER, RTS, STANDARD, Rank, Request, Status
 from ppt.mpi.persistent import Prequest
-from ppt.mpi.schedule import Exchange
 from ppt.mpi.stats import RankStats, total_calls
 
 
@@ -411,10 +417,7 @@ class CompiledRank:
         for have all added theirs by its end)."""
         engine, m, me = self.engine, self.m, self.world_rank
         key = (c.ctx, c.tag, c.comm.members[0])         # disjoint communicators may share a context
-        exchange = engine.exchanges.get(key)
-        if exchange is None:
-            exchange = engine.exchanges[key] = Exchange(c.size)
-        exchange.add(c.me, schedule, values, list(sizes), op)
+        engine.parts.add(key, c.comm.members, c.me, schedule, values, list(sizes), op)
         call, root, _ = c.hdr
         flat = engine.flatten(schedule)                  # alive while the run uses it
         state = lib.ppt_mpi_program_run(m, me, flat, ffi.new("int64_t[]", list(sizes) or [0]), len(sizes),
@@ -425,10 +428,7 @@ class CompiledRank:
             state = lib.ppt_mpi_run_state(m, me, self.out)
         if state < 0:
             raise self._mismatch(c)
-        result = exchange.result(c.me)
-        if not exchange.left:
-            del engine.exchanges[key]
-        return result
+        return engine.parts.values(key, c.me, combined=False)
 
     def _mismatch(self, c) -> MPIError:
         """The error :meth:`ppt.mpi.collectives.Coll.value` raises for the header the run received."""
@@ -462,8 +462,8 @@ class _Envelope:
 
 
 class ProgramEngine(Engine):
-    """The compiled engine of a program run: the engine, the ranks' payloads by handle, the collectives'
-    flattened schedules, and the engine's numbers for tags that are not integers."""
+    """The compiled engine of a program run: the engine, the ranks' payloads by handle, the collective calls'
+    parts and flattened schedules, and the engine's numbers for tags that are not integers."""
 
     def __init__(self, job):
         super().__init__(job)
@@ -471,7 +471,8 @@ class ProgramEngine(Engine):
         self.out = ffi.new("int64_t[8]")
         self.payloads: dict[int, object] = {}
         self.next_payload = 0
-        self.exchanges: dict[tuple, Exchange] = {}
+        #: The collective calls whose slots Python combines (their members on any simulation process).
+        self.parts = CallParts(self.m, self.comm)
         self.flat: dict[int, tuple] = {}
         self.tags: dict = {}
         self.tag_objects: dict[int, object] = {}
@@ -509,6 +510,35 @@ class ProgramEngine(Engine):
         return flat
 
 
+class _Cargo:
+    """What travels between the simulation processes of a parallel program run beside the engine's records
+    (a :class:`~ppt.mpi.compiled_windows.Windows` cargo): the payloads the records name and their tags that
+    are not integers (the numbers of both are each process's own), and the collective calls' parts
+    (:class:`~ppt.mpi.compiled_windows.CallParts`)."""
+
+    def __init__(self, engine: ProgramEngine):
+        self.engine = engine
+
+    def pack(self, batches: list) -> list:
+        """Per process: the payloads and tag objects of its records, in record order, and the calls' parts."""
+        payloads, tags = self.engine.payloads, self.engine.tag_objects
+        out = []
+        for records, parts in zip(batches, self.engine.parts.pack(batches)):
+            handles, numbers = records["payload"], records["tag"]
+            out.append(None if parts is None else
+                       ([payloads.pop(h) for h in handles[handles != 0].tolist()],
+                        [tags[t] for t in numbers[numbers >= OBJECT_TAGS].tolist()], parts))
+        return out
+
+    def unpack(self, records, objects) -> None:
+        """Keep the payloads and tags here under this process's numbers, and add the calls' parts."""
+        engine = self.engine
+        data, tags, parts = objects
+        records["payload"][records["payload"] != 0] = [engine.keep(value) for value in data]
+        records["tag"][records["tag"] >= OBJECT_TAGS] = [engine.tag_id(tag) for tag in tags]
+        engine.parts.unpack(records, parts)
+
+
 def run_job(job, main, args=(), argv=(), progress=None):
     """Run ``main(mpi, *args)`` on every rank of ``job`` on the compiled engine: ``(JobResult, None)``, or
     ``(None, why)`` when the engine does not carry the job (then nothing has run)."""
@@ -518,40 +548,45 @@ def run_job(job, main, args=(), argv=(), progress=None):
     wall = time.perf_counter()
     engine = ProgramEngine(job)
     m = engine.m
+    windows = Windows.of(engine, engine.comm, _Cargo(engine))
+    if windows is not None:
+        engine.clock.rank, engine.clock.size = windows.rank, windows.size
     main_greenlet = getcurrent()
     ranks = []
     for world_rank in range(job.num_ranks):
+        if not lib.ppt_mpi_is_local(m, world_rank):
+            continue
         rank = CompiledRank(engine, world_rank)
         rank.api = MPI.of_rank(rank, job.num_ranks, argv)
         rank.proc = _Process(rank, rank_body, (rank, main, args), f"rank {world_rank}", main_greenlet)
         ranks.append(rank)
+    by_world = {rank.world_rank: rank for rank in ranks}
     engine.clock.ranks = ranks
     if progress is not None:
         lib.ppt_mpi_set_progress(m, 1 << 62)        # every 65,536 events
-    with young_garbage_only():
+
+    def step():
+        """Run the engine to the end of the job or of its window (a program run never gives up: None)."""
         while True:
             status = lib.ppt_mpi_run(m)
             if status == lib.PPT_MPI_DONE:
-                break
+                return None
             if status == lib.PPT_MPI_NEED_RESUME:
-                ranks[lib.ppt_mpi_need_rank(m)].proc.glet.switch()
+                by_world[lib.ppt_mpi_need_rank(m)].proc.glet.switch()
             elif status == lib.PPT_MPI_NEED_PROGRESS:
                 progress(engine.clock)
             else:
                 raise SimulationError(f"compiled MPI engine: {ffi.string(lib.ppt_mpi_reason(m)).decode()}")
-    return _result(job, engine, ranks, time.perf_counter() - wall), None
+
+    with young_garbage_only():
+        step() if windows is None else windows.run(step)
+    return _result(job, engine, ranks, windows, time.perf_counter() - wall), None
 
 
-def _result(job, engine, ranks, wall_s: float):
-    """The JobResult of a finished run; DeadlockError or MPIError as :meth:`ppt.mpi.job.MPIJob.result` raises."""
+def _result(job, engine, ranks, windows, wall_s: float):
+    """The JobResult of a finished run, gathered over the simulation processes of a parallel run;
+    DeadlockError or MPIError as :meth:`ppt.mpi.job.MPIJob.result` raises."""
     m, out = engine.m, engine.out
-    now = lib.ppt_mpi_now(m)
-    blocked = [(r.world_rank, describe(r)) for r in ranks if r.stats.finish_s is None]
-    if blocked:
-        raise DeadlockError(deadlock_message(blocked, now, job.num_ranks))
-    stray = sorted(s for r in ranks for s in r.strays())
-    if stray:
-        raise MPIError(stray[0][1])
     per_rank = []
     for rank in ranks:
         lib.ppt_mpi_program_stats(m, rank.world_rank, out)
@@ -559,6 +594,19 @@ def _result(job, engine, ranks, wall_s: float):
         entry = rank.stats.as_dict(rank.world_rank, rank.node)
         entry["unreceived_messages"] = out[2]
         per_rank.append(entry)
+    local = {"blocked": [(r.world_rank, describe(r)) for r in ranks if r.stats.finish_s is None],
+             "stray": [s for r in ranks for s in r.strays()], "now": lib.ppt_mpi_now(m),
+             "per_rank": list(zip(per_rank, [r.result for r in ranks])), "network": engine.network_stats(),
+             "events": lib.ppt_mpi_events(m)}
+    parts = gathered(windows, local)
+    blocked = sorted(b for p in parts for b in p["blocked"])
+    if blocked:
+        raise DeadlockError(deadlock_message(blocked, max(p["now"] for p in parts), job.num_ranks))
+    strays = sorted(s for p in parts for s in p["stray"])
+    if strays:
+        raise MPIError(strays[0][1])
+    ranked = sorted((pair for p in parts for pair in p["per_rank"]), key=lambda pair: pair[0]["rank"])
+    per_rank = [entry for entry, _ in ranked]
     return JobResult(ranks=job.num_ranks, predicted_s=max(e["finish_s"] for e in per_rank), per_rank=per_rank,
-                      calls=total_calls(per_rank), network=engine.network_stats(),
-                      returns=[r.result for r in ranks], events=lib.ppt_mpi_events(m), wall_s=wall_s)
+                      calls=total_calls(per_rank), network=engine.net.merge_stats([p["network"] for p in parts]),
+                      returns=[value for _, value in ranked], events=sum(p["events"] for p in parts), wall_s=wall_s)

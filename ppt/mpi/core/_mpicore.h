@@ -241,8 +241,22 @@ enum { EV_RESUME, EV_POST, EV_SEND_NOW, EV_DELIVER, EV_SENT, EV_RESHARE, EV_SHAR
 /* Keys of the packet core's wake-ups: after every entity's events at the same time (packetnet.py WAKE_KEY). */
 #define NET_WAKE_KEY (1ull << 63)
 
+/* Messages for the ranks of one other process (remote.c). */
+typedef struct {
+    ppt_mpi_remote_t *records;
+    int64_t len, cap;
+    int64_t *parts;
+    int64_t nparts, cap_parts;
+    double first_s;             /* the earliest record's time (inf: none) */
+} outbox_t;
+
 struct ppt_mpi {
     int32_t num_ranks, num_nodes;
+    /* parallel runs: this process, how many, which runs each node (NULL: serial), outboxes per process */
+    int32_t me, processes;
+    int32_t *owner;
+    outbox_t *outbox;
+    double window_end;          /* events from this time on wait for the next window */
     int32_t *node_of;
     uint64_t *key;              /* per node: its NIC entity's last event key */
     int64_t eager_B;
@@ -304,6 +318,12 @@ struct ppt_mpi {
 /* engine.c: events */
 void mpi_schedule(ppt_mpi_t *m, int32_t node, double t, int32_t kind, int32_t target, int32_t a);
 void mpi_post(ppt_mpi_t *m, double t, uint64_t key, int32_t kind, int32_t target, int32_t a);
+/* remote.c: message i delivered at t, key -- here or on the process running its destination; message i
+ * handed to the packet core as uid, for a rank of another process (whose core delivers it) */
+void mpi_deliver_at(ppt_mpi_t *m, double t, uint64_t key, int32_t i);
+void mpi_send_ahead(ppt_mpi_t *m, uint64_t uid, int32_t i);
+/* packet.c: wake the core at its next event (after its events from other processes came in) */
+void packet_reschedule(ppt_mpi_t *m);
 /* network.c: the analytic and flow networks and node memory */
 void mpi_send_message(ppt_mpi_t *m, int32_t msg, double delay_s);
 void mpi_deliver(ppt_mpi_t *m, int32_t msg);

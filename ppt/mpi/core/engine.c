@@ -34,6 +34,7 @@ ppt_mpi_t *ppt_mpi_new(int32_t num_ranks, int32_t num_nodes, const int32_t *node
     m->free_req = m->free_msg = -1;
     m->need_rank = -1;
     m->compute_scale = 1.0;
+    m->window_end = INFINITY;
     m->world_ids = ppt_alloc((size_t)num_ranks, sizeof(int32_t));
     for (int32_t r = 0; r < num_ranks; r++)
         m->world_ids[r] = r;
@@ -101,6 +102,12 @@ void ppt_mpi_free(ppt_mpi_t *m)
     free(m->plans);
     free(m->comms);
     free(m->world_ids);
+    for (int32_t p = 0; p < m->processes; p++) {
+        free(m->outbox[p].records);
+        free(m->outbox[p].parts);
+    }
+    free(m->outbox);
+    free(m->owner);
     map_free(&m->map);
     free(m);
 }
@@ -255,13 +262,15 @@ int32_t ppt_mpi_run(ppt_mpi_t *m)
             return status;
     }
     ppt_event_t ev;
-    while (m->heap.len) {
+    while (m->heap.len && m->heap.ev[0].t < m->window_end) {
         heap_pop(&m->heap, &ev);
         m->now = ev.t;
         m->events++;
         int status = dispatch(m, &ev);
         if (status != PPT_MPI_DONE)
             return status;
+        if (m->need == PPT_MPI_UNSUPPORTED)    /* a step that returns nothing gave up (remote.c's lookahead) */
+            return PPT_MPI_UNSUPPORTED;
         if (m->progress_records && (m->events >= m->progress_events_at || m->records >= m->progress_records_at)) {
             m->progress_events_at = m->events + PPT_MPI_PROGRESS_EVENTS;
             m->progress_records_at = m->records + m->progress_records;
@@ -283,7 +292,7 @@ int32_t ppt_mpi_unfinished(const ppt_mpi_t *m)
 {
     int32_t n = 0;
     for (int32_t r = 0; r < m->num_ranks; r++)
-        n += m->ranks[r].state != R_DONE;
+        n += m->ranks[r].state != R_DONE && ppt_mpi_is_local(m, r);
     return n;
 }
 

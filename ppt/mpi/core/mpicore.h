@@ -177,3 +177,33 @@ void ppt_mpi_mismatch(const ppt_mpi_t *m, int64_t *out);
  * sequence number), 0 past the last. */
 void ppt_mpi_program_stats(const ppt_mpi_t *m, int32_t rank, int64_t *out);
 int32_t ppt_mpi_stray(const ppt_mpi_t *m, int32_t rank, int64_t k, int64_t *out);
+
+/* -- parallel runs (mpiexec): each simulation process runs the ranks of its own nodes (remote.c) ---- */
+/* A message delivered to a rank of another process, with its delivery event's (time s, key); the slot
+ * sizes it carries (count of them) are at parts_at of the outbox's parts, or parts_at is -1.  On the
+ * packet network (in_core 1) the core delivers it there: it waits for the core's delivery of its uid,
+ * handed to the core at sent_s, and t and key are unused. */
+typedef struct ppt_mpi_remote {
+    double t, sent_s;
+    uint64_t key, uid;
+    int64_t tag, seq, nbytes, net_B, payload, hdr_seq, parts_at;
+    int32_t kind, dst, src, ctx, send_req, recv_req, count, hdr_call, hdr_root, in_core;
+} ppt_mpi_remote_t;
+/* This process is `me` of `processes`; owner[node] is the process that runs the node's ranks.  Call
+ * once, right after ppt_mpi_new (the ranks of other processes never start here). */
+void ppt_mpi_set_partition(ppt_mpi_t *m, int32_t me, int32_t processes, const int32_t *owner);
+int32_t ppt_mpi_is_local(const ppt_mpi_t *m, int32_t rank);
+/* ppt_mpi_run runs the events before end_s only (default: all). */
+void ppt_mpi_set_window(ppt_mpi_t *m, double end_s);
+/* The earliest of the next queued event and the outboxes' records, s (inf: none). */
+double ppt_mpi_next_time(const ppt_mpi_t *m);
+/* The records for a process since the outboxes were last cleared, and the slot sizes they carry. */
+int64_t ppt_mpi_outbox(const ppt_mpi_t *m, int32_t process, const ppt_mpi_remote_t **records,
+                       const int64_t **parts, int64_t *nparts);
+void ppt_mpi_clear_outboxes(ppt_mpi_t *m);
+/* The packet core's events from other processes (ppt_net_outbox's), handed to the core here. */
+void ppt_mpi_receive_packets(ppt_mpi_t *m, const struct ppt_remote *events, int64_t n);
+/* Records another process sent here (their parts_at index parts): queued as their deliveries.  Call ids
+ * are per process: the sender's id k is call_ids[k] here (k < num_calls). */
+void ppt_mpi_receive(ppt_mpi_t *m, const ppt_mpi_remote_t *records, int64_t n, const int64_t *parts,
+                     const int32_t *call_ids, int32_t num_calls);

@@ -57,6 +57,7 @@ static int64_t wire_bytes(ppt_mpi_t *m, int64_t nbytes)
 static void send_off_node(ppt_mpi_t *m, int32_t i, int32_t src_node, int32_t dst_node)
 {
     msg_t *g = MSG(m, i);
+    int32_t on_sent = g->on_sent;
     double hops = 0.0, latency = m->latency_s, bandwidth = m->bandwidth_Bps;
     if (!m->constant_path) {
         const double *p = path_of(m, src_node, dst_node);
@@ -68,9 +69,9 @@ static void send_off_node(ppt_mpi_t *m, int32_t i, int32_t src_node, int32_t dst
     m->net_messages++;
     m->net_bytes += g->net_B;
     m->net_hops += (int64_t)hops;
-    mpi_schedule(m, src_node, m->now + (latency + wire_s), EV_DELIVER, i, 0);
-    if (g->on_sent >= 0)
-        mpi_schedule(m, src_node, m->now + wire_s, EV_SENT, g->on_sent, 0);
+    mpi_deliver_at(m, m->now + (latency + wire_s), ++m->key[src_node], i);
+    if (on_sent >= 0)
+        mpi_schedule(m, src_node, m->now + wire_s, EV_SENT, on_sent, 0);
 }
 
 /* -- node memory (nodememory.py NodeMemory.copy) ------------------------------------------------------ */

@@ -4,11 +4,13 @@
  * A message is handed to the core at once, with its start time (the rank's clock); the engine keeps
  * one wake-up event at the core's next event time, keyed after every entity's events at that time.
  * A wake-up runs the core up to the engine's next event plus the NIC latency (no message handed over
- * later can reach the core before then) and turns the core's outputs -- a message delivered, a
- * message's last byte sent -- into engine events with the keys the core gave them. */
+ * later can reach the core before then; in a parallel run, no further than the window's end) and turns
+ * the core's outputs -- a message delivered, a message's last byte sent -- into engine events with the
+ * keys the core gave them.  A message to a rank of another process goes ahead to it (remote.c), whose
+ * core delivers it. */
 #include "_mpicore.h"
 
-static void reschedule(ppt_mpi_t *m)
+void packet_reschedule(ppt_mpi_t *m)
 {
     double t = ppt_net_next_time(m->net);
     if (t < m->net_wake_s) {
@@ -24,10 +26,13 @@ void packet_send(ppt_mpi_t *m, int32_t i, int32_t src_node, int32_t dst_node, do
     double start_s = m->now + delay_s;
     uint64_t uid = ppt_net_send(m->net, src_node, dst_node, g->net_B, g->on_sent >= 0, start_s);
     g->sent_s = start_s;
-    map_put(&m->map, map_k1(T_UID_MSG, 0), uid, i);
     if (g->on_sent >= 0)
         map_put(&m->map, map_k1(T_UID_SENT, 0), uid, g->on_sent);
-    reschedule(m);
+    if (!ppt_mpi_is_local(m, g->dst))
+        mpi_send_ahead(m, uid, i);
+    else
+        map_put(&m->map, map_k1(T_UID_MSG, 0), uid, i);
+    packet_reschedule(m);
 }
 
 /* Wake-up `number`: the core's events run (0 if a later wake-up superseded this one). */
@@ -37,7 +42,7 @@ int64_t packet_wake(ppt_mpi_t *m, int32_t number)
         return 0;
     m->net_wake_s = INFINITY;
     double next = m->heap.len ? m->heap.ev[0].t : INFINITY;
-    int64_t ran = ppt_net_run(m->net, next + m->net_lead_s, 1 << 20);
+    int64_t ran = ppt_net_run(m->net, fmin(next + m->net_lead_s, m->window_end), 1 << 20);
     ppt_output_t *out;
     int64_t count = ppt_net_outputs(m->net, &out);
     for (int64_t k = 0; k < count; k++) {
@@ -52,6 +57,6 @@ int64_t packet_wake(ppt_mpi_t *m, int32_t number)
         }
     }
     ppt_net_clear_outputs(m->net);
-    reschedule(m);
+    packet_reschedule(m);
     return ran;
 }

@@ -1,0 +1,252 @@
+"""Parallel runs (``mpiexec -n K``) of the compiled MPI engine give the serial run's result to the last bit.
+
+Each simulation process runs the ranks of its own nodes and sends the messages for other processes'
+ranks as C records in the window exchange (:mod:`ppt.mpi.compiled_windows`); the results of trace
+replays and rank programs (per-rank statistics, calls, network counts, events, the programs' returns)
+are compared with a serial run of the same job, byte for byte but for the wall time, and errors are
+reported once, as serially.
+"""
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+TESTS = Path(__file__).resolve().parent
+#: Nodes of the edison preset: its analytic network's NIC entities, in blocks over the processes.
+EDISON_NODES = 5576
+
+#: Run under mpiexec: every process replays random op streams (test_compiled_replay's) serially and in
+#: parallel on the compiled engine, on the analytic network or a packet network of a preset (the ranks
+#: mapped at random: on every process); process 0 prints every process's seeds that differ and how many
+#: ran compiled.
+RANDOM_STREAMS = """
+import json, sys
+from mpi4py import MPI
+from ppt.errors import ConfigError
+from ppt.hardware.systems import load_system
+from ppt.interconnects.networks.analytic import AnalyticNetwork
+from ppt.machine import Machine
+from ppt.mpi.job import MPIJob
+from ppt.mpi.settings import MPISettings
+from ppt.traces.replay import replay
+from test_compiled_replay import ALGORITHMS, _random_trace
+
+world, differ, compiled = MPI.COMM_WORLD, [], 0
+network, seeds = sys.argv[1], int(sys.argv[2])
+
+
+def analytic(rng, ranks):
+    per_node = rng.choice([1, 2, 3])
+    settings = MPISettings(rng.choice([0, 1000, 4096, 65536]), rng.choice([0.0, 1e-7]), rng.choice([0.0, 2e-7]),
+                           rng.choice([0.0, 1e-7]))
+    algorithms, hops, bandwidth = rng.choice(ALGORITHMS), rng.random() < 0.5, rng.choice([1e9, 1e10, float("inf")])
+
+    def job(comm):
+        net = AnalyticNetwork(-(-ranks // per_node), 1e-6, bandwidth, per_hop_s=5e-8,
+                              hops=(lambda a, b: abs(a - b)) if hops else None)
+        return MPIJob(net, ranks, per_node, settings=settings, algorithms=algorithms, comm=comm)
+    return job
+
+
+def packet(rng, ranks):
+    preset = load_system(rng.choice(["fattree-4-3", "dragonfly-booksim"]))
+    preset = dict(preset, mpi=dict(preset.get("mpi", {}), eager_threshold_B=rng.choice([1000, 8192]),
+                                   send_overhead_s=rng.choice([0.0, 1e-7])))
+    per_node, seed = rng.choice([1, 2]), rng.randrange(100)
+    return lambda comm: MPIJob.on_machine(Machine(preset, "packet"), ranks, ranks_per_node=per_node,
+                                          mapping="random", seed=seed, comm=comm)
+
+
+for seed in range(seeds):
+    trace, rng = _random_trace(seed)
+    job = (analytic if network == "analytic" else packet)(rng, trace.num_ranks)
+    try:
+        parallel = json.dumps(replay(trace, job(world), engine="compiled"), sort_keys=True)
+    except ConfigError:         # an error the Python engine reports
+        continue
+    compiled += 1
+    if parallel != json.dumps(replay(trace, job(None), engine="compiled"), sort_keys=True):
+        differ.append(seed)
+reports = world.gather({"process": world.rank, "differ": differ, "compiled": compiled})
+if world.rank == 0:
+    print(json.dumps(reports))
+"""
+
+#: Run under mpiexec: the mpi4py API programs (payloads of every kind, reductions with user ops,
+#: communicators) on 4 ranks of 4 nodes, serially and in parallel on the compiled engine (or, where it
+#: refuses a call, on ``auto``'s Python engine); process 0 prints the programs that ran compiled and those
+#: that differ.
+API_PROGRAMS = """
+import json
+from mpi4py import MPI
+import mpi4py_api_programs as programs
+from mpi_helpers import network
+from ppt.errors import ConfigError
+from ppt.mpi.job import MPIJob
+from ppt.mpi.settings import MPISettings
+
+world, compiled, differ = MPI.COMM_WORLD, [], []
+
+
+def outcome(main, comm, engine):
+    job = MPIJob(network(4), 4, comm=comm, settings=MPISettings(1024, 1e-7, 2e-7), engine=engine)
+    r = job.run(main)
+    return json.dumps([r.predicted_s, r.per_rank, r.calls, r.network, r.returns, r.events], default=repr)
+
+
+for name, main in programs.PROGRAMS.items():
+    try:
+        parallel = outcome(main, world, "compiled")
+        compiled.append(name)
+    except ConfigError:
+        parallel = outcome(main, world, "auto")
+    if parallel != outcome(main, None, "compiled" if name in compiled else "auto"):
+        differ.append(name)
+if world.rank == 0:
+    print(json.dumps({"compiled": compiled, "differ": differ}))
+"""
+
+
+def _mpiexec() -> str:
+    found = shutil.which("mpiexec", path=os.path.dirname(sys.executable)) or shutil.which("mpiexec")
+    if not found:
+        pytest.skip("mpiexec not installed")
+    return found
+
+
+def _without_wall_time(text: str) -> str:
+    return re.sub(r'"wall_s": [-+0-9.eE]+', '"wall_s": 0', text)
+
+
+def _run(command, processes: int = 1):
+    """``command`` run serially, or under ``mpiexec -n processes``; the completed process."""
+    prefix = [_mpiexec(), "-n", str(processes)] if processes > 1 else []
+    env = dict(os.environ, PPT_QUIET="1", PYTHONPATH=str(TESTS))
+    return subprocess.run(prefix + command, capture_output=True, text=True, env=env, timeout=300)
+
+
+@pytest.mark.mpiexec
+@pytest.mark.parametrize("processes", [2, 4])
+@pytest.mark.parametrize("network, seeds", [("analytic", 40), ("packet", 12)])
+def test_random_op_streams_replay_in_parallel_as_serially(tmp_path, processes, network, seeds):
+    script = tmp_path / "streams.py"
+    script.write_text(RANDOM_STREAMS)
+    run = _run([sys.executable, str(script), network, str(seeds)], processes)
+    assert run.returncode == 0, run.stderr
+    reports = json.loads(run.stdout)
+    assert sorted(r["process"] for r in reports) == list(range(processes))
+    assert all(r["differ"] == [] for r in reports), reports
+    compiled = {r["compiled"] for r in reports}
+    assert len(compiled) == 1 and compiled.pop() >= seeds * 3 // 4          # communicators too
+
+
+@pytest.fixture(scope="module")
+def synthetic(tmp_path_factory):
+    """A 16-rank halo-and-allreduce op-stream trace (ppt.traces.writers.synthetic)."""
+    folder = tmp_path_factory.mktemp("trace") / "synthetic"
+    subprocess.run([sys.executable, "-m", "ppt.traces.writers.synthetic", str(folder), "--ranks", "16",
+                    "--messages", "2000"], check=True, capture_output=True, timeout=120)
+    return folder
+
+
+@pytest.mark.mpiexec
+@pytest.mark.parametrize("processes", [2, 4])
+@pytest.mark.parametrize("system, network, nodes", [("edison", "analytic", EDISON_NODES),
+                                                    ("dragonfly-booksim", "packet", 1056)])
+def test_ppt_replay_in_parallel_prints_the_serial_json(synthetic, processes, system, network, nodes):
+    command = [sys.executable, "-m", "ppt.cli.main", "replay", str(synthetic), "--system", system, "--network",
+               network, "--ranks-per-node", "2", "--mapping", "random", "--engine", "compiled", "--json"]
+    serial, parallel = _run(command), _run(command, processes)
+    assert serial.returncode == parallel.returncode == 0, serial.stderr + parallel.stderr
+    used = {r["node"] for r in json.loads(serial.stdout)["per_rank"]}
+    assert len({node * processes // nodes for node in used}) > 1      # ranks on several processes
+    assert _without_wall_time(parallel.stdout) == _without_wall_time(serial.stdout)
+
+
+@pytest.fixture(scope="module")
+def deadlock(tmp_path_factory):
+    """Two ranks on nodes far apart (so on two processes), each receiving from the other first: an
+    op-stream folder, and its rank-to-node mapping file."""
+    from ppt.traces.opstream import MemoryTrace, Op, save
+    trace = MemoryTrace("deadlock", 2)
+    for rank in (0, 1):
+        builder = trace.builder(rank)
+        builder.add(int(Op.INIT), "MPI_Init")
+        builder.add(int(Op.RECV), "MPI_Recv", peer=1 - rank, tag=7, nbytes=8)
+        builder.add(int(Op.SEND), "MPI_Send", peer=1 - rank, tag=7, nbytes=8)
+        builder.add(int(Op.LOCAL), "MPI_Finalize")
+    folder = tmp_path_factory.mktemp("deadlock")
+    save(trace, folder / "trace")
+    (folder / "nodes.txt").write_text(f"0\n{EDISON_NODES - 1}\n")
+    return folder
+
+
+@pytest.mark.mpiexec
+def test_a_deadlock_in_a_parallel_replay_is_reported_once_as_serially(deadlock):
+    command = [sys.executable, "-m", "ppt.cli.main", "replay", str(deadlock / "trace"), "--system", "edison",
+               "--network", "analytic", "--mapping", str(deadlock / "nodes.txt"), "--ranks-per-node", "1"]
+    serial, parallel = _run(command), _run(command, 2)
+    assert serial.returncode == parallel.returncode == 2
+    error = [line for line in serial.stderr.splitlines() if line.startswith("ppt: error:")]
+    assert len(error) == 1 and "deadlock" in error[0]
+    assert [line for line in parallel.stderr.splitlines() if line.startswith("ppt: error:")] == error
+
+
+@pytest.mark.mpiexec
+@pytest.mark.parametrize("processes", [2, 4])
+def test_programs_run_in_parallel_as_serially(tmp_path, processes):
+    script = tmp_path / "programs.py"
+    script.write_text(API_PROGRAMS)
+    run = _run([sys.executable, str(script)], processes)
+    assert run.returncode == 0, run.stderr
+    report = json.loads(run.stdout)
+    assert report["differ"] == []
+    assert {"collectives_objects", "communicators", "derived_datatypes"} <= set(report["compiled"])
+
+
+#: A model: compute, reductions and object messages between ranks on other processes, a rendezvous-sized
+#: exchange and an all-to-all.
+MODEL = """
+def main(mpi):
+    comm = mpi.COMM_WORLD
+    mpi.compute([("fALU", 10**5 * (comm.rank + 1))])
+    total = comm.allreduce(comm.rank, nbytes=8)
+    right, left = (comm.rank + 1) % comm.size, (comm.rank - 1) % comm.size
+    got = comm.sendrecv(("from", comm.rank), right, source=left, nbytes=200000)
+    comm.alltoall(None, nbytes=512)
+    return total, got, comm.bcast({"root": comm.rank} if comm.rank == 3 else None, root=3)
+"""
+
+
+@pytest.mark.mpiexec
+@pytest.mark.parametrize("processes", [2, 4])
+@pytest.mark.parametrize("system, network, nodes", [("edison", "analytic", EDISON_NODES),
+                                                    ("dragonfly-booksim", "packet", 1056)])
+def test_ppt_run_in_parallel_prints_the_serial_json(tmp_path, processes, system, network, nodes):
+    (tmp_path / "model.py").write_text(MODEL)
+    command = [sys.executable, "-m", "ppt.cli.main", "run", str(tmp_path / "model.py"), "--system", system,
+               "--ranks", "24", "--ranks-per-node", "2", "--mapping", "random", "--seed", "5", "--network",
+               network, "--json"]
+    serial, parallel = _run(command), _run(command, processes)
+    assert serial.returncode == parallel.returncode == 0, serial.stderr + parallel.stderr
+    used = {r["node"] for r in json.loads(serial.stdout)["per_rank"]}
+    assert len({node * processes // nodes for node in used}) > 1
+    assert _without_wall_time(parallel.stdout) == _without_wall_time(serial.stdout)
+
+
+@pytest.mark.mpiexec
+def test_a_deadlocked_program_in_parallel_is_reported_once_as_serially(tmp_path):
+    (tmp_path / "nodes.txt").write_text(f"0\n{EDISON_NODES - 1}\n")
+    command = [sys.executable, "-m", "ppt.cli.main", "run", str(TESTS.parent / "examples" / "deadlock.py"),
+               "--system", "edison", "--ranks", "2", "--mapping", str(tmp_path / "nodes.txt"), "--network",
+               "analytic"]
+    serial, parallel = _run(command), _run(command, 2)
+    assert serial.returncode == parallel.returncode == 2
+    error = [line for line in serial.stderr.splitlines() if line.startswith("ppt: error:")]
+    assert len(error) == 1 and "deadlock" in error[0]
+    assert [line for line in parallel.stderr.splitlines() if line.startswith("ppt: error:")] == error
