@@ -151,8 +151,7 @@ class RankReplay:
                 name = names[op[CALL]]
                 if kind == _OTHER:
                     if name not in self.skip and not self.skip_unsupported:
-                        raise TraceError(f"trace rank {self.rank} calls {name}, which replay does not support; "
-                                         "rerun with --skip-unsupported to ignore it")
+                        self.refuse(name)
                     self.skipped[name] += 1
                     continue
                 if kind == _WTIME:
@@ -171,6 +170,11 @@ class RankReplay:
     def handle(self, op) -> None:
         """Issue op ``op`` (a row) with the handler of its kind, outside :meth:`run`'s call bookkeeping."""
         getattr(self, METHODS[op[KIND]])(op)
+
+    def refuse(self, name: str) -> None:
+        """Raise the error of an OTHER op of call ``name`` that is not skipped."""
+        raise TraceError(f"trace rank {self.rank} calls {name}, which replay does not support; "
+                         "rerun with --skip-unsupported to ignore it")
 
     # -- helpers ----------------------------------------------------------------
     def _aux(self, op) -> list:
@@ -524,8 +528,6 @@ def replay_result(trace, job, compute_scale: float = 1.0, skip_unsupported: bool
             return result
         if engine == "compiled":
             raise ConfigError(f"the compiled MPI engine cannot replay this: {why}; use --engine python")
-        if counter is not None:
-            counter.done = 0
     return job.run(main, *args, progress=counter, engine="python")
 
 

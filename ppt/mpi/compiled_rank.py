@@ -28,12 +28,12 @@ from ppt.engine.process import run_body
 from ppt.errors import ConfigError, DeadlockError, SimulationError
 from ppt.interconnects.core import ffi, lib
 from ppt.mpi.api import MPI
-from ppt.mpi.compiled import Engine, flatten, unsupported
+from ppt.mpi.compiled import Engine, flatten, mismatch, strays, unsupported
 from ppt.mpi.constants import ANY_SOURCE, ANY_TAG, PROC_NULL
 from ppt.mpi.deadlock import deadlock_message, describe
 from ppt.mpi.errors import MPIError
-from ppt.mpi.outcome import JobResult, rank_body, stray
-from ppt.mpi.p2p import EAGER, RTS, STANDARD, Rank, Request, Status
+from ppt.mpi.outcome import JobResult, rank_body
+from ppt.mpi.p2p import STANDARD, Rank, Request, Status
 from ppt.mpi.schedule import Exchange
 from ppt.mpi.stats import RankStats, total_calls
 
@@ -366,41 +366,12 @@ class CompiledRank:
             self.proc.hibernate([_RunWait(self, c.comm)])
             state = lib.ppt_mpi_run_state(m, me, self.out)
         if state < 0:
-            raise self._mismatch(c)
+            raise mismatch(m, engine.names, self, c.comm)
         result = exchange.result(c.me)
         if not exchange.left:
             del engine.exchanges[key]
         return result
 
-    def _mismatch(self, c) -> MPIError:
-        """The error :meth:`ppt.mpi.collectives.Coll.value` raises for the header the run received."""
-        from ppt.mpi.collectives import _call_text
-        out = self.out
-        lib.ppt_mpi_mismatch(self.m, out)
-        theirs = (self.engine.names.names[out[0]], None if out[1] < 0 else out[1], out[2])
-        return self.error(f"collective mismatch on {c.comm.label}: rank {c.comm.local_of(out[3])} called "
-                          f"{_call_text(theirs)} where this rank called {_call_text(c.hdr)} "
-                          f"(collective #{c.hdr[2]})")
-
-    # -- after the run --------------------------------------------------------------------------------------
-    def strays(self) -> list:
-        """Collective messages nobody received, as :func:`ppt.mpi.outcome.stray` reports them."""
-        found, out, k = [], self.out, 0
-        while lib.ppt_mpi_stray(self.m, self.world_rank, k, out):
-            kind, src, call, root, seq = out[0], out[1], out[2], out[3], out[4]
-            hdr = (self.engine.names.names[call], None if root < 0 else root, seq)
-            found.append(stray(self, _Envelope(EAGER if kind == 0 else RTS, src, (hdr, None))))
-            k += 1
-        return found
-
-
-class _Envelope:
-    """An unreceived message as :func:`ppt.mpi.outcome.stray` reads it."""
-
-    __slots__ = ("kind", "src", "data")
-
-    def __init__(self, kind, src, data):
-        self.kind, self.src, self.data = kind, src, data
 
 
 class ProgramEngine(Engine):
@@ -491,7 +462,7 @@ def _result(job, engine, ranks, wall_s: float):
     blocked = [(r.world_rank, describe(r)) for r in ranks if r.stats.finish_s is None]
     if blocked:
         raise DeadlockError(deadlock_message(blocked, now, job.num_ranks))
-    stray = sorted(s for r in ranks for s in r.strays())
+    stray = sorted(s for r in ranks for s in strays(m, engine.names, r))
     if stray:
         raise MPIError(stray[0][1])
     per_rank = []

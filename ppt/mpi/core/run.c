@@ -158,6 +158,7 @@ int run_proceed(ppt_mpi_t *m, int32_t r, int fresh)
             if (!rq->is_send) {
                 if (rq->hdr.call != run->hdr.call || rq->hdr.root != run->hdr.root || rq->hdr.seq != run->hdr.seq) {
                     m->mismatch = rq->hdr;
+                    m->mismatch_own = run->hdr;
                     m->mismatch_src = rq->status_src;
                     return -1;
                 }
@@ -214,8 +215,9 @@ void run_resume(ppt_mpi_t *m, int32_t r)
         rk->state = R_READY;
         return;
     }
-    if (done < 0) {
-        mpi_unsupported(m, "collective mismatch on rank %d", r);
+    if (done < 0) {                             /* Python reports the mismatch */
+        m->need = PPT_MPI_MISMATCH;
+        m->need_rank = r;
         rk->state = R_NEED;
         return;
     }
