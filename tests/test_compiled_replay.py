@@ -117,19 +117,24 @@ ALGORITHMS = [{}, {"allreduce": "ring", "bcast": "linear", "reduce": "linear", "
 
 
 class _Program:
-    """A random program written as every rank's op stream, phase by phase (so that most runs finish)."""
+    """A random program written as every rank's op stream, phase by phase (so that most runs finish);
+    ``drop``: the number of an op (from 1, in the order written) to leave out."""
 
-    def __init__(self, rng, ranks):
+    def __init__(self, rng, ranks, drop=0):
         self.rng, self.ranks = rng, ranks
         self.trace = MemoryTrace("random", ranks)
         self.requests = [0] * ranks
         self.clock = [0.0] * ranks
+        self.written, self.drop = 0, drop
         for rank in range(ranks):
             self.add(rank, Op.INIT, "MPI_Init")
 
     def add(self, rank, kind, call, **fields):
         gap = self.rng.choice([0.0, 0.0, 1e-7, 2.5e-6])
         self.clock[rank] += gap
+        self.written += 1
+        if self.written == self.drop:
+            return
         self.trace.builder(rank).add(int(kind), call, gap_wall_s=gap, gap_cpu_s=gap / 2, call_s=1e-7,
                                      start_s=self.clock[rank], **fields)
 
@@ -279,9 +284,9 @@ class _Program:
         return self.trace
 
 
-def _random_trace(seed):
+def _random_trace(seed, drop=0):
     rng = random.Random(seed)
-    program = _Program(rng, rng.randint(2, 6))
+    program = _Program(rng, rng.randint(2, 6), drop)
     for rank in range(program.ranks):
         program.add(rank, Op.WTIME, "MPI_Wtime")
     for _ in range(rng.randint(3, 8)):
@@ -297,9 +302,8 @@ def test_random_programs_replay_identically_on_the_packet_and_flow_networks(seed
                          send_overhead_s=rng.choice([0.0, 1e-7])))
 
 
-@pytest.mark.parametrize("seed", range(40))
-def test_random_programs_replay_identically(seed):
-    trace, rng = _random_trace(seed)
+def _random_job(trace, rng):
+    """A random job for ``trace``: ranks per node, MPI settings, algorithms, analytic network."""
     ranks = trace.num_ranks
     per_node = rng.choice([1, 2, 3])
     nodes = -(-ranks // per_node)
@@ -314,7 +318,24 @@ def test_random_programs_replay_identically(seed):
         return MPIJob(net, ranks, per_node, settings=settings, algorithms=algorithms)
 
     rng_bandwidth = rng.choice([1e9, 1e10, float("inf")])
-    _same(trace, make_job)
+    return make_job
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_random_programs_replay_identically(seed):
+    trace, rng = _random_trace(seed)
+    _same(trace, _random_job(trace, rng))
+
+
+@pytest.mark.parametrize("seed", range(30))
+def test_random_programs_missing_an_op_go_wrong_identically(seed):
+    """A random program with one op after MPI_Init left out: most deadlock (in a receive, a wait, a probe,
+    a collective's step or a new communicator's agreement), mismatch their collectives or leave collective
+    messages unreceived, and both engines report it alike."""
+    full, _ = _random_trace(seed)
+    drop = random.Random(-1 - seed).randrange(full.num_ranks, sum(full.calls().values())) + 1
+    trace, rng = _random_trace(seed, drop)
+    _same(trace, _random_job(trace, rng))
 
 
 @pytest.mark.parametrize("overlap", [False, True])
