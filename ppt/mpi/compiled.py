@@ -89,9 +89,10 @@ class _PlanProcess:
 class _PlanRank:
     """A rank as the collectives and communicator calls see it while a call is planned: its job, name,
     node, current call, planner, the smallest communicator id it has not used (``Rank.next_ctx``), its
-    process (for error reports) and its communicators by point-to-point context (``by_ctx``)."""
+    process (for error reports), its communicators by point-to-point context (``by_ctx``), and whether
+    an op is issued only for its error (``refusing``)."""
 
-    __slots__ = ("job", "world_rank", "node", "call", "plan", "next_ctx", "proc", "by_ctx")
+    __slots__ = ("job", "world_rank", "node", "call", "plan", "next_ctx", "proc", "by_ctx", "refusing")
     error = Rank.error
 
     def __init__(self, job, world_rank: int, plan):
@@ -103,11 +104,15 @@ class _PlanRank:
         self.next_ctx = 2
         self.proc = _PlanProcess(f"rank {world_rank}", self.node)
         self.by_ctx = {}                # filled as the rank's communicators are made (Planner)
+        self.refusing = False
 
     def _no_message(self, *args, **kwargs) -> None:
-        """Point-to-point calls do nothing here: an op is issued on a planning rank only for the error the
-        simulated MPI raises (:meth:`Planner.refusal`), which may come after them (a Sendrecv's send is
-        checked once its receive is posted)."""
+        """Point-to-point calls: a plan sends nothing (a collective is a schedule); an op issued for the error
+        the simulated MPI raises (:meth:`Planner.refusal`) may make them before it (a Sendrecv's send is
+        checked once its receive is posted), and they do nothing."""
+        if not self.refusing:
+            raise SimulationError(f"rank {self.world_rank} in {self.call}: a collective sent a message of its own "
+                                  "while planned for the compiled MPI engine; use --engine python")
 
     isend = irecv = wait = _no_message
 
@@ -178,6 +183,8 @@ class Planner:
     def refusal(self, world_rank: int, name: str, row: tuple, aux: list, reason: str) -> PPTError:
         """The error the Python replay raises at op ``row`` of a rank, which the engine refused (``reason``:
         the engine's words, reported should the Python replay go on)."""
+        rank = self.rank(world_rank)
+        rank.refusing = True
         try:
             if row[KIND] == Op.OTHER:
                 self.replayers[world_rank].refuse(name)
@@ -185,6 +192,8 @@ class Planner:
                 self._run(world_rank, name, row, aux)
         except PPTError as exc:
             return exc
+        finally:
+            rank.refusing = False
         return SimulationError(f"compiled MPI engine: {reason}")
 
     def mismatch(self, m, names: "_Names", world_rank: int, name: str, handle: int) -> MPIError:
