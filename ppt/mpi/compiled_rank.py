@@ -373,7 +373,6 @@ class CompiledRank:
         return result
 
 
-
 class ProgramEngine(Engine):
     """The compiled engine of a program run: the engine, the ranks' payloads by handle, the collectives'
     flattened schedules, and the engine's numbers for tags that are not integers."""
