@@ -500,7 +500,9 @@ def replay(trace, job, compute_scale: float = 1.0, skip_unsupported: bool = Fals
     ``compute_cpu_s`` (before ``compute_scale``; summed over ranks, and per rank).
     ``engine``: ``compiled`` replays on the compiled MPI engine (:mod:`ppt.mpi.compiled`; a
     ConfigError says why where it cannot), ``python`` on the Python one, ``auto`` (the default) on
-    the compiled one where it can, else on the Python one; both predict the same to the last bit.
+    the compiled one where it can, else on the Python one; both predict the same to the last bit and
+    raise the same errors (a deadlock, mismatched collectives, a call the simulated MPI refuses), each
+    from the engine that replays.
     ``wtime_span_s``/``recorded_wtime_span_s``: predicted and recorded time from a
     rank's first MPI_Wtime call to its last, the phase a program times itself (the
     slowest rank's; per rank too; None without two Wtime calls, e.g. Fortran under
