@@ -2,7 +2,8 @@
 
 Every comparison replays one trace on both engines and asserts the whole prediction (times to the
 last bit, calls, per-rank statistics, network counts) or the error is the same.  The traces are the
-shared DUMPI traces and random op streams that mix blocking and nonblocking point-to-point calls,
+shared DUMPI traces, traces that go wrong (deadlocks, mismatched collectives, refused calls), and random
+op streams that mix blocking and nonblocking point-to-point calls,
 wildcards, probes, every completion call, rendezvous sizes, same-node copies that share the node's
 memory, overheads, every collective the op-stream form has, with each MPI algorithm, and
 communicators split off, duplicated and freed.
@@ -15,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from ppt.errors import ConfigError, PPTError
+from ppt.errors import ConfigError, DeadlockError, PPTError
 from ppt.interconnects.networks.analytic import AnalyticNetwork
 from ppt.mpi.job import MPIJob
 from ppt.mpi.settings import MPISettings
@@ -38,11 +39,9 @@ def _outcome(trace, make_job, engine):
 
 
 def _same(trace, make_job, compiled="compiled"):
-    """The outcome on both engines is the same: a prediction the compiled engine makes itself, or an
-    error the Python engine reports (``auto`` falls back to it)."""
+    """The outcome on both engines is the same: a prediction, or an error (its type and text), which the
+    compiled engine reports itself."""
     python = _outcome(trace, make_job, "python")
-    if not python.startswith("{"):
-        compiled = "auto"
     assert _outcome(trace, make_job, compiled) == python
     return python
 
@@ -119,19 +118,24 @@ ALGORITHMS = [{}, {"allreduce": "ring", "bcast": "linear", "reduce": "linear", "
 
 
 class _Program:
-    """A random program written as every rank's op stream, phase by phase (so that most runs finish)."""
+    """A random program written as every rank's op stream, phase by phase (so that most runs finish);
+    ``drop``: the number of an op (from 1, in the order written) to leave out."""
 
-    def __init__(self, rng, ranks):
+    def __init__(self, rng, ranks, drop=0):
         self.rng, self.ranks = rng, ranks
         self.trace = MemoryTrace("random", ranks)
         self.requests = [0] * ranks
         self.clock = [0.0] * ranks
+        self.written, self.drop = 0, drop
         for rank in range(ranks):
             self.add(rank, Op.INIT, "MPI_Init")
 
     def add(self, rank, kind, call, **fields):
         gap = self.rng.choice([0.0, 0.0, 1e-7, 2.5e-6])
         self.clock[rank] += gap
+        self.written += 1
+        if self.written == self.drop:
+            return
         self.trace.builder(rank).add(int(kind), call, gap_wall_s=gap, gap_cpu_s=gap / 2, call_s=1e-7,
                                      start_s=self.clock[rank], **fields)
 
@@ -281,9 +285,9 @@ class _Program:
         return self.trace
 
 
-def _random_trace(seed):
+def _random_trace(seed, drop=0):
     rng = random.Random(seed)
-    program = _Program(rng, rng.randint(2, 6))
+    program = _Program(rng, rng.randint(2, 6), drop)
     for rank in range(program.ranks):
         program.add(rank, Op.WTIME, "MPI_Wtime")
     for _ in range(rng.randint(3, 8)):
@@ -299,9 +303,8 @@ def test_random_programs_replay_identically_on_the_packet_and_flow_networks(seed
                          send_overhead_s=rng.choice([0.0, 1e-7])))
 
 
-@pytest.mark.parametrize("seed", range(40))
-def test_random_programs_replay_identically(seed):
-    trace, rng = _random_trace(seed)
+def _random_job(trace, rng):
+    """A random job for ``trace``: ranks per node, MPI settings, algorithms, analytic network."""
     ranks = trace.num_ranks
     per_node = rng.choice([1, 2, 3])
     nodes = -(-ranks // per_node)
@@ -316,7 +319,24 @@ def test_random_programs_replay_identically(seed):
         return MPIJob(net, ranks, per_node, settings=settings, algorithms=algorithms)
 
     rng_bandwidth = rng.choice([1e9, 1e10, float("inf")])
-    _same(trace, make_job)
+    return make_job
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_random_programs_replay_identically(seed):
+    trace, rng = _random_trace(seed)
+    _same(trace, _random_job(trace, rng))
+
+
+@pytest.mark.parametrize("seed", range(30))
+def test_random_programs_missing_an_op_go_wrong_identically(seed):
+    """A random program with one op after MPI_Init left out: most deadlock (in a receive, a wait, a probe,
+    a collective's step or a new communicator's agreement), mismatch their collectives or leave collective
+    messages unreceived, and both engines report it alike."""
+    full, _ = _random_trace(seed)
+    drop = random.Random(-1 - seed).randrange(full.num_ranks, sum(full.calls().values())) + 1
+    trace, rng = _random_trace(seed, drop)
+    _same(trace, _random_job(trace, rng))
 
 
 @pytest.mark.parametrize("seed", range(8))
@@ -360,3 +380,120 @@ def test_chakra_training_step_with_nccl_ring_replays_identically(tmp_path, overl
                       settings=MPISettings.from_preset(machine.preset))
     result = json.loads(_same(trace, make_job))
     assert result["calls"]["ALL_REDUCE"] == 8 * 3
+
+
+# -- errors ----------------------------------------------------------------------------------------------
+def _trace(ranks, ops):
+    """A trace of ``ranks`` ranks, each starting with MPI_Init, then ``ops``: (rank, kind, call, fields), 1 us
+    apart unless the fields say otherwise."""
+    trace = MemoryTrace("errors", ranks)
+    for rank in range(ranks):
+        trace.builder(rank).add(int(Op.INIT), "MPI_Init", gap_wall_s=1e-6, gap_cpu_s=1e-6, call_s=1e-7)
+    for rank, kind, call, fields in ops:
+        trace.builder(rank).add(int(kind), call, **dict(dict(gap_wall_s=1e-6, gap_cpu_s=1e-6, call_s=1e-7), **fields))
+    return trace
+
+
+def _all(ranks, kind, call, **fields):
+    return [(rank, kind, call, fields) for rank in range(ranks)]
+
+
+#: Traces that go wrong, by the error the Python engine reports.
+ERRORS = {
+    "DeadlockError": {
+        "receives and a rendezvous send nobody matches": (3, [
+            (0, Op.RECV, "MPI_Recv", dict(peer=1, tag=3, nbytes=8)),
+            (1, Op.RECV, "MPI_Recv", dict(peer=ANY_SOURCE, tag=ANY_TAG, nbytes=8)),
+            (2, Op.ISEND, "MPI_Isend", dict(peer=0, tag=4, nbytes=70000, request=5)),
+            (2, Op.WAIT, "MPI_Wait", dict(request=5))]),
+        "completion calls for receives never matched": (3, [
+            (0, Op.IRECV, "MPI_Irecv", dict(peer=1, tag=0, request=1)),
+            (0, Op.IRECV, "MPI_Irecv", dict(peer=2, tag=5, request=2)),
+            (0, Op.WAITANY, "MPI_Waitany", dict(aux=[1, 2], flag=1)),
+            (1, Op.IRECV, "MPI_Irecv", dict(peer=0, tag=1, request=3)),
+            (1, Op.WAITSOME, "MPI_Waitsome", dict(aux=[3, 0], flag=1)),
+            (2, Op.IRECV, "MPI_Irecv", dict(peer=ANY_SOURCE, tag=2, request=4)),
+            (2, Op.TESTALL, "MPI_Testall", dict(aux=[4], flag=1))]),
+        "a receive on a communicator freed since": (2, _all(2, Op.COMM_SPLIT, "MPI_Comm_split", aux=[2, 0, 0]) + [
+            (0, Op.IRECV, "MPI_Irecv", dict(comm=2, peer=1, tag=0, request=1)),
+            (0, Op.COMM_FREE, "MPI_Comm_free", dict(comm=2)),
+            (0, Op.WAIT, "MPI_Wait", dict(request=1)),
+            (1, Op.COMM_FREE, "MPI_Comm_free", dict(comm=2))]),
+        "probes for messages never sent": (2, [
+            (0, Op.PROBE, "MPI_Probe", dict(peer=ANY_SOURCE, tag=ANY_TAG, flag=1)),
+            (1, Op.IPROBE, "MPI_Iprobe", dict(peer=0, tag=2, flag=1))]),
+        "a collective one rank never calls": (4, _all(3, Op.ALLREDUCE, "MPI_Allreduce", nbytes=8, op=3)),
+        "on a split communicator": (4, _all(4, Op.COMM_SPLIT, "MPI_Comm_split", aux=[2, 0, 0])[:2]
+                                    + [(r, Op.COMM_SPLIT, "MPI_Comm_split", dict(aux=[2, 1, 0])) for r in (2, 3)]
+                                    + _all(3, Op.BARRIER, "MPI_Barrier", comm=2)
+                                    + [(3, Op.RECV, "MPI_Recv", dict(comm=2, peer=0, tag=1, nbytes=8))]),
+        "in a new communicator's agreement": (3, _all(2, Op.COMM_DUP, "MPI_Comm_dup", aux=[2])),
+        "many ranks, one per line": (9, _all(8, Op.BARRIER, "MPI_Barrier")),
+    },
+    "MPIError": {
+        "mismatched collectives": (4, [(0, Op.BCAST, "MPI_Bcast", dict(nbytes=8, root=0))]
+                                   + _all(4, Op.ALLREDUCE, "MPI_Allreduce", nbytes=8, op=3)[1:]),
+        "mismatched collectives found after a wait": (2, [
+            (0, Op.BCAST, "MPI_Bcast", dict(nbytes=8, root=0, gap_wall_s=1e-3, gap_cpu_s=1e-3)),
+            (1, Op.ALLREDUCE, "MPI_Allreduce", dict(nbytes=8, op=3))]),
+        "a collective message nobody received": (3, [(0, Op.BCAST, "MPI_Bcast", dict(nbytes=8, root=0))]),
+        "a send to a rank out of range": (2, [(0, Op.SEND, "MPI_Send", dict(peer=5, tag=1, nbytes=8))]),
+        "a negative receive tag": (2, [(1, Op.RECV, "MPI_Recv", dict(peer=0, tag=-7, nbytes=8))]),
+        "a Sendrecv whose send is refused": (2, [(1, Op.SENDRECV, "MPI_Sendrecv",
+                                                  dict(peer=7, tag=1, nbytes=8, aux=[0, 1, 8]))]),
+        "a probe out of range": (2, [(1, Op.IPROBE, "MPI_Iprobe", dict(peer=3, tag=0, flag=0))]),
+        "Scatterv without block sizes": (2, _all(2, Op.SCATTERV, "MPI_Scatterv", root=0, nbytes=8, aux=[])),
+        "a negative split colour": (2, _all(2, Op.COMM_SPLIT, "MPI_Comm_split", aux=[2, -5, 0])),
+    },
+    "TraceError": {
+        "a communicator no call created": (2, [(1, Op.BARRIER, "MPI_Barrier", dict(comm=9))]),
+        "a send on a communicator no call created": (2, [(0, Op.ISEND, "MPI_Isend",
+                                                          dict(comm=4, peer=1, tag=0, nbytes=8, request=1))]),
+    },
+    "ProcessError": {
+        "a short Sendrecv record": (2, [(1, Op.SENDRECV, "MPI_Sendrecv", dict(peer=0, tag=1, nbytes=8, aux=[0, 1]))]),
+        "a short Comm_split record": (2, _all(2, Op.COMM_SPLIT, "MPI_Comm_split", aux=[2, 0])),
+    },
+}
+
+
+@pytest.mark.parametrize("error, case", [(error, case) for error, cases in ERRORS.items() for case in cases])
+def test_errors_are_reported_by_the_compiled_engine_as_by_the_python_one(error, case):
+    ranks, ops = ERRORS[error][case]
+    trace = _trace(ranks, ops)
+    for make_job in (_ideal(trace), _two_per_node(trace), _packet(trace, per_node=2)):
+        assert _same(trace, make_job).startswith(f"{error}: ")
+
+
+def test_a_deadlock_names_every_blocked_rank_and_its_call():
+    trace = _trace(*ERRORS["DeadlockError"]["receives and a rendezvous send nobody matches"])
+    message = _same(trace, _two_per_node(trace))
+    assert "3 of 3 ranks blocked" in message
+    for call in ("rank 0 in MPI_Recv(source=1, tag=3,", "rank 1 in MPI_Recv(source=ANY_SOURCE, tag=ANY_TAG,",
+                 "rank 2 in MPI_Wait(dest=0, tag=4, 70000 B,"):
+        assert call in message
+
+
+def test_an_op_the_reader_translates_but_replay_cannot_is_refused_by_both_engines():
+    """An OTHER op of a call the trace claims to translate passes the check before the run and is refused
+    at the op."""
+    trace = _trace(2, [(1, Op.OTHER, "MPI_Foo", {})])
+    trace.translates = lambda call: True
+    assert _same(trace, _ideal(trace)) == ("TraceError: trace rank 1 calls MPI_Foo, which replay does not "
+                                          "support; rerun with --skip-unsupported to ignore it")
+
+
+def test_an_error_is_reported_without_replaying_on_the_python_engine(monkeypatch):
+    """``auto`` reports an error where the compiled engine meets it: every rank's stream is read once, and
+    the Python engine never runs."""
+    trace = _trace(*ERRORS["DeadlockError"]["a collective one rank never calls"])
+    reads = []
+    stream = trace.stream
+    monkeypatch.setattr(trace, "stream", lambda rank: reads.append(rank) or stream(rank), raising=False)
+
+    def python_engine(*args, **kwargs):
+        raise AssertionError("the Python engine ran")
+    monkeypatch.setattr(MPIJob, "run", python_engine)
+    with pytest.raises(DeadlockError, match="3 of 4 ranks blocked"):
+        replay(trace, _ideal(trace)(), engine="auto")
+    assert sorted(reads) == list(range(trace.num_ranks))

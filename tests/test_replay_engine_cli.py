@@ -1,5 +1,5 @@
-"""``ppt replay --engine``: the compiled and the Python MPI engine predict the same, and the compiled one
-refuses in one line a replay it cannot run."""
+"""``ppt replay --engine``: the compiled and the Python MPI engine predict the same and report the same
+errors, and the compiled one refuses in one line a replay it cannot run."""
 import json
 from pathlib import Path
 
@@ -61,3 +61,22 @@ def test_engine_is_refused_with_a_job_list(capsys):
     code, _, err = run_cli(capsys, "replay", "--job-list", "jobs.json", "--system", "fattree-4-3",
                            "--engine", "compiled")
     assert code == 2 and err.count("\n") == 1 and "--job-list replaces --engine" in err
+
+
+def test_both_engines_report_a_deadlock_in_the_same_line(capsys, monkeypatch, tmp_path):
+    """A replay that deadlocks: the compiled engine reports it itself, as the Python one does."""
+    from ppt.traces.opstream import MemoryTrace, Op, save
+    monkeypatch.setenv("PPT_QUIET", "1")
+    trace = MemoryTrace("deadlock", 2)
+    for rank in range(2):
+        trace.builder(rank).add(int(Op.INIT), "MPI_Init", gap_wall_s=1e-6, call_s=1e-7)
+        trace.builder(rank).add(int(Op.RECV), "MPI_Recv", peer=1 - rank, tag=rank, nbytes=8, gap_wall_s=1e-6)
+    save(trace, tmp_path / "deadlock")
+    errors = {}
+    for engine in ("python", "compiled"):
+        # an absolute path: TRACES / it is the path itself
+        code, out, errors[engine] = ideal_replay(capsys, tmp_path / "deadlock", "--json", "--engine", engine)
+        assert code != 0 and out == ""
+    assert errors["compiled"] == errors["python"]
+    assert errors["compiled"].count("\n") == 1 and "deadlock" in errors["compiled"]
+    assert "rank 0 in MPI_Recv(source=1, tag=0" in errors["compiled"]

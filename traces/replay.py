@@ -151,8 +151,7 @@ class RankReplay:
                 name = names[op[CALL]]
                 if kind == _OTHER:
                     if name not in self.skip and not self.skip_unsupported:
-                        raise TraceError(f"trace rank {self.rank} calls {name}, which replay does not support; "
-                                         "rerun with --skip-unsupported to ignore it")
+                        self.refuse(name)
                     self.skipped[name] += 1
                     continue
                 if kind == _WTIME:
@@ -171,6 +170,11 @@ class RankReplay:
     def handle(self, op) -> None:
         """Issue op ``op`` (a row) with the handler of its kind, outside :meth:`run`'s call bookkeeping."""
         getattr(self, METHODS[op[KIND]])(op)
+
+    def refuse(self, name: str) -> None:
+        """Raise the error of an OTHER op of call ``name`` that is not skipped."""
+        raise TraceError(f"trace rank {self.rank} calls {name}, which replay does not support; "
+                         "rerun with --skip-unsupported to ignore it")
 
     # -- helpers ----------------------------------------------------------------
     def _aux(self, op) -> list:
@@ -496,7 +500,9 @@ def replay(trace, job, compute_scale: float = 1.0, skip_unsupported: bool = Fals
     ``compute_cpu_s`` (before ``compute_scale``; summed over ranks, and per rank).
     ``engine``: ``compiled`` replays on the compiled MPI engine (:mod:`ppt.mpi.compiled`; a
     ConfigError says why where it cannot), ``python`` on the Python one, ``auto`` (the default) on
-    the compiled one where it can, else on the Python one; both predict the same to the last bit.
+    the compiled one where it can, else on the Python one; both predict the same to the last bit and
+    raise the same errors (a deadlock, mismatched collectives, a call the simulated MPI refuses), each
+    from the engine that replays.
     ``wtime_span_s``/``recorded_wtime_span_s``: predicted and recorded time from a
     rank's first MPI_Wtime call to its last, the phase a program times itself (the
     slowest rank's; per rank too; None without two Wtime calls, e.g. Fortran under
@@ -524,8 +530,6 @@ def replay_result(trace, job, compute_scale: float = 1.0, skip_unsupported: bool
             return result
         if engine == "compiled":
             raise ConfigError(f"the compiled MPI engine cannot replay this: {why}; use --engine python")
-        if counter is not None:
-            counter.done = 0
     return job.run(main, *args, progress=counter, engine="python")
 
 

@@ -15,6 +15,11 @@ from ppt.errors import PPTError, SimulationError
 class ProcessError(SimulationError):
     """An exception escaped a process; the message names the entity and process."""
 
+    @classmethod
+    def of(cls, proc, exc: Exception) -> "ProcessError":
+        """What exception ``exc`` (not PPT's own) leaves when it escapes process ``proc``."""
+        return cls(f"{proc} raised {type(exc).__name__}: {exc}")
+
 
 def run_body(proc) -> None:
     """Run process ``proc``'s function, ``proc.fn(proc, *proc.args)``; an exception other than PPT's own
@@ -24,7 +29,7 @@ def run_body(proc) -> None:
     except PPTError:
         raise
     except Exception as exc:
-        raise ProcessError(f"{proc} raised {type(exc).__name__}: {exc}") from exc
+        raise ProcessError.of(proc, exc) from exc
 
 
 class Process:

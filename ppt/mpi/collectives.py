@@ -50,6 +50,7 @@ from __future__ import annotations
 from ppt.errors import PPTError
 from ppt.mpi import algorithms, nccl
 from ppt.mpi.algorithms import is_pof2, pof2_floor
+from ppt.mpi.errors import MPIError
 from ppt.mpi.ops import blockwise
 from ppt.mpi.payload import join, split, split_sizes
 from ppt.mpi.runner import Run
@@ -89,9 +90,7 @@ class Coll:
         """``(payload, nbytes)`` of a completed receive, after checking it belongs to this collective."""
         hdr, data = req.value
         if hdr != self.hdr:
-            theirs, mine = _call_text(hdr), _call_text(self.hdr)
-            raise self.rank.error(f"collective mismatch on {self.comm.label}: rank {req.status.source} called "
-                                  f"{theirs} where this rank called {mine} (collective #{self.hdr[2]})")
+            raise mismatch_error(self.rank, self.comm, req.status.source, hdr, self.hdr)
         return data, req.status.bytes
 
     def waitall(self, reqs) -> None:
@@ -112,6 +111,13 @@ class Coll:
 def _call_text(hdr) -> str:
     call, root, _ = hdr
     return call if root is None else f"{call}(root={root})"
+
+
+def mismatch_error(rank, comm, source: int, theirs: tuple, mine: tuple) -> MPIError:
+    """The error of ``rank``'s collective call with header ``mine`` (call, root, sequence number) that
+    received the message of call ``theirs`` from rank ``source`` of ``comm``."""
+    return rank.error(f"collective mismatch on {comm.label}: rank {source} called {_call_text(theirs)} where "
+                      f"this rank called {_call_text(mine)} (collective #{mine[2]})")
 
 
 # -- what an algorithm sends ------------------------------------------------

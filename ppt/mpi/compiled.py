@@ -15,9 +15,12 @@ code the Python engine runs (:class:`Planner`), once per rank per chunk of its
 stream, and once per node pair and message size the network has not seen.
 
 :func:`replay_job` runs a replay on the engine, or returns None when the
-engine does not carry it -- a network other than the analytic, flow and packet ones, a sampled
-run, NCCL's tree all-reduce, a call the simulated MPI refuses, mismatched collectives or a deadlock
--- and the Python engine then replays the trace (and reports any error) as before.  A parallel run
+engine does not carry the job -- a network other than the analytic, flow and packet ones, a
+sampled run, NCCL's tree all-reduce -- and the Python engine then replays the trace.  A replay that
+goes wrong stops where it goes wrong, with the Python replay's error and text: a call the simulated
+MPI refuses (the engine stops at the op, and Python issues it with the Python engine's checks, which
+raise), mismatched collectives, and, once the events run out, a deadlock (every blocked rank and the
+call it waits in, :mod:`ppt.mpi.deadlock`) or a collective message nobody received.  A parallel run
 (``mpiexec``) runs each process's ranks on its own engine (:mod:`ppt.mpi.compiled_windows`) and
 gives the serial run's result to the last bit.
 """
@@ -36,18 +39,24 @@ from ppt.interconnects.networks.flownet import FlowNetwork
 from ppt.interconnects.networks.packetnet import PacketNetwork
 from ppt.engine import parallel
 from ppt.engine.core import young_garbage_only
+from ppt.engine.process import ProcessError
 from ppt.mpi import nccl
 from ppt.mpi.api import MPI
+from ppt.mpi.collectives import mismatch_error
 from ppt.mpi.compiled_windows import CallParts, Windows, gathered
+from ppt.mpi.constants import ANY_SOURCE
+from ppt.mpi.deadlock import deadlock_message, describe
 from ppt.mpi.errors import MPIError
-from ppt.mpi.outcome import JobResult
-from ppt.mpi.p2p import Rank
+from ppt.mpi.outcome import JobResult, stray
+from ppt.mpi.p2p import EAGER, RTS, Rank, Request
 from ppt.mpi.stats import RankStats, total_calls
-from ppt.errors import PPTError
-from ppt.oprecord import OP_DTYPE, Op
+from ppt.errors import DeadlockError, PPTError, SimulationError
+from ppt.oprecord import KIND, OP_DTYPE, Op
 
 #: Ops replayed (all ranks) between two progress reports.
 PROGRESS_RECORDS = 1024
+#: What a blocked replay rank waits in (``ppt_mpi_blocked``): a request, a probe, a collective's schedule.
+BLOCKED_REQUEST, BLOCKED_PROBE, BLOCKED_RUN = 1, 2, 3
 
 
 def unsupported(job) -> str | None:
@@ -64,11 +73,26 @@ def unsupported(job) -> str | None:
     return None
 
 
+class _PlanProcess:
+    """A replay rank's process as reports name it (the Python engine's ``process 'rank 3' of node[1]``), and
+    what it waits in (``blocked_in``, as :func:`ppt.mpi.deadlock.describe` reads it)."""
+
+    __slots__ = ("name", "node", "blocked_in")
+
+    def __init__(self, name: str, node: int):
+        self.name, self.node, self.blocked_in = name, node, None
+
+    def __repr__(self):
+        return f"process {self.name!r} of node[{self.node}]"
+
+
 class _PlanRank:
     """A rank as the collectives and communicator calls see it while a call is planned: its job, name,
-    node, current call, planner and the smallest communicator id it has not used (``Rank.next_ctx``)."""
+    node, current call, planner, the smallest communicator id it has not used (``Rank.next_ctx``), its
+    process (for error reports), its communicators by point-to-point context (``by_ctx``), and whether
+    an op is issued only for its error (``refusing``)."""
 
-    __slots__ = ("job", "world_rank", "node", "call", "plan", "next_ctx")
+    __slots__ = ("job", "world_rank", "node", "call", "plan", "next_ctx", "proc", "by_ctx", "refusing")
     error = Rank.error
 
     def __init__(self, job, world_rank: int, plan):
@@ -78,6 +102,19 @@ class _PlanRank:
         self.call = None
         self.plan = plan
         self.next_ctx = 2
+        self.proc = _PlanProcess(f"rank {world_rank}", self.node)
+        self.by_ctx = {}                # filled as the rank's communicators are made (Planner)
+        self.refusing = False
+
+    def _no_message(self, *args, **kwargs) -> None:
+        """Point-to-point calls: a plan sends nothing (a collective is a schedule); an op issued for the error
+        the simulated MPI raises (:meth:`Planner.refusal`) may make them before it (a Sendrecv's send is
+        checked once its receive is posted), and they do nothing."""
+        if not self.refusing:
+            raise SimulationError(f"rank {self.world_rank} in {self.call}: a collective sent a message of its own "
+                                  "while planned for the compiled MPI engine; use --engine python")
+
+    isend = irecv = wait = _no_message
 
 
 class Planner:
@@ -106,7 +143,9 @@ class Planner:
         self.suspended: dict[int, tuple] = {}
         for world_rank in range(job.num_ranks):
             rank = _PlanRank(job, world_rank, self.record)
-            self.replayers.append(replayer_cls(MPI.of_rank(rank, job.num_ranks)))
+            mpi = MPI.of_rank(rank, job.num_ranks)
+            rank.by_ctx = {comm.ctx: comm for comm in (mpi.COMM_WORLD, mpi.COMM_SELF)}
+            self.replayers.append(replayer_cls(mpi))
 
     def record(self, c, schedule, values, sizes, op):
         """Coll.run's stand-in: keep the call's schedule and slot sizes.  A collective call returns the slots
@@ -119,15 +158,76 @@ class Planner:
         self.parts.add(key, c.comm.members, c.me, schedule, list(values), list(sizes), op)
         return self.parent.switch((c, schedule, sizes, key))
 
+    def rank(self, world_rank: int) -> _PlanRank:
+        return self.replayers[world_rank].mpi._rank
+
     def _run(self, world_rank: int, name: str, row: tuple, aux: list):
+        """Issue op ``row`` of a rank as call ``name``; an error is raised as the rank's process in the Python
+        engine raises it."""
         replayer = self.replayers[world_rank]
-        rank = replayer.mpi._rank
+        rank = self.rank(world_rank)
         replayer.aux = aux
         rank.call = name
         try:
             replayer.handle(row)
+        except PPTError:
+            raise
+        except Exception as exc:
+            raise ProcessError.of(rank.proc, exc) from exc
         finally:
             rank.call = None
+
+    def refusal(self, world_rank: int, name: str, row: tuple, aux: list, reason: str) -> PPTError:
+        """The error the Python replay raises at op ``row`` of a rank, which the engine refused (``reason``:
+        the engine's words, reported should the Python replay go on)."""
+        rank = self.rank(world_rank)
+        rank.refusing = True
+        try:
+            if row[KIND] == Op.OTHER:
+                self.replayers[world_rank].refuse(name)
+            else:
+                self._run(world_rank, name, row, aux)
+        except PPTError as exc:
+            return exc
+        finally:
+            rank.refusing = False
+        return SimulationError(f"compiled MPI engine: {reason}")
+
+    def mismatch(self, m, names: "_Names", world_rank: int, name: str, handle: int) -> MPIError:
+        """The error of a rank's collective call ``name`` on its communicator ``handle`` that received another
+        call's message (:func:`mismatch`)."""
+        rank = self.rank(world_rank)
+        rank.call = name
+        return mismatch(m, names, rank, self.comm(world_rank, handle))
+
+    def blocked(self, m, names: "_Names", world_ranks) -> list[tuple[int, str]]:
+        """``(world rank, the call it waits in)`` of every rank of ``world_ranks`` left blocked in the engine,
+        as :func:`ppt.mpi.deadlock.describe` tells it."""
+        out = ffi.new("int64_t[7]")
+        found = []
+        for world_rank in world_ranks:
+            kind = lib.ppt_mpi_blocked(m, world_rank, out)
+            if kind < 0:
+                continue
+            rank = self.rank(world_rank)
+            rank.call = names.names[out[0]]
+            rank.proc.blocked_in = self._blocked_in(rank, kind, out)
+            found.append((world_rank, describe(rank)))
+        return found
+
+    def _blocked_in(self, rank: _PlanRank, kind: int, out):
+        """What the rank's process would wait in (``Process.blocked_in``), from ``ppt_mpi_blocked``."""
+        if kind == BLOCKED_REQUEST:
+            is_send, peer, ctx, tag, nbytes = out[2], out[3], out[4], out[5], out[6]
+            comm = rank.by_ctx[ctx]
+            local = peer if peer == ANY_SOURCE else comm.local_of(peer)
+            return (Request(rank, bool(is_send), comm, local, tag, ctx, nbytes),)
+        if kind == BLOCKED_PROBE:
+            return ("probe", self.comm(rank.world_rank, out[1]), out[2], out[3])
+        if kind == BLOCKED_RUN:
+            comm = self.comm(rank.world_rank, out[1])
+            return (Request(rank, out[2] == 1, comm, comm.local_of(out[3]), 0, comm.coll_ctx),)
+        return None
 
     def plan(self, world_rank: int, name: str, row: tuple, aux: list):
         """``(collective call, schedule, slot sizes)`` of the collective op ``row`` of a rank (None: the
@@ -170,12 +270,53 @@ class Planner:
         """The rank's communicator of op-stream handle ``handle``, or None."""
         return self.replayers[world_rank].handles.comms.get(handle)
 
+    def bind(self, world_rank: int, handle: int):
+        """The rank's communicator of ``handle`` once a call made it (None: not a member), kept by its
+        context for reports on its requests (even once freed)."""
+        comm = self.comm(world_rank, handle)
+        if comm is not None:
+            self.rank(world_rank).by_ctx[comm.ctx] = comm
+        return comm
+
     def flatten(self, schedule):
         """:func:`flatten`, kept as long as the planner (the engine's plans point into it; a plan is made
         once per rank and set of arguments, so each schedule is flattened about once)."""
         flat = flatten(schedule)
         self.flats.append(flat)
         return flat
+
+
+def mismatch(m, names: "_Names", rank, comm) -> MPIError:
+    """The error of ``rank``'s collective call on ``comm`` that received another call's message, as
+    :meth:`ppt.mpi.collectives.Coll.value` raises it (the headers read from the engine: ppt_mpi_mismatch)."""
+    out = ffi.new("int64_t[7]")
+    lib.ppt_mpi_mismatch(m, out)
+    return mismatch_error(rank, comm, comm.local_of(out[3]), _header(names, out, 0), _header(names, out, 4))
+
+
+def _header(names: "_Names", out, k: int) -> tuple:
+    """The collective header ``(call, root or None, sequence number)`` the engine wrote at ``out[k:k+3]``."""
+    return names.names[out[k]], None if out[k + 1] < 0 else out[k + 1], out[k + 2]
+
+
+class _Envelope:
+    """An unreceived message as :func:`ppt.mpi.outcome.stray` reads it."""
+
+    __slots__ = ("kind", "src", "data")
+
+    def __init__(self, kind, src, data):
+        self.kind, self.src, self.data = kind, src, data
+
+
+def strays(m, names: "_Names", rank) -> list:
+    """Collective messages nobody received of ``rank`` (its ``world_rank``), as :func:`ppt.mpi.outcome.stray`
+    reports them."""
+    found, out, k = [], ffi.new("int64_t[5]"), 0
+    while lib.ppt_mpi_stray(m, rank.world_rank, k, out):
+        envelope = _Envelope(EAGER if out[0] == 0 else RTS, out[1], (_header(names, out, 2), None))
+        found.append(stray(rank, envelope))
+        k += 1
+    return found
 
 
 def flatten(schedule):
@@ -331,8 +472,11 @@ class Engine:
 
 def replay_job(job, trace, replayer_cls, options: dict, progress=None):
     """Replay ``trace`` on ``job`` with the compiled engine: ``(JobResult, None)``, or ``(None, why)`` when
-    the engine does not carry it (see the module docstring); the JobResult's ``returns`` are the ranks'
-    replay reports, as :class:`~ppt.traces.replay.RankReplay` makes them.
+    the engine does not carry the job (:func:`unsupported`; then nothing has run); the JobResult's
+    ``returns`` are the ranks' replay reports, as :class:`~ppt.traces.replay.RankReplay` makes them.
+    Raises the Python replay's errors, with its text: a call the simulated MPI refuses (at the call),
+    mismatched collectives (at the receive that finds them), a DeadlockError naming every rank left blocked
+    and the call it waits in, and an MPIError for a collective message nobody received (once the run ends).
 
     ``options``: ``compute_scale``, ``keep_startup``, ``clock`` (``"wall"`` or ``"cpu"``), and the calls
     replay skips where the trace could not express them (``skip``, a set of names, or all with
@@ -363,7 +507,7 @@ def replay_job(job, trace, replayer_cls, options: dict, progress=None):
     done_records = 0
 
     def step():
-        """Run the engine to the end of the job or of its window: None, or why it gave up."""
+        """Run the engine to the end of the job or of its window; a replay that goes wrong raises its error."""
         nonlocal done_records
         while True:
             status = lib.ppt_mpi_run(m)
@@ -373,8 +517,9 @@ def replay_job(job, trace, replayer_cls, options: dict, progress=None):
                 rank = lib.ppt_mpi_need_rank(m)
                 streams[rank].feed(m, rank, names)
             elif status in (lib.PPT_MPI_NEED_COLL, lib.PPT_MPI_NEED_COMM):
-                if not _python_step(engine, status, planner, streams):
-                    return "a call the simulated MPI refuses"
+                _python_step(engine, status, planner, streams)
+            elif status in (lib.PPT_MPI_REFUSED, lib.PPT_MPI_MISMATCH):
+                raise _error(engine, status, planner, streams)
             elif status == lib.PPT_MPI_NEED_PROGRESS:
                 if progress is not None:
                     records = lib.ppt_mpi_records(m)
@@ -383,16 +528,31 @@ def replay_job(job, trace, replayer_cls, options: dict, progress=None):
                     progress.progress.count(progress.done, progress.total, lib.ppt_mpi_now(m),
                                             "records over all ranks")
             else:
-                return ffi.string(lib.ppt_mpi_reason(m)).decode()
+                raise SimulationError(f"compiled MPI engine: {_reason(m)}")
 
     with young_garbage_only():         # the trace and tables held: no rescans
-        why = step() if windows is None else windows.run(step)
-    if why is not None:
-        return None, why
-    if sum(gathered(windows, lib.ppt_mpi_unfinished(m))):
-        return None, "ranks are left blocked (a deadlock)"
-    result = _results(m, job, names, engine, windows, time.perf_counter() - wall)
-    return (result, None) if result is not None else (None, "collective messages were left unreceived")
+        step() if windows is None else windows.run(step)
+    _check_finished(m, names, planner, windows)
+    return _results(m, job, names, engine, windows, time.perf_counter() - wall), None
+
+
+def _check_finished(m, names: _Names, planner: Planner, windows) -> None:
+    """Raise what :meth:`ppt.mpi.job.MPIJob.result` raises for a replay that ran out of events, over every
+    simulation process of a parallel run: a DeadlockError naming the ranks left blocked and their calls,
+    else an MPIError for a collective message nobody received."""
+    local = [r for r in range(planner.job.num_ranks) if lib.ppt_mpi_is_local(m, r)]
+    parts = gathered(windows, (planner.blocked(m, names, local), lib.ppt_mpi_now(m),
+                               [s for r in local for s in strays(m, names, planner.rank(r))]))
+    blocked = sorted(b for part in parts for b in part[0])
+    if blocked:
+        raise DeadlockError(deadlock_message(blocked, max(part[1] for part in parts), planner.job.num_ranks))
+    unreceived = sorted(s for part in parts for s in part[2])
+    if unreceived:
+        raise MPIError(unreceived[0][1])
+
+
+def _reason(m) -> str:
+    return ffi.string(lib.ppt_mpi_reason(m)).decode()
 
 
 #: Op kinds that make a communicator (the others the planner runs, from Op.COMM_FREE on, only touch a
@@ -408,61 +568,67 @@ def _op_row(m):
     return op, tuple(getattr(op, name) for name in OP_DTYPE.names[:-1]) + (0,), aux
 
 
-def _python_step(engine: Engine, status: int, planner: Planner, streams: list) -> bool:
+def _python_step(engine: Engine, status: int, planner: Planner, streams: list) -> None:
     """Answer the engine's stop at a collective or a communicator op: run the op's Python part and hand the
-    engine what it needs; False if the Python engine must replay instead (the call raised, e.g. an
-    algorithm refusing the communicator)."""
+    engine what it needs.  A call the simulated MPI refuses (e.g. an algorithm refusing the communicator)
+    raises the Python replay's error."""
     m, names = engine.m, engine.names
     rank = lib.ppt_mpi_need_rank(m)
     op, row, aux = _op_row(m)
     name = streams[rank].held[3][op.call]
-    try:
-        if status == lib.PPT_MPI_NEED_COMM and lib.ppt_mpi_need_stage(m) == 1:
-            planner.finish_comm_op(rank)
-            comm = planner.comm(rank, aux[0])
-            if comm is not None:
-                lib.ppt_mpi_set_comm(m, aux[0], comm.ctx, comm.size, comm.rank, engine.members_array(comm.members))
-            return True
-        parent = planner.comm(rank, op.comm)
-        if parent is not None:
-            parent.coll_seq = lib.ppt_mpi_need_seq(m)
-        if status == lib.PPT_MPI_NEED_COLL:
-            planned = planner.plan(rank, name, row, aux)
-        elif op.kind in MAKES_COMM:
-            planned = planner.comm_op(rank, name, row, aux)
-        else:
-            planner.comm_op(rank, name, row, aux)
-            if op.kind == Op.COMM_FREE and op.comm > 1:
-                lib.ppt_mpi_drop_comm(m, op.comm)
-            return True
-    except (PPTError, MPIError, TypeError, ValueError, IndexError, AttributeError, KeyError):
-        return False
+    if status == lib.PPT_MPI_NEED_COMM and lib.ppt_mpi_need_stage(m) == 1:
+        planner.finish_comm_op(rank)
+        comm = planner.bind(rank, aux[0])
+        if comm is not None:
+            lib.ppt_mpi_set_comm(m, aux[0], comm.ctx, comm.size, comm.rank, engine.members_array(comm.members))
+        return
+    parent = planner.comm(rank, op.comm)
+    if parent is not None:
+        parent.coll_seq = lib.ppt_mpi_need_seq(m)
+    if status == lib.PPT_MPI_NEED_COLL:
+        planned = planner.plan(rank, name, row, aux)
+    elif op.kind in MAKES_COMM:
+        planned = planner.comm_op(rank, name, row, aux)
+    else:
+        planner.comm_op(rank, name, row, aux)
+        if op.kind == Op.COMM_FREE and op.comm > 1:
+            lib.ppt_mpi_drop_comm(m, op.comm)
+        return
     if planned is None:
         if status == lib.PPT_MPI_NEED_COLL:
             lib.ppt_mpi_set_plan(m, ffi.NULL, ffi.NULL, 0, 0, 0, -1)
-        return True
+        return
     c, schedule, sizes = planned
     call, root, _ = c.hdr
     lib.ppt_mpi_set_plan(m, planner.flatten(schedule), ffi.new("int64_t[]", list(sizes) or [0]), len(sizes),
                          c.ctx, names.id(call), -1 if root is None else root)
-    return True
+
+
+def _error(engine: Engine, status: int, planner: Planner, streams: list) -> PPTError:
+    """The error of the rank the engine stopped at, at an op it refuses or a mismatched collective, as the Python
+    replay raises it."""
+    m = engine.m
+    rank = lib.ppt_mpi_need_rank(m)
+    op, row, aux = _op_row(m)
+    name = streams[rank].held[3][op.call]
+    if status == lib.PPT_MPI_MISMATCH:
+        return planner.mismatch(m, engine.names, rank, name, op.comm)
+    return planner.refusal(rank, name, row, aux, _reason(m))
 
 
 def _results(m, job, names: _Names, engine: Engine, windows, wall_s: float):
     """The JobResult of a finished replay (its ``returns`` the ranks' replay reports), gathered over the
-    simulation processes of a parallel run; None if collective messages were left unreceived (mismatched
-    collectives: the Python engine reports them)."""
+    simulation processes of a parallel run."""
     num_calls = max(len(names.names), 1)
     times, counts = ffi.new("double[11]"), ffi.new("int64_t[7]")
     calls, skipped = ffi.new("int64_t[]", num_calls), ffi.new("int64_t[]", num_calls)
-    per_rank, returns, stray = [], [], False
+    per_rank, returns = [], []
     for rank in filter(lambda rank: lib.ppt_mpi_is_local(m, rank), range(job.num_ranks)):
         lib.ppt_mpi_rank_stats(m, rank, times, counts)
         lib.ppt_mpi_rank_calls(m, rank, calls, skipped, num_calls)
         (compute_s, comm_s, finish_s, dropped_s, recorded_mpi_s, wall_gaps_s, cpu_gaps_s,
          first_s, first_recorded_s, last_s, last_recorded_s) = times
-        messages_sent, bytes_sent, records, p2p_bytes, unreceived, unreceived_coll, wtimes = counts
-        stray = stray or unreceived_coll > 0
+        messages_sent, bytes_sent, records, p2p_bytes, unreceived, _, wtimes = counts
         stats = RankStats()
         stats.compute_s, stats.comm_s, stats.finish_s = compute_s, comm_s, finish_s
         stats.messages_sent, stats.bytes_sent = messages_sent, bytes_sent
@@ -477,12 +643,10 @@ def _results(m, job, names: _Names, engine: Engine, windows, wall_s: float):
                         "compute_wall_s": wall_gaps_s, "compute_cpu_s": cpu_gaps_s,
                         "wtime_span_s": last_s - first_s if spans else None,
                         "recorded_wtime_span_s": last_recorded_s - first_recorded_s if spans else None})
-    local = (per_rank, returns, stray, engine.network_stats(), lib.ppt_mpi_events(m))
+    local = (per_rank, returns, engine.network_stats(), lib.ppt_mpi_events(m))
     parts = gathered(windows, local)
-    if any(part[2] for part in parts):
-        return None
     ranked = sorted((pair for part in parts for pair in zip(part[0], part[1])), key=lambda pair: pair[0]["rank"])
     per_rank, returns = [entry for entry, _ in ranked], [report for _, report in ranked]
     return JobResult(ranks=job.num_ranks, predicted_s=max(e["finish_s"] for e in per_rank), per_rank=per_rank,
-                      calls=total_calls(per_rank), network=engine.net.merge_stats([part[3] for part in parts]),
-                      returns=returns, events=sum(part[4] for part in parts), wall_s=wall_s)
+                      calls=total_calls(per_rank), network=engine.net.merge_stats([part[2] for part in parts]),
+                      returns=returns, events=sum(part[3] for part in parts), wall_s=wall_s)

@@ -37,13 +37,13 @@ from ppt.engine.process import run_body
 from ppt.errors import DeadlockError, SimulationError
 from ppt.interconnects.core import ffi, lib
 from ppt.mpi.api import MPI
-from ppt.mpi.compiled import Engine, flatten, unsupported
+from ppt.mpi.compiled import Engine, flatten, mismatch, strays, unsupported
 from ppt.mpi.compiled_windows import CallParts, Windows, gathered
 from ppt.mpi.constants import ANY_SOURCE, ANY_TAG, PROC_NULL
 from ppt.mpi.deadlock import deadlock_message, describe
 from ppt.mpi.errors import MPIError
-from ppt.mpi.outcome import JobResult, rank_body, stray
-from ppt.mpi.p2p import EAGER, RTS, STANDARD, Rank, Request, Status
+from ppt.mpi.outcome import JobResult, rank_body
+from ppt.mpi.p2p import STANDARD, Rank, Request, Status
 from ppt.mpi.persistent import Prequest
 from ppt.mpi.stats import RankStats, total_calls
 
@@ -427,38 +427,8 @@ class CompiledRank:
             self.proc.hibernate([_RunWait(self, c.comm)])
             state = lib.ppt_mpi_run_state(m, me, self.out)
         if state < 0:
-            raise self._mismatch(c)
+            raise mismatch(m, engine.names, self, c.comm)
         return engine.parts.values(key, c.me, combined=False)
-
-    def _mismatch(self, c) -> MPIError:
-        """The error :meth:`ppt.mpi.collectives.Coll.value` raises for the header the run received."""
-        from ppt.mpi.collectives import _call_text
-        out = self.out
-        lib.ppt_mpi_mismatch(self.m, out)
-        theirs = (self.engine.names.names[out[0]], None if out[1] < 0 else out[1], out[2])
-        return self.error(f"collective mismatch on {c.comm.label}: rank {c.comm.local_of(out[3])} called "
-                          f"{_call_text(theirs)} where this rank called {_call_text(c.hdr)} "
-                          f"(collective #{c.hdr[2]})")
-
-    # -- after the run --------------------------------------------------------------------------------------
-    def strays(self) -> list:
-        """Collective messages nobody received, as :func:`ppt.mpi.outcome.stray` reports them."""
-        found, out, k = [], self.out, 0
-        while lib.ppt_mpi_stray(self.m, self.world_rank, k, out):
-            kind, src, call, root, seq = out[0], out[1], out[2], out[3], out[4]
-            hdr = (self.engine.names.names[call], None if root < 0 else root, seq)
-            found.append(stray(self, _Envelope(EAGER if kind == 0 else RTS, src, (hdr, None))))
-            k += 1
-        return found
-
-
-class _Envelope:
-    """An unreceived message as :func:`ppt.mpi.outcome.stray` reads it."""
-
-    __slots__ = ("kind", "src", "data")
-
-    def __init__(self, kind, src, data):
-        self.kind, self.src, self.data = kind, src, data
 
 
 class ProgramEngine(Engine):
@@ -566,7 +536,7 @@ def run_job(job, main, args=(), argv=(), progress=None):
         lib.ppt_mpi_set_progress(m, 1 << 62)        # every 65,536 events
 
     def step():
-        """Run the engine to the end of the job or of its window (a program run never gives up: None)."""
+        """Run the engine to the end of the job or of its window."""
         while True:
             status = lib.ppt_mpi_run(m)
             if status == lib.PPT_MPI_DONE:
@@ -595,16 +565,16 @@ def _result(job, engine, ranks, windows, wall_s: float):
         entry["unreceived_messages"] = out[2]
         per_rank.append(entry)
     local = {"blocked": [(r.world_rank, describe(r)) for r in ranks if r.stats.finish_s is None],
-             "stray": [s for r in ranks for s in r.strays()], "now": lib.ppt_mpi_now(m),
+             "stray": [s for r in ranks for s in strays(m, engine.names, r)], "now": lib.ppt_mpi_now(m),
              "per_rank": list(zip(per_rank, [r.result for r in ranks])), "network": engine.network_stats(),
              "events": lib.ppt_mpi_events(m)}
     parts = gathered(windows, local)
     blocked = sorted(b for p in parts for b in p["blocked"])
     if blocked:
         raise DeadlockError(deadlock_message(blocked, max(p["now"] for p in parts), job.num_ranks))
-    strays = sorted(s for p in parts for s in p["stray"])
-    if strays:
-        raise MPIError(strays[0][1])
+    unreceived = sorted(s for p in parts for s in p["stray"])
+    if unreceived:
+        raise MPIError(unreceived[0][1])
     ranked = sorted((pair for p in parts for pair in p["per_rank"]), key=lambda pair: pair[0]["rank"])
     per_rank = [entry for entry, _ in ranked]
     return JobResult(ranks=job.num_ranks, predicted_s=max(e["finish_s"] for e in per_rank), per_rank=per_rank,

@@ -14,10 +14,10 @@ On the packet network each process drives its part of the packet core: a message
 process goes ahead to it as a record (``in_core``) when it is handed to the core, and the core delivers
 it there; the core's own events for other processes travel in the same exchange.
 
-A process whose engine gives up (a call it does not carry, a lookahead broken) tells the others in the
-next exchange; every process then stops running and the run ends with the same reason everywhere, for
-the caller to fall back to the Python engine together.  Failures in Python and interrupts stop all
-processes together as :mod:`ppt.engine.parallel` describes.
+An error on one process (a replay's refused call or mismatched collective, a program's exception, the
+engine stopping) and an interrupt stop all processes together, as :mod:`ppt.engine.parallel`
+describes; a deadlock or a collective message nobody received is found once the events run out, from
+every process's ranks.
 """
 from __future__ import annotations
 
@@ -62,7 +62,6 @@ class Windows:
         self.window_end = -math.inf
         self._outbox = [[] for _ in range(self.size)]     # run_windows' Python events: none here
         self.exchanges = [self]
-        self.why = None
         self.step = None
 
     @classmethod
@@ -78,17 +77,15 @@ class Windows:
         lib.ppt_mpi_set_partition(engine.m, sim.rank, sim.size, ffi.from_buffer("int32_t[]", owner))
         return cls(engine.m, engine.names, sim, core, cargo)
 
-    def run(self, step):
-        """Run the engine to the end of the job, ``step()`` running it up to the current window's end (None,
-        or why the engine gave up); None, or the reason every process gave up with."""
+    def run(self, step) -> None:
+        """Run the engine to the end of the job, ``step()`` running it up to the current window's end."""
         self.step = step
         parallel.run_windows(self, math.inf)
-        return next((why for why in gathered(self, self.why) if why is not None), None)
 
     # -- what run_windows calls ---------------------------------------------------------------------
     def peek(self) -> float:
-        """The next event here or in the outboxes, s (inf once the engine gave up)."""
-        return math.inf if self.why is not None else lib.ppt_mpi_next_time(self.m)
+        """The next event here or in the outboxes, s."""
+        return lib.ppt_mpi_next_time(self.m)
 
     outgoing_min_s = peek
 
@@ -97,15 +94,13 @@ class Windows:
             pass
 
     def _run_window(self, end: float) -> None:
-        if self.why is not None:
-            return
         lib.ppt_mpi_set_window(self.m, end)
-        self.why = self.step()
+        self.step()
         self.now = lib.ppt_mpi_now(self.m)
 
     def outgoing(self) -> list:
         """Per process: the records for it, the slot sizes they carry, this process's call names (by id), the
-        cargo's objects, the packet core's events, and why this engine gave up."""
+        cargo's objects and the packet core's events."""
         m, batches, sizes = self.m, [], []
         records, parts, nparts = ffi.new("ppt_mpi_remote_t **"), ffi.new("int64_t **"), ffi.new("int64_t *")
         for process in range(self.size):
@@ -116,7 +111,7 @@ class Windows:
         lib.ppt_mpi_clear_outboxes(m)
         objects = [None] * self.size if self.cargo is None else self.cargo.pack(batches)
         names = tuple(self.names.names)
-        return [(batch, size, names if len(batch) else (), cargo, packets, self.why)
+        return [(batch, size, names if len(batch) else (), cargo, packets)
                 for batch, size, cargo, packets in zip(batches, sizes, objects, self._packets())]
 
     def _packets(self) -> list:
@@ -131,13 +126,8 @@ class Windows:
         return out
 
     def incoming(self, parts: list) -> None:
-        """Queue the records the other processes sent here (none once any process gave up)."""
-        for *_, why in parts:
-            if why is not None and self.why is None:
-                self.why = why
-        if self.why is not None:
-            return
-        for records, sizes, names, objects, packets, _ in parts:
+        """Queue the records the other processes sent here."""
+        for records, sizes, names, objects, packets in parts:
             if objects is not None:
                 self.cargo.unpack(records, objects)
             if packets:

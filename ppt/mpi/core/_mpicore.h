@@ -309,7 +309,8 @@ struct ppt_mpi {
     int64_t nqueues, cap_queues;
     map_t map;
     int32_t need_rank;          /* the rank to continue before the next event, or -1 */
-    hdr_t mismatch;             /* a program rank's collective got this header instead of its own */
+    hdr_t mismatch;             /* a rank's collective got this header (from world rank mismatch_src) ... */
+    hdr_t mismatch_own;         /* ... instead of its own */
     int32_t mismatch_src;
     int32_t need;
     char reason[256];
@@ -335,7 +336,8 @@ void share_free(share_t *sh);
 void share_finished(ppt_mpi_t *m, share_t *sh, share_msg_t what);
 int32_t mpi_new_msg(ppt_mpi_t *m);
 void mpi_free_msg(ppt_mpi_t *m, int32_t msg);
-int mpi_unsupported(ppt_mpi_t *m, const char *fmt, ...);
+/* Stop the run with status (a PPT_MPI_* code), the reason written as printf writes fmt. */
+int mpi_stop(ppt_mpi_t *m, int status, const char *fmt, ...);
 /* packet.c: the packet network's core, driven as packetnet.py's PacketCore drives it */
 void packet_send(ppt_mpi_t *m, int32_t msg, int32_t src_node, int32_t dst_node, double delay_s);
 int64_t packet_wake(ppt_mpi_t *m, int32_t number);

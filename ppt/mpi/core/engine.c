@@ -122,14 +122,14 @@ void ppt_mpi_set_progress(ppt_mpi_t *m, int64_t records)
 
 
 
-int mpi_unsupported(ppt_mpi_t *m, const char *fmt, ...)
+int mpi_stop(ppt_mpi_t *m, int status, const char *fmt, ...)
 {
     va_list args;
     va_start(args, fmt);
     vsnprintf(m->reason, sizeof m->reason, fmt, args);
     va_end(args);
-    m->need = PPT_MPI_UNSUPPORTED;
-    return PPT_MPI_UNSUPPORTED;
+    m->need = status;
+    return status;
 }
 
 /* -- communicators ----------------------------------------------------------------------------- */
@@ -236,8 +236,8 @@ static int dispatch(ppt_mpi_t *m, const ppt_event_t *ev)
         return PPT_MPI_DONE;
     case EV_RUN_RESUME:
         run_resume(m, ev->target);
-        if (m->need == PPT_MPI_UNSUPPORTED)
-            return PPT_MPI_UNSUPPORTED;
+        if (m->need != PPT_MPI_DONE)
+            return m->need;
         if (RANK(m, ev->target)->state == R_READY && RANK(m, ev->target)->program) {
             m->need_rank = ev->target;
             return PPT_MPI_NEED_RESUME;
@@ -246,7 +246,7 @@ static int dispatch(ppt_mpi_t *m, const ppt_event_t *ev)
             return replay_continue(m, ev->target);
         return PPT_MPI_DONE;
     }
-    return mpi_unsupported(m, "unknown event kind %d", ev->kind);
+    return mpi_stop(m, PPT_MPI_UNSUPPORTED, "unknown event kind %d", ev->kind);
 }
 
 int32_t ppt_mpi_run(ppt_mpi_t *m)
@@ -287,14 +287,6 @@ const char *ppt_mpi_reason(const ppt_mpi_t *m) { return m->reason; }
 double ppt_mpi_now(const ppt_mpi_t *m) { return m->now; }
 int64_t ppt_mpi_events(const ppt_mpi_t *m) { return m->events; }
 int64_t ppt_mpi_records(const ppt_mpi_t *m) { return m->records; }
-
-int32_t ppt_mpi_unfinished(const ppt_mpi_t *m)
-{
-    int32_t n = 0;
-    for (int32_t r = 0; r < m->num_ranks; r++)
-        n += m->ranks[r].state != R_DONE && ppt_mpi_is_local(m, r);
-    return n;
-}
 
 void ppt_mpi_rank_stats(const ppt_mpi_t *m, int32_t r, double *times, int64_t *counts)
 {

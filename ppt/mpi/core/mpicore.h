@@ -33,9 +33,14 @@ enum {
                              * it (ppt_mpi_need_stage() 0: at its start, ppt_mpi_set_plan() for the agreement
                              * a new communicator needs; 1: once that is over, ppt_mpi_set_comm()) */
     PPT_MPI_NEED_PROGRESS,  /* time to report progress (ppt_mpi_set_progress) */
-    PPT_MPI_UNSUPPORTED,    /* the engine cannot go on (ppt_mpi_reason()); replay with the Python engine */
-    PPT_MPI_NEED_RESUME     /* program rank ppt_mpi_need_rank()'s process goes on now */
+    PPT_MPI_UNSUPPORTED,    /* the engine cannot go on (ppt_mpi_reason()) */
+    PPT_MPI_NEED_RESUME,    /* program rank ppt_mpi_need_rank()'s process goes on now */
+    PPT_MPI_REFUSED,        /* replay rank ppt_mpi_need_rank() is at an op (ppt_mpi_need_op()) the simulated MPI
+                             * refuses (ppt_mpi_reason() says why): Python issues it to raise the error */
+    PPT_MPI_MISMATCH        /* replay rank ppt_mpi_need_rank()'s collective received another collective's
+                             * message (ppt_mpi_mismatch()) */
 };
+/* After PPT_MPI_UNSUPPORTED, PPT_MPI_REFUSED and PPT_MPI_MISMATCH the run cannot go on. */
 
 /* A job of num_ranks ranks; rank r runs on node node_of[r], whose NIC entity id is node_eid[node].
  * eager_B: largest eagerly sent message; send/recv/poll overheads as ppt.mpi.settings describes. */
@@ -67,7 +72,7 @@ void ppt_mpi_set_progress(ppt_mpi_t *m, int64_t records);
 void ppt_mpi_set_replay(ppt_mpi_t *m, int32_t cpu_clock, double compute_scale, int32_t keep_startup);
 void ppt_mpi_set_has_init(ppt_mpi_t *m, int32_t rank, int32_t has_init);
 /* By call id, whether an OTHER op (a call the trace's reader could not express) of that call is skipped;
- * one that is not stops the engine (PPT_MPI_UNSUPPORTED).  The array must stay alive until set again. */
+ * one that is not stops the engine (PPT_MPI_REFUSED).  The array must stay alive until set again. */
 void ppt_mpi_set_skippable(ppt_mpi_t *m, const int8_t *skippable, int32_t n);
 
 /* The next chunk of a rank's stream (n == 0: the stream has ended): ops, their aux values and, per
@@ -105,8 +110,13 @@ double ppt_mpi_now(const ppt_mpi_t *m);
 int64_t ppt_mpi_events(const ppt_mpi_t *m);
 /* Ops replayed so far, all ranks. */
 int64_t ppt_mpi_records(const ppt_mpi_t *m);
-/* Ranks that have not finished (blocked). */
-int32_t ppt_mpi_unfinished(const ppt_mpi_t *m);
+/* What a replay rank that has not finished waits in (its process's blocked_in in the Python engine):
+ * 1 a request, 2 a probe, 3 a collective's schedule, 0 none of those, -1 nothing (it finished).
+ * out[0..1]: its op's job-wide call id and communicator handle; then for a request out[2..6]: 1 if a
+ * send, its peer (world rank, or ANY_SOURCE), context, tag and bytes; for a probe out[2..3]: the op's
+ * peer and tag; for a schedule out[2..3]: 1 if the message awaited is a send, its peer's world rank
+ * (7 int64s in all). */
+int32_t ppt_mpi_blocked(const ppt_mpi_t *m, int32_t rank, int64_t *out);
 /* Per rank: compute_s, comm_s, finish_s, startup_dropped_s, recorded_mpi_s, compute_wall_s,
  * compute_cpu_s, wtime first/last simulated and recorded (NaN if absent): 11 doubles; messages_sent,
  * bytes_sent, records, p2p_bytes, unreceived messages, unreceived collective messages, wtime reads:
@@ -168,8 +178,9 @@ int32_t ppt_mpi_ibarrier_dist(const ppt_mpi_t *m, int32_t req);
 int32_t ppt_mpi_program_run(ppt_mpi_t *m, int32_t rank, const int32_t *schedule, const int64_t *sizes, int32_t nslots,
                             const int32_t *members, int32_t ctx, int64_t tag, int32_t hdr_call, int32_t hdr_root);
 /* The rank's last run: 1 over, -1 stopped at a mismatched collective (ppt_mpi_mismatch: the header
- * received, (call id, root, sequence number), and the world rank that sent it), 0 still waiting, for the
- * message out names (1 a send, 0 a receive, -1 none yet; its peer's world rank). */
+ * received, (call id, root or -1, sequence number), the world rank that sent it, and the header of the
+ * rank's own call, 7 int64s), 0 still waiting, for the message out names (1 a send, 0 a receive, -1 none
+ * yet; its peer's world rank). */
 int32_t ppt_mpi_run_state(const ppt_mpi_t *m, int32_t rank, int64_t *out);
 void ppt_mpi_mismatch(const ppt_mpi_t *m, int64_t *out);
 /* Messages the rank sent, their bytes, its messages received by nobody, and of those the ones of

@@ -171,6 +171,9 @@ void ppt_mpi_mismatch(const ppt_mpi_t *m, int64_t *out)
     out[1] = m->mismatch.root;
     out[2] = m->mismatch.seq;
     out[3] = m->mismatch_src;
+    out[4] = m->mismatch_own.call;
+    out[5] = m->mismatch_own.root;
+    out[6] = m->mismatch_own.seq;
 }
 
 void ppt_mpi_program_stats(const ppt_mpi_t *m, int32_t r, int64_t *out)

@@ -222,9 +222,10 @@ static int wl_wait(ppt_mpi_t *m, int32_t r)
 }
 
 /* -- the calls --------------------------------------------------------------------------------- */
+/* The rank's op is one the simulated MPI refuses: Python issues it to raise the error. */
 static int bad(ppt_mpi_t *m, int32_t r, const char *what)
 {
-    return mpi_unsupported(m, "rank %d: %s", r, what);
+    return mpi_stop(m, PPT_MPI_REFUSED, "rank %d: %s", r, what);
 }
 
 /* A peer of communicator c as a world rank (or PROC_NULL / ANY_SOURCE); -3 if out of range. */
@@ -284,7 +285,7 @@ static int start_run(ppt_mpi_t *m, int32_t r)
         return OP_DONE;
     int done = run_start(m, r);
     if (done < 0)
-        return bad(m, r, "collective mismatch");
+        return PPT_MPI_MISMATCH;
     if (!done) {
         rk->state = R_RUN;
         return OP_BLOCKED;
@@ -658,7 +659,33 @@ int replay_continue(ppt_mpi_t *m, int32_t r)
         return PPT_MPI_DONE;
     if (st == PPT_MPI_UNSUPPORTED)
         return st;
-    m->need_rank = r;                   /* NEED_CHUNK, NEED_COLL, NEED_COMM: go on once Python answered */
+    m->need_rank = r;                   /* NEED_CHUNK, NEED_COLL, NEED_COMM: go on once Python answered;
+                                         * REFUSED, MISMATCH: Python reports the rank's error */
     rk->state = R_NEED;
     return st;
+}
+
+int32_t ppt_mpi_blocked(const ppt_mpi_t *m, int32_t r, int64_t *out)
+{
+    const rank_t *rk = &m->ranks[r];
+    if (rk->state == R_DONE)
+        return -1;
+    out[0] = rk->call_ids[rk->op->call];
+    out[1] = rk->op->comm;
+    if (rk->state == R_PROBE) {
+        out[2] = rk->op->peer;
+        out[3] = rk->op->tag;
+        return 2;
+    }
+    if (rk->state == R_RUN)
+        return ppt_mpi_run_state(m, r, out + 2) == 0 ? 3 : 0;
+    if (rk->state != R_BLOCK)
+        return 0;
+    const req_t *rq = &m->reqs[rk->blocked_req];
+    out[2] = rq->is_send;
+    out[3] = rq->src;
+    out[4] = rq->ctx;
+    out[5] = rq->tag;
+    out[6] = rq->nbytes;
+    return 1;
 }

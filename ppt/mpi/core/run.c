@@ -181,6 +181,7 @@ static int take_receive(ppt_mpi_t *m, int32_t r, int32_t q)
     p2p_take(m, r, q);
     if (rq->hdr.call != run->hdr.call || rq->hdr.root != run->hdr.root || rq->hdr.seq != run->hdr.seq) {
         m->mismatch = rq->hdr;
+        m->mismatch_own = run->hdr;
         m->mismatch_src = rq->status_src;
         return -1;
     }
@@ -336,8 +337,9 @@ void run_resume(ppt_mpi_t *m, int32_t r)
         rk->state = R_READY;
         return;
     }
-    if (done < 0) {
-        mpi_unsupported(m, "collective mismatch on rank %d", r);
+    if (done < 0) {                             /* Python reports the mismatch */
+        m->need = PPT_MPI_MISMATCH;
+        m->need_rank = r;
         rk->state = R_NEED;
         return;
     }
