@@ -91,8 +91,8 @@ void mpi_deliver_at(ppt_mpi_t *m, double t, uint64_t key, int32_t i)
         return;
     }
     if (t < m->window_end) {
-        mpi_unsupported(m, "a message to another simulation process arrives %.9g s ahead, below the "
-                        "lookahead", t - m->now);
+        mpi_stop(m, PPT_MPI_UNSUPPORTED, "a message to another simulation process arrives %.9g s ahead, below the "
+                 "lookahead", t - m->now);
         return;
     }
     export(m, i, (ppt_mpi_remote_t){.t = t, .key = key});
