@@ -6,7 +6,9 @@ rendezvous protocols, the ranks' overheads, the networks (analytic, flow,
 and the packet network's compiled core) and the nodes' shared memory in C.
 It makes the events the Python engine makes, in the same order, so a replay
 predicts the same times, calls and statistics to the last bit
-(``tests/test_compiled_replay.py`` holds the two engines equal).
+(``tests/test_compiled_replay.py`` holds the two engines equal).  A network or
+node memory model of one's own runs in Python beside the engine
+(:mod:`ppt.mpi.pynet`), called per message and per event of the model.
 
 Python is called once per distinct collective call of a rank (the engine
 keeps the plan for the rank's later calls with the same arguments), to choose
@@ -15,8 +17,7 @@ code the Python engine runs (:class:`Planner`), once per rank per chunk of its
 stream, and once per node pair and message size the network has not seen.
 
 :func:`replay_job` runs a replay on the engine, or returns None when the
-engine does not carry it -- a network other than the analytic, flow and packet ones, a parallel
-run, NCCL's tree all-reduce or ring all-gather, a call the simulated MPI refuses,
+engine does not carry it -- a parallel or sampled run, NCCL's tree all-reduce or ring all-gather, a call the simulated MPI refuses,
 mismatched collectives or a deadlock -- and the Python engine then replays the trace
 (and reports any error) as before.
 """
@@ -40,6 +41,7 @@ from ppt.mpi.api import MPI
 from ppt.mpi.errors import MPIError
 from ppt.mpi.outcome import JobResult
 from ppt.mpi.p2p import Rank
+from ppt.mpi.pynet import PythonModels
 from ppt.mpi.schedule import Exchange
 from ppt.mpi.stats import RankStats, total_calls
 from ppt.errors import PPTError
@@ -51,11 +53,6 @@ PROGRESS_RECORDS = 1024
 
 def unsupported(job) -> str | None:
     """Why the compiled engine cannot run ``job`` (a replay or its ranks' programs), or None."""
-    net = job.network
-    if type(net) not in (AnalyticNetwork, FlowNetwork, PacketNetwork):
-        return f"the {net.kind} network runs on the Python engine"
-    if type(net.node_memory) is not NodeMemory:
-        return "a custom node memory model runs on the Python engine"
     comm = parallel.world() if job.comm is parallel.AUTO else job.comm
     if comm is not None and comm.size > 1 or job.sampler is not None:
         return "parallel and sampled runs use the Python engine"
@@ -294,6 +291,8 @@ class Engine:
                             lib.ppt_mpi_free)
         self.handle = ffi.new_handle(net)
         self.sim = None
+        #: The models of one's own, run in Python (:mod:`ppt.mpi.pynet`), or None.
+        self.python = None
         if type(net) is PacketNetwork:
             self.sim = net.simulation(comm=None, name="mpi")        # builds the core, which the engine drives
             lib.ppt_mpi_set_packet_network(m, net.core.c, net.core.message_latency, net.core.lead_s)
@@ -301,13 +300,22 @@ class Engine:
             self.sim = net.simulation(comm=None, name="mpi")        # builds the solver, which the engine drives
             lib.ppt_mpi_set_flow_network(m, net.share.c, net.share.entity.eid, int(not net.chunks),
                                          net.nic_buffer_B, self.handle)
-        else:
+        elif type(net) is AnalyticNetwork:
             lib.ppt_mpi_set_network(m, int(net.uniform), net.latency_s + 0 * net.per_hop_s, net.bandwidth_Bps,
                                     int(net.wire_identity), self.handle)
         memory = net.node_memory
-        lib.ppt_mpi_set_memory(m, memory.bandwidth_Bps, memory.latency_s)
+        if not self.built_in_network or type(memory) is not NodeMemory:
+            self.sim = self.sim or net.simulation(comm=None, name="mpi")
+            self.python = PythonModels(m, net, self.sim, whole_network=not self.built_in_network)
+        else:
+            lib.ppt_mpi_set_memory(m, memory.bandwidth_Bps, memory.latency_s)
         self.names = _Names()
         self.members: dict[int, tuple] = {}
+
+    @property
+    def built_in_network(self) -> bool:
+        """Whether the engine carries the job's network in C (else it runs in Python: :mod:`ppt.mpi.pynet`)."""
+        return type(self.net) in (AnalyticNetwork, FlowNetwork, PacketNetwork)
 
     def members_array(self, members):
         """The C array of a communicator's members (world ranks), kept as long as the engine."""
@@ -321,9 +329,10 @@ class Engine:
         net, m = self.net, self.m
         counts = ffi.new("int64_t[5]")
         lib.ppt_mpi_network_stats(m, counts)
-        if type(net) is not PacketNetwork:          # the Python models' own counters
+        if type(net) in (AnalyticNetwork, FlowNetwork):     # the Python models' own counters
             net.messages, net.bytes, net.hop_sum = counts[0], counts[1], counts[2]
-        net.node_memory.copies, net.node_memory.bytes = counts[3], counts[4]
+        if self.python is None:                             # (a model in Python counts its own)
+            net.node_memory.copies, net.node_memory.bytes = counts[3], counts[4]
         if self.sim is not None:
             self.sim.now = lib.ppt_mpi_now(m)
         return net.merge_stats([net.stats(self.sim)])

@@ -479,6 +479,8 @@ def run_job(job, main, args=(), argv=(), progress=None):
                 ranks[lib.ppt_mpi_need_rank(m)].proc.glet.switch()
             elif status == lib.PPT_MPI_NEED_PROGRESS:
                 progress(engine.clock)
+            elif engine.python is not None and engine.python.failure is not None:
+                raise engine.python.failure         # the model of one's own raised
             else:
                 raise SimulationError(f"compiled MPI engine: {ffi.string(lib.ppt_mpi_reason(m)).decode()}")
     return _result(job, engine, ranks, time.perf_counter() - wall), None
