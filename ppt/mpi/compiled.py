@@ -17,9 +17,10 @@ code the Python engine runs (:class:`Planner`), once per rank per chunk of its
 stream, and once per node pair and message size the network has not seen.
 
 :func:`replay_job` runs a replay on the engine, or returns None when the
-engine does not carry it -- a parallel or sampled run, NCCL's tree all-reduce or ring all-gather, a call the simulated MPI refuses,
-mismatched collectives or a deadlock -- and the Python engine then replays the trace
-(and reports any error) as before.
+engine does not carry it -- a parallel or sampled run, NCCL's tree all-reduce or
+ring all-gather, a call the simulated MPI refuses, mismatched collectives or a
+deadlock -- and the Python engine then replays the trace (and reports any error)
+as before.
 """
 from __future__ import annotations
 
