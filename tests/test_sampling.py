@@ -222,3 +222,28 @@ def test_a_run_ending_on_a_sample_time_up_to_rounding_gets_one_sample_there(tmp_
              "--sample-every", "1e-7", "--samples", str(path), "--json")
     _, arrays = read_samples(str(path))
     assert len(arrays["t_s"]) == 37 and np.all(np.diff(arrays["t_s"]) > 0.99e-7)
+
+
+@pytest.mark.parametrize("level", ["port", "router"])
+def test_the_compiled_engine_samples_a_run_as_the_python_engine_does(level, tmp_path):
+    """The same samples, array for array, and the same prediction as the Python engine's sampled run."""
+    from ppt.drivers.sampling import Sampler
+    from ppt.hardware.systems import load_system
+    from ppt.machine import Machine
+    from ppt.mpi import MPIJob
+    namespace = {}
+    exec(PROGRAM, namespace)
+    machine = Machine(load_system("fattree-4-3"), "packet")
+    got = {}
+    for engine in ("python", "compiled"):
+        job = MPIJob.on_machine(machine, 16, 1)
+        job.engine = engine
+        job.sampler = Sampler(str(tmp_path / f"{engine}.npz"), 1e-6, level)
+        result = job.run(namespace["main"])
+        job.sampler.close()
+        got[engine] = (result.as_json(), result.events, read_samples(str(tmp_path / f"{engine}.npz")))
+    (python_result, python_events, (python_meta, python)), (result, events, (meta, arrays)) = got.values()
+    assert (result, events, meta) == (python_result, python_events, python_meta)
+    assert sorted(arrays) == sorted(python) and len(arrays["t_s"]) > 3
+    for name, column in python.items():
+        assert np.array_equal(arrays[name], column), name

@@ -52,10 +52,11 @@ from ppt.traces.opstream import OP_DTYPE, Op
 PROGRESS_RECORDS = 1024
 
 
-def unsupported(job) -> str | None:
-    """Why the compiled engine cannot run ``job`` (a replay or its ranks' programs), or None."""
+def unsupported(job, sampling: bool = False) -> str | None:
+    """Why the compiled engine cannot run ``job`` (a replay or its ranks' programs), or None; ``sampling``:
+    the caller drives the job's sampler, if any (program runs do, replay does not yet)."""
     comm = parallel.world() if job.comm is parallel.AUTO else job.comm
-    if comm is not None and comm.size > 1 or job.sampler is not None:
+    if comm is not None and comm.size > 1 or job.sampler is not None and not sampling:
         return "parallel and sampled runs use the Python engine"
     if set(job.algorithms.items()) & nccl.IN_PROCESS:
         return "NCCL's tree all-reduce and ring all-gather run on the Python engine"

@@ -18,6 +18,7 @@ requests, matched probes (MPI_Mprobe), MPI_Ibarrier, and NCCL's tree all-reduce 
 """
 from __future__ import annotations
 
+import math
 import time
 from functools import partial
 
@@ -454,7 +455,7 @@ class ProgramEngine(Engine):
 def run_job(job, main, args=(), argv=(), progress=None):
     """Run ``main(mpi, *args)`` on every rank of ``job`` on the compiled engine: ``(JobResult, None)``, or
     ``(None, why)`` when the engine does not carry the job (then nothing has run)."""
-    why = unsupported(job)
+    why = unsupported(job, sampling=True)
     if why is not None:
         return None, why
     wall = time.perf_counter()
@@ -470,20 +471,56 @@ def run_job(job, main, args=(), argv=(), progress=None):
     engine.clock.ranks = ranks
     if progress is not None:
         lib.ppt_mpi_set_progress(m, 1 << 62)        # every 65,536 events
+    drive = partial(_drive, engine, ranks, progress)
     with young_garbage_only():
-        while True:
-            status = lib.ppt_mpi_run(m)
-            if status == lib.PPT_MPI_DONE:
-                break
-            if status == lib.PPT_MPI_NEED_RESUME:
-                ranks[lib.ppt_mpi_need_rank(m)].proc.glet.switch()
-            elif status == lib.PPT_MPI_NEED_PROGRESS:
-                progress(engine.clock)
-            elif engine.python is not None and engine.python.failure is not None:
-                raise engine.python.failure         # the model of one's own raised
-            else:
-                raise SimulationError(f"compiled MPI engine: {ffi.string(lib.ppt_mpi_reason(m)).decode()}")
+        if job.sampler is None:
+            drive()
+        else:
+            job.sampler.attach(job.network, _SampledRun(engine, drive))
+            job.sampler.run()
     return _result(job, engine, ranks, time.perf_counter() - wall), None
+
+
+def _drive(engine, ranks, progress) -> None:
+    """Run the engine until no events remain or the next is at its horizon, resuming the ranks' processes."""
+    m = engine.m
+    while True:
+        status = lib.ppt_mpi_run(m)
+        if status in (lib.PPT_MPI_DONE, lib.PPT_MPI_HORIZON):
+            return
+        if status == lib.PPT_MPI_NEED_RESUME:
+            ranks[lib.ppt_mpi_need_rank(m)].proc.glet.switch()
+        elif status == lib.PPT_MPI_NEED_PROGRESS:
+            progress(engine.clock)
+        elif engine.python is not None and engine.python.failure is not None:
+            raise engine.python.failure         # the model of one's own raised
+        else:
+            raise SimulationError(f"compiled MPI engine: {ffi.string(lib.ppt_mpi_reason(m)).decode()}")
+
+
+class _SampledRun:
+    """What a :class:`~ppt.drivers.sampling.Sampler` drives and reads of a compiled run, as of a serial
+    simulation: runs up to a sample time (the engine's horizon, and a Python model's), the next event's
+    time (s) and the gathering of one rank's figures."""
+
+    rank, size = 0, 1
+
+    def __init__(self, engine, drive):
+        self.engine, self.drive = engine, drive
+
+    def run(self, until_s: float | None = None) -> float:
+        until_s = math.inf if until_s is None else until_s
+        lib.ppt_mpi_set_horizon(self.engine.m, until_s)
+        self.engine.sim.horizon = until_s
+        self.drive()
+        return lib.ppt_mpi_now(self.engine.m)
+
+    def peek(self) -> float:
+        return lib.ppt_mpi_next_s(self.engine.m)
+
+    @staticmethod
+    def gather(obj) -> list:
+        return [obj]
 
 
 def _result(job, engine, ranks, wall_s: float):

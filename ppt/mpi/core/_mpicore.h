@@ -250,6 +250,7 @@ struct ppt_mpi {
     ppt_net_t *net;             /* the packet network's core, or NULL: the analytic network */
     ppt_histogram_t *message_latency;
     double net_lead_s, net_wake_s;
+    double horizon_s;           /* events from here on wait (ppt_mpi_set_horizon) */
     int64_t net_wakes;
     share_t flow;               /* the flow network (flows NULL: another network) */
     int32_t flow_oblivious;     /* its routes depend on the node pair only (ask once per pair and size) */

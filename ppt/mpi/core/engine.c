@@ -27,6 +27,7 @@ ppt_mpi_t *ppt_mpi_new(int32_t num_ranks, int32_t num_nodes, const int32_t *node
     m->poll_o = poll_overhead_s;
     m->mem_bandwidth_Bps = INFINITY;
     m->mem_latency_s = 1e-7;
+    m->horizon_s = INFINITY;
     m->memory = ppt_alloc((size_t)num_nodes, sizeof(share_t));
     for (int32_t n = 0; n < num_nodes; n++)
         m->memory[n].entity = n;
@@ -262,6 +263,8 @@ int32_t ppt_mpi_run(ppt_mpi_t *m)
     }
     ppt_event_t ev;
     while (m->heap.len) {
+        if (m->heap.ev[0].t >= m->horizon_s)
+            return PPT_MPI_HORIZON;
         heap_pop(&m->heap, &ev);
         m->now = ev.t;
         m->events++;
@@ -285,6 +288,7 @@ const int64_t *ppt_mpi_need_aux(const ppt_mpi_t *m) { return m->need_rank >= 0 ?
 const char *ppt_mpi_reason(const ppt_mpi_t *m) { return m->reason; }
 double ppt_mpi_now(const ppt_mpi_t *m) { return m->now; }
 double ppt_mpi_next_s(const ppt_mpi_t *m) { return m->heap.len ? m->heap.ev[0].t : INFINITY; }
+void ppt_mpi_set_horizon(ppt_mpi_t *m, double until_s) { m->horizon_s = until_s; }
 int64_t ppt_mpi_events(const ppt_mpi_t *m) { return m->events; }
 int64_t ppt_mpi_records(const ppt_mpi_t *m) { return m->records; }
 

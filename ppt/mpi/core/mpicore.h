@@ -34,7 +34,8 @@ enum {
                              * a new communicator needs; 1: once that is over, ppt_mpi_set_comm()) */
     PPT_MPI_NEED_PROGRESS,  /* time to report progress (ppt_mpi_set_progress) */
     PPT_MPI_UNSUPPORTED,    /* the engine cannot go on (ppt_mpi_reason()); replay with the Python engine */
-    PPT_MPI_NEED_RESUME     /* program rank ppt_mpi_need_rank()'s process goes on now */
+    PPT_MPI_NEED_RESUME,    /* program rank ppt_mpi_need_rank()'s process goes on now */
+    PPT_MPI_HORIZON         /* the next event is at or past the horizon (ppt_mpi_set_horizon) */
 };
 
 /* A job of num_ranks ranks; rank r runs on node node_of[r], whose NIC entity id is node_eid[node].
@@ -79,6 +80,9 @@ void ppt_mpi_python_sent(ppt_mpi_t *m, int32_t req);
 int32_t ppt_mpi_python_keys(ppt_mpi_t *m, int32_t *nodes, uint64_t *keys);
 /* Time of the next queued event (inf: none), s. */
 double ppt_mpi_next_s(const ppt_mpi_t *m);
+/* Run only the events before until_s (inf: all; ppt_mpi_run then stops with PPT_MPI_HORIZON), the packet
+ * core no further (a sampled run reads the core's counters there: ppt/drivers/sampling.py). */
+void ppt_mpi_set_horizon(ppt_mpi_t *m, double until_s);
 /* Stop with PPT_MPI_NEED_PROGRESS after every `records` ops replayed or 65,536 events (0: never). */
 void ppt_mpi_set_progress(ppt_mpi_t *m, int64_t records);
 /* Replay options: the gap replayed (0 wall clock, 1 CPU clock) times compute_scale; keep_startup. */
