@@ -33,7 +33,7 @@ extern "Python+C" int32_t ppt_mpi_route_cb(void *handle, int32_t src, int32_t ds
                                            double *out);
 extern "Python+C" int32_t ppt_mpi_send_cb(void *handle, int32_t msg, int32_t src_node, int32_t dst_node,
                                           int64_t nbytes, double delay_s, int32_t on_sent);
-extern "Python+C" int32_t ppt_mpi_event_cb(void *handle, uint64_t key);
+extern "Python+C" int32_t ppt_mpi_event_cb(void *handle, double t_s, uint64_t key);
 """
 
 

@@ -24,8 +24,9 @@ what the Python engine does, plus two rules:
 * the model's only inputs are ``Nic.send_message`` (or ``send_off_node``),
   ``NodeMemory.copy`` and its own events, which it schedules through its
   entities (``schedule``, ``schedule_at``, ``send``; ``Simulation.post`` with a
-  key of its own, unique among queued events); a payload is opaque (on the
-  compiled engine, the engine's number of the message);
+  key of its own, no two queued events with the same time and key, as the
+  Python engine needs too); a payload is opaque (on the compiled engine, the
+  engine's number of the message);
 * it delivers a message (``Nic.deliver``) and calls ``on_sent()`` in its events,
   never within the ``send_message`` or ``copy`` call that started the message.
 """

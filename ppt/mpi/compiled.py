@@ -308,7 +308,7 @@ class Engine:
         memory = net.node_memory
         if not self.built_in_network or type(memory) is not NodeMemory:
             self.sim = self.sim or net.simulation(comm=None, name="mpi")
-            self.python = PythonModels(m, net, self.sim, whole_network=not self.built_in_network)
+            self.python = PythonModels(m, net, self.sim, job.node_of, whole_network=not self.built_in_network)
         else:
             lib.ppt_mpi_set_memory(m, memory.bandwidth_Bps, memory.latency_s)
         self.names = _Names()

@@ -35,14 +35,15 @@ from ppt.interconnects.core import ffi, lib
 
 class PythonModels:
     """The Python side of an engine running a model network (``whole_network``) or only a model node
-    memory, in ``sim`` (a simulation of ``net``, built)."""
+    memory, in ``sim`` (a simulation of ``net``, built), for ranks on ``nodes``."""
 
-    def __init__(self, m, net, sim, whole_network: bool):
+    def __init__(self, m, net, sim, nodes, whole_network: bool):
         self.m, self.net, self.sim = m, net, sim
         self.whole_network = whole_network
-        self.nics = [net.nic(sim, node) for node in range(net.num_nodes)]
-        self.node_of_eid = {nic.eid: nic.node for nic in self.nics}
-        #: The model's queued events by key: (service, data).
+        #: The NIC entities of the ranks' nodes, the only ones a message leaves from or reaches.
+        self.nics = {node: net.nic(sim, node) for node in sorted(set(nodes))}
+        self.node_of_eid = {nic.eid: node for node, nic in self.nics.items()}
+        #: The model's queued events by (time, key): (service, data).
         self.pending: dict[int, tuple] = {}
         #: The model's exception, raised again once the engine has stopped.
         self.failure: BaseException | None = None
@@ -50,7 +51,7 @@ class PythonModels:
         self.dirty_nodes = ffi.new("int32_t[]", max(net.num_nodes, 1))
         self.dirty_keys = ffi.new("uint64_t[]", max(net.num_nodes, 1))
         self.handle = ffi.new_handle(self)
-        for nic in self.nics:
+        for nic in self.nics.values():
             nic.host = self.arrive
         sim.peek = self.peek                # a model may look ahead (the packet network's does)
         which = lib.PPT_MPI_PYTHON_ALL if whole_network else lib.PPT_MPI_PYTHON_COPIES
@@ -60,23 +61,29 @@ class PythonModels:
 
     # -- the one count and queue the engine and the model share ---------------------------------------
     def to_engine(self) -> None:
-        """Move the events the model queued into the engine's queue (their NICs' counts with them)."""
+        """Move the events the model queued into the engine's queue, and the counts of the NICs that
+        scheduled them to the engine."""
         heap = self.sim.heap
         if not heap:
             return
-        m, pending, node_of_eid = self.m, self.pending, self.node_of_eid
+        m, pending = self.m, self.pending
         for time_s, key, service, data in heap:
-            if key in pending:
-                raise ConfigError(f"the network model queued two events with key {key}: keys must be unique")
-            pending[key] = (service, data)
-            lib.ppt_mpi_python_event(m, time_s, key, node_of_eid.get(key >> KEY_BITS, -1))
+            if (time_s, key) in pending:
+                raise ConfigError(f"the network model queued two events at {time_s!r} s with key {key}: an event's "
+                                  f"time and key must be unique")
+            pending[time_s, key] = (service, data)
+            lib.ppt_mpi_python_event(m, time_s, key)
+        for node in {self.node_of_eid.get(event[1] >> KEY_BITS) for event in heap} - {None}:
+            lib.ppt_mpi_python_count(m, node, self.nics[node]._key)
         heap.clear()
 
     def from_engine(self) -> None:
         """Bring the model's clock and its NICs' counts up to the engine's."""
         m, nics = self.m, self.nics
         for k in range(lib.ppt_mpi_python_keys(m, self.dirty_nodes, self.dirty_keys)):
-            nics[self.dirty_nodes[k]]._key = self.dirty_keys[k]
+            nic = nics.get(self.dirty_nodes[k])
+            if nic is not None:
+                nic._key = self.dirty_keys[k]
         self.sim.now = lib.ppt_mpi_now(m)
 
     def peek(self) -> float:
@@ -95,19 +102,24 @@ class PythonModels:
             start = partial(self.net.node_memory.copy, nic, nbytes, msg, done)
         return self.run(start, starting=True)
 
-    def event(self, key: int) -> int:
-        """Run the model's event ``key``; 0, or -1 if it raised."""
-        service, data = self.pending.pop(key)
+    def event(self, time_s: float, key: int) -> int:
+        """Run the model's event at ``time_s`` with ``key``; 0, or -1 if it raised."""
+        service, data = self.pending.pop((time_s, key))
         return self.run(partial(service, data))
 
     def run(self, step, starting: bool = False) -> int:
+        """Run ``step()`` of the model (``starting``: a send or copy) between the engine's events; 0, or -1 if
+        it raised (kept in :attr:`failure`)."""
         if self.failure is not None:
             return -1
         self.from_engine()
         self.starting = starting
+        sim, events = self.sim, self.sim.events
         try:
             step()
             self.to_engine()
+            if sim.events != events:                # the model counted events of its own
+                lib.ppt_mpi_python_events(self.m, sim.events - events)
         except Exception as exc:        # noqa: BLE001  (raised again once the engine has stopped)
             self.failure = exc
             return -1
@@ -121,6 +133,7 @@ class PythonModels:
         self.into_engine(lib.ppt_mpi_python_arrive, msg)
 
     def into_engine(self, call, number: int) -> None:
+        """``call(m, number)`` of the engine from within the model, the shared count and queue handed over."""
         if self.starting:
             raise ConfigError("a network model must deliver a message and finish its send in its own events, "
                               "not within send_message or copy")
@@ -135,5 +148,5 @@ def ppt_mpi_send_cb(handle, msg, src_node, dst_node, nbytes, delay_s, on_sent):
 
 
 @ffi.def_extern()
-def ppt_mpi_event_cb(handle, key):
-    return ffi.from_handle(handle).event(key)
+def ppt_mpi_event_cb(handle, t_s, key):
+    return ffi.from_handle(handle).event(t_s, key)

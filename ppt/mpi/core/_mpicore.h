@@ -30,7 +30,7 @@ int32_t ppt_mpi_route_cb(void *handle, int32_t src, int32_t dst, int64_t nbytes,
  * or -1 if the model raised (the run then stops). */
 int32_t ppt_mpi_send_cb(void *handle, int32_t msg, int32_t src_node, int32_t dst_node, int64_t nbytes, double delay_s,
                         int32_t on_sent);
-int32_t ppt_mpi_event_cb(void *handle, uint64_t key);
+int32_t ppt_mpi_event_cb(void *handle, double t_s, uint64_t key);
 
 /* -- a hash map from two 64-bit keys to a 64-bit value (linear probing; k1 is never 0) ------- */
 typedef struct { uint64_t k1, k2; int64_t v; } map_slot_t;
@@ -307,7 +307,7 @@ void mpi_schedule(ppt_mpi_t *m, int32_t node, double t, int32_t kind, int32_t ta
 void mpi_post(ppt_mpi_t *m, double t, uint64_t key, int32_t kind, int32_t target, int32_t a);
 /* network.c: the analytic and flow networks and node memory */
 void mpi_send_message(ppt_mpi_t *m, int32_t msg, double delay_s);
-int python_event(ppt_mpi_t *m, uint64_t key);
+int python_event(ppt_mpi_t *m, double t_s, uint64_t key);
 void mpi_deliver(ppt_mpi_t *m, int32_t msg);
 /* share.c: fair sharing (fairshare.py) */
 int32_t share_start(ppt_mpi_t *m, share_t *sh, int32_t path, double nbytes, int32_t queue, share_msg_t what);

@@ -228,7 +228,7 @@ static int dispatch(ppt_mpi_t *m, const ppt_event_t *ev)
         mpi_deliver(m, ev->target);
         return PPT_MPI_DONE;
     case EV_PYTHON:
-        return python_event(m, ev->key);
+        return python_event(m, ev->t, ev->key);
     case EV_NET_WAKE:
         m->events += packet_wake(m, ev->a) - 1;     /* the wake-up is bookkeeping; the core's events count */
         return PPT_MPI_DONE;

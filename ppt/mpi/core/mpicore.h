@@ -66,13 +66,18 @@ void ppt_mpi_set_memory(ppt_mpi_t *m, double bandwidth_Bps, double latency_s);
 /* A network or node memory model of one's own, run in Python (ppt/mpi/pynet.py): the engine hands it
  * every message (PPT_MPI_PYTHON_ALL: the network's NIC sends it) or only the copies within a node
  * (PPT_MPI_PYTHON_COPIES: the node memory copies it), through ppt_mpi_send_cb with handle.  The model's
- * events join the engine's queue (ppt_mpi_python_event: at t_s with the key the Python entity gave it; node:
- * the node whose NIC made it, or -1) and run through ppt_mpi_event_cb; the NIC's running count then goes on
- * from that key.  A message delivered reaches its host (ppt_mpi_python_arrive), a send's last byte leaving
+ * events join the engine's queue (ppt_mpi_python_event: at t_s with the key the model gave it) and run
+ * through ppt_mpi_event_cb; a NIC entity's running count, which the engine's events of its node share, is
+ * handed back and forth (ppt_mpi_python_count, ppt_mpi_python_keys).  A message delivered reaches its host (ppt_mpi_python_arrive), a send's last byte leaving
  * finishes its request (ppt_mpi_python_sent). */
 enum { PPT_MPI_PYTHON_NONE, PPT_MPI_PYTHON_COPIES, PPT_MPI_PYTHON_ALL };
 void ppt_mpi_set_python_sends(ppt_mpi_t *m, int32_t which, void *handle);
-void ppt_mpi_python_event(ppt_mpi_t *m, double t_s, uint64_t key, int32_t node);
+void ppt_mpi_python_event(ppt_mpi_t *m, double t_s, uint64_t key);
+/* The model's NIC of node scheduled its own events: its key (id << 40 | running count) is now key. */
+void ppt_mpi_python_count(ppt_mpi_t *m, int32_t node, uint64_t key);
+/* Events the model ran, or took back, besides those of its own in the engine's queue (the packet
+ * network's model counts its core's events and not its wake-ups). */
+void ppt_mpi_python_events(ppt_mpi_t *m, int64_t events);
 void ppt_mpi_python_arrive(ppt_mpi_t *m, int32_t msg);
 void ppt_mpi_python_sent(ppt_mpi_t *m, int32_t req);
 /* The nodes whose NIC keys the engine moved since the last call, and those keys (up to num_nodes each);

@@ -219,13 +219,10 @@ void ppt_mpi_set_python_sends(ppt_mpi_t *m, int32_t which, void *handle)
     }
 }
 
-void ppt_mpi_python_event(ppt_mpi_t *m, double t_s, uint64_t key, int32_t node)
-{
-    mpi_post(m, t_s, key, EV_PYTHON, 0, 0);
-    if (node >= 0 && key > m->key[node])
-        m->key[node] = key;
-}
+void ppt_mpi_python_event(ppt_mpi_t *m, double t_s, uint64_t key) { mpi_post(m, t_s, key, EV_PYTHON, 0, 0); }
+void ppt_mpi_python_count(ppt_mpi_t *m, int32_t node, uint64_t key) { m->key[node] = key; }
 
+void ppt_mpi_python_events(ppt_mpi_t *m, int64_t events) { m->events += events; }
 void ppt_mpi_python_arrive(ppt_mpi_t *m, int32_t i) { p2p_arrive(m, i); }
 void ppt_mpi_python_sent(ppt_mpi_t *m, int32_t q) { p2p_finish(m, q); }
 
@@ -247,9 +244,9 @@ static int python_failed(ppt_mpi_t *m)
     return mpi_unsupported(m, "the network or node memory model raised an exception");
 }
 
-int python_event(ppt_mpi_t *m, uint64_t key)
+int python_event(ppt_mpi_t *m, double t_s, uint64_t key)
 {
-    return ppt_mpi_event_cb(m->python, key) ? python_failed(m) : PPT_MPI_DONE;
+    return ppt_mpi_event_cb(m->python, t_s, key) ? python_failed(m) : PPT_MPI_DONE;
 }
 
 static void python_send(ppt_mpi_t *m, int32_t i, int32_t src_node, int32_t dst_node, double delay_s)
