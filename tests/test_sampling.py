@@ -12,6 +12,7 @@ from ppt.cli.main import main
 from ppt.interconnects.networks import latency
 from ppt.interconnects.core import lib
 from ppt.drivers.sampling import read_samples
+from ppt.interconnects.networks.packetnet import PacketNetwork
 
 PROGRAM = """
 def main(mpi):
@@ -224,20 +225,27 @@ def test_a_run_ending_on_a_sample_time_up_to_rounding_gets_one_sample_there(tmp_
     assert len(arrays["t_s"]) == 37 and np.all(np.diff(arrays["t_s"]) > 0.99e-7)
 
 
-@pytest.mark.parametrize("level", ["port", "router"])
-def test_the_compiled_engine_samples_a_run_as_the_python_engine_does(level, tmp_path):
+class OwnPacketNetwork(PacketNetwork):
+    """A subclass: the packet network's Python model runs beside the compiled engine (ppt.mpi.pynet)."""
+
+
+@pytest.mark.parametrize("level,cls", [("port", PacketNetwork), ("router", PacketNetwork), ("port", OwnPacketNetwork)])
+def test_the_compiled_engine_samples_a_run_as_the_python_engine_does(level, cls, tmp_path):
     """The same samples, array for array, and the same prediction as the Python engine's sampled run."""
     from ppt.drivers.sampling import Sampler
     from ppt.hardware.systems import load_system
+    from ppt.interconnects.networks.nodememory import NodeMemory
     from ppt.machine import Machine
     from ppt.mpi import MPIJob
+    from ppt.mpi.settings import MPISettings
     namespace = {}
     exec(PROGRAM, namespace)
     machine = Machine(load_system("fattree-4-3"), "packet")
     got = {}
     for engine in ("python", "compiled"):
-        job = MPIJob.on_machine(machine, 16, 1)
-        job.engine = engine
+        net = cls.from_machine(machine)
+        net.node_memory = NodeMemory.from_machine(machine)
+        job = MPIJob(net, 16, 1, settings=MPISettings.from_preset(machine.preset), engine=engine)
         job.sampler = Sampler(str(tmp_path / f"{engine}.npz"), 1e-6, level)
         result = job.run(namespace["main"])
         job.sampler.close()
