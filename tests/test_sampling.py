@@ -229,9 +229,18 @@ class OwnPacketNetwork(PacketNetwork):
     """A subclass: the packet network's Python model runs beside the compiled engine (ppt.mpi.pynet)."""
 
 
-@pytest.mark.parametrize("level,cls", [("port", PacketNetwork), ("router", PacketNetwork), ("port", OwnPacketNetwork)])
-def test_the_compiled_engine_samples_a_run_as_the_python_engine_does(level, cls, tmp_path):
-    """The same samples, array for array, and the same prediction as the Python engine's sampled run."""
+IBARRIER = """
+    comm.ibarrier().wait()
+"""
+
+
+@pytest.mark.parametrize("level,cls,program,engine", [("port", PacketNetwork, PROGRAM, "compiled"),
+                                                      ("router", PacketNetwork, PROGRAM, "compiled"),
+                                                      ("port", OwnPacketNetwork, PROGRAM, "compiled"),
+                                                      ("port", PacketNetwork, PROGRAM + IBARRIER, "auto")])
+def test_the_compiled_engine_samples_a_run_as_the_python_engine_does(level, cls, program, engine, tmp_path):
+    """The same samples, array for array, and the same prediction as the Python engine's sampled run; a
+    program the compiled engine gives up on (MPI_Ibarrier) is sampled afresh on the Python engine."""
     from ppt.drivers.sampling import Sampler
     from ppt.hardware.systems import load_system
     from ppt.interconnects.networks.nodememory import NodeMemory
@@ -239,17 +248,17 @@ def test_the_compiled_engine_samples_a_run_as_the_python_engine_does(level, cls,
     from ppt.mpi import MPIJob
     from ppt.mpi.settings import MPISettings
     namespace = {}
-    exec(PROGRAM, namespace)
+    exec(program, namespace)
     machine = Machine(load_system("fattree-4-3"), "packet")
     got = {}
-    for engine in ("python", "compiled"):
+    for name in ("python", engine):
         net = cls.from_machine(machine)
         net.node_memory = NodeMemory.from_machine(machine)
-        job = MPIJob(net, 16, 1, settings=MPISettings.from_preset(machine.preset), engine=engine)
-        job.sampler = Sampler(str(tmp_path / f"{engine}.npz"), 1e-6, level)
+        job = MPIJob(net, 16, 1, settings=MPISettings.from_preset(machine.preset), engine=name)
+        job.sampler = Sampler(str(tmp_path / f"{name}.npz"), 1e-6, level)
         result = job.run(namespace["main"])
         job.sampler.close()
-        got[engine] = (result.as_json(), result.events, read_samples(str(tmp_path / f"{engine}.npz")))
+        got[name] = (result.as_json(), result.events, read_samples(str(tmp_path / f"{name}.npz")))
     (python_result, python_events, (python_meta, python)), (result, events, (meta, arrays)) = got.values()
     assert (result, events, meta) == (python_result, python_events, python_meta)
     assert sorted(arrays) == sorted(python) and len(arrays["t_s"]) > 3

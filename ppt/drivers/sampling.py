@@ -109,6 +109,8 @@ class Sampler:
         if self.period_s < smallest:
             raise ConfigError(f"--sample-every {self.period_s:g} s is below the network's smallest event spacing "
                               f"({smallest:g} s, its shortest link); sample less often")
+        self.abort()            # a run started again from the start (on the other MPI engine) samples afresh
+        self.count, self.last_s, self.end_s = 0, 0.0, 0.0
         self.net, self.sim = net, sim
         topo = net.topo
         self.ports = topo.num_routers * topo.radix
