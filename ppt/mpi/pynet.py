@@ -66,25 +66,23 @@ class PythonModels:
         heap = self.sim.heap
         if not heap:
             return
-        m, pending = self.m, self.pending
+        m, pending, nics, node_of_eid = self.m, self.pending, self.nics, self.node_of_eid
         for time_s, key, service, data in heap:
-            if (time_s, key) in pending:
+            entry = (service, data)
+            if pending.setdefault((time_s, key), entry) is not entry:
                 raise ConfigError(f"the network model queued two events at {time_s!r} s with key {key}: an event's "
                                   f"time and key must be unique")
-            pending[time_s, key] = (service, data)
-            lib.ppt_mpi_python_event(m, time_s, key)
-        for node in {self.node_of_eid.get(event[1] >> KEY_BITS) for event in heap} - {None}:
-            lib.ppt_mpi_python_count(m, node, self.nics[node]._key)
+            node = node_of_eid.get(key >> KEY_BITS, -1)
+            lib.ppt_mpi_python_event(m, time_s, key, node, nics[node]._key if node >= 0 else 0)
         heap.clear()
 
     def from_engine(self) -> None:
-        """Bring the model's clock and its NICs' counts up to the engine's."""
-        m, nics = self.m, self.nics
-        for k in range(lib.ppt_mpi_python_keys(m, self.dirty_nodes, self.dirty_keys)):
-            nic = nics.get(self.dirty_nodes[k])
+        """Bring the model's NICs' counts up to the engine's."""
+        nics, nodes, keys = self.nics, self.dirty_nodes, self.dirty_keys
+        for k in range(lib.ppt_mpi_python_keys(self.m, nodes, keys)):
+            nic = nics.get(nodes[k])
             if nic is not None:
-                nic._key = self.dirty_keys[k]
-        self.sim.now = lib.ppt_mpi_now(m)
+                nic._key = keys[k]
 
     def peek(self) -> float:
         """Time of the next event, the engine's or the model's (s)."""
@@ -92,31 +90,32 @@ class PythonModels:
         return min(lib.ppt_mpi_next_s(self.m), heap[0][0] if heap else math.inf)
 
     # -- the engine's calls --------------------------------------------------------------------------
-    def send(self, msg: int, src_node: int, dst_node: int, nbytes: int, delay_s: float, on_sent: int) -> int:
-        """Hand message ``msg`` to the model; 0, or -1 if it raised."""
+    def send(self, msg: int, src_node: int, dst_node: int, nbytes: int, delay_s: float, on_sent: int,
+             now_s: float) -> int:
+        """Hand message ``msg`` to the model at ``now_s``; 0, or -1 if it raised."""
         done = None if on_sent < 0 else partial(self.into_engine, lib.ppt_mpi_python_sent, on_sent)
         nic = self.nics[src_node]
         if self.whole_network:
-            start = partial(nic.send_message, dst_node, nbytes, msg, done, delay_s)
-        else:
-            start = partial(self.net.node_memory.copy, nic, nbytes, msg, done)
-        return self.run(start, starting=True)
+            return self.run(nic.send_message, (dst_node, nbytes, msg, done, delay_s), now_s, starting=True)
+        return self.run(self.net.node_memory.copy, (nic, nbytes, msg, done), now_s, starting=True)
 
     def event(self, time_s: float, key: int) -> int:
         """Run the model's event at ``time_s`` with ``key``; 0, or -1 if it raised."""
         service, data = self.pending.pop((time_s, key))
-        return self.run(partial(service, data))
+        return self.run(service, (data,), time_s)
 
-    def run(self, step, starting: bool = False) -> int:
-        """Run ``step()`` of the model (``starting``: a send or copy) between the engine's events; 0, or -1 if
-        it raised (kept in :attr:`failure`)."""
+    def run(self, step, args: tuple, now_s: float, starting: bool = False) -> int:
+        """Run ``step(*args)`` of the model at ``now_s`` (``starting``: a send or copy) between the engine's
+        events; 0, or -1 if it raised (kept in :attr:`failure`)."""
         if self.failure is not None:
             return -1
+        sim = self.sim
+        sim.now = now_s
         self.from_engine()
         self.starting = starting
-        sim, events = self.sim, self.sim.events
+        events = sim.events
         try:
-            step()
+            step(*args)
             self.to_engine()
             if sim.events != events:                # the model counted events of its own
                 lib.ppt_mpi_python_events(self.m, sim.events - events)
@@ -143,8 +142,8 @@ class PythonModels:
 
 
 @ffi.def_extern()
-def ppt_mpi_send_cb(handle, msg, src_node, dst_node, nbytes, delay_s, on_sent):
-    return ffi.from_handle(handle).send(msg, src_node, dst_node, nbytes, delay_s, on_sent)
+def ppt_mpi_send_cb(handle, msg, src_node, dst_node, nbytes, delay_s, on_sent, now_s):
+    return ffi.from_handle(handle).send(msg, src_node, dst_node, nbytes, delay_s, on_sent, now_s)
 
 
 @ffi.def_extern()

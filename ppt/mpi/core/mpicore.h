@@ -68,13 +68,12 @@ void ppt_mpi_set_memory(ppt_mpi_t *m, double bandwidth_Bps, double latency_s);
  * (PPT_MPI_PYTHON_COPIES: the node memory copies it), through ppt_mpi_send_cb with handle.  The model's
  * events join the engine's queue (ppt_mpi_python_event: at t_s with the key the model gave it) and run
  * through ppt_mpi_event_cb; a NIC entity's running count, which the engine's events of its node share, is
- * handed back and forth (ppt_mpi_python_count, ppt_mpi_python_keys).  A message delivered reaches its host (ppt_mpi_python_arrive), a send's last byte leaving
+ * handed back and forth (ppt_mpi_python_event's nic_key, ppt_mpi_python_keys).  A message delivered reaches its host (ppt_mpi_python_arrive), a send's last byte leaving
  * finishes its request (ppt_mpi_python_sent). */
 enum { PPT_MPI_PYTHON_NONE, PPT_MPI_PYTHON_COPIES, PPT_MPI_PYTHON_ALL };
 void ppt_mpi_set_python_sends(ppt_mpi_t *m, int32_t which, void *handle);
-void ppt_mpi_python_event(ppt_mpi_t *m, double t_s, uint64_t key);
-/* The model's NIC of node scheduled its own events: its key (id << 40 | running count) is now key. */
-void ppt_mpi_python_count(ppt_mpi_t *m, int32_t node, uint64_t key);
+/* node >= 0: the event's key is that node's NIC's, whose key (id << 40 | running count) is now nic_key. */
+void ppt_mpi_python_event(ppt_mpi_t *m, double t_s, uint64_t key, int32_t node, uint64_t nic_key);
 /* Events the model ran, or took back, besides those of its own in the engine's queue (the packet
  * network's model counts its core's events and not its wake-ups). */
 void ppt_mpi_python_events(ppt_mpi_t *m, int64_t events);

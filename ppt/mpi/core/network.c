@@ -219,8 +219,12 @@ void ppt_mpi_set_python_sends(ppt_mpi_t *m, int32_t which, void *handle)
     }
 }
 
-void ppt_mpi_python_event(ppt_mpi_t *m, double t_s, uint64_t key) { mpi_post(m, t_s, key, EV_PYTHON, 0, 0); }
-void ppt_mpi_python_count(ppt_mpi_t *m, int32_t node, uint64_t key) { m->key[node] = key; }
+void ppt_mpi_python_event(ppt_mpi_t *m, double t_s, uint64_t key, int32_t node, uint64_t nic_key)
+{
+    mpi_post(m, t_s, key, EV_PYTHON, 0, 0);
+    if (node >= 0)
+        m->key[node] = nic_key;
+}
 
 void ppt_mpi_python_events(ppt_mpi_t *m, int64_t events) { m->events += events; }
 void ppt_mpi_python_arrive(ppt_mpi_t *m, int32_t i) { p2p_arrive(m, i); }
@@ -252,7 +256,7 @@ int python_event(ppt_mpi_t *m, double t_s, uint64_t key)
 static void python_send(ppt_mpi_t *m, int32_t i, int32_t src_node, int32_t dst_node, double delay_s)
 {
     const msg_t *g = MSG(m, i);
-    if (ppt_mpi_send_cb(m->python, i, src_node, dst_node, g->net_B, delay_s, g->on_sent))
+    if (ppt_mpi_send_cb(m->python, i, src_node, dst_node, g->net_B, delay_s, g->on_sent, m->now))
         python_failed(m);
 }
 
