@@ -68,8 +68,9 @@ void ppt_mpi_set_memory(ppt_mpi_t *m, double bandwidth_Bps, double latency_s);
  * (PPT_MPI_PYTHON_COPIES: the node memory copies it), through ppt_mpi_send_cb with handle.  The model's
  * events join the engine's queue (ppt_mpi_python_event: at t_s with the key the model gave it) and run
  * through ppt_mpi_event_cb; a NIC entity's running count, which the engine's events of its node share, is
- * handed back and forth (ppt_mpi_python_event's nic_key, ppt_mpi_python_keys).  A message delivered reaches its host (ppt_mpi_python_arrive), a send's last byte leaving
- * finishes its request (ppt_mpi_python_sent). */
+ * handed back and forth (ppt_mpi_python_event's nic_key, ppt_mpi_python_keys).  A message delivered
+ * reaches its host (ppt_mpi_python_arrive), a send's last byte leaving finishes its request
+ * (ppt_mpi_python_sent). */
 enum { PPT_MPI_PYTHON_NONE, PPT_MPI_PYTHON_COPIES, PPT_MPI_PYTHON_ALL };
 void ppt_mpi_set_python_sends(ppt_mpi_t *m, int32_t which, void *handle);
 /* node >= 0: the event's key is that node's NIC's, whose key (id << 40 | running count) is now nic_key. */
