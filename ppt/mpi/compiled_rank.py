@@ -454,7 +454,8 @@ class ProgramEngine(Engine):
 
 def run_job(job, main, args=(), argv=(), progress=None):
     """Run ``main(mpi, *args)`` on every rank of ``job`` on the compiled engine: ``(JobResult, None)``, or
-    ``(None, why)`` when the engine does not carry the job (then nothing has run)."""
+    ``(None, why)`` when the engine does not carry the job (then nothing has run).  The job's sampler, if
+    any, drives the run to each sample time (:class:`_SampledRun`)."""
     why = unsupported(job, sampling=True)
     if why is not None:
         return None, why
