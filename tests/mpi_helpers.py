@@ -13,8 +13,9 @@ def network(nodes: int) -> AnalyticNetwork:
 
 
 def run(num_ranks: int, main, *args, ranks_per_node: int = 1, eager_B: int = EAGER_B, send_overhead_s: float = 0.0,
-        recv_overhead_s: float = 0.0, engine: str | None = None, **job_kw):
-    """Run ``main(mpi, *args)`` on ``num_ranks`` ranks (one node each by default); the JobResult.
+        recv_overhead_s: float = 0.0, engine: str | None = None, net=network, **job_kw):
+    """Run ``main(mpi, *args)`` on ``num_ranks`` ranks (one node each by default) on ``net(nodes)`` (a fresh
+    network of that many nodes); the JobResult.
 
     Unless ``engine`` names one, the program runs on both MPI engines, which must give the same result
     (or raise the same error) to the last bit; the Python engine's result is returned (its error raised)."""
@@ -22,7 +23,7 @@ def run(num_ranks: int, main, *args, ranks_per_node: int = 1, eager_B: int = EAG
     settings = MPISettings(eager_B, send_overhead_s, recv_overhead_s)
 
     def job(engine):
-        return MPIJob(network(nodes), num_ranks, ranks_per_node=ranks_per_node, comm=None, settings=settings,
+        return MPIJob(net(nodes), num_ranks, ranks_per_node=ranks_per_node, comm=None, settings=settings,
                       engine=engine, **job_kw)
     if engine is not None:
         return job(engine).run(main, *args)

@@ -12,6 +12,7 @@ from ppt.cli.main import main
 from ppt.interconnects.networks import latency
 from ppt.interconnects.core import lib
 from ppt.drivers.sampling import read_samples
+from ppt.interconnects.networks.packetnet import PacketNetwork
 
 PROGRAM = """
 def main(mpi):
@@ -222,3 +223,44 @@ def test_a_run_ending_on_a_sample_time_up_to_rounding_gets_one_sample_there(tmp_
              "--sample-every", "1e-7", "--samples", str(path), "--json")
     _, arrays = read_samples(str(path))
     assert len(arrays["t_s"]) == 37 and np.all(np.diff(arrays["t_s"]) > 0.99e-7)
+
+
+class OwnPacketNetwork(PacketNetwork):
+    """A subclass: the packet network's Python model runs beside the compiled engine (ppt.mpi.pynet)."""
+
+
+IBARRIER = """
+    comm.ibarrier().wait()
+"""
+
+
+@pytest.mark.parametrize("level,cls,program,engine", [("port", PacketNetwork, PROGRAM, "compiled"),
+                                                      ("router", PacketNetwork, PROGRAM, "compiled"),
+                                                      ("port", OwnPacketNetwork, PROGRAM, "compiled"),
+                                                      ("port", PacketNetwork, PROGRAM + IBARRIER, "auto")])
+def test_the_compiled_engine_samples_a_run_as_the_python_engine_does(level, cls, program, engine, tmp_path):
+    """The same samples, array for array, and the same prediction as the Python engine's sampled run; a
+    program the compiled engine gives up on (MPI_Ibarrier) is sampled afresh on the Python engine."""
+    from ppt.drivers.sampling import Sampler
+    from ppt.hardware.systems import load_system
+    from ppt.interconnects.networks.nodememory import NodeMemory
+    from ppt.machine import Machine
+    from ppt.mpi import MPIJob
+    from ppt.mpi.settings import MPISettings
+    namespace = {}
+    exec(program, namespace)
+    machine = Machine(load_system("fattree-4-3"), "packet")
+    got = {}
+    for name in ("python", engine):
+        net = cls.from_machine(machine)
+        net.node_memory = NodeMemory.from_machine(machine)
+        job = MPIJob(net, 16, 1, settings=MPISettings.from_preset(machine.preset), engine=name)
+        job.sampler = Sampler(str(tmp_path / f"{name}.npz"), 1e-6, level)
+        result = job.run(namespace["main"])
+        job.sampler.close()
+        got[name] = (result.as_json(), result.events, read_samples(str(tmp_path / f"{name}.npz")))
+    (python_result, python_events, (python_meta, python)), (result, events, (meta, arrays)) = got.values()
+    assert (result, events, meta) == (python_result, python_events, python_meta)
+    assert sorted(arrays) == sorted(python) and len(arrays["t_s"]) > 3
+    for name, column in python.items():
+        assert np.array_equal(arrays[name], column), name

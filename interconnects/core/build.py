@@ -25,13 +25,16 @@ FOLDERS = (HERE, ROOT / "ppt" / "mpi" / "core")
 HEADERS = sorted((p for folder in FOLDERS for p in folder.glob("*.h") if not p.name.startswith("_")),
                  key=lambda p: (p.name != "core.h", p.name))
 SOURCES = sorted(p for folder in FOLDERS for p in folder.glob("*.c"))
-#: Functions C calls in Python (ppt.mpi.compiled defines them): a node pair's path, a message's wire bytes, a
-#: message's route on the flow network.
+#: Functions C calls in Python (ppt.mpi.compiled and ppt.mpi.pynet define them): a node pair's path, a message's
+#: wire bytes, a message's route on the flow network; a message handed to a model of one's own, one of its events.
 CALLBACKS = """
 extern "Python+C" int32_t ppt_mpi_path_cb(void *handle, int32_t src, int32_t dst, double *out);
 extern "Python+C" int64_t ppt_mpi_wire_cb(void *handle, int64_t nbytes);
 extern "Python+C" int32_t ppt_mpi_route_cb(void *handle, int32_t src, int32_t dst, int64_t nbytes, double now_s,
                                            double *out);
+extern "Python+C" int32_t ppt_mpi_send_cb(void *handle, int32_t msg, int32_t src_node, int32_t dst_node,
+                                          int64_t nbytes, double delay_s, int32_t on_sent, double now_s);
+extern "Python+C" int32_t ppt_mpi_event_cb(void *handle, double t_s, uint64_t key);
 """
 
 

@@ -7,8 +7,9 @@ ejected, and, at its end, the bytes queued for each (port, VC).  With
 the queues and NIC bytes per router, which keeps million-node runs small.
 
 The sampler drives the run: it runs the engine up to each sample time (the
-core never runs past it, see ``Simulation.run``), reads the core's
-cumulative counters and keeps the differences.  Event order does not depend
+core never runs past it, see ``Simulation.run``; a program run on the compiled
+MPI engine stops there the same way, ``ppt.mpi.compiled_rank``), reads the
+core's cumulative counters and keeps the differences.  Event order does not depend
 on where a run is cut, so sampling changes no result; when it is off
 nothing is read and nothing is run differently.
 
@@ -108,6 +109,8 @@ class Sampler:
         if self.period_s < smallest:
             raise ConfigError(f"--sample-every {self.period_s:g} s is below the network's smallest event spacing "
                               f"({smallest:g} s, its shortest link); sample less often")
+        self.abort()            # a run started again from the start (on the other MPI engine) samples afresh
+        self.count, self.last_s, self.end_s = 0, 0.0, 0.0
         self.net, self.sim = net, sim
         topo = net.topo
         self.ports = topo.num_routers * topo.radix

@@ -6,7 +6,9 @@ rendezvous protocols, the ranks' overheads, the networks (analytic, flow,
 and the packet network's compiled core) and the nodes' shared memory in C.
 It makes the events the Python engine makes, in the same order, so a replay
 predicts the same times, calls and statistics to the last bit
-(``tests/test_compiled_replay.py`` holds the two engines equal).
+(``tests/test_compiled_replay.py`` holds the two engines equal).  A network or
+node memory model of one's own runs in Python beside the engine
+(:mod:`ppt.mpi.pynet`), called per message and per event of the model.
 
 Python is called once per distinct collective call of a rank (the engine
 keeps the plan for the rank's later calls with the same arguments), to choose
@@ -15,8 +17,8 @@ code the Python engine runs (:class:`Planner`), once per rank per chunk of its
 stream, and once per node pair and message size the network has not seen.
 
 :func:`replay_job` runs a replay on the engine, or returns None when the
-engine does not carry the job -- a network other than the analytic, flow and packet ones, a
-sampled run, NCCL's tree all-reduce -- and the Python engine then replays the trace.  A replay that
+engine does not carry the job -- a sampled replay, NCCL's tree all-reduce, a network or node memory of
+one's own in a parallel run -- and the Python engine then replays the trace.  A replay that
 goes wrong stops where it goes wrong, with the Python replay's error and text: a call the simulated
 MPI refuses (the engine stops at the op, and Python issues it with the Python engine's checks, which
 raise), mismatched collectives, and, once the events run out, a deadlock (every blocked rank and the
@@ -49,6 +51,7 @@ from ppt.mpi.deadlock import deadlock_message, describe
 from ppt.mpi.errors import MPIError
 from ppt.mpi.outcome import JobResult, stray
 from ppt.mpi.p2p import EAGER, RTS, Rank, Request
+from ppt.mpi.pynet import PythonModels
 from ppt.mpi.stats import RankStats, total_calls
 from ppt.errors import DeadlockError, PPTError, SimulationError
 from ppt.oprecord import KIND, OP_DTYPE, Op
@@ -59,15 +62,20 @@ PROGRESS_RECORDS = 1024
 BLOCKED_REQUEST, BLOCKED_PROBE, BLOCKED_RUN = 1, 2, 3
 
 
-def unsupported(job) -> str | None:
-    """Why the compiled engine cannot run ``job`` (a replay or its ranks' programs), or None."""
+#: The networks the engine carries in C; any other runs in Python beside it (:mod:`ppt.mpi.pynet`).
+BUILT_IN_NETWORKS = (AnalyticNetwork, FlowNetwork, PacketNetwork)
+
+
+def unsupported(job, sampling: bool = False) -> str | None:
+    """Why the compiled engine cannot run ``job`` (a replay or its ranks' programs), or None; ``sampling``:
+    the caller drives the job's sampler, if any (serial program runs do, replay does not yet)."""
+    comm = parallel.world() if job.comm is parallel.AUTO else job.comm
+    in_parallel = comm is not None and comm.size > 1
+    if job.sampler is not None and (in_parallel or not sampling):
+        return "sampled replays and parallel sampled runs use the Python engine"
     net = job.network
-    if type(net) not in (AnalyticNetwork, FlowNetwork, PacketNetwork):
-        return f"the {net.kind} network runs on the Python engine"
-    if type(net.node_memory) is not NodeMemory:
-        return "a custom node memory model runs on the Python engine"
-    if job.sampler is not None:
-        return "sampled runs use the Python engine"
+    if in_parallel and (type(net) not in BUILT_IN_NETWORKS or type(net.node_memory) is not NodeMemory):
+        return "a network or node memory of one's own runs in parallel on the Python engine"
     if set(job.algorithms.items()) & nccl.IN_PROCESS:
         return "NCCL's tree all-reduce runs on the Python engine"
     return None
@@ -431,6 +439,8 @@ class Engine:
         self.sim = None
         #: The simulation processes' mpi4py communicator (the mpiexec world by default), or None.
         self.comm = comm = parallel.world() if job.comm is parallel.AUTO else job.comm
+        #: The models of one's own, run in Python (:mod:`ppt.mpi.pynet`), or None.
+        self.python = None
         if type(net) is PacketNetwork:      # builds the core (this process's part of it), which the engine drives
             self.sim = net.simulation(comm=comm, name="mpi")
             lib.ppt_mpi_set_packet_network(m, net.core.c, net.core.message_latency, net.core.lead_s)
@@ -438,13 +448,22 @@ class Engine:
             self.sim = net.simulation(comm=comm, name="mpi")        # builds the solver (refusing mpiexec)
             lib.ppt_mpi_set_flow_network(m, net.share.c, net.share.entity.eid, int(not net.chunks),
                                          net.nic_buffer_B, self.handle)
-        else:
+        elif type(net) is AnalyticNetwork:
             lib.ppt_mpi_set_network(m, int(net.uniform), net.latency_s + 0 * net.per_hop_s, net.bandwidth_Bps,
                                     int(net.wire_identity), self.handle)
         memory = net.node_memory
-        lib.ppt_mpi_set_memory(m, memory.bandwidth_Bps, memory.latency_s)
+        if not self.built_in_network or type(memory) is not NodeMemory:
+            self.sim = self.sim or net.simulation(comm=None, name="mpi")
+            self.python = PythonModels(m, net, self.sim, job.node_of, whole_network=not self.built_in_network)
+        else:
+            lib.ppt_mpi_set_memory(m, memory.bandwidth_Bps, memory.latency_s)
         self.names = _Names()
         self.members: dict = {}
+
+    @property
+    def built_in_network(self) -> bool:
+        """Whether the engine carries the job's network in C (else it runs in Python: :mod:`ppt.mpi.pynet`)."""
+        return type(self.net) in BUILT_IN_NETWORKS
 
     def members_array(self, members):
         """The C array of a communicator's members (world ranks), kept as long as the engine: one per member
@@ -462,9 +481,10 @@ class Engine:
         net, m = self.net, self.m
         counts = ffi.new("int64_t[5]")
         lib.ppt_mpi_network_stats(m, counts)
-        if type(net) is not PacketNetwork:          # the Python models' own counters
+        if type(net) in (AnalyticNetwork, FlowNetwork):     # the Python models' own counters
             net.messages, net.bytes, net.hop_sum = counts[0], counts[1], counts[2]
-        net.node_memory.copies, net.node_memory.bytes = counts[3], counts[4]
+        if self.python is None:                             # (a model in Python counts its own)
+            net.node_memory.copies, net.node_memory.bytes = counts[3], counts[4]
         if self.sim is not None:
             self.sim.now = lib.ppt_mpi_now(m)
         return net.stats(self.sim)
@@ -527,6 +547,8 @@ def replay_job(job, trace, replayer_cls, options: dict, progress=None):
                     done_records = records
                     progress.progress.count(progress.done, progress.total, lib.ppt_mpi_now(m),
                                             "records over all ranks")
+            elif engine.python is not None and engine.python.failure is not None:
+                raise engine.python.failure         # the model of one's own raised
             else:
                 raise SimulationError(f"compiled MPI engine: {_reason(m)}")
 

@@ -27,6 +27,7 @@ run's result to the last bit.
 """
 from __future__ import annotations
 
+import math
 import time
 from functools import partial
 
@@ -511,8 +512,9 @@ class _Cargo:
 
 def run_job(job, main, args=(), argv=(), progress=None):
     """Run ``main(mpi, *args)`` on every rank of ``job`` on the compiled engine: ``(JobResult, None)``, or
-    ``(None, why)`` when the engine does not carry the job (then nothing has run)."""
-    why = unsupported(job)
+    ``(None, why)`` when the engine does not carry the job (then nothing has run).  The job's sampler, if
+    any, drives the run to each sample time (:class:`_SampledRun`)."""
+    why = unsupported(job, sampling=True)
     if why is not None:
         return None, why
     wall = time.perf_counter()
@@ -534,23 +536,59 @@ def run_job(job, main, args=(), argv=(), progress=None):
     engine.clock.ranks = ranks
     if progress is not None:
         lib.ppt_mpi_set_progress(m, 1 << 62)        # every 65,536 events
-
-    def step():
-        """Run the engine to the end of the job or of its window."""
-        while True:
-            status = lib.ppt_mpi_run(m)
-            if status == lib.PPT_MPI_DONE:
-                return None
-            if status == lib.PPT_MPI_NEED_RESUME:
-                by_world[lib.ppt_mpi_need_rank(m)].proc.glet.switch()
-            elif status == lib.PPT_MPI_NEED_PROGRESS:
-                progress(engine.clock)
-            else:
-                raise SimulationError(f"compiled MPI engine: {ffi.string(lib.ppt_mpi_reason(m)).decode()}")
-
+    drive = partial(_drive, engine, by_world, progress)
     with young_garbage_only():
-        step() if windows is None else windows.run(step)
+        if windows is not None:
+            windows.run(drive)
+        elif job.sampler is None:
+            drive()
+        else:
+            job.sampler.attach(job.network, _SampledRun(engine, drive))
+            job.sampler.run()
     return _result(job, engine, ranks, windows, time.perf_counter() - wall), None
+
+
+def _drive(engine, by_world: dict, progress) -> None:
+    """Run the engine until no events remain, its window ends or the next event is at its horizon, resuming
+    the processes of the ranks (``by_world``: this simulation process's, by world rank)."""
+    m = engine.m
+    while True:
+        status = lib.ppt_mpi_run(m)
+        if status in (lib.PPT_MPI_DONE, lib.PPT_MPI_HORIZON):
+            return
+        if status == lib.PPT_MPI_NEED_RESUME:
+            by_world[lib.ppt_mpi_need_rank(m)].proc.glet.switch()
+        elif status == lib.PPT_MPI_NEED_PROGRESS:
+            progress(engine.clock)
+        elif engine.python is not None and engine.python.failure is not None:
+            raise engine.python.failure         # the model of one's own raised
+        else:
+            raise SimulationError(f"compiled MPI engine: {ffi.string(lib.ppt_mpi_reason(m)).decode()}")
+
+
+class _SampledRun:
+    """What a :class:`~ppt.drivers.sampling.Sampler` drives and reads of a compiled run, as of a serial
+    simulation: runs up to a sample time (the engine's horizon, and a Python model's), the next event's
+    time (s) and the gathering of one rank's figures."""
+
+    rank, size = 0, 1
+
+    def __init__(self, engine, drive):
+        self.engine, self.drive = engine, drive
+
+    def run(self, until_s: float | None = None) -> float:
+        until_s = math.inf if until_s is None else until_s
+        lib.ppt_mpi_set_horizon(self.engine.m, until_s)
+        self.engine.sim.horizon = until_s
+        self.drive()
+        return lib.ppt_mpi_now(self.engine.m)
+
+    def peek(self) -> float:
+        return lib.ppt_mpi_next_s(self.engine.m)
+
+    @staticmethod
+    def gather(obj) -> list:
+        return [obj]
 
 
 def _result(job, engine, ranks, windows, wall_s: float):

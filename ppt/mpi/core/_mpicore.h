@@ -25,6 +25,12 @@
 int32_t ppt_mpi_path_cb(void *handle, int32_t src, int32_t dst, double *out);
 int64_t ppt_mpi_wire_cb(void *handle, int64_t nbytes);
 int32_t ppt_mpi_route_cb(void *handle, int32_t src, int32_t dst, int64_t nbytes, double now_s, double *out);
+/* A network or node memory model of one's own runs in Python (ppt/mpi/pynet.py): a message handed to it
+ * at now_s (on_sent: the request its last byte leaving finishes, or -1), and one of its events run.  Both
+ * return 0, or -1 if the model raised (the run then stops). */
+int32_t ppt_mpi_send_cb(void *handle, int32_t msg, int32_t src_node, int32_t dst_node, int64_t nbytes, double delay_s,
+                        int32_t on_sent, double now_s);
+int32_t ppt_mpi_event_cb(void *handle, double t_s, uint64_t key);
 
 /* -- a hash map from two 64-bit keys to a 64-bit value (linear probing; k1 is never 0) ------- */
 typedef struct { uint64_t k1, k2; int64_t v; } map_slot_t;
@@ -237,7 +243,7 @@ typedef struct {
 } share_t;
 
 enum { EV_RESUME, EV_POST, EV_SEND_NOW, EV_DELIVER, EV_SENT, EV_RESHARE, EV_SHARE_WAKE, EV_MEM_ARRIVE, EV_RUN_RESUME,
-       EV_NET_WAKE };
+       EV_NET_WAKE, EV_PYTHON };
 /* Keys of the packet core's wake-ups: after every entity's events at the same time (packetnet.py WAKE_KEY). */
 #define NET_WAKE_KEY (1ull << 63)
 
@@ -271,6 +277,7 @@ struct ppt_mpi {
     ppt_net_t *net;             /* the packet network's core, or NULL: the analytic network */
     ppt_histogram_t *message_latency;
     double net_lead_s, net_wake_s;
+    double horizon_s;           /* events from here on wait (ppt_mpi_set_horizon) */
     int64_t net_wakes;
     share_t flow;               /* the flow network (flows NULL: another network) */
     int32_t flow_oblivious;     /* its routes depend on the node pair only (ask once per pair and size) */
@@ -280,6 +287,13 @@ struct ppt_mpi {
     int64_t mem_copies, mem_bytes;
     double *routes;             /* flow network: cached (path, hops, latency, wire bytes, queue) */
     int64_t nroutes, cap_routes;
+    /* a model of one's own in Python (PPT_MPI_PYTHON_*) */
+    int32_t python_sends;
+    void *python;               /* passed back to ppt_mpi_send_cb and ppt_mpi_event_cb */
+    int32_t *dirty;             /* nodes whose NIC key the engine moved since Python last read them */
+    int32_t ndirty;
+    int8_t *is_dirty;
+    int8_t failed;              /* the Python model raised: the run stops (reason says so) */
     /* replay */
     int32_t cpu_clock, keep_startup;
     const int8_t *skippable;    /* by call id: an OTHER op of that call is skipped (else refused) */
@@ -327,6 +341,7 @@ void mpi_send_ahead(ppt_mpi_t *m, uint64_t uid, int32_t i);
 void packet_reschedule(ppt_mpi_t *m);
 /* network.c: the analytic and flow networks and node memory */
 void mpi_send_message(ppt_mpi_t *m, int32_t msg, double delay_s);
+int python_event(ppt_mpi_t *m, double t_s, uint64_t key);
 void mpi_deliver(ppt_mpi_t *m, int32_t msg);
 /* share.c: fair sharing (fairshare.py) */
 int32_t share_start(ppt_mpi_t *m, share_t *sh, int32_t path, double nbytes, int32_t queue, share_msg_t what);

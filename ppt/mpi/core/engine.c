@@ -27,6 +27,7 @@ ppt_mpi_t *ppt_mpi_new(int32_t num_ranks, int32_t num_nodes, const int32_t *node
     m->poll_o = poll_overhead_s;
     m->mem_bandwidth_Bps = INFINITY;
     m->mem_latency_s = 1e-7;
+    m->horizon_s = INFINITY;
     m->memory = ppt_alloc((size_t)num_nodes, sizeof(share_t));
     for (int32_t n = 0; n < num_nodes; n++)
         m->memory[n].entity = n;
@@ -88,6 +89,8 @@ void ppt_mpi_free(ppt_mpi_t *m)
     free(m->routes);
     free(m->node_of);
     free(m->key);
+    free(m->dirty);
+    free(m->is_dirty);
     free(m->paths);
     free(m->heap.ev);
     free(m->ranks);
@@ -165,6 +168,10 @@ void ppt_mpi_drop_comm(ppt_mpi_t *m, int32_t handle)
 void mpi_schedule(ppt_mpi_t *m, int32_t node, double t, int32_t kind, int32_t target, int32_t a)
 {
     mpi_post(m, t, ++m->key[node], kind, target, a);
+    if (m->python_sends && node < m->num_nodes && !m->is_dirty[node]) {     /* Python's NIC must catch up */
+        m->is_dirty[node] = 1;
+        m->dirty[m->ndirty++] = node;
+    }
 }
 
 /* An event with a key made elsewhere (the packet core's, its wake-ups'). */
@@ -231,6 +238,8 @@ static int dispatch(ppt_mpi_t *m, const ppt_event_t *ev)
     case EV_MEM_ARRIVE:
         mpi_deliver(m, ev->target);
         return PPT_MPI_DONE;
+    case EV_PYTHON:
+        return python_event(m, ev->t, ev->key);
     case EV_NET_WAKE:
         m->events += packet_wake(m, ev->a) - 1;     /* the wake-up is bookkeeping; the core's events count */
         return PPT_MPI_DONE;
@@ -251,6 +260,8 @@ static int dispatch(ppt_mpi_t *m, const ppt_event_t *ev)
 
 int32_t ppt_mpi_run(ppt_mpi_t *m)
 {
+    if (m->failed)
+        return PPT_MPI_UNSUPPORTED;
     m->need = PPT_MPI_DONE;
     if (m->need_rank >= 0 && RANK(m, m->need_rank)->program) {
         m->need_rank = -1;                      /* its process ran in Python: the event is over */
@@ -263,13 +274,16 @@ int32_t ppt_mpi_run(ppt_mpi_t *m)
     }
     ppt_event_t ev;
     while (m->heap.len && m->heap.ev[0].t < m->window_end) {
+        if (m->heap.ev[0].t >= m->horizon_s)
+            return PPT_MPI_HORIZON;
         heap_pop(&m->heap, &ev);
         m->now = ev.t;
         m->events++;
         int status = dispatch(m, &ev);
         if (status != PPT_MPI_DONE)
             return status;
-        if (m->need == PPT_MPI_UNSUPPORTED)    /* a step that returns nothing gave up (remote.c's lookahead) */
+        if (m->need == PPT_MPI_UNSUPPORTED || m->failed)   /* a step that returns nothing gave up (remote.c's
+                                                             * lookahead), or a send into a Python model raised */
             return PPT_MPI_UNSUPPORTED;
         if (m->progress_records && (m->events >= m->progress_events_at || m->records >= m->progress_records_at)) {
             m->progress_events_at = m->events + PPT_MPI_PROGRESS_EVENTS;
@@ -285,6 +299,8 @@ const ppt_op_t *ppt_mpi_need_op(const ppt_mpi_t *m) { return m->need_rank >= 0 ?
 const int64_t *ppt_mpi_need_aux(const ppt_mpi_t *m) { return m->need_rank >= 0 ? m->ranks[m->need_rank].aux : NULL; }
 const char *ppt_mpi_reason(const ppt_mpi_t *m) { return m->reason; }
 double ppt_mpi_now(const ppt_mpi_t *m) { return m->now; }
+double ppt_mpi_next_s(const ppt_mpi_t *m) { return m->heap.len ? m->heap.ev[0].t : INFINITY; }
+void ppt_mpi_set_horizon(ppt_mpi_t *m, double until_s) { m->horizon_s = until_s; }
 int64_t ppt_mpi_events(const ppt_mpi_t *m) { return m->events; }
 int64_t ppt_mpi_records(const ppt_mpi_t *m) { return m->records; }
 

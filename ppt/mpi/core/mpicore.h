@@ -37,8 +37,9 @@ enum {
     PPT_MPI_NEED_RESUME,    /* program rank ppt_mpi_need_rank()'s process goes on now */
     PPT_MPI_REFUSED,        /* replay rank ppt_mpi_need_rank() is at an op (ppt_mpi_need_op()) the simulated MPI
                              * refuses (ppt_mpi_reason() says why): Python issues it to raise the error */
-    PPT_MPI_MISMATCH        /* replay rank ppt_mpi_need_rank()'s collective received another collective's
+    PPT_MPI_MISMATCH,       /* replay rank ppt_mpi_need_rank()'s collective received another collective's
                              * message (ppt_mpi_mismatch()) */
+    PPT_MPI_HORIZON         /* the next event is at or past the horizon (ppt_mpi_set_horizon) */
 };
 /* After PPT_MPI_UNSUPPORTED, PPT_MPI_REFUSED and PPT_MPI_MISMATCH the run cannot go on. */
 
@@ -66,6 +67,32 @@ void ppt_mpi_set_flow_network(ppt_mpi_t *m, struct ppt_flows *flows, int64_t eid
                               int64_t nic_buffer_B, void *handle);
 /* Same-node copies: latency_s plus the bytes at a share of bandwidth_Bps (inf: no sharing). */
 void ppt_mpi_set_memory(ppt_mpi_t *m, double bandwidth_Bps, double latency_s);
+
+/* A network or node memory model of one's own, run in Python (ppt/mpi/pynet.py): the engine hands it
+ * every message (PPT_MPI_PYTHON_ALL: the network's NIC sends it) or only the copies within a node
+ * (PPT_MPI_PYTHON_COPIES: the node memory copies it), through ppt_mpi_send_cb with handle.  The model's
+ * events join the engine's queue (ppt_mpi_python_event: at t_s with the key the model gave it) and run
+ * through ppt_mpi_event_cb; a NIC entity's running count, which the engine's events of its node share, is
+ * handed back and forth (ppt_mpi_python_event's nic_key, ppt_mpi_python_keys).  A message delivered
+ * reaches its host (ppt_mpi_python_arrive), a send's last byte leaving finishes its request
+ * (ppt_mpi_python_sent). */
+enum { PPT_MPI_PYTHON_NONE, PPT_MPI_PYTHON_COPIES, PPT_MPI_PYTHON_ALL };
+void ppt_mpi_set_python_sends(ppt_mpi_t *m, int32_t which, void *handle);
+/* node >= 0: the event's key is that node's NIC's, whose key (id << 40 | running count) is now nic_key. */
+void ppt_mpi_python_event(ppt_mpi_t *m, double t_s, uint64_t key, int32_t node, uint64_t nic_key);
+/* Events the model ran, or took back, besides those of its own in the engine's queue (the packet
+ * network's model counts its core's events and not its wake-ups). */
+void ppt_mpi_python_events(ppt_mpi_t *m, int64_t events);
+void ppt_mpi_python_arrive(ppt_mpi_t *m, int32_t msg);
+void ppt_mpi_python_sent(ppt_mpi_t *m, int32_t req);
+/* The nodes whose NIC keys the engine moved since the last call, and those keys (up to num_nodes each);
+ * returns how many. */
+int32_t ppt_mpi_python_keys(ppt_mpi_t *m, int32_t *nodes, uint64_t *keys);
+/* Time of the next queued event (inf: none), s. */
+double ppt_mpi_next_s(const ppt_mpi_t *m);
+/* Run only the events before until_s (inf: all; ppt_mpi_run then stops with PPT_MPI_HORIZON), the packet
+ * core no further (a sampled run reads the core's counters there: ppt/drivers/sampling.py). */
+void ppt_mpi_set_horizon(ppt_mpi_t *m, double until_s);
 /* Stop with PPT_MPI_NEED_PROGRESS after every `records` ops replayed or 65,536 events (0: never). */
 void ppt_mpi_set_progress(ppt_mpi_t *m, int64_t records);
 /* Replay options: the gap replayed (0 wall clock, 1 CPU clock) times compute_scale; keep_startup. */

@@ -207,13 +207,70 @@ void share_finished(ppt_mpi_t *m, share_t *sh, share_msg_t what)
     }
 }
 
+/* -- a model of one's own, in Python (ppt/mpi/pynet.py) ---------------------------------------------- */
+void ppt_mpi_set_python_sends(ppt_mpi_t *m, int32_t which, void *handle)
+{
+    m->python_sends = which;
+    m->python = handle;
+    m->dirty = ppt_alloc((size_t)m->num_nodes, sizeof(int32_t));
+    m->is_dirty = ppt_alloc((size_t)m->num_nodes, sizeof(int8_t));
+    for (int32_t n = 0; n < m->num_nodes; n++) {       /* the ranks' starts moved every key with ranks */
+        m->dirty[m->ndirty++] = n;
+        m->is_dirty[n] = 1;
+    }
+}
+
+void ppt_mpi_python_event(ppt_mpi_t *m, double t_s, uint64_t key, int32_t node, uint64_t nic_key)
+{
+    mpi_post(m, t_s, key, EV_PYTHON, 0, 0);
+    if (node >= 0)
+        m->key[node] = nic_key;
+}
+
+void ppt_mpi_python_events(ppt_mpi_t *m, int64_t events) { m->events += events; }
+void ppt_mpi_python_arrive(ppt_mpi_t *m, int32_t i) { p2p_arrive(m, i); }
+void ppt_mpi_python_sent(ppt_mpi_t *m, int32_t q) { p2p_finish(m, q); }
+
+int32_t ppt_mpi_python_keys(ppt_mpi_t *m, int32_t *nodes, uint64_t *keys)
+{
+    int32_t n = m->ndirty;
+    for (int32_t k = 0; k < n; k++) {
+        nodes[k] = m->dirty[k];
+        keys[k] = m->key[m->dirty[k]];
+        m->is_dirty[m->dirty[k]] = 0;
+    }
+    m->ndirty = 0;
+    return n;
+}
+
+static int python_failed(ppt_mpi_t *m)
+{
+    m->failed = 1;
+    return mpi_unsupported(m, "the network or node memory model raised an exception");
+}
+
+int python_event(ppt_mpi_t *m, double t_s, uint64_t key)
+{
+    return ppt_mpi_event_cb(m->python, t_s, key) ? python_failed(m) : PPT_MPI_DONE;
+}
+
+static void python_send(ppt_mpi_t *m, int32_t i, int32_t src_node, int32_t dst_node, double delay_s)
+{
+    const msg_t *g = MSG(m, i);
+    if (ppt_mpi_send_cb(m->python, i, src_node, dst_node, g->net_B, delay_s, g->on_sent, m->now))
+        python_failed(m);
+}
+
 /* -- sending (network.py Nic.send_message) --------------------------------------------------------------- */
 void mpi_send_message(ppt_mpi_t *m, int32_t i, double delay_s)
 {
     msg_t *g = MSG(m, i);
     int32_t src_node = m->node_of[g->src];
     int32_t dst_node = m->node_of[g->dst];
-    if (dst_node != src_node && m->net)            /* the packet core takes a later start itself */
+    if (m->python_sends == PPT_MPI_PYTHON_ALL
+        || (m->python_sends == PPT_MPI_PYTHON_COPIES && dst_node == src_node && !delay_s))
+        python_send(m, i, src_node, dst_node, delay_s);
+    else if (dst_node != src_node && m->net)            /* the packet core takes a later start itself */
         packet_send(m, i, src_node, dst_node, delay_s);
     else if (dst_node != src_node && !delay_s && m->flow.flows)
         send_on_flows(m, i, src_node, dst_node);

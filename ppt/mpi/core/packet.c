@@ -42,7 +42,7 @@ int64_t packet_wake(ppt_mpi_t *m, int32_t number)
         return 0;
     m->net_wake_s = INFINITY;
     double next = m->heap.len ? m->heap.ev[0].t : INFINITY;
-    int64_t ran = ppt_net_run(m->net, fmin(next + m->net_lead_s, m->window_end), 1 << 20);
+    int64_t ran = ppt_net_run(m->net, fmin(next + m->net_lead_s, fmin(m->window_end, m->horizon_s)), 1 << 20);
     ppt_output_t *out;
     int64_t count = ppt_net_outputs(m->net, &out);
     for (int64_t k = 0; k < count; k++) {
