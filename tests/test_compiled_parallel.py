@@ -250,3 +250,20 @@ def test_a_deadlocked_program_in_parallel_is_reported_once_as_serially(tmp_path)
     error = [line for line in serial.stderr.splitlines() if line.startswith("ppt: error:")]
     assert len(error) == 1 and "deadlock" in error[0]
     assert [line for line in parallel.stderr.splitlines() if line.startswith("ppt: error:")] == error
+
+
+@pytest.mark.mpiexec
+@pytest.mark.parametrize("processes", [2, 4])
+def test_ppt_exec_in_parallel_prints_the_serial_json_and_output(processes):
+    # an unmodified mpi4py program (payloads, Sendrecv, Allreduce), its ranks spread over every process
+    command = [sys.executable, "-m", "ppt.cli.main", "exec", str(TESTS.parent / "examples" / "mpi4py" / "jacobi.py"),
+               "-n", "16", "--system", "edison", "--ranks-per-node", "2", "--mapping", "random", "--seed", "3",
+               "--network", "analytic", "--compute", "none", "--json"]
+    serial, parallel = _run(command), _run(command, processes)
+    assert serial.returncode == parallel.returncode == 0, serial.stderr + parallel.stderr
+    used = {r["node"] for r in json.loads(serial.stdout)["per_rank"]}
+    assert len({node * processes // EDISON_NODES for node in used}) > 1
+    assert _without_wall_time(parallel.stdout) == _without_wall_time(serial.stdout)
+    lines = [line for line in serial.stderr.splitlines() if line.startswith("[")]
+    assert {line.split("]")[0] for line in lines} == {f"[{rank}" for rank in range(16)}
+    assert sorted(parallel.stderr.splitlines()) == sorted(serial.stderr.splitlines())

@@ -282,8 +282,8 @@ int32_t ppt_mpi_run(ppt_mpi_t *m)
         int status = dispatch(m, &ev);
         if (status != PPT_MPI_DONE)
             return status;
-        if (m->need == PPT_MPI_UNSUPPORTED || m->failed)   /* a step that returns nothing gave up (remote.c's
-                                                             * lookahead), or a send into a Python model raised */
+        if (m->need == PPT_MPI_UNSUPPORTED)    /* a step that returns nothing stopped the engine (remote.c's
+                                                 * lookahead, a Python model that raised) */
             return PPT_MPI_UNSUPPORTED;
         if (m->progress_records && (m->events >= m->progress_events_at || m->records >= m->progress_records_at)) {
             m->progress_events_at = m->events + PPT_MPI_PROGRESS_EVENTS;

@@ -246,7 +246,7 @@ int32_t ppt_mpi_python_keys(ppt_mpi_t *m, int32_t *nodes, uint64_t *keys)
 static int python_failed(ppt_mpi_t *m)
 {
     m->failed = 1;
-    return mpi_unsupported(m, "the network or node memory model raised an exception");
+    return mpi_stop(m, PPT_MPI_UNSUPPORTED, "the network or node memory model raised an exception");
 }
 
 int python_event(ppt_mpi_t *m, double t_s, uint64_t key)
