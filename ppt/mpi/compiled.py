@@ -47,13 +47,13 @@ from ppt.mpi.api import MPI
 from ppt.mpi.collectives import mismatch_error
 from ppt.mpi.compiled_windows import CallParts, Windows, gathered
 from ppt.mpi.constants import ANY_SOURCE
-from ppt.mpi.deadlock import deadlock_message, describe
+from ppt.mpi.deadlock import describe
 from ppt.mpi.errors import MPIError
-from ppt.mpi.outcome import JobResult, stray
+from ppt.mpi.outcome import JobResult, raise_failures, stray
 from ppt.mpi.p2p import EAGER, RTS, Rank, Request
 from ppt.mpi.pynet import PythonModels
 from ppt.mpi.stats import RankStats, total_calls
-from ppt.errors import DeadlockError, PPTError, SimulationError
+from ppt.errors import PPTError, SimulationError
 from ppt.oprecord import KIND, OP_DTYPE, Op
 
 #: Ops replayed (all ranks) between two progress reports.
@@ -560,17 +560,11 @@ def replay_job(job, trace, replayer_cls, options: dict, progress=None):
 
 def _check_finished(m, names: _Names, planner: Planner, windows) -> None:
     """Raise what :meth:`ppt.mpi.job.MPIJob.result` raises for a replay that ran out of events, over every
-    simulation process of a parallel run: a DeadlockError naming the ranks left blocked and their calls,
-    else an MPIError for a collective message nobody received."""
+    simulation process of a parallel run (:func:`ppt.mpi.outcome.raise_failures`)."""
     local = [r for r in range(planner.job.num_ranks) if lib.ppt_mpi_is_local(m, r)]
-    parts = gathered(windows, (planner.blocked(m, names, local), lib.ppt_mpi_now(m),
-                               [s for r in local for s in strays(m, names, planner.rank(r))]))
-    blocked = sorted(b for part in parts for b in part[0])
-    if blocked:
-        raise DeadlockError(deadlock_message(blocked, max(part[1] for part in parts), planner.job.num_ranks))
-    unreceived = sorted(s for part in parts for s in part[2])
-    if unreceived:
-        raise MPIError(unreceived[0][1])
+    part = {"blocked": planner.blocked(m, names, local), "now": lib.ppt_mpi_now(m),
+            "stray": [s for r in local for s in strays(m, names, planner.rank(r))]}
+    raise_failures(gathered(windows, part), planner.job.num_ranks)
 
 
 def _reason(m) -> str:

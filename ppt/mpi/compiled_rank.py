@@ -35,15 +35,14 @@ from greenlet import getcurrent, greenlet
 
 from ppt.engine.core import young_garbage_only
 from ppt.engine.process import run_body
-from ppt.errors import DeadlockError, SimulationError
+from ppt.errors import SimulationError
 from ppt.interconnects.core import ffi, lib
 from ppt.mpi.api import MPI
 from ppt.mpi.compiled import Engine, flatten, mismatch, strays, unsupported
 from ppt.mpi.compiled_windows import CallParts, Windows, gathered
 from ppt.mpi.constants import ANY_SOURCE, ANY_TAG, PROC_NULL
-from ppt.mpi.deadlock import deadlock_message, describe
-from ppt.mpi.errors import MPIError
-from ppt.mpi.outcome import JobResult, rank_body
+from ppt.mpi.deadlock import describe
+from ppt.mpi.outcome import JobResult, raise_failures, rank_body
 from ppt.mpi.p2p import STANDARD, Rank, Request, Status
 from ppt.mpi.persistent import Prequest
 from ppt.mpi.stats import RankStats, total_calls
@@ -607,12 +606,7 @@ def _result(job, engine, ranks, windows, wall_s: float):
              "per_rank": list(zip(per_rank, [r.result for r in ranks])), "network": engine.network_stats(),
              "events": lib.ppt_mpi_events(m)}
     parts = gathered(windows, local)
-    blocked = sorted(b for p in parts for b in p["blocked"])
-    if blocked:
-        raise DeadlockError(deadlock_message(blocked, max(p["now"] for p in parts), job.num_ranks))
-    unreceived = sorted(s for p in parts for s in p["stray"])
-    if unreceived:
-        raise MPIError(unreceived[0][1])
+    raise_failures(parts, job.num_ranks)
     ranked = sorted((pair for p in parts for pair in p["per_rank"]), key=lambda pair: pair[0]["rank"])
     per_rank = [entry for entry, _ in ranked]
     return JobResult(ranks=job.num_ranks, predicted_s=max(e["finish_s"] for e in per_rank), per_rank=per_rank,

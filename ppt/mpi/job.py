@@ -9,13 +9,12 @@ from __future__ import annotations
 import time
 
 from ppt.engine import parallel
-from ppt.errors import ConfigError, DeadlockError
+from ppt.errors import ConfigError
 from ppt.mpi.api import MPI
 from ppt.mpi.collectives import check_algorithms
-from ppt.mpi.deadlock import deadlock_message, describe
-from ppt.mpi.errors import MPIError
+from ppt.mpi.deadlock import describe
 from ppt.mpi.mapping import map_ranks
-from ppt.mpi.outcome import JobResult, check_engine, rank_body, stray
+from ppt.mpi.outcome import JobResult, check_engine, raise_failures, rank_body, stray
 from ppt.mpi.p2p import Rank
 from ppt.mpi.settings import MPISettings
 from ppt.mpi.stats import total_calls
@@ -149,12 +148,7 @@ class MPIJob:
                  "stray": [stray(r, env) for r in ranks for env in r.unreceived() if env.ctx % 2],
                  "network": net.stats(sim), "events": sim.events, "now": sim.now}
         parts = _allgather(sim, local)
-        blocked = sorted(b for p in parts for b in p["blocked"])
-        if blocked:
-            raise DeadlockError(deadlock_message(blocked, max(p["now"] for p in parts), self.num_ranks))
-        strays = sorted(s for p in parts for s in p["stray"])
-        if strays:
-            raise MPIError(strays[0][1])
+        raise_failures(parts, self.num_ranks)
         per_rank = sorted((e for p in parts for e in p["per_rank"]), key=lambda e: e["rank"])
         returns = [value for _, value in sorted((x for p in parts for x in p["returns"]), key=lambda x: x[0])]
         return JobResult(ranks=self.num_ranks, predicted_s=max(e["finish_s"] for e in per_rank),

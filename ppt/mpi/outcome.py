@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from ppt.errors import ConfigError
+from ppt.errors import ConfigError, DeadlockError
+from ppt.mpi.deadlock import deadlock_message
+from ppt.mpi.errors import MPIError
 from ppt.mpi.p2p import EAGER
 
 #: Communicator ids of COMM_WORLD and COMM_SELF.
@@ -54,3 +56,16 @@ def stray(rank, env) -> tuple:
         what = f" of {call}{'' if root is None else f'(root={root})'} (collective #{seq})"
     return (rank.world_rank, f"rank {rank.world_rank}: collective mismatch: it never received the message{what} "
                              f"sent by world rank {env.src}; the ranks called different collectives or roots")
+
+
+def raise_failures(parts: list[dict], num_ranks: int) -> None:
+    """Raise what a finished run went wrong with, from its parts (one per simulation process, each with the
+    ``blocked`` ranks and their calls, the ``stray`` collective messages nobody received, and ``now``, the
+    process's last time in s): a DeadlockError naming every rank left blocked, else an MPIError for the first
+    collective message nobody received."""
+    blocked = sorted(b for p in parts for b in p["blocked"])
+    if blocked:
+        raise DeadlockError(deadlock_message(blocked, max(p["now"] for p in parts), num_ranks))
+    unreceived = sorted(s for p in parts for s in p["stray"])
+    if unreceived:
+        raise MPIError(unreceived[0][1])
