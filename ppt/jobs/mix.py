@@ -10,6 +10,12 @@ and mean hops.  With ``network.rail_policy`` ``dedicated`` on a network of
 several planes, job ``j`` sends on plane ``j mod planes`` (nodes of no job on
 plane 0).
 
+A mix of MPI jobs alone runs on the compiled MPI engine (one engine holding
+every job's ranks: :class:`ppt.mpi.compiled_rank.ProgramRun`) with the Python
+engine's results to the last bit; one with traffic jobs, or a sampled run,
+runs on the Python engine (:meth:`JobMix.unsupported`, decided before the run
+starts).
+
 Under ``mpiexec -n K`` the mix runs as a single job does: each process
 simulates its block of the network with the ranks and traffic sources of its
 nodes, and the results (per-job packets summed, MPI times gathered) are

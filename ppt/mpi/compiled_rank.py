@@ -24,6 +24,11 @@ ranks of its nodes (:mod:`ppt.mpi.compiled_windows`); the payloads and non-integ
 to other processes, and each collective call's parts (for the call's Exchange wherever its members
 run), travel beside the engine's records in the window exchange, pickled.  It gives the serial
 run's result to the last bit.
+
+Several jobs can share one engine and one network (a job mix, :mod:`ppt.jobs.mix`): :class:`ProgramRun` numbers
+every job's ranks in turn in the engine (:class:`Jobs`), each rank translating its peers and its communicators'
+members between its job's world ranks and the engine's (:attr:`CompiledRank.base`), and slices each job's result
+out of the run.
 """
 from __future__ import annotations
 
