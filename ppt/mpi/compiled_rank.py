@@ -276,8 +276,8 @@ class CompiledRank:
     ``world_rank`` of ``job``, whose world ranks are the engine's from ``base`` on (``me``: this rank's number
     there), so that several jobs' ranks share one engine (:class:`Jobs`)."""
 
-    __slots__ = ("job", "world_rank", "base", "me", "node", "sim", "proc", "stats", "api", "call", "result", "next_ctx", "meter",
-                 "cpu_mark", "recv_overhead_s", "node_of", "engine", "m", "out", "clock_s")
+    __slots__ = ("job", "world_rank", "base", "me", "node", "sim", "proc", "stats", "api", "call", "result",
+                 "next_ctx", "meter", "cpu_mark", "recv_overhead_s", "node_of", "engine", "m", "out", "clock_s")
     error = Rank.error
     prequest_class = CPrequest
     barrier_class = CBarrierRequest
