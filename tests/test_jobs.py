@@ -6,12 +6,13 @@ import numpy as np
 import pytest
 
 from ppt.cli.main import main
-from ppt.errors import ConfigError
+from ppt.errors import ConfigError, DeadlockError, PPTError
 from ppt.hardware.systems import load_system
 from ppt.interconnects.core import ffi
 from ppt.interconnects.networks.packetnet import PacketCore
 from ppt.jobs.allocation import allocate
 from ppt.jobs.joblist import read_job_list
+from ppt.jobs.mix import JobMix
 from ppt.machine import Machine
 from ppt.provenance import comparable
 
@@ -280,3 +281,87 @@ def test_a_finished_mix_beside_traffic_ends_when_its_packets_drain(tmp_path, exc
     out = run_json(capsys, ["run", *SMALL_DRAGONFLY, "--json", "--job-list",
                             str(write(tmp_path / "mix.json", [app, background]))])
     assert out["predicted_s"] <= out["span_s"] < out["predicted_s"] + 1e-6     # a check every 10 us
+
+
+# -- both MPI engines ----------------------------------------------------------------------------------
+#: Every call that names a peer or a communicator's members: a split, payload collectives, a probe and
+#: receives from any source, a matched probe, an Ibarrier; the program checks what it received.
+PEERS = """
+def main(mpi):
+    comm = mpi.COMM_WORLD
+    half = comm.Split(comm.rank % 2, comm.rank)
+    first = half.bcast(comm.rank, root=0)
+    assert first == comm.rank % 2
+    status = mpi.Status()
+    if comm.rank == 0:
+        got = []
+        for _ in range(comm.size - 1):
+            comm.probe(source=mpi.ANY_SOURCE, tag=7, status=status)
+            got.append(comm.recv(source=status.Get_source(), tag=7))
+        message = comm.mprobe(source=mpi.ANY_SOURCE, tag=8, status=status)
+        assert message.recv() == status.Get_source() == 1 and sorted(got) == list(range(1, comm.size))
+    else:
+        comm.send(comm.rank, dest=0, tag=7)
+        if comm.rank == 1:
+            comm.send(1, dest=0, tag=8)
+    comm.Ibarrier().Wait()
+    request = comm.isend(comm.rank, dest=(comm.rank + 1) % comm.size)
+    assert comm.recv(source=mpi.ANY_SOURCE) == (comm.rank - 1) % comm.size
+    request.wait()
+    return half.allreduce(comm.rank)
+"""
+
+
+def mix_on(engine: str, machine_name: str, network_kind: str, jobs: Path, **options) -> dict:
+    """The result of job list ``jobs`` run together on ``engine``, or the error it raises as ``(type, text)``."""
+    mix = JobMix(Machine(load_system(machine_name, []), network_kind=network_kind), read_job_list(str(jobs)),
+                 **options)
+    try:
+        return mix.run(comm=None, engine=engine)
+    except PPTError as exc:
+        return type(exc), str(exc)
+
+
+def both_engines(tmp_path, machine_name: str, network_kind: str, jobs: list, **options):
+    """``jobs`` (job list entries, scripts named by their text) on both MPI engines: the same result."""
+    for job in jobs:
+        if job["kind"] == "script":
+            path = tmp_path / f"{job['name']}.py"
+            path.write_text(job["script"])
+            job["script"] = str(path)
+    path = write(tmp_path / "jobs.json", jobs)
+    python = mix_on("python", machine_name, network_kind, path, **options)
+    compiled = mix_on("compiled", machine_name, network_kind, path, **options)
+    assert compiled == python
+    return compiled
+
+
+@pytest.mark.skipif(not (TRACES / "hpccg_n4").is_dir(), reason="shared traces absent")
+@pytest.mark.parametrize("network_kind, allocation", [("analytic", "contiguous"), ("packet", "random")])
+def test_a_mix_of_traces_and_scripts_is_the_same_on_both_engines(tmp_path, network_kind, allocation):
+    jobs = [{"name": "cg", "kind": "trace", "trace": str(TRACES / "npb_cg_W_n4"), "ranks": 4},
+            {"name": "peers", "kind": "script", "script": PEERS, "ranks": 6, "ranks_per_node": 2},
+            {"name": "hpccg", "kind": "trace", "trace": str(TRACES / "hpccg_n4"), "ranks": 4},
+            {"name": "exchange", "kind": "script", "script": EXCHANGE, "ranks": 5}]
+    out = both_engines(tmp_path, "fattree-4-3", network_kind, jobs, allocation=allocation, seed=3,
+                       ranks_per_node=1)
+    assert [job["ranks"] for job in out["jobs"]] == [4, 6, 4, 5]
+    assert all(job["messages_sent"] > 0 for job in out["jobs"])
+    assert all(job["packets"] > 0 if network_kind == "packet" else job["packets"] is None for job in out["jobs"])
+
+
+@pytest.mark.parametrize("network_kind", ["analytic", "packet"])
+def test_a_deadlock_in_a_mix_is_the_same_report_on_both_engines(tmp_path, network_kind):
+    jobs = [{"name": "ring", "kind": "script", "script": RING, "ranks": 4},
+            {"name": "stuck", "kind": "script", "script": DEADLOCK, "ranks": 3}]
+    kind, text = both_engines(tmp_path, "fattree-4-3", network_kind, jobs, ranks_per_node=1)
+    assert kind is DeadlockError and text.startswith("deadlock at t=") and "rank 2" in text
+
+
+def test_the_compiled_engine_refuses_traffic_jobs(tmp_path, exchange):
+    jobs = [{"name": "app", "kind": "script", "script": str(exchange), "ranks": 4},
+            {"name": "bg", "kind": "traffic", "pattern": "ur", "load": 0.3, "ranks": 4}]
+    mix = JobMix(machine(), read_job_list(str(write(tmp_path / "jobs.json", jobs))), ranks_per_node=1)
+    assert mix.unsupported() == "traffic jobs run on the Python engine"
+    with pytest.raises(ConfigError, match="traffic jobs run on the Python engine; use the Python engine"):
+        mix.run(comm=None, engine="compiled")

@@ -65,3 +65,25 @@ def test_a_deadlock_beside_traffic_is_the_same_report_in_parallel(tmp_path):
     assert serial.returncode == parallel.returncode == 2
     assert serial.stderr.startswith("ppt: error: deadlock at t=") and serial.stderr.count("\n") == 1
     assert serial.stderr in parallel.stderr and parallel.stdout == serial.stdout == ""
+
+
+@pytest.mark.mpiexec
+@pytest.mark.parametrize("network_kind", ["packet", "analytic"])
+def test_a_mix_of_mpi_jobs_on_the_compiled_engine_prints_the_serial_json_in_parallel(tmp_path, network_kind):
+    """No traffic job: the mix runs on the compiled engine, every job's ranks in one engine per process."""
+    second = {"name": "late", "kind": "script", "script": "exchange.py", "ranks": 6, "ranks_per_node": 2}
+    serial, parallel = run_both(tmp_path, [SPREAD, second], "--allocation", "random", "--network", network_kind,
+                                "--json")
+    assert serial.returncode == 0 and parallel.returncode == 0, serial.stderr + parallel.stderr
+    assert same_bytes(parallel.stdout) == same_bytes(serial.stdout)
+    nodes = [n for job in json.loads(serial.stdout)["jobs"] for n in job["nodes"]]
+    assert min(nodes) < 36 <= max(nodes)
+
+
+@pytest.mark.mpiexec
+def test_a_deadlock_in_a_mix_of_mpi_jobs_is_the_same_report_in_parallel(tmp_path):
+    app = {"name": "app", "kind": "script", "script": "deadlock.py", "ranks": 4, "ranks_per_node": 1}
+    serial, parallel = run_both(tmp_path, [SPREAD, app], "--allocation", "random", "--json")
+    assert serial.returncode == parallel.returncode == 2
+    assert serial.stderr.startswith("ppt: error: deadlock at t=") and serial.stderr.count("\n") == 1
+    assert serial.stderr in parallel.stderr and parallel.stdout == serial.stdout == ""

@@ -54,9 +54,9 @@ def add_arguments(parser) -> None:
                         help="replay the time before each rank's MPI_Init ended (launch skew, pre-init work) as "
                              "compute; by default it is dropped and reported per rank")
     parser.add_argument("--engine", choices=ENGINES, default="auto",
-                        help="MPI engine a TRACE replays on (not --job-list, whose jobs run on the Python one): "
+                        help="MPI engine a TRACE or a --job-list replays on: "
                              "auto (default) the compiled one where it can (an unsampled run, no NCCL "
-                             "algorithm run in the rank's process), else the Python one; "
+                             "algorithm run in the rank's process, no traffic job), else the Python one; "
                              "compiled refuses in one line what it cannot replay; both predict the same")
     parser.add_argument("--skip-unsupported", action="store_true",
                         help="leave out calls replay does not support instead of refusing the trace")
@@ -101,7 +101,7 @@ def run(args) -> int:
         refuse_with_job_list(args, {"TRACE": args.trace, "--network ideal": args.network == "ideal",
                                 "--compute-scale": args.compute_scale != 1.0, "--keep-startup": args.keep_startup,
                                 "--compute-clock": args.compute_clock != "auto",
-                                "--skip-unsupported": args.skip_unsupported, "--engine": args.engine != "auto"})
+                                "--skip-unsupported": args.skip_unsupported})
         return run_job_list(args, "packet" if args.network == "auto" else args.network)
     if args.trace is None:
         raise PPTError("give a TRACE folder, or --job-list FILE.json (see 'ppt replay --help')")

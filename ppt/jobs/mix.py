@@ -10,6 +10,12 @@ and mean hops.  With ``network.rail_policy`` ``dedicated`` on a network of
 several planes, job ``j`` sends on plane ``j mod planes`` (nodes of no job on
 plane 0).
 
+A mix of MPI jobs alone runs on the compiled MPI engine (one engine holding
+every job's ranks: :class:`ppt.mpi.compiled_rank.ProgramRun`) with the Python
+engine's results to the last bit; one with traffic jobs, or a sampled run,
+runs on the Python engine (:meth:`JobMix.unsupported`, decided before the run
+starts).
+
 Under ``mpiexec -n K`` the mix runs as a single job does: each process
 simulates its block of the network with the ranks and traffic sources of its
 nodes, and the results (per-job packets summed, MPI times gathered) are
@@ -33,6 +39,7 @@ from ppt.interconnects.topologies.planes import RAIL_POLICIES
 from ppt.jobs.allocation import allocate
 from ppt.mpi import MPIJob
 from ppt.mpi.mapping import MAPPINGS, map_ranks
+from ppt.mpi.outcome import check_engine
 from ppt.mpi.settings import MPISettings
 
 #: Simulated seconds between two checks that the MPI ranks running beside traffic can still move.
@@ -82,20 +89,55 @@ class JobMix:
         return MPIJob(self.net, spec.ranks, per_node, [nodes[s] for s in slots], self.seed, machine.node_model,
                       comm=None, settings=MPISettings.from_preset(machine.preset))
 
-    def run(self, sampler=None, progress=None, comm=AUTO) -> dict:
+    def run(self, sampler=None, progress=None, comm=AUTO, engine: str = "auto") -> dict:
         """Run every job together: the per-job results (see :meth:`_entry`) under ``jobs``, the latest
         MPI job's end ``predicted_s`` and the simulation's end ``span_s`` (s, with the last packets'
-        drain), and the whole network's statistics.  The same on every simulation process.
+        drain), and the whole network's statistics.  The same on every simulation process, and on
+        either MPI engine.
 
         ``sampler``: a :class:`~ppt.drivers.sampling.Sampler` recording the run, or None;
         ``progress``: the simulation's progress hook; ``comm``: the engine's mpi4py communicator
-        (default: the mpiexec world, if any; None: serial)."""
-        net = self.net
+        (default: the mpiexec world, if any; None: serial); ``engine``: ``auto`` (the compiled MPI
+        engine where it carries the mix, :meth:`unsupported`, else the Python one), ``compiled``
+        (a ConfigError where it does not) or ``python``."""
+        why = None if check_engine(engine) == "python" else self.unsupported(sampler)
+        if engine == "compiled" and why is not None:
+            raise ConfigError(f"the compiled MPI engine cannot run this job list: {why}; use the Python engine")
         node_job = np.full(self.machine.num_nodes, -1, dtype=np.int32)
         for job, nodes in enumerate(self.nodes):
             node_job[nodes] = job
+        net = self.net
         if self.packet and RAIL_POLICIES[net.rails.policy] == "dedicated":
             net.set_node_planes(np.maximum(node_job, 0) % net.rails.planes)
+        if engine != "python" and why is None:
+            return self._run_compiled(node_job, progress, comm)
+        return self._run_python(node_job, sampler, progress, comm)
+
+    def unsupported(self, sampler=None) -> str | None:
+        """Why the compiled MPI engine cannot run the mix (recorded by ``sampler``), or None: traffic jobs
+        and sampled runs run on the Python engine, and so does what it runs for a single job
+        (:func:`ppt.mpi.compiled.unsupported`)."""
+        from ppt.mpi.compiled import unsupported
+        if any(not spec.is_mpi for spec in self.specs):
+            return "traffic jobs run on the Python engine"
+        if sampler is not None:
+            return "sampled runs use the Python engine"
+        return next(filter(None, map(unsupported, self.mpi_jobs)), None)
+
+    def _run_compiled(self, node_job, progress, comm) -> dict:
+        """:meth:`run` on the compiled engine: every MPI job's ranks in one engine (no traffic jobs)."""
+        from ppt.mpi.compiled_rank import ProgramRun
+        run = ProgramRun([(job, *program) for job, program in zip(self.mpi_jobs, self.programs)], comm, progress)
+        if self.packet:
+            self.net.count_jobs(node_job)
+        run.run()
+        span_s = max(run.gathered(run.engine.end_s()))
+        counters = _summed(run.gathered(self.net.job_counters())) if self.packet else [None] * len(self.specs)
+        return self._outcome(run.results(span_s), counters, span_s)
+
+    def _run_python(self, node_job, sampler, progress, comm) -> dict:
+        """:meth:`run` on the Python engine."""
+        net = self.net
         sim = net.simulation(comm=comm, name="jobs", progress=progress)
         if self.packet:
             net.count_jobs(node_job)
@@ -127,17 +169,22 @@ class JobMix:
         run_until(None)
         # the clock stops at the last event anywhere, the core's own included: the engine's clock alone
         # stops at its last wake-up of the core, which falls where the windows of a parallel run cut
-        sim.now = _latest(sim, net.end_s(sim))
-        counters = _summed(sim, net.job_counters()) if self.packet else [None] * len(self.specs)
+        sim.now = max(_everywhere(sim, net.end_s(sim)))
+        counters = _summed(_everywhere(sim, net.job_counters())) if self.packet else [None] * len(self.specs)
         results = [None if job is None else job.result(sim, ranks)
                    for job, ranks in zip(self.mpi_jobs, started)]
+        return self._outcome(results, counters, sim.now)
+
+    def _outcome(self, results: list, counters: list, span_s: float) -> dict:
+        """:meth:`run`'s answer from the MPI jobs' JobResults (None for traffic jobs), the per-job packet
+        counters (None off the packet network) and the simulation's end, s."""
         entries = [self._entry(spec, nodes, result, packets)
                    for spec, nodes, result, packets in zip(self.specs, self.nodes, results, counters)]
         network = next(r for r in results if r is not None).network
         return {"system": self.machine.name, "network_kind": self.machine.network_kind,
                 "allocation": self.allocation, "seed": self.seed,
                 "predicted_s": max(e["predicted_s"] for e in entries if e["predicted_s"] is not None),
-                "span_s": sim.now, "jobs": entries, "network": network}
+                "span_s": span_s, "jobs": entries, "network": network}
 
     def _start_traffic(self) -> bool:
         """Start the traffic jobs' sources; True if there are any."""
@@ -235,17 +282,14 @@ def _stuck(sim, net) -> bool:
     return mine if sim.size == 1 else sim.comm.allreduce(int(mine), op=_min_op()) == 1
 
 
-def _summed(sim, counters: list[dict]) -> list[dict]:
-    """Per-job packet counters summed over simulation processes (integers: exact in any order)."""
-    if sim.size == 1:
-        return counters
-    parts = sim.comm.allgather(counters)
-    return [{key: sum(part[job][key] for part in parts) for key in counters[job]} for job in range(len(counters))]
+def _summed(parts: list[list[dict]]) -> list[dict]:
+    """Per-job packet counters summed over simulation processes' ``parts`` (integers: exact in any order)."""
+    return [{key: sum(part[job][key] for part in parts) for key in parts[0][job]} for job in range(len(parts[0]))]
 
 
-def _latest(sim, time_s: float) -> float:
-    """The latest of every simulation process's ``time_s``."""
-    return time_s if sim.size == 1 else max(sim.comm.allgather(time_s))
+def _everywhere(sim, obj) -> list:
+    """Every simulation process's ``obj``, in process order."""
+    return [obj] if sim.size == 1 else sim.comm.allgather(obj)
 
 
 def _min_op():

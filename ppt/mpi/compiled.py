@@ -294,12 +294,13 @@ class Planner:
         return flat
 
 
-def mismatch(m, names: "_Names", rank, comm) -> MPIError:
+def mismatch(m, names: "_Names", rank, comm, base: int = 0) -> MPIError:
     """The error of ``rank``'s collective call on ``comm`` that received another call's message, as
-    :meth:`ppt.mpi.collectives.Coll.value` raises it (the headers read from the engine: ppt_mpi_mismatch)."""
+    :meth:`ppt.mpi.collectives.Coll.value` raises it (the headers read from the engine: ppt_mpi_mismatch;
+    ``base``: the engine's number of the job's world rank 0)."""
     out = ffi.new("int64_t[7]")
     lib.ppt_mpi_mismatch(m, out)
-    return mismatch_error(rank, comm, comm.local_of(out[3]), _header(names, out, 0), _header(names, out, 4))
+    return mismatch_error(rank, comm, comm.local_of(out[3] - base), _header(names, out, 0), _header(names, out, 4))
 
 
 def _header(names: "_Names", out, k: int) -> tuple:
@@ -316,12 +317,12 @@ class _Envelope:
         self.kind, self.src, self.data = kind, src, data
 
 
-def strays(m, names: "_Names", rank) -> list:
-    """Collective messages nobody received of ``rank`` (its ``world_rank``), as :func:`ppt.mpi.outcome.stray`
-    reports them."""
+def strays(m, names: "_Names", rank, base: int = 0) -> list:
+    """Collective messages nobody received of ``rank`` (its ``world_rank``; ``base``: the engine's number of
+    the job's world rank 0), as :func:`ppt.mpi.outcome.stray` reports them."""
     found, out, k = [], ffi.new("int64_t[5]"), 0
-    while lib.ppt_mpi_stray(m, rank.world_rank, k, out):
-        envelope = _Envelope(EAGER if out[0] == 0 else RTS, out[1], (_header(names, out, 2), None))
+    while lib.ppt_mpi_stray(m, base + rank.world_rank, k, out):
+        envelope = _Envelope(EAGER if out[0] == 0 else RTS, out[1] - base, (_header(names, out, 2), None))
         found.append(stray(rank, envelope))
         k += 1
     return found
@@ -465,15 +466,26 @@ class Engine:
         """Whether the engine carries the job's network in C (else it runs in Python: :mod:`ppt.mpi.pynet`)."""
         return type(self.net) in BUILT_IN_NETWORKS
 
-    def members_array(self, members):
-        """The C array of a communicator's members (world ranks), kept as long as the engine: one per member
-        list (the job interns them), and one for every rank's COMM_WORLD (each rank's own ``range``, equal to
-        the others'), so a job of P ranks does not keep P arrays of P members."""
-        key = members if type(members) is range else id(members)
+    def members_array(self, members, base: int = 0) -> tuple:
+        """``(engine ranks, their C array)`` of a communicator's members (world ranks of a job whose world
+        rank 0 is the engine's ``base``), kept as long as the engine: one per member list (the job interns
+        them), and one for every rank's COMM_WORLD (each rank's own ``range``, equal to the others'), so a job
+        of P ranks does not keep P arrays of P members."""
+        key = (members if type(members) is range else id(members), base)
         found = self.members.get(key)
         if found is None:
-            found = self.members[key] = (members, ffi.new("int32_t[]", list(members) or [0]))
-        return found[1]
+            shifted = (range(members.start + base, members.stop + base, members.step) if type(members) is range
+                       else tuple(world + base for world in members))
+            found = self.members[key] = (members, shifted, ffi.new("int32_t[]", list(shifted) or [0]))
+        return found[1], found[2]
+
+    def end_s(self) -> float:
+        """The time of this simulation process's last event, the network's own included, s
+        (:meth:`~ppt.interconnects.networks.network.Network.end_s`)."""
+        if self.sim is None:
+            return lib.ppt_mpi_now(self.m)
+        self.sim.now = lib.ppt_mpi_now(self.m)
+        return self.net.end_s(self.sim)
 
     def network_stats(self) -> dict:
         """The network's statistics at the end of the run, as the Python engine's run leaves them: this
@@ -596,7 +608,7 @@ def _python_step(engine: Engine, status: int, planner: Planner, streams: list) -
         planner.finish_comm_op(rank)
         comm = planner.bind(rank, aux[0])
         if comm is not None:
-            lib.ppt_mpi_set_comm(m, aux[0], comm.ctx, comm.size, comm.rank, engine.members_array(comm.members))
+            lib.ppt_mpi_set_comm(m, aux[0], comm.ctx, comm.size, comm.rank, engine.members_array(comm.members)[1])
         return
     parent = planner.comm(rank, op.comm)
     if parent is not None:

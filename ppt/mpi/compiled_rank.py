@@ -24,6 +24,11 @@ ranks of its nodes (:mod:`ppt.mpi.compiled_windows`); the payloads and non-integ
 to other processes, and each collective call's parts (for the call's Exchange wherever its members
 run), travel beside the engine's records in the window exchange, pickled.  It gives the serial
 run's result to the last bit.
+
+Several jobs can share one engine and one network (a job mix, :mod:`ppt.jobs.mix`): :class:`ProgramRun` numbers
+every job's ranks in turn in the engine (:class:`Jobs`), each rank translating its peers and its communicators'
+members between its job's world ranks and the engine's (:attr:`CompiledRank.base`), and slices each job's result
+out of the run.
 """
 from __future__ import annotations
 
@@ -33,6 +38,7 @@ from functools import partial
 
 from greenlet import getcurrent, greenlet
 
+from ppt.engine import parallel
 from ppt.engine.core import young_garbage_only
 from ppt.engine.process import run_body
 from ppt.errors import SimulationError
@@ -110,7 +116,7 @@ class _Process:
         """Block this process for ``delay_s`` seconds of simulated time."""
         if delay_s < 0.0:
             raise SimulationError(f"node[{self.rank.node}] scheduled an event in the past (delay {delay_s!r} s)")
-        lib.ppt_mpi_sleep(self.rank.m, self.rank.world_rank, delay_s)
+        lib.ppt_mpi_sleep(self.rank.m, self.rank.me, delay_s)
         self.main.switch()
 
     def hibernate(self, why=None):
@@ -141,7 +147,7 @@ class _EngineState:
             self._keep(out[0], out[1], out[2], out[3])
 
     def _keep(self, source: int, tag: int, nbytes: int, payload: int) -> None:
-        self.raw = (source, tag, nbytes)
+        self.raw = (self._rank.world_of(source), tag, nbytes)
         self.data = self._rank.engine.payloads.pop(payload, None)
 
     @property
@@ -208,7 +214,7 @@ class CBarrierRequest(CRequest):
         rank = comm._rank
         engine = rank.engine
         _request(rank, True, comm, PROC_NULL, 0, comm.coll_ctx, into=self)
-        self.q = lib.ppt_mpi_ibarrier(rank.m, rank.world_rank, engine.members_array(comm.members), comm.size,
+        self.q = lib.ppt_mpi_ibarrier(rank.m, rank.me, engine.members_array(comm.members, rank.base)[1], comm.size,
                                       comm.rank, comm.coll_ctx, seq, engine.names.id("MPI_Ibarrier"))
 
     def describe(self) -> str:
@@ -256,28 +262,31 @@ class _RunWait:
 
     @property
     def done(self) -> bool:
-        return lib.ppt_mpi_run_state(self.rank.m, self.rank.world_rank, self.rank.out) != 0
+        return lib.ppt_mpi_run_state(self.rank.m, self.rank.me, self.rank.out) != 0
 
     def describe(self) -> str:
-        lib.ppt_mpi_run_state(self.rank.m, self.rank.world_rank, self.rank.out)
-        is_send, peer = self.rank.out[0], self.rank.out[1]
+        lib.ppt_mpi_run_state(self.rank.m, self.rank.me, self.rank.out)
+        is_send, peer = self.rank.out[0], self.rank.world_of(self.rank.out[1])
         verb = "sending to" if is_send == 1 else "waiting for"
         return f"{verb} rank {self.comm.local_of(peer)}, comm={self.comm.label}"
 
 
 class CompiledRank:
-    """One simulated MPI process on the compiled engine (:class:`ppt.mpi.p2p.Rank`'s interface)."""
+    """One simulated MPI process on the compiled engine (:class:`ppt.mpi.p2p.Rank`'s interface): world rank
+    ``world_rank`` of ``job``, whose world ranks are the engine's from ``base`` on (``me``: this rank's number
+    there), so that several jobs' ranks share one engine (:class:`Jobs`)."""
 
-    __slots__ = ("job", "world_rank", "node", "sim", "proc", "stats", "api", "call", "result", "next_ctx", "meter",
-                 "cpu_mark", "recv_overhead_s", "node_of", "engine", "m", "out", "clock_s")
+    __slots__ = ("job", "world_rank", "base", "me", "node", "sim", "proc", "stats", "api", "call", "result",
+                 "next_ctx", "meter", "cpu_mark", "recv_overhead_s", "node_of", "engine", "m", "out", "clock_s")
     error = Rank.error
     prequest_class = CPrequest
     barrier_class = CBarrierRequest
 
-    def __init__(self, engine: "ProgramEngine", world_rank: int):
-        job = engine.job
+    def __init__(self, engine: "ProgramEngine", job, base: int, world_rank: int):
         self.job = job
         self.world_rank = world_rank
+        self.base = base
+        self.me = base + world_rank
         self.node = job.node_of[world_rank]
         self.engine = engine
         self.m = engine.m
@@ -294,26 +303,34 @@ class CompiledRank:
         self.node_of = job.node_of
         self.out = engine.out
         #: ``clock_s()``: the rank's clock, now plus the overhead it owes, s (one call into C)
-        self.clock_s = partial(lib.ppt_mpi_clock, self.m, world_rank)
-        lib.ppt_mpi_set_program(self.m, world_rank)
+        self.clock_s = partial(lib.ppt_mpi_clock, self.m, self.me)
+        lib.ppt_mpi_set_program(self.m, self.me)
 
     def __repr__(self):
         return f"rank {self.world_rank}"
+
+    def world_of(self, engine_rank: int) -> int:
+        """The world rank of the job's that is ``engine_rank`` in the engine (a wildcard or PROC_NULL as is)."""
+        return engine_rank - self.base if engine_rank >= 0 else engine_rank
+
+    def engine_of(self, world: int) -> int:
+        """The engine's number of the job's world rank ``world`` (a wildcard or PROC_NULL as is)."""
+        return world + self.base if world >= 0 else world
 
     # -- the rank's clock ---------------------------------------------------------------------------
     @property
     def owed_s(self) -> float:
         """Software overhead spent but not yet slept through, s (see :class:`ppt.mpi.p2p.Rank`)."""
-        return lib.ppt_mpi_owed(self.m, self.world_rank)
+        return lib.ppt_mpi_owed(self.m, self.me)
 
     @owed_s.setter
     def owed_s(self, value: float) -> None:
-        lib.ppt_mpi_set_owed(self.m, self.world_rank, value)
+        lib.ppt_mpi_set_owed(self.m, self.me, value)
 
     def pay(self) -> None:
-        owed = lib.ppt_mpi_owed(self.m, self.world_rank)
+        owed = lib.ppt_mpi_owed(self.m, self.me)
         if owed:
-            lib.ppt_mpi_set_owed(self.m, self.world_rank, 0.0)
+            lib.ppt_mpi_set_owed(self.m, self.me, 0.0)
             self.proc.sleep(owed)
 
     # -- point to point ----------------------------------------------------------------------------
@@ -322,7 +339,7 @@ class CompiledRank:
         if dest == PROC_NULL:
             return req
         handle = self.engine.keep(data) if data is not None else 0
-        req.q = lib.ppt_mpi_isend(self.m, self.world_rank, comm.world_of(dest), ctx,
+        req.q = lib.ppt_mpi_isend(self.m, self.me, comm.world_of(dest) + self.base, ctx,
                                   tag if type(tag) is int else self.engine.tag_id(tag), nbytes, mode, handle)
         return req
 
@@ -331,55 +348,55 @@ class CompiledRank:
         if source == PROC_NULL:
             req.raw = (PROC_NULL, ANY_TAG, 0)
             return req
-        src = ANY_SOURCE if source == ANY_SOURCE else comm.world_of(source)
-        req.q = lib.ppt_mpi_irecv(self.m, self.world_rank, src, ctx, tag if type(tag) is int else self.engine.tag_id(tag))
+        src = ANY_SOURCE if source == ANY_SOURCE else comm.world_of(source) + self.base
+        req.q = lib.ppt_mpi_irecv(self.m, self.me, src, ctx, tag if type(tag) is int else self.engine.tag_id(tag))
         return req
 
     def iprobe(self, comm, source: int, tag, ctx: int):
         if source == PROC_NULL:
             return Status(PROC_NULL, ANY_TAG, 0)
         self.pay()
-        src = ANY_SOURCE if source == ANY_SOURCE else comm.world_of(source)
+        src = ANY_SOURCE if source == ANY_SOURCE else comm.world_of(source) + self.base
         out = self.out
-        if lib.ppt_mpi_find(self.m, self.world_rank, ctx, src, self.engine.tag_id(tag), 0, out) < 0:
+        if lib.ppt_mpi_find(self.m, self.me, ctx, src, self.engine.tag_id(tag), 0, out) < 0:
             return None
-        return Status(comm.local_of(out[0]), self.engine.tag_of(out[1]), out[2])
+        return Status(comm.local_of(out[0] - self.base), self.engine.tag_of(out[1]), out[2])
 
     def wait_probe(self, comm, source, tag, ctx) -> Status:
         while True:
             status = self.iprobe(comm, source, tag, ctx)
             if status is not None:
                 return status
-            lib.ppt_mpi_probe_wait(self.m, self.world_rank, 1)
+            lib.ppt_mpi_probe_wait(self.m, self.me, 1)
             self.proc.hibernate(("probe", comm, source, tag))
-            lib.ppt_mpi_probe_wait(self.m, self.world_rank, 0)
+            lib.ppt_mpi_probe_wait(self.m, self.me, 0)
 
     def _find_unexpected(self, ctx, src, tag, remove):
         """The first unreceived message from world rank ``src`` (or ANY_SOURCE) with ``tag`` in context
         ``ctx``, taken off the queue if ``remove``; None if there is none."""
         out = self.out
-        index = lib.ppt_mpi_find(self.m, self.world_rank, ctx, src, self.engine.tag_id(tag), remove, out)
-        return None if index < 0 else _Matched(out[0], self.engine.tag_of(out[1]), index)
+        index = lib.ppt_mpi_find(self.m, self.me, ctx, self.engine_of(src), self.engine.tag_id(tag), remove, out)
+        return None if index < 0 else _Matched(out[0] - self.base, self.engine.tag_of(out[1]), index)
 
     def mrecv(self, comm, found: _Matched) -> CRequest:
         """A receive of the message a matched probe took off the queue (as :meth:`ppt.mpi.p2p.Rank.mrecv`)."""
         req = _request(self, False, comm, comm.local_of(found.src), found.tag, comm.ctx)
-        req.q = lib.ppt_mpi_mrecv(self.m, self.world_rank, found.index)
+        req.q = lib.ppt_mpi_mrecv(self.m, self.me, found.index)
         return req
 
     # -- blocking ---------------------------------------------------------------------------------------
     def block(self, requests) -> None:
         """Hibernate until one of the pending ``requests`` completes (see :meth:`ppt.mpi.p2p.Rank.block`)."""
         qs = ffi.new("int32_t[]", [req.q for req in requests])
-        lib.ppt_mpi_block(self.m, self.world_rank, qs, len(requests))
+        lib.ppt_mpi_block(self.m, self.me, qs, len(requests))
         self.proc.hibernate(requests)
-        lib.ppt_mpi_unblock(self.m, self.world_rank, qs, len(requests))
+        lib.ppt_mpi_unblock(self.m, self.me, qs, len(requests))
 
     def wait(self, req) -> None:
         q = req.q
         if q < 0:
             return
-        m, me, out = self.m, self.world_rank, self.out
+        m, me, out = self.m, self.me, self.out
         while not lib.ppt_mpi_wait_one(m, me, q, out):
             self.proc.hibernate((req,))
             lib.ppt_mpi_unblock(m, me, [q], 1)
@@ -392,7 +409,7 @@ class CompiledRank:
         n = len(live)
         if not n:
             return
-        m, me = self.m, self.world_rank
+        m, me = self.m, self.me
         qs = ffi.new("int32_t[]", [req.q for req in live])
         out = ffi.new("int64_t[]", 4 * n)
         k = lib.ppt_mpi_wait_in_turn(m, me, qs, 0, n, out)
@@ -415,19 +432,20 @@ class CompiledRank:
         is over; returns the slots, their payloads combined in Python if any rank's hold one (every rank
         adds its part to the call's :class:`~ppt.mpi.schedule.Exchange`: the ranks a rank's part waited
         for have all added theirs by its end)."""
-        engine, m, me = self.engine, self.m, self.world_rank
-        key = (c.ctx, c.tag, c.comm.members[0])         # disjoint communicators may share a context
-        engine.parts.add(key, c.comm.members, c.me, schedule, values, list(sizes), op)
+        engine, m, me = self.engine, self.m, self.me
+        members, members_array = engine.members_array(c.comm.members, self.base)
+        key = (c.ctx, c.tag, members[0])         # disjoint communicators may share a context
+        engine.parts.add(key, members, c.me, schedule, values, list(sizes), op)
         call, root, _ = c.hdr
         flat = engine.flatten(schedule)                  # alive while the run uses it
         state = lib.ppt_mpi_program_run(m, me, flat, ffi.new("int64_t[]", list(sizes) or [0]), len(sizes),
-                                        engine.members_array(c.comm.members), c.ctx, c.tag, engine.names.id(call),
+                                        members_array, c.ctx, c.tag, engine.names.id(call),
                                         -1 if root is None else root)
         if state == 0:
             self.proc.hibernate([_RunWait(self, c.comm)])
             state = lib.ppt_mpi_run_state(m, me, self.out)
         if state < 0:
-            raise mismatch(m, engine.names, self, c.comm)
+            raise mismatch(m, engine.names, self, c.comm, self.base)
         return engine.parts.values(key, c.me, combined=False)
 
 
@@ -509,60 +527,120 @@ class _Cargo:
         engine.parts.unpack(records, parts)
 
 
-def run_job(job, main, args=(), argv=(), progress=None):
-    """Run ``main(mpi, *args)`` on every rank of ``job`` on the compiled engine: ``(JobResult, None)``, or
-    ``(None, why)`` when the engine does not carry the job (then nothing has run).  The job's sampler, if
-    any, drives the run to each sample time (:class:`_SampledRun`)."""
-    why = unsupported(job, sampling=True)
-    if why is not None:
-        return None, why
-    wall = time.perf_counter()
-    engine = ProgramEngine(job)
-    m = engine.m
-    windows = Windows.of(engine, engine.comm, _Cargo(engine))
-    if windows is not None:
-        engine.clock.rank, engine.clock.size = windows.rank, windows.size
-    main_greenlet = getcurrent()
-    ranks = []
-    for world_rank in range(job.num_ranks):
-        if not lib.ppt_mpi_is_local(m, world_rank):
-            continue
-        rank = CompiledRank(engine, world_rank)
-        rank.api = MPI.of_rank(rank, job.num_ranks, argv)
-        rank.proc = _Process(rank, rank_body, (rank, main, args), f"rank {world_rank}", main_greenlet)
-        ranks.append(rank)
-    by_world = {rank.world_rank: rank for rank in ranks}
-    engine.clock.ranks = ranks
-    if progress is not None:
-        lib.ppt_mpi_set_progress(m, 1 << 62)        # every 65,536 events
-    drive = partial(_drive, engine, by_world, progress)
-    with young_garbage_only():
-        if windows is not None:
-            windows.run(drive)
-        elif job.sampler is None:
-            drive()
-        else:
-            job.sampler.attach(job.network, _SampledRun(engine, drive))
-            job.sampler.run()
-    return _result(job, engine, ranks, windows, time.perf_counter() - wall), None
+class Jobs:
+    """Several MPI jobs on one network as the engine sees them: one job whose ranks are every job's, numbered
+    in turn (job ``j``'s world rank ``r`` is the engine's rank ``bases[j] + r``), each rank bound to its own
+    job's communicators.  The jobs share the network, their MPI settings (one machine's: the same for all)
+    and the simulation processes' mpi4py communicator ``comm``."""
+
+    sampler = None
+
+    def __init__(self, jobs: list, comm):
+        settings = {job.settings for job in jobs}
+        if len(settings) > 1 or len({id(job.network) for job in jobs}) > 1:
+            raise ValueError("jobs sharing an engine share their network and MPI settings")
+        self.jobs = jobs
+        self.network, self.settings, self.comm = jobs[0].network, jobs[0].settings, comm
+        self.bases = [sum(job.num_ranks for job in jobs[:j]) for j in range(len(jobs))]
+        self.num_ranks = sum(job.num_ranks for job in jobs)
+        self.node_of = [node for job in jobs for node in job.node_of]
 
 
-def _drive(engine, by_world: dict, progress) -> None:
-    """Run the engine until no events remain, its window ends or the next event is at its horizon, resuming
-    the processes of the ranks (``by_world``: this simulation process's, by world rank)."""
-    m = engine.m
-    while True:
-        status = lib.ppt_mpi_run(m)
-        if status in (lib.PPT_MPI_DONE, lib.PPT_MPI_HORIZON):
-            return
-        if status == lib.PPT_MPI_NEED_RESUME:
-            by_world[lib.ppt_mpi_need_rank(m)].proc.glet.switch()
-        elif status == lib.PPT_MPI_NEED_PROGRESS:
-            progress(engine.clock)
-        elif engine.python is not None and engine.python.failure is not None:
-            raise engine.python.failure         # the model of one's own raised
-        else:
-            raise SimulationError(f"compiled MPI engine: {ffi.string(lib.ppt_mpi_reason(m)).decode()}")
+class ProgramRun:
+    """The programs of several MPI jobs sharing one compiled engine (:class:`Jobs`), each rank running
+    ``main(mpi, *args)`` of its job's ``(job, main, args, argv)`` in ``programs``: :meth:`run`, then
+    :meth:`results`.  ``comm``: the simulation processes' mpi4py communicator (AUTO: the mpiexec world, if
+    any); ``progress``: the progress hook.  The jobs must be carried (:func:`ppt.mpi.compiled.unsupported`)."""
+
+    def __init__(self, programs: list, comm=parallel.AUTO, progress=None):
+        self.wall = time.perf_counter()
+        self.jobs = Jobs([job for job, *_ in programs], comm)
+        self.engine = engine = ProgramEngine(self.jobs)
+        self.windows = Windows.of(engine, engine.comm, _Cargo(engine))
+        if self.windows is not None:
+            engine.clock.rank, engine.clock.size = self.windows.rank, self.windows.size
+        self.progress = progress
+        main_greenlet = getcurrent()
+        #: Per job, its ranks on this simulation process.
+        self.ranks = [self._local_ranks(job, base, main, args, argv, main_greenlet)
+                      for (job, main, args, argv), base in zip(programs, self.jobs.bases)]
+        self.by_engine_rank = {rank.me: rank for ranks in self.ranks for rank in ranks}
+        engine.clock.ranks = [rank for ranks in self.ranks for rank in ranks]
+        if progress is not None:
+            lib.ppt_mpi_set_progress(engine.m, 1 << 62)        # every 65,536 events
+
+    def _local_ranks(self, job, base: int, main, args, argv, main_greenlet) -> list:
+        """``job``'s ranks local to this simulation process, each with its process, not yet started."""
+        ranks = []
+        for world_rank in range(job.num_ranks):
+            if lib.ppt_mpi_is_local(self.engine.m, base + world_rank):
+                rank = CompiledRank(self.engine, job, base, world_rank)
+                rank.api = MPI.of_rank(rank, job.num_ranks, argv)
+                rank.proc = _Process(rank, rank_body, (rank, main, args), f"rank {world_rank}", main_greenlet)
+                ranks.append(rank)
+        return ranks
+
+    def run(self, sampler=None) -> None:
+        """Run every rank to its end (or the events' end), over every window of a parallel run, or driven
+        by ``sampler`` (a :class:`~ppt.drivers.sampling.Sampler`) to each of its sample times."""
+        with young_garbage_only():
+            if self.windows is not None:
+                self.windows.run(self._step)
+            elif sampler is None:
+                self._step()
+            else:
+                sampler.attach(self.jobs.network, _SampledRun(self.engine, self._step))
+                sampler.run()
+
+    def _step(self) -> None:
+        """Run the engine until no events remain, its window ends or the next event is at its horizon."""
+        engine = self.engine
+        m = engine.m
+        while True:
+            status = lib.ppt_mpi_run(m)
+            if status in (lib.PPT_MPI_DONE, lib.PPT_MPI_HORIZON):
+                return
+            if status == lib.PPT_MPI_NEED_RESUME:
+                self.by_engine_rank[lib.ppt_mpi_need_rank(m)].proc.glet.switch()
+            elif status == lib.PPT_MPI_NEED_PROGRESS:
+                self.progress(engine.clock)
+            elif engine.python is not None and engine.python.failure is not None:
+                raise engine.python.failure         # the model of one's own raised
+            else:
+                raise SimulationError(f"compiled MPI engine: {ffi.string(lib.ppt_mpi_reason(m)).decode()}")
+
+    def gathered(self, obj) -> list:
+        """Every simulation process's ``obj``, in process order."""
+        return gathered(self.windows, obj)
+
+    def results(self, now_s: float | None = None) -> list[JobResult]:
+        """Per job, in order, its JobResult (its ``network`` and ``events`` the whole run's), gathered over the
+        simulation processes; the first job's DeadlockError or MPIError raised as
+        :meth:`ppt.mpi.job.MPIJob.result` raises it (``now_s``: the time it reports, default the engine's)."""
+        wall_s = time.perf_counter() - self.wall
+        engine = self.engine
+        local = {"jobs": [self._local_outcome(ranks) for ranks in self.ranks], "now": lib.ppt_mpi_now(engine.m),
+                 "network": engine.network_stats(), "events": lib.ppt_mpi_events(engine.m)}
+        parts = self.gathered(local)
+        network = engine.net.merge_stats([p["network"] for p in parts])
+        events = sum(p["events"] for p in parts)
+        now_s = max(p["now"] for p in parts) if now_s is None else now_s
+        return [_job_result(job, [p["jobs"][j] for p in parts], now_s, network, events, wall_s)
+                for j, job in enumerate(self.jobs.jobs)]
+
+    def _local_outcome(self, ranks: list) -> dict:
+        """One job's ranks on this process: blocked ones, stray collective messages, statistics and returns."""
+        m, out, names = self.engine.m, self.engine.out, self.engine.names
+        per_rank = []
+        for rank in ranks:
+            lib.ppt_mpi_program_stats(m, rank.me, out)
+            rank.stats.messages_sent, rank.stats.bytes_sent = out[0], out[1]
+            entry = rank.stats.as_dict(rank.world_rank, rank.node)
+            entry["unreceived_messages"] = out[2]
+            per_rank.append(entry)
+        return {"blocked": [(r.world_rank, describe(r)) for r in ranks if r.stats.finish_s is None],
+                "stray": [s for r in ranks for s in strays(m, names, r, r.base)],
+                "per_rank": list(zip(per_rank, [r.result for r in ranks]))}
 
 
 class _SampledRun:
@@ -590,25 +668,24 @@ class _SampledRun:
         return [obj]
 
 
-def _result(job, engine, ranks, windows, wall_s: float):
-    """The JobResult of a finished run, gathered over the simulation processes of a parallel run;
-    DeadlockError or MPIError as :meth:`ppt.mpi.job.MPIJob.result` raises."""
-    m, out = engine.m, engine.out
-    per_rank = []
-    for rank in ranks:
-        lib.ppt_mpi_program_stats(m, rank.world_rank, out)
-        rank.stats.messages_sent, rank.stats.bytes_sent = out[0], out[1]
-        entry = rank.stats.as_dict(rank.world_rank, rank.node)
-        entry["unreceived_messages"] = out[2]
-        per_rank.append(entry)
-    local = {"blocked": [(r.world_rank, describe(r)) for r in ranks if r.stats.finish_s is None],
-             "stray": [s for r in ranks for s in strays(m, engine.names, r)], "now": lib.ppt_mpi_now(m),
-             "per_rank": list(zip(per_rank, [r.result for r in ranks])), "network": engine.network_stats(),
-             "events": lib.ppt_mpi_events(m)}
-    parts = gathered(windows, local)
-    raise_failures(parts, job.num_ranks)
+def _job_result(job, parts: list, now_s: float, network: dict, events: int, wall_s: float) -> JobResult:
+    """The JobResult of ``job`` from its ranks' outcomes on every simulation process (``parts``); DeadlockError
+    or MPIError as :meth:`ppt.mpi.job.MPIJob.result` raises."""
+    raise_failures([dict(p, now=now_s) for p in parts], job.num_ranks)
     ranked = sorted((pair for p in parts for pair in p["per_rank"]), key=lambda pair: pair[0]["rank"])
     per_rank = [entry for entry, _ in ranked]
     return JobResult(ranks=job.num_ranks, predicted_s=max(e["finish_s"] for e in per_rank), per_rank=per_rank,
-                      calls=total_calls(per_rank), network=engine.net.merge_stats([p["network"] for p in parts]),
-                      returns=[value for _, value in ranked], events=sum(p["events"] for p in parts), wall_s=wall_s)
+                     calls=total_calls(per_rank), network=network, returns=[value for _, value in ranked],
+                     events=events, wall_s=wall_s)
+
+
+def run_job(job, main, args=(), argv=(), progress=None):
+    """Run ``main(mpi, *args)`` on every rank of ``job`` on the compiled engine: ``(JobResult, None)``, or
+    ``(None, why)`` when the engine does not carry the job (then nothing has run).  The job's sampler, if
+    any, drives the run to each sample time (:class:`_SampledRun`)."""
+    why = unsupported(job, sampling=True)
+    if why is not None:
+        return None, why
+    run = ProgramRun([(job, main, args, argv)], job.comm, progress)
+    run.run(job.sampler)
+    return run.results()[0], None
