@@ -147,7 +147,8 @@ typedef struct {                /* a flow post of the schedule in progress (ppt/
 
 typedef struct {
     int8_t active;
-    const int32_t *schedule;    /* [nsteps, offset of each step, steps...]; a step: nposts, posts, nwaits, waits */
+    const int32_t *schedule;    /* [nsteps, offset of each step, steps..., flows...]; a step: nposts, posts, nwaits,
+                                 * waits; a flow as ppt/mpi/compiled.py flatten lays it out */
     int64_t *sizes;
     int32_t nslots, cap_slots;
     int32_t *reqs;              /* by post number: the request, or -1 - the relay's index in relays */

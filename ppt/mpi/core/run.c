@@ -5,8 +5,9 @@
  * pending request remembers the rank's clock, and when the request completes the runner goes on in
  * an event of the rank at the later of that clock and now), and taking over a receive owes the
  * receive overhead.  Runs carry no payloads: a received message sets its slots' sizes, which later
- * sends of the schedule carry on; a stream's message carries its mark where a program's message
- * carries its payload handle. */
+ * sends of the schedule carry on; a stream's or a flow's message carries its mark where a program's
+ * message carries its payload handle.  A flow keeps per slot whether it is ready, and waits for
+ * whichever of its heads completes first by marking them waited (run->any). */
 #include <string.h>
 #include "_mpicore.h"
 
