@@ -111,6 +111,37 @@ if world.rank == 0:
     print(json.dumps({"compiled": compiled, "differ": differ}))
 """
 
+#: Run under mpiexec: NCCL's tree all-reduce and ring all-gather, whose schedule messages carry marks (a
+#: flow's slot, a stream's count) where a program's messages carry payload handles, with data, 8 ranks on
+#: 4 nodes, a split communicator agreed by the tree; process 0 prints whether the run equals the serial one.
+NCCL_PROGRAM = """
+import json
+import numpy as np
+from mpi4py import MPI
+from mpi_helpers import network
+from ppt.mpi.job import MPIJob
+from ppt.mpi.settings import MPISettings
+
+
+def main(mpi):
+    comm = mpi.COMM_WORLD
+    sub = comm.Split(comm.rank % 2, comm.rank)
+    return (comm.allreduce(np.arange(300) * comm.rank, nbytes=2400).tolist(), sub.allreduce(comm.rank),
+            [block.tolist() for block in comm.allgather(np.arange(100) * comm.rank, nbytes=800)])
+
+
+def outcome(comm):
+    job = MPIJob(network(4), 8, 2, comm=comm, settings=MPISettings(1024, 1e-7, 2e-7, nccl_channels=2,
+                 nccl_chunk_B=256), engine="compiled", algorithms={"allreduce": "nccl_tree", "allgather": "nccl_ring"})
+    r = job.run(main)
+    return json.dumps([r.predicted_s, r.per_rank, r.calls, r.network, r.returns, r.events], default=repr)
+
+
+same = outcome(MPI.COMM_WORLD) == outcome(None)
+if MPI.COMM_WORLD.rank == 0:
+    print(json.dumps(same))
+"""
+
 
 def _mpiexec() -> str:
     found = shutil.which("mpiexec", path=os.path.dirname(sys.executable)) or shutil.which("mpiexec")
@@ -143,6 +174,15 @@ def test_random_op_streams_replay_in_parallel_as_serially(tmp_path, processes, n
     assert all(r["differ"] == [] for r in reports), reports
     compiled = {r["compiled"] for r in reports}
     assert len(compiled) == 1 and compiled.pop() >= seeds * 3 // 4          # communicators too
+
+
+@pytest.mark.mpiexec
+def test_nccl_schedules_run_in_parallel_as_serially(tmp_path):
+    script = tmp_path / "nccl.py"
+    script.write_text(NCCL_PROGRAM)
+    run = _run([sys.executable, str(script)], 2)
+    assert run.returncode == 0, run.stderr
+    assert json.loads(run.stdout) is True
 
 
 @pytest.fixture(scope="module")

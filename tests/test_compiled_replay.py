@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from ppt.errors import ConfigError, DeadlockError, PPTError
+from ppt.errors import DeadlockError, PPTError
 from ppt.interconnects.networks.analytic import AnalyticNetwork
 from ppt.mpi.job import MPIJob
 from ppt.mpi.settings import MPISettings
@@ -38,11 +38,11 @@ def _outcome(trace, make_job, engine):
         return f"{type(exc).__name__}: {exc}"
 
 
-def _same(trace, make_job, compiled="compiled"):
+def _same(trace, make_job):
     """The outcome on both engines is the same: a prediction, or an error (its type and text), which the
     compiled engine reports itself."""
     python = _outcome(trace, make_job, "python")
-    assert _outcome(trace, make_job, compiled) == python
+    assert _outcome(trace, make_job, "compiled") == python
     return python
 
 
@@ -98,14 +98,10 @@ def test_packet_network_replays_identically_with_its_counters():
     assert result["packets"] > 0 and result["network"]["message_latency_p50_s"] > 0
 
 
-def test_jobs_the_engine_does_not_carry_fall_back_to_the_python_engine():
+def test_nccl_tree_all_reduce_replays_identically():
     trace = _shared("hpccg_n4")
-
-    def nccl():
-        return MPIJob(ideal_network(4), 4, settings=MPISettings(IDEAL_EAGER_B), algorithms={"allreduce": "nccl_tree"})
-    with pytest.raises(ConfigError, match="cannot replay this: NCCL's tree all-reduce"):
-        replay(trace, nccl(), engine="compiled")
-    _same(trace, nccl, compiled="auto")
+    _same(trace, lambda: MPIJob(AnalyticNetwork(2, 1e-6, 5e9), 4, ranks_per_node=2, settings=MPISettings(4096, 2e-7, 3e-7),
+                                algorithms={"allreduce": "nccl_tree"}))
 
 
 # -- random op streams ---------------------------------------------------------------------------

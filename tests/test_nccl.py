@@ -276,6 +276,27 @@ def test_an_allgatherv_of_unequal_blocks_goes_round_the_ring_on_both_engines(ran
     assert sum(r["bytes_sent"] for r in result.per_rank) == (ranks - 1) * sum(sizes)
 
 
+@pytest.mark.parametrize("ranks,per_node", [(2, 1), (5, 1), (8, 4), (13, 3)])
+@pytest.mark.parametrize("nbytes,channels,chunk_B", [(0, 1, 40), (296, 3, 40), (4000, 1, 100)])
+@pytest.mark.parametrize("eager_B,send_overhead_s,recv_overhead_s", [(4096, 0.0, 0.0), (64, 1e-7, 2e-7)])
+def test_the_tree_all_reduce_runs_alike_on_both_engines(ranks, per_node, nbytes, channels, chunk_B, eager_B,
+                                                        send_overhead_s, recv_overhead_s):
+    """Chunks come up from children and down from the parent in whatever order they arrive, a stream
+    holding back once WINDOW chunks are on their way (4000 B in 100-byte chunks: 20 a stream): both
+    MPI engines make the same events at the same times, with data and without, and the job's tree
+    also agrees a split's communicator; every rank ends with the sum."""
+    def program(mpi):
+        comm = mpi.COMM_WORLD
+        sub = comm.Split(comm.rank % 2, comm.rank)
+        length = max(1, nbytes // 8)
+        return (comm.allreduce(contribution(comm.rank, length), op=SUM, nbytes=nbytes),
+                comm.allreduce(None, nbytes=nbytes), sub.allreduce(None, nbytes=nbytes))
+    settings = MPISettings(eager_B, send_overhead_s, recv_overhead_s, nccl_channels=channels, nccl_chunk_B=chunk_B)
+    result = run_both(ranks, program, settings, per_node, algorithms={"allreduce": "nccl_tree"})
+    total = sum(contribution(r, max(1, nbytes // 8)) for r in range(ranks))
+    assert all(np.array_equal(summed, total) for summed, _, _ in result.returns)
+
+
 def test_a_communicator_split_agrees_by_the_ring_all_gather_on_both_engines():
     """A job that names the ring all-gather makes its communicators with it (the members' agreement)."""
     def program(mpi):

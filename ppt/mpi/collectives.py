@@ -36,9 +36,8 @@ Each MPI algorithm is a per-rank schedule (:mod:`ppt.mpi.schedule`) of
 :mod:`ppt.mpi.algorithms`, executed by :mod:`ppt.mpi.runner` from message
 completions, the rank's process asleep from the call to the end; the
 functions here fill its payload slots and read the result from them.
-NCCL's ring all-reduce, reduce-scatter and all-gather are schedules too; its
-tree all-reduce (:data:`ppt.mpi.nccl.IN_PROCESS`) still runs in the rank's
-process, with :class:`Coll`'s helpers.
+NCCL's ring all-reduce, reduce-scatter and all-gather are schedules too, and
+so is its tree all-reduce (a schedule flow).
 
 Every collective message carries ``(call, root, sequence number)`` of the
 collective it belongs to and travels in the communicator's collective
@@ -65,8 +64,7 @@ ALLGATHER_LONG_B = 524288
 
 class Coll:
     """One collective invocation on a communicator: its header, the runner of its schedule (:meth:`run`),
-    and point-to-point helpers for the algorithm the rank's process runs itself (NCCL's tree,
-    :mod:`ppt.mpi.nccl`)."""
+    and the check that a received message belongs to it (:meth:`value`)."""
 
     __slots__ = ("comm", "rank", "me", "size", "hdr", "tag", "ctx")
 
@@ -80,22 +78,12 @@ class Coll:
         self.ctx = comm.coll_ctx
         self.hdr = (self.rank.call, root, comm.coll_seq)
 
-    def isend(self, dest: int, nbytes: int, data):
-        return self.rank.isend(self.comm, dest, self.tag, nbytes, (self.hdr, data), self.ctx)
-
-    def irecv(self, source: int):
-        return self.rank.irecv(self.comm, source, self.tag, self.ctx)
-
     def value(self, req):
         """``(payload, nbytes)`` of a completed receive, after checking it belongs to this collective."""
         hdr, data = req.value
         if hdr != self.hdr:
             raise mismatch_error(self.rank, self.comm, req.status.source, hdr, self.hdr)
         return data, req.status.bytes
-
-    def waitall(self, reqs) -> None:
-        for req in reqs:
-            self.rank.wait(req)
 
     def run(self, schedule, values: list, sizes: list, op=None) -> list:
         """Execute this rank's ``schedule`` (slots: ``values``, ``sizes`` in bytes; ``op`` for its

@@ -17,8 +17,7 @@ code the Python engine runs (:class:`Planner`), once per rank per chunk of its
 stream, and once per node pair and message size the network has not seen.
 
 :func:`replay_job` runs a replay on the engine, or returns None when the
-engine does not carry the job -- a sampled replay, NCCL's tree all-reduce, a network or node memory of
-one's own in a parallel run -- and the Python engine then replays the trace.  A replay that
+engine does not carry the job -- a sampled replay, a network or node memory of one's own in a parallel run -- and the Python engine then replays the trace.  A replay that
 goes wrong stops where it goes wrong, with the Python replay's error and text: a call the simulated
 MPI refuses (the engine stops at the op, and Python issues it with the Python engine's checks, which
 raise), mismatched collectives, and, once the events run out, a deadlock (every blocked rank and the
@@ -42,7 +41,6 @@ from ppt.interconnects.networks.packetnet import PacketNetwork
 from ppt.engine import parallel
 from ppt.engine.core import young_garbage_only
 from ppt.engine.process import ProcessError
-from ppt.mpi import nccl
 from ppt.mpi.api import MPI
 from ppt.mpi.collectives import mismatch_error
 from ppt.mpi.compiled_windows import CallParts, Windows, gathered
@@ -52,6 +50,7 @@ from ppt.mpi.errors import MPIError
 from ppt.mpi.outcome import JobResult, raise_failures, stray
 from ppt.mpi.p2p import EAGER, RTS, Rank, Request
 from ppt.mpi.pynet import PythonModels
+from ppt.mpi.schedule import FLOW
 from ppt.mpi.stats import RankStats, total_calls
 from ppt.errors import PPTError, SimulationError
 from ppt.oprecord import KIND, OP_DTYPE, Op
@@ -76,8 +75,6 @@ def unsupported(job, sampling: bool = False) -> str | None:
     net = job.network
     if in_parallel and (type(net) not in BUILT_IN_NETWORKS or type(net.node_memory) is not NodeMemory):
         return "a network or node memory of one's own runs in parallel on the Python engine"
-    if set(job.algorithms.items()) & nccl.IN_PROCESS:
-        return "NCCL's tree all-reduce runs on the Python engine"
     return None
 
 
@@ -330,18 +327,46 @@ def strays(m, names: "_Names", rank, base: int = 0) -> list:
 
 def flatten(schedule):
     """The schedule as the engine reads it: ``[steps, offset of each step, per step: posts, 4 ints per post,
-    waits, the waits]`` (a C int32 array)."""
+    waits, the waits; then the flows]`` (a C int32 array).  A ``FLOW`` post names its flow by offset:
+    ``[window, peers, (peer, count) per peer, streams, per stream: tasks, per task: needs, the needed
+    slots, combines, their destination slots, sends, (peer, slot, mark) per send]`` (the engine carries
+    sizes, not payloads: a combine's destination keeps its size)."""
     steps = schedule.steps
     out = [len(steps)] + [0] * len(steps)
     append, extend = out.append, out.extend
+    flow_posts = []
     for i, (posts, waits, _) in enumerate(steps, 1):
         out[i] = len(out)
         append(len(posts))
         for post in posts:
+            if post[0] == FLOW:
+                flow_posts.append((len(out) + 1, post[1]))
             extend(post)
         append(len(waits))
         extend(waits)
+    for at, index in flow_posts:
+        out[at] = len(out)
+        _flatten_flow(schedule.flows[index], out)
     return ffi.from_buffer("int32_t[]", array("i", out))      # keeps the array alive
+
+
+def _flatten_flow(flow, out: list) -> None:
+    """Append ``flow`` to ``out`` as :func:`flatten` lays it out."""
+    append, extend = out.append, out.extend
+    extend((flow.window, len(flow.receives)))
+    for receive in flow.receives:
+        extend(receive)
+    append(len(flow.streams))
+    for tasks in flow.streams:
+        append(len(tasks))
+        for needs, combines, sends in tasks:
+            append(len(needs))
+            extend(needs)
+            append(len(combines))
+            extend(dst for _, dst, _, _ in combines)
+            append(len(sends))
+            for send in sends:
+                extend(send)
 
 
 @ffi.def_extern()

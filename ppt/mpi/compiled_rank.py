@@ -498,6 +498,12 @@ class ProgramEngine(Engine):
         return flat
 
 
+def _handles(records):
+    """Which records carry a payload handle: a program's messages with a payload; a collective schedule's
+    messages (a header's sequence number from 1) carry a stream's or a flow's mark instead."""
+    return (records["payload"] != 0) & (records["hdr_seq"] == 0)
+
+
 class _Cargo:
     """What travels between the simulation processes of a parallel program run beside the engine's records
     (a :class:`~ppt.mpi.compiled_windows.Windows` cargo): the payloads the records name and their tags that
@@ -514,7 +520,7 @@ class _Cargo:
         for records, parts in zip(batches, self.engine.parts.pack(batches)):
             handles, numbers = records["payload"], records["tag"]
             out.append(None if parts is None else
-                       ([payloads.pop(h) for h in handles[handles != 0].tolist()],
+                       ([payloads.pop(h) for h in handles[_handles(records)].tolist()],
                         [tags[t] for t in numbers[numbers >= OBJECT_TAGS].tolist()], parts))
         return out
 
@@ -522,7 +528,7 @@ class _Cargo:
         """Keep the payloads and tags here under this process's numbers, and add the calls' parts."""
         engine = self.engine
         data, tags, parts = objects
-        records["payload"][records["payload"] != 0] = [engine.keep(value) for value in data]
+        records["payload"][_handles(records)] = [engine.keep(value) for value in data]
         records["tag"][records["tag"] >= OBJECT_TAGS] = [engine.tag_id(tag) for tag in tags]
         engine.parts.unpack(records, parts)
 

@@ -41,10 +41,10 @@ Every algorithm carries ``cost(size, nbytes) -> (messages, bytes)`` as
 from __future__ import annotations
 
 import weakref
-from collections import deque
 
 from ppt.mpi import algorithms
 from ppt.mpi.payload import join, split, split_sizes
+from ppt.mpi.schedule import OP, Builder, Flow
 from ppt.mpi.settings import MPISettings
 
 _DEFAULTS = MPISettings()
@@ -265,7 +265,7 @@ def _node_trees(nodes: list[list[int]], channel: int) -> list[tuple[list[int], l
 def _comm_nodes(c) -> list[list[int]]:
     """The communicator's ranks grouped by the node each runs on: nodes in the order of their first
     rank, ranks in communicator order."""
-    node_of, nodes = c.rank.node_of, {}
+    node_of, nodes = c.rank.job.node_of, {}
     for rank, world in enumerate(c.comm.members):
         nodes.setdefault(node_of[world], []).append(rank)
     return list(nodes.values())
@@ -319,62 +319,42 @@ def _tree_allreduce_cost(p, s, channels=_DEFAULTS.nccl_channels, chunk_B=_DEFAUL
     return 2 * (p - 1) * chunks, 2 * (p - 1) * s
 
 
-class _Arrivals:
-    """The messages of one collective from known peers: every receive posted at the start, in the
-    order each peer sends, and what arrived kept by ``(peer, key)`` (a message carries ``(key, data)``)."""
+def _tree_flow(trees: list, me: int, counts: list[int]) -> Flow:
+    """Rank ``me``'s part of the tree all-reduce of parts cut into ``counts`` chunks, part j on tree
+    j % 2 of channel j // 2 of ``trees`` (:func:`_trees`), as a flow (:class:`~ppt.mpi.schedule.Flow`):
+    per part an up stream (chunk k reduced from the children's, then sent up; the root's turns round)
+    and a down stream (chunk k, once final, sent to the children), chunk after chunk, at most
+    :data:`WINDOW` chunks of a stream on their way.
 
-    def __init__(self, c, expected: dict):
-        self.c = c
-        self.queues = {peer: deque(c.irecv(peer) for _ in range(count)) for peer, count in expected.items()}
-        self.got = {}
-
-    def wait(self, sends=()) -> None:
-        """Block until at least one more message has arrived or one of ``sends`` has left; file
-        what arrived."""
-        rank = self.c.rank
-        heads = [queue[0] for queue in self.queues.values() if queue] + list(sends)
-        while not any(req.done for req in heads):
-            rank.block(heads)
-        for peer, queue in self.queues.items():
-            while queue and queue[0].done:
-                req = queue.popleft()
-                rank.take(req)
-                key, data = self.c.value(req)[0]
-                self.got[peer, key] = data
-
-
-def _run(arrivals: _Arrivals, streams: list, window: int) -> None:
-    """Run ``streams`` (lists of ``(needed keys, action)`` steps, each stream in order) as their
-    keys arrive: a step runs once every ``(peer, key)`` it needs is in, with those payloads, and
-    once fewer than ``window`` earlier steps of its stream have sends still leaving (an action
-    returns the sends it started).  The streams take turns, one step each per round, as NCCL's
-    channels run side by side."""
-    streams = [(deque(stream), deque()) for stream in streams if stream]
-    got = arrivals.got
-    while streams:
-        moved = True
-        while moved:
-            moved = False
-            for steps, flying in streams:
-                while flying and all(req.done for req in flying[0]):
-                    flying.popleft()
-                if steps and len(flying) < window and all(key in got for key in steps[0][0]):
-                    needs, action = steps.popleft()
-                    sent = action(*[got.pop(key) for key in needs])
-                    if sent:
-                        flying.append(sent)
-                    moved = True
-            streams = [stream for stream in streams if stream[0]]
-        if streams:
-            arrivals.wait([next(req for req in flying[0] if not req.done)
-                           for steps, flying in streams if len(flying) >= window])
+    Slots, for n chunks in all, chunk q of the buffer (parts in order, chunks in order): q, the
+    rank's own and, at a part's root, the final; n + q, the final, from the parent; (2 + i) n + q,
+    from child i.  A message's mark is the slot it fills at its receiver."""
+    n = sum(counts)
+    receives, streams, first = {}, [], 0
+    for j, count in enumerate(counts):
+        parents, children = trees[j // 2][j % 2]
+        parent, below = parents[me], children[me]
+        for peer in below + ([parent] if parent >= 0 else []):
+            receives[peer] = receives.get(peer, 0) + count
+        up, down = [], []
+        for q in range(first, first + count):
+            from_below = tuple((2 + i) * n + q for i in range(len(below)))
+            combines = tuple((OP, q, slot, q) for slot in from_below)
+            to_parent = ((parent, q, (2 + children[parent].index(me)) * n + q),) if parent >= 0 else ()
+            up.append((from_below, combines, to_parent))
+            final = n + q if parent >= 0 else q
+            down.append(((final,), (), tuple((child, final, n + q) for child in below)))
+        streams += [tuple(up), tuple(down)]
+        first += count
+    return Flow(tuple(receives.items()), tuple(streams), WINDOW)
 
 
 def allreduce_tree(c, obj, op, nbytes):
     """The buffer cut into 2 x channels parts, part j on tree j % 2 of channel j // 2 (both trees
     over nodes, :func:`_node_trees`), each part in chunks (:func:`_tree_chunk_B`); a rank reduces
     a chunk from its children's, sends it up, and sends the final chunk down as soon as it comes
-    from above (the root turns it round), chunk after chunk, up and down at once."""
+    from above (the root turns it round), chunk after chunk, up and down at once
+    (:func:`_tree_flow`)."""
     _require_commutative(c, op, "tree all-reduce")
     me = c.me
     channels, chunk_B = _settings(c)
@@ -383,55 +363,23 @@ def allreduce_tree(c, obj, op, nbytes):
     chunk_B = _tree_chunk_B(nbytes, parts, chunk_B, depth)
     part_sizes = split_sizes(nbytes, parts)
     counts = [_chunk_count(part_B, chunk_B) for part_B in part_sizes]
-    chunks = [split(part, count) for part, count in zip(split(obj, parts), counts)]
-    chunk_sizes = [split_sizes(part_B, count) for part_B, count in zip(part_sizes, counts)]
-    links = []                                                   # per part: (parent, children) of this rank
-    for j in range(parts):
-        parent, children = trees[j // 2][j % 2]
-        links.append((parent[me], children[me]))
-    expected = {}
-    for (parent, children), count in zip(links, counts):
-        for peer in children + ([parent] if parent >= 0 else []):
-            expected[peer] = expected.get(peer, 0) + count
-    arrivals = _Arrivals(c, expected)
-    sends = []
-
-    def up(j, k, parent, children):
-        def action(*got):
-            total = chunks[j][k]
-            for data in got:
-                total = op(data, total)
-            if parent < 0:
-                arrivals.got[me, ("down", j, k)] = total
-                return []
-            sent = [c.isend(parent, chunk_sizes[j][k], (("up", j, k), total))]
-            sends.extend(sent)
-            return sent
-        return [(child, ("up", j, k)) for child in children], action
-
-    def down(j, k, parent, children):
-        def action(total):
-            chunks[j][k] = total
-            sent = [c.isend(child, chunk_sizes[j][k], (("down", j, k), total)) for child in children]
-            sends.extend(sent)
-            return sent
-        return [(me if parent < 0 else parent, ("down", j, k))], action
-
-    streams = []
-    for j, (parent, children) in enumerate(links):
-        streams.append([up(j, k, parent, children) for k in range(counts[j])])
-        streams.append([down(j, k, parent, children) for k in range(counts[j])])
-    _run(arrivals, streams, WINDOW)
-    c.waitall(sends)
-    return join([join(part) for part in chunks])
+    chunks = [chunk for part, count in zip(split(obj, parts), counts) for chunk in split(part, count)]
+    chunk_sizes = [size for part_B, count in zip(part_sizes, counts) for size in split_sizes(part_B, count)]
+    n = len(chunks)
+    b = Builder()
+    flow = b.flow(_tree_flow(trees, me, counts))
+    b.wait(flow, ~flow)
+    values = c.run(b.schedule(4 * n), chunks + [None] * (3 * n), chunk_sizes * 4, op)
+    result, first = [], 0
+    for j, count in enumerate(counts):
+        final = first if trees[j // 2][j % 2][0][me] < 0 else n + first
+        result.append(join(values[final:final + count]))
+        first += count
+    return join(result)
 
 
 #: The algorithms by collective: ``{kind: {name: (algorithm, cost)}}``, ``cost(size, nbytes)`` as
 #: :func:`ppt.mpi.collectives.costs` attaches it (for the default settings).
-#: (collective, algorithm) pairs that run in the rank's own process rather than as a schedule: the tree
-#: waits for whichever of several messages comes first.
-IN_PROCESS = {("allreduce", "nccl_tree")}
-
 ALGORITHMS = {
     "allreduce": {"nccl_ring": (allreduce_ring, _ring_allreduce_cost),
                   "nccl_tree": (allreduce_tree, _tree_allreduce_cost)},

@@ -14,8 +14,10 @@ order of events.
 """
 from __future__ import annotations
 
+from collections import deque
+
 from ppt.mpi.p2p import STANDARD, Request
-from ppt.mpi.schedule import RECV, SEND, STREAM, combine, pack, unpack
+from ppt.mpi.schedule import RECV, RELAY, SEND, STREAM, combine, file_message, pack, run_task, unpack
 
 
 class _Post(Request):
@@ -26,7 +28,8 @@ class _Post(Request):
     def finish(self) -> None:
         self.done = True
         run = self.run
-        if run.awaited is self:
+        awaited = run.awaited
+        if awaited is self or self.waited and awaited is not None:     # waited: one of a flow's heads
             run.awaited = None
             run.entity.schedule(0.0, run.resume, None)
 
@@ -44,19 +47,38 @@ class _Relay:
         self.taken = 0
 
 
+class _Flow:
+    """A flow of the schedule (:data:`~ppt.mpi.schedule.FLOW`) in progress: its receives per peer
+    still to be taken over (``queues``), per stream its tasks, next task and the sends of its tasks in
+    flight (``streams``), its slots' readiness, its sends in order (the first ``taken`` taken over),
+    and the requests it waits for (``heads``, None while it does not)."""
+
+    __slots__ = ("queues", "streams", "window", "ready", "sends", "taken", "heads")
+
+    def __init__(self, flow, queues: list, slots: int):
+        self.queues = queues
+        self.streams = [[tasks, 0, deque()] for tasks in flow.streams if tasks]
+        self.window = flow.window
+        self.ready = [False] * slots
+        self.sends = []
+        self.taken = 0
+        self.heads = None
+
+
 class Run:
     """One rank executing ``schedule`` for collective call ``c`` (a :class:`~ppt.mpi.collectives.Coll`).
 
     ``values``/``sizes`` (bytes): the slots, filled in place; ``op`` combines ``OP`` slots.
     """
 
-    __slots__ = ("c", "rank", "entity", "steps", "values", "sizes", "op", "reqs", "step", "waited",
+    __slots__ = ("c", "rank", "entity", "schedule", "steps", "values", "sizes", "op", "reqs", "step", "waited",
                  "clock_s", "awaited", "blocked", "error")
 
     def __init__(self, c, schedule, values: list, sizes: list, op=None):
         self.c = c
         self.rank = c.rank
         self.entity = c.rank.proc.entity
+        self.schedule = schedule
         self.steps = schedule.steps
         self.values = values
         self.sizes = sizes
@@ -121,16 +143,29 @@ class Run:
                     elif kind == STREAM:
                         reqs.extend(self._send(peer, (values[slot + i], count - 1 - i), sizes[slot + i])
                                     for i in range(count))
-                    else:
+                    elif kind == RELAY:
                         reqs.append(_Relay(peer, slot, count, self._recv(peer)))
+                    else:
+                        reqs.append(self._start_flow(peer))
             while waited < len(waits):
                 n = waits[waited]
                 req = reqs[n] if n >= 0 else reqs[~n]
-                if req.__class__ is _Relay:
-                    req = self._relay(req) if n >= 0 else self._forwards(req)
+                if req.__class__ is not _Post:
+                    if req.__class__ is _Relay:
+                        req = self._relay(req) if n >= 0 else self._forwards(req)
+                    else:
+                        req = self._flow(req) if n >= 0 else self._flow_sends(req)
                     if req is None:
                         waited += 1
                         continue
+                    if req.__class__ is list:               # a flow waits for whichever comes first
+                        self.step, self.waited = step, waited
+                        self.clock_s = rank.sim.now + rank.owed_s
+                        for head in req:
+                            head.waited = True
+                        self.awaited = req
+                        self.blocked[0] = req[0]
+                        return False
                 if not req.done:
                     self.step, self.waited = step, waited
                     self.clock_s = rank.sim.now + rank.owed_s
@@ -190,6 +225,73 @@ class Run:
             if not relay.left:
                 return None
             relay.current = self._recv(relay.source)
+
+    def _start_flow(self, index: int) -> _Flow:
+        """Post the receives of the schedule's flow ``index``."""
+        flow = self.schedule.flows[index]
+        queues = [deque(self._recv(peer) for _ in range(count)) for peer, count in flow.receives]
+        return _Flow(flow, queues, len(self.values))
+
+    def _flow(self, flow: _Flow):
+        """Run ``flow`` on (after a wait, first taking over its completed receives): its heads to wait
+        for, none complete, or None once every stream has run all its tasks."""
+        if flow.heads is not None:
+            for head in flow.heads:
+                head.waited = False
+            self._arrivals(flow)
+        while True:
+            self._run_streams(flow)
+            if not flow.streams:
+                flow.heads = None
+                return None
+            heads = [queue[0] for queue in flow.queues if queue]
+            heads += [next(req for req in flying[0] if not req.done)
+                      for _, _, flying in flow.streams if len(flying) >= flow.window]
+            flow.heads = heads
+            if not any(req.done for req in heads):
+                return heads
+            self._arrivals(flow)
+
+    def _arrivals(self, flow: _Flow) -> None:
+        """Take over the flow's completed receives, each peer's in order, filing each by its mark."""
+        rank, values, sizes, ready = self.rank, self.values, self.sizes, flow.ready
+        for queue in flow.queues:
+            while queue and queue[0].done:
+                req = queue.popleft()
+                rank.owed_s += req.overhead_due_s                   # Rank.take
+                req.overhead_due_s = 0.0
+                file_message(values, sizes, ready, *self.c.value(req))
+
+    def _run_streams(self, flow: _Flow) -> None:
+        """The streams take turns, one task each per round, until none can run one; streams that
+        have run all their tasks leave."""
+        values, sizes, op, ready, window = self.values, self.sizes, self.op, flow.ready, flow.window
+        moved = True
+        while moved:
+            moved = False
+            for stream in flow.streams:
+                tasks, k, flying = stream
+                while flying and all(req.done for req in flying[0]):
+                    flying.popleft()
+                if k < len(tasks) and len(flying) < window and all(ready[slot] for slot in tasks[k][0]):
+                    sent = [self._send(peer, data, nbytes)
+                            for peer, data, nbytes in run_task(values, sizes, op, tasks[k], ready)]
+                    if sent:
+                        flying.append(sent)
+                        flow.sends.extend(sent)
+                    stream[1] = k + 1
+                    moved = True
+            flow.streams = [stream for stream in flow.streams if stream[1] < len(stream[0])]
+
+    def _flow_sends(self, flow: _Flow):
+        """Take the flow's sends over in turn; the first pending one, or None once all are."""
+        sends = flow.sends
+        while flow.taken < len(sends):
+            req = sends[flow.taken]
+            if not req.done:
+                return req
+            flow.taken += 1
+        return None
 
     def _forwards(self, relay: _Relay):
         """Take ``relay``'s forwarded sends over in turn; the first pending one, or None once all are."""

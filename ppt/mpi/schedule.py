@@ -47,22 +47,56 @@ payload):
     request number names the relay: a wait for it takes each message over,
     forwards it, posts the next receive, and is over once the last stream's
     last message is; ``~n`` then waits for its forwarded sends.
+
+A *flow* does what a rank cannot order in advance: act on messages in the
+order they come (NCCL's tree all-reduce, whose chunks come up from children
+and down from the parent at once).  It is :class:`Flow` number ``flow`` of
+the schedule's ``flows``:
+
+``FLOW`` post ``(FLOW, flow, 0, 0)``
+    posts the flow's receives, ``(peer, count)`` per peer in turn, ``count``
+    from ``peer``; each message carries a mark, the slot it fills (its key),
+    and the slot is then *ready*.  Its one request number names the flow: a
+    wait for it runs the flow's *streams* until each has run all its tasks,
+    and ``~n`` then waits for the flow's sends, in the order they went out.
+
+A task ``(needs, combines, sends)`` runs once every slot of ``needs`` is
+ready and fewer than ``window`` earlier tasks of its stream (those that sent
+anything) have sends not yet complete: it runs ``combines`` (codes as above;
+each destination slot is then ready) and posts ``sends``, ``(peer, slot,
+mark)`` each, a message of one slot carrying ``mark``.  The streams take
+turns, in order, one task each per round, until none can run one; then
+the rank takes over the receives that completed (each peer's in order) and
+goes on, or, if none completed and no stream's window freed, waits for
+whichever of its next receive from each peer and the first pending send of
+each stream held by its window completes first.
 """
 from __future__ import annotations
 
+from collections import deque
 from typing import NamedTuple
 
 #: Post kinds.
-SEND, RECV, STREAM, RELAY = 0, 1, 2, 3
+SEND, RECV, STREAM, RELAY, FLOW = 0, 1, 2, 3, 4
 #: Combine codes.
 OP, UNPACK = 0, 1
 
 
+class Flow(NamedTuple):
+    """Messages acted on as they come (the module's ``FLOW``): ``receives``, ``(peer, count)`` pairs;
+    ``streams``, each a tuple of ``(needs, combines, sends)`` tasks; ``window``, the most tasks of a
+    stream with sends in flight."""
+    receives: tuple
+    streams: tuple
+    window: int
+
+
 class Schedule(NamedTuple):
     """One rank's part of a collective call: its steps (``(posts, waits, combines)`` tuples), over
-    ``slots`` payload slots."""
+    ``slots`` payload slots, and its :class:`Flow` s."""
     slots: int
     steps: tuple
+    flows: tuple = ()
 
 
 class Builder:
@@ -71,10 +105,11 @@ class Builder:
     A post after waits or combines starts a new step, as does a wait after combines.
     """
 
-    __slots__ = ("steps", "posts", "waits", "combines", "posted")
+    __slots__ = ("steps", "posts", "waits", "combines", "posted", "flows")
 
     def __init__(self):
         self.steps = []
+        self.flows = []
         self.posts, self.waits, self.combines = [], [], []
         self.posted = 0
 
@@ -109,6 +144,11 @@ class Builder:
         kept); its request number (``~`` it for its forwarded sends)."""
         return self._post(RELAY, source, dest, streams)
 
+    def flow(self, flow: Flow) -> int:
+        """Post ``flow``; its request number (``~`` it for its sends)."""
+        self.flows.append(flow)
+        return self._post(FLOW, len(self.flows) - 1, 0, 0)
+
     def sendrecv(self, dest: int, slot: int, source: int, into: int, count: int = 1, into_count: int = 1) -> None:
         """Receive from ``source`` into slots ``into ..`` (``into_count`` of them) and send slots
         ``slot ..`` (``count``) to ``dest``, then wait for both: one step (the common one, so built
@@ -131,7 +171,16 @@ class Builder:
 
     def schedule(self, slots: int) -> Schedule:
         self._close()
-        return Schedule(slots, tuple(self.steps))
+        return Schedule(slots, tuple(self.steps), tuple(self.flows))
+
+
+class _FlowState(NamedTuple):
+    """A flow in an :class:`Exchange`: per peer its receives' positions still to come, per stream its
+    next task, per slot whether it is ready."""
+    flow: Flow
+    queues: list
+    next_task: list
+    ready: list
 
 
 # -- what the form means for payloads: shared by every executor ----------------------------------
@@ -158,6 +207,23 @@ def combine(values: list, op, combines) -> None:
             values[dst] = op(values[a], values[b])
         else:
             values[dst:dst + b] = values[a]
+
+
+def run_task(values: list, sizes: list, op, task, ready: list) -> list:
+    """Run a flow's ``task`` (:class:`Flow`): its combines, whose destinations become ``ready``; its
+    messages, ``(peer, (payload, mark), bytes)`` each."""
+    _, combines, sends = task
+    combine(values, op, combines)
+    for _, dst, _, _ in combines:
+        ready[dst] = True
+    return [(peer, (values[slot], mark), sizes[slot]) for peer, slot, mark in sends]
+
+
+def file_message(values: list, sizes: list, ready: list, data, nbytes: int) -> None:
+    """File a flow's received message (``(payload, mark)``, ``nbytes`` bytes) in the slot its mark names."""
+    payload, mark = data
+    values[mark], sizes[mark] = payload, nbytes
+    ready[mark] = True
 
 
 class Exchange:
@@ -215,13 +281,18 @@ class Exchange:
             posts, waits, combines = schedule.steps[st[0]]
             if st[3]:
                 for post in posts:
-                    self._post(me, st[2], values, sizes, *post)
+                    self._post(me, schedule, st[2], values, sizes, *post)
                 st[3], moved = False, True
             while st[1] < len(waits):
                 n = waits[st[1]]
                 req = st[2][n] if n >= 0 else None             # a relay's forwards have all left
                 if type(req) is list:
                     if not self._relay(me, req, values, sizes):
+                        return moved
+                elif type(req) is _FlowState:
+                    done, progressed = self._flow(me, req, values, sizes, op)
+                    moved = moved or progressed
+                    if not done:
                         return moved
                 elif req is not None:
                     peer, slot, count, n = req
@@ -241,7 +312,7 @@ class Exchange:
         self.posted[(source, me)] = n + 1
         return n
 
-    def _post(self, me: int, reqs: list, values: list, sizes: list, kind: int, peer: int, slot: int,
+    def _post(self, me: int, schedule, reqs: list, values: list, sizes: list, kind: int, peer: int, slot: int,
               count: int) -> None:
         """Post one entry of a step's posts; its requests go to ``reqs`` (a send's: None)."""
         if kind == SEND:
@@ -254,8 +325,33 @@ class Exchange:
             for i in range(count):
                 sent.append(((values[slot + i], count - 1 - i), sizes[slot + i]))
                 reqs.append(None)
-        else:                                               # a relay: [source, dest, streams left, position]
+        elif kind == RELAY:                                 # a relay: [source, dest, streams left, position]
             reqs.append([peer, slot, count, self._receive(peer, me)])
+        else:
+            flow = schedule.flows[peer]
+            queues = [(source, deque(self._receive(source, me) for _ in range(n))) for source, n in flow.receives]
+            reqs.append(_FlowState(flow, queues, [0] * len(flow.streams), [False] * len(values)))
+
+    def _flow(self, me: int, state, values: list, sizes: list, op) -> tuple[bool, bool]:
+        """Run flow ``state`` as far as the messages sent allow (its windows limit time, not payloads):
+        whether every stream has run all its tasks, and whether it moved."""
+        flow, queues, next_task, ready = state
+        moved, progressed = True, False
+        while moved:
+            moved = False
+            for source, positions in queues:
+                messages = self.sent.get((source, me), ())
+                while positions and len(messages) > positions[0]:
+                    file_message(values, sizes, ready, *messages[positions.popleft()])
+                    moved = True
+            for s, tasks in enumerate(flow.streams):
+                while next_task[s] < len(tasks) and all(ready[slot] for slot in tasks[next_task[s]][0]):
+                    for peer, data, nbytes in run_task(values, sizes, op, tasks[next_task[s]], ready):
+                        self.sent.setdefault((me, peer), []).append((data, nbytes))
+                    next_task[s] += 1
+                    moved = True
+            progressed = progressed or moved
+        return all(n == len(tasks) for n, tasks in zip(next_task, flow.streams)), progressed
 
     def _relay(self, me: int, relay: list, values: list, sizes: list) -> bool:
         """Take relay ``relay``'s messages as far as they have come; True once its last stream is in."""

@@ -130,9 +130,31 @@ typedef struct {                /* a relay post of the schedule (a stream's mess
     int32_t next_fwd;           /* where its forwards not yet taken over start in the run's fwds */
 } relay_t;
 
+#define FLOW_TAG (1 << 24)      /* reqs: relays are -1 - index, flows -1 - FLOW_TAG - index */
+
+typedef struct {                /* a stream of a flow in progress */
+    const int32_t *task;        /* its next task in the schedule */
+    int32_t left;               /* tasks still to run */
+    int32_t *fly;               /* tasks in flight, oldest first: (first send in the flow's sends, sends) pairs */
+    int32_t nfly;
+} stream_t;
+
+typedef struct {                /* a flow post of the schedule in progress (ppt/mpi/runner.py _Flow) */
+    int32_t window, ngroups, nstreams;  /* nstreams: streams with tasks still to run, in order */
+    int32_t *recvs;             /* its receives, peer after peer, in the order posted */
+    int32_t *group;             /* per peer: its next receive to take over and the end of its receives, in recvs */
+    stream_t *streams;
+    int8_t *ready;              /* per slot: filled by a message or a task's combine */
+    int32_t *sends;             /* its sends, in the order posted; the first taken taken over */
+    int32_t nsends, cap_sends, taken;
+    int32_t *heads;             /* what it waits for, whichever completes first (nheads -1: it does not wait) */
+    int32_t nheads;
+} flow_t;
+
 typedef struct {
     int8_t active;
-    const int32_t *schedule;    /* [nsteps, offset of each step, steps...]; a step: nposts, posts, nwaits, waits */
+    const int32_t *schedule;    /* [nsteps, offset of each step, steps..., flows...]; a step: nposts, posts, nwaits,
+                                 * waits; a flow as ppt/mpi/compiled.py flatten lays it out */
     int64_t *sizes;
     int32_t nslots, cap_slots;
     int32_t *reqs;              /* by post number: the request, or -1 - the relay's index in relays */
@@ -141,6 +163,9 @@ typedef struct {
     int32_t nrelays, cap_relays;
     int32_t *fwds;              /* the relays' forwarded sends, in order: (relay index, request) pairs */
     int32_t nfwds, cap_fwds;
+    flow_t *flows;              /* in reqs as -1 - FLOW_TAG - its index */
+    int32_t nflows, cap_flows;
+    int8_t any;                 /* waiting for whichever of a flow's heads (their waited set) completes first */
     int32_t step, waited, ctx;
     const int32_t *members;     /* the communicator's members (world ranks) */
     int8_t error;               /* a program rank's run stopped at a mismatched collective */

@@ -73,6 +73,7 @@ void ppt_mpi_free(ppt_mpi_t *m)
         free(rk->run.reqs);
         free(rk->run.relays);
         free(rk->run.fwds);
+        free(rk->run.flows);
         map_free(&rk->map);
     }
     for (int64_t i = 0; i < m->nreqs; i++) {

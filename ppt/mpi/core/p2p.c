@@ -213,8 +213,9 @@ void p2p_finish(ppt_mpi_t *m, int32_t q)
     }
     rq->done = 1;
     if (rq->run_post) {
-        if (rk->run.awaited == q) {
+        if (rk->run.awaited == q || (rk->run.any && rq->waited)) {
             rk->run.awaited = -1;
+            rk->run.any = 0;
             mpi_schedule(m, rk->node, m->now, EV_RUN_RESUME, rq->rank, 0);
         }
     } else if (rq->waited && rk->waiting) {

@@ -5,8 +5,9 @@
  * pending request remembers the rank's clock, and when the request completes the runner goes on in
  * an event of the rank at the later of that clock and now), and taking over a receive owes the
  * receive overhead.  Runs carry no payloads: a received message sets its slots' sizes, which later
- * sends of the schedule carry on; a stream's message carries its mark where a program's message
- * carries its payload handle. */
+ * sends of the schedule carry on; a stream's or a flow's message carries its mark where a program's
+ * message carries its payload handle.  A flow keeps per slot whether it is ready, and waits for
+ * whichever of its heads completes first by marking them waited (run->any). */
 #include <string.h>
 #include "_mpicore.h"
 
@@ -152,7 +153,58 @@ static int32_t new_slot(run_t *run, int64_t nbytes)
     return run->nslots++;
 }
 
-/* Post one entry of a step's posts (ppt/mpi/schedule.py: SEND, RECV, STREAM, RELAY). */
+/* The flow defined at def (the flattened Flow of ppt/mpi/compiled.py flatten) started: its receives
+ * posted, peer after peer; its index in the run's flows. */
+static int32_t flow_start(ppt_mpi_t *m, int32_t r, const int32_t *def)
+{
+    run_t *run = &RANK(m, r)->run;
+    if (run->nflows == run->cap_flows) {
+        int64_t cap = run->cap_flows;
+        run->flows = ppt_grow(run->flows, &cap, sizeof(flow_t), run->nflows + 1);
+        run->cap_flows = (int32_t)cap;
+    }
+    int32_t window = def[0], ngroups = def[1], nrecvs = 0;
+    for (int32_t g = 0; g < ngroups; g++)
+        nrecvs += def[3 + 2 * g];
+    const int32_t *at = def + 2 + 2 * ngroups;
+    int32_t nstreams = *at++;
+    flow_t f = {.window = window, .ngroups = ngroups, .nheads = -1,
+                .recvs = ppt_alloc((size_t)nrecvs, sizeof(int32_t)),
+                .group = ppt_alloc((size_t)(2 * ngroups), sizeof(int32_t)),
+                .streams = ppt_alloc((size_t)nstreams, sizeof(stream_t)),
+                .ready = ppt_alloc((size_t)run->nslots, sizeof(int8_t)),
+                .heads = ppt_alloc((size_t)(ngroups + nstreams), sizeof(int32_t))};
+    for (int32_t g = 0, k = 0; g < ngroups; g++) {
+        f.group[2 * g] = k;
+        for (int32_t i = 0; i < def[3 + 2 * g]; i++)
+            f.recvs[k++] = run_post(m, r, 0, def[2 + 2 * g], -1, 1, 0);
+        f.group[2 * g + 1] = k;
+    }
+    for (int32_t s = 0; s < nstreams; s++) {
+        int32_t ntasks = *at++;
+        if (ntasks)
+            f.streams[f.nstreams++] = (stream_t){at, ntasks, ppt_alloc((size_t)(2 * window), sizeof(int32_t)), 0};
+        for (int32_t k = 0; k < ntasks; k++)
+            at += 3 + at[0] + at[1 + at[0]] + 3 * at[2 + at[0] + at[1 + at[0]]];
+    }
+    run = &RANK(m, r)->run;
+    run->flows[run->nflows] = f;
+    return run->nflows++;
+}
+
+static void flow_free(flow_t *f)
+{
+    for (int32_t s = 0; s < f->nstreams; s++)
+        free(f->streams[s].fly);
+    free(f->recvs);
+    free(f->group);
+    free(f->streams);
+    free(f->ready);
+    free(f->sends);
+    free(f->heads);
+}
+
+/* Post one entry of a step's posts (ppt/mpi/schedule.py: SEND, RECV, STREAM, RELAY, FLOW). */
 static void post_entry(ppt_mpi_t *m, int32_t r, const int32_t *post)
 {
     run_t *run = &RANK(m, r)->run;
@@ -162,6 +214,9 @@ static void post_entry(ppt_mpi_t *m, int32_t r, const int32_t *post)
     } else if (kind == 2) {
         for (int32_t i = 0; i < count; i++)
             keep_req(run, run_post(m, r, 1, peer, slot + i, 1, count - 1 - i));
+    } else if (kind == 4) {
+        int32_t k = flow_start(m, r, run->schedule + peer);
+        keep_req(&RANK(m, r)->run, -1 - FLOW_TAG - k);
     } else {
         if (run->nrelays == run->cap_relays) {
             int64_t cap = run->cap_relays;
@@ -238,6 +293,156 @@ static int32_t forwards_take(ppt_mpi_t *m, int32_t r, int32_t k)
     return -1;
 }
 
+/* Take over flow k's completed receives, each peer's in order, filling the slot each one's mark names:
+ * 0, or -1 on mismatched collectives. */
+static int flow_arrivals(ppt_mpi_t *m, int32_t r, int32_t k)
+{
+    run_t *run = &RANK(m, r)->run;
+    flow_t *f = &run->flows[k];
+    for (int32_t g = 0; g < f->ngroups; g++)
+        for (; f->group[2 * g] < f->group[2 * g + 1]; f->group[2 * g]++) {
+            int32_t q = f->recvs[f->group[2 * g]];
+            req_t *rq = REQ(m, q);
+            if (!rq->done)
+                break;
+            if (take_receive(m, r, q) < 0)
+                return -1;
+            run->sizes[rq->payload] = rq->status_bytes;
+            f->ready[rq->payload] = 1;
+            p2p_release(m, q);
+        }
+    return 0;
+}
+
+/* Run stream s's next task of flow k: its combines' destinations become ready (they keep their sizes),
+ * its sends go out, and, if it sent anything, it is in flight. */
+static void flow_task(ppt_mpi_t *m, int32_t r, int32_t k, int32_t s)
+{
+    flow_t *f = &RANK(m, r)->run.flows[k];
+    stream_t *st = &f->streams[s];
+    const int32_t *task = st->task, *dsts = task + 1 + task[0], *sends = dsts + 1 + dsts[0];
+    for (int32_t i = 0; i < dsts[0]; i++)
+        f->ready[dsts[1 + i]] = 1;
+    int32_t first = f->nsends;
+    for (int32_t i = 0; i < sends[0]; i++) {
+        const int32_t *send = sends + 1 + 3 * i;
+        int32_t q = run_post(m, r, 1, send[0], send[1], 1, send[2]);
+        f = &RANK(m, r)->run.flows[k];
+        if (f->nsends == f->cap_sends) {
+            int64_t cap = f->cap_sends;
+            f->sends = ppt_grow(f->sends, &cap, sizeof(int32_t), f->nsends + 1);
+            f->cap_sends = (int32_t)cap;
+        }
+        f->sends[f->nsends++] = q;
+    }
+    st = &f->streams[s];
+    if (f->nsends > first) {
+        st->fly[2 * st->nfly] = first;
+        st->fly[2 * st->nfly++ + 1] = f->nsends - first;
+    }
+    st->task = sends + 1 + 3 * sends[0];
+    st->left--;
+}
+
+/* Whether stream st's oldest task in flight has all its sends complete. */
+static int oldest_landed(ppt_mpi_t *m, const flow_t *f, const stream_t *st)
+{
+    for (int32_t i = 0; i < st->fly[1]; i++)
+        if (!REQ(m, f->sends[st->fly[0] + i])->done)
+            return 0;
+    return 1;
+}
+
+/* The streams of flow k take turns, one task each per round, until none can run one; streams that have
+ * run all their tasks leave. */
+static void flow_streams(ppt_mpi_t *m, int32_t r, int32_t k)
+{
+    for (int moved = 1; moved;) {
+        moved = 0;
+        flow_t *f = &RANK(m, r)->run.flows[k];
+        for (int32_t s = 0; s < f->nstreams; s++) {
+            stream_t *st = &f->streams[s];
+            while (st->nfly && oldest_landed(m, f, st))
+                memmove(st->fly, st->fly + 2, sizeof(int32_t) * (size_t)(2 * --st->nfly));
+            if (!st->left || st->nfly >= f->window)
+                continue;
+            int ready = 1;
+            for (int32_t i = 0; i < st->task[0]; i++)
+                ready &= f->ready[st->task[1 + i]];
+            if (ready) {
+                flow_task(m, r, k, s);
+                f = &RANK(m, r)->run.flows[k];
+                moved = 1;
+            }
+        }
+        int32_t live = 0;
+        for (int32_t s = 0; s < f->nstreams; s++) {
+            if (f->streams[s].left)
+                f->streams[live++] = f->streams[s];
+            else
+                free(f->streams[s].fly);
+        }
+        f->nstreams = live;
+    }
+}
+
+/* Run flow k on (after a wait, first taking over its completed receives): -1 once every stream has run
+ * all its tasks, -3 when it waits for whichever of its heads (none complete, their waited set)
+ * completes first, -2 on mismatched collectives. */
+static int32_t flow_take(ppt_mpi_t *m, int32_t r, int32_t k)
+{
+    flow_t *f = &RANK(m, r)->run.flows[k];
+    if (f->nheads >= 0) {
+        for (int32_t i = 0; i < f->nheads; i++)
+            REQ(m, f->heads[i])->waited = 0;
+        f->nheads = -1;
+        if (flow_arrivals(m, r, k) < 0)
+            return -2;
+    }
+    for (;;) {
+        flow_streams(m, r, k);
+        f = &RANK(m, r)->run.flows[k];
+        if (!f->nstreams)
+            return -1;
+        int32_t n = 0, any_done = 0;
+        for (int32_t g = 0; g < f->ngroups; g++)
+            if (f->group[2 * g] < f->group[2 * g + 1])
+                f->heads[n++] = f->recvs[f->group[2 * g]];
+        for (int32_t s = 0; s < f->nstreams; s++) {
+            const stream_t *st = &f->streams[s];
+            if (st->nfly < f->window)
+                continue;
+            int32_t i = 0;
+            while (REQ(m, f->sends[st->fly[0] + i])->done)
+                i++;
+            f->heads[n++] = f->sends[st->fly[0] + i];
+        }
+        for (int32_t i = 0; i < n; i++)
+            any_done |= REQ(m, f->heads[i])->done;
+        if (!any_done) {
+            for (int32_t i = 0; i < n; i++)
+                REQ(m, f->heads[i])->waited = 1;
+            f->nheads = n;
+            return -3;
+        }
+        if (flow_arrivals(m, r, k) < 0)
+            return -2;
+    }
+}
+
+/* Take flow k's sends over in turn: the first pending one, or -1 once all are. */
+static int32_t flow_sends_take(ppt_mpi_t *m, int32_t r, int32_t k)
+{
+    flow_t *f = &RANK(m, r)->run.flows[k];
+    for (; f->taken < f->nsends; f->taken++) {
+        int32_t q = f->sends[f->taken];
+        if (!REQ(m, q)->done)
+            return q;
+        p2p_take(m, r, q);
+    }
+    return -1;
+}
+
 /* Post the current step (if fresh), take over its completed waits in order, go on to the next step
  * ...: 1 once every step is done, 0 at the first pending request, -1 on mismatched collectives. */
 int run_proceed(ppt_mpi_t *m, int32_t r, int fresh)
@@ -258,13 +463,26 @@ int run_proceed(ppt_mpi_t *m, int32_t r, int fresh)
         while (waited < nwaits) {
             int32_t n = waits[waited];
             int32_t q = run->reqs[n >= 0 ? n : -1 - n];
-            if (q < 0) {                        /* a relay, or (n < 0) its forwards */
-                q = n >= 0 ? relay_take(m, r, -1 - q) : forwards_take(m, r, -1 - q);
+            if (q < 0) {                        /* a relay or flow, or (n < 0) its sends */
+                int32_t k = -1 - q;
+                if (k < FLOW_TAG)
+                    q = n >= 0 ? relay_take(m, r, k) : forwards_take(m, r, k);
+                else
+                    q = n >= 0 ? flow_take(m, r, k - FLOW_TAG) : flow_sends_take(m, r, k - FLOW_TAG);
                 if (q == -2)
                     return -1;
                 if (q == -1) {
                     waited++;
                     continue;
+                }
+                if (q == -3) {                  /* whichever of the flow's heads completes first */
+                    const flow_t *f = &run->flows[k - FLOW_TAG];
+                    run->step = step;
+                    run->waited = waited;
+                    run->clock_s = m->now + rk->owed_s;
+                    run->awaited = f->heads[0];
+                    run->any = 1;
+                    return 0;
                 }
             }
             req_t *rq = REQ(m, q);
@@ -304,7 +522,14 @@ static void run_end(ppt_mpi_t *m, int32_t r)
     for (int32_t k = 0; k < run->nfwds; k++)
         if (REQ(m, run->fwds[2 * k + 1])->done)
             p2p_release(m, run->fwds[2 * k + 1]);
-    run->nreqs = run->nrelays = run->nfwds = 0;
+    for (int32_t k = 0; k < run->nflows; k++) {
+        flow_t *f = &run->flows[k];
+        for (int32_t i = 0; i < f->nsends; i++)
+            if (REQ(m, f->sends[i])->done)
+                p2p_release(m, f->sends[i]);
+        flow_free(f);
+    }
+    run->nreqs = run->nrelays = run->nfwds = run->nflows = 0;
     run->active = 0;
     run->schedule = NULL;
 }
@@ -313,7 +538,8 @@ static void run_end(ppt_mpi_t *m, int32_t r)
 int run_start(ppt_mpi_t *m, int32_t r)
 {
     run_t *run = &RANK(m, r)->run;
-    run->nrelays = run->nfwds = 0;
+    run->nrelays = run->nfwds = run->nflows = 0;
+    run->any = 0;
     if (run->schedule[0] == 0) {
         run_end(m, r);
         return 1;
