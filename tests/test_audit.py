@@ -117,8 +117,8 @@ def test_unwritable_or_full_destinations_are_one_line_and_leave_nothing(case, tm
         assert ppt(*TINY_TRAFFIC, "--sample-every", "1e-6", "--samples", samples).returncode == 0
         refused("plot", samples, "--out", "/proc/ppt-audit", words=("--out", "cannot write there"))
     elif case == "sweep --out full disk":
-        from ppt.cli import output
-        monkeypatch.setattr(output, "open", _full_disk_open(), raising=False)
+        from ppt import atomicfile
+        monkeypatch.setattr(atomicfile, "open", _full_disk_open(), raising=False)
         line = in_process(capsys, "sweep", *TINY_TRAFFIC, "--out", folder / "sweep")
         assert "No space left on device" in line and "--out" in line
         assert leftovers(folder / "sweep") == []
