@@ -154,7 +154,7 @@ class _EngineState:
 
     def _keep(self, source: int, tag: int, nbytes: int, payload: int) -> None:
         self.raw = (source, tag, nbytes)
-        self.data = self._rank.engine.payloads.pop(payload, None)
+        self.data = self._rank.engine.payloads.pop(payload, None) if payload else None     # 0: no payload
 
     @property
     def status(self):
