@@ -28,8 +28,7 @@ def mpi_call(name: str):
             clock_s = rank.clock_s
             start = clock_s()
             stats = rank.stats
-            calls = stats.calls
-            calls[name] = calls.get(name, 0) + 1
+            stats.calls[name] += 1
             try:
                 return fn(self, *args, **kwargs)
             finally:

@@ -135,6 +135,18 @@ class _EngineState:
 
     __slots__ = ()
 
+    def __init__(self, rank, is_send: bool, comm, peer, tag, ctx: int, nbytes: int = 0, data=None):
+        """An active request of ``rank``'s, not yet in the engine; ``nbytes`` and ``data``: a send's."""
+        self._rank, self.is_send, self.comm, self.peer, self.tag, self.ctx = rank, is_send, comm, peer, tag, ctx
+        self.nbytes, self.data, self.raw, self.built, self.q = nbytes, data, None, None, -1
+        self.active, self.buffer = True, None          # (waited, post: the Python engine's alone)
+
+    def _restart(self, *args):
+        """This request (a persistent one starting, or a request of a subclass) made anew as by
+        :meth:`__init__` with ``args``; returns it."""
+        _EngineState.__init__(self, *args)
+        return self
+
     @property
     def done(self) -> bool:
         return self.q < 0 or bool(lib.ppt_mpi_req_done(self._rank.m, self.q))
@@ -148,7 +160,7 @@ class _EngineState:
 
     def _keep(self, source: int, tag: int, nbytes: int, payload: int) -> None:
         self.raw = (self._rank.world_of(source), tag, nbytes)
-        self.data = self._rank.engine.payloads.pop(payload, None)
+        self.data = self._rank.engine.payloads.pop(payload, None) if payload else None     # 0: no payload
 
     @property
     def status(self):
@@ -198,7 +210,7 @@ class CPrequest(_EngineState, Prequest):
     __slots__ = ENGINE_SLOTS
 
     def __init__(self, comm, kind: str, buf, peer: int, tag: int):
-        _request(comm._rank, kind != "recv", comm, peer, tag, comm.ctx, into=self)
+        _EngineState.__init__(self, comm._rank, kind != "recv", comm, peer, tag, comm.ctx)
         self.active = False
         self.kind = kind
         self.buf = buf
@@ -213,7 +225,7 @@ class CBarrierRequest(CRequest):
     def __init__(self, comm, seq: int):
         rank = comm._rank
         engine = rank.engine
-        _request(rank, True, comm, PROC_NULL, 0, comm.coll_ctx, into=self)
+        _EngineState.__init__(self, rank, True, comm, PROC_NULL, 0, comm.coll_ctx)
         self.q = lib.ppt_mpi_ibarrier(rank.m, rank.me, engine.members_array(comm.members, rank.base)[1], comm.size,
                                       comm.rank, comm.coll_ctx, seq, engine.names.id("MPI_Ibarrier"))
 
@@ -224,22 +236,12 @@ class CBarrierRequest(CRequest):
         return f"Ibarrier round to rank {(comm.rank + dist) % comm.size}, comm={comm.label}"
 
 
-def _request(rank, is_send: bool, comm, peer, tag, ctx, nbytes: int = 0, data=None, into=None) -> CRequest:
-    """A new request of ``rank``'s, not yet in the engine: ``into`` (a persistent request to start, or a
-    request of a subclass) made one, else a new :class:`CRequest`."""
-    req = CRequest.__new__(CRequest) if into is None else into
-    req._rank, req.is_send, req.comm, req.peer, req.tag, req.ctx = rank, is_send, comm, peer, tag, ctx
-    req.nbytes, req.data, req.raw, req.built, req.q = nbytes, data, None, None, -1
-    req.active, req.buffer = True, None          # (waited, post: the Python engine's alone)
-    return req
-
-
-def _taken(req, status) -> None:
+def _taken(req, status, at: int = 0) -> None:
     """``req`` was taken and released in the engine, which gave its status and payload handle in
-    ``status[0:4]`` (as ``ppt_mpi_req_status`` writes them)."""
+    ``status[at:at + 4]`` (as ``ppt_mpi_req_status`` writes them)."""
     req.q = -1
     if not req.is_send and req.raw is None:
-        req._keep(status[0], status[1], status[2], status[3])
+        req._keep(status[at], status[at + 1], status[at + 2], status[at + 3])
 
 
 class _Matched:
@@ -334,21 +336,24 @@ class CompiledRank:
             self.proc.sleep(owed)
 
     # -- point to point ----------------------------------------------------------------------------
+    # ``dest`` and ``source``: PROC_NULL, ANY_SOURCE (receives) or a rank of ``comm``, checked by the caller
     def isend(self, comm, dest: int, tag, nbytes: int, data, ctx: int, mode: int = STANDARD, into=None):
-        req = _request(self, True, comm, dest, tag, ctx, nbytes, data, into)
+        args = (self, True, comm, dest, tag, ctx, nbytes, data)
+        req = CRequest(*args) if into is None else into._restart(*args)
         if dest == PROC_NULL:
             return req
         handle = self.engine.keep(data) if data is not None else 0
-        req.q = lib.ppt_mpi_isend(self.m, self.me, comm.world_of(dest) + self.base, ctx,
+        req.q = lib.ppt_mpi_isend(self.m, self.me, comm.members[dest] + self.base, ctx,
                                   tag if type(tag) is int else self.engine.tag_id(tag), nbytes, mode, handle)
         return req
 
     def irecv(self, comm, source: int, tag, ctx: int, into=None):
-        req = _request(self, False, comm, source, tag, ctx, into=into)
+        args = (self, False, comm, source, tag, ctx)
+        req = CRequest(*args) if into is None else into._restart(*args)
         if source == PROC_NULL:
             req.raw = (PROC_NULL, ANY_TAG, 0)
             return req
-        src = ANY_SOURCE if source == ANY_SOURCE else comm.world_of(source) + self.base
+        src = ANY_SOURCE if source == ANY_SOURCE else comm.members[source] + self.base
         req.q = lib.ppt_mpi_irecv(self.m, self.me, src, ctx, tag if type(tag) is int else self.engine.tag_id(tag))
         return req
 
@@ -380,7 +385,7 @@ class CompiledRank:
 
     def mrecv(self, comm, found: _Matched) -> CRequest:
         """A receive of the message a matched probe took off the queue (as :meth:`ppt.mpi.p2p.Rank.mrecv`)."""
-        req = _request(self, False, comm, comm.local_of(found.src), found.tag, comm.ctx)
+        req = CRequest(self, False, comm, comm.local_of(found.src), found.tag, comm.ctx)
         req.q = lib.ppt_mpi_mrecv(self.m, self.me, found.index)
         return req
 
@@ -405,20 +410,21 @@ class CompiledRank:
     def wait_all(self, requests) -> None:
         """:meth:`wait` on every active request of ``requests`` in turn, in one engine call per time the
         rank blocks; the receives' statuses and payloads are kept in their requests."""
-        live = list(dict.fromkeys(req for req in requests if req.q >= 0))     # each once
+        live = {req.q: req for req in requests if req.q >= 0}     # each once: an engine index is one request's
         n = len(live)
         if not n:
             return
         m, me = self.m, self.me
-        qs = ffi.new("int32_t[]", [req.q for req in live])
+        qs = ffi.new("int32_t[]", list(live))
         out = ffi.new("int64_t[]", 4 * n)
         k = lib.ppt_mpi_wait_in_turn(m, me, qs, 0, n, out)
         while k < n:
-            self.proc.hibernate((live[k],))
+            self.proc.hibernate((live[qs[k]],))
             lib.ppt_mpi_unblock(m, me, qs + k, 1)
             k = lib.ppt_mpi_wait_in_turn(m, me, qs, k, n, out)
-        for i, req in enumerate(live):
-            _taken(req, out[4 * i:4 * i + 4])
+        statuses = ffi.unpack(out, 4 * n)
+        for i, req in enumerate(live.values()):
+            _taken(req, statuses, 4 * i)
 
     def take(self, req) -> None:
         """The rank takes over completed ``req``: it owes the receive overhead still due (once); the

@@ -36,7 +36,7 @@ from ppt.mpi import bufcoll, bufp2p, constants, environment, ops
 from ppt.mpi.buffers import fill  # noqa: F401  (the api retires mpi4py receive requests with it)
 from ppt.mpi.datatypes import DATATYPES, ORDER_C, ORDER_FORTRAN, TYPEDICT, Datatype
 from ppt.mpi.errors import MPIError
-from ppt.mpi.unsupported import Unsupported, refuse
+from ppt.mpi.unsupported import Unsupported, mpi4py_api, refuse
 
 
 IN_PLACE = bufcoll.IN_PLACE
@@ -117,20 +117,48 @@ def mpi4py_names(cls):
             target = inspect.getattr_static(cls, target)   # keeps staticmethods static
         setattr(cls, name, target)
     if "__getattr__" not in cls.__dict__:
-        owner = cls.__name__
         if not hasattr(cls, "freed"):
-            cls.freed = False           # read by every mpi_call: found without the __getattr__ below
-
-        def __getattr__(self, name):
-            if name.startswith("_"):
-                raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
-            rank = getattr(self, "_rank", None)
-            world_rank = None if rank is None else rank.world_rank
-            if owner == "MPI" and name in UNSUPPORTED_CLASSES:
-                return Unsupported(name, world_rank)
-            return refuse(type(self).__name__ if owner != "MPI" else owner, name, world_rank)
-        cls.__getattr__ = __getattr__
+            cls.freed = False           # read by every mpi_call
+        if cls.__name__ == "MPI":
+            cls.__getattr__ = _refusing_module_names
+        else:
+            _refuse_missing(cls)
     return cls
+
+
+def _refusing_module_names(self, name):
+    """``MPI.__getattr__``: an mpi4py class the simulation lacks is an :class:`Unsupported`, any other
+    mpi4py name it lacks raises the one-line error, as :func:`refuse` words it for the module."""
+    if name.startswith("_"):
+        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+    world_rank = self._rank.world_rank
+    if name in UNSUPPORTED_CLASSES:
+        return Unsupported(name, world_rank)
+    return refuse("MPI", name, world_rank)
+
+
+class _Refused:
+    """An mpi4py name a class lacks: looking it up raises :func:`refuse`'s error for the class (and rank) it
+    is looked up on.  A class attribute, not a ``__getattr__``, so that CPython specializes the class's
+    other attribute reads (every ``comm.ctx`` or ``req.q`` of a program's calls)."""
+
+    __slots__ = ("name",)
+
+    def __init__(self, name: str):
+        self.name = name
+
+    def __get__(self, obj, cls=None):
+        if obj is None:
+            return refuse(cls.__name__, self.name)
+        rank = getattr(obj, "_rank", None)
+        return refuse(type(obj).__name__, self.name, None if rank is None else rank.world_rank)
+
+
+def _refuse_missing(cls) -> None:
+    """Give ``cls`` a :class:`_Refused` for every mpi4py name of its kind it lacks."""
+    for name in mpi4py_api(cls.__name__) or ():
+        if not any(name in klass.__dict__ for klass in cls.__mro__):
+            setattr(cls, name, _Refused(name))
 
 
 mpi4py_names(ops.Op)

@@ -1,6 +1,8 @@
 """Per-rank MPI statistics: compute vs communication time, traffic sent, calls by name."""
 from __future__ import annotations
 
+from collections import Counter
+
 
 class RankStats:
     """What one rank did.  Times in seconds, traffic in bytes.
@@ -19,12 +21,11 @@ class RankStats:
         self.comm_s = 0.0
         self.messages_sent = 0
         self.bytes_sent = 0
-        self.calls: dict[str, int] = {}
+        self.calls: Counter[str] = Counter()       # ``calls[name] += 1`` counts a first call too
         self.finish_s = None
 
     def count(self, call: str) -> None:
-        calls = self.calls
-        calls[call] = calls.get(call, 0) + 1
+        self.calls[call] += 1
 
     def as_dict(self, rank: int, node: int) -> dict:
         return {"rank": rank, "node": node, "compute_s": self.compute_s, "comm_s": self.comm_s,

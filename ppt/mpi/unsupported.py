@@ -161,10 +161,15 @@ def unsupported(call: str, rank=None) -> UnsupportedCall:
 _SAME_NAMES = {"Prequest": "Request", "Intracomm": "Comm"}
 
 
+def mpi4py_api(owner: str):
+    """mpi4py's public names of class ``owner`` (:data:`MPI4PY_API`), None for a class it does not list."""
+    return MPI4PY_API.get(_SAME_NAMES.get(owner, owner))
+
+
 def refuse(owner: str, name: str, rank=None):
     """Fail a lookup of ``name`` on ``owner`` (a key of :data:`MPI4PY_API`, or an mpi4py class the
     simulation lacks such as ``'Win'``): MPIError if mpi4py has the name, else AttributeError."""
-    known = MPI4PY_API.get(_SAME_NAMES.get(owner, owner))
+    known = mpi4py_api(owner)
     if known is None:
         raise AttributeError(f"{owner!r} object has no attribute {name!r}")
     if owner == "Cartcomm" and name in MPI4PY_API["Comm"]:
