@@ -154,6 +154,15 @@ def _without_wall_time(text: str) -> str:
     return re.sub(r'"wall_s": [-+0-9.eE]+', '"wall_s": 0', text)
 
 
+def _reports_one_deadlock_as_serially(command) -> None:
+    """``command`` exits 2 with one ``ppt: error:`` line naming a deadlock, the same under ``mpiexec -n 2``."""
+    serial, parallel = _run(command), _run(command, 2)
+    assert serial.returncode == parallel.returncode == 2
+    error = [line for line in serial.stderr.splitlines() if line.startswith("ppt: error:")]
+    assert len(error) == 1 and "deadlock" in error[0]
+    assert [line for line in parallel.stderr.splitlines() if line.startswith("ppt: error:")] == error
+
+
 def _run(command, processes: int = 1):
     """``command`` run serially, or under ``mpiexec -n processes``; the completed process."""
     prefix = [_mpiexec(), "-n", str(processes)] if processes > 1 else []
@@ -230,11 +239,7 @@ def deadlock(tmp_path_factory):
 def test_a_deadlock_in_a_parallel_replay_is_reported_once_as_serially(deadlock):
     command = [sys.executable, "-m", "ppt.cli.main", "replay", str(deadlock / "trace"), "--system", "edison",
                "--network", "analytic", "--mapping", str(deadlock / "nodes.txt"), "--ranks-per-node", "1"]
-    serial, parallel = _run(command), _run(command, 2)
-    assert serial.returncode == parallel.returncode == 2
-    error = [line for line in serial.stderr.splitlines() if line.startswith("ppt: error:")]
-    assert len(error) == 1 and "deadlock" in error[0]
-    assert [line for line in parallel.stderr.splitlines() if line.startswith("ppt: error:")] == error
+    _reports_one_deadlock_as_serially(command)
 
 
 @pytest.mark.mpiexec
@@ -285,11 +290,7 @@ def test_a_deadlocked_program_in_parallel_is_reported_once_as_serially(tmp_path)
     command = [sys.executable, "-m", "ppt.cli.main", "run", str(TESTS.parent / "examples" / "deadlock.py"),
                "--system", "edison", "--ranks", "2", "--mapping", str(tmp_path / "nodes.txt"), "--network",
                "analytic"]
-    serial, parallel = _run(command), _run(command, 2)
-    assert serial.returncode == parallel.returncode == 2
-    error = [line for line in serial.stderr.splitlines() if line.startswith("ppt: error:")]
-    assert len(error) == 1 and "deadlock" in error[0]
-    assert [line for line in parallel.stderr.splitlines() if line.startswith("ppt: error:")] == error
+    _reports_one_deadlock_as_serially(command)
 
 
 @pytest.mark.mpiexec
