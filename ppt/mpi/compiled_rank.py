@@ -245,13 +245,14 @@ def _taken(req, status, at: int = 0) -> None:
 
 
 class _Matched:
-    """A message a matched probe took off the rank's queue, as :class:`ppt.mpi.message.Message` reads it:
-    its world source, its tag, and its index in the engine."""
+    """An unreceived message a probe found (a matched probe then took it off the rank's queue, as
+    :class:`ppt.mpi.message.Message` reads it): its world source, its tag, its bytes and its index in the
+    engine."""
 
-    __slots__ = ("src", "tag", "index")
+    __slots__ = ("src", "tag", "nbytes", "index")
 
-    def __init__(self, src: int, tag, index: int):
-        self.src, self.tag, self.index = src, tag, index
+    def __init__(self, src: int, tag, nbytes: int, index: int):
+        self.src, self.tag, self.nbytes, self.index = src, tag, nbytes, index
 
 
 class _RunWait:
@@ -361,11 +362,8 @@ class CompiledRank:
         if source == PROC_NULL:
             return Status(PROC_NULL, ANY_TAG, 0)
         self.pay()
-        src = ANY_SOURCE if source == ANY_SOURCE else comm.world_of(source) + self.base
-        out = self.out
-        if lib.ppt_mpi_find(self.m, self.me, ctx, src, self.engine.tag_id(tag), 0, out) < 0:
-            return None
-        return Status(comm.local_of(out[0] - self.base), self.engine.tag_of(out[1]), out[2])
+        found = self._find_unexpected(ctx, source if source == ANY_SOURCE else comm.world_of(source), tag, 0)
+        return None if found is None else Status(comm.local_of(found.src), found.tag, found.nbytes)
 
     def wait_probe(self, comm, source, tag, ctx) -> Status:
         while True:
@@ -381,7 +379,7 @@ class CompiledRank:
         ``ctx``, taken off the queue if ``remove``; None if there is none."""
         out = self.out
         index = lib.ppt_mpi_find(self.m, self.me, ctx, self.engine_of(src), self.engine.tag_id(tag), remove, out)
-        return None if index < 0 else _Matched(out[0] - self.base, self.engine.tag_of(out[1]), index)
+        return None if index < 0 else _Matched(self.world_of(out[0]), self.engine.tag_of(out[1]), out[2], index)
 
     def mrecv(self, comm, found: _Matched) -> CRequest:
         """A receive of the message a matched probe took off the queue (as :meth:`ppt.mpi.p2p.Rank.mrecv`)."""
