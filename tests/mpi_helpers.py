@@ -1,4 +1,7 @@
 """Shared helpers of the MPI tests: run a rank program on a small analytic network."""
+import json
+
+import golden
 from ppt.interconnects.networks.analytic import AnalyticNetwork
 from ppt.mpi import MPIJob
 from ppt.mpi.settings import MPISettings
@@ -13,40 +16,32 @@ def network(nodes: int) -> AnalyticNetwork:
 
 
 def run(num_ranks: int, main, *args, ranks_per_node: int = 1, eager_B: int = EAGER_B, send_overhead_s: float = 0.0,
-        recv_overhead_s: float = 0.0, engine: str | None = None, net=network, **job_kw):
+        recv_overhead_s: float = 0.0, net=network, **job_kw):
     """Run ``main(mpi, *args)`` on ``num_ranks`` ranks (one node each by default) on ``net(nodes)`` (a fresh
-    network of that many nodes); the JobResult.
-
-    Unless ``engine`` names one, the program runs on both MPI engines, which must give the same result
-    (or raise the same error) to the last bit; the Python engine's result is returned (its error raised)."""
+    network of that many nodes); the JobResult."""
     nodes = -(-num_ranks // ranks_per_node)
     settings = MPISettings(eager_B, send_overhead_s, recv_overhead_s)
-
-    def job(engine):
-        return MPIJob(net(nodes), num_ranks, ranks_per_node=ranks_per_node, comm=None, settings=settings,
-                      engine=engine, **job_kw)
-    if engine is not None:
-        return job(engine).run(main, *args)
-    python = _outcome(job("python"), main, args)
-    compiled = _outcome(job("compiled"), main, args)
-    assert compared(compiled) == compared(python), "the compiled MPI engine differs from the Python engine"
-    if isinstance(python, Exception):
-        raise python
-    return python
+    return MPIJob(net(nodes), num_ranks, ranks_per_node=ranks_per_node, comm=None, settings=settings,
+                  **job_kw).run(main, *args)
 
 
-def _outcome(job, main, args):
+def recorded(num_ranks: int, main, *args, **kw):
+    """:func:`run`, whose whole outcome (result, ranks' returns and events, or the error's type and text)
+    must be the one recorded (``golden.check``); the JobResult, or the error raised."""
     try:
-        return job.run(main, *args)
-    except Exception as exc:           # compared, then raised as the Python engine raised it
-        return exc
+        outcome = run(num_ranks, main, *args, **kw)
+    except Exception as exc:
+        golden.check(f"{type(exc).__name__}: {exc}")
+        raise
+    return as_recorded(outcome)
 
 
-def compared(outcome):
-    """What must be equal on both engines: the whole result, or the error's type and text."""
-    if isinstance(outcome, Exception):
-        return type(outcome).__name__, str(outcome)
-    return repr((outcome.as_json(), outcome.returns, outcome.events))
+def as_recorded(result):
+    """``result`` (a JobResult), asserted to be the one recorded (``golden.check``): its JSON, the ranks'
+    returns and the events."""
+    golden.check(json.dumps(dict(result.as_json(), returns=repr(result.returns), events=result.events),
+                            sort_keys=True, default=repr))
+    return result
 
 
 def message_s(nbytes: int) -> float:

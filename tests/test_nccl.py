@@ -10,6 +10,8 @@ import math
 import numpy as np
 import pytest
 
+from mpi_helpers import as_recorded
+
 from ppt.errors import ConfigError
 from ppt.hardware.systems import load_system
 from ppt.interconnects.networks.analytic import AnalyticNetwork
@@ -30,15 +32,10 @@ def run(ranks, program, settings=MPISettings(), per_node=1, mapping="linear"):
     return MPIJob(net, ranks, per_node, mapping, settings=settings).run(program)
 
 
-def run_both(ranks, program, settings, per_node=1, **job):
-    """``program`` on both MPI engines, which must agree to the last bit; the result."""
-    def outcome(engine):
-        net = AnalyticNetwork(-(-ranks // per_node), latency_s=LATENCY_S, bandwidth_Bps=BANDWIDTH_BPS)
-        return MPIJob(net, ranks, per_node, settings=settings, engine=engine, **job).run(program)
-    python, compiled = outcome("python"), outcome("compiled")
-    assert repr((compiled.as_json(), compiled.returns, compiled.events)) == \
-        repr((python.as_json(), python.returns, python.events))
-    return python
+def run_recorded(ranks, program, settings, per_node=1, **job):
+    """``program``'s result, which must be the one recorded to the last bit (``mpi_helpers.as_recorded``)."""
+    net = AnalyticNetwork(-(-ranks // per_node), latency_s=LATENCY_S, bandwidth_Bps=BANDWIDTH_BPS)
+    return as_recorded(MPIJob(net, ranks, per_node, settings=settings, **job).run(program))
 
 
 def contribution(rank, length=37):
@@ -256,7 +253,7 @@ def test_a_non_commutative_op_is_refused():
 
 @pytest.mark.parametrize("ranks,per_node", [(2, 1), (3, 1), (6, 2), (7, 3)])
 @pytest.mark.parametrize("eager_B,send_overhead_s,recv_overhead_s", [(4096, 0.0, 0.0), (64, 1e-7, 2e-7)])
-def test_an_allgatherv_of_unequal_blocks_goes_round_the_ring_on_both_engines(ranks, per_node, eager_B,
+def test_an_allgatherv_of_unequal_blocks_goes_round_the_ring_as_recorded(ranks, per_node, eager_B,
                                                                              send_overhead_s, recv_overhead_s):
     """Blocks of 0 to several chunks, so each rank's pieces are as many as its own block asks and no
     rank knows how many the others send: every rank ends with every block, each piece crosses P-1
@@ -268,7 +265,7 @@ def test_an_allgatherv_of_unequal_blocks_goes_round_the_ring_on_both_engines(ran
         block = contribution(comm.rank, sizes[comm.rank] // 8)
         return comm.allgatherv(block, nbytes=sizes[comm.rank], algorithm="nccl_ring")
     settings = MPISettings(eager_B, send_overhead_s, recv_overhead_s, nccl_channels=3, nccl_chunk_B=40)
-    result = run_both(ranks, program, settings, per_node)
+    result = run_recorded(ranks, program, settings, per_node)
     for gathered in result.returns:
         assert all(np.array_equal(got, contribution(r, sizes[r] // 8)) for r, got in enumerate(gathered))
     pieces = [ALGORITHMS["allgather"]["nccl_ring"].cost(2, nbytes, 3, 40)[0] // 2 for nbytes in sizes]
@@ -279,7 +276,7 @@ def test_an_allgatherv_of_unequal_blocks_goes_round_the_ring_on_both_engines(ran
 @pytest.mark.parametrize("ranks,per_node", [(2, 1), (5, 1), (8, 4), (13, 3)])
 @pytest.mark.parametrize("nbytes,channels,chunk_B", [(0, 1, 40), (296, 3, 40), (4000, 1, 100)])
 @pytest.mark.parametrize("eager_B,send_overhead_s,recv_overhead_s", [(4096, 0.0, 0.0), (64, 1e-7, 2e-7)])
-def test_the_tree_all_reduce_runs_alike_on_both_engines(ranks, per_node, nbytes, channels, chunk_B, eager_B,
+def test_the_tree_all_reduce_runs_as_recorded(ranks, per_node, nbytes, channels, chunk_B, eager_B,
                                                         send_overhead_s, recv_overhead_s):
     """Chunks come up from children and down from the parent in whatever order they arrive, a stream
     holding back once WINDOW chunks are on their way (4000 B in 100-byte chunks: 20 a stream): both
@@ -292,17 +289,17 @@ def test_the_tree_all_reduce_runs_alike_on_both_engines(ranks, per_node, nbytes,
         return (comm.allreduce(contribution(comm.rank, length), op=SUM, nbytes=nbytes),
                 comm.allreduce(None, nbytes=nbytes), sub.allreduce(None, nbytes=nbytes))
     settings = MPISettings(eager_B, send_overhead_s, recv_overhead_s, nccl_channels=channels, nccl_chunk_B=chunk_B)
-    result = run_both(ranks, program, settings, per_node, algorithms={"allreduce": "nccl_tree"})
+    result = run_recorded(ranks, program, settings, per_node, algorithms={"allreduce": "nccl_tree"})
     total = sum(contribution(r, max(1, nbytes // 8)) for r in range(ranks))
     assert all(np.array_equal(summed, total) for summed, _, _ in result.returns)
 
 
-def test_a_communicator_split_agrees_by_the_ring_all_gather_on_both_engines():
+def test_a_communicator_split_agrees_by_the_ring_all_gather_as_recorded():
     """A job that names the ring all-gather makes its communicators with it (the members' agreement)."""
     def program(mpi):
         sub = mpi.COMM_WORLD.Split(mpi.COMM_WORLD.rank % 2, -mpi.COMM_WORLD.rank)
         return sub.rank, sub.allgather(mpi.COMM_WORLD.rank, nbytes=4)
-    result = run_both(6, program, SMALL, algorithms={"allgather": "nccl_ring"})
+    result = run_recorded(6, program, SMALL, algorithms={"allgather": "nccl_ring"})
     assert result.returns == [(2 - r // 2, [r % 2 + 4, r % 2 + 2, r % 2]) for r in range(6)]
 
 
