@@ -281,9 +281,9 @@ def _program(spec) -> tuple:
     if spec.kind == "script":
         from ppt.scripts import load_main
         return load_main(spec.options["script"]), (), spec.options["argv"]
-    from ppt.traces.readers.dumpi import TraceSet
+    from ppt.traces.formats import open_trace
     from ppt.traces.replay import rank_program
     o = spec.options
-    main, args, _ = rank_program(TraceSet(o["trace"]), spec.ranks, o["compute_scale"], o["skip_unsupported"],
+    main, args, _ = rank_program(open_trace(o["trace"]), spec.ranks, o["compute_scale"], o["skip_unsupported"],
                                  None, o["keep_startup"])
     return main, args, ()
