@@ -10,10 +10,10 @@ and mean hops.  With ``network.rail_policy`` ``dedicated`` on a network of
 several planes, job ``j`` sends on plane ``j mod planes`` (nodes of no job on
 plane 0).
 
-Every mix runs on the compiled MPI engine (one engine holding every job's ranks, the traffic jobs'
-sources in its packet core: :class:`ppt.mpi.compiled_rank.ProgramRun`), serially or under ``mpiexec``,
-sampled or not, with the Python engine's results to the last bit; the Python engine runs it too
-(``engine="python"``) while it exists.
+A mix runs on the compiled MPI engine (one engine holding every job's ranks, the traffic jobs' sources
+in its packet core: :class:`ppt.mpi.compiled_rank.ProgramRun`), serially or under ``mpiexec``, sampled
+or not, unless one of its MPI jobs alone would not (:meth:`JobMix.unsupported`); the Python engine
+(``engine="python"``) gives the same results to the last bit.
 
 Under ``mpiexec -n K`` the mix runs as a single job does: each process
 simulates its block of the network with the ranks and traffic sources of its
