@@ -1,5 +1,6 @@
 """Several jobs on one machine: job lists, allocation policies, per-job results and bad input."""
 import json
+import math
 from pathlib import Path
 
 import numpy as np
@@ -8,16 +9,16 @@ import pytest
 from ppt.cli.main import main
 from ppt.errors import ConfigError, DeadlockError, PPTError
 from ppt.hardware.systems import load_system
+from ppt.drivers.sampling import Sampler
 from ppt.interconnects.core import ffi
-from ppt.interconnects.networks.packetnet import PacketCore
 from ppt.jobs.allocation import allocate
 from ppt.jobs.joblist import read_job_list
 from ppt.jobs.mix import JobMix
 from ppt.machine import Machine
+from ppt.oprecord import Op
 from ppt.provenance import comparable
+from ppt.traces.opstream import MemoryTrace, save
 
-ROOT = Path(__file__).resolve().parents[1]
-TRACES = ROOT.parent / "shared" / "traces"
 #: A 72-node dragonfly (p=2, a=4, h=2, g=9) with the BookSim timing.
 SMALL_DRAGONFLY = ["--system", "dragonfly-booksim", "--set", "topology.p=2", "--set", "topology.a=4",
                    "--set", "topology.h=2", "--set", "topology.g=9"]
@@ -57,6 +58,27 @@ def exchange(tmp_path):
     path = tmp_path / "exchange.py"
     path.write_text(EXCHANGE)
     return path
+
+
+@pytest.fixture(scope="module")
+def ring_trace(tmp_path_factory) -> Path:
+    """An op-stream trace of 4 ranks: start-up, three rounds of computing (longer on higher ranks), a
+    ring exchange (blocking, then nonblocking) and an allreduce, then a broadcast."""
+    trace = MemoryTrace("ring", 4)
+    for rank in range(4):
+        build = trace.builder(rank)
+        right, left = (rank + 1) % 4, (rank - 1) % 4
+        build.add(int(Op.INIT), "MPI_Init")
+        for step in range(3):
+            build.add(int(Op.SENDRECV), "MPI_Sendrecv", gap_wall_s=2e-6 * (rank + 1), peer=right, tag=step,
+                      nbytes=16384, aux=(left, step, 16384))
+            build.add(int(Op.IRECV), "MPI_Irecv", peer=left, tag=9, nbytes=512, request=1)
+            build.add(int(Op.ISEND), "MPI_Isend", peer=right, tag=9, nbytes=512, request=2)
+            build.add(int(Op.WAITALL), "MPI_Waitall", aux=(1, 2))
+            build.add(int(Op.ALLREDUCE), "MPI_Allreduce", nbytes=8)
+        build.add(int(Op.BCAST), "MPI_Bcast", root=0, nbytes=4096)
+        build.add(int(Op.LOCAL), "MPI_Finalize")
+    return Path(save(trace, tmp_path_factory.mktemp("ring") / "trace"))
 
 
 # -- allocation ------------------------------------------------------------------------------------
@@ -130,30 +152,22 @@ def test_identical_jobs_on_symmetric_halves_run_as_fast_as_alone(tmp_path, excha
     assert single["predicted_s"] == plain["predicted_s"]
 
 
-def test_background_traffic_slows_a_job_and_each_job_gets_its_own_packets(tmp_path, exchange, capsys,
-                                                                         monkeypatch):
-    sent = {}
-    send = PacketCore.send
-
-    def counting(core, src, dst, nbytes, *rest):
-        sent[src] = sent.get(src, 0) + core.net.packetizer.count(nbytes)
-        send(core, src, dst, nbytes, *rest)
-
-    monkeypatch.setattr(PacketCore, "send", counting)
+def test_background_traffic_slows_a_job_and_each_job_gets_its_own_packets(tmp_path, exchange, capsys):
+    """The job's messages and protocols do not depend on timing, so beside traffic it sends the packets it
+    sends alone, and they alone count for it; the rest of the network's packets are the traffic's."""
     app = {"name": "app", "kind": "script", "script": str(exchange), "ranks": 16, "ranks_per_node": 1}
     background = {"name": "bg", "kind": "traffic", "pattern": "ur", "load": 0.9, "message_B": 1024,
                   "ranks": "rest"}
     args = ["run", *SMALL_DRAGONFLY, "--allocation", "random", "--seed", "2", "--json", "--job-list"]
     alone = run_json(capsys, args + [str(write(tmp_path / "alone.json", [app]))])["jobs"][0]
-    sent.clear()
-    app_job, bg = run_json(capsys, args + [str(write(tmp_path / "mix.json", [app, background]))])["jobs"]
+    mix = run_json(capsys, args + [str(write(tmp_path / "mix.json", [app, background]))])
+    app_job, bg = mix["jobs"]
     assert app_job["nodes"] == alone["nodes"] and len(bg["nodes"]) == 72 - 16
     assert app_job["max_comm_s"] > 1.2 * alone["max_comm_s"]
     assert app_job["predicted_s"] > alone["predicted_s"]
     assert app_job["mean_packet_latency_s"] > alone["mean_packet_latency_s"]
-    assert app_job["packets"] - app_job["responses"] == sum(sent.get(n, 0) for n in app_job["nodes"]) > 0
-    assert set(sent) <= set(app_job["nodes"])          # synthetic packets never pass through PacketCore.send
-    assert bg["packets"] > 0 and bg["predicted_s"] is None
+    assert app_job["packets"] == alone["packets"] > 0 and app_job["bytes_delivered"] == alone["bytes_delivered"]
+    assert bg["packets"] == mix["network"]["packets"] - app_job["packets"] > 0 and bg["predicted_s"] is None
 
 
 def test_per_job_mean_hops_match_the_fat_tree(tmp_path, capsys):
@@ -205,12 +219,13 @@ def test_flow_network_gives_mpi_times_without_packet_statistics(tmp_path, exchan
     assert entry["predicted_s"] > 0 and entry["packets"] is None and entry["mean_hops"] is None
 
 
-@pytest.mark.skipif(not (TRACES / "hpccg_n4").is_dir(), reason="shared traces absent")
-def test_a_trace_job_alone_predicts_what_replay_does(tmp_path, capsys):
+def test_a_trace_job_alone_predicts_what_replay_does(tmp_path, capsys, ring_trace):
+    """A job list's trace (here an op-stream folder) runs as a program on the compiled engine; ``ppt replay``
+    runs it in the engine's replay: the two make the same events."""
     args = ["--system", "fattree-4-3", "--network", "packet", "--ranks-per-node", "1", "--json"]
-    jobs = write(tmp_path / "jobs.json", [{"kind": "trace", "trace": str(TRACES / "hpccg_n4"), "ranks": 4}])
+    jobs = write(tmp_path / "jobs.json", [{"kind": "trace", "trace": str(ring_trace), "ranks": 4}])
     entry = run_json(capsys, ["replay", "--job-list", str(jobs), *args])["jobs"][0]
-    plain = run_json(capsys, ["replay", str(TRACES / "hpccg_n4"), *args])
+    plain = run_json(capsys, ["replay", str(ring_trace), *args])
     assert entry["predicted_s"] == plain["predicted_s"]
     assert entry["packets"] == plain["packets"] and entry["mean_hops"] == plain["mean_hops"]
 
@@ -336,18 +351,36 @@ def both_engines(tmp_path, machine_name: str, network_kind: str, jobs: list, **o
     return compiled
 
 
-@pytest.mark.skipif(not (TRACES / "hpccg_n4").is_dir(), reason="shared traces absent")
 @pytest.mark.parametrize("network_kind, allocation", [("analytic", "contiguous"), ("packet", "random")])
-def test_a_mix_of_traces_and_scripts_is_the_same_on_both_engines(tmp_path, network_kind, allocation):
-    jobs = [{"name": "cg", "kind": "trace", "trace": str(TRACES / "npb_cg_W_n4"), "ranks": 4},
+def test_a_mix_of_traces_and_scripts_is_the_same_on_both_engines(tmp_path, ring_trace, network_kind, allocation):
+    jobs = [{"name": "ring", "kind": "trace", "trace": str(ring_trace), "ranks": 4},
             {"name": "peers", "kind": "script", "script": PEERS, "ranks": 6, "ranks_per_node": 2},
-            {"name": "hpccg", "kind": "trace", "trace": str(TRACES / "hpccg_n4"), "ranks": 4},
+            {"name": "again", "kind": "trace", "trace": str(ring_trace), "ranks": 4},
             {"name": "exchange", "kind": "script", "script": EXCHANGE, "ranks": 5}]
     out = both_engines(tmp_path, "fattree-4-3", network_kind, jobs, allocation=allocation, seed=3,
                        ranks_per_node=1)
     assert [job["ranks"] for job in out["jobs"]] == [4, 6, 4, 5]
     assert all(job["messages_sent"] > 0 for job in out["jobs"])
     assert all(job["packets"] > 0 if network_kind == "packet" else job["packets"] is None for job in out["jobs"])
+
+
+@pytest.mark.parametrize("traffic", [{"pattern": "ur", "load": 0.4, "ranks": "rest"},
+                                     {"pattern": "bitcomp", "load": 0.7, "process": "bernoulli", "message_B": 3000,
+                                      "ranks": 4}])
+def test_a_mix_beside_traffic_is_the_same_on_both_engines(tmp_path, ring_trace, traffic):
+    """The traffic stops one lookahead after the last rank finished, on either engine at the same event."""
+    jobs = [{"name": "ring", "kind": "trace", "trace": str(ring_trace), "ranks": 4},
+            {"name": "bg", "kind": "traffic", **traffic},
+            {"name": "exchange", "kind": "script", "script": EXCHANGE, "ranks": 4, "ranks_per_node": 2}]
+    out = both_engines(tmp_path, "fattree-4-3", "packet", jobs, allocation="random", seed=5, ranks_per_node=1)
+    assert all(job["packets"] > 0 for job in out["jobs"]) and out["jobs"][1]["predicted_s"] is None
+
+
+def test_a_deadlock_beside_traffic_is_the_same_report_on_both_engines(tmp_path):
+    jobs = [{"name": "stuck", "kind": "script", "script": DEADLOCK, "ranks": 3},
+            {"name": "bg", "kind": "traffic", "pattern": "ur", "load": 0.5, "ranks": "rest"}]
+    kind, text = both_engines(tmp_path, "fattree-4-3", "packet", jobs, ranks_per_node=1)
+    assert kind is DeadlockError and "3 of 3 ranks blocked" in text
 
 
 @pytest.mark.parametrize("network_kind", ["analytic", "packet"])
@@ -358,10 +391,44 @@ def test_a_deadlock_in_a_mix_is_the_same_report_on_both_engines(tmp_path, networ
     assert kind is DeadlockError and text.startswith("deadlock at t=") and "rank 2" in text
 
 
-def test_the_compiled_engine_refuses_traffic_jobs(tmp_path, exchange):
-    jobs = [{"name": "app", "kind": "script", "script": str(exchange), "ranks": 4},
-            {"name": "bg", "kind": "traffic", "pattern": "ur", "load": 0.3, "ranks": 4}]
+# -- traffic on the compiled engine -----------------------------------------------------------------
+def compiled_mix(tmp_path, jobs: list, sampler=None) -> tuple[JobMix, dict]:
+    """``jobs`` on fattree-4-3 (one rank per node) on the compiled engine: the mix and its result."""
     mix = JobMix(machine(), read_job_list(str(write(tmp_path / "jobs.json", jobs))), ranks_per_node=1)
-    assert mix.unsupported() == "traffic jobs run on the Python engine"
-    with pytest.raises(ConfigError, match="traffic jobs run on the Python engine; use the Python engine"):
-        mix.run(comm=None, engine="compiled")
+    return mix, mix.run(sampler, comm=None, engine="compiled")
+
+
+def test_traffic_stops_one_lookahead_after_the_last_rank_finished(tmp_path, exchange):
+    """Bernoulli sources at load 1 create a message every slot (wire bytes / injection bandwidth) from the
+    first slot on, and bitcomp on 6 nodes has no fixed point: each node sends exactly the messages of the
+    slots before the stop, the last rank's finish plus a lookahead (the exchange's last call leaves no
+    overhead owed, so its ranks finish when their programs return).  Every packet injected arrives."""
+    background = {"name": "bg", "kind": "traffic", "pattern": "bitcomp", "load": 1.0, "process": "bernoulli",
+                  "message_B": 3000, "ranks": 6}
+    mix, out = compiled_mix(tmp_path, [{"name": "app", "kind": "script", "script": str(exchange), "ranks": 4},
+                                       background])
+    net = mix.net
+    app, bg = out["jobs"]
+    stop_s = app["predicted_s"] + net.lookahead_s
+    slot_s = net.packetizer.wire_bytes(3000) / net.injection_bandwidth_Bps
+    assert bg["packets"] == 6 * net.packetizer.count(3000) * (math.ceil(stop_s / slot_s) - 1)
+    assert out["network"]["packets"] == out["network"]["packets_injected"] == app["packets"] + bg["packets"]
+    assert out["predicted_s"] == app["predicted_s"] < stop_s < out["span_s"]
+
+
+def test_a_sampled_mix_records_every_byte_the_run_moved(tmp_path, exchange):
+    """The samples of a mix beside traffic add up to the run's totals: the bytes each job's nodes injected
+    are the bytes delivered from them, every link's bytes are the network's, and the last sample is at
+    the run's end or after it."""
+    background = {"name": "bg", "kind": "traffic", "pattern": "ur", "load": 0.5, "ranks": "rest"}
+    sampler = Sampler(str(tmp_path / "samples.npz"), 1e-6)
+    _, out = compiled_mix(tmp_path, [{"name": "app", "kind": "script", "script": str(exchange), "ranks": 4},
+                                     background], sampler)
+    sampler.close()
+    samples = np.load(tmp_path / "samples.npz")
+    injected = samples["nic_injected_B"].sum(axis=0)
+    for job in out["jobs"]:
+        assert injected[job["nodes"]].sum() == job["bytes_delivered"] > 0
+    assert samples["nic_ejected_B"].sum() == injected.sum() == out["network"]["bytes"]
+    assert samples["port_bytes"].sum() == out["network"]["link_bytes"]
+    assert samples["t_s"][-2] < out["span_s"] <= samples["t_s"][-1]

@@ -1,5 +1,6 @@
-"""Job mixes under mpiexec: each simulation process simulates its part of the network and the
-mix's JSON is byte-identical to a serial run's."""
+"""Job mixes under mpiexec (on the compiled MPI engine, traffic jobs and samples included): each
+simulation process simulates its part of the network and the mix's JSON is byte-identical to a serial
+run's."""
 import json
 import os
 import re
@@ -8,6 +9,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from test_jobs import DEADLOCK, EXCHANGE, SMALL_DRAGONFLY
@@ -30,13 +32,16 @@ def same_bytes(text: str) -> str:
 
 
 def run_both(tmp_path: Path, jobs: list, *extra):
-    """``ppt run --job-list`` serially and under ``mpiexec -n 2``: both completed processes."""
+    """``ppt run --job-list`` serially and under ``mpiexec -n 2``: both completed processes (a serial run's
+    ``samples.npz``, if it writes one, is then ``serial.npz``)."""
     (tmp_path / "exchange.py").write_text(EXCHANGE)
     (tmp_path / "deadlock.py").write_text(DEADLOCK)
     (tmp_path / "jobs.json").write_text(json.dumps({"jobs": jobs}))
     env = dict(os.environ, PPT_QUIET="1")
     cmd = [sys.executable, "-m", "ppt.cli.main", "run", *SMALL_DRAGONFLY, "--job-list", "jobs.json", *extra]
     serial = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=300, cwd=tmp_path)
+    if (tmp_path / "samples.npz").exists():
+        (tmp_path / "samples.npz").rename(tmp_path / "serial.npz")
     parallel = subprocess.run([_mpiexec(), "-n", "2", *cmd], capture_output=True, text=True, env=env, timeout=300,
                               cwd=tmp_path)
     return serial, parallel
@@ -55,6 +60,20 @@ def test_a_job_mix_split_over_two_processes_prints_the_serial_json(tmp_path):
     assert min(nodes) < 36 <= max(nodes) and all(job["packets"] > 0 for job in out["jobs"])
     # the traffic stopped one lookahead after the last rank finished, then drained
     assert out["predicted_s"] < out["span_s"] < out["predicted_s"] + 2e-6
+
+
+@pytest.mark.mpiexec
+def test_a_sampled_mix_beside_traffic_writes_the_serial_samples_in_parallel(tmp_path):
+    background = {"name": "bg", "kind": "traffic", "pattern": "ur", "load": 0.2, "process": "bernoulli", "ranks": 50}
+    serial, parallel = run_both(tmp_path, [SPREAD, background], "--allocation", "random", "--json",
+                                "--sample-every", "1e-6", "--samples", "samples.npz")
+    assert serial.returncode == 0 and parallel.returncode == 0, serial.stderr + parallel.stderr
+    assert same_bytes(parallel.stdout) == same_bytes(serial.stdout)
+    out = json.loads(serial.stdout)
+    assert out["network"]["packets"] == out["network"]["packets_injected"] > 0
+    ours, theirs = np.load(tmp_path / "serial.npz"), np.load(tmp_path / "samples.npz")
+    assert sorted(ours.files) == sorted(theirs.files) and len(ours["t_s"]) > 3
+    assert all(np.array_equal(ours[name], theirs[name]) for name in ours.files)
 
 
 @pytest.mark.mpiexec

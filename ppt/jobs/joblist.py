@@ -4,7 +4,8 @@ The file holds an object ``{"ranks_per_node": R, "jobs": [...]}`` (``ranks_per_n
 optional) or just the list of jobs.  Every job is an object with a ``kind``:
 
 ``trace``
-    ``trace`` (a DUMPI trace folder, its ``.meta`` file or file prefix) and
+    ``trace`` (a trace in any format ``ppt replay`` reads: a DUMPI trace
+    folder, its ``.meta`` file or file prefix, an op-stream folder, ...) and
     ``ranks`` (the trace's rank count); optional ``compute_scale``,
     ``skip_unsupported``, ``keep_startup`` as for ``ppt replay``.
 ``script``

@@ -10,43 +10,37 @@ and mean hops.  With ``network.rail_policy`` ``dedicated`` on a network of
 several planes, job ``j`` sends on plane ``j mod planes`` (nodes of no job on
 plane 0).
 
-A mix of MPI jobs alone runs on the compiled MPI engine (one engine holding
-every job's ranks: :class:`ppt.mpi.compiled_rank.ProgramRun`) with the Python
-engine's results to the last bit; one with traffic jobs, or a sampled run,
-runs on the Python engine (:meth:`JobMix.unsupported`, decided before the run
-starts).
+A mix runs on the compiled MPI engine (one engine holding every job's ranks, the traffic jobs' sources
+in its packet core: :class:`ppt.mpi.compiled_rank.ProgramRun`), serially or under ``mpiexec``, sampled
+or not, unless one of its MPI jobs alone would not (:meth:`JobMix.unsupported`); the Python engine
+(``engine="python"``) gives the same results to the last bit.
 
 Under ``mpiexec -n K`` the mix runs as a single job does: each process
 simulates its block of the network with the ranks and traffic sources of its
 nodes, and the results (per-job packets summed, MPI times gathered) are
-byte-identical to a serial run's.  So that every process can know the moment
-the last MPI rank anywhere finished, the traffic stops one lookahead (the
-smallest link latency) after it (:class:`_FinishNotices`): a cross-process
-event needs that long.  Beside traffic, the mix checks at every multiple of
-:data:`CHECK_EVERY_S` of simulated time, over all processes, whether its MPI
-ranks can still move; if not, the traffic stops there and the run ends with
-the deadlock report.
+byte-identical to a serial run's.  The traffic stops one lookahead after the
+last MPI rank anywhere finished, or at the first check (every
+:data:`~ppt.jobs.finish.CHECK_EVERY_S` of simulated time) that finds the MPI
+ranks unable to move, a deadlock (:mod:`ppt.jobs.finish`); the run then ends
+when the last packets have arrived.
 """
 from __future__ import annotations
 
-import math
+from functools import partial
 
 import numpy as np
 
+from ppt.engine.core import young_garbage_only
 from ppt.engine.parallel import AUTO
 from ppt.errors import ConfigError
+from ppt.interconnects.core import lib
 from ppt.interconnects.topologies.planes import RAIL_POLICIES
 from ppt.jobs.allocation import allocate
+from ppt.jobs.finish import CHECK_EVERY_S, Countdown, FinishNotices, everywhere
 from ppt.mpi import MPIJob
 from ppt.mpi.mapping import MAPPINGS, map_ranks
 from ppt.mpi.outcome import check_engine
 from ppt.mpi.settings import MPISettings
-
-#: Simulated seconds between two checks that the MPI ranks running beside traffic can still move.
-CHECK_EVERY_S = 10e-6
-#: Tie-break keys of the finish notices (one per simulation process): above every entity's key (entity
-#: ids below 2**22), below the packet core's wake-ups.
-NOTICE_KEY = 1 << 62
 
 
 class JobMix:
@@ -100,7 +94,7 @@ class JobMix:
         (default: the mpiexec world, if any; None: serial); ``engine``: ``auto`` (the compiled MPI
         engine where it carries the mix, :meth:`unsupported`, else the Python one), ``compiled``
         (a ConfigError where it does not) or ``python``."""
-        why = None if check_engine(engine) == "python" else self.unsupported(sampler)
+        why = None if check_engine(engine) == "python" else self.unsupported()
         if engine == "compiled" and why is not None:
             raise ConfigError(f"the compiled MPI engine cannot run this job list: {why}; use the Python engine")
         node_job = np.full(self.machine.num_nodes, -1, dtype=np.int32)
@@ -110,30 +104,54 @@ class JobMix:
         if self.packet and RAIL_POLICIES[net.rails.policy] == "dedicated":
             net.set_node_planes(np.maximum(node_job, 0) % net.rails.planes)
         if engine != "python" and why is None:
-            return self._run_compiled(node_job, progress, comm)
+            return self._run_compiled(node_job, sampler, progress, comm)
         return self._run_python(node_job, sampler, progress, comm)
 
-    def unsupported(self, sampler=None) -> str | None:
-        """Why the compiled MPI engine cannot run the mix (recorded by ``sampler``), or None: traffic jobs
-        and sampled runs run on the Python engine, and so does what it runs for a single job
+    def unsupported(self) -> str | None:
+        """Why the compiled MPI engine cannot run the mix, or None: what it cannot run for a single job
         (:func:`ppt.mpi.compiled.unsupported`)."""
         from ppt.mpi.compiled import unsupported
-        if any(not spec.is_mpi for spec in self.specs):
-            return "traffic jobs run on the Python engine"
-        if sampler is not None:
-            return "sampled runs use the Python engine"
-        return next(filter(None, map(unsupported, self.mpi_jobs)), None)
+        return next(filter(None, (unsupported(job) for job in self.mpi_jobs if job is not None)), None)
 
-    def _run_compiled(self, node_job, progress, comm) -> dict:
-        """:meth:`run` on the compiled engine: every MPI job's ranks in one engine (no traffic jobs)."""
+    def _run_compiled(self, node_job, sampler, progress, comm) -> dict:
+        """:meth:`run` on the compiled engine: every MPI job's ranks in one engine, the traffic jobs' sources
+        in its packet core, stopped as the Python engine stops them (:mod:`ppt.jobs.finish`): the engine
+        files the finish notices and stops the sources at the last (``ppt_mpi_notice``), and between runs to
+        each check the engine tells whether its ranks can still move (``ppt_mpi_quiescent``: a live rank
+        that is not blocked has its resume queued)."""
         from ppt.mpi.compiled_rank import ProgramRun
-        run = ProgramRun([(job, *program) for job, program in zip(self.mpi_jobs, self.programs)], comm, progress)
+        countdown = Countdown()
+        run = ProgramRun([(job, countdown.wrap(program[0]), *program[1:])
+                          for job, program in zip(self.mpi_jobs, self.programs) if job is not None], comm, progress)
+        net, m = self.net, run.engine.m
         if self.packet:
-            self.net.count_jobs(node_job)
-        run.run()
+            net.count_jobs(node_job)
+        clock = run.by_time()
+        traffic = self._start_traffic()
+        if traffic:             # the sources' lead is zero (see ppt_mpi_set_packet_network), their first wake-up
+            lib.ppt_mpi_set_packet_network(m, net.core.c, net.core.message_latency, net.core.lead_s)
+            notices = FinishNotices(clock.rank, clock.size, net.lookahead_s, partial(lib.ppt_mpi_notice, m))
+            if run.windows is not None:
+                run.windows.exchanges.append(notices)
+            countdown.then = lambda: notices.local_done(lib.ppt_mpi_now(m))
+        countdown.start(sum(map(len, run.ranks)))
+        run_until = clock.run
+        if sampler is not None:
+            sampler.attach(net, clock)
+            run_until = sampler.run
+        with young_garbage_only():
+            check_s = CHECK_EVERY_S
+            while traffic and lib.ppt_mpi_notices(m) < clock.size:
+                run_until(check_s)
+                if lib.ppt_mpi_notices(m) < clock.size and everywhere(clock, bool(lib.ppt_mpi_quiescent(m))):
+                    net.stop_traffic(check_s)
+                    break
+                check_s += CHECK_EVERY_S
+            run_until(None)
         span_s = max(run.gathered(run.engine.end_s()))
-        counters = _summed(run.gathered(self.net.job_counters())) if self.packet else [None] * len(self.specs)
-        return self._outcome(run.results(span_s), counters, span_s)
+        counters = _summed(run.gathered(net.job_counters())) if self.packet else [None] * len(self.specs)
+        results = iter(run.results(span_s))
+        return self._outcome([None if job is None else next(results) for job in self.mpi_jobs], counters, span_s)
 
     def _run_python(self, node_job, sampler, progress, comm) -> dict:
         """:meth:`run` on the Python engine."""
@@ -143,13 +161,27 @@ class JobMix:
             net.count_jobs(node_job)
         traffic = self._start_traffic()
         stopped = []
+        heard = 0
 
-        def stop_traffic():
+        def stop_traffic(now_s):
             if not stopped:
-                stopped.append(sim.now)
-                self._stop_traffic(sim.now)
+                stopped.append(now_s)
+                self._stop_traffic(now_s)
 
-        countdown = _Countdown(_FinishNotices(sim, stop_traffic).local_done if traffic else _nothing)
+        def notice(_):
+            nonlocal heard
+            sim.events -= 1
+            heard += 1
+            if heard == sim.size:
+                stop_traffic(sim.now)
+
+        countdown = Countdown()
+        if traffic:
+            notices = FinishNotices(sim.rank, sim.size, sim.lookahead_s,
+                                    lambda at_s, key: sim.post(at_s, key, notice))
+            if sim.size > 1:
+                sim.add_exchange(notices)
+            countdown.then = lambda: notices.local_done(sim.now)
         started = [None if job is None else job.start(sim, countdown.wrap(program[0]), program[1], program[2])
                    for job, program in zip(self.mpi_jobs, self.programs)]
         countdown.start(sum(len(ranks) for ranks in started if ranks is not None))
@@ -162,15 +194,14 @@ class JobMix:
         check_s = CHECK_EVERY_S
         while traffic and not stopped:
             run_until(check_s)
-            if not stopped and _stuck(sim, net):
-                stopped.append(check_s)
-                self._stop_traffic(check_s)
+            if not stopped and everywhere(sim, _stuck(sim, net)):
+                stop_traffic(check_s)
             check_s += CHECK_EVERY_S
         run_until(None)
         # the clock stops at the last event anywhere, the core's own included: the engine's clock alone
         # stops at its last wake-up of the core, which falls where the windows of a parallel run cut
-        sim.now = max(_everywhere(sim, net.end_s(sim)))
-        counters = _summed(_everywhere(sim, net.job_counters())) if self.packet else [None] * len(self.specs)
+        sim.now = max(_gathered(sim, net.end_s(sim)))
+        counters = _summed(_gathered(sim, net.job_counters())) if self.packet else [None] * len(self.specs)
         results = [None if job is None else job.result(sim, ranks)
                    for job, ranks in zip(self.mpi_jobs, started)]
         return self._outcome(results, counters, sim.now)
@@ -228,58 +259,11 @@ class JobMix:
         return entry
 
 
-class _FinishNotices:
-    """Calls ``stop()`` one lookahead after the last MPI rank of every simulation process has
-    finished, at the same simulated time on each.
-
-    A process whose last rank returns at ``t`` (:meth:`local_done`; at time 0 if it holds none)
-    files a notice at ``t + lookahead`` with itself and sends it to every other process in the
-    engine's window exchange; a window never runs past a lookahead beyond its start, so the notice
-    arrives before its time.  The process that hears the last notice has heard them all: every
-    process stops at the latest notice's time.  The notices are bookkeeping, not model events."""
-
-    def __init__(self, sim, stop):
-        self.sim, self.stop = sim, stop
-        self.heard = 0
-        self.outbox: list[float] = []
-        if sim.size > 1:
-            sim.add_exchange(self)
-
-    def local_done(self) -> None:
-        sim = self.sim
-        at_s = sim.now + sim.lookahead_s
-        sim.post(at_s, NOTICE_KEY + sim.rank, self._notice)
-        if sim.size > 1:
-            self.outbox.append(at_s)
-
-    def _notice(self, _) -> None:
-        self.sim.events -= 1
-        self.heard += 1
-        if self.heard == self.sim.size:
-            self.stop()
-
-    # -- the engine's window exchange (parallel runs) ----------------------------------------------
-    def outgoing(self) -> list:
-        rank = self.sim.rank
-        parts = [[] if k == rank else list(self.outbox) for k in range(self.sim.size)]
-        self.outbox = []
-        return parts
-
-    def outgoing_min_s(self) -> float:
-        return min(self.outbox, default=math.inf)
-
-    def incoming(self, parts: list) -> None:
-        for sender, times in enumerate(parts):
-            for at_s in times:
-                self.sim.post(at_s, NOTICE_KEY + sender, self._notice)
-
-
 def _stuck(sim, net) -> bool:
-    """Whether every simulation process's live processes (MPI ranks) are blocked in MPI calls and
-    nothing queued can wake them (``net.quiescent``): a deadlock.  Called between runs, where every
-    process has run all events before the same time, so the answers make one consistent picture."""
-    mine = all(p.blocked_in is not None for p in sim.processes if not p.done) and net.quiescent(sim)
-    return mine if sim.size == 1 else sim.comm.allreduce(int(mine), op=_min_op()) == 1
+    """Whether this simulation process's live processes (MPI ranks) are blocked in MPI calls and nothing
+    queued can wake them (``net.quiescent``).  Called between runs, where every process has run all
+    events before the same time, so the answers make one consistent picture."""
+    return all(p.blocked_in is not None for p in sim.processes if not p.done) and net.quiescent(sim)
 
 
 def _summed(parts: list[list[dict]]) -> list[dict]:
@@ -287,41 +271,9 @@ def _summed(parts: list[list[dict]]) -> list[dict]:
     return [{key: sum(part[job][key] for part in parts) for key in parts[0][job]} for job in range(len(parts[0]))]
 
 
-def _everywhere(sim, obj) -> list:
+def _gathered(sim, obj) -> list:
     """Every simulation process's ``obj``, in process order."""
     return [obj] if sim.size == 1 else sim.comm.allgather(obj)
-
-
-def _min_op():
-    from mpi4py import MPI
-    return MPI.MIN
-
-
-def _nothing() -> None:
-    pass
-
-
-class _Countdown:
-    """Calls ``then()`` when the ranks of this simulation process have returned from their main
-    functions (at once, from :meth:`start`, if it holds none)."""
-
-    def __init__(self, then):
-        self.left = None
-        self.then = then
-
-    def start(self, count: int) -> None:
-        self.left = count
-        if not count:
-            self.then()
-
-    def wrap(self, main):
-        def counted(mpi, *args):
-            value = main(mpi, *args)
-            self.left -= 1
-            if not self.left:
-                self.then()
-            return value
-        return counted
 
 
 def _program(spec) -> tuple:
@@ -329,9 +281,9 @@ def _program(spec) -> tuple:
     if spec.kind == "script":
         from ppt.scripts import load_main
         return load_main(spec.options["script"]), (), spec.options["argv"]
-    from ppt.traces.readers.dumpi import TraceSet
+    from ppt.traces.formats import open_trace
     from ppt.traces.replay import rank_program
     o = spec.options
-    main, args, _ = rank_program(TraceSet(o["trace"]), spec.ranks, o["compute_scale"], o["skip_unsupported"],
+    main, args, _ = rank_program(open_trace(o["trace"]), spec.ranks, o["compute_scale"], o["skip_unsupported"],
                                  None, o["keep_startup"])
     return main, args, ()

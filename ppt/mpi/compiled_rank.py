@@ -599,8 +599,13 @@ class ProgramRun:
             elif sampler is None:
                 self._step()
             else:
-                sampler.attach(self.jobs.network, _SampledRun(self.engine, self._step))
+                sampler.attach(self.jobs.network, self.by_time())
                 sampler.run()
+
+    def by_time(self) -> _SampledRun:
+        """The run driven up to one time after another (a sampler's, a job mix's checks), serially or in
+        windows."""
+        return _SampledRun(self.engine, self._step, self.windows)
 
     def _step(self) -> None:
         """Run the engine until no events remain, its window ends or the next event is at its horizon."""
@@ -654,28 +659,32 @@ class ProgramRun:
 
 
 class _SampledRun:
-    """What a :class:`~ppt.drivers.sampling.Sampler` drives and reads of a compiled run, as of a serial
-    simulation: runs up to a sample time (the engine's horizon, and a Python model's), the next event's
-    time (s) and the gathering of one rank's figures."""
+    """What a :class:`~ppt.drivers.sampling.Sampler` (or a job mix, :mod:`ppt.jobs.mix`) drives and reads of
+    a compiled run, as of a simulation: runs up to a time (serially the engine's horizon, and a Python
+    model's; in parallel the last of the ``windows`` before it), the next event's time (s), and the
+    gathering of every process's figures on process 0 (None elsewhere)."""
 
-    rank, size = 0, 1
-
-    def __init__(self, engine, drive):
-        self.engine, self.drive = engine, drive
+    def __init__(self, engine, drive, windows=None):
+        self.engine, self.drive, self.windows = engine, drive, windows
+        self.rank, self.size, self.comm = (0, 1, None) if windows is None else (windows.rank, windows.size,
+                                                                              windows.comm)
 
     def run(self, until_s: float | None = None) -> float:
         until_s = math.inf if until_s is None else until_s
-        lib.ppt_mpi_set_horizon(self.engine.m, until_s)
-        self.engine.sim.horizon = until_s
-        self.drive()
+        if self.windows is not None:
+            self.windows.run(self.drive, until_s)
+        else:
+            lib.ppt_mpi_set_horizon(self.engine.m, until_s)
+            if self.engine.sim is not None:
+                self.engine.sim.horizon = until_s
+            self.drive()
         return lib.ppt_mpi_now(self.engine.m)
 
     def peek(self) -> float:
         return lib.ppt_mpi_next_s(self.engine.m)
 
-    @staticmethod
-    def gather(obj) -> list:
-        return [obj]
+    def gather(self, obj) -> list | None:
+        return [obj] if self.comm is None else self.comm.gather(obj, root=0)
 
 
 def _job_result(job, parts: list, now_s: float, network: dict, events: int, wall_s: float) -> JobResult:

@@ -77,10 +77,11 @@ class Windows:
         lib.ppt_mpi_set_partition(engine.m, sim.rank, sim.size, ffi.from_buffer("int32_t[]", owner))
         return cls(engine.m, engine.names, sim, core, cargo)
 
-    def run(self, step) -> None:
-        """Run the engine to the end of the job, ``step()`` running it up to the current window's end."""
+    def run(self, step, until_s: float = math.inf) -> None:
+        """Run the engine's events before ``until_s`` (s; default: to the end of the job), ``step()``
+        running it up to the current window's end; nothing then waits in the outboxes."""
         self.step = step
-        parallel.run_windows(self, math.inf)
+        parallel.run_windows(self, until_s)
 
     # -- what run_windows calls ---------------------------------------------------------------------
     def peek(self) -> float:

@@ -268,7 +268,7 @@ typedef struct {
 } share_t;
 
 enum { EV_RESUME, EV_POST, EV_SEND_NOW, EV_DELIVER, EV_SENT, EV_RESHARE, EV_SHARE_WAKE, EV_MEM_ARRIVE, EV_RUN_RESUME,
-       EV_NET_WAKE, EV_PYTHON };
+       EV_NET_WAKE, EV_PYTHON, EV_NOTICE };
 /* Keys of the packet core's wake-ups: after every entity's events at the same time (packetnet.py WAKE_KEY). */
 #define NET_WAKE_KEY (1ull << 63)
 
@@ -304,6 +304,8 @@ struct ppt_mpi {
     double net_lead_s, net_wake_s;
     double horizon_s;           /* events from here on wait (ppt_mpi_set_horizon) */
     int64_t net_wakes;
+    int64_t net_owed;           /* deliveries and send completions the core still owes this process */
+    int32_t notices;            /* finish notices run (ppt_mpi_notice) */
     share_t flow;               /* the flow network (flows NULL: another network) */
     int32_t flow_oblivious;     /* its routes depend on the node pair only (ask once per pair and size) */
     int64_t nic_buffer_B;       /* bytes past a NIC (flownet.py nic_buffer_B) */
@@ -362,8 +364,10 @@ void mpi_post(ppt_mpi_t *m, double t, uint64_t key, int32_t kind, int32_t target
  * handed to the packet core as uid, for a rank of another process (whose core delivers it) */
 void mpi_deliver_at(ppt_mpi_t *m, double t, uint64_t key, int32_t i);
 void mpi_send_ahead(ppt_mpi_t *m, uint64_t uid, int32_t i);
-/* packet.c: wake the core at its next event (after its events from other processes came in) */
+/* packet.c: wake the core at its next event (after its events from other processes came in); run a
+ * finish notice (ppt_mpi_notice) */
 void packet_reschedule(ppt_mpi_t *m);
+void packet_notice(ppt_mpi_t *m);
 /* network.c: the analytic and flow networks and node memory */
 void mpi_send_message(ppt_mpi_t *m, int32_t msg, double delay_s);
 int python_event(ppt_mpi_t *m, double t_s, uint64_t key);

@@ -244,6 +244,9 @@ static int dispatch(ppt_mpi_t *m, const ppt_event_t *ev)
     case EV_NET_WAKE:
         m->events += packet_wake(m, ev->a) - 1;     /* the wake-up is bookkeeping; the core's events count */
         return PPT_MPI_DONE;
+    case EV_NOTICE:
+        packet_notice(m);
+        return PPT_MPI_DONE;
     case EV_RUN_RESUME:
         run_resume(m, ev->target);
         if (m->need != PPT_MPI_DONE)

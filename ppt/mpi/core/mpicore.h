@@ -57,9 +57,19 @@ void ppt_mpi_set_network(ppt_mpi_t *m, int32_t constant, double latency_s, doubl
                          int32_t wire_identity, void *handle);
 /* The packet network instead: its core (built by packetnet.py's PacketCore, which keeps it), the
  * histogram of message latencies it reports, and how far past the engine's next event a wake-up may
- * run the core (PacketCore.lead_s). */
+ * run the core (PacketCore.lead_s).  Call it again once synthetic sources started in the core (their
+ * lead is zero: an engine event may stop them at its own time); it queues the core's first wake-up. */
 void ppt_mpi_set_packet_network(ppt_mpi_t *m, struct ppt_net *net, struct ppt_histogram *message_latency,
                                 double lead_s);
+/* A job mix's finish notice (ppt/jobs/mix.py): an event at t_s with key, bookkeeping (not counted among
+ * the events).  The one that makes a notice from every simulation process stops the core's synthetic
+ * sources at its time. */
+void ppt_mpi_notice(ppt_mpi_t *m, double t_s, uint64_t key);
+/* Finish notices run so far. */
+int32_t ppt_mpi_notices(const ppt_mpi_t *m);
+/* 1 if nothing can resume a rank of this process any more: no event is queued but the core's wake-ups,
+ * and the core owes no delivery or send completion (its synthetic sources may still run). */
+int32_t ppt_mpi_quiescent(const ppt_mpi_t *m);
 /* The flow network instead: its solver (flownet.py's FairShare's, which keeps it), the entity id of its
  * events, whether its routing is oblivious (routes asked once per node pair and size; else per message,
  * of ppt_mpi_route_cb) and the bytes past a NIC (nic_buffer_B). */

@@ -16,6 +16,7 @@ void ppt_mpi_set_packet_network(ppt_mpi_t *m, struct ppt_net *net, struct ppt_hi
     m->message_latency = message_latency;
     m->net_lead_s = lead_s;
     m->net_wake_s = INFINITY;
+    packet_reschedule(m);                       /* the core may hold events already: synthetic sources */
 }
 
 void ppt_mpi_set_network(ppt_mpi_t *m, int32_t constant, double latency_s, double bandwidth_Bps,

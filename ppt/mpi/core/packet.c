@@ -7,7 +7,11 @@
  * later can reach the core before then; in a parallel run, no further than the window's end) and turns
  * the core's outputs -- a message delivered, a message's last byte sent -- into engine events with the
  * keys the core gave them.  A message to a rank of another process goes ahead to it (remote.c), whose
- * core delivers it. */
+ * core delivers it.
+ *
+ * A job mix runs synthetic sources in the core beside its MPI jobs (ppt/jobs/mix.py): they stop at a
+ * finish notice, an engine event, and the mix asks between runs whether its ranks can still move
+ * (ppt_mpi_quiescent: what the core owes this process is counted as it is handed over and settled). */
 #include "_mpicore.h"
 
 void packet_reschedule(ppt_mpi_t *m)
@@ -26,12 +30,16 @@ void packet_send(ppt_mpi_t *m, int32_t i, int32_t src_node, int32_t dst_node, do
     double start_s = m->now + delay_s;
     uint64_t uid = ppt_net_send(m->net, src_node, dst_node, g->net_B, g->on_sent >= 0, start_s);
     g->sent_s = start_s;
-    if (g->on_sent >= 0)
+    if (g->on_sent >= 0) {
         map_put(&m->map, map_k1(T_UID_SENT, 0), uid, g->on_sent);
-    if (!ppt_mpi_is_local(m, g->dst))
+        m->net_owed++;
+    }
+    if (!ppt_mpi_is_local(m, g->dst)) {
         mpi_send_ahead(m, uid, i);
-    else
+    } else {
         map_put(&m->map, map_k1(T_UID_MSG, 0), uid, i);
+        m->net_owed++;
+    }
     packet_reschedule(m);
 }
 
@@ -45,6 +53,7 @@ int64_t packet_wake(ppt_mpi_t *m, int32_t number)
     int64_t ran = ppt_net_run(m->net, fmin(next + m->net_lead_s, fmin(m->window_end, m->horizon_s)), 1 << 20);
     ppt_output_t *out;
     int64_t count = ppt_net_outputs(m->net, &out);
+    m->net_owed -= count;                       /* each output settles one message or send completion */
     for (int64_t k = 0; k < count; k++) {
         int64_t v;
         if (out[k].kind == PPT_OUT_DELIVER) {
@@ -59,4 +68,29 @@ int64_t packet_wake(ppt_mpi_t *m, int32_t number)
     ppt_net_clear_outputs(m->net);
     packet_reschedule(m);
     return ran;
+}
+
+/* -- a job mix beside synthetic traffic ------------------------------------------------------------ */
+void ppt_mpi_notice(ppt_mpi_t *m, double t_s, uint64_t key)
+{
+    mpi_post(m, t_s, key, EV_NOTICE, 0, 0);
+}
+
+void packet_notice(ppt_mpi_t *m)
+{
+    m->events--;                                /* bookkeeping, not a model event */
+    if (++m->notices == (m->processes ? m->processes : 1))
+        ppt_net_stop_traffic(m->net, m->now);
+}
+
+int32_t ppt_mpi_notices(const ppt_mpi_t *m) { return m->notices; }
+
+int32_t ppt_mpi_quiescent(const ppt_mpi_t *m)
+{
+    if (m->net_owed)
+        return 0;
+    for (int64_t k = 0; k < m->heap.len; k++)
+        if (m->heap.ev[k].key < NET_WAKE_KEY)
+            return 0;
+    return 1;
 }

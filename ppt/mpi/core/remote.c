@@ -157,6 +157,7 @@ void ppt_mpi_receive(ppt_mpi_t *m, const ppt_mpi_remote_t *records, int64_t n, c
         if (rec->in_core) {
             g->sent_s = rec->sent_s;
             map_put(&m->map, map_k1(T_UID_MSG, 0), rec->uid, i);
+            m->net_owed++;
         } else {
             mpi_post(m, rec->t, rec->key, EV_DELIVER, i, 0);
         }
