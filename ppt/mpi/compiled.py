@@ -43,7 +43,7 @@ from ppt.engine.core import young_garbage_only
 from ppt.engine.process import ProcessError
 from ppt.mpi.api import MPI
 from ppt.mpi.collectives import mismatch_error
-from ppt.mpi.compiled_windows import CallParts, Windows, gathered
+from ppt.mpi.compiled_windows import CallParts, Windows, drive, gathered
 from ppt.mpi.constants import ANY_SOURCE
 from ppt.mpi.deadlock import describe
 from ppt.mpi.errors import MPIError
@@ -65,13 +65,10 @@ BLOCKED_REQUEST, BLOCKED_PROBE, BLOCKED_RUN = 1, 2, 3
 BUILT_IN_NETWORKS = (AnalyticNetwork, FlowNetwork, PacketNetwork)
 
 
-def unsupported(job, sampling: bool = False) -> str | None:
-    """Why the compiled engine cannot run ``job`` (a replay or its ranks' programs), or None; ``sampling``:
-    the caller drives the job's sampler, if any (serial program runs do, replay does not yet)."""
+def unsupported(job) -> str | None:
+    """Why the compiled engine cannot run ``job`` (a replay or its ranks' programs), or None."""
     comm = parallel.world() if job.comm is parallel.AUTO else job.comm
     in_parallel = comm is not None and comm.size > 1
-    if job.sampler is not None and (in_parallel or not sampling):
-        return "sampled replays and parallel sampled runs use the Python engine"
     net = job.network
     if in_parallel and (type(net) not in BUILT_IN_NETWORKS or type(net.node_memory) is not NodeMemory):
         return "a network or node memory of one's own runs in parallel on the Python engine"
@@ -564,11 +561,12 @@ def replay_job(job, trace, replayer_cls, options: dict, progress=None):
     done_records = 0
 
     def step():
-        """Run the engine to the end of the job or of its window; a replay that goes wrong raises its error."""
+        """Run the engine to the end of the job, of its window or before its horizon; a replay that goes wrong
+        raises its error."""
         nonlocal done_records
         while True:
             status = lib.ppt_mpi_run(m)
-            if status == lib.PPT_MPI_DONE:
+            if status in (lib.PPT_MPI_DONE, lib.PPT_MPI_HORIZON):
                 return None
             if status == lib.PPT_MPI_NEED_CHUNK:
                 rank = lib.ppt_mpi_need_rank(m)
@@ -590,7 +588,7 @@ def replay_job(job, trace, replayer_cls, options: dict, progress=None):
                 raise SimulationError(f"compiled MPI engine: {_reason(m)}")
 
     with young_garbage_only():         # the trace and tables held: no rescans
-        step() if windows is None else windows.run(step)
+        drive(engine, windows, step, job.sampler)
     _check_finished(m, names, planner, windows)
     return _results(m, job, names, engine, windows, time.perf_counter() - wall), None
 

@@ -32,7 +32,6 @@ out of the run.
 """
 from __future__ import annotations
 
-import math
 import time
 from functools import partial
 
@@ -45,7 +44,7 @@ from ppt.errors import SimulationError
 from ppt.interconnects.core import ffi, lib
 from ppt.mpi.api import MPI
 from ppt.mpi.compiled import Engine, flatten, mismatch, strays, unsupported
-from ppt.mpi.compiled_windows import CallParts, Windows, gathered
+from ppt.mpi.compiled_windows import CallParts, Windows, drive, gathered
 from ppt.mpi.constants import ANY_SOURCE, ANY_TAG, PROC_NULL
 from ppt.mpi.deadlock import describe
 from ppt.mpi.outcome import JobResult, raise_failures, rank_body
@@ -594,13 +593,7 @@ class ProgramRun:
         """Run every rank to its end (or the events' end), over every window of a parallel run, or driven
         by ``sampler`` (a :class:`~ppt.drivers.sampling.Sampler`) to each of its sample times."""
         with young_garbage_only():
-            if self.windows is not None:
-                self.windows.run(self._step)
-            elif sampler is None:
-                self._step()
-            else:
-                sampler.attach(self.jobs.network, _SampledRun(self.engine, self._step))
-                sampler.run()
+            drive(self.engine, self.windows, self._step, sampler)
 
     def _step(self) -> None:
         """Run the engine until no events remain, its window ends or the next event is at its horizon."""
@@ -653,31 +646,6 @@ class ProgramRun:
                 "per_rank": list(zip(per_rank, [r.result for r in ranks]))}
 
 
-class _SampledRun:
-    """What a :class:`~ppt.drivers.sampling.Sampler` drives and reads of a compiled run, as of a serial
-    simulation: runs up to a sample time (the engine's horizon, and a Python model's), the next event's
-    time (s) and the gathering of one rank's figures."""
-
-    rank, size = 0, 1
-
-    def __init__(self, engine, drive):
-        self.engine, self.drive = engine, drive
-
-    def run(self, until_s: float | None = None) -> float:
-        until_s = math.inf if until_s is None else until_s
-        lib.ppt_mpi_set_horizon(self.engine.m, until_s)
-        self.engine.sim.horizon = until_s
-        self.drive()
-        return lib.ppt_mpi_now(self.engine.m)
-
-    def peek(self) -> float:
-        return lib.ppt_mpi_next_s(self.engine.m)
-
-    @staticmethod
-    def gather(obj) -> list:
-        return [obj]
-
-
 def _job_result(job, parts: list, now_s: float, network: dict, events: int, wall_s: float) -> JobResult:
     """The JobResult of ``job`` from its ranks' outcomes on every simulation process (``parts``); DeadlockError
     or MPIError as :meth:`ppt.mpi.job.MPIJob.result` raises."""
@@ -692,8 +660,8 @@ def _job_result(job, parts: list, now_s: float, network: dict, events: int, wall
 def run_job(job, main, args=(), argv=(), progress=None):
     """Run ``main(mpi, *args)`` on every rank of ``job`` on the compiled engine: ``(JobResult, None)``, or
     ``(None, why)`` when the engine does not carry the job (then nothing has run).  The job's sampler, if
-    any, drives the run to each sample time (:class:`_SampledRun`)."""
-    why = unsupported(job, sampling=True)
+    any, drives the run to each sample time (:class:`~ppt.mpi.compiled_windows.SampledRun`)."""
+    why = unsupported(job)
     if why is not None:
         return None, why
     run = ProgramRun([(job, main, args, argv)], job.comm, progress)

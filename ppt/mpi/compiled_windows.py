@@ -77,10 +77,11 @@ class Windows:
         lib.ppt_mpi_set_partition(engine.m, sim.rank, sim.size, ffi.from_buffer("int32_t[]", owner))
         return cls(engine.m, engine.names, sim, core, cargo)
 
-    def run(self, step) -> None:
-        """Run the engine to the end of the job, ``step()`` running it up to the current window's end."""
+    def run(self, step, until_s: float = math.inf) -> None:
+        """Run the engine until no events remain before ``until_s`` on any process (every message due
+        before it delivered), ``step()`` running it up to the current window's end."""
         self.step = step
-        parallel.run_windows(self, math.inf)
+        parallel.run_windows(self, until_s)
 
     # -- what run_windows calls ---------------------------------------------------------------------
     def peek(self) -> float:
@@ -200,6 +201,50 @@ class CallParts:
     def unpack(self, records, added) -> None:
         for key, members, part in added:
             self._add(key, members, *pickle.loads(part), None)
+
+
+class SampledRun:
+    """What a :class:`~ppt.drivers.sampling.Sampler` drives and reads of a compiled run, serial or parallel
+    (``windows``: :class:`Windows`, or None), as of a simulation: :meth:`run` up to a sample time, the next
+    event's time here (:meth:`peek`), and every process's figures on process 0 (:meth:`gather`).  ``step()``
+    runs the engine until no events remain, its window ends or the next event is at its horizon."""
+
+    def __init__(self, engine, windows: Windows | None, step):
+        self.engine, self.windows, self.step = engine, windows, step
+        self.comm = None if windows is None else windows.comm
+        self.rank, self.size = (0, 1) if windows is None else (windows.rank, windows.size)
+
+    def run(self, until_s: float | None = None) -> float:
+        """Run every event before ``until_s`` (s; None: all): the engine's horizon (and a Python model's),
+        and in a parallel run the windows' end; returns the engine's time."""
+        until_s = math.inf if until_s is None else until_s
+        lib.ppt_mpi_set_horizon(self.engine.m, until_s)
+        if self.engine.sim is not None:
+            self.engine.sim.horizon = until_s
+        if self.windows is None:
+            self.step()
+        else:
+            self.windows.run(self.step, until_s)
+        return lib.ppt_mpi_now(self.engine.m)
+
+    def peek(self) -> float:
+        return lib.ppt_mpi_next_s(self.engine.m)
+
+    def gather(self, obj):
+        """Every process's ``obj`` as a list on process 0; None elsewhere."""
+        return [obj] if self.windows is None else self.comm.gather(obj, root=0)
+
+
+def drive(engine, windows: Windows | None, step, sampler=None) -> None:
+    """Run ``engine``'s job to its end: ``step()`` alone (serial), over every window of a parallel run, or
+    driven by ``sampler`` (a :class:`~ppt.drivers.sampling.Sampler`) to each of its sample times."""
+    if sampler is not None:
+        sampler.attach(engine.net, SampledRun(engine, windows, step))
+        sampler.run()
+    elif windows is None:
+        step()
+    else:
+        windows.run(step)
 
 
 def gathered(windows: Windows | None, obj) -> list:
