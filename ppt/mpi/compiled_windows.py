@@ -12,7 +12,9 @@ the partition.
 
 On the packet network each process drives its part of the packet core: a message to a rank of another
 process goes ahead to it as a record (``in_core``) when it is handed to the core, and the core delivers
-it there; the core's own events for other processes travel in the same exchange.
+it there; the core's own events for other processes travel in the same exchange.  A model of one's own
+(:mod:`ppt.mpi.pynet`) runs its part on each process the same way, its events for other processes in the
+exchange too.  A sampled run (:class:`SampledRun`) ends its windows at each sample time.
 
 An error on one process (a replay's refused call or mismatched collective, a program's exception, the
 engine stopping) and an interrupt stop all processes together, as :mod:`ppt.engine.parallel`
@@ -44,10 +46,13 @@ class Windows:
     """The compiled engine of one simulation process, as :func:`~ppt.engine.parallel.run_windows` drives a
     simulation: its peek, its window's run and its exchange of cross-process messages."""
 
-    def __init__(self, m, names, sim, core, cargo=None):
+    def __init__(self, m, names, sim, core, cargo=None, model=None):
         self.m = m
         #: The packet network's core (its events for other processes travel too), or None.
         self.core = core
+        #: A network or node memory model of one's own (:class:`~ppt.mpi.pynet.PythonModels`), or None: its
+        #: simulation's events for other processes travel too, and its windows are this one's.
+        self.model = model
         #: The job's call names (``ppt.mpi.compiled._Names``): ids are per process, names travel.
         self.names = names
         #: What travels beside the records in Python, or None: ``cargo.pack(batches)`` gives, per process,
@@ -61,7 +66,7 @@ class Windows:
         self.now = 0.0
         self.window_end = -math.inf
         self._outbox = [[] for _ in range(self.size)]     # run_windows' Python events: none here
-        self.exchanges = [self]
+        self.exchanges = [self] if model is None else [self, *model.sim.exchanges, model]
         self.step = None
 
     @classmethod
@@ -71,11 +76,10 @@ class Windows:
         if comm is None or comm.size == 1:
             return None
         net = engine.net
-        core = None if engine.sim is None else net.core.c       # the packet network: this process's part of it
         sim = engine.sim or net.simulation(comm=comm, name="mpi")
         owner = np.array([sim.owner(net.nic_eid(node)) for node in range(net.num_nodes)], dtype=np.int32)
         lib.ppt_mpi_set_partition(engine.m, sim.rank, sim.size, ffi.from_buffer("int32_t[]", owner))
-        return cls(engine.m, engine.names, sim, core, cargo)
+        return cls(engine.m, engine.names, sim, engine.core, cargo, engine.python)
 
     def run(self, step, until_s: float = math.inf) -> None:
         """Run the engine until no events remain before ``until_s`` on any process (every message due
@@ -96,7 +100,11 @@ class Windows:
 
     def _run_window(self, end: float) -> None:
         lib.ppt_mpi_set_window(self.m, end)
-        self.step()
+        if self.model is None:
+            self.step()
+        else:
+            with self.model.window(end):
+                self.step()
         self.now = lib.ppt_mpi_now(self.m)
 
     def outgoing(self) -> list:
