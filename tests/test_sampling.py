@@ -231,7 +231,8 @@ def test_a_sampled_replay_adds_up_to_the_bytes_it_moved_and_changes_nothing(trac
     _same_samples(files["compiled"], files["python"])
 
 
-#: Run under mpiexec: a sampled program on the compiled engine in parallel, and on every process serially.
+#: Run under mpiexec: a sampled program on the compiled engine in parallel, and on every process serially, on
+#: the packet network (argv[2]: ``PacketNetwork``) or its Python model (``OwnPacketNetwork``: ppt.mpi.pynet).
 SAMPLED_PROGRAM = """
 import sys
 from mpi4py import MPI
@@ -239,12 +240,15 @@ from ppt.drivers.sampling import Sampler
 from ppt.hardware.systems import load_system
 from ppt.machine import Machine
 from ppt.mpi import MPIJob
-from test_sampling import PROGRAM
+from ppt.mpi.settings import MPISettings
+import test_sampling
 
 namespace, world = {}, MPI.COMM_WORLD
-exec(PROGRAM, namespace)
+exec(test_sampling.PROGRAM, namespace)
+machine, cls = Machine(load_system("fattree-4-3"), "packet"), getattr(test_sampling, sys.argv[2])
 for comm, name in ((world, "parallel"), (None, f"serial{world.rank}")):
-    job = MPIJob.on_machine(Machine(load_system("fattree-4-3"), "packet"), 16, 1, mapping="random", comm=comm)
+    job = MPIJob(cls.from_machine(machine), 16, 1, mapping="random", comm=comm,
+                 settings=MPISettings.from_preset(machine.preset))
     job.sampler = Sampler(f"{sys.argv[1]}/{name}.npz", 1e-6)
     job.run(namespace["main"], engine="compiled")
     job.sampler.close()
@@ -252,13 +256,13 @@ for comm, name in ((world, "parallel"), (None, f"serial{world.rank}")):
 
 
 @pytest.mark.mpiexec
-@pytest.mark.parametrize("processes", [2, 4])
-def test_a_parallel_sampled_program_on_the_compiled_engine_writes_the_serial_file(tmp_path, processes):
+@pytest.mark.parametrize("processes, network", [(2, "PacketNetwork"), (4, "PacketNetwork"), (2, "OwnPacketNetwork")])
+def test_a_parallel_sampled_program_on_the_compiled_engine_writes_the_serial_file(tmp_path, processes, network):
     script = tmp_path / "sampled.py"
     script.write_text(SAMPLED_PROGRAM)
     env = dict(os.environ, PPT_QUIET="1", PYTHONPATH=str(Path(__file__).resolve().parent))
-    subprocess.run([_mpiexec(), "-n", str(processes), sys.executable, str(script), str(tmp_path)], env=env,
-                   capture_output=True, text=True, timeout=300, check=True)
+    subprocess.run([_mpiexec(), "-n", str(processes), sys.executable, str(script), str(tmp_path), network],
+                   env=env, capture_output=True, text=True, timeout=300, check=True)
     for process in range(processes):
         _same_samples(tmp_path / "parallel.npz", tmp_path / f"serial{process}.npz")
 
