@@ -98,6 +98,11 @@ class StarNetwork(Network):
     def stats(self, sim):
         return {"forwarded": self.forwarded}
 
+    @staticmethod
+    def merge_stats(parts):
+        """In a parallel run the switch counts on the one process it lives on."""
+        return {"forwarded": sum(part["forwarded"] for part in parts)}
+
 
 class StagedMemory(NodeMemory):
     """Same-node copies that start a set-up time after they are asked for."""

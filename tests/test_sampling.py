@@ -1,6 +1,7 @@
 """Seeing inside the network: latency histograms, per-port sampling, sample files and ``ppt plot``."""
 import json
 import math
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -173,21 +174,112 @@ def test_traffic_samples_and_plots(tmp_path, capsys):
     assert all(Path(f).stat().st_size > 10_000 for f in out["figures"])
 
 
-def test_parallel_sampling_writes_the_serial_file(program, tmp_path):
+def _same_samples(path_a, path_b) -> None:
+    """Two sample files hold the same meta and arrays, array for array."""
+    meta_a, a = read_samples(str(path_a))
+    meta_b, b = read_samples(str(path_b))
+    assert meta_a == meta_b and sorted(a) == sorted(b)
+    for key in a:
+        assert np.array_equal(a[key], b[key]), key
+
+
+def _mpiexec() -> str:
     mpiexec = Path(sys.executable).with_name("mpiexec")
     if not mpiexec.exists():
         pytest.skip("no mpiexec next to the Python interpreter")
+    return str(mpiexec)
+
+
+def test_parallel_sampling_writes_the_serial_file(program, tmp_path):
     files = {}
-    for name, prefix in (("serial", []), ("parallel", [str(mpiexec), "-n", "2"])):
+    for name, prefix in (("serial", []), ("parallel", [_mpiexec(), "-n", "2"])):
         files[name] = tmp_path / f"{name}.npz"
         command = [*prefix, sys.executable, "-m", "ppt.cli.main", "run", str(program), *RUN,
                    "--sample-every", "2e-6", "--samples", str(files[name])]
         subprocess.run(command, capture_output=True, text=True, timeout=180, check=True)
-    _, serial = read_samples(str(files["serial"]))
-    _, parallel = read_samples(str(files["parallel"]))
-    assert sorted(serial) == sorted(parallel)
-    for key in serial:
-        assert np.array_equal(serial[key], parallel[key]), key
+    _same_samples(files["serial"], files["parallel"])
+
+
+@pytest.fixture(scope="module")
+def trace(tmp_path_factory):
+    """A 16-rank halo-and-allreduce op-stream trace (ppt.traces.writers.synthetic)."""
+    folder = tmp_path_factory.mktemp("trace") / "synthetic"
+    subprocess.run([sys.executable, "-m", "ppt.traces.writers.synthetic", str(folder), "--ranks", "16",
+                    "--messages", "300"], check=True, capture_output=True, timeout=120)
+    return folder
+
+
+#: A replay spread over a fat tree's nodes at random (so over every process of a parallel run).
+REPLAY = ["--system", "fattree-4-3", "--network", "packet", "--ranks-per-node", "1", "--mapping", "random", "--json"]
+
+
+def test_a_sampled_replay_adds_up_to_the_bytes_it_moved_and_changes_nothing(trace, tmp_path, capsys):
+    plain = run_json(capsys, "replay", str(trace), *REPLAY, "--engine", "compiled")
+    files = {engine: tmp_path / f"{engine}.npz" for engine in ("compiled", "python")}
+    sampled = {engine: run_json(capsys, "replay", str(trace), *REPLAY, "--engine", engine, "--sample-every", "1e-6",
+                                "--samples", str(path)) for engine, path in files.items()}
+    for out in (plain, *sampled.values()):
+        del out["provenance"]                   # their command lines and wall times differ
+    assert sampled["compiled"] == plain == sampled["python"]
+    _, arrays = read_samples(str(files["compiled"]))
+    t, net = arrays["t_s"], plain["network"]
+    assert len(t) > 3 and np.all(np.diff(t) > 0) and t[-1] >= plain["predicted_s"] - 1e-6
+    assert arrays["port_bytes"].sum() == net["link_bytes"]
+    assert arrays["nic_injected_B"].sum() == arrays["nic_ejected_B"].sum() == net["bytes"]
+    assert arrays["packet_latency"].sum() == net["packets"]
+    assert arrays["message_latency"].sum() == net["messages"]
+    _same_samples(files["compiled"], files["python"])
+
+
+#: Run under mpiexec: a sampled program on the compiled engine in parallel, and on every process serially, on
+#: the packet network (argv[2]: ``PacketNetwork``) or its Python model (``OwnPacketNetwork``: ppt.mpi.pynet).
+SAMPLED_PROGRAM = """
+import sys
+from mpi4py import MPI
+from ppt.drivers.sampling import Sampler
+from ppt.hardware.systems import load_system
+from ppt.machine import Machine
+from ppt.mpi import MPIJob
+from ppt.mpi.settings import MPISettings
+import test_sampling
+
+namespace, world = {}, MPI.COMM_WORLD
+exec(test_sampling.PROGRAM, namespace)
+machine, cls = Machine(load_system("fattree-4-3"), "packet"), getattr(test_sampling, sys.argv[2])
+for comm, name in ((world, "parallel"), (None, f"serial{world.rank}")):
+    job = MPIJob(cls.from_machine(machine), 16, 1, mapping="random", comm=comm,
+                 settings=MPISettings.from_preset(machine.preset))
+    job.sampler = Sampler(f"{sys.argv[1]}/{name}.npz", 1e-6)
+    job.run(namespace["main"], engine="compiled")
+    job.sampler.close()
+"""
+
+
+@pytest.mark.mpiexec
+@pytest.mark.parametrize("processes, network", [(2, "PacketNetwork"), (4, "PacketNetwork"), (2, "OwnPacketNetwork")])
+def test_a_parallel_sampled_program_on_the_compiled_engine_writes_the_serial_file(tmp_path, processes, network):
+    script = tmp_path / "sampled.py"
+    script.write_text(SAMPLED_PROGRAM)
+    env = dict(os.environ, PPT_QUIET="1", PYTHONPATH=str(Path(__file__).resolve().parent))
+    subprocess.run([_mpiexec(), "-n", str(processes), sys.executable, str(script), str(tmp_path), network],
+                   env=env, capture_output=True, text=True, timeout=300, check=True)
+    for process in range(processes):
+        _same_samples(tmp_path / "parallel.npz", tmp_path / f"serial{process}.npz")
+
+
+@pytest.mark.mpiexec
+@pytest.mark.parametrize("processes", [2, 4])
+def test_a_parallel_sampled_replay_on_the_compiled_engine_writes_the_serial_file(trace, tmp_path, processes):
+    files, outputs = {}, {}
+    for name, prefix in (("serial", []), ("parallel", [_mpiexec(), "-n", str(processes)])):
+        files[name] = tmp_path / f"{name}.npz"
+        command = [*prefix, sys.executable, "-m", "ppt.cli.main", "replay", str(trace), *REPLAY, "--engine",
+                   "compiled", "--sample-every", "1e-6", "--samples", str(files[name])]
+        outputs[name] = json.loads(subprocess.run(command, capture_output=True, text=True, timeout=300,
+                                                  check=True).stdout)
+        del outputs[name]["provenance"]
+    assert outputs["parallel"] == outputs["serial"]
+    _same_samples(files["serial"], files["parallel"])
 
 
 # -- bad input -------------------------------------------------------------------------------------------

@@ -32,7 +32,7 @@ extern "Python+C" int32_t ppt_mpi_path_cb(void *handle, int32_t src, int32_t dst
 extern "Python+C" int64_t ppt_mpi_wire_cb(void *handle, int64_t nbytes);
 extern "Python+C" int32_t ppt_mpi_route_cb(void *handle, int32_t src, int32_t dst, int64_t nbytes, double now_s,
                                            double *out);
-extern "Python+C" int32_t ppt_mpi_send_cb(void *handle, int32_t msg, int32_t src_node, int32_t dst_node,
+extern "Python+C" int32_t ppt_mpi_send_cb(void *handle, int64_t msg, int32_t src_node, int32_t dst_node,
                                           int64_t nbytes, double delay_s, int32_t on_sent, double now_s);
 extern "Python+C" int32_t ppt_mpi_event_cb(void *handle, double t_s, uint64_t key);
 """

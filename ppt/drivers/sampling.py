@@ -7,8 +7,9 @@ ejected, and, at its end, the bytes queued for each (port, VC).  With
 the queues and NIC bytes per router, which keeps million-node runs small.
 
 The sampler drives the run: it runs the engine up to each sample time (the
-core never runs past it, see ``Simulation.run``; a program run on the compiled
-MPI engine stops there the same way, ``ppt.mpi.compiled_rank``), reads the
+core never runs past it, see ``Simulation.run``; a program or a replay on the
+compiled MPI engine, serial or parallel, stops there the same way,
+``ppt.mpi.compiled_windows.SampledRun``), reads the
 core's cumulative counters and keeps the differences.  Event order does not depend
 on where a run is cut, so sampling changes no result; when it is off
 nothing is read and nothing is run differently.

@@ -16,14 +16,14 @@ its algorithm and build its schedule (:mod:`ppt.mpi.algorithms`) with the very
 code the Python engine runs (:class:`Planner`), once per rank per chunk of its
 stream, and once per node pair and message size the network has not seen.
 
-:func:`replay_job` runs a replay on the engine, or returns None when the
-engine does not carry the job -- a sampled replay, a network or node memory of one's own in a parallel run -- and the Python engine then replays the trace.  A replay that
+:func:`replay_job` runs a replay on the engine, sampled or not (the job's sampler drives it to each sample
+time, :class:`~ppt.mpi.compiled_windows.SampledRun`).  A replay that
 goes wrong stops where it goes wrong, with the Python replay's error and text: a call the simulated
 MPI refuses (the engine stops at the op, and Python issues it with the Python engine's checks, which
 raise), mismatched collectives, and, once the events run out, a deadlock (every blocked rank and the
 call it waits in, :mod:`ppt.mpi.deadlock`) or a collective message nobody received.  A parallel run
-(``mpiexec``) runs each process's ranks on its own engine (:mod:`ppt.mpi.compiled_windows`) and
-gives the serial run's result to the last bit.
+(``mpiexec``) runs each process's ranks on its own engine (:mod:`ppt.mpi.compiled_windows`), a model of
+one's own its part of the model beside it, and gives the serial run's result to the last bit.
 """
 from __future__ import annotations
 
@@ -43,7 +43,7 @@ from ppt.engine.core import young_garbage_only
 from ppt.engine.process import ProcessError
 from ppt.mpi.api import MPI
 from ppt.mpi.collectives import mismatch_error
-from ppt.mpi.compiled_windows import CallParts, Windows, gathered
+from ppt.mpi.compiled_windows import CallParts, Windows, drive, gathered
 from ppt.mpi.constants import ANY_SOURCE
 from ppt.mpi.deadlock import describe
 from ppt.mpi.errors import MPIError
@@ -65,16 +65,10 @@ BLOCKED_REQUEST, BLOCKED_PROBE, BLOCKED_RUN = 1, 2, 3
 BUILT_IN_NETWORKS = (AnalyticNetwork, FlowNetwork, PacketNetwork)
 
 
-def unsupported(job, sampling: bool = False) -> str | None:
-    """Why the compiled engine cannot run ``job`` (a replay or its ranks' programs), or None; ``sampling``:
-    the caller drives the job's sampler, if any (serial program runs do, replay does not yet)."""
-    comm = parallel.world() if job.comm is parallel.AUTO else job.comm
-    in_parallel = comm is not None and comm.size > 1
-    if job.sampler is not None and (in_parallel or not sampling):
-        return "sampled replays and parallel sampled runs use the Python engine"
-    net = job.network
-    if in_parallel and (type(net) not in BUILT_IN_NETWORKS or type(net.node_memory) is not NodeMemory):
-        return "a network or node memory of one's own runs in parallel on the Python engine"
+def unsupported(job) -> str | None:
+    """Why the compiled engine cannot run ``job`` (a replay or its ranks' programs), or None: it carries
+    every MPI job, sampled or not, serial or parallel, on its own networks or models of one's own (a job
+    mix asks before it runs, :mod:`ppt.jobs.mix`)."""
     return None
 
 
@@ -463,12 +457,15 @@ class Engine:
                             lib.ppt_mpi_free)
         self.handle = ffi.new_handle(net)
         self.sim = None
+        #: The packet network's core (this process's part of it) when the engine drives it, else None.
+        self.core = None
         #: The simulation processes' mpi4py communicator (the mpiexec world by default), or None.
         self.comm = comm = parallel.world() if job.comm is parallel.AUTO else job.comm
         #: The models of one's own, run in Python (:mod:`ppt.mpi.pynet`), or None.
         self.python = None
         if type(net) is PacketNetwork:      # builds the core (this process's part of it), which the engine drives
             self.sim = net.simulation(comm=comm, name="mpi")
+            self.core = net.core.c
             lib.ppt_mpi_set_packet_network(m, net.core.c, net.core.message_latency, net.core.lead_s)
         elif type(net) is FlowNetwork:
             self.sim = net.simulation(comm=comm, name="mpi")        # builds the solver (refusing mpiexec)
@@ -479,7 +476,7 @@ class Engine:
                                     int(net.wire_identity), self.handle)
         memory = net.node_memory
         if not self.built_in_network or type(memory) is not NodeMemory:
-            self.sim = self.sim or net.simulation(comm=None, name="mpi")
+            self.sim = self.sim or net.simulation(comm=comm, name="mpi")
             self.python = PythonModels(m, net, self.sim, job.node_of, whole_network=not self.built_in_network)
         else:
             lib.ppt_mpi_set_memory(m, memory.bandwidth_Bps, memory.latency_s)
@@ -564,11 +561,12 @@ def replay_job(job, trace, replayer_cls, options: dict, progress=None):
     done_records = 0
 
     def step():
-        """Run the engine to the end of the job or of its window; a replay that goes wrong raises its error."""
+        """Run the engine to the end of the job, of its window or before its horizon; a replay that goes wrong
+        raises its error."""
         nonlocal done_records
         while True:
             status = lib.ppt_mpi_run(m)
-            if status == lib.PPT_MPI_DONE:
+            if status in (lib.PPT_MPI_DONE, lib.PPT_MPI_HORIZON):
                 return None
             if status == lib.PPT_MPI_NEED_CHUNK:
                 rank = lib.ppt_mpi_need_rank(m)
@@ -590,7 +588,7 @@ def replay_job(job, trace, replayer_cls, options: dict, progress=None):
                 raise SimulationError(f"compiled MPI engine: {_reason(m)}")
 
     with young_garbage_only():         # the trace and tables held: no rescans
-        step() if windows is None else windows.run(step)
+        drive(engine, windows, step, job.sampler)
     _check_finished(m, names, planner, windows)
     return _results(m, job, names, engine, windows, time.perf_counter() - wall), None
 

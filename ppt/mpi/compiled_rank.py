@@ -32,7 +32,6 @@ out of the run.
 """
 from __future__ import annotations
 
-import math
 import time
 from functools import partial
 
@@ -45,7 +44,7 @@ from ppt.errors import SimulationError
 from ppt.interconnects.core import ffi, lib
 from ppt.mpi.api import MPI
 from ppt.mpi.compiled import Engine, flatten, mismatch, strays, unsupported
-from ppt.mpi.compiled_windows import CallParts, Windows, gathered
+from ppt.mpi.compiled_windows import CallParts, SampledRun, Windows, drive, gathered
 from ppt.mpi.constants import ANY_SOURCE, ANY_TAG, PROC_NULL
 from ppt.mpi.deadlock import describe
 from ppt.mpi.outcome import JobResult, raise_failures, rank_body
@@ -594,18 +593,12 @@ class ProgramRun:
         """Run every rank to its end (or the events' end), over every window of a parallel run, or driven
         by ``sampler`` (a :class:`~ppt.drivers.sampling.Sampler`) to each of its sample times."""
         with young_garbage_only():
-            if self.windows is not None:
-                self.windows.run(self._step)
-            elif sampler is None:
-                self._step()
-            else:
-                sampler.attach(self.jobs.network, self.by_time())
-                sampler.run()
+            drive(self.engine, self.windows, self._step, sampler)
 
-    def by_time(self) -> _SampledRun:
+    def by_time(self) -> SampledRun:
         """The run driven up to one time after another (a sampler's, a job mix's checks), serially or in
         windows."""
-        return _SampledRun(self.engine, self._step, self.windows)
+        return SampledRun(self.engine, self.windows, self._step)
 
     def _step(self) -> None:
         """Run the engine until no events remain, its window ends or the next event is at its horizon."""
@@ -658,35 +651,6 @@ class ProgramRun:
                 "per_rank": list(zip(per_rank, [r.result for r in ranks]))}
 
 
-class _SampledRun:
-    """What a :class:`~ppt.drivers.sampling.Sampler` (or a job mix, :mod:`ppt.jobs.mix`) drives and reads of
-    a compiled run, as of a simulation: runs up to a time (serially the engine's horizon, and a Python
-    model's; in parallel the last of the ``windows`` before it), the next event's time (s), and the
-    gathering of every process's figures on process 0 (None elsewhere)."""
-
-    def __init__(self, engine, drive, windows=None):
-        self.engine, self.drive, self.windows = engine, drive, windows
-        self.rank, self.size, self.comm = (0, 1, None) if windows is None else (windows.rank, windows.size,
-                                                                              windows.comm)
-
-    def run(self, until_s: float | None = None) -> float:
-        until_s = math.inf if until_s is None else until_s
-        if self.windows is not None:
-            self.windows.run(self.drive, until_s)
-        else:
-            lib.ppt_mpi_set_horizon(self.engine.m, until_s)
-            if self.engine.sim is not None:
-                self.engine.sim.horizon = until_s
-            self.drive()
-        return lib.ppt_mpi_now(self.engine.m)
-
-    def peek(self) -> float:
-        return lib.ppt_mpi_next_s(self.engine.m)
-
-    def gather(self, obj) -> list | None:
-        return [obj] if self.comm is None else self.comm.gather(obj, root=0)
-
-
 def _job_result(job, parts: list, now_s: float, network: dict, events: int, wall_s: float) -> JobResult:
     """The JobResult of ``job`` from its ranks' outcomes on every simulation process (``parts``); DeadlockError
     or MPIError as :meth:`ppt.mpi.job.MPIJob.result` raises."""
@@ -701,8 +665,8 @@ def _job_result(job, parts: list, now_s: float, network: dict, events: int, wall
 def run_job(job, main, args=(), argv=(), progress=None):
     """Run ``main(mpi, *args)`` on every rank of ``job`` on the compiled engine: ``(JobResult, None)``, or
     ``(None, why)`` when the engine does not carry the job (then nothing has run).  The job's sampler, if
-    any, drives the run to each sample time (:class:`_SampledRun`)."""
-    why = unsupported(job, sampling=True)
+    any, drives the run to each sample time (:class:`~ppt.mpi.compiled_windows.SampledRun`)."""
+    why = unsupported(job)
     if why is not None:
         return None, why
     run = ProgramRun([(job, main, args, argv)], job.comm, progress)

@@ -12,7 +12,9 @@ the partition.
 
 On the packet network each process drives its part of the packet core: a message to a rank of another
 process goes ahead to it as a record (``in_core``) when it is handed to the core, and the core delivers
-it there; the core's own events for other processes travel in the same exchange.
+it there; the core's own events for other processes travel in the same exchange.  A model of one's own
+(:mod:`ppt.mpi.pynet`) runs its part on each process the same way, its events for other processes in the
+exchange too.  A sampled run (:class:`SampledRun`) ends its windows at each sample time.
 
 An error on one process (a replay's refused call or mismatched collective, a program's exception, the
 engine stopping) and an interrupt stop all processes together, as :mod:`ppt.engine.parallel`
@@ -44,10 +46,13 @@ class Windows:
     """The compiled engine of one simulation process, as :func:`~ppt.engine.parallel.run_windows` drives a
     simulation: its peek, its window's run and its exchange of cross-process messages."""
 
-    def __init__(self, m, names, sim, core, cargo=None):
+    def __init__(self, m, names, sim, core, cargo=None, model=None):
         self.m = m
         #: The packet network's core (its events for other processes travel too), or None.
         self.core = core
+        #: A network or node memory model of one's own (:class:`~ppt.mpi.pynet.PythonModels`), or None: its
+        #: simulation's events for other processes travel too, and its windows are this one's.
+        self.model = model
         #: The job's call names (``ppt.mpi.compiled._Names``): ids are per process, names travel.
         self.names = names
         #: What travels beside the records in Python, or None: ``cargo.pack(batches)`` gives, per process,
@@ -61,7 +66,7 @@ class Windows:
         self.now = 0.0
         self.window_end = -math.inf
         self._outbox = [[] for _ in range(self.size)]     # run_windows' Python events: none here
-        self.exchanges = [self]
+        self.exchanges = [self] if model is None else [self, *model.sim.exchanges, model]
         self.step = None
 
     @classmethod
@@ -71,15 +76,14 @@ class Windows:
         if comm is None or comm.size == 1:
             return None
         net = engine.net
-        core = None if engine.sim is None else net.core.c       # the packet network: this process's part of it
         sim = engine.sim or net.simulation(comm=comm, name="mpi")
         owner = np.array([sim.owner(net.nic_eid(node)) for node in range(net.num_nodes)], dtype=np.int32)
         lib.ppt_mpi_set_partition(engine.m, sim.rank, sim.size, ffi.from_buffer("int32_t[]", owner))
-        return cls(engine.m, engine.names, sim, core, cargo)
+        return cls(engine.m, engine.names, sim, engine.core, cargo, engine.python)
 
     def run(self, step, until_s: float = math.inf) -> None:
-        """Run the engine's events before ``until_s`` (s; default: to the end of the job), ``step()``
-        running it up to the current window's end; nothing then waits in the outboxes."""
+        """Run the engine until no events remain before ``until_s`` on any process (every message due
+        before it delivered), ``step()`` running it up to the current window's end."""
         self.step = step
         parallel.run_windows(self, until_s)
 
@@ -96,7 +100,11 @@ class Windows:
 
     def _run_window(self, end: float) -> None:
         lib.ppt_mpi_set_window(self.m, end)
-        self.step()
+        if self.model is None:
+            self.step()
+        else:
+            with self.model.window(end):
+                self.step()
         self.now = lib.ppt_mpi_now(self.m)
 
     def outgoing(self) -> list:
@@ -201,6 +209,50 @@ class CallParts:
     def unpack(self, records, added) -> None:
         for key, members, part in added:
             self._add(key, members, *pickle.loads(part), None)
+
+
+class SampledRun:
+    """What a :class:`~ppt.drivers.sampling.Sampler` drives and reads of a compiled run, serial or parallel
+    (``windows``: :class:`Windows`, or None), as of a simulation: :meth:`run` up to a sample time, the next
+    event's time here (:meth:`peek`), and every process's figures on process 0 (:meth:`gather`).  ``step()``
+    runs the engine until no events remain, its window ends or the next event is at its horizon."""
+
+    def __init__(self, engine, windows: Windows | None, step):
+        self.engine, self.windows, self.step = engine, windows, step
+        self.comm = None if windows is None else windows.comm
+        self.rank, self.size = (0, 1) if windows is None else (windows.rank, windows.size)
+
+    def run(self, until_s: float | None = None) -> float:
+        """Run every event before ``until_s`` (s; None: all): the engine's horizon (and a Python model's),
+        and in a parallel run the windows' end; returns the engine's time."""
+        until_s = math.inf if until_s is None else until_s
+        lib.ppt_mpi_set_horizon(self.engine.m, until_s)
+        if self.engine.sim is not None:
+            self.engine.sim.horizon = until_s
+        if self.windows is None:
+            self.step()
+        else:
+            self.windows.run(self.step, until_s)
+        return lib.ppt_mpi_now(self.engine.m)
+
+    def peek(self) -> float:
+        return lib.ppt_mpi_next_s(self.engine.m)
+
+    def gather(self, obj):
+        """Every process's ``obj`` as a list on process 0; None elsewhere."""
+        return [obj] if self.windows is None else self.comm.gather(obj, root=0)
+
+
+def drive(engine, windows: Windows | None, step, sampler=None) -> None:
+    """Run ``engine``'s job to its end: ``step()`` alone (serial), over every window of a parallel run, or
+    driven by ``sampler`` (a :class:`~ppt.drivers.sampling.Sampler`) to each of its sample times."""
+    if sampler is not None:
+        sampler.attach(engine.net, SampledRun(engine, windows, step))
+        sampler.run()
+    elif windows is None:
+        step()
+    else:
+        windows.run(step)
 
 
 def gathered(windows: Windows | None, obj) -> list:

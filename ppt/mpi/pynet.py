@@ -20,12 +20,19 @@ message and per event of the model: slower, the same engine, the same events in 
   engine; ``on_sent()`` finishes its send.  Both must happen in the model's events, not within the
   ``send_message`` or ``copy`` call that started the message.
 
+* **In parallel** (``mpiexec``) each process runs its part of the model, the entities
+  ``net.simulation(comm)`` makes there, as the Python engine's parallel run does: the model's events
+  for other processes' entities travel in the engine's window exchange (:class:`PythonModels` is one
+  of its exchanges), and a message to a rank of another process goes ahead to it as the model takes it,
+  under a number of its own (``PPT_MPI_PYTHON_AHEAD``) that the model carries to its destination.
+
 An exception the model raises stops the run; :func:`ppt.mpi.compiled_rank.run_job` raises it again
 (a replay gives up and the Python engine replays the trace, raising it there).
 """
 from __future__ import annotations
 
 import math
+from contextlib import contextmanager
 from functools import partial
 
 from ppt.engine.entity import KEY_BITS
@@ -35,13 +42,14 @@ from ppt.interconnects.core import ffi, lib
 
 class PythonModels:
     """The Python side of an engine running a model network (``whole_network``) or only a model node
-    memory, in ``sim`` (a simulation of ``net``, built), for ranks on ``nodes``."""
+    memory, in ``sim`` (a simulation of ``net``, built; in a parallel run this process's part of it), for
+    ranks on ``nodes``."""
 
     def __init__(self, m, net, sim, nodes, whole_network: bool):
         self.m, self.net, self.sim = m, net, sim
         self.whole_network = whole_network
-        #: The NIC entities of the ranks' nodes, the only ones a message leaves from or reaches.
-        self.nics = {node: net.nic(sim, node) for node in sorted(set(nodes))}
+        #: The NIC entities of the ranks' nodes here, the only ones a message leaves from or reaches.
+        self.nics = {node: net.nic(sim, node) for node in sorted(set(nodes)) if sim.is_local(net.nic_eid(node))}
         self.node_of_eid = {nic.eid: node for node, nic in self.nics.items()}
         #: The model's queued events by (time, key): (service, data).
         self.pending: dict[int, tuple] = {}
@@ -125,6 +133,30 @@ class PythonModels:
         finally:
             self.starting = False
         return 0
+
+    # -- a parallel run: the model's events for other simulation processes (an exchange of run_windows) ----
+    @contextmanager
+    def window(self, end_s: float):
+        """Run the model within a window ending at ``end_s`` (s), as a parallel simulation runs one: no event
+        at or past its end, and none for another process sooner."""
+        self.sim.horizon = self.sim.window_end = end_s
+        try:
+            yield
+        finally:
+            self.sim.window_end = -math.inf
+
+    def outgoing_min_s(self) -> float:
+        return min((event[0] for batch in self.sim._outbox for event in batch), default=math.inf)
+
+    def outgoing(self) -> list:
+        out, self.sim._outbox = self.sim._outbox, [[] for _ in range(self.sim.size)]
+        return out
+
+    def incoming(self, batches: list) -> None:
+        """Queue the model's events from the other processes, and whatever its own exchanges (the window's
+        earlier ones) queued, in the engine."""
+        self.sim._deliver(batches)
+        self.to_engine()
 
     # -- the model's calls ---------------------------------------------------------------------------
     def arrive(self, msg: int) -> None:

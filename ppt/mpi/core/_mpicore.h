@@ -26,9 +26,10 @@ int32_t ppt_mpi_path_cb(void *handle, int32_t src, int32_t dst, double *out);
 int64_t ppt_mpi_wire_cb(void *handle, int64_t nbytes);
 int32_t ppt_mpi_route_cb(void *handle, int32_t src, int32_t dst, int64_t nbytes, double now_s, double *out);
 /* A network or node memory model of one's own runs in Python (ppt/mpi/pynet.py): a message handed to it
- * at now_s (on_sent: the request its last byte leaving finishes, or -1), and one of its events run.  Both
- * return 0, or -1 if the model raised (the run then stops). */
-int32_t ppt_mpi_send_cb(void *handle, int32_t msg, int32_t src_node, int32_t dst_node, int64_t nbytes, double delay_s,
+ * at now_s (msg: its number, PYTHON_AHEAD on if it went ahead to another process; on_sent: the request its
+ * last byte leaving finishes, or -1), and one of its events run.  Both return 0, or -1 if the model raised
+ * (the run then stops). */
+int32_t ppt_mpi_send_cb(void *handle, int64_t msg, int32_t src_node, int32_t dst_node, int64_t nbytes, double delay_s,
                         int32_t on_sent, double now_s);
 int32_t ppt_mpi_event_cb(void *handle, double t_s, uint64_t key);
 
@@ -321,6 +322,7 @@ struct ppt_mpi {
     int32_t ndirty;
     int8_t *is_dirty;
     int8_t failed;              /* the Python model raised: the run stops (reason says so) */
+    int64_t python_ahead;       /* messages sent ahead to other processes so far (their numbers) */
     /* replay */
     int32_t cpu_clock, keep_startup;
     const int8_t *skippable;    /* by call id: an OTHER op of that call is skipped (else refused) */

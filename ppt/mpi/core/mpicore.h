@@ -93,7 +93,11 @@ void ppt_mpi_python_event(ppt_mpi_t *m, double t_s, uint64_t key, int32_t node, 
 /* Events the model ran, or took back, besides those of its own in the engine's queue (the packet
  * network's model counts its core's events and not its wake-ups). */
 void ppt_mpi_python_events(ppt_mpi_t *m, int64_t events);
-void ppt_mpi_python_arrive(ppt_mpi_t *m, int32_t msg);
+/* In a parallel run a message to a rank of another process goes ahead to that process as the model takes
+ * it, numbered there and for the model PPT_MPI_PYTHON_AHEAD + (process << 40) + a running count; msg is
+ * the number the model was handed. */
+#define PPT_MPI_PYTHON_AHEAD (1LL << 62)
+void ppt_mpi_python_arrive(ppt_mpi_t *m, int64_t msg);
 void ppt_mpi_python_sent(ppt_mpi_t *m, int32_t req);
 /* The nodes whose NIC keys the engine moved since the last call, and those keys (up to num_nodes each);
  * returns how many. */

@@ -229,7 +229,13 @@ void ppt_mpi_python_event(ppt_mpi_t *m, double t_s, uint64_t key, int32_t node, 
 }
 
 void ppt_mpi_python_events(ppt_mpi_t *m, int64_t events) { m->events += events; }
-void ppt_mpi_python_arrive(ppt_mpi_t *m, int32_t i) { p2p_arrive(m, i); }
+void ppt_mpi_python_arrive(ppt_mpi_t *m, int64_t msg)
+{
+    int64_t i = msg;
+    if (msg >= PPT_MPI_PYTHON_AHEAD)            /* sent ahead from another process: its number here */
+        map_del(&m->map, map_k1(T_UID_MSG, 0), (uint64_t)msg, &i);
+    p2p_arrive(m, (int32_t)i);
+}
 void ppt_mpi_python_sent(ppt_mpi_t *m, int32_t q) { p2p_finish(m, q); }
 
 int32_t ppt_mpi_python_keys(ppt_mpi_t *m, int32_t *nodes, uint64_t *keys)
@@ -255,11 +261,17 @@ int python_event(ppt_mpi_t *m, double t_s, uint64_t key)
     return ppt_mpi_event_cb(m->python, t_s, key) ? python_failed(m) : PPT_MPI_DONE;
 }
 
+/* Message i handed to the model; one to a rank of another process goes ahead to it (remote.c) under a
+ * number of its own, which the model carries there. */
 static void python_send(ppt_mpi_t *m, int32_t i, int32_t src_node, int32_t dst_node, double delay_s)
 {
     const msg_t *g = MSG(m, i);
-    if (ppt_mpi_send_cb(m->python, i, src_node, dst_node, g->net_B, delay_s, g->on_sent, m->now))
+    int ahead = !ppt_mpi_is_local(m, g->dst);
+    int64_t msg = ahead ? PPT_MPI_PYTHON_AHEAD + ((int64_t)m->me << 40) + ++m->python_ahead : i;
+    if (ppt_mpi_send_cb(m->python, msg, src_node, dst_node, g->net_B, delay_s, g->on_sent, m->now))
         python_failed(m);
+    else if (ahead)
+        mpi_send_ahead(m, (uint64_t)msg, i);
 }
 
 /* -- sending (network.py Nic.send_message) --------------------------------------------------------------- */

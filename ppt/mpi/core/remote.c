@@ -98,8 +98,9 @@ void mpi_deliver_at(ppt_mpi_t *m, double t, uint64_t key, int32_t i)
     export(m, i, (ppt_mpi_remote_t){.t = t, .key = key});
 }
 
-/* Message i, handed to the packet core as uid, goes ahead to the process whose core delivers it (it gets
- * there in the exchange that carries the message's first packet across, or an earlier one). */
+/* Message i, handed to the packet core (or a model in Python) as uid, goes ahead to the process whose core
+ * (model) delivers it (it gets there in the exchange that carries the message's first packet, or the
+ * model's first event for that process, across, or an earlier one). */
 void mpi_send_ahead(ppt_mpi_t *m, uint64_t uid, int32_t i)
 {
     export(m, i, (ppt_mpi_remote_t){.uid = uid, .sent_s = MSG(m, i)->sent_s, .in_core = 1});
