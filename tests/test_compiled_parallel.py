@@ -66,11 +66,11 @@ for seed in range(seeds):
     trace, rng = _random_trace(seed)
     job = (analytic if network == "analytic" else packet)(rng, trace.num_ranks)
     try:
-        parallel = json.dumps(replay(trace, job(world), engine="compiled"), sort_keys=True)
+        parallel = json.dumps(replay(trace, job(world)), sort_keys=True)
     except PPTError:            # the stream goes wrong: reported where it does (its text: test_compiled_replay)
         continue
     compiled += 1
-    if parallel != json.dumps(replay(trace, job(None), engine="compiled"), sort_keys=True):
+    if parallel != json.dumps(replay(trace, job(None)), sort_keys=True):
         differ.append(seed)
 reports = world.gather({"process": world.rank, "differ": differ, "compiled": compiled})
 if world.rank == 0:
@@ -78,37 +78,31 @@ if world.rank == 0:
 """
 
 #: Run under mpiexec: the mpi4py API programs (payloads of every kind, reductions with user ops,
-#: communicators) on 4 ranks of 4 nodes, serially and in parallel on the compiled engine (or, where it
-#: refuses a call, on ``auto``'s Python engine); process 0 prints the programs that ran compiled and those
-#: that differ.
+#: communicators) on 4 ranks of 4 nodes, serially and in parallel; process 0 prints the programs that ran
+#: and those that differ.
 API_PROGRAMS = """
 import json
 from mpi4py import MPI
 import mpi4py_api_programs as programs
 from mpi_helpers import network
-from ppt.errors import ConfigError
 from ppt.mpi.job import MPIJob
 from ppt.mpi.settings import MPISettings
 
-world, compiled, differ = MPI.COMM_WORLD, [], []
+world, ran, differ = MPI.COMM_WORLD, [], []
 
 
-def outcome(main, comm, engine):
-    job = MPIJob(network(4), 4, comm=comm, settings=MPISettings(1024, 1e-7, 2e-7), engine=engine)
+def outcome(main, comm):
+    job = MPIJob(network(4), 4, comm=comm, settings=MPISettings(1024, 1e-7, 2e-7))
     r = job.run(main)
     return json.dumps([r.predicted_s, r.per_rank, r.calls, r.network, r.returns, r.events], default=repr)
 
 
 for name, main in programs.PROGRAMS.items():
-    try:
-        parallel = outcome(main, world, "compiled")
-        compiled.append(name)
-    except ConfigError:
-        parallel = outcome(main, world, "auto")
-    if parallel != outcome(main, None, "compiled" if name in compiled else "auto"):
+    ran.append(name)
+    if outcome(main, world) != outcome(main, None):
         differ.append(name)
 if world.rank == 0:
-    print(json.dumps({"compiled": compiled, "differ": differ}))
+    print(json.dumps({"ran": ran, "differ": differ}))
 """
 
 #: Run under mpiexec: NCCL's tree all-reduce and ring all-gather, whose schedule messages carry marks (a
@@ -132,7 +126,7 @@ def main(mpi):
 
 def outcome(comm):
     job = MPIJob(network(4), 8, 2, comm=comm, settings=MPISettings(1024, 1e-7, 2e-7, nccl_channels=2,
-                 nccl_chunk_B=256), engine="compiled", algorithms={"allreduce": "nccl_tree", "allgather": "nccl_ring"})
+                 nccl_chunk_B=256), algorithms={"allreduce": "nccl_tree", "allgather": "nccl_ring"})
     r = job.run(main)
     return json.dumps([r.predicted_s, r.per_rank, r.calls, r.network, r.returns, r.events], default=repr)
 
@@ -209,7 +203,7 @@ def synthetic(tmp_path_factory):
                                                     ("dragonfly-booksim", "packet", 1056)])
 def test_ppt_replay_in_parallel_prints_the_serial_json(synthetic, processes, system, network, nodes):
     command = [sys.executable, "-m", "ppt.cli.main", "replay", str(synthetic), "--system", system, "--network",
-               network, "--ranks-per-node", "2", "--mapping", "random", "--engine", "compiled", "--json"]
+               network, "--ranks-per-node", "2", "--mapping", "random", "--json"]
     serial, parallel = _run(command), _run(command, processes)
     assert serial.returncode == parallel.returncode == 0, serial.stderr + parallel.stderr
     used = {r["node"] for r in json.loads(serial.stdout)["per_rank"]}
@@ -251,7 +245,7 @@ def test_programs_run_in_parallel_as_serially(tmp_path, processes):
     assert run.returncode == 0, run.stderr
     report = json.loads(run.stdout)
     assert report["differ"] == []
-    assert {"collectives_objects", "communicators", "derived_datatypes"} <= set(report["compiled"])
+    assert {"collectives_objects", "communicators", "derived_datatypes"} <= set(report["ran"])
 
 
 #: A model: compute, reductions and object messages between ranks on other processes, a rendezvous-sized
@@ -309,13 +303,12 @@ def own_packet(nodes):
 
 
 def outcome(model, comm):
-    result = MPIJob(model(16), 12, 2, mapping="random", seed=3, comm=comm).run(exchanges, engine="compiled")
+    result = MPIJob(model(16), 12, 2, mapping="random", seed=3, comm=comm).run(exchanges)
     runs = [result.as_json(), result.events, repr(result.returns)]
     for seed in range(4):
         trace, _ = _random_trace(seed)
         try:
-            runs.append(replay(trace, MPIJob(model(16), trace.num_ranks, 1, mapping="random", seed=seed, comm=comm),
-                               engine="compiled"))
+            runs.append(replay(trace, MPIJob(model(16), trace.num_ranks, 1, mapping="random", seed=seed, comm=comm)))
         except PPTError:        # the stream goes wrong (its text: test_compiled_replay)
             runs.append("error")
     return json.dumps(runs, sort_keys=True)

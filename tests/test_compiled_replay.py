@@ -36,7 +36,7 @@ SHARED_TRACES = ["amg_n4", "hpccg_n4", "npb_cg_W_n4", "npb_ft_W_n4", "npb_is_W_n
 def _outcome(trace, make_job):
     """The replay's JSON (but the trace's path, which may be a test's own folder), or the error."""
     try:
-        return json.dumps(dict(replay(trace, make_job(), engine="compiled"), trace=None), sort_keys=True,
+        return json.dumps(dict(replay(trace, make_job()), trace=None), sort_keys=True,
                           default=repr)
     except PPTError as exc:
         return f"{type(exc).__name__}: {exc}"
@@ -479,19 +479,3 @@ def test_an_op_the_reader_translates_but_replay_cannot_is_refused_at_the_op():
     trace.translates = lambda call: True
     assert _same(trace, _ideal(trace)) == ("TraceError: trace rank 1 calls MPI_Foo, which replay does not "
                                           "support; rerun with --skip-unsupported to ignore it")
-
-
-def test_an_error_is_reported_without_replaying_on_the_python_engine(monkeypatch):
-    """``auto`` reports an error where the compiled engine meets it: every rank's stream is read once, and
-    the Python engine never runs."""
-    trace = _trace(*ERRORS["DeadlockError"]["a collective one rank never calls"])
-    reads = []
-    stream = trace.stream
-    monkeypatch.setattr(trace, "stream", lambda rank: reads.append(rank) or stream(rank), raising=False)
-
-    def python_engine(*args, **kwargs):
-        raise AssertionError("the Python engine ran")
-    monkeypatch.setattr(MPIJob, "run", python_engine)
-    with pytest.raises(DeadlockError, match="3 of 4 ranks blocked"):
-        replay(trace, _ideal(trace)(), engine="auto")
-    assert sorted(reads) == list(range(trace.num_ranks))

@@ -6,11 +6,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+import golden
 from ppt.cli.main import main
 from ppt.errors import ConfigError, DeadlockError, PPTError
 from ppt.hardware.systems import load_system
 from ppt.drivers.sampling import Sampler
-from ppt.interconnects.core import ffi
 from ppt.jobs.allocation import allocate
 from ppt.jobs.joblist import read_job_list
 from ppt.jobs.mix import JobMix
@@ -298,7 +298,7 @@ def test_a_finished_mix_beside_traffic_ends_when_its_packets_drain(tmp_path, exc
     assert out["predicted_s"] <= out["span_s"] < out["predicted_s"] + 1e-6     # a check every 10 us
 
 
-# -- both MPI engines ----------------------------------------------------------------------------------
+# -- mixes held to their recorded outcomes ---------------------------------------------------------------
 #: Every call that names a peer or a communicator's members: a split, payload collectives, a probe and
 #: receives from any source, a matched probe, an Ibarrier; the program checks what it received.
 PEERS = """
@@ -327,37 +327,33 @@ def main(mpi):
 """
 
 
-def mix_on(engine: str, machine_name: str, network_kind: str, jobs: Path, **options) -> dict:
-    """The result of job list ``jobs`` run together on ``engine``, or the error it raises as ``(type, text)``."""
-    mix = JobMix(Machine(load_system(machine_name, []), network_kind=network_kind), read_job_list(str(jobs)),
-                 **options)
-    try:
-        return mix.run(comm=None, engine=engine)
-    except PPTError as exc:
-        return type(exc), str(exc)
-
-
-def both_engines(tmp_path, machine_name: str, network_kind: str, jobs: list, **options):
-    """``jobs`` (job list entries, scripts named by their text) on both MPI engines: the same result."""
+def as_recorded(tmp_path, machine_name: str, network_kind: str, jobs: list, **options):
+    """The result of ``jobs`` (job list entries, scripts named by their text) run together, or the error it
+    raises as ``(type, text)``; either must be the one recorded (``golden.check``, the jobs' file paths
+    left out)."""
     for job in jobs:
         if job["kind"] == "script":
             path = tmp_path / f"{job['name']}.py"
             path.write_text(job["script"])
             job["script"] = str(path)
-    path = write(tmp_path / "jobs.json", jobs)
-    python = mix_on("python", machine_name, network_kind, path, **options)
-    compiled = mix_on("compiled", machine_name, network_kind, path, **options)
-    assert compiled == python
-    return compiled
+    mix = JobMix(Machine(load_system(machine_name, []), network_kind=network_kind),
+                 read_job_list(str(write(tmp_path / "jobs.json", jobs))), **options)
+    try:
+        out = mix.run(comm=None)
+    except PPTError as exc:
+        golden.check(f"{type(exc).__name__}: {exc}")
+        return type(exc), str(exc)
+    golden.check(json.dumps(dict(out, jobs=[dict(job, source=None) for job in out["jobs"]]), sort_keys=True))
+    return out
 
 
 @pytest.mark.parametrize("network_kind, allocation", [("analytic", "contiguous"), ("packet", "random")])
-def test_a_mix_of_traces_and_scripts_is_the_same_on_both_engines(tmp_path, ring_trace, network_kind, allocation):
+def test_a_mix_of_traces_and_scripts_runs_as_recorded(tmp_path, ring_trace, network_kind, allocation):
     jobs = [{"name": "ring", "kind": "trace", "trace": str(ring_trace), "ranks": 4},
             {"name": "peers", "kind": "script", "script": PEERS, "ranks": 6, "ranks_per_node": 2},
             {"name": "again", "kind": "trace", "trace": str(ring_trace), "ranks": 4},
             {"name": "exchange", "kind": "script", "script": EXCHANGE, "ranks": 5}]
-    out = both_engines(tmp_path, "fattree-4-3", network_kind, jobs, allocation=allocation, seed=3,
+    out = as_recorded(tmp_path, "fattree-4-3", network_kind, jobs, allocation=allocation, seed=3,
                        ranks_per_node=1)
     assert [job["ranks"] for job in out["jobs"]] == [4, 6, 4, 5]
     assert all(job["messages_sent"] > 0 for job in out["jobs"])
@@ -367,35 +363,35 @@ def test_a_mix_of_traces_and_scripts_is_the_same_on_both_engines(tmp_path, ring_
 @pytest.mark.parametrize("traffic", [{"pattern": "ur", "load": 0.4, "ranks": "rest"},
                                      {"pattern": "bitcomp", "load": 0.7, "process": "bernoulli", "message_B": 3000,
                                       "ranks": 4}])
-def test_a_mix_beside_traffic_is_the_same_on_both_engines(tmp_path, ring_trace, traffic):
-    """The traffic stops one lookahead after the last rank finished, on either engine at the same event."""
+def test_a_mix_beside_traffic_runs_as_recorded(tmp_path, ring_trace, traffic):
+    """The traffic stops one lookahead after the last rank finished."""
     jobs = [{"name": "ring", "kind": "trace", "trace": str(ring_trace), "ranks": 4},
             {"name": "bg", "kind": "traffic", **traffic},
             {"name": "exchange", "kind": "script", "script": EXCHANGE, "ranks": 4, "ranks_per_node": 2}]
-    out = both_engines(tmp_path, "fattree-4-3", "packet", jobs, allocation="random", seed=5, ranks_per_node=1)
+    out = as_recorded(tmp_path, "fattree-4-3", "packet", jobs, allocation="random", seed=5, ranks_per_node=1)
     assert all(job["packets"] > 0 for job in out["jobs"]) and out["jobs"][1]["predicted_s"] is None
 
 
-def test_a_deadlock_beside_traffic_is_the_same_report_on_both_engines(tmp_path):
+def test_a_deadlock_beside_traffic_is_reported_as_recorded(tmp_path):
     jobs = [{"name": "stuck", "kind": "script", "script": DEADLOCK, "ranks": 3},
             {"name": "bg", "kind": "traffic", "pattern": "ur", "load": 0.5, "ranks": "rest"}]
-    kind, text = both_engines(tmp_path, "fattree-4-3", "packet", jobs, ranks_per_node=1)
+    kind, text = as_recorded(tmp_path, "fattree-4-3", "packet", jobs, ranks_per_node=1)
     assert kind is DeadlockError and "3 of 3 ranks blocked" in text
 
 
 @pytest.mark.parametrize("network_kind", ["analytic", "packet"])
-def test_a_deadlock_in_a_mix_is_the_same_report_on_both_engines(tmp_path, network_kind):
+def test_a_deadlock_in_a_mix_is_reported_as_recorded(tmp_path, network_kind):
     jobs = [{"name": "ring", "kind": "script", "script": RING, "ranks": 4},
             {"name": "stuck", "kind": "script", "script": DEADLOCK, "ranks": 3}]
-    kind, text = both_engines(tmp_path, "fattree-4-3", network_kind, jobs, ranks_per_node=1)
+    kind, text = as_recorded(tmp_path, "fattree-4-3", network_kind, jobs, ranks_per_node=1)
     assert kind is DeadlockError and text.startswith("deadlock at t=") and "rank 2" in text
 
 
-# -- traffic on the compiled engine -----------------------------------------------------------------
-def compiled_mix(tmp_path, jobs: list, sampler=None) -> tuple[JobMix, dict]:
-    """``jobs`` on fattree-4-3 (one rank per node) on the compiled engine: the mix and its result."""
+# -- traffic beside MPI jobs ------------------------------------------------------------------------------
+def run_mix(tmp_path, jobs: list, sampler=None) -> tuple[JobMix, dict]:
+    """``jobs`` on fattree-4-3 (one rank per node): the mix and its result."""
     mix = JobMix(machine(), read_job_list(str(write(tmp_path / "jobs.json", jobs))), ranks_per_node=1)
-    return mix, mix.run(sampler, comm=None, engine="compiled")
+    return mix, mix.run(sampler, comm=None)
 
 
 def test_traffic_stops_one_lookahead_after_the_last_rank_finished(tmp_path, exchange):
@@ -405,7 +401,7 @@ def test_traffic_stops_one_lookahead_after_the_last_rank_finished(tmp_path, exch
     overhead owed, so its ranks finish when their programs return).  Every packet injected arrives."""
     background = {"name": "bg", "kind": "traffic", "pattern": "bitcomp", "load": 1.0, "process": "bernoulli",
                   "message_B": 3000, "ranks": 6}
-    mix, out = compiled_mix(tmp_path, [{"name": "app", "kind": "script", "script": str(exchange), "ranks": 4},
+    mix, out = run_mix(tmp_path, [{"name": "app", "kind": "script", "script": str(exchange), "ranks": 4},
                                        background])
     net = mix.net
     app, bg = out["jobs"]
@@ -422,7 +418,7 @@ def test_a_sampled_mix_records_every_byte_the_run_moved(tmp_path, exchange):
     the run's end or after it."""
     background = {"name": "bg", "kind": "traffic", "pattern": "ur", "load": 0.5, "ranks": "rest"}
     sampler = Sampler(str(tmp_path / "samples.npz"), 1e-6)
-    _, out = compiled_mix(tmp_path, [{"name": "app", "kind": "script", "script": str(exchange), "ranks": 4},
+    _, out = run_mix(tmp_path, [{"name": "app", "kind": "script", "script": str(exchange), "ranks": 4},
                                      background], sampler)
     sampler.close()
     samples = np.load(tmp_path / "samples.npz")

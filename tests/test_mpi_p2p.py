@@ -362,28 +362,3 @@ def test_bad_arguments_raise_one_line_errors_naming_rank_and_call(body, text):
     with pytest.raises(MPIError) as err:
         run(2, main)
     assert str(err.value).startswith(text) and "\n" not in str(err.value)
-
-
-def test_envelopes_name_their_fields_and_survive_pickling():
-    import pickle
-
-    from ppt.mpi.p2p import EAGER, RTS, Eager, Rts
-
-    def main(mpi):
-        comm = mpi.COMM_WORLD
-        if comm.rank == 0:
-            comm.send(b"12345678", dest=1, tag=5)
-            comm.isend(None, dest=1, tag=6, nbytes=2 * EAGER_B)
-            return None
-        comm.probe(source=0, tag=6)                  # both have arrived, neither is received
-        envelopes = mpi._rank.unreceived()
-        seen = [(type(e), e.kind, e.src, e.dst, e.tag, e.seq, e.nbytes) for e in envelopes]
-        payload = envelopes[0].data
-        same = [pickle.loads(pickle.dumps(e)) == e for e in envelopes]
-        comm.recv(source=0, tag=5)
-        comm.recv(source=0, tag=6)
-        return seen, payload, same
-
-    seen, payload, same = run(2, main, engine="python").returns[1]     # the Python engine's own envelopes
-    assert seen == [(Eager, EAGER, 0, 1, 5, 0, 8), (Rts, RTS, 0, 1, 6, 1, 2 * EAGER_B)]
-    assert payload == b"12345678" and same == [True, True]

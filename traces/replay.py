@@ -65,7 +65,6 @@ from collections import Counter
 
 from ppt.errors import ConfigError, TraceError
 from ppt.mpi import compiled
-from ppt.mpi.outcome import ENGINES, check_engine  # noqa: F401  (ENGINES: the CLI's list is checked against it)
 from ppt.traces.handles import Handles
 from ppt.oprecord import (AUX_LEN, AUX_START, CALL, CALL_S, COMM, FLAG, GAP_CPU_S, GAP_WALL_S, KIND, NBYTES, OP, PEER, REQUEST, ROOT, START_S,
     TAG, Op)
@@ -481,7 +480,7 @@ def _rank_main(mpi, trace, compute_scale, skip, progress, skip_unsupported=False
 
 
 def replay(trace, job, compute_scale: float = 1.0, skip_unsupported: bool = False, progress=None,
-           keep_startup: bool = False, compute_clock: str = "auto", engine: str = "auto") -> dict:
+           keep_startup: bool = False, compute_clock: str = "auto") -> dict:
     """Replay :class:`~ppt.traces.opstream.OpTrace` ``trace`` (a DUMPI TraceSet, a saved op-stream trace, ...)
     on MPIJob ``job`` (one simulated rank per trace rank).
 
@@ -498,39 +497,28 @@ def replay(trace, job, compute_scale: float = 1.0, skip_unsupported: bool = Fals
     ``compute_clock_reason`` (one line), ``cpu_wall_ratio`` (measured after MPI_Init)
     and the recorded compute replayed on each clock, ``compute_wall_s`` and
     ``compute_cpu_s`` (before ``compute_scale``; summed over ranks, and per rank).
-    ``engine``: ``compiled`` replays on the compiled MPI engine (:mod:`ppt.mpi.compiled`; a
-    ConfigError says why where it cannot), ``python`` on the Python one, ``auto`` (the default) on
-    the compiled one where it can, else on the Python one; both predict the same to the last bit and
-    raise the same errors (a deadlock, mismatched collectives, a call the simulated MPI refuses), each
-    from the engine that replays.
+    The MPI engine replays the op streams itself (:mod:`ppt.mpi.compiled`) and raises what goes wrong
+    where it goes wrong (a deadlock, mismatched collectives, a call the simulated MPI refuses).
     ``wtime_span_s``/``recorded_wtime_span_s``: predicted and recorded time from a
     rank's first MPI_Wtime call to its last, the phase a program times itself (the
     slowest rank's; per rank too; None without two Wtime calls, e.g. Fortran under
     Open MPI).  Times in seconds, sizes in bytes.
     """
     choice = choose_clock(trace, compute_clock)
-    result = replay_result(trace, job, compute_scale, skip_unsupported, progress, keep_startup, choice["clock"],
-                           engine)
+    result = replay_result(trace, job, compute_scale, skip_unsupported, progress, keep_startup, choice["clock"])
     return summary(trace, result, keep_startup, choice)
 
 
 def replay_result(trace, job, compute_scale: float = 1.0, skip_unsupported: bool = False, progress=None,
-                  keep_startup: bool = False, compute_clock: str = "auto", engine: str = "auto"):
+                  keep_startup: bool = False, compute_clock: str = "auto"):
     """The :class:`~ppt.mpi.job.JobResult` of replaying ``trace`` on ``job`` (arguments as :func:`replay`
     takes them); its ``returns`` are the ranks' replay reports."""
-    check_engine(engine)
-    main, args, counter = rank_program(trace, job.num_ranks, compute_scale, skip_unsupported, progress,
-                                       keep_startup, compute_clock)
+    _, args, counter = rank_program(trace, job.num_ranks, compute_scale, skip_unsupported, progress,
+                                    keep_startup, compute_clock)
     _, _, skip, _, _, _, clock = args          # the calls skipped, and the clock auto picked
-    if engine != "python":
-        options = {"compute_scale": compute_scale, "keep_startup": keep_startup, "clock": clock, "skip": skip,
-                   "skip_unsupported": skip_unsupported}
-        result, why = compiled.replay_job(job, trace, RankReplay, options, counter)
-        if result is not None:
-            return result
-        if engine == "compiled":
-            raise ConfigError(f"the compiled MPI engine cannot replay this: {why}; use --engine python")
-    return job.run(main, *args, progress=counter, engine="python")
+    options = {"compute_scale": compute_scale, "keep_startup": keep_startup, "clock": clock, "skip": skip,
+               "skip_unsupported": skip_unsupported}
+    return compiled.replay_job(job, trace, RankReplay, options, counter)
 
 
 def rank_program(trace, num_ranks: int, compute_scale: float = 1.0, skip_unsupported: bool = False, progress=None,

@@ -56,7 +56,7 @@ def run_job_list(args, network_kind: str) -> int:
     mix = JobMix(machine, joblist, args.allocation, args.seed, args.ranks_per_node, args.mapping)
     progress = Progress(f"jobs {machine.name}", ranks=True) if is_leader() else None
     with sampling(args, machine.name) as sampler:
-        result = mix.run(sampler, progress, engine=getattr(args, "engine", "auto"))      # ppt run has no --engine
+        result = mix.run(sampler, progress)
     if not is_leader():
         return 0
     progress.done()

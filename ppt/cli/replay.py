@@ -7,10 +7,6 @@ the replay of the recorded compute gaps comes to the recorded span.
 ``--compute-clock`` picks the clock the recorded gaps are read on (see
 :mod:`ppt.traces.replay` and docs/replay-clocks.md): a trace recorded with more
 ranks than cores holds, in its wall-clock gaps, time ranks waited for a core.
-
-``--engine`` picks the MPI engine a single trace replays on: the compiled one
-(:mod:`ppt.mpi.compiled`) or the Python one; both predict the same to the last
-bit, and ``auto`` takes the compiled one where it can (docs/mpi-speed.md).
 """
 from __future__ import annotations
 
@@ -30,7 +26,6 @@ HELP = ("replay a trace (DUMPI, OTF2, GOAL, Chakra or op-stream) on a simulated 
 
 NETWORKS = ("auto", "packet", "flow", "analytic", "ideal")
 CLOCKS = ("auto", "wall", "cpu")     # ppt.traces.replay.COMPUTE_CLOCKS, without importing the reader
-ENGINES = ("auto", "compiled", "python")     # ppt.traces.replay.ENGINES, likewise
 
 
 def add_arguments(parser) -> None:
@@ -53,11 +48,6 @@ def add_arguments(parser) -> None:
     parser.add_argument("--keep-startup", action="store_true",
                         help="replay the time before each rank's MPI_Init ended (launch skew, pre-init work) as "
                              "compute; by default it is dropped and reported per rank")
-    parser.add_argument("--engine", choices=ENGINES, default="auto",
-                        help="MPI engine a TRACE or a --job-list replays on: "
-                             "auto (default) the compiled one where it can (an unsampled run, no NCCL "
-                             "algorithm run in the rank's process, no traffic job), else the Python one; "
-                             "compiled refuses in one line what it cannot replay; both predict the same")
     parser.add_argument("--skip-unsupported", action="store_true",
                         help="leave out calls replay does not support instead of refusing the trace")
     add_failure_arguments(parser)
@@ -113,7 +103,7 @@ def run(args) -> int:
     try:
         with sampling(args, machine.name) as job.sampler:
             summary = replay(trace, job, args.compute_scale, args.skip_unsupported, progress, args.keep_startup,
-                             args.compute_clock, args.engine)
+                             args.compute_clock)
     except PPTError:
         if progress is not None:      # the bar ends its line, so the error gets one of its own
             progress.close()

@@ -10,10 +10,9 @@ and mean hops.  With ``network.rail_policy`` ``dedicated`` on a network of
 several planes, job ``j`` sends on plane ``j mod planes`` (nodes of no job on
 plane 0).
 
-A mix runs on the compiled MPI engine (one engine holding every job's ranks, the traffic jobs' sources
-in its packet core: :class:`ppt.mpi.compiled_rank.ProgramRun`), serially or under ``mpiexec``, sampled
-or not, unless one of its MPI jobs alone would not (:meth:`JobMix.unsupported`); the Python engine
-(``engine="python"``) gives the same results to the last bit.
+A mix runs on the MPI engine as one job does: one engine holds every job's ranks, and the traffic jobs'
+sources run in its packet core (:class:`ppt.mpi.compiled_rank.ProgramRun`), serially or under
+``mpiexec``, sampled or not.
 
 Under ``mpiexec -n K`` the mix runs as a single job does: each process
 simulates its block of the network with the ranks and traffic sources of its
@@ -38,8 +37,8 @@ from ppt.interconnects.topologies.planes import RAIL_POLICIES
 from ppt.jobs.allocation import allocate
 from ppt.jobs.finish import CHECK_EVERY_S, Countdown, FinishNotices, everywhere
 from ppt.mpi import MPIJob
+from ppt.mpi.compiled_rank import ProgramRun
 from ppt.mpi.mapping import MAPPINGS, map_ranks
-from ppt.mpi.outcome import check_engine
 from ppt.mpi.settings import MPISettings
 
 
@@ -83,43 +82,28 @@ class JobMix:
         return MPIJob(self.net, spec.ranks, per_node, [nodes[s] for s in slots], self.seed, machine.node_model,
                       comm=None, settings=MPISettings.from_preset(machine.preset))
 
-    def run(self, sampler=None, progress=None, comm=AUTO, engine: str = "auto") -> dict:
+    def run(self, sampler=None, progress=None, comm=AUTO) -> dict:
         """Run every job together: the per-job results (see :meth:`_entry`) under ``jobs``, the latest
         MPI job's end ``predicted_s`` and the simulation's end ``span_s`` (s, with the last packets'
-        drain), and the whole network's statistics.  The same on every simulation process, and on
-        either MPI engine.
+        drain), and the whole network's statistics.  The same on every simulation process.
 
         ``sampler``: a :class:`~ppt.drivers.sampling.Sampler` recording the run, or None;
         ``progress``: the simulation's progress hook; ``comm``: the engine's mpi4py communicator
-        (default: the mpiexec world, if any; None: serial); ``engine``: ``auto`` (the compiled MPI
-        engine where it carries the mix, :meth:`unsupported`, else the Python one), ``compiled``
-        (a ConfigError where it does not) or ``python``."""
-        why = None if check_engine(engine) == "python" else self.unsupported()
-        if engine == "compiled" and why is not None:
-            raise ConfigError(f"the compiled MPI engine cannot run this job list: {why}; use the Python engine")
+        (default: the mpiexec world, if any; None: serial)."""
         node_job = np.full(self.machine.num_nodes, -1, dtype=np.int32)
         for job, nodes in enumerate(self.nodes):
             node_job[nodes] = job
         net = self.net
         if self.packet and RAIL_POLICIES[net.rails.policy] == "dedicated":
             net.set_node_planes(np.maximum(node_job, 0) % net.rails.planes)
-        if engine != "python" and why is None:
-            return self._run_compiled(node_job, sampler, progress, comm)
-        return self._run_python(node_job, sampler, progress, comm)
+        return self._run(node_job, sampler, progress, comm)
 
-    def unsupported(self) -> str | None:
-        """Why the compiled MPI engine cannot run the mix, or None: what it cannot run for a single job
-        (:func:`ppt.mpi.compiled.unsupported`)."""
-        from ppt.mpi.compiled import unsupported
-        return next(filter(None, (unsupported(job) for job in self.mpi_jobs if job is not None)), None)
-
-    def _run_compiled(self, node_job, sampler, progress, comm) -> dict:
-        """:meth:`run` on the compiled engine: every MPI job's ranks in one engine, the traffic jobs' sources
-        in its packet core, stopped as the Python engine stops them (:mod:`ppt.jobs.finish`): the engine
+    def _run(self, node_job, sampler, progress, comm) -> dict:
+        """:meth:`run`: every MPI job's ranks in one engine, the traffic jobs' sources in its packet core,
+        stopped one lookahead after the last rank finished (:mod:`ppt.jobs.finish`): the engine
         files the finish notices and stops the sources at the last (``ppt_mpi_notice``), and between runs to
         each check the engine tells whether its ranks can still move (``ppt_mpi_quiescent``: a live rank
         that is not blocked has its resume queued)."""
-        from ppt.mpi.compiled_rank import ProgramRun
         countdown = Countdown()
         run = ProgramRun([(job, countdown.wrap(program[0]), *program[1:])
                           for job, program in zip(self.mpi_jobs, self.programs) if job is not None], comm, progress)
@@ -153,59 +137,6 @@ class JobMix:
         results = iter(run.results(span_s))
         return self._outcome([None if job is None else next(results) for job in self.mpi_jobs], counters, span_s)
 
-    def _run_python(self, node_job, sampler, progress, comm) -> dict:
-        """:meth:`run` on the Python engine."""
-        net = self.net
-        sim = net.simulation(comm=comm, name="jobs", progress=progress)
-        if self.packet:
-            net.count_jobs(node_job)
-        traffic = self._start_traffic()
-        stopped = []
-        heard = 0
-
-        def stop_traffic(now_s):
-            if not stopped:
-                stopped.append(now_s)
-                self._stop_traffic(now_s)
-
-        def notice(_):
-            nonlocal heard
-            sim.events -= 1
-            heard += 1
-            if heard == sim.size:
-                stop_traffic(sim.now)
-
-        countdown = Countdown()
-        if traffic:
-            notices = FinishNotices(sim.rank, sim.size, sim.lookahead_s,
-                                    lambda at_s, key: sim.post(at_s, key, notice))
-            if sim.size > 1:
-                sim.add_exchange(notices)
-            countdown.then = lambda: notices.local_done(sim.now)
-        started = [None if job is None else job.start(sim, countdown.wrap(program[0]), program[1], program[2])
-                   for job, program in zip(self.mpi_jobs, self.programs)]
-        countdown.start(sum(len(ranks) for ranks in started if ranks is not None))
-
-        def run_until(until_s):
-            sampler.run(until_s) if sampler is not None else sim.run(until_s)
-
-        if sampler is not None:
-            sampler.attach(net, sim)
-        check_s = CHECK_EVERY_S
-        while traffic and not stopped:
-            run_until(check_s)
-            if not stopped and everywhere(sim, _stuck(sim, net)):
-                stop_traffic(check_s)
-            check_s += CHECK_EVERY_S
-        run_until(None)
-        # the clock stops at the last event anywhere, the core's own included: the engine's clock alone
-        # stops at its last wake-up of the core, which falls where the windows of a parallel run cut
-        sim.now = max(_gathered(sim, net.end_s(sim)))
-        counters = _summed(_gathered(sim, net.job_counters())) if self.packet else [None] * len(self.specs)
-        results = [None if job is None else job.result(sim, ranks)
-                   for job, ranks in zip(self.mpi_jobs, started)]
-        return self._outcome(results, counters, sim.now)
-
     def _outcome(self, results: list, counters: list, span_s: float) -> dict:
         """:meth:`run`'s answer from the MPI jobs' JobResults (None for traffic jobs), the per-job packet
         counters (None off the packet network) and the simulation's end, s."""
@@ -228,10 +159,6 @@ class JobMix:
                                  message_B=o["message_B"]).attach(self.net)
                 started = True
         return started
-
-    def _stop_traffic(self, now_s: float) -> None:
-        if self.packet:
-            self.net.stop_traffic(now_s)
 
     def _entry(self, spec, nodes: list[int], result, packets: dict | None) -> dict:
         """One job's results: ``predicted_s`` (when its last rank finished, s), ``max_comm_s`` and
@@ -259,21 +186,9 @@ class JobMix:
         return entry
 
 
-def _stuck(sim, net) -> bool:
-    """Whether this simulation process's live processes (MPI ranks) are blocked in MPI calls and nothing
-    queued can wake them (``net.quiescent``).  Called between runs, where every process has run all
-    events before the same time, so the answers make one consistent picture."""
-    return all(p.blocked_in is not None for p in sim.processes if not p.done) and net.quiescent(sim)
-
-
 def _summed(parts: list[list[dict]]) -> list[dict]:
     """Per-job packet counters summed over simulation processes' ``parts`` (integers: exact in any order)."""
     return [{key: sum(part[job][key] for part in parts) for key in parts[0][job]} for job in range(len(parts[0]))]
-
-
-def _gathered(sim, obj) -> list:
-    """Every simulation process's ``obj``, in process order."""
-    return [obj] if sim.size == 1 else sim.comm.allgather(obj)
 
 
 def _program(spec) -> tuple:

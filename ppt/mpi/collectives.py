@@ -33,9 +33,10 @@ above.  A job or a call may name another algorithm, among them NCCL's
 (``nccl_ring``, ``nccl_tree``, ``nccl_p2p``; :mod:`ppt.mpi.nccl`).
 
 Each MPI algorithm is a per-rank schedule (:mod:`ppt.mpi.schedule`) of
-:mod:`ppt.mpi.algorithms`, executed by :mod:`ppt.mpi.runner` from message
-completions, the rank's process asleep from the call to the end; the
-functions here fill its payload slots and read the result from them.
+:mod:`ppt.mpi.algorithms`, executed by the MPI engine from message
+completions (``ppt/mpi/core/run.c``), the rank's process asleep from the
+call to the end; the functions here fill its payload slots and read the
+result from them.
 NCCL's ring all-reduce, reduce-scatter and all-gather are schedules too, and
 so is its tree all-reduce (a schedule flow).
 
@@ -52,7 +53,6 @@ from ppt.mpi.algorithms import is_pof2, pof2_floor
 from ppt.mpi.errors import MPIError
 from ppt.mpi.ops import blockwise
 from ppt.mpi.payload import join, split, split_sizes
-from ppt.mpi.runner import Run
 
 #: Allreduce uses recursive doubling until ring chunks (payload / ranks) exceed this, bytes.
 ALLREDUCE_SHORT_B = 2048
@@ -63,8 +63,8 @@ ALLGATHER_LONG_B = 524288
 
 
 class Coll:
-    """One collective invocation on a communicator: its header, the runner of its schedule (:meth:`run`),
-    and the check that a received message belongs to it (:meth:`value`)."""
+    """One collective invocation on a communicator: its header ``(call, root, sequence number)`` and the
+    hand-over of its schedule to the engine (:meth:`run`)."""
 
     __slots__ = ("comm", "rank", "me", "size", "hdr", "tag", "ctx")
 
@@ -78,22 +78,12 @@ class Coll:
         self.ctx = comm.coll_ctx
         self.hdr = (self.rank.call, root, comm.coll_seq)
 
-    def value(self, req):
-        """``(payload, nbytes)`` of a completed receive, after checking it belongs to this collective."""
-        hdr, data = req.value
-        if hdr != self.hdr:
-            raise mismatch_error(self.rank, self.comm, req.status.source, hdr, self.hdr)
-        return data, req.status.bytes
-
     def run(self, schedule, values: list, sizes: list, op=None) -> list:
         """Execute this rank's ``schedule`` (slots: ``values``, ``sizes`` in bytes; ``op`` for its
-        combines); returns the slots' payloads.  A rank with a planner (``Rank.plan``: the compiled
-        engine's, :mod:`ppt.mpi.compiled`) hands the call over instead, and gets back the slots the
-        planner gives."""
-        plan = self.rank.plan
-        if plan is not None:
-            return plan(self, schedule, values, sizes, op)
-        return Run(self, schedule, values, sizes, op).execute()
+        combines) in the engine, through the rank's planner (``plan``: a program rank's,
+        :mod:`ppt.mpi.compiled_rank`, or a replay's, :mod:`ppt.mpi.compiled`); returns the slots'
+        payloads."""
+        return self.rank.plan(self, schedule, values, sizes, op)
 
 
 def _call_text(hdr) -> str:

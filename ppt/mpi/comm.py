@@ -159,7 +159,7 @@ class Comm(metaclass=Refusing):
     def _persistent(self, kind: str, buf, peer, tag) -> Prequest:
         self._check_peer(peer, "source" if kind == "recv" else "destination", kind == "recv")
         self._check_tag(tag, kind == "recv")
-        return (self._rank.prequest_class or Prequest)(self, kind, buf, peer, tag)
+        return self._rank.prequest_class(self, kind, buf, peer, tag)
 
     @mpi_call("MPI_Send_init")
     def send_init(self, buf, dest: int, tag: int = 0) -> Prequest:

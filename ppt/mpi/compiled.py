@@ -46,9 +46,9 @@ from ppt.mpi.collectives import mismatch_error
 from ppt.mpi.compiled_windows import CallParts, Windows, drive, gathered
 from ppt.mpi.constants import ANY_SOURCE
 from ppt.mpi.deadlock import describe
-from ppt.mpi.errors import MPIError
+from ppt.mpi.errors import MPIError, rank_error
 from ppt.mpi.outcome import JobResult, raise_failures, stray
-from ppt.mpi.p2p import EAGER, RTS, Rank, Request
+from ppt.mpi.p2p import Request
 from ppt.mpi.pynet import PythonModels
 from ppt.mpi.schedule import FLOW
 from ppt.mpi.stats import RankStats, total_calls
@@ -63,13 +63,6 @@ BLOCKED_REQUEST, BLOCKED_PROBE, BLOCKED_RUN = 1, 2, 3
 
 #: The networks the engine carries in C; any other runs in Python beside it (:mod:`ppt.mpi.pynet`).
 BUILT_IN_NETWORKS = (AnalyticNetwork, FlowNetwork, PacketNetwork)
-
-
-def unsupported(job) -> str | None:
-    """Why the compiled engine cannot run ``job`` (a replay or its ranks' programs), or None: it carries
-    every MPI job, sampled or not, serial or parallel, on its own networks or models of one's own (a job
-    mix asks before it runs, :mod:`ppt.jobs.mix`)."""
-    return None
 
 
 class _PlanProcess:
@@ -87,12 +80,12 @@ class _PlanProcess:
 
 class _PlanRank:
     """A rank as the collectives and communicator calls see it while a call is planned: its job, name,
-    node, current call, planner, the smallest communicator id it has not used (``Rank.next_ctx``), its
+    node, current call, planner, the smallest communicator id it has not used (``next_ctx``), its
     process (for error reports), its communicators by point-to-point context (``by_ctx``), and whether
     an op is issued only for its error (``refusing``)."""
 
     __slots__ = ("job", "world_rank", "node", "call", "plan", "next_ctx", "proc", "by_ctx", "refusing")
-    error = Rank.error
+    error = rank_error
 
     def __init__(self, job, world_rank: int, plan):
         self.job = job
@@ -299,22 +292,12 @@ def _header(names: "_Names", out, k: int) -> tuple:
     return names.names[out[k]], None if out[k + 1] < 0 else out[k + 1], out[k + 2]
 
 
-class _Envelope:
-    """An unreceived message as :func:`ppt.mpi.outcome.stray` reads it."""
-
-    __slots__ = ("kind", "src", "data")
-
-    def __init__(self, kind, src, data):
-        self.kind, self.src, self.data = kind, src, data
-
-
 def strays(m, names: "_Names", rank, base: int = 0) -> list:
     """Collective messages nobody received of ``rank`` (its ``world_rank``; ``base``: the engine's number of
     the job's world rank 0), as :func:`ppt.mpi.outcome.stray` reports them."""
     found, out, k = [], ffi.new("int64_t[5]"), 0
     while lib.ppt_mpi_stray(m, base + rank.world_rank, k, out):
-        envelope = _Envelope(EAGER if out[0] == 0 else RTS, out[1] - base, (_header(names, out, 2), None))
-        found.append(stray(rank, envelope))
+        found.append(stray(rank.world_rank, out[1] - base, _header(names, out, 2) if out[0] == 0 else None))
         k += 1
     return found
 
@@ -525,9 +508,8 @@ class Engine:
 
 
 def replay_job(job, trace, replayer_cls, options: dict, progress=None):
-    """Replay ``trace`` on ``job`` with the compiled engine: ``(JobResult, None)``, or ``(None, why)`` when
-    the engine does not carry the job (:func:`unsupported`; then nothing has run); the JobResult's
-    ``returns`` are the ranks' replay reports, as :class:`~ppt.traces.replay.RankReplay` makes them.
+    """Replay ``trace`` on ``job``: the JobResult, whose ``returns`` are the ranks' replay reports, as
+    :class:`~ppt.traces.replay.RankReplay` makes them.
     Raises the Python replay's errors, with its text: a call the simulated MPI refuses (at the call),
     mismatched collectives (at the receive that finds them), a DeadlockError naming every rank left blocked
     and the call it waits in, and an MPIError for a collective message nobody received (once the run ends).
@@ -538,9 +520,6 @@ def replay_job(job, trace, replayer_cls, options: dict, progress=None):
     ``replayer_cls``: :class:`~ppt.traces.replay.RankReplay` (whose collective handlers plan the calls);
     ``progress``: a :class:`~ppt.traces.replay.ReplayProgress`.
     """
-    why = unsupported(job)
-    if why is not None:
-        return None, why
     wall = time.perf_counter()
     num_ranks = job.num_ranks
     engine = Engine(job)
@@ -590,7 +569,7 @@ def replay_job(job, trace, replayer_cls, options: dict, progress=None):
     with young_garbage_only():         # the trace and tables held: no rescans
         drive(engine, windows, step, job.sampler)
     _check_finished(m, names, planner, windows)
-    return _results(m, job, names, engine, windows, time.perf_counter() - wall), None
+    return _results(m, job, names, engine, windows, time.perf_counter() - wall)
 
 
 def _check_finished(m, names: _Names, planner: Planner, windows) -> None:

@@ -43,12 +43,13 @@ from ppt.engine.process import run_body
 from ppt.errors import SimulationError
 from ppt.interconnects.core import ffi, lib
 from ppt.mpi.api import MPI
-from ppt.mpi.compiled import Engine, flatten, mismatch, strays, unsupported
+from ppt.mpi.compiled import Engine, flatten, mismatch, strays
 from ppt.mpi.compiled_windows import CallParts, SampledRun, Windows, drive, gathered
 from ppt.mpi.constants import ANY_SOURCE, ANY_TAG, PROC_NULL
 from ppt.mpi.deadlock import describe
 from ppt.mpi.outcome import JobResult, raise_failures, rank_body
-from ppt.mpi.p2p import STANDARD, Rank, Request, Status
+from ppt.mpi.errors import rank_error
+from ppt.mpi.p2p import STANDARD, Request, Status
 from ppt.mpi.persistent import Prequest
 from ppt.mpi.stats import RankStats, total_calls
 
@@ -138,7 +139,7 @@ class _EngineState:
         """An active request of ``rank``'s, not yet in the engine; ``nbytes`` and ``data``: a send's."""
         self._rank, self.is_send, self.comm, self.peer, self.tag, self.ctx = rank, is_send, comm, peer, tag, ctx
         self.nbytes, self.data, self.raw, self.built, self.q = nbytes, data, None, None, -1
-        self.active, self.buffer = True, None          # (waited, post: the Python engine's alone)
+        self.active, self.buffer = True, None
 
     def _restart(self, *args):
         """This request (a persistent one starting, or a request of a subclass) made anew as by
@@ -217,7 +218,7 @@ class CPrequest(_EngineState, Prequest):
 
 class CBarrierRequest(CRequest):
     """The request of an MPI_Ibarrier on ``comm``, its messages tagged ``seq``, whose rounds the engine runs
-    (``ppt/mpi/core/ibarrier.c``) as :class:`ppt.mpi.ibarrier.BarrierRequest` runs them on the Python engine."""
+    (``ppt/mpi/core/ibarrier.c``; :mod:`ppt.mpi.ibarrier`)."""
 
     __slots__ = ()
 
@@ -229,7 +230,7 @@ class CBarrierRequest(CRequest):
                                       comm.rank, comm.coll_ctx, seq, engine.names.id("MPI_Ibarrier"))
 
     def describe(self) -> str:
-        """As :meth:`ppt.mpi.ibarrier.BarrierRequest.describe`."""
+        """The round the barrier waits in, for deadlock reports."""
         comm = self.comm
         dist = lib.ppt_mpi_ibarrier_dist(self._rank.m, self.q)
         return f"Ibarrier round to rank {(comm.rank + dist) % comm.size}, comm={comm.label}"
@@ -280,7 +281,7 @@ class CompiledRank:
 
     __slots__ = ("job", "world_rank", "base", "me", "node", "sim", "proc", "stats", "api", "call", "result",
                  "next_ctx", "meter", "cpu_mark", "recv_overhead_s", "node_of", "engine", "m", "out", "clock_s")
-    error = Rank.error
+    error = rank_error
     prequest_class = CPrequest
     barrier_class = CBarrierRequest
 
@@ -662,13 +663,9 @@ def _job_result(job, parts: list, now_s: float, network: dict, events: int, wall
                      events=events, wall_s=wall_s)
 
 
-def run_job(job, main, args=(), argv=(), progress=None):
-    """Run ``main(mpi, *args)`` on every rank of ``job`` on the compiled engine: ``(JobResult, None)``, or
-    ``(None, why)`` when the engine does not carry the job (then nothing has run).  The job's sampler, if
-    any, drives the run to each sample time (:class:`~ppt.mpi.compiled_windows.SampledRun`)."""
-    why = unsupported(job)
-    if why is not None:
-        return None, why
+def run_job(job, main, args=(), argv=(), progress=None) -> JobResult:
+    """Run ``main(mpi, *args)`` on every rank of ``job``.  The job's sampler, if any, drives the run to each
+    sample time (:class:`~ppt.mpi.compiled_windows.SampledRun`)."""
     run = ProgramRun([(job, main, args, argv)], job.comm, progress)
     run.run(job.sampler)
-    return run.results()[0], None
+    return run.results()[0]

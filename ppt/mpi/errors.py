@@ -6,6 +6,12 @@ class MPIError(PPTError):
     """A simulated rank called MPI wrongly: bad rank, size, freed communicator, collective mismatch."""
 
 
+def rank_error(rank, message: str, call: str | None = None) -> MPIError:
+    """The error of ``rank`` (its ``world_rank``) in ``call`` (default: the call it is in, ``rank.call``):
+    ``rank 3 in MPI_Send: message``.  A rank class takes it as its ``error`` method."""
+    return MPIError(f"rank {rank.world_rank} in {call or rank.call or 'MPI'}: {message}")
+
+
 class AbortCalled(MPIError):
     """A rank called ``MPI_Abort``: every rank stops and the run ends with ``errorcode`` as its exit status."""
 

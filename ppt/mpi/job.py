@@ -1,36 +1,18 @@
 """An MPI job: N ranks placed on the nodes of a network, each running ``main(mpi, *args)``.
 
-Each rank is a process in the NIC entity of its node and talks to other ranks
+Each rank is a greenlet over the MPI engine (:mod:`ppt.mpi.compiled_rank`) and talks to other ranks
 only through the network, so a job runs unchanged on the parallel engine
 (``mpiexec -n K``); per-rank results are gathered from all simulation ranks.
 """
 from __future__ import annotations
 
-import time
-
 from ppt.engine import parallel
 from ppt.errors import ConfigError
-from ppt.mpi.api import MPI
 from ppt.mpi.collectives import check_algorithms
-from ppt.mpi.deadlock import describe
+from ppt.mpi.compiled_rank import run_job
 from ppt.mpi.mapping import map_ranks
-from ppt.mpi.outcome import JobResult, check_engine, raise_failures, rank_body, stray
-from ppt.mpi.p2p import Rank
+from ppt.mpi.outcome import JobResult
 from ppt.mpi.settings import MPISettings
-from ppt.mpi.stats import total_calls
-
-
-
-class _NodeHost:
-    """Hands messages arriving at a node to the destination rank."""
-
-    __slots__ = ("ranks",)
-
-    def __init__(self):
-        self.ranks: dict[int, Rank] = {}
-
-    def __call__(self, msg) -> None:
-        self.ranks[msg.dst].arrive(msg)
 
 
 class MPIJob:
@@ -49,12 +31,8 @@ class MPIJob:
 
     def __init__(self, network, num_ranks: int, ranks_per_node: int = 1, mapping: str = "linear", seed: int = 0,
                  node_model=None, algorithms: dict | None = None, comm=parallel.AUTO, threads_per_rank: int = 1,
-                 settings: MPISettings = MPISettings(), engine: str = "auto"):
+                 settings: MPISettings = MPISettings()):
         self.network = network
-        #: Where :meth:`run` runs the ranks' programs: ``python``, ``compiled`` (:mod:`ppt.mpi.compiled_rank`;
-        #: a ConfigError says why where it cannot) or ``auto`` (compiled where it carries the job, decided
-        #: before the run starts: :func:`ppt.mpi.compiled.unsupported`; else the Python engine).
-        self.engine = check_engine(engine)
         #: Eager threshold and per-message overheads (see ppt.mpi.settings).
         self.settings = settings
         self.num_ranks = num_ranks
@@ -112,84 +90,10 @@ class MPIJob:
         return view
 
     # -- running -------------------------------------------------------------------
-    def run(self, main, *args, argv=(), progress=None, engine: str | None = None) -> JobResult:
-        """Run ``main(mpi, *args)`` on every rank; raises DeadlockError if ranks stay blocked, MPIError if
-        ranks called mismatched collectives.
+    def run(self, main, *args, argv=(), progress=None) -> JobResult:
+        """Run ``main(mpi, *args)`` on every rank (:mod:`ppt.mpi.compiled_rank`); raises DeadlockError if
+        ranks stay blocked, MPIError if ranks called mismatched collectives.
 
-        ``progress``: a hook for the simulation's progress reports (see :class:`ppt.progress.Progress`);
-        ``engine``: this run's MPI engine, in place of the job's (:attr:`engine`).
+        ``progress``: a hook for the simulation's progress reports (see :class:`ppt.progress.Progress`).
         """
-        engine = engine or self.engine
-        if engine != "python":
-            from ppt.mpi.compiled_rank import run_job
-            result, why = run_job(self, main, args, argv, progress)
-            if result is not None:
-                return result
-            if engine == "compiled":
-                raise ConfigError(f"the compiled MPI engine cannot run this job: {why}; use the Python engine")
-        wall = time.perf_counter()
-        net = self.network
-        sim = net.simulation(comm=self.comm, name="mpi", progress=progress)
-        ranks = self.start(sim, main, args, argv)
-        if self.sampler is None:
-            sim.run()
-        else:
-            self.sampler.attach(net, sim)
-            self.sampler.run()
-        return self.result(sim, ranks, time.perf_counter() - wall)
-
-    def result(self, sim, ranks: list[Rank], wall_s: float = 0.0) -> JobResult:
-        """The outcome of ``ranks`` (from :meth:`start`) once ``sim`` has run, gathered over simulation
-        ranks; raises DeadlockError or MPIError as :meth:`run` does."""
-        net = self.network
-        local = {"blocked": [(r.world_rank, describe(r)) for r in ranks if r.stats.finish_s is None],
-                 "per_rank": [self._rank_entry(r) for r in ranks],
-                 "returns": [(r.world_rank, r.result) for r in ranks],
-                 "stray": [stray(r, env) for r in ranks for env in r.unreceived() if env.ctx % 2],
-                 "network": net.stats(sim), "events": sim.events, "now": sim.now}
-        parts = _allgather(sim, local)
-        raise_failures(parts, self.num_ranks)
-        per_rank = sorted((e for p in parts for e in p["per_rank"]), key=lambda e: e["rank"])
-        returns = [value for _, value in sorted((x for p in parts for x in p["returns"]), key=lambda x: x[0])]
-        return JobResult(ranks=self.num_ranks, predicted_s=max(e["finish_s"] for e in per_rank),
-                         per_rank=per_rank, calls=total_calls(per_rank),
-                         network=net.merge_stats([p["network"] for p in parts]), returns=returns,
-                         events=sum(p["events"] for p in parts), wall_s=wall_s)
-
-    def start(self, sim, main, args=(), argv=()) -> list[Rank]:
-        """Start this job's ranks (those local to this simulation rank) in ``sim``, a simulation of
-        its network, each to run ``main(mpi, *args)``; other jobs may share ``sim`` on other nodes."""
-        ranks = self.local_ranks(sim, argv)
-        for rank in ranks:
-            rank.proc = rank.nic.start_process(rank_body, rank, main, args, name=f"rank {rank.world_rank}")
-        return ranks
-
-    def local_ranks(self, sim, argv=()) -> list[Rank]:
-        """This job's ranks local to this simulation rank in ``sim``, each hosted by its node's NIC
-        with its MPI view, no process started yet."""
-        net = self.network
-        hosts: dict[int, _NodeHost] = {}
-        ranks = []
-        for world_rank, node in enumerate(self.node_of):
-            if not sim.is_local(net.nic_eid(node)):
-                continue
-            nic = net.nic(sim, node)
-            host = hosts.get(node)
-            if host is None:
-                host = hosts[node] = _NodeHost()
-                nic.host = host
-            rank = Rank(self, world_rank, node, nic)
-            host.ranks[world_rank] = rank
-            rank.api = MPI.of_rank(rank, self.num_ranks, argv)
-            ranks.append(rank)
-        return ranks
-
-    def _rank_entry(self, rank) -> dict:
-        entry = rank.stats.as_dict(rank.world_rank, rank.node)
-        entry["unreceived_messages"] = len(rank.unreceived())
-        return entry
-
-
-def _allgather(sim, obj) -> list:
-    parts = sim.gather(obj)
-    return parts if sim.size == 1 else sim.comm.bcast(parts, root=0)
+        return run_job(self, main, args, argv, progress)

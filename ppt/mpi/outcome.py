@@ -1,25 +1,16 @@
-"""What a run of an MPI job gives, on either MPI engine: the engines' names, its result, each rank's process
-body, the ids of the predefined communicators, and the report of a collective message nobody received."""
+"""What a run of an MPI job gives: its result, each rank's process body, the ids of the predefined
+communicators, and the reports of a run that went wrong (ranks left blocked, a collective message nobody
+received)."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from ppt.errors import ConfigError, DeadlockError
+from ppt.errors import DeadlockError
 from ppt.mpi.deadlock import deadlock_message
 from ppt.mpi.errors import MPIError
-from ppt.mpi.p2p import EAGER
 
 #: Communicator ids of COMM_WORLD and COMM_SELF.
 WORLD_ID, SELF_ID = 0, 1
-#: The MPI engines a run may take: ``auto`` the compiled one where it carries the run, else the Python one.
-ENGINES = ("auto", "compiled", "python")
-
-
-def check_engine(engine: str) -> str:
-    """``engine`` if it names an MPI engine, else a ConfigError saying which do."""
-    if engine not in ENGINES:
-        raise ConfigError(f"MPI engine {engine!r} must be one of {', '.join(ENGINES)}")
-    return engine
 
 
 @dataclass
@@ -48,14 +39,16 @@ def rank_body(proc, rank, main, args) -> None:
     rank.stats.finish_s = proc.now
 
 
-def stray(rank, env) -> tuple:
-    """A collective message nobody received: a mismatched collective call."""
+def stray(world_rank: int, src: int, header: tuple | None) -> tuple:
+    """A collective message nobody received: a mismatched collective call.  ``world_rank`` never received
+    the message world rank ``src`` sent it, whose collective ``(call, root, sequence number)`` is
+    ``header`` (None for a rendezvous message, whose header travels with its data)."""
     what = ""
-    if env.kind == EAGER:
-        call, root, seq = env.data[0]
+    if header is not None:
+        call, root, seq = header
         what = f" of {call}{'' if root is None else f'(root={root})'} (collective #{seq})"
-    return (rank.world_rank, f"rank {rank.world_rank}: collective mismatch: it never received the message{what} "
-                             f"sent by world rank {env.src}; the ranks called different collectives or roots")
+    return (world_rank, f"rank {world_rank}: collective mismatch: it never received the message{what} "
+                        f"sent by world rank {src}; the ranks called different collectives or roots")
 
 
 def raise_failures(parts: list[dict], num_ranks: int) -> None:

@@ -1,9 +1,9 @@
-"""A collective call as one rank's schedule: plain data that a runner executes step by step.
+"""A collective call as one rank's schedule: plain data that the MPI engine executes step by step.
 
 A :class:`Schedule` is one rank's part of one collective call: integers only,
-so that a compiled runner can execute the very schedules the Python runner
-(:mod:`ppt.mpi.runner`) does.  It works on numbered *slots*; a slot holds a
-payload (any Python object, kept by the runner) and its size in bytes.
+so that the compiled engine executes it (``ppt/mpi/core/run.c``). It works on
+numbered *slots*; a slot holds a payload (any Python object, kept in Python
+beside the engine) and its size in bytes.
 
 A schedule is a list of steps; a step is ``(posts, waits, combines)``:
 
@@ -31,9 +31,8 @@ the tuples of their payloads and sizes.
 *Streams* carry what a receiver cannot know in advance: how many messages a
 peer it never hears from directly sends it (an all-gatherv's blocks, cut into
 as many pieces as their sizes ask).  Every message of a stream carries a
-*mark*, how many messages of its stream follow it (0: the last; a Python
-runner sends ``(payload, mark)``, the compiled one the mark in place of a
-payload):
+*mark*, how many messages of its stream follow it (0: the last; the engine
+sends the mark in place of a payload):
 
 ``STREAM`` post ``(STREAM, peer, slot, count)``
     sends slots ``slot .. slot + count - 1`` to ``peer``, one message each, in
