@@ -47,16 +47,14 @@ from __future__ import annotations
 
 from typing import Any, NamedTuple
 
-from ppt.mpi.constants import ANY_SOURCE, ANY_TAG, CONTROL_B, PROC_NULL, UNDEFINED
+from ppt.mpi.constants import (ANY_SOURCE, ANY_TAG, BUFFERED, CONTROL_B, PROC_NULL,
+                               STANDARD, SYNC, UNDEFINED)
 from ppt.mpi.errors import MPIError
 from ppt.mpi.names import mpi4py_names
 from ppt.mpi.stats import RankStats
 from ppt.mpi.unsupported import Refusing
 
 EAGER, RTS, CTS, DATA = range(4)
-#: Send modes: standard (eager up to the threshold), synchronous (rendezvous at any size: completes
-#: once the receive has matched), buffered (eager at any size: completes locally).
-STANDARD, SYNC, BUFFERED = range(3)
 
 #: Builds a message as ``_new(Eager, (EAGER, ...))``: a NamedTuple's own constructor is a
 #: Python function and would cost more than the rest of building the message.
