@@ -1,4 +1,11 @@
-"""The compiled packet core is built by cffi at install time (see interconnects/core/build.py)."""
-from setuptools import setup
+"""Two compiled parts, built at install time: the packet core and MPI engine by cffi (see
+interconnects/core/build.py), and the point-to-point surface of the simulated MPI by Cython
+(ppt/mpi/surface.pyx), which calls that engine through pointers bound at import."""
+from Cython.Build import cythonize
+from setuptools import Extension, setup
 
-setup(cffi_modules=["interconnects/core/build.py:ffibuilder"])
+SURFACE = Extension("ppt.mpi.surface", ["ppt/mpi/surface.pyx"], include_dirs=["ppt/mpi/core"],
+                    extra_compile_args=["-O2"])
+
+setup(cffi_modules=["interconnects/core/build.py:ffibuilder"],
+      ext_modules=cythonize([SURFACE], compiler_directives={"language_level": 3}))

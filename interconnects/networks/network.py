@@ -16,17 +16,15 @@ simulation rank under block placement.
 
 A network of one's own (a subclass of :class:`Network`, or of a built-in kind)
 and a node memory of one's own (a subclass of
-:class:`~ppt.interconnects.networks.nodememory.NodeMemory`) run on both MPI
-engines, with the same results to the last bit.  The compiled engine
-(:mod:`ppt.mpi.pynet`) runs such a model in Python, per message, and needs of it
-what the Python engine does, plus two rules:
+:class:`~ppt.interconnects.networks.nodememory.NodeMemory`) run on the MPI
+engine, which calls such a model in Python, per message (:mod:`ppt.mpi.pynet`),
+and needs two rules of it:
 
 * the model's only inputs are ``Nic.send_message`` (or ``send_off_node``),
   ``NodeMemory.copy`` and its own events, which it schedules through its
   entities (``schedule``, ``schedule_at``, ``send``; ``Simulation.post`` with a
-  key of its own, no two queued events with the same time and key, as the
-  Python engine needs too); a payload is opaque (on the compiled engine, the
-  engine's number of the message);
+  key of its own, no two queued events with the same time and key); a payload
+  is opaque (the engine's number of the message);
 * it delivers a message (``Nic.deliver``) and calls ``on_sent()`` in its events,
   never within the ``send_message`` or ``copy`` call that started the message.
 """

@@ -23,6 +23,7 @@ from ppt.mpi.names import fill, mpi4py_names
 from ppt.mpi.outcome import SELF_ID, WORLD_ID
 from ppt.mpi.p2p import Request, Status
 from ppt.mpi.persistent import Prequest
+from ppt.mpi.surface import complete, retire, test, wait, waitall
 
 
 @mpi4py_names
@@ -129,29 +130,8 @@ class MPI:
         self.compute(seconds)
 
     # -- requests --------------------------------------------------------------
-    def _complete(self, req, status):
-        """Retire completed ``req``: returns its payload (receives), fills ``status`` and any mpi4py receive buffer."""
-        self._rank.take(req)
-        return self._retire(req, status)
-
-    def _retire(self, req, status):
-        """:meth:`_complete` for ``req`` the rank has taken over already."""
-        req.active = False
-        if status is not None and req.status is not None:
-            req.status.copy_to(status)
-        if req.is_send:
-            return None
-        value = req.value
-        if req.buffer is not None:
-            fill(self._rank, req.buffer, value)
-        return value
-
-    @mpi_call("MPI_Wait")
-    def wait(self, req, status=None):
-        if not req.active:
-            return None
-        self._rank.wait(req)
-        return self._complete(req, status)
+    # the hot calls are compiled (ppt.mpi.surface): retiring requests, wait, test and waitall
+    _complete, _retire, wait, test, waitall = complete, retire, wait, test, waitall
 
     def polled(self, call: str) -> None:
         """An unsuccessful test or probe, MPI call ``call``: the rank spends ``poll_overhead_s``
@@ -170,16 +150,6 @@ class MPI:
         self._polls.add(call)
         self._poll_clock = rank.clock_s()
 
-    @mpi_call("MPI_Test")
-    def test(self, req, status=None):
-        self._rank.pay()
-        if not req.active:
-            return True, None
-        if req.done:
-            return True, self._complete(req, status)
-        self.polled("MPI_Test")
-        return False, None
-
     @mpi_call("MPI_Request_get_status")
     def request_status(self, req, status=None) -> bool:
         """Whether ``req`` is complete (or inactive), filling ``status``, without retiring it."""
@@ -192,14 +162,6 @@ class MPI:
         if req.status is not None:
             req.status.copy_to(status)
         return True
-
-    @mpi_call("MPI_Waitall")
-    def waitall(self, requests, statuses=None) -> list:
-        """Wait for all; returns their payloads (None for sends)."""
-        self._rank.wait_all(requests)
-        retire = self._retire
-        return [retire(req, statuses[i] if statuses else None) if req.active else None
-                for i, req in enumerate(requests)]
 
     @mpi_call("MPI_Waitany")
     def waitany(self, requests, status=None):

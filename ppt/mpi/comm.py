@@ -17,17 +17,17 @@ from numbers import Integral
 from ppt.mpi import collectives as coll
 from ppt.mpi.calls import mpi_call
 from ppt.mpi.collectives import Coll
-from ppt.mpi.constants import (ANY_SOURCE, ANY_TAG, CONGRUENT, IDENT, KEYVALS, PROC_NULL, SIMILAR, TAG_UB_VALUE,
-                               UNDEFINED, UNEQUAL)
+from ppt.mpi.constants import (ANY_SOURCE, ANY_TAG, BUFFERED, CONGRUENT, IDENT, KEYVALS, PROC_NULL, SIMILAR,
+                               SYNC, TAG_UB_VALUE, UNDEFINED, UNEQUAL)
 from ppt.mpi.errors import AbortCalled
 from ppt.mpi.group import Group
 from ppt.mpi.ibarrier import ibarrier
 from ppt.mpi.message import Message, matched
 from ppt.mpi.names import mpi4py_names
 from ppt.mpi.ops import MAX, SUM, as_op
-from ppt.mpi.p2p import BUFFERED, STANDARD, SYNC
 from ppt.mpi.persistent import Prequest
 from ppt.mpi.payload import IMMUTABLE, size_of, sized_copy
+from ppt.mpi.surface import _irecv, _isend, irecv, isend, positional, recv, send
 from ppt.mpi.unsupported import Refusing
 
 #: Bytes of one integer in the agreement messages of communicator creation.
@@ -101,33 +101,8 @@ class Comm(metaclass=Refusing):
         return nbytes
 
     # -- point to point ------------------------------------------------------
-    def _isend(self, obj, dest, tag, nbytes, mode=STANDARD, into=None):
-        if type(dest) is not int or not 0 <= dest < self.size:
-            self._check_peer(dest, "destination", False)
-        if type(tag) is not int or tag < 0:
-            self._check_tag(tag, False)
-        if obj is not None:                 # the receiver gets a snapshot, as from a real MPI library
-            obj, size_B = sized_copy(obj)
-            nbytes = size_B if nbytes is None else nbytes
-        if type(nbytes) is not int or nbytes < 0:
-            nbytes = self._size(obj, nbytes)
-        return self._rank.isend(self, dest, tag, nbytes, obj, self.ctx, mode, into)
-
-    def _irecv(self, source, tag, into=None):
-        if type(source) is not int or not 0 <= source < self.size:
-            self._check_peer(source, "source", True)
-        if type(tag) is not int or tag < 0:
-            self._check_tag(tag, True)
-        return self._rank.irecv(self, source, tag, self.ctx, into)
-
-    @mpi_call("MPI_Send")
-    def send(self, obj=None, dest: int = 0, tag: int = 0, nbytes: int | None = None) -> None:
-        """Blocking send of ``obj`` (``nbytes`` on the wire; default: the payload's size)."""
-        self._rank.wait(self._isend(obj, dest, tag, nbytes))
-
-    @mpi_call("MPI_Isend")
-    def isend(self, obj=None, dest: int = 0, tag: int = 0, nbytes: int | None = None):
-        return self._isend(obj, dest, tag, nbytes)
+    # the hot calls are compiled (ppt.mpi.surface): starting a send or receive, send, isend, recv, irecv
+    _isend, _irecv, send, isend, recv, irecv = _isend, _irecv, send, isend, recv, irecv
 
     @mpi_call("MPI_Ssend")
     def ssend(self, obj=None, dest: int = 0, tag: int = 0, nbytes: int | None = None) -> None:
@@ -183,29 +158,6 @@ class Comm(metaclass=Refusing):
         """A persistent receive into mpi4py buffer ``buf`` (inactive until started)."""
         return self._persistent("recv", buf, source, tag)
 
-    @mpi_call("MPI_Recv")
-    def recv(self, *args, **kwargs):
-        """Blocking ``recv(source=ANY_SOURCE, tag=ANY_TAG, status=None)``; returns the payload, fills
-        ``status`` (a Status) if given.  mpi4py's ``recv(buf, source, tag, status)`` works too."""
-        if not kwargs and len(args) == 2 and type(args[0]) is int:        # recv(source, tag): the usual call
-            source, tag = args
-            status = None
-        else:
-            source, tag, status = _recv_args("recv", args, kwargs, (ANY_SOURCE, ANY_TAG, None))
-        req = self._irecv(source, tag)
-        self._rank.wait(req)
-        if status is not None:
-            req.status.copy_to(status)
-        return req.value
-
-    @mpi_call("MPI_Irecv")
-    def irecv(self, *args, **kwargs):
-        """Nonblocking ``irecv(source=ANY_SOURCE, tag=ANY_TAG)`` (or mpi4py's ``irecv(buf, source, tag)``)."""
-        if not kwargs and len(args) == 2 and type(args[0]) is int:
-            return self._irecv(*args)
-        source, tag = _recv_args("irecv", args, kwargs, (ANY_SOURCE, ANY_TAG))
-        return self._irecv(source, tag)
-
     @mpi_call("MPI_Sendrecv")
     def sendrecv(self, sendobj=None, dest: int = 0, sendtag: int = 0, *args, **kwargs):
         """Send to ``dest`` and receive from ``source`` at the same time; returns the received payload.
@@ -215,11 +167,11 @@ class Comm(metaclass=Refusing):
         """
         if "recvbuf" in kwargs or args and not isinstance(args[0], Integral):
             kwargs.pop("recvbuf", None)
-            source, recvtag, status = _positional("sendrecv", args[1:] if args else (), kwargs,
+            source, recvtag, status = positional("sendrecv", args[1:] if args else (), kwargs,
                                                   ("source", "recvtag", "status"), (ANY_SOURCE, ANY_TAG, None))
             nbytes = None
         else:
-            source, recvtag, nbytes, status = _positional(
+            source, recvtag, nbytes, status = positional(
                 "sendrecv", args, kwargs, ("source", "recvtag", "nbytes", "status"), (ANY_SOURCE, ANY_TAG, None, None))
         rreq = self._irecv(source, recvtag)
         sreq = self._isend(sendobj, dest, sendtag, nbytes)
@@ -559,27 +511,6 @@ class Comm(metaclass=Refusing):
             return None
         return self._make(list(self.members[:cells]), comm_id, "cart", TOPOLOGIES["cart"], dims=dims,
                           periods=periods)
-
-
-def _positional(call: str, args, kwargs, names, defaults) -> list:
-    """Values of parameters ``names`` (with ``defaults``) from positional ``args`` and keyword ``kwargs``."""
-    if len(args) > len(names):
-        raise TypeError(f"{call}() takes at most {len(names)} arguments after the message ({len(args)} given)")
-    values = list(args) + list(defaults[len(args):])
-    for key, value in kwargs.items():
-        if key not in names:
-            raise TypeError(f"{call}() got an unexpected keyword argument {key!r}")
-        values[names.index(key)] = value
-    return values
-
-
-def _recv_args(call: str, args, kwargs, defaults) -> list:
-    """``(source, tag[, status])`` of PPT's ``recv(source, tag, status)`` or mpi4py's
-    ``recv(buf, source, tag, status)`` (told apart by the first argument: a rank is an integer)."""
-    kwargs.pop("buf", None)
-    if args and type(args[0]) is not int and not isinstance(args[0], Integral):
-        args = args[1:]                                  # mpi4py's buf: PPT's objects need none
-    return _positional(call, args, kwargs, ("source", "tag", "status")[:len(defaults)], defaults)
 
 
 def _own(obj):

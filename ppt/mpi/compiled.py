@@ -1,25 +1,22 @@
-"""Trace replay on the compiled MPI engine (``ppt/mpi/core``): no Python per message.
+"""Trace replay on the MPI engine (``ppt/mpi/core``): no Python per message.
 
 The engine runs every rank of a job as a state machine over its op stream
 (:mod:`ppt.traces.opstream`), with point-to-point matching, the eager and
 rendezvous protocols, the ranks' overheads, the networks (analytic, flow,
 and the packet network's compiled core) and the nodes' shared memory in C.
-It makes the events the Python engine makes, in the same order, so a replay
-predicts the same times, calls and statistics to the last bit
-(``tests/test_compiled_replay.py`` holds the two engines equal).  A network or
-node memory model of one's own runs in Python beside the engine
+A network or node memory model of one's own runs in Python beside the engine
 (:mod:`ppt.mpi.pynet`), called per message and per event of the model.
 
 Python is called once per distinct collective call of a rank (the engine
 keeps the plan for the rank's later calls with the same arguments), to choose
 its algorithm and build its schedule (:mod:`ppt.mpi.algorithms`) with the very
-code the Python engine runs (:class:`Planner`), once per rank per chunk of its
+code a program's collective call runs (:class:`Planner`), once per rank per chunk of its
 stream, and once per node pair and message size the network has not seen.
 
 :func:`replay_job` runs a replay on the engine, sampled or not (the job's sampler drives it to each sample
 time, :class:`~ppt.mpi.compiled_windows.SampledRun`).  A replay that
-goes wrong stops where it goes wrong, with the Python replay's error and text: a call the simulated
-MPI refuses (the engine stops at the op, and Python issues it with the Python engine's checks, which
+goes wrong stops where it goes wrong, with the error a program's call would raise: a call the simulated
+MPI refuses (the engine stops at the op, and Python issues it through the mpi4py surface's checks, which
 raise), mismatched collectives, and, once the events run out, a deadlock (every blocked rank and the
 call it waits in, :mod:`ppt.mpi.deadlock`) or a collective message nobody received.  A parallel run
 (``mpiexec``) runs each process's ranks on its own engine (:mod:`ppt.mpi.compiled_windows`), a model of
@@ -66,7 +63,7 @@ BUILT_IN_NETWORKS = (AnalyticNetwork, FlowNetwork, PacketNetwork)
 
 
 class _PlanProcess:
-    """A replay rank's process as reports name it (the Python engine's ``process 'rank 3' of node[1]``), and
+    """A replay rank's process as reports name it (``process 'rank 3' of node[1]``, as a program's), and
     what it waits in (``blocked_in``, as :func:`ppt.mpi.deadlock.describe` reads it)."""
 
     __slots__ = ("name", "node", "blocked_in")
@@ -104,14 +101,14 @@ class _PlanRank:
         checked once its receive is posted), and they do nothing."""
         if not self.refusing:
             raise SimulationError(f"rank {self.world_rank} in {self.call}: a collective sent a message of its own "
-                                  "while planned for the compiled MPI engine; use --engine python")
+                                  "while planned for the MPI engine")
 
-    isend = irecv = wait = _no_message
+    isend = irecv = wait = wait_all = take = _no_message
 
 
 class Planner:
-    """Runs the Python engine's own code for the calls the engine asks about, on every rank's own
-    communicators, groups and ops (kept here as the Python engine keeps them):
+    """Runs the mpi4py surface's own code for the calls the engine asks about, on every rank's own
+    communicators, groups and ops (kept here as a program's rank keeps them):
 
     * a collective call: the comm method, the algorithm choice and the slot layout
       (:mod:`ppt.mpi.collectives`) give its schedule and slot sizes (:meth:`plan`);
@@ -493,7 +490,7 @@ class Engine:
         return self.net.end_s(self.sim)
 
     def network_stats(self) -> dict:
-        """The network's statistics at the end of the run, as the Python engine's run leaves them: this
+        """The network's statistics at the end of the run, as ``Network.stats`` reports them: this
         simulation process's part (``Network.stats``), which ``Network.merge_stats`` combines over processes."""
         net, m = self.net, self.m
         counts = ffi.new("int64_t[5]")

@@ -1,23 +1,20 @@
-"""Python programs on the compiled MPI engine: each rank's messaging in C, its own code in its process.
+"""Python programs on the MPI engine: each rank's messaging in C, its own code in its process.
 
-A rank of a program run on the compiled engine is a :class:`CompiledRank`: the interface of
-:class:`ppt.mpi.p2p.Rank` that :mod:`ppt.mpi.comm`, :mod:`ppt.mpi.api` and the collectives call,
-over the engine's matching, protocols, networks and schedules (``ppt/mpi/core/program.c``).  Its
-process is a greenlet, as in the Python engine, and the engine's run stops to resume it at
-every event where the Python engine would resume it, so a run makes the Python engine's events in
-its order and predicts the same to the last bit.  A nonblocking call is one call into C; a blocking
-one switches the process out only when it cannot complete at once.
+A rank of a program run is a :class:`CompiledRank`: the rank :mod:`ppt.mpi.comm`, :mod:`ppt.mpi.api`
+and the collectives call, over the engine's matching, protocols, networks and schedules
+(``ppt/mpi/core/program.c``), its hot calls compiled (:mod:`ppt.mpi.surface`).  Its process is a
+greenlet, which the engine's run resumes at the events that concern it.  A nonblocking call is one
+call into C; a blocking one switches the process out only when it cannot complete at once.
 
 Payloads travel as handles: the engine carries an integer per message, and the object waits here
 until its receive takes it.  A collective call runs as its schedule in the engine, the process
 asleep until the rank's part is over; a call whose slots hold payloads has them combined in Python
 then (:class:`~ppt.mpi.schedule.Exchange`), once per call, not message by message.
 
-Every call a program can make is carried: a persistent request (:class:`CPrequest`) posts a fresh
+Every call a program can make runs here: a persistent request (:class:`CPrequest`) posts a fresh
 engine send or receive at each start; a matched probe takes the message off the engine's queue for
 its ``Mrecv``; an ``Ibarrier``'s rounds run in the engine (``ppt/mpi/core/ibarrier.c``), progressing
-while the rank does other things.  What the engine does not carry is the job's, decided before the
-run starts (:func:`ppt.mpi.compiled.unsupported`).
+while the rank does other things.
 
 A parallel run (``mpiexec``, on the analytic or packet network) runs on each simulation process the
 ranks of its nodes (:mod:`ppt.mpi.compiled_windows`); the payloads and non-integer tags of messages
@@ -33,7 +30,7 @@ out of the run.
 from __future__ import annotations
 
 import time
-from functools import partial
+from types import MemberDescriptorType
 
 from greenlet import getcurrent, greenlet
 
@@ -49,9 +46,11 @@ from ppt.mpi.constants import ANY_SOURCE, ANY_TAG, PROC_NULL
 from ppt.mpi.deadlock import describe
 from ppt.mpi.outcome import JobResult, raise_failures, rank_body
 from ppt.mpi.errors import rank_error
-from ppt.mpi.p2p import STANDARD, Request, Status
+from ppt.mpi.p2p import Request, Status
 from ppt.mpi.persistent import Prequest
 from ppt.mpi.stats import RankStats, total_calls
+from ppt.mpi.surface import EngineRequest, RankCore
+from ppt.mpi.unsupported import Refusing
 
 
 #: Schedules of at most this many steps keep their flattened form for later calls.
@@ -127,71 +126,24 @@ class _Process:
         return value
 
 
-class _EngineState:
-    """``done``, ``status`` and ``value`` of a request whose state is the engine's (``q``: its index there;
-    -1 once it needs none).  A receive's result is read from the engine once: ``raw`` (world source,
-    engine tag, bytes) and its payload in ``data``; its :class:`Status` is built from ``raw`` when first
-    asked for."""
-
-    __slots__ = ()
-
-    def __init__(self, rank, is_send: bool, comm, peer, tag, ctx: int, nbytes: int = 0, data=None):
-        """An active request of ``rank``'s, not yet in the engine; ``nbytes`` and ``data``: a send's."""
-        self._rank, self.is_send, self.comm, self.peer, self.tag, self.ctx = rank, is_send, comm, peer, tag, ctx
-        self.nbytes, self.data, self.raw, self.built, self.q = nbytes, data, None, None, -1
-        self.active, self.buffer = True, None
-
-    def _restart(self, *args):
-        """This request (a persistent one starting, or a request of a subclass) made anew as by
-        :meth:`__init__` with ``args``; returns it."""
-        _EngineState.__init__(self, *args)
-        return self
-
-    @property
-    def done(self) -> bool:
-        return self.q < 0 or bool(lib.ppt_mpi_req_done(self._rank.m, self.q))
-
-    def _received(self) -> None:
-        """Read a completed receive's result from the engine (once)."""
-        if self.raw is None:
-            out = self._rank.out
-            lib.ppt_mpi_req_status(self._rank.m, self.q, out)
-            self._keep(out[0], out[1], out[2], out[3])
-
-    def _keep(self, source: int, tag: int, nbytes: int, payload: int) -> None:
-        self.raw = (self._rank.world_of(source), tag, nbytes)
-        self.data = self._rank.engine.payloads.pop(payload, None) if payload else None     # 0: no payload
-
-    @property
-    def status(self):
-        if self.raw is None:
-            if self.is_send or not self.done:
-                return None
-            self._received()
-        status = self.built
-        if status is None:
-            source, tag, nbytes = self.raw
-            status = self.built = Status(self.comm.local_of(source) if source >= 0 else source,
-                                         self._rank.engine.tag_of(tag), nbytes)
-        return status
-
-    @property
-    def value(self):
-        if not self.is_send and self.raw is None:
-            if not self.done:
-                return None
-            self._received()
-        return self.data
+def _with_calls_of(*classes):
+    """Class decorator of a request class whose state is the engine's (:class:`~ppt.mpi.surface.EngineRequest`):
+    what the bodies of request classes ``classes`` define besides their state (their calls, mpi4py's names and
+    refusals), later classes first, where the decorated class defines nothing of that name itself."""
+    def decorate(cls):
+        for klass in reversed(classes):
+            for name, value in vars(klass).items():
+                if not (name.startswith("__") or isinstance(value, MemberDescriptorType) or name in cls.__dict__):
+                    setattr(cls, name, value)
+        return cls
+    return decorate
 
 
-#: The slots of a request whose state is the engine's (:class:`_EngineState`).
-ENGINE_SLOTS = ("q", "data", "raw", "built")
-
-
-class CRequest(_EngineState, Request):
+@_with_calls_of(Request)
+class CRequest(EngineRequest, metaclass=Refusing):
     """A nonblocking send or receive on the compiled engine."""
 
-    __slots__ = ENGINE_SLOTS
+    __slots__ = ()
 
     def __eq__(self, other):
         """As :meth:`Request.__eq__`: retired requests are equal (mpi4py's REQUEST_NULL)."""
@@ -204,13 +156,14 @@ class CRequest(_EngineState, Request):
     __hash__ = object.__hash__
 
 
-class CPrequest(_EngineState, Prequest):
+@_with_calls_of(Request, Prequest)
+class CPrequest(EngineRequest, metaclass=Refusing):
     """A persistent request on the compiled engine: each start posts a fresh send or receive in the engine."""
 
-    __slots__ = ENGINE_SLOTS
+    __slots__ = ("kind", "buf")
 
     def __init__(self, comm, kind: str, buf, peer: int, tag: int):
-        _EngineState.__init__(self, comm._rank, kind != "recv", comm, peer, tag, comm.ctx)
+        EngineRequest.__init__(self, comm._rank, kind != "recv", comm, peer, tag, comm.ctx)
         self.active = False
         self.kind = kind
         self.buf = buf
@@ -225,7 +178,7 @@ class CBarrierRequest(CRequest):
     def __init__(self, comm, seq: int):
         rank = comm._rank
         engine = rank.engine
-        _EngineState.__init__(self, rank, True, comm, PROC_NULL, 0, comm.coll_ctx)
+        EngineRequest.__init__(self, rank, True, comm, PROC_NULL, 0, comm.coll_ctx)
         self.q = lib.ppt_mpi_ibarrier(rank.m, rank.me, engine.members_array(comm.members, rank.base)[1], comm.size,
                                       comm.rank, comm.coll_ctx, seq, engine.names.id("MPI_Ibarrier"))
 
@@ -234,14 +187,6 @@ class CBarrierRequest(CRequest):
         comm = self.comm
         dist = lib.ppt_mpi_ibarrier_dist(self._rank.m, self.q)
         return f"Ibarrier round to rank {(comm.rank + dist) % comm.size}, comm={comm.label}"
-
-
-def _taken(req, status, at: int = 0) -> None:
-    """``req`` was taken and released in the engine, which gave its status and payload handle in
-    ``status[at:at + 4]`` (as ``ppt_mpi_req_status`` writes them)."""
-    req.q = -1
-    if not req.is_send and req.raw is None:
-        req._keep(status[at], status[at + 1], status[at + 2], status[at + 3])
 
 
 class _Matched:
@@ -274,13 +219,14 @@ class _RunWait:
         return f"{verb} rank {self.comm.local_of(peer)}, comm={self.comm.label}"
 
 
-class CompiledRank:
-    """One simulated MPI process on the compiled engine (:class:`ppt.mpi.p2p.Rank`'s interface): world rank
+class CompiledRank(RankCore):
+    """One simulated MPI process: world rank
     ``world_rank`` of ``job``, whose world ranks are the engine's from ``base`` on (``me``: this rank's number
-    there), so that several jobs' ranks share one engine (:class:`Jobs`)."""
+    there), so that several jobs' ranks share one engine (:class:`Jobs`).  Its clock, sends, receives and
+    waits are compiled (:class:`~ppt.mpi.surface.RankCore`)."""
 
-    __slots__ = ("job", "world_rank", "base", "me", "node", "sim", "proc", "stats", "api", "call", "result",
-                 "next_ctx", "meter", "cpu_mark", "recv_overhead_s", "node_of", "engine", "m", "out", "clock_s")
+    __slots__ = ("job", "world_rank", "node", "sim", "api", "result", "next_ctx", "cpu_mark", "recv_overhead_s",
+                 "node_of", "out")
     error = rank_error
     prequest_class = CPrequest
     barrier_class = CBarrierRequest
@@ -305,58 +251,11 @@ class CompiledRank:
         self.recv_overhead_s = job.settings.recv_overhead_s
         self.node_of = job.node_of
         self.out = engine.out
-        #: ``clock_s()``: the rank's clock, now plus the overhead it owes, s (one call into C)
-        self.clock_s = partial(lib.ppt_mpi_clock, self.m, self.me)
+        self.request_class = CRequest
         lib.ppt_mpi_set_program(self.m, self.me)
 
     def __repr__(self):
         return f"rank {self.world_rank}"
-
-    def world_of(self, engine_rank: int) -> int:
-        """The world rank of the job's that is ``engine_rank`` in the engine (a wildcard or PROC_NULL as is)."""
-        return engine_rank - self.base if engine_rank >= 0 else engine_rank
-
-    def engine_of(self, world: int) -> int:
-        """The engine's number of the job's world rank ``world`` (a wildcard or PROC_NULL as is)."""
-        return world + self.base if world >= 0 else world
-
-    # -- the rank's clock ---------------------------------------------------------------------------
-    @property
-    def owed_s(self) -> float:
-        """Software overhead spent but not yet slept through, s (see :class:`ppt.mpi.p2p.Rank`)."""
-        return lib.ppt_mpi_owed(self.m, self.me)
-
-    @owed_s.setter
-    def owed_s(self, value: float) -> None:
-        lib.ppt_mpi_set_owed(self.m, self.me, value)
-
-    def pay(self) -> None:
-        owed = lib.ppt_mpi_owed(self.m, self.me)
-        if owed:
-            lib.ppt_mpi_set_owed(self.m, self.me, 0.0)
-            self.proc.sleep(owed)
-
-    # -- point to point ----------------------------------------------------------------------------
-    # ``dest`` and ``source``: PROC_NULL, ANY_SOURCE (receives) or a rank of ``comm``, checked by the caller
-    def isend(self, comm, dest: int, tag, nbytes: int, data, ctx: int, mode: int = STANDARD, into=None):
-        args = (self, True, comm, dest, tag, ctx, nbytes, data)
-        req = CRequest(*args) if into is None else into._restart(*args)
-        if dest == PROC_NULL:
-            return req
-        handle = self.engine.keep(data) if data is not None else 0
-        req.q = lib.ppt_mpi_isend(self.m, self.me, comm.members[dest] + self.base, ctx,
-                                  tag if type(tag) is int else self.engine.tag_id(tag), nbytes, mode, handle)
-        return req
-
-    def irecv(self, comm, source: int, tag, ctx: int, into=None):
-        args = (self, False, comm, source, tag, ctx)
-        req = CRequest(*args) if into is None else into._restart(*args)
-        if source == PROC_NULL:
-            req.raw = (PROC_NULL, ANY_TAG, 0)
-            return req
-        src = ANY_SOURCE if source == ANY_SOURCE else comm.members[source] + self.base
-        req.q = lib.ppt_mpi_irecv(self.m, self.me, src, ctx, tag if type(tag) is int else self.engine.tag_id(tag))
-        return req
 
     def iprobe(self, comm, source: int, tag, ctx: int):
         if source == PROC_NULL:
@@ -382,53 +281,18 @@ class CompiledRank:
         return None if index < 0 else _Matched(self.world_of(out[0]), self.engine.tag_of(out[1]), out[2], index)
 
     def mrecv(self, comm, found: _Matched) -> CRequest:
-        """A receive of the message a matched probe took off the queue (as :meth:`ppt.mpi.p2p.Rank.mrecv`)."""
+        """A receive of the message a matched probe took off the queue ."""
         req = CRequest(self, False, comm, comm.local_of(found.src), found.tag, comm.ctx)
         req.q = lib.ppt_mpi_mrecv(self.m, self.me, found.index)
         return req
 
     # -- blocking ---------------------------------------------------------------------------------------
     def block(self, requests) -> None:
-        """Hibernate until one of the pending ``requests`` completes (see :meth:`ppt.mpi.p2p.Rank.block`)."""
+        """Hibernate until one of the pending ``requests`` completes."""
         qs = ffi.new("int32_t[]", [req.q for req in requests])
         lib.ppt_mpi_block(self.m, self.me, qs, len(requests))
         self.proc.hibernate(requests)
         lib.ppt_mpi_unblock(self.m, self.me, qs, len(requests))
-
-    def wait(self, req) -> None:
-        q = req.q
-        if q < 0:
-            return
-        m, me, out = self.m, self.me, self.out
-        while not lib.ppt_mpi_wait_one(m, me, q, out):
-            self.proc.hibernate((req,))
-            lib.ppt_mpi_unblock(m, me, [q], 1)
-        _taken(req, out)
-
-    def wait_all(self, requests) -> None:
-        """:meth:`wait` on every active request of ``requests`` in turn, in one engine call per time the
-        rank blocks; the receives' statuses and payloads are kept in their requests."""
-        live = {req.q: req for req in requests if req.q >= 0}     # each once: an engine index is one request's
-        n = len(live)
-        if not n:
-            return
-        m, me = self.m, self.me
-        qs = ffi.new("int32_t[]", list(live))
-        out = ffi.new("int64_t[]", 4 * n)
-        k = lib.ppt_mpi_wait_in_turn(m, me, qs, 0, n, out)
-        while k < n:
-            self.proc.hibernate((live[qs[k]],))
-            lib.ppt_mpi_unblock(m, me, qs + k, 1)
-            k = lib.ppt_mpi_wait_in_turn(m, me, qs, k, n, out)
-        statuses = ffi.unpack(out, 4 * n)
-        for i, req in enumerate(live.values()):
-            _taken(req, statuses, 4 * i)
-
-    def take(self, req) -> None:
-        """The rank takes over completed ``req``: it owes the receive overhead still due (once); the
-        engine's request is then released, its status and payload kept here (:meth:`wait`, which
-        does not block for a complete request)."""
-        self.wait(req)
 
     # -- collectives --------------------------------------------------------------------------------------
     def plan(self, c, schedule, values: list, sizes: list, op) -> list:

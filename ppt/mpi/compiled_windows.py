@@ -1,7 +1,7 @@
 """Parallel runs (``mpiexec -n K``) of the compiled MPI engine, identical to the serial run to the last bit.
 
 Each simulation process holds the engine of the whole job but runs only the ranks of the nodes it owns
-(the partition of the Python engine: a node belongs to the process where its NIC entity is local).
+(the partition of :mod:`ppt.engine.parallel`: a node belongs to the process where its NIC entity is local).
 :func:`ppt.engine.parallel.run_windows` drives the engines in conservative windows of the network's
 lookahead, as it drives a parallel Python simulation: each window runs the engine's events before the
 window's end; a message delivered to a rank of another process leaves in an outbox as a fixed-size C
@@ -72,7 +72,7 @@ class Windows:
     @classmethod
     def of(cls, engine, comm, cargo=None):
         """The windows of ``engine``'s run under ``comm`` (an mpi4py communicator of more than one process),
-        its nodes partitioned as the Python engine partitions them; None for a serial run."""
+        its nodes partitioned as :mod:`ppt.engine.parallel` partitions entities; None for a serial run."""
         if comm is None or comm.size == 1:
             return None
         net = engine.net

@@ -24,3 +24,7 @@ KEYVALS = {"TAG_UB": 0x64400001, "HOST": 0x64400003, "IO": 0x64400005, "WTIME_IS
 
 #: Size of a rendezvous control message (RTS, CTS) on the wire, bytes.
 CONTROL_B = 64
+
+#: Send modes (the compiled engine's numbers): standard (eager up to the threshold), synchronous (rendezvous
+#: at any size: completes once the receive has matched), buffered (eager at any size: completes locally).
+STANDARD, SYNC, BUFFERED = range(3)

@@ -1,4 +1,4 @@
-"""Requests and statuses of point-to-point calls, as the mpi4py surface returns them, and the send modes.
+"""Requests and statuses of point-to-point calls, as the mpi4py surface returns them.
 
 The engine (:mod:`ppt.mpi.compiled_rank`) keeps a request's state; a :class:`Request` is what a program
 holds: its communicator, peer, tag and size, whether a wait or test has retired it (mpi4py's
@@ -9,10 +9,6 @@ from __future__ import annotations
 from ppt.mpi.constants import ANY_SOURCE, ANY_TAG, UNDEFINED
 from ppt.mpi.names import mpi4py_names
 from ppt.mpi.unsupported import Refusing
-
-#: Send modes: standard (eager up to the threshold), synchronous (rendezvous at any size: completes
-#: once the receive has matched), buffered (eager at any size: completes locally).
-STANDARD, SYNC, BUFFERED = range(3)
 
 
 @mpi4py_names

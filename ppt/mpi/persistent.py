@@ -9,7 +9,8 @@ from __future__ import annotations
 from ppt.mpi.buffers import message, outgoing
 from ppt.mpi.calls import mpi_call
 from ppt.mpi.names import mpi4py_names
-from ppt.mpi.p2p import BUFFERED, STANDARD, SYNC, Request
+from ppt.mpi.constants import BUFFERED, STANDARD, SYNC
+from ppt.mpi.p2p import Request
 
 #: Send mode of each kind of persistent send.
 MODES = {"send": STANDARD, "ssend": SYNC, "bsend": BUFFERED, "rsend": STANDARD}

@@ -1,33 +1,33 @@
-"""A network or node memory model of one's own on the compiled MPI engine: the model runs in Python.
+"""A network or node memory model of one's own on the MPI engine: the model runs in Python.
 
-The compiled engine (:mod:`ppt.mpi.compiled`) carries the built-in models in C.  Any other model -- a
+The engine (:mod:`ppt.mpi.compiled`) carries the built-in models in C.  Any other model -- a
 subclass of :class:`~ppt.interconnects.networks.network.Network` (of the analytic, flow or packet
-network too) or of :class:`~ppt.interconnects.networks.nodememory.NodeMemory` -- runs as the Python
-engine runs it, in its own simulation (``net.simulation()``), with the engine calling into it per
-message and per event of the model: slower, the same engine, the same events in the same order.
+network too) or of :class:`~ppt.interconnects.networks.nodememory.NodeMemory` -- runs in Python, in
+its own simulation (``net.simulation()``), with the engine calling into it per message and per event
+of the model: slower, the same engine.
 
-* **Sending.**  The engine hands a model network every message, as the Python engine's ranks do:
+* **Sending.**  The engine hands a model network every message:
   ``nic.send_message(dst_node, nbytes, payload, on_sent, delay_s)`` on the sending node's NIC (a
   model node memory alone gets the copies within a node: ``node_memory.copy(nic, nbytes, payload,
   on_sent)``).  The payload is the engine's number of the message: a model carries it, it does
   not look into it.
 * **Events.**  Whatever the model schedules through its entities (``schedule``, ``send``, ``post``)
   joins the engine's queue with the same time and key, and runs there in its turn.  The engine's
-  own events of a node are keyed by the node's NIC entity's running count, as in the Python engine,
-  so the two take turns with one count: the engine reads it back from the NIC after the model ran
+  own events of a node are keyed by the node's NIC entity's running count, so the two take turns
+  with one count: the engine reads it back from the NIC after the model ran
   and sets it before the model runs again.
 * **Arriving and finishing.**  ``nic.deliver(payload)`` (the NIC's host) hands the message to the
   engine; ``on_sent()`` finishes its send.  Both must happen in the model's events, not within the
   ``send_message`` or ``copy`` call that started the message.
 
 * **In parallel** (``mpiexec``) each process runs its part of the model, the entities
-  ``net.simulation(comm)`` makes there, as the Python engine's parallel run does: the model's events
+  ``net.simulation(comm)`` makes there (the partition of :mod:`ppt.engine.parallel`): the model's events
   for other processes' entities travel in the engine's window exchange (:class:`PythonModels` is one
   of its exchanges), and a message to a rank of another process goes ahead to it as the model takes it,
   under a number of its own (``PPT_MPI_PYTHON_AHEAD``) that the model carries to its destination.
 
-An exception the model raises stops the run; :func:`ppt.mpi.compiled_rank.run_job` raises it again
-(a replay gives up and the Python engine replays the trace, raising it there).
+An exception the model raises stops the run, and the run (:func:`ppt.mpi.compiled_rank.run_job`,
+:func:`ppt.mpi.compiled.replay_job`) raises it again.
 """
 from __future__ import annotations
 
