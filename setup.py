@@ -1,10 +1,10 @@
 """Two compiled parts, built at install time: the packet core and MPI engine by cffi (see
 interconnects/core/build.py), and the point-to-point surface of the simulated MPI by Cython
-(ppt/mpi/surface.pyx), which calls that engine through pointers bound at import."""
+(ppt/mpi/surface/fast.pyx), which calls that engine through pointers bound at import."""
 from Cython.Build import cythonize
 from setuptools import Extension, setup
 
-SURFACE = Extension("ppt.mpi.surface", ["ppt/mpi/surface.pyx"], include_dirs=["ppt/mpi/core"],
+SURFACE = Extension("ppt.mpi.surface.fast", ["ppt/mpi/surface/fast.pyx"], include_dirs=["ppt/mpi/engine/core"],
                     extra_compile_args=["-O2"])
 
 setup(cffi_modules=["interconnects/core/build.py:ffibuilder"],

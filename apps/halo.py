@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import math
 
-from ppt.mpi.environment import balanced_factors
+from ppt.mpi.surface.environment import balanced_factors
 
 #: Per-cell work of a 7-point stencil: 7 loads, 1 store, 6 adds and 2 multiplies.
 STENCIL_FLOPS = 8

@@ -114,7 +114,7 @@ class Machine:
         """Run a model on ``ranks`` simulated ranks, as ``ppt run`` does.
 
         Args:
-            main: the function every rank runs, ``main(mpi)`` (see :mod:`ppt.mpi.api`), or the path
+            main: the function every rank runs, ``main(mpi)`` (see :mod:`ppt.mpi.surface.api`), or the path
                 of a script defining it.
             ranks: number of MPI ranks.
             ranks_per_node: ranks placed on each node (default: one per core).

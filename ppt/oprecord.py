@@ -1,7 +1,7 @@
 """The op record: one MPI call of a rank's stream, as trace readers write it and the MPI engine runs it.
 
 An op is one fixed-size record (:data:`OP_DTYPE`, 88 bytes, natural alignment, no padding; the C
-engine's ``ppt_op_t`` in ``ppt/mpi/core/mpicore.h`` mirrors it) whose ``kind`` (:class:`Op`) says what
+engine's ``ppt_op_t`` in ``ppt/mpi/engine/core/mpicore.h`` mirrors it) whose ``kind`` (:class:`Op`) says what
 the call does, with everything a replay needs already resolved: bytes (not counts and datatypes), peers
 and roots as ranks of the call's communicator, and communicators, groups and ops as handles of the
 stream's own numbering.  :data:`FIELDS` is the table of fields; docs/op-stream.md describes every kind.

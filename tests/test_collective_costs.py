@@ -3,7 +3,7 @@ import pytest
 
 from ppt.interconnects.networks.analytic import AnalyticNetwork
 from ppt.mpi import MPIJob
-from ppt.mpi.collectives import ALGORITHMS, cost
+from ppt.mpi.collectives.calls import ALGORITHMS, cost
 
 S = 1000
 

@@ -1,4 +1,4 @@
-"""Network and node memory models of one's own on the compiled MPI engine (ppt.mpi.pynet).
+"""Network and node memory models of one's own on the compiled MPI engine (ppt.mpi.engine.pynet).
 
 The engine runs such a model in Python beside its own events; every program and trace here gives the
 result, events and network statistics recorded when a Python twin of the engine checked them to the

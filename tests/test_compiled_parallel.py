@@ -1,7 +1,7 @@
 """Parallel runs (``mpiexec -n K``) of the compiled MPI engine give the serial run's result to the last bit.
 
 Each simulation process runs the ranks of its own nodes and sends the messages for other processes'
-ranks as C records in the window exchange (:mod:`ppt.mpi.compiled_windows`); the results of trace
+ranks as C records in the window exchange (:mod:`ppt.mpi.engine.windows`); the results of trace
 replays and rank programs (per-rank statistics, calls, network counts, events, the programs' returns)
 are compared with a serial run of the same job, byte for byte but for the wall time, and errors are
 reported once, as serially.

@@ -1,4 +1,4 @@
-"""Replays on the MPI engine (ppt.mpi.compiled) give the outcomes recorded when a Python twin of the
+"""Replays on the MPI engine (ppt.mpi.engine.replay) give the outcomes recorded when a Python twin of the
 engine checked it to the last bit (tests/golden.py).
 
 Every check replays one trace and asserts the whole prediction (times to the last bit, calls, per-rank

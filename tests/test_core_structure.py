@@ -102,5 +102,5 @@ def test_the_engine_numbers_op_kinds_as_the_op_record_does():
     build = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(build)
     assert dict(build.op_kinds()) == {f"OP_{kind.name}": str(kind.value) for kind in Op}
-    used = set(re.findall(r"\bOP_[A-Z_]+\b", (CORE.parent.parent / "ppt" / "mpi" / "core" / "replay.c").read_text()))
+    used = set(re.findall(r"\bOP_[A-Z_]+\b", (CORE.parent.parent / "ppt" / "mpi" / "engine" / "core" / "replay.c").read_text()))
     assert used - {"OP_DONE", "OP_BLOCKED"} <= {f"OP_{kind.name}" for kind in Op}

@@ -58,7 +58,7 @@ ans requires think
 
 
 def test_irequires_and_overlapping_calc_give_the_closed_form_time():
-    """LogGP on the analytic network (ppt/mpi/p2p.py): a send reaches the NIC o_s after it starts; a
+    """LogGP on the analytic network (ppt/mpi/surface/requests.py): a send reaches the NIC o_s after it starts; a
     rendezvous RTS and CTS are CONTROL_B bytes each (L + C/B one way), then the data (n/B on the wire,
     L more to arrive); a receive costs o_r when its wait takes it over.  Rank 0's 50 us calc runs while
     its send is in flight, so its wait for the send ends when the data has left (after 2(L + C/B) + n/B),
@@ -378,7 +378,7 @@ def test_a_relayed_ring_is_written_message_by_message():
     """NCCL's ring all-gather relays streams whose lengths only their senders know: every member sends
     its own pieces and forwards those of the P-2 members before it, each message as many bytes as the
     piece it carries, and ends holding every piece."""
-    from ppt.mpi.algorithms import nccl_allgather
+    from ppt.mpi.collectives.algorithms import nccl_allgather
     pieces, ends = [1, 3, 2, 4], {}
 
     def member(c):

@@ -89,7 +89,7 @@ def test_circles_are_found_in_a_small_graph():
 
 def test_no_module_of_the_package_imports_itself_in_a_circle():
     found = modules()
-    assert "ppt.interconnects.networks.packetnet" in found and "ppt.mpi.comm" in found
+    assert "ppt.interconnects.networks.packetnet" in found and "ppt.mpi.surface.comm" in found
     assert circles(import_graph(found)) == []
 
 
@@ -121,21 +121,37 @@ LAYERS = (
 )
 
 
-def subsystem(module: str) -> str:
-    """The subsystem ``module`` belongs to: ``ppt.mpi.comm`` -> ``ppt.mpi``."""
-    return ".".join(module.split(".")[:2])
+#: The rooms of ``ppt.mpi``, lowest first, in the same way: the base modules, the collectives, the
+#: mpi4py surface, the engine, and the job (the package's ``__init__`` above all).
+MPI_LAYERS = (
+    ("ppt.mpi.constants", "ppt.mpi.errors", "ppt.mpi.settings", "ppt.mpi.stats", "ppt.mpi.mapping"),
+    ("ppt.mpi.unsupported",),
+    ("ppt.mpi.collectives",),
+    ("ppt.mpi.surface",),
+    ("ppt.mpi.engine",),
+    ("ppt.mpi.job",),
+)
 
 
-def upward_imports(graph: dict[str, set[str]], layers=LAYERS) -> list[tuple[str, str]]:
-    """Every import edge that points to a higher layer or to a sibling subsystem of its own layer;
-    ``ppt`` itself (the package's ``__init__``) is above all."""
+def subsystem(module: str, depth: int = 2) -> str:
+    """The subsystem ``module`` belongs to: ``ppt.mpi.surface.comm`` -> ``ppt.mpi`` (``depth`` 3: its room
+    in the subsystem, ``ppt.mpi.surface``)."""
+    return ".".join(module.split(".")[:depth])
+
+
+def upward_imports(graph: dict[str, set[str]], layers=LAYERS, top: str = "ppt") -> list[tuple[str, str]]:
+    """Every import edge among the modules under ``top`` that points to a higher layer or to a sibling
+    subsystem of its own layer; ``top`` itself (its package's ``__init__``) is above all."""
+    depth = top.count(".") + 2
     level = {name: k for k, layer in enumerate(layers) for name in layer}
     found = []
     for source, targets in sorted(graph.items()):
-        if source == "ppt":
+        if source == top or not source.startswith(top + "."):
             continue
         for target in sorted(targets):
-            a, b = subsystem(source), subsystem(target)
+            if not target.startswith(top + "."):
+                continue
+            a, b = subsystem(source, depth), subsystem(target, depth)
             if a != b and level[b] >= level[a]:
                 found.append((source, target))
     return found
@@ -146,11 +162,20 @@ def test_every_subsystem_has_a_layer():
 
 
 def test_an_upward_or_sideways_import_is_found():
-    graph = {"ppt.mpi.comm": {"ppt.traces.replay", "ppt.engine.core"}, "ppt.hardware.node": {"ppt.traces.opstream"},
-             "ppt.traces.replay": {"ppt.mpi.comm"}}
+    graph = {"ppt.mpi.surface.comm": {"ppt.traces.replay", "ppt.engine.core"}, "ppt.hardware.node": {"ppt.traces.opstream"},
+             "ppt.traces.replay": {"ppt.mpi.surface.comm"}}
     assert upward_imports(graph) == [("ppt.hardware.node", "ppt.traces.opstream"),
-                                     ("ppt.mpi.comm", "ppt.traces.replay")]
+                                     ("ppt.mpi.surface.comm", "ppt.traces.replay")]
 
 
 def test_imports_point_down_only():
     assert upward_imports(import_graph(modules())) == []
+
+
+def test_every_room_of_the_mpi_subsystem_has_a_layer():
+    rooms = {subsystem(name, 3) for name in modules() if name.startswith("ppt.mpi.")}
+    assert rooms == {n for layer in MPI_LAYERS for n in layer}
+
+
+def test_imports_within_the_mpi_subsystem_point_down_only():
+    assert upward_imports(import_graph(modules()), MPI_LAYERS, "ppt.mpi") == []

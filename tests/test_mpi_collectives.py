@@ -8,7 +8,7 @@ import pytest
 from mpi_helpers import message_s, run
 from ppt.errors import PPTError
 from ppt.mpi import MAX, MIN, PROD, SUM, MPIError, Op
-from ppt.mpi.collectives import ALGORITHMS
+from ppt.mpi.collectives.calls import ALGORITHMS
 
 SIZES = [1, 2, 3, 5, 8, 12]
 

@@ -4,7 +4,7 @@ import pytest
 from mpi_helpers import run
 from ppt.errors import ConfigError
 from ppt.mpi import PROC_NULL, UNDEFINED, MPIError
-from ppt.mpi import lanl
+from ppt.mpi.surface import lanl
 from ppt.mpi.mapping import map_ranks
 
 

@@ -1,4 +1,4 @@
-"""NCCL-style collectives (ppt.mpi.nccl) and the dgx-a100 preset they run on.
+"""NCCL-style collectives (ppt.mpi.collectives.nccl) and the dgx-a100 preset they run on.
 
 Results equal MPICH's algorithms'; what each algorithm sends matches hand-counted messages and bytes;
 on a contention-free network the pipelined chains take their closed-form time; the trees are built
@@ -18,9 +18,9 @@ from ppt.interconnects.networks.analytic import AnalyticNetwork
 from ppt.interconnects.networks.nodememory import NodeMemory
 from ppt.machine import Machine
 from ppt.mpi import MPIJob, SUM, Op
-from ppt.mpi.collectives import ALGORITHMS
+from ppt.mpi.collectives.calls import ALGORITHMS
 from ppt.mpi.errors import MPIError
-from ppt.mpi.nccl import _dtree, _node_trees, _tree_chunk_B
+from ppt.mpi.collectives.nccl import _dtree, _node_trees, _tree_chunk_B
 from ppt.mpi.settings import MPISettings
 
 LATENCY_S, BANDWIDTH_BPS = 1e-6, 1e9

@@ -264,7 +264,7 @@ def test_an_op_the_reader_could_not_express_is_refused_unless_skipped():
     assert got["predicted_s"] == pytest.approx(1e-3)
 
 
-@pytest.mark.parametrize("where", ["ppt/mpi/core/mpicore.h", "docs/op-stream.md"])
+@pytest.mark.parametrize("where", ["ppt/mpi/engine/core/mpicore.h", "docs/op-stream.md"])
 def test_the_op_record_has_the_layout_of_the_c_struct_the_engine_runs(where):
     import ctypes
     import re

@@ -1,6 +1,6 @@
 """A rank's memory on the MPI engine: state shared by the whole job is kept once, not per rank."""
 from mpi_helpers import run
-from ppt.mpi.compiled import Engine
+from ppt.mpi.engine.replay import Engine
 
 
 def test_a_collective_on_comm_world_keeps_one_member_array_for_the_whole_job(monkeypatch):

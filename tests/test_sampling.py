@@ -240,7 +240,7 @@ def test_a_sampled_replay_adds_up_to_the_bytes_it_moved_and_changes_nothing(trac
 
 
 #: Run under mpiexec: a sampled program on the compiled engine in parallel, and on every process serially, on
-#: the packet network (argv[2]: ``PacketNetwork``) or its Python model (``OwnPacketNetwork``: ppt.mpi.pynet).
+#: the packet network (argv[2]: ``PacketNetwork``) or its Python model (``OwnPacketNetwork``: ppt.mpi.engine.pynet).
 SAMPLED_PROGRAM = """
 import sys
 from mpi4py import MPI
@@ -326,7 +326,7 @@ def test_a_run_ending_on_a_sample_time_up_to_rounding_gets_one_sample_there(tmp_
 
 
 class OwnPacketNetwork(PacketNetwork):
-    """A subclass: the packet network's Python model runs beside the compiled engine (ppt.mpi.pynet)."""
+    """A subclass: the packet network's Python model runs beside the compiled engine (ppt.mpi.engine.pynet)."""
 
 
 IBARRIER = """

@@ -64,7 +64,7 @@ import os
 from collections import Counter
 
 from ppt.errors import ConfigError, TraceError
-from ppt.mpi import compiled
+from ppt.mpi.engine import replay as compiled
 from ppt.traces.handles import Handles
 from ppt.oprecord import (AUX_LEN, AUX_START, CALL, CALL_S, COMM, FLAG, GAP_CPU_S, GAP_WALL_S, KIND, NBYTES, OP, PEER, REQUEST, ROOT, START_S,
     TAG, Op)
@@ -497,7 +497,7 @@ def replay(trace, job, compute_scale: float = 1.0, skip_unsupported: bool = Fals
     ``compute_clock_reason`` (one line), ``cpu_wall_ratio`` (measured after MPI_Init)
     and the recorded compute replayed on each clock, ``compute_wall_s`` and
     ``compute_cpu_s`` (before ``compute_scale``; summed over ranks, and per rank).
-    The MPI engine replays the op streams itself (:mod:`ppt.mpi.compiled`) and raises what goes wrong
+    The MPI engine replays the op streams itself (:mod:`ppt.mpi.engine.replay`) and raises what goes wrong
     where it goes wrong (a deadlock, mismatched collectives, a call the simulated MPI refuses).
     ``wtime_span_s``/``recorded_wtime_span_s``: predicted and recorded time from a
     rank's first MPI_Wtime call to its last, the phase a program times itself (the

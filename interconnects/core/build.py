@@ -1,6 +1,6 @@
 """Builds the compiled core: C through cffi's API mode.
 
-Every ``*.h`` in this folder and in the MPI engine's (``ppt/mpi/core``; public
+Every ``*.h`` in this folder and in the MPI engine's (``ppt/mpi/engine/core``; public
 headers: declarations only, read by the C compiler and, without their ``#``
 lines, by cffi's cdef) and every ``*.c`` of both is compiled into the one
 extension ``ppt.interconnects.core._packetcore`` by the package's own install
@@ -21,11 +21,11 @@ from cffi import FFI
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent.parent
 #: The packet core (here) and the MPI engine.
-FOLDERS = (HERE, ROOT / "ppt" / "mpi" / "core")
+FOLDERS = (HERE, ROOT / "ppt" / "mpi" / "engine" / "core")
 HEADERS = sorted((p for folder in FOLDERS for p in folder.glob("*.h") if not p.name.startswith("_")),
                  key=lambda p: (p.name != "core.h", p.name))
 SOURCES = sorted(p for folder in FOLDERS for p in folder.glob("*.c"))
-#: Functions C calls in Python (ppt.mpi.compiled and ppt.mpi.pynet define them): a node pair's path, a message's
+#: Functions C calls in Python (ppt.mpi.engine.replay and ppt.mpi.engine.pynet define them): a node pair's path, a message's
 #: wire bytes, a message's route on the flow network; a message handed to a model of one's own, one of its events.
 CALLBACKS = """
 extern "Python+C" int32_t ppt_mpi_path_cb(void *handle, int32_t src, int32_t dst, double *out);

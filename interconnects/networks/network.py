@@ -17,7 +17,7 @@ simulation rank under block placement.
 A network of one's own (a subclass of :class:`Network`, or of a built-in kind)
 and a node memory of one's own (a subclass of
 :class:`~ppt.interconnects.networks.nodememory.NodeMemory`) run on the MPI
-engine, which calls such a model in Python, per message (:mod:`ppt.mpi.pynet`),
+engine, which calls such a model in Python, per message (:mod:`ppt.mpi.engine.pynet`),
 and needs two rules of it:
 
 * the model's only inputs are ``Nic.send_message`` (or ``send_off_node``),

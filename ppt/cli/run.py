@@ -2,7 +2,7 @@
 
 The script is a Python file defining ``main(mpi)``; every rank calls it with
 its own ``mpi`` object (``mpi.COMM_WORLD``, ``mpi.compute(...)``, ... see
-:mod:`ppt.mpi.api`).  ``--script-args '...'`` reach the script as ``mpi.argv``.
+:mod:`ppt.mpi.surface.api`).  ``--script-args '...'`` reach the script as ``mpi.argv``.
 Under ``mpiexec -n K`` the simulation itself runs in parallel; rank 0 prints.
 """
 from __future__ import annotations

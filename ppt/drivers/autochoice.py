@@ -13,7 +13,7 @@ Traffic is counted from what a tool knows before the run: the messages a model
 will send between ranks (:meth:`Estimator.traffic`), or a trace's calls
 (:func:`trace_estimate`): every point-to-point send, and for every collective
 call what the algorithm the simulated MPI picks for it really sends
-(``cost`` beside each algorithm in :mod:`ppt.mpi.collectives`: a pairwise
+(``cost`` beside each algorithm in :mod:`ppt.mpi.collectives.calls`: a pairwise
 alltoall of S-byte blocks on p ranks is p(p-1) messages of S bytes, not p
 times S).  A message whose peer is not known is taken to cross the mean hop
 count of the nodes the job uses; same-node messages cost the MPI layer but
@@ -177,8 +177,8 @@ class Estimator:
     def collective(self, kind: str, ranks: int, nbytes: int, name: str | None = None) -> Estimate:
         """:class:`Estimate` of one ``kind`` call on ``ranks`` ranks (all of them: the call, not a rank's
         part of it), ``nbytes`` as the algorithm is passed it, by what algorithm ``name`` (default:
-        the simulated MPI's choice) sends (:func:`ppt.mpi.collectives.cost`)."""
-        from ppt.mpi.collectives import cost
+        the simulated MPI's choice) sends (:func:`ppt.mpi.collectives.calls.cost`)."""
+        from ppt.mpi.collectives.calls import cost
         if ranks < 2:
             return Estimate()
         messages, total_B = cost(kind, ranks, nbytes, name)

@@ -9,7 +9,7 @@ the queues and NIC bytes per router, which keeps million-node runs small.
 The sampler drives the run: it runs the engine up to each sample time (the
 core never runs past it, see ``Simulation.run``; a program or a replay on the
 compiled MPI engine, serial or parallel, stops there the same way,
-``ppt.mpi.compiled_windows.SampledRun``), reads the
+``ppt.mpi.engine.windows.SampledRun``), reads the
 core's cumulative counters and keeps the differences.  Event order does not depend
 on where a run is cut, so sampling changes no result; when it is off
 nothing is read and nothing is run differently.

@@ -1,7 +1,7 @@
 """The ``mpi4py`` package a rank of ``ppt exec`` imports: its ``MPI`` is the rank's simulated MPI.
 
 Each rank gets a package object of its own whose ``MPI`` attribute is the
-rank's :class:`ppt.mpi.api.MPI`, so ``from mpi4py import MPI``,
+rank's :class:`ppt.mpi.surface.api.MPI`, so ``from mpi4py import MPI``,
 ``import mpi4py.MPI as MPI`` and ``from mpi4py.MPI import COMM_WORLD`` all
 reach it.  ``mpi4py.rc`` takes the usual settings (and ignores them: there is
 no library to initialise).  Parts of mpi4py PPT does not model

@@ -11,7 +11,7 @@ several planes, job ``j`` sends on plane ``j mod planes`` (nodes of no job on
 plane 0).
 
 A mix runs on the MPI engine as one job does: one engine holds every job's ranks, and the traffic jobs'
-sources run in its packet core (:class:`ppt.mpi.compiled_rank.ProgramRun`), serially or under
+sources run in its packet core (:class:`ppt.mpi.engine.program.ProgramRun`), serially or under
 ``mpiexec``, sampled or not.
 
 Under ``mpiexec -n K`` the mix runs as a single job does: each process
@@ -37,7 +37,7 @@ from ppt.interconnects.topologies.planes import RAIL_POLICIES
 from ppt.jobs.allocation import allocate
 from ppt.jobs.finish import CHECK_EVERY_S, Countdown, FinishNotices, everywhere
 from ppt.mpi import MPIJob
-from ppt.mpi.compiled_rank import ProgramRun
+from ppt.mpi.engine.program import ProgramRun
 from ppt.mpi.mapping import MAPPINGS, map_ranks
 from ppt.mpi.settings import MPISettings
 

@@ -6,22 +6,27 @@
         total = comm.allreduce(comm.rank, op=mpi.SUM)
     result = MPIJob(network, num_ranks=16).run(main)
 
-Modules: ``job`` (placing and running ranks), ``p2p`` (matching, eager and
-rendezvous protocols, requests), ``comm`` (communicators), ``group``,
-``cart`` (Cartesian topologies), ``collectives`` (named algorithms), ``api`` (the per-rank
-``mpi`` object), ``names`` (mpi4py's capitalised spellings, the one table of
-them), ``buffers`` (mpi4py's buffer arguments), ``bufp2p`` and ``bufcoll``
-(mpi4py's buffer calls), ``datatypes``, ``environment`` (functions of
-mpi4py's ``MPI`` module), ``message`` (matched probes), ``persistent``
-(persistent requests), ``unsupported`` (the one-line error for what PPT
-does not model), ``lanl`` (LANL PPT style ``mpi_*`` functions),
-``deadlock``, ``stats``, ``mapping``, ``ops``, ``payload``.
+Four rooms, each importing only those before it:
+
+* the base: ``constants``, ``errors``, ``settings`` (the MPI library's eager limit and
+  overheads), ``stats`` (per-rank counts), ``mapping`` (ranks to nodes), ``unsupported``
+  (the one-line error for what PPT does not model);
+* ``collectives``: the named algorithms (``calls``), their per-rank schedules
+  (``algorithms``, ``schedule``), NCCL's (``nccl``), reduction ops and payload slicing;
+* ``surface``: what a program sees, mpi4py's API (``api``, ``comm``, ``group``, ``cart``,
+  ``requests``, buffers and datatypes, matched probes, persistent requests, ``Ibarrier``,
+  LANL PPT style ``mpi_*`` functions), its hot point-to-point calls compiled (``fast``);
+* ``engine``: the one MPI engine (``core``, C) and its Python side: program ranks
+  (``program``), trace replay (``replay``), parallel windows (``windows``), models of one's
+  own (``pynet``), outcomes and deadlock reports;
+
+and ``job``, which places a job's ranks on nodes and runs them on the engine.
 """
 from ppt.mpi.constants import ANY_SOURCE, ANY_TAG, PROC_NULL, UNDEFINED
 from ppt.mpi.errors import MPIError
 from ppt.mpi.job import JobResult, MPIJob
-from ppt.mpi.ops import BAND, BOR, BXOR, LAND, LOR, MAX, MIN, PROD, SUM, Op
-from ppt.mpi.p2p import Request, Status
+from ppt.mpi.collectives.ops import BAND, BOR, BXOR, LAND, LOR, MAX, MIN, PROD, SUM, Op
+from ppt.mpi.surface.requests import Request, Status
 
 __all__ = ["MPIJob", "JobResult", "MPIError", "Request", "Status", "Op", "ANY_SOURCE", "ANY_TAG", "PROC_NULL",
            "UNDEFINED", "SUM", "PROD", "MAX", "MIN", "LAND", "LOR", "BAND", "BOR", "BXOR"]

@@ -28,3 +28,5 @@ CONTROL_B = 64
 #: Send modes (the compiled engine's numbers): standard (eager up to the threshold), synchronous (rendezvous
 #: at any size: completes once the receive has matched), buffered (eager at any size: completes locally).
 STANDARD, SYNC, BUFFERED = range(3)
+#: Communicator ids of COMM_WORLD and COMM_SELF.
+WORLD_ID, SELF_ID = 0, 1

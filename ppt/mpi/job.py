@@ -1,6 +1,6 @@
 """An MPI job: N ranks placed on the nodes of a network, each running ``main(mpi, *args)``.
 
-Each rank is a greenlet over the MPI engine (:mod:`ppt.mpi.compiled_rank`) and talks to other ranks
+Each rank is a greenlet over the MPI engine (:mod:`ppt.mpi.engine.program`) and talks to other ranks
 only through the network, so a job runs unchanged on the parallel engine
 (``mpiexec -n K``); per-rank results are gathered from all simulation ranks.
 """
@@ -8,10 +8,10 @@ from __future__ import annotations
 
 from ppt.engine import parallel
 from ppt.errors import ConfigError
-from ppt.mpi.collectives import check_algorithms
-from ppt.mpi.compiled_rank import run_job
+from ppt.mpi.collectives.calls import check_algorithms
+from ppt.mpi.engine.program import run_job
 from ppt.mpi.mapping import map_ranks
-from ppt.mpi.outcome import JobResult
+from ppt.mpi.engine.outcome import JobResult
 from ppt.mpi.settings import MPISettings
 
 
@@ -91,7 +91,7 @@ class MPIJob:
 
     # -- running -------------------------------------------------------------------
     def run(self, main, *args, argv=(), progress=None) -> JobResult:
-        """Run ``main(mpi, *args)`` on every rank (:mod:`ppt.mpi.compiled_rank`); raises DeadlockError if
+        """Run ``main(mpi, *args)`` on every rank (:mod:`ppt.mpi.engine.program`); raises DeadlockError if
         ranks stay blocked, MPIError if ranks called mismatched collectives.
 
         ``progress``: a hook for the simulation's progress reports (see :class:`ppt.progress.Progress`).

@@ -19,14 +19,14 @@ Default 0 (a network without an MPI library).
 nothing (an unsuccessful ``MPI_Test``/``Testany``/``Testall``/``Testsome``/
 ``Iprobe``/``Improbe``), charged when the rank repeats such a call with no
 time passing otherwise, so that a ``while not req.Test(): pass`` loop lets
-simulated time pass (see ``ppt.mpi.api.MPI.polled``).  Default 100 ns, an estimate from what such
+simulated time pass (see ``ppt.mpi.surface.api.MPI.polled``).  Default 100 ns, an estimate from what such
 a call does: one pass of the library's progress engine, which reads the
 NIC's completion queue in memory the NIC writes by DMA (a cache miss: about
 80-100 ns of DRAM latency on current x86 servers) after a few tens of
 nanoseconds of call path and request checks.
 
 ``nccl_channels`` / ``nccl_chunk_B``: how the NCCL-style collectives
-(:mod:`ppt.mpi.nccl`) cut a buffer: into ``nccl_channels`` parallel rings
+(:mod:`ppt.mpi.collectives.nccl`) cut a buffer: into ``nccl_channels`` parallel rings
 (or pairs of trees), each channel's share into pipelined chunks of at most
 ``nccl_chunk_B`` bytes.  NCCL picks its channel count from the topology it
 detects (up to MAXCHANNELS = 32, src/include/device.h); the default here is

@@ -19,9 +19,9 @@ predicts:
 * a collective (and the communicator creations, which agree on a context with
   an allreduce or, for Comm_split, an allgather) becomes the point-to-point
   messages of the algorithm PPT's simulated MPI would run for it on that
-  communicator (:mod:`ppt.mpi.collectives`: the job's ``algorithms`` choice,
+  communicator (:mod:`ppt.mpi.collectives.calls`: the job's ``algorithms`` choice,
   else the default rule), found by walking the algorithm's schedule
-  (:mod:`ppt.mpi.schedule`; NCCL's tree: running the algorithm) for
+  (:mod:`ppt.mpi.collectives.schedule`; NCCL's tree: running the algorithm) for
   every member on recording stand-ins of its messages; communicator membership is
   tracked across ranks from the recorded Comm_dup/split/create, Cart_create/sub
   and group calls;
@@ -61,8 +61,8 @@ from collections import Counter, deque
 from ppt.errors import TraceError
 from ppt.mpi import MAX, SUM
 from ppt.mpi import Op as ReductionOp
-from ppt.mpi import collectives as coll
-from ppt.mpi.schedule import RECV, SEND, STREAM, combine, pack, unpack
+from ppt.mpi.collectives import calls as coll
+from ppt.mpi.collectives.schedule import RECV, SEND, STREAM, combine, pack, unpack
 from ppt.traces.handles import RequestFifos, _user_op
 from ppt.oprecord import (ANY_SOURCE, ANY_TAG, AUX_LEN, AUX_START, CALL, COMM, COMM_SELF, COMM_WORLD, FIRST_USER_OP, FLAG, GAP_CPU_S,
     GAP_WALL_S, KIND, NBYTES, OP, PEER, PROC_NULL, REQUEST, ROOT, TAG, UNDEFINED, Op)
@@ -141,7 +141,7 @@ class _Member:
 
 
 class _Recording(coll.Coll):
-    """A :class:`ppt.mpi.collectives.Coll` whose messages are recorded instead of sent."""
+    """A :class:`ppt.mpi.collectives.calls.Coll` whose messages are recorded instead of sent."""
 
     __slots__ = ()
 
@@ -169,7 +169,7 @@ class _Recording(coll.Coll):
         return req.value, req.nbytes
 
     def run(self, schedule, values, sizes, op=None):
-        """Walk a schedule (:mod:`ppt.mpi.schedule`) as a rank with blocking waits would: each step's
+        """Walk a schedule (:mod:`ppt.mpi.collectives.schedule`) as a rank with blocking waits would: each step's
         posts, its waits in order, its combines."""
         reqs = []               # per request number: (request, slot, count), or a relay's [source, dest, streams, receive, forwards]
         for step_posts, waits, combines in schedule.steps:
@@ -508,7 +508,7 @@ class GoalWriter:
         return dropped, rank
 
     def _program(self, comm, args):
-        """``fn(c)`` running this member's part of collective ``args`` (as ppt.mpi.comm's methods call it)."""
+        """``fn(c)`` running this member's part of collective ``args`` (as ppt.mpi.surface.comm's methods call it)."""
         _, name, kind, op, aux, _, red = args
         size = comm.size
         nbytes, root = op[NBYTES], op[ROOT]
@@ -695,7 +695,7 @@ def _point_to_point(post: str, blocking: bool):
 
 
 def _sendrecv(st: _RankState, op, aux, name):
-    """aux: source, receive tag, bytes posted; the receive is posted first (ppt.mpi.comm.Comm.sendrecv)."""
+    """aux: source, receive tag, bytes posted; the receive is posted first (ppt.mpi.surface.comm.Comm.sendrecv)."""
     comm = st.comm(op[COMM], name)
     source, recvtag, posted = aux
     src = st.world_peer(comm, source, name)

@@ -28,7 +28,7 @@ from collections import Counter
 import numpy as np
 
 from ppt.errors import ConfigError
-from ppt.mpi.environment import balanced_factors
+from ppt.mpi.surface.environment import balanced_factors
 from ppt.oprecord import COMM_WORLD, OP_DTYPE, Op
 from ppt.traces.opstream import CHUNK_OPS, OpChunk, OpTrace, save
 

@@ -1,0 +1,189 @@
+"""Functions and constants of mpi4py's ``MPI`` module itself, as methods of a rank's MPI object.
+
+Each function takes the rank's :class:`ppt.mpi.surface.api.MPI` as ``self``.  Times
+are simulated seconds; ``Get_processor_name`` names the rank's simulated
+node as Cray systems name theirs (``nid00012``); ``Finalize`` is per rank.
+"""
+from __future__ import annotations
+
+from ppt.mpi.surface.calls import mpi_call
+from ppt.mpi.constants import PROC_NULL
+
+#: The MPI standard version the simulated MPI's calls follow (MPI_Get_version).
+VERSION, SUBVERSION = 3, 1
+#: Resolution of MPI.Wtime(), s: the simulated clock is a float of seconds (MPICH reports 1e-9 too).
+WTICK_S = 1e-9
+#: Thread support levels, MPICH's values; the simulated ranks are single threads, so any level is granted.
+THREAD_SINGLE, THREAD_FUNNELED, THREAD_SERIALIZED, THREAD_MULTIPLE = 0, 1, 2, 3
+
+
+def Wtick(self) -> float:
+    return WTICK_S
+
+
+def Get_processor_name(self) -> str:
+    """The simulated node of this rank: ``nid`` and its node number in five digits."""
+    return f"nid{self.node:05d}"
+
+
+@mpi_call("MPI_Init")
+def Init(self) -> None:
+    """The library is initialised before a rank starts: nothing to do."""
+
+
+@mpi_call("MPI_Init_thread")
+def Init_thread(self, required: int = THREAD_MULTIPLE) -> int:
+    return required
+
+
+def Query_thread(self) -> int:
+    return THREAD_MULTIPLE
+
+
+@mpi_call("MPI_Finalize")
+def Finalize(self) -> None:
+    """Mark this rank's MPI finalized (MPI.Is_finalized() is then True)."""
+    self.finalized = True
+
+
+def Is_initialized(self) -> bool:
+    return True
+
+
+def Is_finalized(self) -> bool:
+    return self.finalized
+
+
+def Is_thread_main(self) -> bool:
+    return True
+
+
+def Get_version(self) -> tuple[int, int]:
+    return VERSION, SUBVERSION
+
+
+def Get_library_version(self) -> str:
+    return (f"PPT simulated MPI {VERSION}.{SUBVERSION} (mpi4py API; point-to-point, collectives, "
+            "communicators, groups and Cartesian topologies)")
+
+
+def Compute_dims(self, nnodes: int, dims) -> list[int]:
+    """MPI_Dims_create: ``dims`` (a count of dimensions, or a list with 0 for free ones) filled so
+    their product is ``nnodes``, the free ones as balanced as can be and in decreasing order."""
+    dims = [0] * dims if isinstance(dims, int) else [int(d) for d in dims]
+    fixed = 1
+    for d in dims:
+        if d < 0:
+            raise self._rank.error(f"Compute_dims: dimension {d} is negative", "MPI_Dims_create")
+        fixed *= d or 1
+    free = [i for i, d in enumerate(dims) if d == 0]
+    if nnodes % fixed or not free and fixed != nnodes:
+        raise self._rank.error(f"Compute_dims: {nnodes} processes do not fit the fixed dimensions {dims}",
+                               "MPI_Dims_create")
+    for i, size in zip(free, balanced_factors(nnodes // fixed, len(free))):
+        dims[i] = size
+    return dims
+
+
+def balanced_factors(n: int, count: int) -> list[int]:
+    """``n`` split into ``count`` factors as equal as can be, largest first (MPI_Dims_create's rule)."""
+    sizes = [1] * count
+    for factor in _prime_factors(n):      # largest first, each to the smallest factor so far
+        sizes[sizes.index(min(sizes))] *= factor
+    return sorted(sizes, reverse=True)
+
+
+def _prime_factors(n: int) -> list[int]:
+    factors, p = [], 2
+    while p * p <= n:
+        while n % p == 0:
+            factors.append(p)
+            n //= p
+        p += 1
+    if n > 1:
+        factors.append(n)
+    return sorted(factors, reverse=True)
+
+
+def Attach_buffer(self, buf) -> None:
+    """Bsend's buffer: kept for Detach_buffer; buffered sends are modelled without one."""
+    self.bsend_buffer = buf
+
+
+def Detach_buffer(self):
+    """The buffer Attach_buffer gave (None if none)."""
+    buf, self.bsend_buffer = self.bsend_buffer, None
+    return buf
+
+
+def Alloc_mem(self, size: int, info=None) -> bytearray:
+    """Memory for buffers (MPI_Alloc_mem): a bytearray of ``size`` bytes."""
+    return bytearray(int(size))
+
+
+def Free_mem(self, mem) -> None:
+    """Nothing to release: the memory is garbage collected."""
+
+
+def Pcontrol(self, level: int) -> None:
+    """Profiling control: accepted and ignored."""
+
+
+class Null:
+    """A null handle of mpi4py (``MPI.COMM_NULL`` ...): false, and equal to itself, to None (what PPT
+    returns where MPI gives no communicator) and to a freed object of its ``kinds`` (class names), as a
+    handle turns null when freed."""
+
+    __slots__ = ("name", "kinds")
+
+    def __init__(self, name: str, *kinds: str):
+        self.name = name
+        self.kinds = kinds
+
+    def __eq__(self, other):
+        return other is self or other is None or \
+            type(other).__name__ in self.kinds and getattr(other, "freed", False) is True
+
+    def __ne__(self, other):
+        return not self == other
+
+    __hash__ = object.__hash__
+
+    def __bool__(self):
+        return False
+
+    def __repr__(self):
+        return self.name
+
+
+#: The null handles, by mpi4py name.
+NULLS = {null.name: null for null in (
+    Null("COMM_NULL", "Comm", "Cartcomm"), Null("GROUP_NULL", "Group"), Null("OP_NULL", "Op"),
+    Null("DATATYPE_NULL", "Datatype"), Null("MESSAGE_NULL", "Message"), Null("INFO_NULL"),
+    Null("ERRHANDLER_NULL"), Null("WIN_NULL"), Null("FILE_NULL"), Null("SESSION_NULL"))}
+
+
+def _request_null(self):
+    """An inactive request (MPI.REQUEST_NULL): waits and tests on it return at once."""
+    world = self.COMM_WORLD
+    req = self._rank.isend(world, PROC_NULL, 0, 0, None, world.ctx)
+    req.active = False
+    return req
+
+
+def _group_empty(self):
+    return self.group(())
+
+
+#: The functions and constants above, by their names in mpi4py's MPI module.
+FUNCTIONS = {
+    **{fn.__name__: fn for fn in (Wtick, Get_processor_name, Init, Init_thread, Query_thread, Finalize,
+                                  Is_initialized, Is_finalized, Is_thread_main, Get_version, Get_library_version,
+                                  Compute_dims, Attach_buffer, Detach_buffer, Alloc_mem, Free_mem, Pcontrol)},
+    "VERSION": VERSION, "SUBVERSION": SUBVERSION, "THREAD_SINGLE": THREAD_SINGLE,
+    "THREAD_FUNNELED": THREAD_FUNNELED, "THREAD_SERIALIZED": THREAD_SERIALIZED, "THREAD_MULTIPLE": THREAD_MULTIPLE,
+    "MAX_PROCESSOR_NAME": 128, "MAX_OBJECT_NAME": 128, "MAX_ERROR_STRING": 512, "BSEND_OVERHEAD": 96,
+    "MAX_LIBRARY_VERSION_STRING": 8192, "SUCCESS": 0,
+    "COMM_TYPE_SHARED": 1, "ERRORS_RETURN": None, "ERRORS_ARE_FATAL": None, "ERRORS_ABORT": None,
+    "REQUEST_NULL": property(_request_null), "GROUP_EMPTY": property(_group_empty), **NULLS,
+}

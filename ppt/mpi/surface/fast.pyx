@@ -1,0 +1,556 @@
+# cython: language_level=3, boundscheck=False, wraparound=False
+"""The compiled surface of point-to-point MPI: the calls a Python program makes most, in C.
+
+A program's ``comm.isend``, ``comm.irecv``, ``comm.send``, ``comm.recv``, ``mpi.wait``, ``mpi.test``
+and ``mpi.waitall`` run here, with the bookkeeping every top-level MPI call gets (:func:`mpi_call`:
+counting, timing, the freed check, the CPU meter), without a Python frame between the program and
+the compiled MPI engine.  On the compiled engine the rank (:class:`RankCore`, the base of
+:class:`ppt.mpi.engine.program.CompiledRank`) and its requests (:class:`EngineRequest`) are C
+structures and the engine's calls are plain C calls, made with the interpreter lock held.  A replay's
+planning rank (:mod:`ppt.mpi.engine.replay`), which sends nothing itself, is called through its Python
+methods.
+
+The engine is compiled once, into the packet core's extension (``ppt.interconnects.core``); this
+module calls it through pointers to its functions, bound at import from that extension, so both
+reach one engine and one state.  Times are in seconds, sizes in bytes.
+"""
+import functools
+
+from cpython.mem cimport PyMem_Free, PyMem_Malloc
+from cpython.object cimport PyObject, PyTypeObject
+from libc.math cimport NAN
+from libc.stdint cimport int32_t, int64_t, uintptr_t
+
+from ppt.interconnects.core import ffi, lib
+from ppt.mpi.constants import ANY_SOURCE, ANY_TAG, PROC_NULL, STANDARD
+from ppt.mpi.collectives.payload import sized_copy
+
+cdef extern from *:
+    """
+    #include <stdint.h>
+    struct ppt_net; struct ppt_histogram; struct ppt_flows; struct ppt_remote;
+    #include "mpicore.h"
+
+    /* The engine's calls made here: pointers of the header's own types (surface_isend for
+     * ppt_mpi_isend ...), bound by surface_bind to the engine's functions in the packet core's
+     * extension, in the order of SURFACE_CALLS. */
+    #define SURFACE_CALLS(X) X(isend) X(irecv) X(req_done) X(req_status) X(wait_one) X(wait_in_turn) \\
+        X(unblock) X(owed) X(set_owed) X(clock)
+    #define SURFACE_POINTER(name) static __typeof__(&ppt_mpi_##name) surface_##name;
+    SURFACE_CALLS(SURFACE_POINTER)
+    #define SURFACE_NAME(name) "ppt_mpi_" #name,
+    static const char *const surface_names[] = {SURFACE_CALLS(SURFACE_NAME)};
+    static const int surface_count = sizeof surface_names / sizeof surface_names[0];
+
+    static void surface_bind(const uintptr_t *address)
+    {
+        int k = 0;
+    #define SURFACE_SET(name) surface_##name = (__typeof__(surface_##name))address[k++];
+        SURFACE_CALLS(SURFACE_SET)
+    }
+    """
+    ctypedef struct ppt_mpi_t:
+        pass
+    const char *const surface_names[]
+    const int surface_count
+    void surface_bind(const uintptr_t *address)
+    int32_t surface_isend(ppt_mpi_t *m, int32_t rank, int32_t dst, int32_t ctx, int64_t tag, int64_t nbytes,
+                          int32_t mode, int64_t payload)
+    int32_t surface_irecv(ppt_mpi_t *m, int32_t rank, int32_t src, int32_t ctx, int64_t tag)
+    int32_t surface_req_done(const ppt_mpi_t *m, int32_t req)
+    void surface_req_status(const ppt_mpi_t *m, int32_t req, int64_t *out)
+    int32_t surface_wait_one(ppt_mpi_t *m, int32_t rank, int32_t req, int64_t *out)
+    int32_t surface_wait_in_turn(ppt_mpi_t *m, int32_t rank, const int32_t *reqs, int32_t k, int32_t n,
+                                 int64_t *out)
+    void surface_unblock(ppt_mpi_t *m, int32_t rank, const int32_t *reqs, int32_t n)
+    double surface_owed(const ppt_mpi_t *m, int32_t rank)
+    void surface_set_owed(ppt_mpi_t *m, int32_t rank, double owed_s)
+    double surface_clock(const ppt_mpi_t *m, int32_t rank)
+
+
+cdef void _bind_engine() except *:
+    """Point every call of SURFACE_CALLS at the engine's function in the packet core's extension."""
+    cdef uintptr_t address[32]
+    assert surface_count <= 32
+    for k in range(surface_count):
+        address[k] = int(ffi.cast("uintptr_t", ffi.addressof(lib, surface_names[k].decode())))
+    surface_bind(address)
+
+
+_bind_engine()
+
+
+# -- every top-level MPI call ------------------------------------------------------------------------
+cdef inline double _clock(rank) except? -1.0:
+    """The rank's clock, s (the engine's time plus the overhead it owes)."""
+    if isinstance(rank, RankCore):
+        return surface_clock((<RankCore>rank).m_core, (<RankCore>rank).me)
+    return rank.clock_s()
+
+
+cdef inline RankCore core_of(rank):
+    """``rank`` if it is the compiled engine's (its fields then read in C), else None."""
+    return <RankCore>rank if isinstance(rank, RankCore) else None
+
+
+cdef double begin(owner, rank, str name) except? -1.0:
+    """Start MPI call ``name`` of ``owner`` (an object with a ``_rank``, ``rank``) if it is the rank's top-level
+    call: count it, stop the CPU meter, return the rank's clock (s); NaN inside another MPI call."""
+    cdef RankCore core = core_of(rank)
+    if (rank.call if core is None else core.call) is not None:
+        return NAN
+    if getattr(owner, "freed", False):
+        raise rank.error(f"{owner} was freed; it cannot be used any more", name)
+    if core is None:
+        rank.call = name
+    else:
+        core.call = name
+    meter = rank.meter if core is None else core.meter
+    if meter is not None:              # ppt exec: the program's CPU time since it left MPI is compute
+        meter.stop(rank)
+    start = _clock(rank)
+    (rank.stats if core is None else core.stats).calls[name] += 1
+    return start
+
+
+cdef int end(rank, double start) except -1:
+    """End the top-level call :func:`begin` started at ``start`` (s; NaN: not a top-level call): its time is
+    communication time, and the CPU meter runs again."""
+    if start != start:
+        return 0
+    cdef RankCore core = core_of(rank)
+    stats = rank.stats if core is None else core.stats
+    stats.comm_s += _clock(rank) - start
+    if core is None:
+        rank.call = None
+    else:
+        core.call = None
+    meter = rank.meter if core is None else core.meter
+    if meter is not None:
+        meter.start(rank)
+    return 0
+
+
+def mpi_call(str name):
+    """Decorate a method of an object with a ``_rank`` attribute as the MPI call ``name``.
+
+    The outermost call of a rank is counted and timed (``RankStats.comm_s``);
+    calls made inside it (a collective's point-to-point messages) are not.
+    A rank with a CPU meter (``Rank.meter``, see :mod:`ppt.exec.meter`) is
+    charged the compute time its code used before the call.
+    A call on a freed communicator or group raises an MPIError.
+    """
+    def decorate(fn):
+        @functools.wraps(fn)
+        def call(self, *args, **kwargs):
+            rank = self._rank
+            cdef double start = begin(self, rank, name)
+            try:
+                return fn(self, *args, **kwargs)
+            finally:
+                end(rank, start)
+        return call
+    return decorate
+
+
+# -- requests of the compiled engine --------------------------------------------------------------------
+cdef class EngineRequest:
+    """A request whose state is the engine's: ``done``, ``status`` and ``value`` (``q``: its index there;
+    -1 once it needs none).  A receive's result is read from the engine once: ``raw`` (world source,
+    engine tag, bytes) and its payload in ``data``; its Status is built from ``raw`` when first asked for.
+    ``active``: not yet retired by a wait or test; ``buffer``: mpi4py's receive buffer, if any."""
+
+    cdef public RankCore _rank
+    cdef public bint is_send, active
+    cdef public object comm, peer, tag, nbytes, data, raw, built, buffer
+    cdef public int64_t ctx
+    cdef public int32_t q
+
+    def __init__(self, rank, bint is_send, comm, peer, tag, ctx, nbytes=0, data=None):
+        """An active request of ``rank``'s, not yet in the engine; ``nbytes`` and ``data``: a send's."""
+        self.reset(rank, is_send, comm, peer, tag, ctx, nbytes, data)
+
+    cdef reset(self, RankCore rank, bint is_send, comm, peer, tag, int64_t ctx, nbytes, data):
+        self._rank, self.is_send, self.comm, self.peer, self.tag, self.ctx = rank, is_send, comm, peer, tag, ctx
+        self.nbytes, self.data, self.raw, self.built, self.q = nbytes, data, None, None, -1
+        self.active, self.buffer = True, None
+
+    def _restart(self, *args):
+        """This request (a persistent one starting, or a request of a subclass) made anew as by
+        ``__init__`` with ``args``; returns it."""
+        EngineRequest.__init__(self, *args)
+        return self
+
+    @property
+    def done(self) -> bool:
+        return self.q < 0 or surface_req_done(self._rank.m_core, self.q) != 0
+
+    cdef int received(self) except -1:
+        """Read a completed receive's result from the engine (once)."""
+        cdef int64_t out[4]
+        if self.raw is None:
+            surface_req_status(self._rank.m_core, self.q, out)
+            self.keep(out)
+        return 0
+
+    cdef int keep(self, const int64_t *status) except -1:
+        """Keep a receive's world source, tag and bytes, and take its payload (handle status[3]; 0: none)."""
+        self.raw = (self._rank.world_of(status[0]), status[1], status[2])
+        self.data = self._rank.engine.payloads.pop(status[3], None) if status[3] else None
+        return 0
+
+    cdef int taken(self, const int64_t *status) except -1:
+        """The engine took and released the request, giving its status and payload handle."""
+        self.q = -1
+        if not self.is_send and self.raw is None:
+            self.keep(status)
+        return 0
+
+    @property
+    def status(self):
+        if self.raw is None:
+            if self.is_send or not self.done:
+                return None
+            self.received()
+        status = self.built
+        if status is None:
+            from ppt.mpi.surface.requests import Status
+            source, tag, nbytes = self.raw
+            status = self.built = Status(self.comm.local_of(source) if source >= 0 else source,
+                                         self._rank.engine.tag_of(tag), nbytes)
+        return status
+
+    @property
+    def value(self):
+        if not self.is_send and self.raw is None:
+            if not self.done:
+                return None
+            self.received()
+        return self.data
+
+
+cdef tuple NO_ARGS = ()
+
+
+# -- ranks of the compiled engine --------------------------------------------------------------------
+cdef class RankCore:
+    """The part of a rank of the compiled engine its point-to-point calls use: the engine ``m`` (a cffi
+    pointer), this rank's number there ``me``, its job's first engine rank ``base``; the rank's ``engine``
+    (payloads and tags), ``proc``, ``stats``, the MPI ``call`` in progress, its CPU ``meter``, and the
+    class of its nonblocking requests, ``request_class`` (an :class:`EngineRequest`)."""
+
+    cdef ppt_mpi_t *m_core
+    cdef object m_cdata
+    cdef public int32_t me, base
+    cdef public object engine, proc, stats, call, meter, request_class
+
+    @property
+    def m(self):
+        return self.m_cdata
+
+    @m.setter
+    def m(self, value):
+        self.m_cdata = value
+        self.m_core = <ppt_mpi_t *><uintptr_t>int(ffi.cast("uintptr_t", value))
+
+    def world_of(self, int64_t engine_rank) -> int:
+        """The world rank of the job's that is ``engine_rank`` in the engine (a wildcard or PROC_NULL as is)."""
+        return engine_rank - self.base if engine_rank >= 0 else engine_rank
+
+    def engine_of(self, int64_t world) -> int:
+        """The engine's number of the job's world rank ``world`` (a wildcard or PROC_NULL as is)."""
+        return world + self.base if world >= 0 else world
+
+    # -- the rank's clock ---------------------------------------------------------------------------
+    def clock_s(self) -> float:
+        """The rank's clock: now plus the overhead it owes, s."""
+        return surface_clock(self.m_core, self.me)
+
+    @property
+    def owed_s(self) -> float:
+        """Software overhead spent but not yet slept through, s (see :mod:`ppt.mpi.settings`)."""
+        return surface_owed(self.m_core, self.me)
+
+    @owed_s.setter
+    def owed_s(self, double value):
+        surface_set_owed(self.m_core, self.me, value)
+
+    def pay(self):
+        """Let the engine catch up with the rank's clock (sleep through what it owes)."""
+        cdef double owed = surface_owed(self.m_core, self.me)
+        if owed:
+            surface_set_owed(self.m_core, self.me, 0.0)
+            self.proc.sleep(owed)
+
+    # -- point to point ----------------------------------------------------------------------------
+    # ``dest`` and ``source``: PROC_NULL, ANY_SOURCE (receives) or a rank of ``comm``, checked by the caller
+    cdef EngineRequest request(self, into, bint is_send, comm, peer, tag, int64_t ctx, nbytes, data):
+        """A new request of :attr:`request_class`, or ``into`` (a persistent request starting), made anew."""
+        cdef EngineRequest req
+        if into is None:                # the class's own allocation, without the call machinery of __new__
+            req = (<PyTypeObject *>self.request_class).tp_new(self.request_class, <PyObject *>NO_ARGS, NULL)
+        else:
+            req = into
+        req.reset(self, is_send, comm, peer, tag, ctx, nbytes, data)
+        return req
+
+    cdef EngineRequest start_send(self, comm, dest, tag, nbytes, data, int64_t ctx, int32_t mode, into):
+        cdef EngineRequest req = self.request(into, True, comm, dest, tag, ctx, nbytes, data)
+        if dest == PROC_NULL:
+            return req
+        handle = self.engine.keep(data) if data is not None else 0
+        req.q = surface_isend(self.m_core, self.me, comm.members[dest] + self.base, ctx,
+                              tag if type(tag) is int else self.engine.tag_id(tag), nbytes, mode, handle)
+        return req
+
+    cdef EngineRequest start_recv(self, comm, source, tag, int64_t ctx, into):
+        cdef EngineRequest req = self.request(into, False, comm, source, tag, ctx, 0, None)
+        if source == PROC_NULL:
+            req.raw = (PROC_NULL, ANY_TAG, 0)
+            return req
+        src = ANY_SOURCE if source == ANY_SOURCE else comm.members[source] + self.base
+        req.q = surface_irecv(self.m_core, self.me, src, ctx, tag if type(tag) is int else self.engine.tag_id(tag))
+        return req
+
+    def isend(self, comm, dest, tag, nbytes, data, ctx, mode=STANDARD, into=None):
+        """Start sending ``nbytes`` (payload ``data``) to rank ``dest`` of ``comm`` in send ``mode`` (``into``: a
+        persistent request to start, else a new request)."""
+        return self.start_send(comm, dest, tag, nbytes, data, ctx, mode, into)
+
+    def irecv(self, comm, source, tag, ctx, into=None):
+        """Post a receive from rank ``source`` of ``comm`` (or ANY_SOURCE); ``into`` as for :meth:`isend`."""
+        return self.start_recv(comm, source, tag, ctx, into)
+
+    # -- blocking ---------------------------------------------------------------------------------------
+    cpdef wait(self, req):
+        """Block until ``req`` is complete; the rank takes it over (owing the receive overhead still due,
+        once) and the engine releases it, its status and payload kept in the request."""
+        cdef EngineRequest r = req
+        cdef int32_t q = r.q
+        cdef int64_t out[4]
+        if q < 0:
+            return
+        while not surface_wait_one(self.m_core, self.me, q, out):
+            self.proc.hibernate((req,))
+            surface_unblock(self.m_core, self.me, &q, 1)
+        r.taken(out)
+
+    def take(self, req):
+        """The rank takes over completed ``req`` (:meth:`wait`, which does not block for a complete request)."""
+        self.wait(req)
+
+    cpdef wait_all(self, requests):
+        """:meth:`wait` on every active request of ``requests`` in turn, in one engine call per time the rank
+        blocks; the receives' statuses and payloads are kept in their requests."""
+        live = {}
+        for req in requests:                # each once: an engine index is one request's
+            if req.q >= 0:
+                live[(<EngineRequest?>req).q] = req
+        cdef int32_t n = len(live), k, i = 0
+        if not n:
+            return
+        cdef int32_t *qs = <int32_t *>PyMem_Malloc(n * sizeof(int32_t))
+        cdef int64_t *out = <int64_t *>PyMem_Malloc(4 * n * sizeof(int64_t))
+        if qs == NULL or out == NULL:
+            PyMem_Free(qs)
+            PyMem_Free(out)
+            raise MemoryError()
+        try:
+            for q in live:
+                qs[i] = q
+                i += 1
+            k = surface_wait_in_turn(self.m_core, self.me, qs, 0, n, out)
+            while k < n:
+                self.proc.hibernate((live[qs[k]],))
+                surface_unblock(self.m_core, self.me, qs + k, 1)
+                k = surface_wait_in_turn(self.m_core, self.me, qs, k, n, out)
+            i = 0
+            for req in live.values():
+                (<EngineRequest>req).taken(out + 4 * i)
+                i += 1
+        finally:
+            PyMem_Free(qs)
+            PyMem_Free(out)
+
+
+# -- the calls of a communicator (methods of ppt.mpi.surface.comm.Comm) ------------------------------------------
+def _isend(self, obj, dest, tag, nbytes, mode=STANDARD, into=None):
+    """Start a send of ``obj`` (a snapshot of it; ``nbytes`` on the wire, default its size) to ``dest``."""
+    if type(dest) is not int or not 0 <= dest < self.size:
+        self._check_peer(dest, "destination", False)
+    if type(tag) is not int or tag < 0:
+        self._check_tag(tag, False)
+    if obj is not None:                 # the receiver gets a snapshot, as from a real MPI library
+        obj, size_B = sized_copy(obj)
+        nbytes = size_B if nbytes is None else nbytes
+    if type(nbytes) is not int or nbytes < 0:
+        nbytes = self._size(obj, nbytes)
+    rank = self._rank
+    if isinstance(rank, RankCore):
+        return (<RankCore>rank).start_send(self, dest, tag, nbytes, obj, self.ctx, mode, into)
+    return rank.isend(self, dest, tag, nbytes, obj, self.ctx, mode, into)
+
+
+def _irecv(self, source, tag, into=None):
+    """Post a receive from ``source`` with ``tag`` (wildcards allowed)."""
+    if type(source) is not int or not 0 <= source < self.size:
+        self._check_peer(source, "source", True)
+    if type(tag) is not int or tag < 0:
+        self._check_tag(tag, True)
+    rank = self._rank
+    if isinstance(rank, RankCore):
+        return (<RankCore>rank).start_recv(self, source, tag, self.ctx, into)
+    return rank.irecv(self, source, tag, self.ctx, into)
+
+
+cdef wait_for(rank, req):
+    """The rank waits for ``req`` and takes it over."""
+    if isinstance(rank, RankCore):
+        (<RankCore>rank).wait(req)
+    else:
+        rank.wait(req)
+
+
+def send(self, obj=None, dest=0, tag=0, nbytes=None):
+    """Blocking send of ``obj`` (``nbytes`` on the wire; default: the payload's size)."""
+    rank = self._rank
+    cdef double start = begin(self, rank, "MPI_Send")
+    try:
+        wait_for(rank, _isend(self, obj, dest, tag, nbytes))
+    finally:
+        end(rank, start)
+
+
+def isend(self, obj=None, dest=0, tag=0, nbytes=None):
+    """Nonblocking send of ``obj`` (as :meth:`send`); returns its request."""
+    rank = self._rank
+    cdef double start = begin(self, rank, "MPI_Isend")
+    try:
+        return _isend(self, obj, dest, tag, nbytes)
+    finally:
+        end(rank, start)
+
+
+def recv(self, *args, **kwargs):
+    """Blocking ``recv(source=ANY_SOURCE, tag=ANY_TAG, status=None)``; returns the payload, fills
+    ``status`` (a Status) if given.  mpi4py's ``recv(buf, source, tag, status)`` works too."""
+    rank = self._rank
+    cdef double start = begin(self, rank, "MPI_Recv")
+    try:
+        if not kwargs and len(args) == 2 and type(args[0]) is int:        # recv(source, tag): the usual call
+            source, tag = args
+            status = None
+        else:
+            source, tag, status = recv_args("recv", args, kwargs, (ANY_SOURCE, ANY_TAG, None))
+        req = _irecv(self, source, tag)
+        wait_for(rank, req)
+        if status is not None:
+            req.status.copy_to(status)
+        return req.value
+    finally:
+        end(rank, start)
+
+
+def irecv(self, *args, **kwargs):
+    """Nonblocking ``irecv(source=ANY_SOURCE, tag=ANY_TAG)`` (or mpi4py's ``irecv(buf, source, tag)``)."""
+    rank = self._rank
+    cdef double start = begin(self, rank, "MPI_Irecv")
+    try:
+        if not kwargs and len(args) == 2 and type(args[0]) is int:
+            return _irecv(self, args[0], args[1])
+        source, tag = recv_args("irecv", args, kwargs, (ANY_SOURCE, ANY_TAG))
+        return _irecv(self, source, tag)
+    finally:
+        end(rank, start)
+
+
+def positional(str call, args, kwargs, names, defaults) -> list:
+    """Values of parameters ``names`` (with ``defaults``) from positional ``args`` and keyword ``kwargs``."""
+    if len(args) > len(names):
+        raise TypeError(f"{call}() takes at most {len(names)} arguments after the message ({len(args)} given)")
+    values = list(args) + list(defaults[len(args):])
+    for key, value in kwargs.items():
+        if key not in names:
+            raise TypeError(f"{call}() got an unexpected keyword argument {key!r}")
+        values[names.index(key)] = value
+    return values
+
+
+def recv_args(str call, args, kwargs, defaults) -> list:
+    """``(source, tag[, status])`` of PPT's ``recv(source, tag, status)`` or mpi4py's
+    ``recv(buf, source, tag, status)`` (told apart by the first argument: a rank is an integer)."""
+    from numbers import Integral
+    kwargs.pop("buf", None)
+    if args and type(args[0]) is not int and not isinstance(args[0], Integral):
+        args = args[1:]                                  # mpi4py's buf: PPT's objects need none
+    return positional(call, args, kwargs, ("source", "tag", "status")[:len(defaults)], defaults)
+
+
+# -- completing requests (methods of ppt.mpi.surface.api.MPI) ------------------------------------------------------
+def retire(self, req, status):
+    """Retire ``req``, which the rank has taken over: returns its payload (receives), fills ``status`` and any
+    mpi4py receive buffer."""
+    req.active = False
+    if status is not None and req.status is not None:
+        req.status.copy_to(status)
+    if req.is_send:
+        return None
+    value = req.value
+    if req.buffer is not None:
+        from ppt.mpi.surface.buffers import fill
+        fill(self._rank, req.buffer, value)
+    return value
+
+
+def complete(self, req, status):
+    """Retire completed ``req``: returns its payload (receives), fills ``status`` and any mpi4py receive buffer."""
+    rank = self._rank
+    if isinstance(rank, RankCore):
+        (<RankCore>rank).wait(req)
+    else:
+        rank.take(req)
+    return retire(self, req, status)
+
+
+def wait(self, req, status=None):
+    """Block until ``req`` completes; returns its payload (receives; None for sends)."""
+    rank = self._rank
+    cdef double start = begin(self, rank, "MPI_Wait")
+    try:
+        if not req.active:
+            return None
+        wait_for(rank, req)
+        return complete(self, req, status)
+    finally:
+        end(rank, start)
+
+
+def test(self, req, status=None):
+    """``(True, payload)`` of a completed ``req`` (retiring it), else ``(False, None)``."""
+    rank = self._rank
+    cdef double start = begin(self, rank, "MPI_Test")
+    try:
+        rank.pay()
+        if not req.active:
+            return True, None
+        if req.done:
+            return True, complete(self, req, status)
+        self.polled("MPI_Test")
+        return False, None
+    finally:
+        end(rank, start)
+
+
+def waitall(self, requests, statuses=None) -> list:
+    """Wait for all; returns their payloads (None for sends)."""
+    rank = self._rank
+    cdef double start = begin(self, rank, "MPI_Waitall")
+    try:
+        if isinstance(rank, RankCore):
+            (<RankCore>rank).wait_all(requests)
+        else:
+            rank.wait_all(requests)
+        return [retire(self, req, statuses[i] if statuses else None) if req.active else None
+                for i, req in enumerate(requests)]
+    finally:
+        end(rank, start)
