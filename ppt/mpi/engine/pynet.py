@@ -24,7 +24,8 @@ of the model: slower, the same engine.
   ``net.simulation(comm)`` makes there (the partition of :mod:`ppt.engine.parallel`): the model's events
   for other processes' entities travel in the engine's window exchange (:class:`PythonModels` is one
   of its exchanges), and a message to a rank of another process goes ahead to it as the model takes it,
-  under a number of its own (``PPT_MPI_PYTHON_AHEAD``) that the model carries to its destination.
+  under a number of its own (``PPT_MPI_PYTHON_AHEAD`` in ``core/mpicore.h``) that the model carries to its
+  destination.
 
 An exception the model raises stops the run, and the run (:func:`ppt.mpi.engine.program.run_job`,
 :func:`ppt.mpi.engine.replay.replay_job`) raises it again.
