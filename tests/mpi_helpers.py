@@ -13,33 +13,13 @@ def network(nodes: int) -> AnalyticNetwork:
 
 
 def run(num_ranks: int, main, *args, ranks_per_node: int = 1, eager_B: int = EAGER_B, send_overhead_s: float = 0.0,
-        recv_overhead_s: float = 0.0, engine: str | None = None, net=network, **job_kw):
+        recv_overhead_s: float = 0.0, engine: str = "compiled", net=network, **job_kw):
     """Run ``main(mpi, *args)`` on ``num_ranks`` ranks (one node each by default) on ``net(nodes)`` (a fresh
-    network of that many nodes); the JobResult.
-
-    Unless ``engine`` names one, the program runs on both MPI engines, which must give the same result
-    (or raise the same error) to the last bit; the Python engine's result is returned (its error raised)."""
+    network of that many nodes) on MPI engine ``engine``; the JobResult."""
     nodes = -(-num_ranks // ranks_per_node)
     settings = MPISettings(eager_B, send_overhead_s, recv_overhead_s)
-
-    def job(engine):
-        return MPIJob(net(nodes), num_ranks, ranks_per_node=ranks_per_node, comm=None, settings=settings,
-                      engine=engine, **job_kw)
-    if engine is not None:
-        return job(engine).run(main, *args)
-    python = _outcome(job("python"), main, args)
-    compiled = _outcome(job("compiled"), main, args)
-    assert compared(compiled) == compared(python), "the compiled MPI engine differs from the Python engine"
-    if isinstance(python, Exception):
-        raise python
-    return python
-
-
-def _outcome(job, main, args):
-    try:
-        return job.run(main, *args)
-    except Exception as exc:           # compared, then raised as the Python engine raised it
-        return exc
+    return MPIJob(net(nodes), num_ranks, ranks_per_node=ranks_per_node, comm=None, settings=settings,
+                  engine=engine, **job_kw).run(main, *args)
 
 
 def compared(outcome):

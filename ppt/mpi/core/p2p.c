@@ -1,11 +1,19 @@
-/* The MPI engine's point-to-point layer: ppt/mpi/p2p.py's Rank in C, step for step.
+/* The MPI engine's point-to-point layer: matching, requests and the eager and rendezvous protocols.
  *
  * Sends number their messages per destination and receivers match them in that order, whatever
  * order the network delivers in (MPI's non-overtaking rule).  A receive matches the earliest-arrived
  * message of its context with a matching source and tag; an arriving message matches the
  * earliest-posted receive.  Messages up to the eager threshold go at once; larger ones send a
  * request-to-send, and the data follows the receiver's clear-to-send.  A send owes its rank the send
- * overhead before it reaches the NIC; a receive owes the receive overhead when the rank takes it over. */
+ * overhead before it reaches the NIC; a receive owes the receive overhead when the rank takes it over.
+ *
+ * A rank's clock runs ahead of the engine's time by what it owes.  A receive is posted at once, not at
+ * the rank's clock: the rank's receives are posted in program order either way, and any message that
+ * arrives before the clock is the earliest arrival it would have found there, so it matches the same
+ * message; only a clear-to-send waits for the clock (post_s), since the data must not leave before the
+ * receiver is there.  A request acted on at the engine's time rather than at its owner's clock (an
+ * Ibarrier's rounds, a flow's messages, which decide what goes next by whichever completed first) is
+ * posted at the clock and completes by an event at its time (progress). */
 #include <string.h>
 #include "_mpicore.h"
 
@@ -80,6 +88,10 @@ int32_t p2p_new_req(ppt_mpi_t *m, int32_t rank)
 void p2p_release(ppt_mpi_t *m, int32_t q)
 {
     req_t *rq = REQ(m, q);
+    if (rq->timer) {                            /* its EV_SEND_DONE frees it */
+        rq->orphan = 1;
+        return;
+    }
     free(rq->parts);
     rq->parts = NULL;
     rq->free_next = m->free_req;
@@ -147,8 +159,9 @@ int32_t p2p_irecv(ppt_mpi_t *m, int32_t r, int32_t src, int32_t ctx, int64_t tag
         return q;
     }
     rq->overhead_due_s = m->recv_o;
-    if (rk->owed_s)
-        mpi_schedule(m, rk->node, m->now + rk->owed_s, EV_POST, q, 0);
+    rq->post_s = m->now + rk->owed_s;
+    if (rq->progress && rk->owed_s)
+        mpi_schedule(m, rk->node, rq->post_s, EV_POST, q, 0);
     else
         p2p_post(m, q);
     return q;
@@ -215,13 +228,73 @@ void p2p_finish(ppt_mpi_t *m, int32_t q)
     if (rq->run_post) {
         if (rk->run.awaited == q || (rk->run.any && rq->waited)) {
             rk->run.awaited = -1;
+            if (rk->run.any)                    /* a flow goes on once everything done at this time is */
+                mpi_schedule(m, rk->node, m->now, EV_RUN_RESUME, rq->rank, 0);
+            else
+                mpi_wake(m, EV_RUN_RESUME, rq->rank);
             rk->run.any = 0;
-            mpi_schedule(m, rk->node, m->now, EV_RUN_RESUME, rq->rank, 0);
         }
     } else if (rq->waited && rk->waiting) {
         rk->waiting = 0;
-        mpi_schedule(m, rk->node, m->now, EV_RESUME, rq->rank, 0);
+        mpi_wake(m, EV_RESUME, rq->rank);
     }
+}
+
+/* The event that completes send q when its last byte leaves (done_s). */
+static void send_timer(ppt_mpi_t *m, int32_t q)
+{
+    req_t *rq = REQ(m, q);
+    rq->done = 0;                               /* until then: p2p_finish completes it and wakes its waiter */
+    rq->timer = 1;
+    mpi_schedule(m, RANK(m, rq->rank)->node, rq->done_s, EV_SEND_DONE, q, 0);
+}
+
+void p2p_sent_at(ppt_mpi_t *m, int32_t q, double t_s)
+{
+    req_t *rq = REQ(m, q);
+    rq->done_s = t_s;
+    rq->done = 1;
+    /* a request acted on at the engine's time, and a rank blocked on the send (a rendezvous' data leaves
+     * after the wait began), go on when it ends: that takes an event */
+    if (rq->progress || rq->waited || (rq->run_post && RANK(m, rq->rank)->run.awaited == q))
+        send_timer(m, q);
+}
+
+int p2p_done(const ppt_mpi_t *m, int32_t q)
+{
+    const req_t *rq = &m->reqs[q];
+    return rq->done && rq->done_s - m->now <= m->ranks[rq->rank].owed_s;
+}
+
+int p2p_reach(ppt_mpi_t *m, int32_t q)
+{
+    req_t *rq = REQ(m, q);
+    if (!rq->done)
+        return 0;
+    rank_t *rk = RANK(m, rq->rank);
+    double ahead_s = rq->done_s - m->now;
+    if (ahead_s > rk->owed_s)
+        rk->owed_s = ahead_s;                   /* so p2p_done holds: the same expression, the same value */
+    return 1;
+}
+
+void p2p_await(ppt_mpi_t *m, int32_t q)
+{
+    req_t *rq = REQ(m, q);
+    if (rq->done && rq->done_s > m->now)
+        send_timer(m, q);
+}
+
+void p2p_send_done(ppt_mpi_t *m, int32_t q)
+{
+    req_t *rq = REQ(m, q);
+    rq->timer = 0;
+    if (rq->orphan) {                           /* released while its timer was queued */
+        rq->orphan = 0;
+        p2p_release(m, q);
+        return;
+    }
+    p2p_finish(m, q);
 }
 
 /* Receive q gets message i's data (an eager message's or the rendezvous data's), which is consumed, and
@@ -261,7 +334,7 @@ void p2p_match(ppt_mpi_t *m, int32_t q, int32_t i)
     cts->send_req = send_req;
     cts->recv_req = q;
     cts->net_B = cts->nbytes = CONTROL_B;
-    mpi_send_message(m, c, 0.0);
+    mpi_send_message(m, c, rq->post_s > m->now ? rq->post_s - m->now : 0.0);
 }
 
 void p2p_post(ppt_mpi_t *m, int32_t q)
@@ -345,7 +418,7 @@ static void incoming(ppt_mpi_t *m, int32_t i)
             rk->unreceived_coll++;
         if (rk->probing && rk->waiting) {
             rk->waiting = 0;
-            mpi_schedule(m, rk->node, m->now, EV_RESUME, r, 0);
+            mpi_wake(m, EV_RESUME, r);
         }
         return;
     }
