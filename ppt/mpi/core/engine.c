@@ -3,9 +3,9 @@
  * Events run in (time, key) order, keyed by the scheduling entity's id << 40 | its running count (a
  * NIC's, or the flow network's), so simultaneous events run in an order that does not depend on how a
  * parallel run splits the job.  An eager message on the analytic network costs one event, its arrival:
- * the sender knows when its last byte leaves (p2p_sent_at) and the receiver posts at once, so neither
- * side needs an event of its own.  A rank woken by a completion goes on right after the event that
- * completed it, from a queue of woken ranks (mpi_wake), not from the event heap. */
+ * the sender knows when its last byte leaves (p2p_sent_at), so the send needs no event of its own.
+ * Every time is computed with the floating-point operations of the events it replaces, and the events
+ * that remain keep their order, so predictions are those of the Python engine's event structure. */
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -95,7 +95,6 @@ void ppt_mpi_free(ppt_mpi_t *m)
     free(m->is_dirty);
     free(m->paths);
     free(m->heap.ev);
-    free(m->ready);
     free(m->ranks);
     free(m->reqs);
     free(m->msgs);
@@ -177,14 +176,6 @@ void mpi_schedule(ppt_mpi_t *m, int32_t node, double t, int32_t kind, int32_t ta
     }
 }
 
-void mpi_wake(ppt_mpi_t *m, int32_t kind, int32_t r)
-{
-    if (m->ready_head == m->ready_len)
-        m->ready_head = m->ready_len = 0;
-    m->ready = ppt_grow(m->ready, &m->cap_ready, sizeof(wake_t), m->ready_len + 1);
-    m->ready[m->ready_len++] = (wake_t){kind, r};
-}
-
 /* An event with a key made elsewhere (the packet core's, its wake-ups'). */
 void mpi_post(ppt_mpi_t *m, double t, uint64_t key, int32_t kind, int32_t target, int32_t a)
 {
@@ -235,7 +226,7 @@ static int dispatch(ppt_mpi_t *m, const ppt_event_t *ev)
         p2p_send_done(m, ev->target);
         return PPT_MPI_DONE;
     case EV_SEND_NOW:
-        mpi_send_message(m, ev->target, 0.0);
+        mpi_send_message(m, ev->target, m->now);
         return PPT_MPI_DONE;
     case EV_DELIVER:                            /* off the node: the send finishes by its own event */
         p2p_arrive(m, ev->target);
@@ -287,19 +278,12 @@ int32_t ppt_mpi_run(ppt_mpi_t *m)
             return status;
     }
     ppt_event_t ev;
-    for (;;) {
-        if (m->ready_head < m->ready_len) {     /* woken ranks first, at the time that woke them */
-            wake_t w = m->ready[m->ready_head++];
-            ev = (ppt_event_t){.t = m->now, .kind = w.kind, .target = w.rank};
-        } else {
-            if (!m->heap.len || m->heap.ev[0].t >= m->window_end)
-                break;
-            if (m->heap.ev[0].t >= m->horizon_s)
-                return PPT_MPI_HORIZON;
-            heap_pop(&m->heap, &ev);
-            m->now = ev.t;
-            m->events++;
-        }
+    while (m->heap.len && m->heap.ev[0].t < m->window_end) {
+        if (m->heap.ev[0].t >= m->horizon_s)
+            return PPT_MPI_HORIZON;
+        heap_pop(&m->heap, &ev);
+        m->now = ev.t;
+        m->events++;
         int status = dispatch(m, &ev);
         if (status != PPT_MPI_DONE)
             return status;
@@ -320,10 +304,7 @@ const ppt_op_t *ppt_mpi_need_op(const ppt_mpi_t *m) { return m->need_rank >= 0 ?
 const int64_t *ppt_mpi_need_aux(const ppt_mpi_t *m) { return m->need_rank >= 0 ? m->ranks[m->need_rank].aux : NULL; }
 const char *ppt_mpi_reason(const ppt_mpi_t *m) { return m->reason; }
 double ppt_mpi_now(const ppt_mpi_t *m) { return m->now; }
-double ppt_mpi_next_s(const ppt_mpi_t *m)
-{
-    return m->ready_head < m->ready_len ? m->now : m->heap.len ? m->heap.ev[0].t : INFINITY;
-}
+double ppt_mpi_next_s(const ppt_mpi_t *m) { return m->heap.len ? m->heap.ev[0].t : INFINITY; }
 void ppt_mpi_set_horizon(ppt_mpi_t *m, double until_s) { m->horizon_s = until_s; }
 int64_t ppt_mpi_events(const ppt_mpi_t *m) { return m->events; }
 int64_t ppt_mpi_records(const ppt_mpi_t *m) { return m->records; }

@@ -29,7 +29,6 @@ static void start_round(ppt_mpi_t *m, int32_t q)
     p2p_isend(m, r, b->members[(b->me + b->dist) % b->size], b->ctx, b->hdr.seq, 0, STANDARD, send);
     int32_t recv = p2p_new_req(m, r);
     REQ(m, recv)->round_of = q;
-    REQ(m, recv)->progress = 1;
     p2p_irecv(m, r, b->members[(b->me - b->dist + b->size) % b->size], b->ctx, b->hdr.seq, recv);
 }
 

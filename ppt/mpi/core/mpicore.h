@@ -163,11 +163,10 @@ void ppt_mpi_set_program(ppt_mpi_t *m, int32_t rank);
 int32_t ppt_mpi_isend(ppt_mpi_t *m, int32_t rank, int32_t dst, int32_t ctx, int64_t tag, int64_t nbytes, int32_t mode,
                       int64_t payload);
 int32_t ppt_mpi_irecv(ppt_mpi_t *m, int32_t rank, int32_t src, int32_t ctx, int64_t tag);
-/* A request: done (at its rank's clock), and for receives the status (world source, tag, bytes) and payload handle. */
+/* A request: done, and for receives the status (world source, tag, bytes) and payload handle. */
 int32_t ppt_mpi_req_done(const ppt_mpi_t *m, int32_t req);
 void ppt_mpi_req_status(const ppt_mpi_t *m, int32_t req, int64_t *out);
-/* Rank.wait on request q: 1 if it was complete (or is a send done at a known later time, to which the
- * rank's clock then moves), and is then taken and released, its status and payload
+/* Rank.wait on request q: 1 if it was complete, and is then taken and released, its status and payload
  * handle in out[0..3] as ppt_mpi_req_status writes them; else 0, the rank blocked on it as by
  * ppt_mpi_block (unblock it once the process goes on, and call again). */
 int32_t ppt_mpi_wait_one(ppt_mpi_t *m, int32_t rank, int32_t req, int64_t *out);

@@ -58,12 +58,11 @@ static int64_t wire_bytes(ppt_mpi_t *m, int64_t nbytes)
     return wire;
 }
 
-/* Message i leaves src_node delay_s from now. */
-static void send_off_node(ppt_mpi_t *m, int32_t i, int32_t src_node, int32_t dst_node, double delay_s)
+/* Message i leaves src_node at start_s. */
+static void send_off_node(ppt_mpi_t *m, int32_t i, int32_t src_node, int32_t dst_node, double start_s)
 {
     msg_t *g = MSG(m, i);
     int32_t on_sent = g->on_sent;
-    double start_s = m->now + delay_s;
     g->on_sent = -1;
     double hops = 0.0, latency = m->latency_s, bandwidth = m->bandwidth_Bps;
     if (!m->constant_path) {
@@ -87,14 +86,14 @@ static void memory_arrive(ppt_mpi_t *m, int32_t node, int32_t i)
     mpi_schedule(m, node, m->now + m->mem_latency_s, EV_MEM_ARRIVE, i, 0);
 }
 
-/* Message i copied within node from delay_s from now (0 unless the memory's bandwidth is unbounded). */
-static void memory_copy(ppt_mpi_t *m, int32_t node, int32_t i, double delay_s)
+/* Message i copied within node from start_s (now unless the memory's bandwidth is unbounded). */
+static void memory_copy(ppt_mpi_t *m, int32_t node, int32_t i, double start_s)
 {
     msg_t *g = MSG(m, i);
     m->mem_copies++;
     m->mem_bytes += g->net_B;
     if (m->mem_bandwidth_Bps == INFINITY) {     /* the payload reaches its host, and the send is done */
-        double arrive_s = (m->now + delay_s) + m->mem_latency_s;
+        double arrive_s = start_s + m->mem_latency_s;
         int32_t on_sent = g->on_sent;
         g->on_sent = -1;
         mpi_schedule(m, node, arrive_s, EV_MEM_ARRIVE, i, 0);
@@ -277,8 +276,9 @@ static void python_send(ppt_mpi_t *m, int32_t i, int32_t src_node, int32_t dst_n
 }
 
 /* -- sending (network.py Nic.send_message) --------------------------------------------------------------- */
-void mpi_send_message(ppt_mpi_t *m, int32_t i, double delay_s)
+void mpi_send_message(ppt_mpi_t *m, int32_t i, double start_s)
 {
+    double delay_s = start_s - m->now;
     msg_t *g = MSG(m, i);
     int32_t src_node = m->node_of[g->src];
     int32_t dst_node = m->node_of[g->dst];
@@ -286,15 +286,15 @@ void mpi_send_message(ppt_mpi_t *m, int32_t i, double delay_s)
     if (m->python_sends == PPT_MPI_PYTHON_ALL || (m->python_sends == PPT_MPI_PYTHON_COPIES && !off_node && !delay_s))
         python_send(m, i, src_node, dst_node, delay_s);
     else if (off_node && m->net)                        /* the packet core takes a later start itself */
-        packet_send(m, i, src_node, dst_node, delay_s);
+        packet_send(m, i, src_node, dst_node, start_s);
     else if (off_node && !m->flow.flows)                /* as the analytic network does */
-        send_off_node(m, i, src_node, dst_node, delay_s);
+        send_off_node(m, i, src_node, dst_node, start_s);
     else if (!off_node && m->python_sends != PPT_MPI_PYTHON_COPIES && m->mem_bandwidth_Bps == INFINITY)
-        memory_copy(m, src_node, i, delay_s);           /* ... and a node memory that shares nothing */
+        memory_copy(m, src_node, i, start_s);           /* ... and a node memory that shares nothing */
     else if (delay_s)
-        mpi_schedule(m, src_node, m->now + delay_s, EV_SEND_NOW, i, 0);
+        mpi_schedule(m, src_node, start_s, EV_SEND_NOW, i, 0);
     else if (off_node)
         send_on_flows(m, i, src_node, dst_node);
     else
-        memory_copy(m, src_node, i, 0.0);
+        memory_copy(m, src_node, i, start_s);
 }

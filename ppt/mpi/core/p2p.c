@@ -7,13 +7,10 @@
  * request-to-send, and the data follows the receiver's clear-to-send.  A send owes its rank the send
  * overhead before it reaches the NIC; a receive owes the receive overhead when the rank takes it over.
  *
- * A rank's clock runs ahead of the engine's time by what it owes.  A receive is posted at once, not at
- * the rank's clock: the rank's receives are posted in program order either way, and any message that
- * arrives before the clock is the earliest arrival it would have found there, so it matches the same
- * message; only a clear-to-send waits for the clock (post_s), since the data must not leave before the
- * receiver is there.  A request acted on at the engine's time rather than at its owner's clock (an
- * Ibarrier's rounds, a flow's messages, which decide what goes next by whichever completed first) is
- * posted at the clock and completes by an event at its time (progress). */
+ * On the analytic network and an unshared node memory a send's end is known when the message is handed
+ * over (p2p_sent_at): the send is then done from that time on with no event of its own, unless a rank
+ * already waits for it or a progress engine acts on it (an Ibarrier's rounds, a flow's sends): those
+ * get an event at that time (a timer), as does a send a rank blocks on before its time has come. */
 #include <string.h>
 #include "_mpicore.h"
 
@@ -140,7 +137,7 @@ int32_t p2p_isend(ppt_mpi_t *m, int32_t r, int32_t dst, int32_t ctx, int64_t tag
         g->net_B = CONTROL_B;
         g->send_req = q;
     }
-    mpi_send_message(m, i, rk->owed_s);
+    mpi_send_message(m, i, m->now + rk->owed_s);
     return q;
 }
 
@@ -159,9 +156,8 @@ int32_t p2p_irecv(ppt_mpi_t *m, int32_t r, int32_t src, int32_t ctx, int64_t tag
         return q;
     }
     rq->overhead_due_s = m->recv_o;
-    rq->post_s = m->now + rk->owed_s;
-    if (rq->progress && rk->owed_s)
-        mpi_schedule(m, rk->node, rq->post_s, EV_POST, q, 0);
+    if (rk->owed_s)
+        mpi_schedule(m, rk->node, m->now + rk->owed_s, EV_POST, q, 0);
     else
         p2p_post(m, q);
     return q;
@@ -228,15 +224,12 @@ void p2p_finish(ppt_mpi_t *m, int32_t q)
     if (rq->run_post) {
         if (rk->run.awaited == q || (rk->run.any && rq->waited)) {
             rk->run.awaited = -1;
-            if (rk->run.any)                    /* a flow goes on once everything done at this time is */
-                mpi_schedule(m, rk->node, m->now, EV_RUN_RESUME, rq->rank, 0);
-            else
-                mpi_wake(m, EV_RUN_RESUME, rq->rank);
             rk->run.any = 0;
+            mpi_schedule(m, rk->node, m->now, EV_RUN_RESUME, rq->rank, 0);
         }
     } else if (rq->waited && rk->waiting) {
         rk->waiting = 0;
-        mpi_wake(m, EV_RESUME, rq->rank);
+        mpi_schedule(m, rk->node, m->now, EV_RESUME, rq->rank, 0);
     }
 }
 
@@ -263,19 +256,7 @@ void p2p_sent_at(ppt_mpi_t *m, int32_t q, double t_s)
 int p2p_done(const ppt_mpi_t *m, int32_t q)
 {
     const req_t *rq = &m->reqs[q];
-    return rq->done && rq->done_s - m->now <= m->ranks[rq->rank].owed_s;
-}
-
-int p2p_reach(ppt_mpi_t *m, int32_t q)
-{
-    req_t *rq = REQ(m, q);
-    if (!rq->done)
-        return 0;
-    rank_t *rk = RANK(m, rq->rank);
-    double ahead_s = rq->done_s - m->now;
-    if (ahead_s > rk->owed_s)
-        rk->owed_s = ahead_s;                   /* so p2p_done holds: the same expression, the same value */
-    return 1;
+    return rq->done && rq->done_s <= m->now;
 }
 
 void p2p_await(ppt_mpi_t *m, int32_t q)
@@ -334,7 +315,7 @@ void p2p_match(ppt_mpi_t *m, int32_t q, int32_t i)
     cts->send_req = send_req;
     cts->recv_req = q;
     cts->net_B = cts->nbytes = CONTROL_B;
-    mpi_send_message(m, c, rq->post_s > m->now ? rq->post_s - m->now : 0.0);
+    mpi_send_message(m, c, m->now);
 }
 
 void p2p_post(ppt_mpi_t *m, int32_t q)
@@ -418,7 +399,7 @@ static void incoming(ppt_mpi_t *m, int32_t i)
             rk->unreceived_coll++;
         if (rk->probing && rk->waiting) {
             rk->waiting = 0;
-            mpi_wake(m, EV_RESUME, r);
+            mpi_schedule(m, rk->node, m->now, EV_RESUME, r, 0);
         }
         return;
     }
@@ -450,7 +431,7 @@ void p2p_arrive(ppt_mpi_t *m, int32_t i)
         data->count = rq->count;
         data->parts = rq->parts;
         rq->parts = NULL;
-        mpi_send_message(m, d, 0.0);
+        mpi_send_message(m, d, m->now);
         return;
     }
     int32_t r = g->dst, src = g->src;

@@ -42,7 +42,7 @@ void ppt_mpi_req_status(const ppt_mpi_t *m, int32_t q, int64_t *out)
 
 int32_t ppt_mpi_wait_one(ppt_mpi_t *m, int32_t r, int32_t q, int64_t *out)
 {
-    if (!p2p_reach(m, q)) {
+    if (!p2p_done(m, q)) {
         ppt_mpi_block(m, r, &q, 1);
         return 0;
     }

@@ -86,6 +86,7 @@ static int block_on(ppt_mpi_t *m, int32_t r, int32_t q)
     rank_t *rk = RANK(m, r);
     rk->block_clock_s = m->now + rk->owed_s;
     REQ(m, q)->waited = 1;
+    p2p_await(m, q);
     rk->waiting = 1;
     rk->blocked_req = q;
     rk->state = R_BLOCK;
@@ -208,7 +209,7 @@ static int wl_wait(ppt_mpi_t *m, int32_t r)
         int32_t q = rk->wl[rk->wl_i];
         req_t *rq = REQ(m, q);
         if (!rk->wl_complete || rq->active) {
-            if (!p2p_reach(m, q))
+            if (!p2p_done(m, q))
                 return block_on(m, r, q);
             p2p_take(m, r, q);
             if (rk->wl_complete)
@@ -429,7 +430,7 @@ static int handler(ppt_mpi_t *m, int32_t r)
                     return OP_BLOCKED;
             }
             q = rk->wl[0];
-            if (REQ(m, q)->active && !p2p_reach(m, q))
+            if (REQ(m, q)->active && !p2p_done(m, q))
                 return block_on(m, r, q);
             if (REQ(m, q)->active)
                 complete(m, r, q);

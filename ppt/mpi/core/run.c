@@ -463,8 +463,12 @@ int run_proceed(ppt_mpi_t *m, int32_t r, int fresh)
             for (int32_t k = 0; k < nposts; k++)
                 post_entry(m, r, posts + 4 * k);
         while (waited < nwaits) {
-            int32_t n = waits[waited];
-            int32_t q = run->reqs[n >= 0 ? n : -1 - n];
+            int32_t n = waits[waited], at = n >= 0 ? n : -1 - n;
+            int32_t q = run->reqs[at];
+            if (q == RUN_TAKEN) {
+                waited++;
+                continue;
+            }
             if (q < 0) {                        /* a relay or flow, or (n < 0) its sends */
                 int32_t k = -1 - q;
                 if (k < FLOW_TAG)
@@ -486,15 +490,14 @@ int run_proceed(ppt_mpi_t *m, int32_t r, int fresh)
                     run->any = 1;
                     return 0;
                 }
-                if (p2p_reach(m, q))            /* a send done by a known time: the rank's clock moves there */
-                    continue;
             }
             req_t *rq = REQ(m, q);
-            if (!p2p_reach(m, q)) {
+            if (!p2p_done(m, q)) {
                 run->step = step;
                 run->waited = waited;
                 run->clock_s = m->now + rk->owed_s;
                 run->awaited = q;
+                p2p_await(m, q);
                 return 0;
             }
             if (rq->is_send) {
@@ -507,6 +510,8 @@ int run_proceed(ppt_mpi_t *m, int32_t r, int fresh)
                 else
                     memcpy(run->sizes + rq->slot, rq->parts, sizeof(int64_t) * (size_t)rq->count);
             }
+            p2p_release(m, q);                  /* a long schedule (an alltoall's) keeps no request it is done with */
+            run->reqs[at] = RUN_TAKEN;
             waited++;
         }
         step++;
