@@ -78,6 +78,11 @@ typedef struct {
     int32_t prev, next, queue;  /* posted receives: per (context, source), or ANY_SOURCE (queue -2) */
     int32_t hnext;              /* the next request started under the same trace request id */
     int64_t post;
+    double done_s;              /* done sends: when the last byte left, known at the send on the analytic network
+                                 * (the send completes then, with no event unless a wait needs one: timer) */
+    int8_t timer, orphan;       /* timer: an EV_SEND_DONE is queued for it; orphan: released, freed by that event */
+    int8_t progress;            /* sends a progress engine acts on (an Ibarrier's rounds, a flow's): they complete
+                                 * by an event at their time */
     int32_t ctx, src;           /* receives: world source or ANY_SOURCE; sends: the destination */
     int64_t tag, nbytes;
     double overhead_due_s;
@@ -132,6 +137,7 @@ typedef struct {                /* a relay post of the schedule (a stream's mess
 } relay_t;
 
 #define FLOW_TAG (1 << 24)      /* reqs: relays are -1 - index, flows -1 - FLOW_TAG - index */
+#define RUN_TAKEN INT32_MIN     /* reqs: a request taken over and released */
 
 typedef struct {                /* a stream of a flow in progress */
     const int32_t *task;        /* its next task in the schedule */
@@ -268,8 +274,8 @@ typedef struct {
     int64_t cap_msgs;
 } share_t;
 
-enum { EV_RESUME, EV_POST, EV_SEND_NOW, EV_DELIVER, EV_SENT, EV_RESHARE, EV_SHARE_WAKE, EV_MEM_ARRIVE, EV_RUN_RESUME,
-       EV_NET_WAKE, EV_PYTHON, EV_NOTICE };
+enum { EV_RESUME, EV_POST, EV_SEND_DONE, EV_SEND_NOW, EV_DELIVER, EV_SENT, EV_RESHARE, EV_SHARE_WAKE, EV_MEM_ARRIVE,
+       EV_RUN_RESUME, EV_NET_WAKE, EV_PYTHON, EV_NOTICE };
 /* Keys of the packet core's wake-ups: after every entity's events at the same time (packetnet.py WAKE_KEY). */
 #define NET_WAKE_KEY (1ull << 63)
 
@@ -371,7 +377,8 @@ void mpi_send_ahead(ppt_mpi_t *m, uint64_t uid, int32_t i);
 void packet_reschedule(ppt_mpi_t *m);
 void packet_notice(ppt_mpi_t *m);
 /* network.c: the analytic and flow networks and node memory */
-void mpi_send_message(ppt_mpi_t *m, int32_t msg, double delay_s);
+/* Message msg leaves its node at start_s (now or later). */
+void mpi_send_message(ppt_mpi_t *m, int32_t msg, double start_s);
 int python_event(ppt_mpi_t *m, double t_s, uint64_t key);
 void mpi_deliver(ppt_mpi_t *m, int32_t msg);
 /* share.c: fair sharing (fairshare.py) */
@@ -385,7 +392,7 @@ void mpi_free_msg(ppt_mpi_t *m, int32_t msg);
 /* Stop the run with status (a PPT_MPI_* code), the reason written as printf writes fmt. */
 int mpi_stop(ppt_mpi_t *m, int status, const char *fmt, ...);
 /* packet.c: the packet network's core, driven as packetnet.py's PacketCore drives it */
-void packet_send(ppt_mpi_t *m, int32_t msg, int32_t src_node, int32_t dst_node, double delay_s);
+void packet_send(ppt_mpi_t *m, int32_t msg, int32_t src_node, int32_t dst_node, double start_s);
 int64_t packet_wake(ppt_mpi_t *m, int32_t number);
 /* p2p.c: matching, requests, protocols */
 int32_t p2p_new_req(ppt_mpi_t *m, int32_t rank);
@@ -399,6 +406,16 @@ int32_t p2p_irecv(ppt_mpi_t *m, int32_t rank, int32_t src, int32_t ctx, int64_t 
 void p2p_post(ppt_mpi_t *m, int32_t req);
 void p2p_arrive(ppt_mpi_t *m, int32_t msg);
 void p2p_finish(ppt_mpi_t *m, int32_t req);
+/* Send q's last byte leaves its NIC at t_s (the analytic network and unshared node memory know it when they
+ * take the message): the send is done then, with no event of its own. */
+void p2p_sent_at(ppt_mpi_t *m, int32_t q, double t_s);
+/* Whether request q is complete now (a send done at a known time once that time has come). */
+int p2p_done(const ppt_mpi_t *m, int32_t q);
+/* Request q, not done, is waited for: a send done at a known later time gets the event that completes
+ * it then (a timer). */
+void p2p_await(ppt_mpi_t *m, int32_t q);
+/* EV_SEND_DONE: send q's timer. */
+void p2p_send_done(ppt_mpi_t *m, int32_t q);
 void p2p_take(ppt_mpi_t *m, int32_t rank, int32_t req);
 int32_t p2p_find_unexpected(ppt_mpi_t *m, int32_t rank, int32_t ctx, int32_t src, int64_t tag, int remove);
 int32_t queue_new(ppt_mpi_t *m);

@@ -1,10 +1,11 @@
 /* The MPI engine: its state, its event loop and its results.
  *
- * Every event is made as the Python engine makes it (ppt/engine/entity.py): at now + delay, keyed
- * by the scheduling entity's id << 40 | its running count (a NIC's, or the flow network's), and each
- * network step keeps the order in which the Python models schedule their events (network.c), so a
- * run executes the same events in the same order as the Python engine and predicts the same times
- * to the last bit. */
+ * Events run in (time, key) order, keyed by the scheduling entity's id << 40 | its running count (a
+ * NIC's, or the flow network's), so simultaneous events run in an order that does not depend on how a
+ * parallel run splits the job.  An eager message on the analytic network costs one event, its arrival:
+ * the sender knows when its last byte leaves (p2p_sent_at), so the send needs no event of its own.
+ * Every time is computed with the floating-point operations of the events it replaces, and the events
+ * that remain keep their order, so predictions are those of the Python engine's event structure. */
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -221,8 +222,11 @@ static int dispatch(ppt_mpi_t *m, const ppt_event_t *ev)
     case EV_POST:
         p2p_post(m, ev->target);
         return PPT_MPI_DONE;
+    case EV_SEND_DONE:
+        p2p_send_done(m, ev->target);
+        return PPT_MPI_DONE;
     case EV_SEND_NOW:
-        mpi_send_message(m, ev->target, 0.0);
+        mpi_send_message(m, ev->target, m->now);
         return PPT_MPI_DONE;
     case EV_DELIVER:                            /* off the node: the send finishes by its own event */
         p2p_arrive(m, ev->target);

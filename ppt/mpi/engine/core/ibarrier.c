@@ -24,6 +24,7 @@ static void start_round(ppt_mpi_t *m, int32_t q)
     b->pending = 2;
     int32_t send = p2p_new_req(m, r);
     REQ(m, send)->round_of = q;
+    REQ(m, send)->progress = 1;
     REQ(m, send)->hdr = b->hdr;
     p2p_isend(m, r, b->members[(b->me + b->dist) % b->size], b->ctx, b->hdr.seq, 0, STANDARD, send);
     int32_t recv = p2p_new_req(m, r);

@@ -1,6 +1,10 @@
 /* The MPI engine's networks: the analytic and flow networks and the nodes' shared memory, each step
  * made as the Python model makes it (analytic.py, flownet.py, nodememory.py; the packet network is
- * packet.c), so that their events are the Python engine's, in its order. */
+ * packet.c).  The analytic network and a node memory of unbounded bandwidth share nothing, so they
+ * know a message's times when it is handed over, however late it starts: its arrival is its one
+ * event, and its send is done at a time known then (p2p_sent_at).  The flow network and a node
+ * memory of finite bandwidth share their links among the messages in flight, so a message that
+ * starts later is handed over by an event at its start (EV_SEND_NOW). */
 #include "_mpicore.h"
 
 void ppt_mpi_set_memory(ppt_mpi_t *m, double bandwidth_Bps, double latency_s)
@@ -55,10 +59,12 @@ static int64_t wire_bytes(ppt_mpi_t *m, int64_t nbytes)
     return wire;
 }
 
-static void send_off_node(ppt_mpi_t *m, int32_t i, int32_t src_node, int32_t dst_node)
+/* Message i leaves src_node at start_s. */
+static void send_off_node(ppt_mpi_t *m, int32_t i, int32_t src_node, int32_t dst_node, double start_s)
 {
     msg_t *g = MSG(m, i);
     int32_t on_sent = g->on_sent;
+    g->on_sent = -1;
     double hops = 0.0, latency = m->latency_s, bandwidth = m->bandwidth_Bps;
     if (!m->constant_path) {
         const double *p = path_of(m, src_node, dst_node);
@@ -70,9 +76,9 @@ static void send_off_node(ppt_mpi_t *m, int32_t i, int32_t src_node, int32_t dst
     m->net_messages++;
     m->net_bytes += g->net_B;
     m->net_hops += (int64_t)hops;
-    mpi_deliver_at(m, m->now + (latency + wire_s), ++m->key[src_node], i);
+    mpi_deliver_at(m, start_s + (latency + wire_s), ++m->key[src_node], i);
     if (on_sent >= 0)
-        mpi_schedule(m, src_node, m->now + wire_s, EV_SENT, on_sent, 0);
+        p2p_sent_at(m, on_sent, start_s + wire_s);
 }
 
 /* -- node memory (nodememory.py NodeMemory.copy) ------------------------------------------------------ */
@@ -81,12 +87,19 @@ static void memory_arrive(ppt_mpi_t *m, int32_t node, int32_t i)
     mpi_schedule(m, node, m->now + m->mem_latency_s, EV_MEM_ARRIVE, i, 0);
 }
 
-static void memory_copy(ppt_mpi_t *m, int32_t node, int32_t i)
+/* Message i copied within node from start_s (now unless the memory's bandwidth is unbounded). */
+static void memory_copy(ppt_mpi_t *m, int32_t node, int32_t i, double start_s)
 {
+    msg_t *g = MSG(m, i);
     m->mem_copies++;
-    m->mem_bytes += MSG(m, i)->net_B;
-    if (m->mem_bandwidth_Bps == INFINITY) {
-        memory_arrive(m, node, i);
+    m->mem_bytes += g->net_B;
+    if (m->mem_bandwidth_Bps == INFINITY) {     /* the payload reaches its host, and the send is done */
+        double arrive_s = start_s + m->mem_latency_s;
+        int32_t on_sent = g->on_sent;
+        g->on_sent = -1;
+        mpi_schedule(m, node, arrive_s, EV_MEM_ARRIVE, i, 0);
+        if (on_sent >= 0)
+            p2p_sent_at(m, on_sent, arrive_s);
         return;
     }
     share_t *mem = &m->memory[node];
@@ -98,7 +111,8 @@ static void memory_copy(ppt_mpi_t *m, int32_t node, int32_t i)
     share_start(m, mem, mem->path, (double)MSG(m, i)->net_B, -1, (share_msg_t){.msg = i, .then = SHARE_COPY});
 }
 
-/* The payload reaches its host, then the send finishes, in one event (nodememory.py _deliver_then_call). */
+/* The payload reaches its host, then (a copy through shared memory) the send finishes, in one event
+ * (nodememory.py _deliver_then_call). */
 void mpi_deliver(ppt_mpi_t *m, int32_t i)
 {
     int32_t on_sent = MSG(m, i)->on_sent;
@@ -275,22 +289,25 @@ static void python_send(ppt_mpi_t *m, int32_t i, int32_t src_node, int32_t dst_n
 }
 
 /* -- sending (network.py Nic.send_message) --------------------------------------------------------------- */
-void mpi_send_message(ppt_mpi_t *m, int32_t i, double delay_s)
+void mpi_send_message(ppt_mpi_t *m, int32_t i, double start_s)
 {
+    double delay_s = start_s - m->now;
     msg_t *g = MSG(m, i);
     int32_t src_node = m->node_of[g->src];
     int32_t dst_node = m->node_of[g->dst];
-    if (m->python_sends == PPT_MPI_PYTHON_ALL
-        || (m->python_sends == PPT_MPI_PYTHON_COPIES && dst_node == src_node && !delay_s))
+    int off_node = dst_node != src_node;
+    if (m->python_sends == PPT_MPI_PYTHON_ALL || (m->python_sends == PPT_MPI_PYTHON_COPIES && !off_node && !delay_s))
         python_send(m, i, src_node, dst_node, delay_s);
-    else if (dst_node != src_node && m->net)            /* the packet core takes a later start itself */
-        packet_send(m, i, src_node, dst_node, delay_s);
-    else if (dst_node != src_node && !delay_s && m->flow.flows)
-        send_on_flows(m, i, src_node, dst_node);
-    else if (dst_node != src_node && !delay_s)
-        send_off_node(m, i, src_node, dst_node);
+    else if (off_node && m->net)                        /* the packet core takes a later start itself */
+        packet_send(m, i, src_node, dst_node, start_s);
+    else if (off_node && !m->flow.flows)                /* as the analytic network does */
+        send_off_node(m, i, src_node, dst_node, start_s);
+    else if (!off_node && m->python_sends != PPT_MPI_PYTHON_COPIES && m->mem_bandwidth_Bps == INFINITY)
+        memory_copy(m, src_node, i, start_s);           /* ... and a node memory that shares nothing */
     else if (delay_s)
-        mpi_schedule(m, src_node, m->now + delay_s, EV_SEND_NOW, i, 0);
+        mpi_schedule(m, src_node, start_s, EV_SEND_NOW, i, 0);
+    else if (off_node)
+        send_on_flows(m, i, src_node, dst_node);
     else
-        memory_copy(m, src_node, i);
+        memory_copy(m, src_node, i, start_s);
 }

@@ -1,11 +1,16 @@
-/* The MPI engine's point-to-point layer: ppt/mpi/surface/requests.py's Rank in C, step for step.
+/* The MPI engine's point-to-point layer: matching, requests and the eager and rendezvous protocols.
  *
  * Sends number their messages per destination and receivers match them in that order, whatever
  * order the network delivers in (MPI's non-overtaking rule).  A receive matches the earliest-arrived
  * message of its context with a matching source and tag; an arriving message matches the
  * earliest-posted receive.  Messages up to the eager threshold go at once; larger ones send a
  * request-to-send, and the data follows the receiver's clear-to-send.  A send owes its rank the send
- * overhead before it reaches the NIC; a receive owes the receive overhead when the rank takes it over. */
+ * overhead before it reaches the NIC; a receive owes the receive overhead when the rank takes it over.
+ *
+ * On the analytic network and an unshared node memory a send's end is known when the message is handed
+ * over (p2p_sent_at): the send is then done from that time on with no event of its own, unless a rank
+ * already waits for it or a progress engine acts on it (an Ibarrier's rounds, a flow's sends): those
+ * get an event at that time (a timer), as does a send a rank blocks on before its time has come. */
 #include <string.h>
 #include "_mpicore.h"
 
@@ -80,6 +85,10 @@ int32_t p2p_new_req(ppt_mpi_t *m, int32_t rank)
 void p2p_release(ppt_mpi_t *m, int32_t q)
 {
     req_t *rq = REQ(m, q);
+    if (rq->timer) {                            /* its EV_SEND_DONE frees it */
+        rq->orphan = 1;
+        return;
+    }
     free(rq->parts);
     rq->parts = NULL;
     rq->free_next = m->free_req;
@@ -128,7 +137,7 @@ int32_t p2p_isend(ppt_mpi_t *m, int32_t r, int32_t dst, int32_t ctx, int64_t tag
         g->net_B = CONTROL_B;
         g->send_req = q;
     }
-    mpi_send_message(m, i, rk->owed_s);
+    mpi_send_message(m, i, m->now + rk->owed_s);
     return q;
 }
 
@@ -224,6 +233,51 @@ void p2p_finish(ppt_mpi_t *m, int32_t q)
     }
 }
 
+/* The event that completes send q when its last byte leaves (done_s). */
+static void send_timer(ppt_mpi_t *m, int32_t q)
+{
+    req_t *rq = REQ(m, q);
+    rq->done = 0;                               /* until then: p2p_finish completes it and wakes its waiter */
+    rq->timer = 1;
+    mpi_schedule(m, RANK(m, rq->rank)->node, rq->done_s, EV_SEND_DONE, q, 0);
+}
+
+void p2p_sent_at(ppt_mpi_t *m, int32_t q, double t_s)
+{
+    req_t *rq = REQ(m, q);
+    rq->done_s = t_s;
+    rq->done = 1;
+    /* a request acted on at the engine's time, and a rank blocked on the send (a rendezvous' data leaves
+     * after the wait began), go on when it ends: that takes an event */
+    if (rq->progress || rq->waited || (rq->run_post && RANK(m, rq->rank)->run.awaited == q))
+        send_timer(m, q);
+}
+
+int p2p_done(const ppt_mpi_t *m, int32_t q)
+{
+    const req_t *rq = &m->reqs[q];
+    return rq->done && rq->done_s <= m->now;
+}
+
+void p2p_await(ppt_mpi_t *m, int32_t q)
+{
+    req_t *rq = REQ(m, q);
+    if (rq->done && rq->done_s > m->now)
+        send_timer(m, q);
+}
+
+void p2p_send_done(ppt_mpi_t *m, int32_t q)
+{
+    req_t *rq = REQ(m, q);
+    rq->timer = 0;
+    if (rq->orphan) {                           /* released while its timer was queued */
+        rq->orphan = 0;
+        p2p_release(m, q);
+        return;
+    }
+    p2p_finish(m, q);
+}
+
 /* Receive q gets message i's data (an eager message's or the rendezvous data's), which is consumed, and
  * completes. */
 static void receive_data(ppt_mpi_t *m, int32_t q, int32_t i)
@@ -261,7 +315,7 @@ void p2p_match(ppt_mpi_t *m, int32_t q, int32_t i)
     cts->send_req = send_req;
     cts->recv_req = q;
     cts->net_B = cts->nbytes = CONTROL_B;
-    mpi_send_message(m, c, 0.0);
+    mpi_send_message(m, c, m->now);
 }
 
 void p2p_post(ppt_mpi_t *m, int32_t q)
@@ -377,7 +431,7 @@ void p2p_arrive(ppt_mpi_t *m, int32_t i)
         data->count = rq->count;
         data->parts = rq->parts;
         rq->parts = NULL;
-        mpi_send_message(m, d, 0.0);
+        mpi_send_message(m, d, m->now);
         return;
     }
     int32_t r = g->dst, src = g->src;

@@ -24,10 +24,9 @@ void packet_reschedule(ppt_mpi_t *m)
     }
 }
 
-void packet_send(ppt_mpi_t *m, int32_t i, int32_t src_node, int32_t dst_node, double delay_s)
+void packet_send(ppt_mpi_t *m, int32_t i, int32_t src_node, int32_t dst_node, double start_s)
 {
     msg_t *g = MSG(m, i);
-    double start_s = m->now + delay_s;
     uint64_t uid = ppt_net_send(m->net, src_node, dst_node, g->net_B, g->on_sent >= 0, start_s);
     g->sent_s = start_s;
     if (g->on_sent >= 0) {

@@ -28,7 +28,7 @@ int32_t ppt_mpi_irecv(ppt_mpi_t *m, int32_t r, int32_t src, int32_t ctx, int64_t
 
 int32_t ppt_mpi_req_done(const ppt_mpi_t *m, int32_t q)
 {
-    return m->reqs[q].done;
+    return p2p_done(m, q);
 }
 
 void ppt_mpi_req_status(const ppt_mpi_t *m, int32_t q, int64_t *out)
@@ -42,7 +42,7 @@ void ppt_mpi_req_status(const ppt_mpi_t *m, int32_t q, int64_t *out)
 
 int32_t ppt_mpi_wait_one(ppt_mpi_t *m, int32_t r, int32_t q, int64_t *out)
 {
-    if (!REQ(m, q)->done) {
+    if (!p2p_done(m, q)) {
         ppt_mpi_block(m, r, &q, 1);
         return 0;
     }
@@ -64,8 +64,10 @@ void ppt_mpi_block(ppt_mpi_t *m, int32_t r, const int32_t *reqs, int32_t n)
 {
     rank_t *rk = RANK(m, r);
     rk->block_clock_s = m->now + rk->owed_s;
-    for (int32_t k = 0; k < n; k++)
+    for (int32_t k = 0; k < n; k++) {
         REQ(m, reqs[k])->waited = 1;
+        p2p_await(m, reqs[k]);
+    }
     rk->waiting = 1;
 }
 

@@ -86,6 +86,7 @@ static int block_on(ppt_mpi_t *m, int32_t r, int32_t q)
     rank_t *rk = RANK(m, r);
     rk->block_clock_s = m->now + rk->owed_s;
     REQ(m, q)->waited = 1;
+    p2p_await(m, q);
     rk->waiting = 1;
     rk->blocked_req = q;
     rk->state = R_BLOCK;
@@ -208,7 +209,7 @@ static int wl_wait(ppt_mpi_t *m, int32_t r)
         int32_t q = rk->wl[rk->wl_i];
         req_t *rq = REQ(m, q);
         if (!rk->wl_complete || rq->active) {
-            if (!rq->done)
+            if (!p2p_done(m, q))
                 return block_on(m, r, q);
             p2p_take(m, r, q);
             if (rk->wl_complete)
@@ -385,7 +386,7 @@ static int handler(ppt_mpi_t *m, int32_t r)
                 req_t *rq = REQ(m, rk->wl[0]);
                 if (!rq->active)
                     return OP_DONE;
-                if (rq->done)
+                if (p2p_done(m, rk->wl[0]))
                     complete(m, r, rk->wl[0]);
                 else
                     polled(m, r, POLL_TEST);
@@ -393,7 +394,7 @@ static int handler(ppt_mpi_t *m, int32_t r)
             }
             int all = 1;
             for (int32_t i = 0; i < rk->wl_n; i++)
-                all &= REQ(m, rk->wl[i])->done || !REQ(m, rk->wl[i])->active;
+                all &= p2p_done(m, rk->wl[i]) || !REQ(m, rk->wl[i])->active;
             if (!all) {
                 polled(m, r, POLL_TESTALL);
                 return OP_DONE;
@@ -429,7 +430,7 @@ static int handler(ppt_mpi_t *m, int32_t r)
                     return OP_BLOCKED;
             }
             q = rk->wl[0];
-            if (REQ(m, q)->active && !REQ(m, q)->done)
+            if (REQ(m, q)->active && !p2p_done(m, q))
                 return block_on(m, r, q);
             if (REQ(m, q)->active)
                 complete(m, r, q);
@@ -448,7 +449,7 @@ static int handler(ppt_mpi_t *m, int32_t r)
             for (int32_t i = 0; i < rk->wl_n; i++) {
                 q = rk->wl[i];
                 if (REQ(m, q)->active) {
-                    if (REQ(m, q)->done) {
+                    if (p2p_done(m, q)) {
                         complete(m, r, q);
                         return OP_DONE;
                     }
@@ -490,7 +491,7 @@ static int handler(ppt_mpi_t *m, int32_t r)
         if (!any_active)
             return OP_DONE;
         for (int32_t i = 0; i < rk->wl_n; i++)
-            if (REQ(m, rk->wl[i])->active && REQ(m, rk->wl[i])->done) {
+            if (REQ(m, rk->wl[i])->active && p2p_done(m, rk->wl[i])) {
                 complete(m, r, rk->wl[i]);
                 retired++;
             }

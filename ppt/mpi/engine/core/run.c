@@ -104,13 +104,15 @@ int32_t ppt_mpi_need_stage(const ppt_mpi_t *m)
 
 /* Post a message of the run at the rank's clock: a send of slots slot .. slot + count - 1 to the
  * communicator's rank peer (their sizes summed), or a receive from it into them; mark: the payload
- * (a stream message's mark).  Its request. */
-static int32_t run_post(ppt_mpi_t *m, int32_t r, int is_send, int32_t peer, int32_t slot, int32_t count, int64_t mark)
+ * (a stream message's mark); progress: a flow's (req_t).  Its request. */
+static int32_t run_post(ppt_mpi_t *m, int32_t r, int is_send, int32_t peer, int32_t slot, int32_t count, int64_t mark,
+                        int progress)
 {
     run_t *run = &RANK(m, r)->run;
     int32_t q = p2p_new_req(m, r);
     req_t *rq = REQ(m, q);
     rq->run_post = 1;
+    rq->progress = (int8_t)progress;
     rq->slot = slot;
     rq->count = count;
     rq->hdr = run->hdr;
@@ -177,7 +179,7 @@ static int32_t flow_start(ppt_mpi_t *m, int32_t r, const int32_t *def)
     for (int32_t g = 0, k = 0; g < ngroups; g++) {
         f.group[2 * g] = k;
         for (int32_t i = 0; i < def[3 + 2 * g]; i++)
-            f.recvs[k++] = run_post(m, r, 0, def[2 + 2 * g], -1, 1, 0);
+            f.recvs[k++] = run_post(m, r, 0, def[2 + 2 * g], -1, 1, 0, 1);
         f.group[2 * g + 1] = k;
     }
     for (int32_t s = 0; s < nstreams; s++) {
@@ -210,10 +212,10 @@ static void post_entry(ppt_mpi_t *m, int32_t r, const int32_t *post)
     run_t *run = &RANK(m, r)->run;
     int32_t kind = post[0], peer = post[1], slot = post[2], count = post[3];
     if (kind == 0 || kind == 1) {
-        keep_req(run, run_post(m, r, kind == 0, peer, slot, count, 0));
+        keep_req(run, run_post(m, r, kind == 0, peer, slot, count, 0, 0));
     } else if (kind == 2) {
         for (int32_t i = 0; i < count; i++)
-            keep_req(run, run_post(m, r, 1, peer, slot + i, 1, count - 1 - i));
+            keep_req(run, run_post(m, r, 1, peer, slot + i, 1, count - 1 - i, 0));
     } else if (kind == 4) {
         int32_t k = flow_start(m, r, run->schedule + peer);
         keep_req(&RANK(m, r)->run, -1 - FLOW_TAG - k);
@@ -223,7 +225,7 @@ static void post_entry(ppt_mpi_t *m, int32_t r, const int32_t *post)
             run->relays = ppt_grow(run->relays, &cap, sizeof(relay_t), run->nrelays + 1);
             run->cap_relays = (int32_t)cap;
         }
-        run->relays[run->nrelays] = (relay_t){peer, slot, count, run_post(m, r, 0, peer, -1, 1, 0), run->nfwds};
+        run->relays[run->nrelays] = (relay_t){peer, slot, count, run_post(m, r, 0, peer, -1, 1, 0, 0), run->nfwds};
         keep_req(run, -1 - run->nrelays++);
     }
 }
@@ -260,7 +262,7 @@ static int32_t relay_take(ppt_mpi_t *m, int32_t r, int32_t k)
         int64_t mark = rq->payload;
         p2p_release(m, q);
         if (rl->dest >= 0) {
-            int32_t f = run_post(m, r, 1, rl->dest, slot, 1, mark);
+            int32_t f = run_post(m, r, 1, rl->dest, slot, 1, mark, 0);
             if (run->nfwds == run->cap_fwds) {
                 int64_t cap = run->cap_fwds;
                 run->fwds = ppt_grow(run->fwds, &cap, 2 * sizeof(int32_t), run->nfwds + 1);
@@ -273,7 +275,7 @@ static int32_t relay_take(ppt_mpi_t *m, int32_t r, int32_t k)
         rl->left -= mark == 0;
         if (!rl->left)
             return -1;
-        rl->current = run_post(m, r, 0, rl->source, -1, 1, 0);
+        rl->current = run_post(m, r, 0, rl->source, -1, 1, 0, 0);
     }
 }
 
@@ -286,7 +288,7 @@ static int32_t forwards_take(ppt_mpi_t *m, int32_t r, int32_t k)
         if (run->fwds[2 * rl->next_fwd] != k)
             continue;
         int32_t q = run->fwds[2 * rl->next_fwd + 1];
-        if (!REQ(m, q)->done)
+        if (!p2p_done(m, q))
             return q;
         p2p_take(m, r, q);
     }
@@ -326,7 +328,7 @@ static void flow_task(ppt_mpi_t *m, int32_t r, int32_t k, int32_t s)
     int32_t first = f->nsends;
     for (int32_t i = 0; i < sends[0]; i++) {
         const int32_t *send = sends + 1 + 3 * i;
-        int32_t q = run_post(m, r, 1, send[0], send[1], 1, send[2]);
+        int32_t q = run_post(m, r, 1, send[0], send[1], 1, send[2], 1);
         f = &RANK(m, r)->run.flows[k];
         if (f->nsends == f->cap_sends) {
             int64_t cap = f->cap_sends;
@@ -348,7 +350,7 @@ static void flow_task(ppt_mpi_t *m, int32_t r, int32_t k, int32_t s)
 static int oldest_landed(ppt_mpi_t *m, const flow_t *f, const stream_t *st)
 {
     for (int32_t i = 0; i < st->fly[1]; i++)
-        if (!REQ(m, f->sends[st->fly[0] + i])->done)
+        if (!p2p_done(m, f->sends[st->fly[0] + i]))
             return 0;
     return 1;
 }
@@ -413,12 +415,12 @@ static int32_t flow_take(ppt_mpi_t *m, int32_t r, int32_t k)
             if (st->nfly < f->window)
                 continue;
             int32_t i = 0;
-            while (REQ(m, f->sends[st->fly[0] + i])->done)
+            while (p2p_done(m, f->sends[st->fly[0] + i]))
                 i++;
             f->heads[n++] = f->sends[st->fly[0] + i];
         }
         for (int32_t i = 0; i < n; i++)
-            any_done |= REQ(m, f->heads[i])->done;
+            any_done |= p2p_done(m, f->heads[i]);
         if (!any_done) {
             for (int32_t i = 0; i < n; i++)
                 REQ(m, f->heads[i])->waited = 1;
@@ -436,7 +438,7 @@ static int32_t flow_sends_take(ppt_mpi_t *m, int32_t r, int32_t k)
     flow_t *f = &RANK(m, r)->run.flows[k];
     for (; f->taken < f->nsends; f->taken++) {
         int32_t q = f->sends[f->taken];
-        if (!REQ(m, q)->done)
+        if (!p2p_done(m, q))
             return q;
         p2p_take(m, r, q);
     }
@@ -461,8 +463,12 @@ int run_proceed(ppt_mpi_t *m, int32_t r, int fresh)
             for (int32_t k = 0; k < nposts; k++)
                 post_entry(m, r, posts + 4 * k);
         while (waited < nwaits) {
-            int32_t n = waits[waited];
-            int32_t q = run->reqs[n >= 0 ? n : -1 - n];
+            int32_t n = waits[waited], at = n >= 0 ? n : -1 - n;
+            int32_t q = run->reqs[at];
+            if (q == RUN_TAKEN) {
+                waited++;
+                continue;
+            }
             if (q < 0) {                        /* a relay or flow, or (n < 0) its sends */
                 int32_t k = -1 - q;
                 if (k < FLOW_TAG)
@@ -486,11 +492,12 @@ int run_proceed(ppt_mpi_t *m, int32_t r, int fresh)
                 }
             }
             req_t *rq = REQ(m, q);
-            if (!rq->done) {
+            if (!p2p_done(m, q)) {
                 run->step = step;
                 run->waited = waited;
                 run->clock_s = m->now + rk->owed_s;
                 run->awaited = q;
+                p2p_await(m, q);
                 return 0;
             }
             if (rq->is_send) {
@@ -503,6 +510,8 @@ int run_proceed(ppt_mpi_t *m, int32_t r, int fresh)
                 else
                     memcpy(run->sizes + rq->slot, rq->parts, sizeof(int64_t) * (size_t)rq->count);
             }
+            p2p_release(m, q);                  /* a long schedule (an alltoall's) keeps no request it is done with */
+            run->reqs[at] = RUN_TAKEN;
             waited++;
         }
         step++;
