@@ -128,7 +128,7 @@ typedef struct {
     int32_t nslots, ctx, hdr_call, hdr_root;
 } plan_t;
 
-/* -- one rank's collective schedule in progress (ppt/mpi/runner.py) ------------------------ */
+/* -- one rank's collective schedule in progress (run.c) ------------------------------------- */
 typedef struct {                /* a relay post of the schedule (a stream's messages carry their mark as payload) */
     int32_t source, dest;       /* world ranks; dest -1: the messages are kept */
     int32_t left;               /* streams still to come */
@@ -146,7 +146,7 @@ typedef struct {                /* a stream of a flow in progress */
     int32_t nfly;
 } stream_t;
 
-typedef struct {                /* a flow post of the schedule in progress (ppt/mpi/runner.py _Flow) */
+typedef struct {                /* a flow post of the schedule in progress */
     int32_t window, ngroups, nstreams;  /* nstreams: streams with tasks still to run, in order */
     int32_t *recvs;             /* its receives, peer after peer, in the order posted */
     int32_t *group;             /* per peer: its next receive to take over and the end of its receives, in recvs */

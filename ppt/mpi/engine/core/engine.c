@@ -5,7 +5,7 @@
  * parallel run splits the job.  An eager message on the analytic network costs one event, its arrival:
  * the sender knows when its last byte leaves (p2p_sent_at), so the send needs no event of its own.
  * Every time is computed with the floating-point operations of the events it replaces, and the events
- * that remain keep their order, so predictions are those of the Python engine's event structure. */
+ * that remain keep their order, so predictions are those recorded before (tests/golden.json). */
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>

@@ -1,8 +1,9 @@
-/* The compiled MPI engine: simulated MPI ranks replaying op streams with no Python per message.
+/* The MPI engine: simulated MPI ranks running programs or replaying op streams, with no Python per
+ * message.
  *
  * One engine holds every rank of a job, its event queue (events ordered by (time, key), keys made
- * as the Python engine makes them: the scheduling NIC entity's id << 40 | its running count, so the
- * order of simultaneous events is the Python engine's), the point-to-point layer (matching with
+ * as ppt/engine/entity.py makes them: the scheduling NIC entity's id << 40 | its running count, so the
+ * order of simultaneous events does not depend on the partition of a parallel run), the point-to-point layer (matching with
  * MPI's non-overtaking order and wildcards, eager and rendezvous protocols, LogGP send and receive
  * overheads owed by the rank), collective calls as per-rank schedules (ppt/mpi/collectives/schedule.py), the
  * contention-free analytic network and the nodes' shared memory (copies sharing a node's copy
@@ -151,7 +152,7 @@ double ppt_mpi_now(const ppt_mpi_t *m);
 int64_t ppt_mpi_events(const ppt_mpi_t *m);
 /* Ops replayed so far, all ranks. */
 int64_t ppt_mpi_records(const ppt_mpi_t *m);
-/* What a replay rank that has not finished waits in (its process's blocked_in in the Python engine):
+/* What a replay rank that has not finished waits in (as a program rank's process's blocked_in):
  * 1 a request, 2 a probe, 3 a collective's schedule, 0 none of those, -1 nothing (it finished).
  * out[0..1]: its op's job-wide call id and communicator handle; then for a request out[2..6]: 1 if a
  * send, its peer (world rank, or ANY_SOURCE), context, tag and bytes; for a probe out[2..3]: the op's

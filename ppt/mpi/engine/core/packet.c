@@ -1,5 +1,5 @@
-/* The MPI engine on the packet network: its core (interconnects/core/net.c) driven step for step as
- * packetnet.py's PacketCore drives it from the Python engine.
+/* The MPI engine on the packet network: its core (interconnects/core/net.c) driven as packetnet.py's
+ * PacketCore drives it from a simulation of its own.
  *
  * A message is handed to the core at once, with its start time (the rank's clock); the engine keeps
  * one wake-up event at the core's next event time, keyed after every entity's events at that time.

@@ -1,10 +1,9 @@
 /* Ranks driven by Python programs: ppt/mpi/engine/program.py's calls into the engine.
  *
  * A program rank's process is Python's (a greenlet); the engine runs its events and its messaging.
- * Whenever the Python engine would resume the process (the rank's start, the end of a sleep, a wake
- * at a request's completion, the end of a collective's schedule), ppt_mpi_run stops with
- * PPT_MPI_NEED_RESUME and Python runs the process until it blocks again; its calls below act at
- * that event's time, as they would in the Python engine. */
+ * Whenever the process must resume (the rank's start, the end of a sleep, a wake at a request's
+ * completion, the end of a collective's schedule), ppt_mpi_run stops with PPT_MPI_NEED_RESUME and
+ * Python runs the process until it blocks again; its calls below act at that event's time. */
 #include <string.h>
 #include "_mpicore.h"
 

@@ -1,4 +1,4 @@
-/* The MPI engine's collective runner: ppt/mpi/runner.py's Run in C, step for step.
+/* The MPI engine's collective runner: one rank's schedule of a collective call, step by step.
  *
  * A rank executes its schedule of a collective call (ppt/mpi/collectives/schedule.py) from message
  * completions: a step's posts go out at the rank's clock, its waits are taken in order (a wait for a

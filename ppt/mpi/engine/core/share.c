@@ -1,11 +1,11 @@
-/* The MPI engine's fair sharing: fairshare.py's FairShare step for step, over the flow solver of
+/* The MPI engine's fair sharing (max-min, as fairshare.py's FairShare shares), over the flow solver of
  * the packet core (interconnects/core/flow.c).
  *
  * All starts and ends at one simulated time are reshared once: the first change schedules a
  * resharing event at the current time, later ones join it.  After a resharing one wake-up event waits
  * for the solver's next completion time; wake-ups made stale by a later resharing find nothing to
- * end.  Every event belongs to the share's entity, so their order among simultaneous events is the
- * Python engine's. */
+ * end.  Every event belongs to the share's entity, so their order among simultaneous events does not
+ * depend on how a parallel run splits the job. */
 #include <string.h>
 #include "_mpicore.h"
 
