@@ -211,6 +211,21 @@ def test_ppt_replay_in_parallel_prints_the_serial_json(synthetic, processes, sys
     assert _without_wall_time(parallel.stdout) == _without_wall_time(serial.stdout)
 
 
+@pytest.mark.mpiexec
+@pytest.mark.parametrize("processes", [2, 4])
+def test_a_dumpi_trace_replays_in_parallel_as_serially(processes):
+    """A DUMPI trace of a real run (the shared NPB CG trace, which makes communicators), its ranks spread
+    over every process; the trace is read where the replay runs, by each process."""
+    trace = Path(__file__).resolve().parents[2] / "shared" / "traces" / "npb_cg_W_n4"
+    if not trace.is_dir():
+        pytest.skip(f"shared DUMPI trace {trace.name} not present")
+    command = [sys.executable, "-m", "ppt.cli.main", "replay", str(trace), "--system", "edison", "--network",
+               "analytic", "--ranks-per-node", "1", "--mapping", "random", "--json"]
+    serial, parallel = _run(command), _run(command, processes)
+    assert serial.returncode == parallel.returncode == 0, serial.stderr + parallel.stderr
+    assert _without_wall_time(parallel.stdout) == _without_wall_time(serial.stdout)
+
+
 @pytest.fixture(scope="module")
 def deadlock(tmp_path_factory):
     """Two ranks on nodes far apart (so on two processes), each receiving from the other first: an
