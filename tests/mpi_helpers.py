@@ -1,5 +1,7 @@
 """Shared helpers of the MPI tests: run a rank program on a small analytic network."""
 import json
+import subprocess
+import sys
 
 import golden
 from ppt.interconnects.networks.analytic import AnalyticNetwork
@@ -47,3 +49,11 @@ def as_recorded(result):
 def message_s(nbytes: int) -> float:
     """One eager message between two nodes on the test network."""
     return LATENCY_S + nbytes / BANDWIDTH_BPS
+
+
+def synthetic_trace(folder, messages: int, ranks: int = 16):
+    """Write a ``ranks``-rank halo-and-allreduce op-stream trace of about ``messages`` messages
+    (ppt.traces.writers.synthetic) to ``folder``; returns the folder."""
+    subprocess.run([sys.executable, "-m", "ppt.traces.writers.synthetic", str(folder), "--ranks", str(ranks),
+                    "--messages", str(messages)], check=True, capture_output=True, timeout=120)
+    return folder

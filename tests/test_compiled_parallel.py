@@ -16,6 +16,8 @@ from pathlib import Path
 
 import pytest
 
+from mpi_helpers import synthetic_trace
+
 TESTS = Path(__file__).resolve().parent
 #: Nodes of the edison preset: its analytic network's NIC entities, in blocks over the processes.
 EDISON_NODES = 5576
@@ -164,15 +166,20 @@ def _run(command, processes: int = 1):
     return subprocess.run(prefix + command, capture_output=True, text=True, env=env, timeout=300)
 
 
+def _script_report(tmp_path, text: str, processes: int, *args):
+    """Python script ``text`` run under ``mpiexec -n processes`` with ``args``: the JSON it printed."""
+    script = tmp_path / "script.py"
+    script.write_text(text)
+    run = _run([sys.executable, str(script), *map(str, args)], processes)
+    assert run.returncode == 0, run.stderr
+    return json.loads(run.stdout)
+
+
 @pytest.mark.mpiexec
 @pytest.mark.parametrize("processes", [2, 4])
 @pytest.mark.parametrize("network, seeds", [("analytic", 40), ("packet", 12)])
 def test_random_op_streams_replay_in_parallel_as_serially(tmp_path, processes, network, seeds):
-    script = tmp_path / "streams.py"
-    script.write_text(RANDOM_STREAMS)
-    run = _run([sys.executable, str(script), network, str(seeds)], processes)
-    assert run.returncode == 0, run.stderr
-    reports = json.loads(run.stdout)
+    reports = _script_report(tmp_path, RANDOM_STREAMS, processes, network, seeds)
     assert sorted(r["process"] for r in reports) == list(range(processes))
     assert all(r["differ"] == [] for r in reports), reports
     compiled = {r["compiled"] for r in reports}
@@ -181,20 +188,13 @@ def test_random_op_streams_replay_in_parallel_as_serially(tmp_path, processes, n
 
 @pytest.mark.mpiexec
 def test_nccl_schedules_run_in_parallel_as_serially(tmp_path):
-    script = tmp_path / "nccl.py"
-    script.write_text(NCCL_PROGRAM)
-    run = _run([sys.executable, str(script)], 2)
-    assert run.returncode == 0, run.stderr
-    assert json.loads(run.stdout) is True
+    assert _script_report(tmp_path, NCCL_PROGRAM, 2) is True
 
 
 @pytest.fixture(scope="module")
 def synthetic(tmp_path_factory):
     """A 16-rank halo-and-allreduce op-stream trace (ppt.traces.writers.synthetic)."""
-    folder = tmp_path_factory.mktemp("trace") / "synthetic"
-    subprocess.run([sys.executable, "-m", "ppt.traces.writers.synthetic", str(folder), "--ranks", "16",
-                    "--messages", "2000"], check=True, capture_output=True, timeout=120)
-    return folder
+    return synthetic_trace(tmp_path_factory.mktemp("trace") / "synthetic", 2000)
 
 
 @pytest.mark.mpiexec
@@ -254,11 +254,7 @@ def test_a_deadlock_in_a_parallel_replay_is_reported_once_as_serially(deadlock):
 @pytest.mark.mpiexec
 @pytest.mark.parametrize("processes", [2, 4])
 def test_programs_run_in_parallel_as_serially(tmp_path, processes):
-    script = tmp_path / "programs.py"
-    script.write_text(API_PROGRAMS)
-    run = _run([sys.executable, str(script)], processes)
-    assert run.returncode == 0, run.stderr
-    report = json.loads(run.stdout)
+    report = _script_report(tmp_path, API_PROGRAMS, processes)
     assert report["differ"] == []
     assert {"collectives_objects", "communicators", "derived_datatypes"} <= set(report["ran"])
 
@@ -338,11 +334,7 @@ if world.rank == 0:
 @pytest.mark.mpiexec
 @pytest.mark.parametrize("processes", [2, 4])
 def test_models_of_ones_own_run_in_parallel_as_serially(tmp_path, processes):
-    script = tmp_path / "models.py"
-    script.write_text(OWN_MODELS)
-    run = _run([sys.executable, str(script)], processes)
-    assert run.returncode == 0, run.stderr
-    assert json.loads(run.stdout) == []
+    assert _script_report(tmp_path, OWN_MODELS, processes) == []
 
 
 @pytest.mark.mpiexec

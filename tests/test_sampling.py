@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 import golden
+from mpi_helpers import synthetic_trace
 from ppt.cli.main import main
 from ppt.interconnects.networks import latency
 from ppt.interconnects.core import lib
@@ -212,10 +213,7 @@ def test_parallel_sampling_writes_the_serial_file(program, tmp_path):
 @pytest.fixture(scope="module")
 def trace(tmp_path_factory):
     """A 16-rank halo-and-allreduce op-stream trace (ppt.traces.writers.synthetic)."""
-    folder = tmp_path_factory.mktemp("trace") / "synthetic"
-    subprocess.run([sys.executable, "-m", "ppt.traces.writers.synthetic", str(folder), "--ranks", "16",
-                    "--messages", "300"], check=True, capture_output=True, timeout=120)
-    return folder
+    return synthetic_trace(tmp_path_factory.mktemp("trace") / "synthetic", 300)
 
 
 #: A replay spread over a fat tree's nodes at random (so over every process of a parallel run).
