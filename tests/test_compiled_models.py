@@ -179,7 +179,7 @@ def test_a_subclass_that_changes_nothing_times_as_the_analytic_network():
         else:
             comm.send(comm.recv(source=0), dest=0)
         return mpi.Wtime()
-    got = run(2, pingpong, net=same, )
+    got = run(2, pingpong, net=same)
     assert got.returns[0] == 2 * message_s(1) and got.network["messages"] == 2
 
 
@@ -193,7 +193,7 @@ def test_the_star_network_queues_a_nics_messages_one_after_another():
             return None
         comm.recv(source=0)
         return mpi.Wtime()
-    got = run(4, fan_out, net=StarNetwork, )
+    got = run(4, fan_out, net=StarNetwork)
     wire_s = 1000 / BANDWIDTH_BPS
     assert got.returns[1:] == [k * wire_s + 2 * LATENCY_S for k in (1, 2, 3)]
     assert got.network == {"forwarded": 3}
@@ -208,18 +208,27 @@ def test_a_model_node_memory_counts_its_own_copies_on_the_compiled_engine():
     assert result.network["messages"] == 6 and (memory.copies, memory.bytes) == (6, 6000)
 
 
+def send_one(mpi):
+    if mpi.COMM_WORLD.rank == 0:
+        mpi.COMM_WORLD.send(b"x", dest=1)
+    else:
+        mpi.COMM_WORLD.recv(source=0)
+
+
 def test_an_exception_in_the_model_is_raised_as_recorded():
+    """The model raises in one of its events during the run; the run raises it again."""
+    class BrokenSwitch(Switch):
+        __slots__ = ()
+
+        def forward(self, message):
+            raise RuntimeError("the switch cannot forward")
+
     class Broken(StarNetwork):
         def build(self, sim):
-            super().build(sim)
-            sim.entities[self.switch_eid].forward = None      # the switch cannot forward
-
-    def send_one(mpi):
-        if mpi.COMM_WORLD.rank == 0:
-            mpi.COMM_WORLD.send(b"x", dest=1)
-        else:
-            mpi.COMM_WORLD.recv(source=0)
-    with pytest.raises(AttributeError, match="read-only"):
+            for node in range(self.num_nodes):
+                sim.create(node, QueuedNic, self, node)
+            sim.create(self.switch_eid, BrokenSwitch, self)
+    with pytest.raises(RuntimeError, match="the switch cannot forward"):
         recorded(2, send_one, net=Broken)
 
 
@@ -234,14 +243,8 @@ def test_a_model_delivering_within_send_message_is_refused_in_one_line():
         def build(self, sim):
             for node in range(self.num_nodes):
                 sim.create(node, Instant, self, node)
-
-    def send_one(mpi):
-        if mpi.COMM_WORLD.rank == 0:
-            mpi.COMM_WORLD.send(b"x", dest=1)
-        else:
-            mpi.COMM_WORLD.recv(source=0)
     with pytest.raises(ConfigError, match="^a network model must deliver a message .* in its own events"):
-        run(2, send_one, net=InstantStar, )
+        run(2, send_one, net=InstantStar)
 
 
 # -- replay ------------------------------------------------------------------------------------------
