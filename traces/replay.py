@@ -64,7 +64,7 @@ import os
 from collections import Counter
 
 from ppt.errors import ConfigError, TraceError
-from ppt.mpi.engine import replay as compiled
+from ppt.mpi.engine.replay import replay_job
 from ppt.traces.handles import Handles
 from ppt.oprecord import (AUX_LEN, AUX_START, CALL, CALL_S, COMM, FLAG, GAP_CPU_S, GAP_WALL_S, KIND, NBYTES, OP, PEER, REQUEST, ROOT, START_S,
     TAG, Op)
@@ -518,7 +518,7 @@ def replay_result(trace, job, compute_scale: float = 1.0, skip_unsupported: bool
     _, _, skip, _, _, _, clock = args          # the calls skipped, and the clock auto picked
     options = {"compute_scale": compute_scale, "keep_startup": keep_startup, "clock": clock, "skip": skip,
                "skip_unsupported": skip_unsupported}
-    return compiled.replay_job(job, trace, RankReplay, options, counter)
+    return replay_job(job, trace, RankReplay, options, counter)
 
 
 def rank_program(trace, num_ranks: int, compute_scale: float = 1.0, skip_unsupported: bool = False, progress=None,

@@ -79,8 +79,8 @@ class Countdown:
 
 
 def everywhere(run, flag: bool) -> bool:
-    """Whether ``flag`` holds on every simulation process of ``run`` (a simulation or a compiled run's
-    clock: its ``size`` and mpi4py ``comm``); every process calls it."""
+    """Whether ``flag`` holds on every simulation process of ``run`` (a run's clock,
+    :class:`~ppt.mpi.engine.windows.SampledRun`: its ``size`` and mpi4py ``comm``); every process calls it."""
     if run.size == 1:
         return flag
     from mpi4py import MPI
