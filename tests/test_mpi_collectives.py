@@ -240,3 +240,49 @@ def test_ring_algorithms_refuse_non_commutative_ops(collective, alternative):
 
     with pytest.raises(PPTError, match=f"ring {collective} needs a commutative op.*algorithm='{alternative}'"):
         run(4, main)
+
+
+def _sendrecv_rounds(me: int, size: int, rounds, slots: int):
+    """The schedule :meth:`Builder.sendrecv` makes of ``rounds``, ``(dest, slot, source, into, combine)`` each
+    (``combine``: an OP's ``(dst, a, b)`` or None), one by one."""
+    from ppt.mpi.collectives.schedule import OP, Builder
+    b = Builder()
+    for dest, slot, source, into, combine in rounds:
+        b.sendrecv(dest, slot, source, into)
+        if combine is not None:
+            b.combine(OP, *combine)
+    return b.schedule(slots)
+
+
+def _ring_rounds(me: int, size: int, have: int, reduce: bool):
+    """The ring's rounds as the literature states them: a reduce-scatter's (block have - 1 - k out, block
+    have - 2 - k reduced with what came into the scratch slot) or an allgather's (block have - k out)."""
+    right, left = (me + 1) % size, (me - 1) % size
+    if reduce:
+        return [(right, (have - 1 - k) % size, left, size, ((have - 2 - k) % size, size, (have - 2 - k) % size))
+                for k in range(size - 1)]
+    return [(right, (have - k) % size, left, (have - k - 1) % size, None) for k in range(size - 1)]
+
+
+@pytest.mark.parametrize("size", [2, 3, 5, 8, 12])
+def test_round_schedules_are_the_sendrecv_steps_they_stand_for(size):
+    """The O(P) algorithms made as arrays (Rounds) are, step by step, the schedules Builder.sendrecv makes of
+    the same rounds, and the engine reads the same flattened form from both."""
+    from ppt.mpi.collectives import algorithms
+    from ppt.mpi.collectives.schedule import Schedule
+    from ppt.mpi.engine.replay import flatten
+    for me in range(size):
+        steps = range(1, size)
+        partners = [(me ^ k, me ^ k) for k in steps] if size & (size - 1) == 0 else \
+            [((me + k) % size, (me - k) % size) for k in steps]
+        have = (me + 1) % size
+        expected = {
+            "alltoall_pairwise": _sendrecv_rounds(me, size, [(d, d, s, size + s, None) for d, s in partners], 2 * size),
+            "allgather_ring": _sendrecv_rounds(me, size, _ring_rounds(me, size, me, False), size),
+            "reduce_scatter_ring": _sendrecv_rounds(me, size, _ring_rounds(me, size, me, True), size + 1),
+            "allreduce_ring": _sendrecv_rounds(me, size, _ring_rounds(me, size, have, True)
+                                               + _ring_rounds(me, size, have, False), size + 1)}
+        for name, want in expected.items():
+            got = getattr(algorithms, name)(me, size)
+            assert (got.slots, got.steps) == (want.slots, want.steps), (name, me)
+            assert list(flatten(got)) == list(flatten(Schedule(got.slots, got.steps))), (name, me)

@@ -11,7 +11,9 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-from ppt.mpi.collectives.schedule import OP, UNPACK, Builder
+import numpy as np
+
+from ppt.mpi.collectives.schedule import OP, UNPACK, Builder, Rounds
 
 #: Schedules kept per cached algorithm (each a few hundred bytes).
 CACHED = 4096
@@ -155,31 +157,28 @@ def allreduce_recursive_doubling(me: int, size: int):
     return b.schedule(2)
 
 
-def _ring_reduce_scatter(b: Builder, me: int, size: int, have: int) -> None:
+def _ring_reduce_scatter(me: int, size: int, have: int) -> Rounds:
     """Reduce blocks (slots 0 .. size - 1; slot ``size``: scratch) round the ring; this rank ends
     holding complete block ``have``."""
-    right, left = (me + 1) % size, (me - 1) % size
-    for step in range(size - 1):
-        out, into = (have - 1 - step) % size, (have - 2 - step) % size
-        b.sendrecv(right, out, left, size)
-        b.combine(OP, into, size, into)
+    step = np.arange(size - 1)
+    out, into = (have - 1 - step) % size, (have - 2 - step) % size
+    right, left, scratch = np.full(size - 1, (me + 1) % size), np.full(size - 1, (me - 1) % size), np.full(size - 1, size)
+    return Rounds(size + 1, right, out, left, scratch, np.stack((into, scratch, into), axis=1))
 
 
-def _ring_allgather(b: Builder, me: int, size: int, have: int) -> None:
-    """Circulate blocks (slots 0 .. size - 1) round the ring; this rank starts with complete block ``have``."""
-    right, left = (me + 1) % size, (me - 1) % size
-    for step in range(size - 1):
-        b.sendrecv(right, (have - step) % size, left, (have - step - 1) % size)
+def _ring_allgather(me: int, size: int, have: int, slots: int) -> Rounds:
+    """Circulate blocks (slots 0 .. size - 1 of ``slots``) round the ring; this rank starts with complete
+    block ``have``."""
+    step = np.arange(size - 1)
+    return Rounds(slots, np.full(size - 1, (me + 1) % size), (have - step) % size,
+                  np.full(size - 1, (me - 1) % size), (have - step - 1) % size)
 
 
 def allreduce_ring(me: int, size: int):
     """Slots 0 .. size - 1: the contribution cut in blocks, then the result's; slot ``size``: scratch.
     Reduce-scatter then allgather round the ring (commutative ops)."""
-    b = Builder()
     have = (me + 1) % size
-    _ring_reduce_scatter(b, me, size, have)
-    _ring_allgather(b, me, size, have)
-    return b.schedule(size + 1)
+    return _ring_reduce_scatter(me, size, have).then(_ring_allgather(me, size, have, size + 1))
 
 
 @lru_cache(maxsize=CACHED)
@@ -259,9 +258,7 @@ def scatter_linear(me: int, size: int, root: int):
 # -- allgather -----------------------------------------------------------------------
 def allgather_ring(me: int, size: int):
     """Slot r: rank r's block."""
-    b = Builder()
-    _ring_allgather(b, me, size, me)
-    return b.schedule(size)
+    return _ring_allgather(me, size, me, size)
 
 
 @lru_cache(maxsize=CACHED)
@@ -292,12 +289,12 @@ def allgather_bruck(me: int, size: int):
 def alltoall_pairwise(me: int, size: int):
     """Slot r: the block for rank r; slot ``size + r``: the block from rank r.  XOR partners for
     powers of two, else a shifted ring."""
-    b = Builder()
-    xor = is_pof2(size)
-    for step in range(1, size):
-        dest, source = (me ^ step, me ^ step) if xor else ((me + step) % size, (me - step) % size)
-        b.sendrecv(dest, dest, source, size + source)
-    return b.schedule(2 * size)
+    step = np.arange(1, size)
+    if is_pof2(size):
+        dests = sources = me ^ step
+    else:
+        dests, sources = (me + step) % size, (me - step) % size
+    return Rounds(2 * size, dests, dests, sources, size + sources)
 
 
 def alltoall_isend_irecv(me: int, size: int):
@@ -312,9 +309,7 @@ def alltoall_isend_irecv(me: int, size: int):
 # -- reduce_scatter --------------------------------------------------------------------
 def reduce_scatter_ring(me: int, size: int):
     """Slots 0 .. size - 1: the blocks, block ``me`` ends reduced; slot ``size``: scratch."""
-    b = Builder()
-    _ring_reduce_scatter(b, me, size, me)
-    return b.schedule(size + 1)
+    return _ring_reduce_scatter(me, size, me)
 
 
 @lru_cache(maxsize=CACHED)

@@ -73,7 +73,11 @@ each stream held by its window completes first.
 from __future__ import annotations
 
 from collections import deque
+from itertools import repeat
+from operator import is_not
 from typing import NamedTuple
+
+import numpy as np
 
 #: Post kinds.
 SEND, RECV, STREAM, RELAY, FLOW = 0, 1, 2, 3, 4
@@ -96,6 +100,50 @@ class Schedule(NamedTuple):
     slots: int
     steps: tuple
     flows: tuple = ()
+
+    @property
+    def nsteps(self) -> int:
+        return len(self.steps)
+
+
+class Rounds:
+    """A schedule of ``sendrecv`` rounds alone (as :meth:`Builder.sendrecv` makes them, one slot each way),
+    kept as int arrays: the form of the O(P) algorithms (pairwise alltoall, the rings), made in one go
+    instead of step by step.
+
+    Round k receives from ``sources[k]`` into slot ``intos[k]`` and sends slot ``sends[k]`` to
+    ``dests[k]`` (its posts are numbered 2k and 2k + 1), then, if ``combines[k, 0] >= 0``, runs ``OP``
+    with ``combines[k]`` as ``(dst, a, b)`` (``combines`` None: no round combines).  :attr:`steps`
+    gives the same schedule in :class:`Schedule`'s form, made when first asked for.
+    """
+
+    __slots__ = ("slots", "dests", "sends", "sources", "intos", "combines", "_steps")
+    flows = ()
+
+    def __init__(self, slots: int, dests, sends, sources, intos, combines=None):
+        self.slots = slots
+        self.dests, self.sends, self.sources, self.intos = dests, sends, sources, intos
+        self.combines = np.full((len(dests), 3), -1) if combines is None else combines
+        self._steps = None
+
+    @property
+    def nsteps(self) -> int:
+        return len(self.dests)
+
+    @property
+    def steps(self) -> tuple:
+        if self._steps is None:
+            columns = [a.tolist() for a in (self.dests, self.sends, self.sources, self.intos, self.combines)]
+            self._steps = tuple(
+                (((RECV, source, into, 1), (SEND, dest, slot, 1)), (2 * k, 2 * k + 1),
+                 ((OP, *op),) if op[0] >= 0 else ())
+                for k, (dest, slot, source, into, op) in enumerate(zip(*columns)))
+        return self._steps
+
+    def then(self, other: "Rounds") -> "Rounds":
+        """This schedule's rounds, then ``other``'s (over ``other``'s slots)."""
+        return Rounds(other.slots, *(np.concatenate((getattr(self, f), getattr(other, f)))
+                                     for f in ("dests", "sends", "sources", "intos", "combines")))
 
 
 class Builder:
@@ -245,7 +293,7 @@ class Exchange:
         self.pending: set[int] = set()
 
     def add(self, me: int, schedule, values: list, sizes: list, op) -> None:
-        self.carries = self.carries or any(value is not None for value in values)
+        self.carries = self.carries or any(map(is_not, values, repeat(None)))
         self.runs[me] = (schedule, values, sizes, op)
         self.state[me] = [0, 0, [], True]
         self.pending.add(me)

@@ -361,7 +361,7 @@ class ProgramEngine(Engine):
         if found is not None:
             return found[1]
         flat = flatten(schedule)
-        if len(schedule.steps) <= CACHED_STEPS:
+        if schedule.nsteps <= CACHED_STEPS:
             self.flat[id(schedule)] = (schedule, flat)
         return flat
 

@@ -47,7 +47,7 @@ from ppt.mpi.errors import MPIError, rank_error
 from ppt.mpi.engine.outcome import JobResult, raise_failures, stray
 from ppt.mpi.surface.requests import Request
 from ppt.mpi.engine.pynet import PythonModels
-from ppt.mpi.collectives.schedule import FLOW
+from ppt.mpi.collectives.schedule import FLOW, RECV, SEND, Rounds
 from ppt.mpi.stats import RankStats, total_calls
 from ppt.errors import PPTError, SimulationError
 from ppt.oprecord import KIND, OP_DTYPE, Op
@@ -305,6 +305,8 @@ def flatten(schedule):
     ``[window, peers, (peer, count) per peer, streams, per stream: tasks, per task: needs, the needed
     slots, combines, their destination slots, sends, (peer, slot, mark) per send]`` (the engine carries
     sizes, not payloads: a combine's destination keeps its size)."""
+    if type(schedule) is Rounds:
+        return _flatten_rounds(schedule)
     steps = schedule.steps
     out = [len(steps)] + [0] * len(steps)
     append, extend = out.append, out.extend
@@ -322,6 +324,26 @@ def flatten(schedule):
         out[at] = len(out)
         _flatten_flow(schedule.flows[index], out)
     return ffi.from_buffer("int32_t[]", array("i", out))      # keeps the array alive
+
+
+#: A round of a :class:`~ppt.mpi.collectives.schedule.Rounds` as :func:`flatten` lays it out: two posts (a
+#: receive, then a send, of one slot each) and two waits; the columns of its variable fields.
+ROUND = (2, RECV, -1, -1, 1, SEND, -1, -1, 1, 2, -1, -1)
+SOURCE, INTO, DEST, SLOT, FIRST_WAIT = 2, 3, 6, 7, 10
+
+
+def _flatten_rounds(rounds: Rounds):
+    """:func:`flatten` of ``rounds``, made with array operations (its rounds are alike)."""
+    n = rounds.nsteps
+    out = np.empty(1 + n + len(ROUND) * n, dtype=np.int32)
+    out[0] = n
+    out[1:n + 1] = np.arange(1 + n, len(out), len(ROUND))
+    body = out[n + 1:].reshape(n, len(ROUND))
+    body[:] = ROUND
+    body[:, SOURCE], body[:, INTO], body[:, DEST], body[:, SLOT] = rounds.sources, rounds.intos, rounds.dests, rounds.sends
+    body[:, FIRST_WAIT] = np.arange(0, 2 * n, 2)
+    body[:, FIRST_WAIT + 1] = body[:, FIRST_WAIT] + 1
+    return ffi.from_buffer("int32_t[]", out)      # keeps the array alive
 
 
 def _flatten_flow(flow, out: list) -> None:

@@ -521,5 +521,7 @@ def _own(obj):
     if kind in IMMUTABLE:
         return obj
     if kind is list:
+        if IMMUTABLE.issuperset(map(type, obj)):
+            return list(obj)
         return [item if type(item) in IMMUTABLE else sized_copy(item)[0] for item in obj]
     return sized_copy(obj)[0]
