@@ -23,12 +23,30 @@ def _load() -> dict:
     return json.loads(FILE.read_text()) if FILE.exists() else {}
 
 
+def _take_events(data) -> list:
+    """The values of every ``events`` key in ``data`` (dicts and lists, depth first), removed from it."""
+    found = []
+    if isinstance(data, dict):
+        if "events" in data:
+            found.append(data.pop("events"))
+        for value in data.values():
+            found += _take_events(value)
+    elif isinstance(data, list):
+        for value in data:
+            found += _take_events(value)
+    return found
+
+
 def entry(outcome: str) -> dict:
-    """What is kept of ``outcome``: a prediction's JSON text, or ``"ErrorType: text"``."""
+    """What is kept of ``outcome``: a prediction's ``predicted_s``, the engine events it counted (kept
+    apart, so that a change of the engine's event structure shows apart from the predictions) and the
+    SHA-256 of the rest of its JSON; or ``"ErrorType: text"``."""
     if not outcome.startswith("{"):
         return {"error": outcome}
-    return {"predicted_s": json.loads(outcome).get("predicted_s"),
-            "sha256": hashlib.sha256(outcome.encode()).hexdigest()}
+    data = json.loads(outcome)
+    events = _take_events(data)
+    return {"predicted_s": data.get("predicted_s"), "events": events,
+            "sha256": hashlib.sha256(json.dumps(data, sort_keys=True).encode()).hexdigest()}
 
 
 _checks: dict[str, int] = {}

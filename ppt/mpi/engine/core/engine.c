@@ -95,6 +95,7 @@ void ppt_mpi_free(ppt_mpi_t *m)
     free(m->is_dirty);
     free(m->paths);
     free(m->heap.ev);
+    free(m->soon);
     free(m->ranks);
     free(m->reqs);
     free(m->msgs);
@@ -181,6 +182,32 @@ void mpi_post(ppt_mpi_t *m, double t, uint64_t key, int32_t kind, int32_t target
 {
     ppt_event_t ev = {.t = t, .key = key, .kind = kind, .target = target, .a = a, .b = 0};
     heap_push(&m->heap, &ev);
+}
+
+void mpi_soon(ppt_mpi_t *m, int32_t kind, int32_t r)
+{
+    m->soon = ppt_grow(m->soon, &m->cap_soon, sizeof(ppt_event_t), m->nsoon + 1);
+    m->soon[m->nsoon++] = (ppt_event_t){.t = m->now, .kind = kind, .target = r};
+}
+
+/* The next event to run into ev: a waiting continuation, else the heap's first if it is before the
+ * window's end (its time is then the engine's); 0 if none, PPT_MPI_HORIZON at the horizon. */
+static int next_event(ppt_mpi_t *m, ppt_event_t *ev)
+{
+    if (mpi_has_soon(m)) {
+        *ev = m->soon[m->soon_head++];
+        if (m->soon_head == m->nsoon)
+            m->soon_head = m->nsoon = 0;
+        return 1;
+    }
+    if (!m->heap.len || m->heap.ev[0].t >= m->window_end)
+        return 0;
+    if (m->heap.ev[0].t >= m->horizon_s)
+        return PPT_MPI_HORIZON;
+    heap_pop(&m->heap, ev);
+    m->now = ev->t;
+    m->events++;
+    return 1;
 }
 
 int32_t mpi_new_msg(ppt_mpi_t *m)
@@ -281,12 +308,8 @@ int32_t ppt_mpi_run(ppt_mpi_t *m)
             return status;
     }
     ppt_event_t ev;
-    while (m->heap.len && m->heap.ev[0].t < m->window_end) {
-        if (m->heap.ev[0].t >= m->horizon_s)
-            return PPT_MPI_HORIZON;
-        heap_pop(&m->heap, &ev);
-        m->now = ev.t;
-        m->events++;
+    int next;
+    while ((next = next_event(m, &ev)) == 1) {
         int status = dispatch(m, &ev);
         if (status != PPT_MPI_DONE)
             return status;
@@ -299,7 +322,7 @@ int32_t ppt_mpi_run(ppt_mpi_t *m)
             return PPT_MPI_NEED_PROGRESS;
         }
     }
-    return PPT_MPI_DONE;
+    return next ? next : PPT_MPI_DONE;
 }
 
 int32_t ppt_mpi_need_rank(const ppt_mpi_t *m) { return m->need_rank; }
@@ -307,7 +330,10 @@ const ppt_op_t *ppt_mpi_need_op(const ppt_mpi_t *m) { return m->need_rank >= 0 ?
 const int64_t *ppt_mpi_need_aux(const ppt_mpi_t *m) { return m->need_rank >= 0 ? m->ranks[m->need_rank].aux : NULL; }
 const char *ppt_mpi_reason(const ppt_mpi_t *m) { return m->reason; }
 double ppt_mpi_now(const ppt_mpi_t *m) { return m->now; }
-double ppt_mpi_next_s(const ppt_mpi_t *m) { return m->heap.len ? m->heap.ev[0].t : INFINITY; }
+double ppt_mpi_next_s(const ppt_mpi_t *m)
+{
+    return mpi_has_soon(m) ? m->now : m->heap.len ? m->heap.ev[0].t : INFINITY;
+}
 void ppt_mpi_set_horizon(ppt_mpi_t *m, double until_s) { m->horizon_s = until_s; }
 int64_t ppt_mpi_events(const ppt_mpi_t *m) { return m->events; }
 int64_t ppt_mpi_records(const ppt_mpi_t *m) { return m->records; }

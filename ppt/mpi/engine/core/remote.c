@@ -38,7 +38,7 @@ void ppt_mpi_set_window(ppt_mpi_t *m, double end_s) { m->window_end = end_s; }
 
 double ppt_mpi_next_time(const ppt_mpi_t *m)
 {
-    double next = m->heap.len ? m->heap.ev[0].t : INFINITY;
+    double next = ppt_mpi_next_s(m);
     if (m->net && ppt_net_outbox_min_time(m->net) < next)
         next = ppt_net_outbox_min_time(m->net);
     for (int32_t p = 0; p < m->processes; p++)
