@@ -112,7 +112,7 @@ LAYERS = (
     ("ppt.interconnects",),
     ("ppt.mpi",),
     ("ppt.hardware", "ppt.traces"),
-    ("ppt.provenance", "ppt.scripts", "ppt.exec"),
+    ("ppt.provenance", "ppt.scripts", "ppt.exec", "ppt.record"),
     ("ppt.machine", "ppt.hint", "ppt.drivers"),
     ("ppt.jobs", "ppt.apps"),
     ("ppt.sweep", "ppt.bench"),
