@@ -61,26 +61,13 @@ def test_nested_results_become_flat_tables():
     assert max(len(line) for line in text.splitlines()) <= MAX_WIDTH
 
 
-def trace_folder(name: str) -> str | None:
-    """A shared DUMPI trace set's folder, None when the traces are not next to the repository."""
-    import json
-    from pathlib import Path
-    traces = Path(__file__).resolve().parents[1].parent / "shared" / "traces"
-    if not (traces / "MANIFEST.json").is_file():
-        return None
-    sets = {s["name"]: s for s in json.loads((traces / "MANIFEST.json").read_text())["sets"]}
-    return str(traces / sets[name]["folder"]) if name in sets else None
-
-
 def _commands():
     commands = [RUN, TRAFFIC,
                 ["exec", "examples/mpi4py/jacobi.py", "-n", "4", "--system", "edison"],
                 ["pingpong", "darter", "--sizes", "8,1k,64k"],
                 ["topology", "dragonfly-3k", "--fail-links", "20%", "--fail-seed", "3",
-                 "--set", "network.routing=ugal"]]
-    folder = trace_folder("osu_latency_n2")
-    if folder is not None:
-        commands.append(["replay", folder, "--system", "edison", "--ranks-per-node", "1"])
+                 "--set", "network.routing=ugal"],
+                ["replay", "sample:cg_n8", "--system", "edison", "--ranks-per-node", "1"]]
     return commands
 
 
