@@ -200,3 +200,12 @@ def test_samples_lists_every_shipped_trace(capsys):
     listed = json.loads(capsys.readouterr().out)["samples"]
     assert [s["name"] for s in listed] == [f"sample:{n}" for n in bundled.names()]
     assert all(s["ranks"] == opstream.load(s["folder"]).num_ranks for s in listed)
+
+
+def test_a_sweep_replays_samples_by_rank_count(capsys):
+    assert cli(["sweep", "replay", "sample:cg_n{ranks}", "--ranks", "8,16", "--system", "edison",
+                "--network", "analytic", "--ranks-per-node", "1", "--compute-clock", "cpu", "--json"]) == 0
+    rows = json.loads(capsys.readouterr().out)["rows"]
+    assert [int(r["ranks"]) for r in rows] == [8, 16]
+    assert rows[1]["calls.MPI_Sendrecv"] == 2 * rows[0]["calls.MPI_Sendrecv"]
+    assert 0 < rows[1]["predicted_s"] < rows[0]["predicted_s"]       # the same problem on twice the ranks
