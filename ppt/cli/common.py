@@ -14,12 +14,13 @@ from ppt.log import logger
 from ppt.textfile import read_text_bytes
 
 
-def add_system_arguments(parser, positional: bool = True) -> None:
-    """SYSTEM (preset name or .json file), ``--set key=value`` overrides and ``--json``."""
+def add_system_arguments(parser, positional: bool = True, required: bool = True) -> None:
+    """SYSTEM (preset name or .json file), ``--set key=value`` overrides and ``--json``; ``required``: whether
+    ``--system`` (not positional) must be given (a command that takes a stand-in checks it itself)."""
     if positional:
         parser.add_argument("system", metavar="SYSTEM", help="system preset name (see 'ppt systems') or a .json preset file")
     else:
-        parser.add_argument("--system", required=True, metavar="SYSTEM", help="system preset name or .json file")
+        parser.add_argument("--system", required=required, metavar="SYSTEM", help="system preset name or .json file")
     parser.add_argument("--set", dest="overrides", action="append", default=[], metavar="KEY=VALUE",
                         help="override a preset field, e.g. --set network.routing=val (repeatable)")
     parser.add_argument("--seed", type=count, default=0, help="random seed (default 0)")
