@@ -28,8 +28,8 @@ def add_arguments(parser) -> None:
     parser.add_argument("--system", default=None,
                         help=f"network, mpi --network: system preset (default {DEFAULT_SYSTEM})")
     parser.add_argument("--load", type=positive_number, default=0.3, help="network: uniform random offered load (default 0.3)")
-    parser.add_argument("--warmup", type=seconds, default=2e-6, metavar="S", help="network: warm-up seconds (default 2e-6)")
-    parser.add_argument("--time", type=seconds, default=10e-6, metavar="S", help="network: measured seconds (default 10e-6)")
+    parser.add_argument("--warmup", type=seconds, default=2e-6, metavar="T", help="network: warm-up, seconds or e.g. 2us (default 2e-6)")
+    parser.add_argument("--time", type=seconds, default=10e-6, metavar="T", help="network: measured time, seconds or e.g. 10us (default 10e-6)")
     parser.add_argument("--repeats", type=whole_number, default=3,
                         help="mpi: runs of each workload; wall time as min and median (default 3)")
     parser.add_argument("--scale", type=positive_number, default=1.0,
