@@ -1,10 +1,12 @@
 """Progress bars on stderr, and human-readable results that fit a terminal."""
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from ppt.cli.main import main
-from ppt.cli.output import MAX_WIDTH, format_result
+from ppt.cli.output import format_fields, format_result, format_table
 
 TRAFFIC = ["traffic", "dragonfly-booksim", "--pattern", "ur", "--load", "0.5", "--warmup", "1e-6", "--time", "2e-6"]
 RUN = ["run", "examples/halo3d.py", "--system", "hopper", "--ranks", "64", "--ranks-per-node", "16"]
@@ -53,12 +55,12 @@ def test_ppt_quiet_silences_progress(every_report, monkeypatch, capsys):
 
 
 def test_nested_results_become_flat_tables():
-    text = format_result({"a": 1.0, "link_classes": {"X": {"links": 2, "utilization": 0.5}},
+    text = format_result(width=80, result={"a": 1.0, "link_classes": {"X": {"links": 2, "utilization": 0.5}},
                           "busiest_links": [{"router": 0, "port": 1}, {"router": 2, "to_node": 3}],
                           "nested": {"p": 1, "q": {"r": 2}}, "pairs": [[1, 2], [3, 4]], "long": "word " * 60})
     assert "{" not in text and "[" not in text
     assert "link_classes:" in text and "busiest_links:" in text and "nested.q.r" in text
-    assert max(len(line) for line in text.splitlines()) <= MAX_WIDTH
+    assert max(len(line) for line in text.splitlines()) <= 80
 
 
 def trace_folder(name: str) -> str | None:
@@ -73,26 +75,100 @@ def trace_folder(name: str) -> str | None:
 
 
 def _commands():
-    commands = [RUN, TRAFFIC,
+    commands = [RUN, TRAFFIC, ["systems"],
                 ["exec", "examples/mpi4py/jacobi.py", "-n", "4", "--system", "edison"],
                 ["pingpong", "darter", "--sizes", "8,1k,64k"],
                 ["topology", "dragonfly-3k", "--fail-links", "20%", "--fail-seed", "3",
-                 "--set", "network.routing=ugal"]]
+                 "--set", "network.routing=ugal"],
+                ["snap", "edison", "--study", "1", "--cores", "24,48", "--network", "analytic"],
+                ["bench", "mpi", "--scale", "0.02", "--network", "own", "--repeats", "1"],
+                ["sweep", "traffic", "dragonfly-booksim", "--loads", "0.2,0.4", "--set", "network.routing=min,ugal",
+                 "--warmup", "2e-7", "--time", "4e-7", "--jobs", "2"]]
     folder = trace_folder("osu_latency_n2")
     if folder is not None:
         commands.append(["replay", folder, "--system", "edison", "--ranks-per-node", "1"])
     return commands
 
 
-@pytest.mark.parametrize("command", _commands(), ids=lambda c: c[0])
-def test_human_output_fits_120_columns_without_reprs(command, monkeypatch, capsys):
+@pytest.mark.parametrize("command", _commands(), ids=lambda c: "-".join(c[:2]))
+def test_human_output_fits_80_columns_without_reprs(command, monkeypatch, capsys):
     monkeypatch.setenv("PPT_QUIET", "1")
+    monkeypatch.setenv("COLUMNS", "80")
     assert main(command) == 0
     out = capsys.readouterr().out
     assert out.strip()
     for line in out.splitlines():
-        assert len(line) <= MAX_WIDTH, line
+        assert len(line) <= 80, line
         assert "{" not in line and "[{" not in line, line
+
+
+@pytest.mark.parametrize("columns", [80, 60])
+def test_the_system_list_wraps_descriptions_at_spaces(columns, monkeypatch, capsys):
+    monkeypatch.setenv("COLUMNS", str(columns))
+    assert main(["systems"]) == 0
+    out = capsys.readouterr().out
+    assert main(["systems", "--json"]) == 0
+    systems = json.loads(capsys.readouterr().out)["systems"]
+    assert max(len(line) for line in out.splitlines()) <= columns
+    shown = out.split()
+    for system in systems:                   # every word of every description whole, in order
+        words = system["description"].split()
+        start = shown.index(words[0], shown.index(system["name"]))
+        assert shown[start:start + len(words)] == words
+
+
+def test_a_wide_table_wraps_headers_and_text_then_leaves_out_its_last_columns():
+    headers = ["network.routing", "accepted_fraction", "mean_latency_s", "note", "link_classes.global.bytes"]
+    rows = [["ugal", 0.61234, 1.7e-7, "a sentence long enough to wrap onto further lines", 123456789],
+            ["min", 0.5, 2.5e-6, "short", 42]]
+    wide = format_table(headers, rows, 200)
+    assert len(wide.splitlines()) == 4 and "170 ns" in wide and "2.5 µs" in wide and "0.6123" in wide
+    text = format_table(headers, rows, 60)
+    lines = text.splitlines()
+    assert max(map(len, lines)) <= 60
+    heading = lines[:next(i for i, line in enumerate(lines) if line.startswith("---"))]
+    pieces = {"network.", "routing", "accepted_", "fraction", "mean_", "latency_s", "mean_latency_s", "note",
+              "link_", "classes.", "global.", "bytes", "link_classes.", "global.bytes", "accepted_fraction",
+              "network.routing", "classes.global.", "link_classes.global.", "classes.global.bytes"}
+    assert len(heading) > 1 and set(" ".join(heading).split()) <= pieces      # wrapped after _ and . only
+    for word in "a sentence long enough to wrap onto further lines".split():
+        assert word in text.split()
+    narrow = format_table(headers, rows, 40)
+    assert max(map(len, narrow.splitlines())) <= 40
+    note = " ".join(narrow.split("(1 more column")[1].split())
+    assert note == "not shown at 40 columns: link_classes.global.bytes; --json has them all)"
+    assert "a sentence" not in narrow and "sentence" in narrow.split()      # one word a line, none cut
+    assert "123456789" not in narrow                           # the column left out
+
+
+def test_key_value_output_is_compact_and_wraps_under_itself():
+    text = format_fields([("predicted_s", 0.00172205), ("system", "edison"), ("saturated", False),
+                          ("stop_reason", None), ("windows_mean_latency_s", [1.6e-7, 1.62e-7] * 8)], 60)
+    lines = text.splitlines()
+    assert lines[0] == "predicted_s             1.722 ms" and lines[2] == "saturated               no"
+    assert lines[3] == "stop_reason             -"
+    assert lines[4].startswith("windows_mean_latency_s  160 ns, 162 ns") and lines[5].startswith(" " * 24 + "160 ns")
+    assert max(map(len, lines)) <= 60
+
+
+@pytest.mark.parametrize("name, value, text", [
+    ("predicted_s", 4.82561e-07, "482.6 ns"), ("wall_s.min", 0.01294, "12.94 ms"),
+    ("messages_per_s", 125082.3, "125,082"), ("nic_bandwidth_Bps", 1.6e10, "16 GB/s"), ("ratio", 0.0559612, "0.05596"),
+    ("events", 1700323, "1700323"), ("latencies_s", [1e-6, 2.5e-3], "1 µs, 2.5 ms"),
+])
+def test_a_cell_carries_its_unit(name, value, text):
+    from ppt.cli.output import cell
+    assert cell(value, name) == text
+
+
+def test_the_width_is_the_terminal_s_or_80(monkeypatch):
+    from ppt.cli.output import terminal_width
+    monkeypatch.setenv("COLUMNS", "132")
+    assert terminal_width() == 132
+    monkeypatch.delenv("COLUMNS")
+    with open("/dev/null", "w") as pipe:
+        monkeypatch.setattr("sys.__stdout__", pipe)            # not a terminal: a pipe or a file
+        assert terminal_width() == 80
 
 
 def test_sweep_plot_axes_carry_units_and_the_prediction_comes_first():

@@ -206,7 +206,8 @@ def is_leader() -> bool:
 def add_sampling_arguments(parser) -> None:
     """``--sample-every S``, ``--samples FILE.npz`` and ``--sample-level port|router``."""
     parser.add_argument("--sample-every", type=seconds, default=None, metavar="S",
-                        help="record per-port and per-NIC time series every S simulated seconds, or e.g. 1us (packet network)")
+                        help="record per-port and per-NIC time series every S simulated seconds, or e.g. 1us "
+                             "(packet network)")
     parser.add_argument("--samples", default=None, metavar="FILE.npz",
                         help=f"where --sample-every writes (default {DEFAULT_SAMPLES}; read it with 'ppt plot')")
     parser.add_argument("--sample-level", default=None, choices=["port", "router"],

@@ -30,7 +30,7 @@ def run(args) -> int:
     results = pingpong(machine, sizes, args.repetitions, nodes=(args.src, dst))
     if results is None:
         return 0
-    rows = [[r["bytes"], r["latency_s"] * 1e6, r["bandwidth_Bps"] / 1e9] for r in results]
+    rows = [[r["bytes"], r["latency_s"], r["bandwidth_Bps"]] for r in results]
     emit(args, {"system": machine.name, "src": args.src, "dst": dst, "results": results},
-         ["bytes", "latency_us", "bandwidth_GBps"], rows, title=f"{machine.name}: node {args.src} <-> node {dst}")
+         ["bytes", "latency_s", "bandwidth_Bps"], rows, title=f"{machine.name}: node {args.src} <-> node {dst}")
     return 0

@@ -16,7 +16,7 @@ from ppt.cli.common import (add_failure_arguments, add_job_arguments, add_networ
                             add_sampling_arguments, add_system_arguments, check_mapping_file, check_sampling, is_leader, load_preset,
                             report_placement, sampling, whole_number)
 from ppt.cli.jobmix import add_jobs_arguments, refuse_with_job_list, run_job_list
-from ppt.cli.output import emit, format_result
+from ppt.cli.output import duration, emit, format_result, paragraph
 from ppt.errors import PPTError
 from ppt.scripts import load_main
 
@@ -92,11 +92,12 @@ def report(args, machine, result, extra: dict | None = None) -> None:
     if args.json:
         emit(args, summary)
         return
-    print(f"{machine.name} ({args.network} network): {result.ranks} ranks on "
-          f"{len(set(e['node'] for e in result.per_rank))} nodes, predicted {result.predicted_s:.6g} s")
+    nodes = len(set(e["node"] for e in result.per_rank))
+    print(paragraph(f"{machine.name} ({args.network} network): {result.ranks} ranks on {nodes} "
+                    f"node{'s' if nodes != 1 else ''}, predicted {duration(result.predicted_s)}"))
     compute = sum(e["compute_s"] for e in result.per_rank) / result.ranks
     comm = sum(e["comm_s"] for e in result.per_rank) / result.ranks
-    print(f"mean per rank: compute {compute:.6g} s, MPI {comm:.6g} s")
+    print(f"mean per rank: compute {duration(compute)}, MPI {duration(comm)}")
     print()
     emit(args, summary, ["call", "count"], [[name, count] for name, count in result.calls.items()])
     if result.network:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 
-from ppt.sweep.table import columns_of, varying
+from ppt.sweep.table import columns_of, headline, varying
 
 
 #: More varying metrics than this (a run's calls and network statistics per link class), and the table
@@ -12,14 +12,17 @@ from ppt.sweep.table import columns_of, varying
 MAX_METRICS = 24
 
 
-def metrics(rows: list[dict], params: list[str], x: str) -> list[str]:
+def metrics(rows: list[dict], params: list[str], x: str, command: str | None = None) -> list[str]:
     """Numeric columns that are not parameters, ``x`` or provenance (wall time, seed) and differ between
-    rows (only the top-level ones when more than :data:`MAX_METRICS` do)."""
+    rows: those of ``command``'s :data:`~ppt.sweep.table.HEADLINE` if any of them do, else all of them
+    (only the top-level ones when more than :data:`MAX_METRICS` do)."""
     def numeric(column):
         values = [row.get(column) for row in rows]
         return all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in values if v is not None)
-    return compact(varying(rows, [c for c in columns_of(rows)
-                                  if c not in params and c != x and not c.startswith("provenance.") and numeric(c)]))
+    candidates = varying(rows, [c for c in columns_of(rows)
+                                if c not in params and c != x and not c.startswith("provenance.") and numeric(c)])
+    preferred = [c for c in headline(command, rows) if c in candidates] if command else []
+    return preferred or compact(candidates)
 
 
 def compact(columns: list[str]) -> list[str]:
@@ -49,12 +52,13 @@ STYLE = {"axes.formatter.useoffset": False, "axes.formatter.limits": (-4, 7)}
 FIRST = "predicted_s"
 
 
-def chosen(rows: list[dict], params: list[str], x: str, wanted: list[str] | None = None) -> list[str]:
-    """The metrics to draw: ``wanted`` (``--metrics``) as given, else :func:`metrics` with
-    :data:`FIRST` first."""
+def chosen(rows: list[dict], params: list[str], x: str, wanted: list[str] | None = None,
+           command: str | None = None) -> list[str]:
+    """The metrics to draw: ``wanted`` (``--metrics``) as given, else :func:`metrics` of ``command``
+    with :data:`FIRST` first."""
     if wanted:
         return list(wanted)
-    names = metrics(rows, params, x)
+    names = metrics(rows, params, x, command)
     return sorted(names, key=lambda name: name != FIRST)
 
 
@@ -87,14 +91,14 @@ def _numeric(values) -> bool:
 
 
 def plot_sweep(rows: list[dict], params: list[str], x: str, path: str, title: str,
-               wanted: list[str] | None = None) -> None:
+               wanted: list[str] | None = None, command: str | None = None) -> None:
     """Write a PNG with one panel per metric (``wanted``, or every varying one with the prediction
     first) against column ``x``: lines for a numeric ``x``, points side by side for a categorical one
     (systems, routings), saturated points marked, axes in readable units without offsets."""
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
-    names = chosen(rows, params, x, wanted)
+    names = chosen(rows, params, x, wanted, command)
     cols = min(3, max(1, len(names)))
     nrows = max(1, math.ceil(len(names) / cols))
     groups = series(rows, params, x)
