@@ -26,7 +26,8 @@ HELP = "run an MPI application script (defining main(mpi)) on a simulated system
 def add_arguments(parser) -> None:
     parser.add_argument("script", metavar="SCRIPT.py", nargs="?", help="Python file defining main(mpi)")
     add_system_arguments(parser, positional=False)
-    parser.add_argument("--ranks", type=whole_number, default=None, help="number of MPI ranks (required without --job-list)")
+    parser.add_argument("-n", "--ranks", type=whole_number, default=None, metavar="N",
+                        help="number of MPI ranks, as mpiexec -n (required without --job-list)")
     add_job_arguments(parser)
     add_network_argument(parser)
     parser.add_argument("--algorithm", action="append", default=[], metavar="COLLECTIVE=NAME",
@@ -62,7 +63,7 @@ def run(args) -> int:
     if args.allocation is not None:
         raise PPTError("--allocation places the jobs of --job-list; one script's ranks are placed by --mapping")
     if args.script is None or args.ranks is None:
-        raise PPTError("give SCRIPT.py and --ranks N, or --job-list FILE.json (see 'ppt run --help')")
+        raise PPTError("give SCRIPT.py and -n N (--ranks N), or --job-list FILE.json (see 'ppt run --help')")
     main = load_main(args.script)
     try:
         argv = shlex.split(args.script_args)

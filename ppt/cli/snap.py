@@ -31,8 +31,9 @@ def add_arguments(parser) -> None:
     parser.add_argument("--study", type=int, choices=[1, 2], default=1,
                         help="1: 32x32x48 cells, 192 angles, 8 groups, 8-cell chunks; "
                              "2: 64x32x48 cells, 384 angles, 42 groups, 16-cell chunks (default 1)")
-    parser.add_argument("--cores", required=True, metavar="N,N,...",
-                        help="core counts, one rank per core, e.g. 24,48,96 (whole nodes, or less than one)")
+    parser.add_argument("-n", "--ranks", "--cores", dest="cores", required=True, metavar="N,N,...",
+                        help="rank counts, one rank per core, e.g. 24,48,96 (whole nodes, or less than one); "
+                             "--cores is the same option")
     parser.add_argument("--network", choices=["auto", "packet", "flow", "analytic"], default=DEFAULT_NETWORK,
                         help=f"network model (default {DEFAULT_NETWORK}: packet-level unless the study's estimated "
                              "packet-hops exceed the budget, then flow; stderr says which ran); packet: every "
@@ -54,7 +55,7 @@ def _cores(text: str) -> list[int]:
     try:
         return [int(item) for item in text.split(",") if item.strip()]
     except ValueError:
-        raise PPTError(f"bad --cores {text!r}: give core counts like 24,48,96") from None
+        raise PPTError(f"bad -n/--cores {text!r}: give rank (core) counts like 24,48,96") from None
 
 
 def run(args) -> int:

@@ -199,7 +199,7 @@ def plan(args):
     if args.ranks is not None:
         if args.command == "traffic":
             raise ConfigError("--ranks: traffic runs on every node; sweep run, exec, replay or snap over rank counts")
-        fixed = {"run": ("--ranks",), "exec": ("-n", "--ranks"), "snap": ("--cores",)}.get(args.command, ())
+        fixed = {"run": ("-n", "--ranks"), "exec": ("-n", "--ranks"), "snap": ("--cores", "-n")}.get(args.command, ())
         if _given(args.args, *fixed):
             raise ConfigError(f"give --ranks (swept) or {fixed[0]} (fixed), not both")
     return grid, _check_points(grid.points(args.command, args.args))
