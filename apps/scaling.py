@@ -118,8 +118,8 @@ def strong_scaling(machine, study: int, cores_list, iterations: int = DEFAULT_IT
 
     ``jobs`` > 1 runs that many points at a time in separate processes (largest first, each
     deterministic, so the results are those of a serial run); ``progress`` (a
-    :class:`ppt.progress.Progress`) then counts the ranks finished over all points, as the workers
-    report them.
+    :class:`ppt.progress.Progress`) counts the ranks finished over all points, as the workers report
+    them, or in a serial run the ranks of the points finished, beside the running point's own progress.
     """
     cores_list = check_cores(machine, cores_list)
     sims = [study_sim(study, c, iterations, npey, npez) for c in cores_list]     # validate all before running
@@ -145,11 +145,16 @@ def strong_scaling(machine, study: int, cores_list, iterations: int = DEFAULT_IT
                     finished(futures[future], future.result())
                 if progress is not None and pending:
                     progress.count(sum(sim.ranks if results[i] else counts[i] for i, sim in enumerate(sims)),
-                                   sum(sim.ranks for sim in sims), None, "ranks finished over all points",
+                                   sum(sim.ranks for sim in sims), None, "ranks done over all points",
                                    postfix=f"{sum(r is not None for r in results)} of {len(sims)} points done")
     else:
         for index, sim in enumerate(sims):
+            if progress is not None:          # the whole run's bar: ranks of the points finished
+                progress.points(sum(s.ranks for s in sims[:index]), sum(s.ranks for s in sims),
+                                "ranks done over all points")
             finished(index, _timed(sim, machine, progress))
+    if progress is not None:                  # what the run ends at
+        progress.points(sum(s.ranks for s in sims), sum(s.ranks for s in sims), "ranks done over all points")
     base = results[0]
     for entry in results:
         entry["speedup"] = base["predicted_s"] / entry["predicted_s"]

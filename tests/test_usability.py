@@ -1,7 +1,12 @@
 """Progress bars on stderr, and human-readable results that fit a terminal."""
 from __future__ import annotations
 
+import io
 import json
+import os
+import subprocess
+import sys
+import time
 
 import pytest
 
@@ -14,8 +19,10 @@ RUN = ["run", "examples/halo3d.py", "--system", "hopper", "--ranks", "64", "--ra
 
 @pytest.fixture
 def every_report(monkeypatch):
-    """Progress redrawn at every offer (a run of a second or two then shows it)."""
+    """Progress reported at every offer, on a terminal and in a log alike (a run of a second or two then
+    shows it)."""
     monkeypatch.setenv("PPT_PROGRESS_INTERVAL", "0")
+    monkeypatch.setenv("PPT_PROGRESS_LOG_INTERVAL", "0")
     monkeypatch.delenv("PPT_QUIET", raising=False)
 
 
@@ -23,19 +30,23 @@ def test_traffic_progress_has_a_total_and_eta_on_stderr_only(every_report, capsy
     assert main(TRAFFIC) == 0
     out, err = capsys.readouterr()
     assert "traffic dragonfly-booksim:" in err and "/3.00 us simulated" in err and "events/s" in err
-    assert "<" in err                                     # elapsed<remaining
+    assert " left]" in err                                # the time left, from the whole run's rate
     assert "traffic dragonfly-booksim:" not in out and "events/s" not in out
 
 
-def test_run_progress_counts_ranks_finished(every_report, capsys):
+def test_run_progress_moves_before_any_rank_finishes(every_report, capsys):
     assert main(RUN) == 0
     out, err = capsys.readouterr()
-    assert "run hopper:" in err and "/64 ranks finished" in err and "simulated" in err
-    assert "ranks finished" not in out
+    lines = [line for line in err.splitlines() if line.startswith("run hopper:")]
+    early = [line for line in lines if "0/64 ranks done" in line]
+    assert len({line.split(" simulated")[0] for line in early}) >= 2      # simulated time grows meanwhile
+    assert all("events/s" in line for line in lines) and "64/64 ranks done" in lines[-1]
+    assert "ranks done" not in out
 
 
-def test_no_total_known_is_said_in_the_bar(capsys):
+def test_a_run_without_a_total_reports_simulated_time_and_rate(capsys, monkeypatch):
     from ppt.progress import Progress
+    monkeypatch.setenv("PPT_PROGRESS_LOG_INTERVAL", "0")
 
     class Sim:
         rank, size, now, events, processes = 0, 1, 2e-6, 1 << 16, ()
@@ -43,15 +54,83 @@ def test_no_total_known_is_said_in_the_bar(capsys):
     progress = Progress("x", interval_s=0.0)
     sim = Sim()
     progress(sim)
+    sim.now, sim.events = 3e-6, 1 << 17
     progress(sim)
     progress.done()
-    assert "no total known" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert err.startswith("x: 3 us simulated, 131,072 events, ") and "events/s" in err and "\r" not in err
 
 
-def test_ppt_quiet_silences_progress(every_report, monkeypatch, capsys):
+class _Terminal(io.StringIO):
+    def isatty(self):
+        return True
+
+
+def test_a_terminal_gets_a_redrawn_bar_and_a_log_plain_lines(monkeypatch):
+    from ppt.progress import Line
+    monkeypatch.setenv("PPT_PROGRESS_LOG_INTERVAL", "0")
+    for stream in (_Terminal(), io.StringIO()):
+        line = Line("x", stream, time.perf_counter() - 2.0)
+        for n in (1, 2, 3):
+            line.show(n, 4, "points", f"last {n}")
+        line.close()
+        text = stream.getvalue()
+        assert "3/4 points" in text and "last 3" in text
+        if isinstance(stream, _Terminal):
+            assert "\r" in text and "75%|" in text
+        else:
+            assert "\r" not in text and text.count("\n") == 3 and "(75%), last 3 [0:02, 0:00 left]" in text
+
+
+def test_progress_to_a_pipe_is_plain_lines_at_the_log_interval():
+    env = {**os.environ, "PPT_PROGRESS_INTERVAL": "0", "PPT_PROGRESS_LOG_INTERVAL": "0.25", "COLUMNS": "80"}
+    env.pop("PPT_QUIET", None)
+    began = time.perf_counter()
+    done = subprocess.run([sys.executable, "-m", "ppt.cli.main", "run", "examples/halo3d.py", "--system", "hopper",
+                           "-n", "256", "--ranks-per-node", "16"], env=env, capture_output=True, timeout=300)
+    wall = time.perf_counter() - began
+    assert done.returncode == 0 and b"\r" not in done.stderr
+    lines = [line for line in done.stderr.decode().splitlines() if line.startswith("run hopper:")]
+    assert 1 <= len(lines) <= wall / 0.25 + 2                  # at most one a log interval, and the last
+    assert "256/256 ranks done" in lines[-1] and max(map(len, lines)) < 120
+
+
+def test_a_serial_snap_reports_the_whole_run_over_its_points(every_report, capsys):
+    assert main(["snap", "edison", "--study", "1", "-n", "24,48", "--network", "analytic", "--jobs", "1"]) == 0
+    err = capsys.readouterr().err
+    assert "snap edison: cores 24: predicted" in err and "this point" in err
+    assert "24/72 ranks done over all points (33%)" in err and "72/72 ranks done over all points (100%)" in err
+
+
+def test_a_sweep_in_a_log_reports_points_and_the_time_left(monkeypatch, capsys):
+    from ppt.progress import PointProgress
+    monkeypatch.setenv("PPT_PROGRESS_LOG_INTERVAL", "0")
+    monkeypatch.delenv("PPT_QUIET", raising=False)
+
+    class Point:
+        def label(self):
+            return "load=0.5"
+
+    progress = PointProgress("sweep traffic")
+    progress.start(4, done=1)                  # one point stored by an earlier run: not in the rate
+    progress.advance(Point(), {"saturated": True, "measured_s": 2e-6})
+    progress.close()
+    err = capsys.readouterr().err
+    assert "sweep traffic: load=0.5: saturated after 2 us" in err
+    assert "sweep traffic: 2/4 points (50%), last load=0.5 [0:00, 0:00 left]" in err and "\r" not in err
+
+
+def test_run_and_snap_take_n_as_mpiexec_does(capsys, monkeypatch):
     monkeypatch.setenv("PPT_QUIET", "1")
-    assert main(TRAFFIC) == 0
-    assert "traffic dragonfly-booksim:" not in capsys.readouterr().err
+    results = []
+    for flag in ("-n", "--ranks"):
+        assert main(["run", "examples/halo3d.py", "--system", "hopper", flag, "16", "--network", "analytic",
+                     "--json"]) == 0
+        results.append(json.loads(capsys.readouterr().out)["predicted_s"])
+    assert results[0] == results[1]
+    for flag in ("-n", "--ranks", "--cores"):
+        assert main(["snap", "edison", flag, "24", "--network", "analytic", "--json"]) == 0
+        assert json.loads(capsys.readouterr().out)["results"][0]["cores"] == 24
 
 
 def test_nested_results_become_flat_tables():
@@ -213,7 +292,7 @@ def test_sample_file_names_the_workload_and_groups_are_utilizations(tmp_path, mo
     assert (tmp_path / "s-groups.png").is_file()
 
 
-def test_snap_points_in_parallel_count_ranks_finished_over_all_points(every_report, capsys):
+def test_snap_points_in_parallel_count_ranks_done_over_all_points(every_report, capsys):
     assert main(["snap", "edison", "--study", "1", "--cores", "24,48", "--network", "analytic", "--jobs", "2"]) == 0
     out, err = capsys.readouterr()
-    assert "/72 ranks finished over all points" in err and "ranks finished" not in out
+    assert "/72 ranks done over all points" in err and "ranks done" not in out

@@ -2,17 +2,16 @@
 
     ppt snap edison --study 1 --cores 24,48,96,192,384 --plot snap-edison.png
 
-One line per finished point on stderr ("cores 96: predicted 1.23 s (3/5)");
-``PPT_QUIET`` silences it.
+One line per finished point on stderr ("snap edison: cores 96: predicted 1.23 s (3/5, 4.1 s
+wall)") above the whole run's progress; ``PPT_QUIET`` silences both.
 """
 from __future__ import annotations
 
 import os
-import sys
 
 from ppt.cli.common import add_system_arguments, load_preset, pick_network, whole_number
 from ppt.atomicfile import atomic_output
-from ppt.cli.output import check_writable, emit, preload_plotting
+from ppt.cli.output import check_writable, duration, emit, preload_plotting
 from ppt.errors import PPTError
 
 HELP = "strong-scaling prediction of SNAP (KBA transport sweeps) from one node up"
@@ -71,20 +70,17 @@ def run(args) -> int:
     kind = pick_network(args, lambda: packet_hops(Machine(preset, seed=args.seed), args.study, cores, iterations,
                                                   args.npey, args.npez))
     machine = Machine(preset, network_kind=kind, seed=args.seed)
-    quiet = bool(os.environ.get("PPT_QUIET"))
 
     from ppt.engine.parallel import launched_ranks
     from ppt.progress import Progress
     jobs = 1 if launched_ranks() > 1 else args.jobs or len(os.sched_getaffinity(0))   # mpiexec: one run at a time
 
     def progress(entry, index, total):
-        sim_progress.close()           # the point's bar ends above its line
-        if not quiet:
-            print(f"cores {entry['cores']}: predicted {entry['predicted_s']:.4g} s "
-                  f"({index + 1}/{total}, {entry['wall_s']:.1f} s wall)", file=sys.stderr, flush=True)
+        sim_progress.note(f"cores {entry['cores']}: predicted {duration(entry['predicted_s'])} "
+                          f"({index + 1}/{total}, {entry['wall_s']:.1f} s wall)")
         if args.plot and jobs > 1 and index == 0 < total - 1:
             preload_plotting()         # on the core the first finished worker leaves idle
-    sim_progress = Progress(f"snap {args.system}", ranks=True)   # within a point (serial runs)
+    sim_progress = Progress(f"snap {args.system}", ranks=True)   # the whole run's, over its points
     results = strong_scaling(machine, args.study, cores, iterations, args.npey, args.npez, progress,
                              sim_progress, jobs)
     sim_progress.done()
