@@ -296,3 +296,43 @@ def test_snap_points_in_parallel_count_ranks_done_over_all_points(every_report, 
     assert main(["snap", "edison", "--study", "1", "--cores", "24,48", "--network", "analytic", "--jobs", "2"]) == 0
     out, err = capsys.readouterr()
     assert "/72 ranks done over all points" in err and "ranks done" not in out
+
+
+def _figure_of(monkeypatch):
+    """The axes (y label, y scale) of each figure saved from now on, and the saved PNGs' sizes."""
+    import struct
+
+    import matplotlib
+    matplotlib.use("Agg")
+    from matplotlib.figure import Figure
+    saved, original = [], Figure.savefig
+
+    def savefig(fig, path, *args, **kwargs):
+        original(fig, path, *args, **kwargs)
+        with open(path, "rb") as png:
+            width, height = struct.unpack(">II", png.read(24)[16:24])
+        saved.append(([(ax.get_ylabel(), ax.get_yscale()) for ax in fig.axes if ax.get_visible()], (width, height)))
+    monkeypatch.setattr(Figure, "savefig", savefig)
+    return saved
+
+
+def test_a_scaling_figure_draws_time_speedup_and_efficiency_at_the_dpi_asked(tmp_path, monkeypatch):
+    from ppt.apps.scaling import plot_scaling
+    saved = _figure_of(monkeypatch)
+    entries = [{"ranks": r, "predicted_s": 1.0 / r + 1e-3, "comm_s": 1e-3, "speedup": (1 / 16 + 1e-3) / (1 / r + 1e-3),
+                "efficiency": (1 / 16 + 1e-3) / (1 / r + 1e-3) * 16 / r} for r in (16, 64, 256)]
+    for dpi in (100, 200):
+        plot_scaling({"edison": entries}, str(tmp_path / f"s{dpi}.png"), "t", x="ranks", dpi=dpi)
+    (axes, small), (_, large) = saved
+    assert [label for label, _ in axes] == ["time (s)", "speed-up over 16 ranks", "parallel efficiency"]
+    assert [scale for _, scale in axes] == ["log", "log", "linear"]
+    assert large[0] == 2 * small[0] and large[0] >= 2000                       # paper-ready at 200 dpi
+
+
+def test_a_strong_scaling_sweep_plots_times_on_a_log_axis(tmp_path, monkeypatch):
+    from ppt.sweep.plot import plot_sweep
+    saved = _figure_of(monkeypatch)
+    rows = [{"system": "edison", "ranks": r, "predicted_s": 1.0 / r, "network.mean_hops": r / 100} for r in (16, 1024)]
+    plot_sweep(rows, ["system", "ranks"], "ranks", str(tmp_path / "p.png"), "t", command="run", dpi=150)
+    axes, (width, _) = saved[0]
+    assert dict(axes) == {"predicted (ms)": "log", "network.mean_hops": "linear"} and width == 2 * 4.6 * 150

@@ -184,9 +184,19 @@ def seconds(text: str) -> float:
     except PPTError:
         value = math.nan
     if not 0.0 <= value < math.inf:
-        raise argparse.ArgumentTypeError(f"must be a time >= 0, in seconds or with a unit (2e-6, 2us, 500ns), "
-                                         f"got {text!r}")
+        raise argparse.ArgumentTypeError(f"must be a finite number of seconds >= 0 or a time with a unit "
+                                         f"(2e-6, 2us, 500ns), got {text!r}")
     return value
+
+
+#: Resolution of the PNG figures unless ``--dpi`` says otherwise: sharp in a paper and on a screen.
+DEFAULT_DPI = 200
+
+
+def add_dpi_option(parser, default=DEFAULT_DPI) -> None:
+    """``--dpi N``: the resolution of the command's PNG figure."""
+    parser.add_argument("--dpi", type=whole_number, default=default, metavar="N",
+                        help=f"resolution of the --plot PNG in dots per inch (default {DEFAULT_DPI})")
 
 
 def add_job_arguments(parser) -> None:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import os
 
-from ppt.cli.common import add_system_arguments, load_preset, pick_network, whole_number
+from ppt.cli.common import add_dpi_option, add_system_arguments, load_preset, pick_network, whole_number
 from ppt.atomicfile import atomic_output
 from ppt.cli.output import check_writable, duration, emit, preload_plotting
 from ppt.errors import PPTError
@@ -44,7 +44,9 @@ def add_arguments(parser) -> None:
                              "predicted time grows linearly with it")
     parser.add_argument("--npey", type=whole_number, default=None, help="force the y process count (with --npez)")
     parser.add_argument("--npez", type=whole_number, default=None, help="force the z process count (with --npey)")
-    parser.add_argument("--plot", metavar="FILE.png", default=None, help="plot predicted time vs cores to a PNG")
+    parser.add_argument("--plot", metavar="FILE.png", default=None,
+                        help="plot predicted time, speed-up and parallel efficiency against cores to a PNG")
+    add_dpi_option(parser)
     parser.add_argument("--jobs", type=whole_number, default=None, metavar="N",
                         help="core counts simulated at a time, each in its own process (default: one per "
                              "available CPU; 1 under mpiexec); results do not depend on it")
@@ -99,7 +101,7 @@ def run(args) -> int:
     if args.plot:                      # after the results are out: a failing plot loses nothing
         try:
             with atomic_output(args.plot, "--plot", suffix=".png") as tmp:
-                plot_scaling(results, tmp, title)
+                plot_scaling(results, tmp, title, dpi=args.dpi)
         except PPTError as exc:
             raise PPTError(f"{exc}; the results above are complete") from None
         if not args.json:

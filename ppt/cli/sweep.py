@@ -25,7 +25,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from ppt.cli.common import whole_number
+from ppt.cli.common import DEFAULT_DPI, add_dpi_option, whole_number
 from ppt.atomicfile import atomic_output
 from ppt.cli.output import add_columns_option, check_writable, emit, pick_columns
 from ppt.errors import ConfigError, PPTError
@@ -55,6 +55,7 @@ def _sweep_options(parser, defaults: bool) -> None:
                         help="keep each point's result in DIR (a rerun resumes) and the table as DIR/sweep.csv")
     parser.add_argument("--plot", default=None, metavar="FILE.png",
                         help="plot every metric against the swept parameter, one line per other combination")
+    add_dpi_option(parser, default(DEFAULT_DPI))
     parser.add_argument("--x", default=None, metavar="COLUMN",
                         help="the plot's horizontal axis (default: load if swept, else the last --set axis)")
     parser.add_argument("--metrics", default=None, metavar="M1,M2,...",
@@ -286,6 +287,6 @@ def _plot(rows, params, x, args) -> None:
     try:
         with atomic_output(args.plot, "--plot", suffix=".png") as tmp:
             plot_sweep(rows, params, x, tmp, f"ppt sweep {args.command} {' '.join(args.args)}", wanted,
-                       args.command)
+                       args.command, args.dpi)
     except PPTError as exc:
         raise PPTError(f"{exc}; the results above are complete") from None

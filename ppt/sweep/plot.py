@@ -86,20 +86,29 @@ def unit(name: str, values) -> tuple[float, str]:
     return 1.0, label
 
 
+def _log_label(value: float, _position=None) -> str:
+    """A log axis's tick as a plain number (0.2, 1, 50), at 1, 2 and 5 of each decade only."""
+    leading = f"{value:.0e}"[0]
+    return f"{value:g}" if leading in "125" else ""
+
+
 def _numeric(values) -> bool:
     return all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in values)
 
 
 def plot_sweep(rows: list[dict], params: list[str], x: str, path: str, title: str,
-               wanted: list[str] | None = None, command: str | None = None) -> None:
-    """Write a PNG with one panel per metric (``wanted``, or every varying one with the prediction
-    first) against column ``x``: lines for a numeric ``x``, points side by side for a categorical one
-    (systems, routings), saturated points marked, axes in readable units without offsets."""
+               wanted: list[str] | None = None, command: str | None = None, dpi: int = 200) -> None:
+    """Write a PNG (``dpi`` dots per inch) with one panel per metric (``wanted``, else those
+    :func:`chosen` picks for ``command``) against column ``x``: lines for a numeric ``x``, points side
+    by side for a categorical one (systems, routings), saturated points marked, axes in readable
+    units without offsets; against rank counts, times on a log axis (strong scaling spans decades).
+    One legend for the whole figure, under the panels."""
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+    import matplotlib.ticker
     names = chosen(rows, params, x, wanted, command)
-    cols = min(3, max(1, len(names)))
+    cols = 2 if len(names) == 4 else min(3, max(1, len(names)))
     nrows = max(1, math.ceil(len(names) / cols))
     groups = series(rows, params, x)
     xs = [row.get(x) for row in rows]
@@ -132,22 +141,27 @@ def plot_sweep(rows: list[dict], params: list[str], x: str, path: str, title: st
                 panel.set_xlim(-0.5, len(categories) - 0.5)
             elif x == "ranks":           # rank counts grow by factors: equal steps on a log axis
                 panel.set_xscale("log", base=2)
+                if name.endswith("_s") and all(isinstance(row.get(name), (int, float)) and row[name] > 0
+                                               for row in rows):
+                    panel.set_yscale("log")     # a time that shrinks by factors: equal steps too
+                    plain = matplotlib.ticker.FuncFormatter(_log_label)
+                    panel.yaxis.set_major_formatter(plain)
+                    panel.yaxis.set_minor_formatter(plain)
                 ticks = sorted({row[x] for row in rows if isinstance(row.get(x), (int, float))})
                 panel.set_xticks(ticks, [str(t) for t in ticks])
                 panel.minorticks_off()
         for panel in list(axes.flat)[len(names):]:
             panel.set_visible(False)
-        if names:
-            handles, labels = axes.flat[0].get_legend_handles_labels()
-            if len(groups) < 2:
-                handles, labels = [], []
-            if saturated_any:
-                from matplotlib.lines import Line2D
-                handles.append(Line2D([], [], linestyle="none", **SATURATED))
-                labels.append("saturated")
-            if handles:
-                axes.flat[0].legend(handles, labels, fontsize=7)
+        handles, labels = axes.flat[0].get_legend_handles_labels() if names and len(groups) > 1 else ([], [])
+        if saturated_any:
+            from matplotlib.lines import Line2D
+            handles.append(Line2D([], [], linestyle="none", **SATURATED))
+            labels.append("saturated")
+        legend_rows = math.ceil(len(handles) / min(len(handles), 4)) if handles else 0
+        bottom = (0.1 + 0.28 * legend_rows) / (3.4 * nrows) if handles else 0     # inches over the height
+        if handles:
+            fig.legend(handles, labels, loc="lower center", ncol=min(len(handles), 4), fontsize=9, frameon=False)
         fig.suptitle(title, fontsize=10)
-        fig.tight_layout(rect=(0, 0, 1, 0.97))
-        fig.savefig(path, dpi=100)
+        fig.tight_layout(rect=(0, bottom, 1, 0.97))
+        fig.savefig(path, dpi=dpi)
         plt.close(fig)
