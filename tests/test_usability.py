@@ -245,7 +245,7 @@ def test_the_width_is_the_terminal_s_or_80(monkeypatch):
     monkeypatch.setenv("COLUMNS", "132")
     assert terminal_width() == 132
     monkeypatch.delenv("COLUMNS")
-    with open("/dev/null", "w") as pipe:
+    with open(os.devnull, "w") as pipe:
         monkeypatch.setattr("sys.__stdout__", pipe)            # not a terminal: a pipe or a file
         assert terminal_width() == 80
 
