@@ -20,7 +20,7 @@ from ppt.cli.common import (TRACE_HELP, add_failure_arguments, add_job_arguments
                             add_system_arguments, is_leader, load_preset, pick_network, positive_number,
                             report_placement, sampling)
 from ppt.cli.jobmix import add_jobs_arguments, refuse_with_job_list, run_job_list
-from ppt.cli.output import emit
+from ppt.cli.output import duration, emit, paragraph
 from ppt.errors import PPTError
 from ppt.log import logger
 
@@ -149,27 +149,29 @@ def run(args) -> int:
     if args.json:
         emit(args, summary)
         return 0
-    print(f"trace {summary['trace']}")
-    print(f"{summary['ranks']} ranks, {summary['records']:,} records replayed on "
-          f"{system} ({network} network) in {wall_s:.3g} s")
-    print(f"predicted {summary['predicted_s']:.6g} s, traced span {summary['trace_s']:.6g} s; "
-          f"{summary['bytes_p2p']:,} point-to-point bytes, {summary['packets']:,} packets, "
-          f"mean hops {summary['mean_hops']:.3g}")
     per_rank = summary["per_rank"]
-    if not args.keep_startup:
-        print(f"start-up dropped (before the end of MPI_Init): up to {max(e['startup_dropped_s'] for e in per_rank):.6g} s "
-              f"per rank (--keep-startup keeps it)")
     cpu = summary["compute_cpu_s"]
-    print(f"compute between calls, all ranks: {summary['compute_wall_s']:.6g} s by the wall clock, "
-          + (f"{cpu:.6g} s by the CPU clock" if cpu is not None else "no CPU times")
-          + f"; replayed: {summary['compute_clock']} clock"
-          + (f" x {args.compute_scale:g}" if args.compute_scale != 1.0 else ""))
+    lines = [f"trace {summary['trace']}",
+             f"{summary['ranks']} ranks, {summary['records']:,} records replayed on {machine.name} "
+             f"({'ideal' if args.network == 'ideal' else machine.network_kind} network) in {wall_s:.3g} s",
+             f"predicted {duration(summary['predicted_s'])}, traced span {duration(summary['trace_s'])}; "
+             f"{summary['bytes_p2p']:,} point-to-point bytes, {summary['packets']:,} packets, "
+             f"mean hops {summary['mean_hops']:.3g}"]
+    if not args.keep_startup:
+        lines.append(f"start-up dropped (before the end of MPI_Init): up to "
+                     f"{duration(max(e['startup_dropped_s'] for e in per_rank))} per rank (--keep-startup keeps it)")
+    lines.append(f"compute between calls, all ranks: {duration(summary['compute_wall_s'])} by the wall clock, "
+                 + (f"{duration(cpu)} by the CPU clock" if cpu is not None else "no CPU times")
+                 + f"; replayed: {summary['compute_clock']} clock"
+                 + (f" x {args.compute_scale:g}" if args.compute_scale != 1.0 else ""))
     if summary["wtime_span_s"] is not None:
-        print(f"first to last MPI_Wtime (the program's own timing), slowest rank: predicted "
-              f"{summary['wtime_span_s']:.6g} s, recorded {summary['recorded_wtime_span_s']:.6g} s")
-    print(f"time in MPI calls per rank, mean: recorded {sum(e['recorded_mpi_s'] for e in per_rank) / len(per_rank):.6g} s, "
-          f"predicted {sum(e['comm_s'] for e in per_rank) / len(per_rank):.6g} s")
+        lines.append(f"first to last MPI_Wtime (the program's own timing), slowest rank: predicted "
+                     f"{duration(summary['wtime_span_s'])}, recorded {duration(summary['recorded_wtime_span_s'])}")
+    lines.append(f"time in MPI calls per rank, mean: recorded "
+                 f"{duration(sum(e['recorded_mpi_s'] for e in per_rank) / len(per_rank))}, "
+                 f"predicted {duration(sum(e['comm_s'] for e in per_rank) / len(per_rank))}")
     if summary["skipped_calls"]:
-        print("skipped: " + ", ".join(f"{n} x{c}" for n, c in summary["skipped_calls"].items()))
+        lines.append("skipped: " + ", ".join(f"{n} x{c}" for n, c in summary["skipped_calls"].items()))
+    print("\n".join(paragraph(line) for line in lines) + "\n")
     emit(args, summary, ["call", "count"], [[name, count] for name, count in summary["calls"].items()])
     return 0
