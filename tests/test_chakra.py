@@ -1,10 +1,19 @@
 """Chakra execution traces: genuine ET files written with the mlc-chakra package, read into op
 streams and replayed; the predicted time must equal the same program written as a PPT model on the
-same analytic network, and bad input must be one line."""
+same analytic network, and bad input must be one line.
+
+``chakra_traces/`` holds traces written with MLCommons' own protobuf classes (the mlc-chakra
+package, 1.0.0): ``nodes`` every node type, collective type and attribute kind, unknown fields
+and nodes out of id order; ``small`` and ``dp`` the sets PPT's writer made with that package's
+encoder.  ``expected.json`` is what the reader made of them when it read them with that package:
+ranks, calls, span and the SHA-256 of every op stream (:func:`outcome`)."""
 import gzip
+import hashlib
+import json
 import random
 import sys
 from collections import Counter
+from pathlib import Path
 
 import pytest
 
@@ -289,3 +298,32 @@ def test_undeclared_process_group(tmp_path):
 def test_without_the_package_says_what_to_install(small, monkeypatch):
     monkeypatch.setitem(sys.modules, "chakra.schema.protobuf", None)
     one_line_error(small, "pip install 'ppt-sim\\[chakra\\]'")
+
+
+# -- the committed traces ------------------------------------------------------------------------
+TRACES = Path(__file__).with_name("chakra_traces")
+EXPECTED = json.loads((TRACES / "expected.json").read_text())
+
+
+def outcome(trace) -> dict:
+    """What :data:`EXPECTED` keeps of a trace read: sizes, calls, span and a digest of every op stream."""
+    streams = [[{"rows": c.rows(), "aux": c.aux_list(), "calls": list(c.calls)} for c in trace.stream(rank)]
+               for rank in range(trace.num_ranks)]
+    return {"num_ranks": trace.num_ranks, "chakra_ranks": trace.chakra_ranks, "span": list(trace.span()),
+            "calls": dict(trace.calls()),
+            "sha256": hashlib.sha256(json.dumps(streams, separators=(",", ":")).encode()).hexdigest()}
+
+
+@pytest.mark.parametrize("case", sorted(EXPECTED))
+def test_committed_traces_read_as_the_protobuf_package_read_them(case):
+    name, form = case.split("/")
+    assert outcome(ChakraTrace(TRACES / name, overlap=form == "overlap")) == EXPECTED[case]
+
+
+def test_the_writer_writes_byte_for_byte_what_the_protobuf_package_wrote(tmp_path):
+    cw.write_set(tmp_path / "small", [small_nodes(r) for r in range(RANKS)])
+    cw.dp_step(tmp_path / "dp", 2, 3, 1e-3, 2e-3, 1 << 18, 5e-4)
+    written = sorted(tmp_path.iterdir())
+    assert [p.name for p in written] == sorted(p.name for p in TRACES.glob("[sd]*.et"))
+    for path in written:
+        assert path.read_bytes() == (TRACES / path.name).read_bytes(), path.name
