@@ -1,6 +1,6 @@
-"""Chakra execution traces: genuine ET files written with the mlc-chakra package, read into op
-streams and replayed; the predicted time must equal the same program written as a PPT model on the
-same analytic network, and bad input must be one line.
+"""Chakra execution traces: ET files written by PPT's writer, read into op streams and replayed; the
+predicted time must equal the same program written as a PPT model on the same analytic network, and
+bad input must be one line.
 
 ``chakra_traces/`` holds traces written with MLCommons' own protobuf classes (the mlc-chakra
 package, 1.0.0): ``nodes`` every node type, collective type and attribute kind, unknown fields
@@ -11,19 +11,16 @@ import gzip
 import hashlib
 import json
 import random
-import sys
 from collections import Counter
 from pathlib import Path
 
 import pytest
 
-pytest.importorskip("chakra.schema.protobuf.et_def_pb2")
-
 from ppt.cli.main import main
 from ppt.errors import TraceError
 from ppt.mpi import SUM, UNDEFINED, MPIJob
 from ppt.traces.writers import chakra as cw
-from ppt.traces.readers.chakra import ChakraTrace, is_chakra
+from ppt.traces.readers.chakra import ChakraTrace, is_chakra, read_file
 from ppt.traces.formats import format_of, open_trace
 from ppt.oprecord import KIND, Op
 from ppt.traces.replay import replay
@@ -295,10 +292,6 @@ def test_undeclared_process_group(tmp_path):
     one_line_error(tmp_path, "process group 'tp', which no process_group:init")
 
 
-def test_without_the_package_says_what_to_install(small, monkeypatch):
-    monkeypatch.setitem(sys.modules, "chakra.schema.protobuf", None)
-    one_line_error(small, "pip install 'ppt-sim\\[chakra\\]'")
-
 
 # -- the committed traces ------------------------------------------------------------------------
 TRACES = Path(__file__).with_name("chakra_traces")
@@ -327,3 +320,62 @@ def test_the_writer_writes_byte_for_byte_what_the_protobuf_package_wrote(tmp_pat
     assert [p.name for p in written] == sorted(p.name for p in TRACES.glob("[sd]*.et"))
     for path in written:
         assert path.read_bytes() == (TRACES / path.name).read_bytes(), path.name
+
+
+def test_the_committed_nodes_hold_what_the_reader_must_skip():
+    """Rank 3's file carries unknown fields (a group among them) and rank 1's, of the same nodes, does not."""
+    nodes = [{n.id: n for n in read_file(TRACES / f"nodes.{rank}.et")} for rank in range(4)]
+    assert len(nodes[3][2].attr) > 20 and nodes[3][2].attributes()["is_cpu_op"] is False
+    raw = [(TRACES / f"nodes.{rank}.et").read_bytes() for rank in range(4)]
+    assert b"abc" in raw[3]
+    assert b"abc" not in raw[1] and [n.name for n in nodes[3].values()] == [n.name for n in nodes[1].values()]
+
+
+@pytest.mark.parametrize("name", ["nodes.3.et", "small.1.et"])
+def test_every_truncation_is_one_line_naming_the_file_or_a_shorter_trace(tmp_path, name):
+    data = (TRACES / name).read_bytes()
+    whole = len(read_file(TRACES / name))
+    ends, pos = set(), 0                   # the message boundaries
+    while pos < len(data):
+        size = shift = 0
+        while True:
+            byte = data[pos]
+            pos, size, shift = pos + 1, size | (byte & 0x7F) << shift, shift + 7
+            if not byte & 0x80:
+                break
+        pos += size
+        ends.add(pos)
+    path = tmp_path / "cut.0.et"
+    for cut in range(1, len(data)):
+        path.write_bytes(data[:cut])
+        if cut in ends:
+            assert len(read_file(path)) == sorted(ends).index(cut) < whole
+        else:
+            with pytest.raises(TraceError, match="truncated") as info:
+                read_file(path)
+            assert str(info.value).startswith(str(path)) and "\n" not in str(info.value)
+
+
+def test_corrupted_bytes_read_or_fail_in_one_line(tmp_path):
+    rng = random.Random(8)
+    data = (TRACES / "nodes.0.et").read_bytes()
+    path, failed = tmp_path / "bad.0.et", 0
+    for _ in range(400):
+        bad = bytearray(data)
+        for _ in range(rng.randint(1, 3)):
+            bad[rng.randrange(len(bad))] = rng.randrange(256)
+        path.write_bytes(bytes(bad))
+        try:
+            read_file(path)
+        except TraceError as exc:
+            failed += 1
+            assert str(exc).startswith(str(path)) and "\n" not in str(exc)
+    assert 0 < failed < 400
+
+
+def test_a_truncated_file_is_one_line_at_the_command_line(tmp_path, capsys):
+    data = (TRACES / "small.0.et").read_bytes()
+    (tmp_path / "t.0.et").write_bytes(data[:len(data) - 3])
+    assert main(["trace-info", str(tmp_path)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "t.0.et: not a Chakra execution trace, or truncated" in err, err
