@@ -365,7 +365,6 @@ def test_an_nccl_allgatherv_of_unequal_blocks_replays_as_recorded():
 @pytest.mark.parametrize("overlap", [False, True])
 def test_chakra_training_step_with_nccl_ring_replays_as_recorded(tmp_path, overlap):
     """A data-parallel step (Chakra ET files) on GPU nodes, NCCL's ring all-reduce, compute overlapped or not."""
-    pytest.importorskip("chakra.schema.protobuf.et_def_pb2")
     from ppt.hardware.systems import load_system
     from ppt.machine import Machine
     from ppt.traces.readers.chakra import ChakraTrace
