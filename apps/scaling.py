@@ -118,8 +118,8 @@ def strong_scaling(machine, study: int, cores_list, iterations: int = DEFAULT_IT
 
     ``jobs`` > 1 runs that many points at a time in separate processes (largest first, each
     deterministic, so the results are those of a serial run); ``progress`` (a
-    :class:`ppt.progress.Progress`) then counts the ranks finished over all points, as the workers
-    report them.
+    :class:`ppt.progress.Progress`) counts the ranks finished over all points, as the workers report
+    them, or in a serial run the ranks of the points finished, beside the running point's own progress.
     """
     cores_list = check_cores(machine, cores_list)
     sims = [study_sim(study, c, iterations, npey, npez) for c in cores_list]     # validate all before running
@@ -145,11 +145,16 @@ def strong_scaling(machine, study: int, cores_list, iterations: int = DEFAULT_IT
                     finished(futures[future], future.result())
                 if progress is not None and pending:
                     progress.count(sum(sim.ranks if results[i] else counts[i] for i, sim in enumerate(sims)),
-                                   sum(sim.ranks for sim in sims), None, "ranks finished over all points",
+                                   sum(sim.ranks for sim in sims), None, "ranks done over all points",
                                    postfix=f"{sum(r is not None for r in results)} of {len(sims)} points done")
     else:
         for index, sim in enumerate(sims):
+            if progress is not None:          # the whole run's bar: ranks of the points finished
+                progress.points(sum(s.ranks for s in sims[:index]), sum(s.ranks for s in sims),
+                                "ranks done over all points")
             finished(index, _timed(sim, machine, progress))
+    if progress is not None:                  # what the run ends at
+        progress.points(sum(s.ranks for s in sims), sum(s.ranks for s in sims), "ranks done over all points")
     base = results[0]
     for entry in results:
         entry["speedup"] = base["predicted_s"] / entry["predicted_s"]
@@ -193,37 +198,55 @@ def _run_point(preset: dict, network_kind: str, seed: int, sim, index: int | Non
     return _timed(sim, Machine(preset, network_kind=network_kind, seed=seed), hook)
 
 
-def plot_scaling(results, path: str, title: str, x: str = "cores") -> None:
-    """Predicted time vs ``x`` (cores or ranks; log-log) with the ideal strong-scaling line, as a PNG.
+def plot_scaling(results, path: str, title: str, x: str = "cores", dpi: int = 200) -> None:
+    """Strong scaling against ``x`` (cores or ranks, log axis) as a PNG of three panels: predicted time
+    (log) with the ideal line and the mean communication time per rank, speed-up with the ideal line,
+    and parallel efficiency.
 
-    ``results`` is one list of entries (``x``, ``predicted_s``, ``comm_s``), or ``{label: entries}`` for
-    one set of lines per label (a system)."""
+    ``results`` is one list of entries (``x``, ``predicted_s``, ``comm_s``, ``speedup``, ``efficiency``),
+    or ``{label: entries}`` for one set of lines per label (a system); ``dpi``: the PNG's resolution."""
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
     import matplotlib.ticker
     series = results if isinstance(results, dict) else {None: results}
-    fig, ax = plt.subplots(figsize=(6, 4))
+    legend_rows = len(series)                               # three lines a system, three to a row
+    height = 3.6 + 0.25 * legend_rows                       # inches: the panels, then the legend's rows
+    fig, (time_ax, speed_ax, eff_ax) = plt.subplots(1, 3, figsize=(12, height))
     ticks = sorted({r[x] for entries in series.values() for r in entries})
-    for label, entries in series.items():
+    for index, (label, entries) in enumerate(series.items()):
+        colour = f"C{index}"
+        named = (lambda what: what) if label is None else (lambda what: f"{label}: {what}")
         counts = [r[x] for r in entries]
         times = [r["predicted_s"] for r in entries]
-        named = (lambda what: what) if label is None else (lambda what: f"{label}: {what}")
-        line, = ax.loglog(counts, times, "o-", label=named("predicted"))
-        colour = "grey" if label is None else line.get_color()
-        ax.loglog(counts, [times[0] * counts[0] / c for c in counts], "--", color=colour, label=named("ideal"))
-        ax.loglog(counts, [r["comm_s"] for r in entries], "s:", label=named("communication (mean per rank)"),
-                  **({} if label is None else {"color": colour}))
-    ax.set_xticks(ticks, [str(c) for c in ticks])
-    ax.xaxis.set_minor_formatter(matplotlib.ticker.NullFormatter())
-    ax.set_xlabel(x)
-    ax.set_ylabel("time (s)")
-    ax.set_title(title)
-    ax.legend(fontsize=7 if len(series) > 1 else None)
-    ax.grid(True, which="both", alpha=0.3)
-    fig.tight_layout()
+        time_ax.loglog(counts, times, "o-", color=colour, label=named("predicted"))
+        time_ax.loglog(counts, [times[0] * counts[0] / c for c in counts], "--", color=colour, alpha=0.6,
+                       label=named("ideal"))
+        time_ax.loglog(counts, [r["comm_s"] for r in entries], "s:", color=colour,
+                       label=named("communication (mean per rank)"))
+        speedups = [r.get("speedup") for r in entries]
+        speed_ax.loglog(counts, speedups, "o-", color=colour, label=named("predicted"))
+        efficiencies = [r.get("efficiency") for r in entries]
+        eff_ax.semilogx(counts, efficiencies, "o-", color=colour, label=named("predicted"))
+    base = min(ticks)
+    speed_ax.loglog(ticks, [t / base for t in ticks], "--", color="grey", label="ideal")
+    eff_ax.axhline(1.0, linestyle="--", color="grey", label="ideal")
+    for ax, ylabel in ((time_ax, "time (s)"), (speed_ax, f"speed-up over {base} {x}"),
+                       (eff_ax, "parallel efficiency")):
+        ax.set_xticks(ticks, [str(c) for c in ticks])
+        ax.xaxis.set_minor_formatter(matplotlib.ticker.NullFormatter())
+        ax.set_xlabel(x)
+        ax.set_ylabel(ylabel)
+        ax.grid(True, which="both", alpha=0.3)
+    speed_ax.set_yticks([t / base for t in ticks], [f"{t / base:g}" for t in ticks])
+    speed_ax.yaxis.set_minor_formatter(matplotlib.ticker.NullFormatter())
+    eff_ax.set_ylim(0, max(1.05, *(r.get("efficiency") or 0 for entries in series.values() for r in entries)) * 1.05)
+    handles, labels = time_ax.get_legend_handles_labels()
+    fig.legend(handles, labels, loc="lower center", ncol=3, fontsize=9, frameon=False)
+    fig.suptitle(title, fontsize=11)
+    fig.tight_layout(rect=(0, (0.15 + 0.25 * legend_rows) / height, 1, 1))
     try:
-        fig.savefig(path, format="png")
+        fig.savefig(path, format="png", dpi=dpi)
     except OSError as exc:
         raise ConfigError(f"cannot write plot {path!r}: {exc.strerror}") from None
     finally:

@@ -2,7 +2,8 @@
 
 ``load_system(name_or_path, overrides)`` returns the preset as a dict with
 ``--set key=value`` overrides applied (dotted keys reach into sections, values
-parsed as JSON when they parse, else kept as strings).
+parsed as JSON when they parse, a number with a unit (``10GB/s``, ``1us``) as the
+SI value of the field's dimension (see :mod:`ppt.units`), else kept as strings).
 
 A name is looked up among the built-in presets first, then among the user's
 presets in :func:`user_systems_dir` (``$PPT_HOME/systems``, by default
@@ -24,6 +25,7 @@ from pathlib import Path
 from ppt.config import preset_names, read_preset, reject_unknown
 from ppt.errors import ConfigError
 from ppt.mpi.settings import MPI_FIELDS
+from ppt.units import dimension_of, has_unit, parse_quantity
 
 SYSTEMS_DIR = Path(__file__).with_name("systems")
 REQUIRED_SECTIONS = ("name", "topology", "network", "node")
@@ -113,6 +115,9 @@ def apply_override(preset: dict, item: str) -> None:
         value = json.loads(raw)
     except json.JSONDecodeError:
         value = raw
+    dimension = dimension_of(key)
+    if isinstance(value, str) and dimension and has_unit(raw):
+        value = parse_quantity(raw, dimension, f"--set {key}")
     *parents, leaf = key.split(".")
     node = preset
     for part in parents:

@@ -190,10 +190,11 @@ class Machine:
                compute_scale: float = 1.0, compute_clock: str = "auto", keep_startup: bool = False,
                skip_unsupported: bool = False, sample_every: float | None = None,
                samples: str | None = None) -> "Result":
-        """Replay an SST-DUMPI trace set, one simulated rank per traced rank, as ``ppt replay`` does.
+        """Replay a trace, one simulated rank per traced rank, as ``ppt replay`` does.
 
         Args:
-            trace: the trace set's folder, its ``.meta`` file or its file prefix.
+            trace: a trace in any format ``ppt replay`` reads (a DUMPI set's folder, ``.meta`` file or
+                file prefix, an op-stream folder, ...), or a sample as ``sample:NAME`` (``ppt samples``).
             ranks_per_node: ranks placed on each node (default: one per core).
             mapping: rank-to-node mapping, as for :meth:`run`.
             compute_scale: multiplies the recorded gaps between calls (0: communication only).
@@ -210,11 +211,11 @@ class Machine:
         """
         from ppt.cli.common import report_placement
         from ppt.log import logger
-        from ppt.traces.readers.dumpi import TraceSet
+        from ppt.traces.formats import open_trace
         from ppt.traces.replay import replay
         began = perf_counter()
-        trace_set = TraceSet(str(trace))
-        job = self._job(trace_set.ranks, ranks_per_node, mapping, None)
+        trace_set = open_trace(str(trace))
+        job = self._job(trace_set.num_ranks, ranks_per_node, mapping, None)
         with self._sampling(sample_every, samples) as job.sampler:
             summary = replay(trace_set, job, compute_scale, skip_unsupported, None, keep_startup, compute_clock)
         logger.info(summary["compute_clock_reason"])

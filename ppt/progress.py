@@ -1,59 +1,182 @@
-"""Progress of long runs: a bar on stderr with a total and an ETA where one is known.
+"""Progress of long runs on stderr: a bar on a terminal, plain lines in a log.
 
 A run shows nothing for its first interval (``PPT_PROGRESS_INTERVAL`` seconds of wall
-time, default 0.5), so short runs stay silent; after that the bar is redrawn at most
-once per interval.  ``PPT_QUIET`` silences it; under ``mpiexec`` only simulation rank 0
-draws.  Progress never goes to stdout, which holds the results.
+time, default 0.5), so short runs stay silent; after that a terminal's bar is redrawn at
+most once per interval.  When stderr is not a terminal (a batch job's log, a pipe) there
+is no bar and no carriage return: one plain line at most every ``PPT_PROGRESS_LOG_INTERVAL``
+seconds (default 10), the first after that long, and a last one when the run ends.
+``PPT_QUIET`` silences both; under ``mpiexec`` only simulation rank 0 reports.  Progress
+never goes to stdout, which holds the results.
 
-The bar counts whatever tells how far a run is:
+What is counted:
 
-* ``total_s``: simulated time towards a known end (``ppt traffic``: warm-up + window);
-* ``ranks=True``: ranks finished out of the ranks started (``ppt run``, ``exec``, ``snap``;
-  under ``mpiexec``, those of simulation process 0);
+* ``total_s``: simulated time towards a known end (``ppt traffic``: warm-up + window), with an ETA;
+* ``ranks=True`` (``ppt run``, ``exec``, ``snap``): no end is known in advance, so the line gives
+  the simulated time, the events executed and their rate, and the ranks finished so far;
+  :meth:`Progress.points` adds a bar over several points (``ppt snap``) whose ETA is the
+  whole run's, from the points finished (weighted by their rank counts);
 * :meth:`Progress.count`: items done out of a total given by the caller (``ppt replay``:
   trace records over all ranks);
-* neither: simulated time, with no total (the bar says so).
+* otherwise: the simulated time and the event rate, with no total.
 
-The rate (events/s) and the simulated time are in the bar's postfix.
+ETAs are the whole run's average rate applied to what is left, not the last interval's.
 """
 from __future__ import annotations
 
-import math
 import os
 import sys
 import time
 
-#: Wall seconds between redraws unless ``PPT_PROGRESS_INTERVAL`` says otherwise.
+#: Wall seconds between redraws of a terminal's bar unless ``PPT_PROGRESS_INTERVAL`` says otherwise.
 DEFAULT_INTERVAL_S = 0.5
+#: Wall seconds between plain lines when stderr is not a terminal unless ``PPT_PROGRESS_LOG_INTERVAL`` says otherwise.
+DEFAULT_LOG_INTERVAL_S = 10.0
+
+
+def _seconds_from(variable: str, default: float) -> float:
+    text = os.environ.get(variable)
+    try:
+        return max(0.0, float(text)) if text else default
+    except ValueError:
+        return default
 
 
 def default_interval() -> float:
     """``PPT_PROGRESS_INTERVAL`` (seconds, e.g. 0 in tests) or :data:`DEFAULT_INTERVAL_S`."""
-    text = os.environ.get("PPT_PROGRESS_INTERVAL")
-    try:
-        return max(0.0, float(text)) if text else DEFAULT_INTERVAL_S
-    except ValueError:
-        return DEFAULT_INTERVAL_S
+    return _seconds_from("PPT_PROGRESS_INTERVAL", DEFAULT_INTERVAL_S)
+
+
+def log_interval() -> float:
+    """``PPT_PROGRESS_LOG_INTERVAL`` (seconds) or :data:`DEFAULT_LOG_INTERVAL_S`."""
+    return _seconds_from("PPT_PROGRESS_LOG_INTERVAL", DEFAULT_LOG_INTERVAL_S)
 
 
 def quiet() -> bool:
     return bool(os.environ.get("PPT_QUIET"))
 
 
+def is_terminal(stream) -> bool:
+    try:
+        return stream.isatty()
+    except (AttributeError, ValueError):
+        return False
+
+
 def sim_time(seconds: float) -> str:
-    """Simulated time in the unit that suits it (ns, us, ms or s)."""
+    """Simulated time in the unit that suits it (ns, us, ms or s), 4 significant digits."""
     for unit, scale in (("s", 1.0), ("ms", 1e-3), ("us", 1e-6)):
         if abs(seconds) >= scale:
-            return f"{seconds / scale:,.3g} {unit}"
-    return f"{seconds * 1e9:,.3g} ns"
+            return f"{seconds / scale:,.4g} {unit}"
+    return f"{seconds * 1e9:,.4g} ns"
+
+
+def clock(seconds: float) -> str:
+    """Wall seconds as ``m:ss`` or ``h:mm:ss``."""
+    minutes, secs = divmod(int(seconds), 60)
+    hours, minutes = divmod(minutes, 60)
+    return f"{hours}:{minutes:02d}:{secs:02d}" if hours else f"{minutes}:{secs:02d}"
+
+
+class Line:
+    """One progress report on a stream: a tqdm bar on a terminal, else a plain line at most every
+    :func:`log_interval` seconds (none before the first has passed), timed from ``began``
+    (a ``time.perf_counter`` reading)."""
+
+    def __init__(self, label: str, stream, began: float, initial: float = 0):
+        self.label = label
+        self.initial = initial            # done before ``began`` (points a sweep resumes): not in the rate
+        self.stream = stream
+        self.began = began
+        self.tty = is_terminal(stream)
+        self.bar = None
+        self.logged = began               # the first plain line after a whole log interval
+        self.every = log_interval()
+        self.last_text = self.written = None
+
+    def show(self, n: float | None, total: float | None, unit: str, postfix: str, digits: int = 0) -> None:
+        """``n`` of ``total`` ``unit`` (with an ETA), or only ``postfix`` when ``n`` is None."""
+        if self.tty:
+            self._draw(n, total, unit, postfix, digits)
+            return
+        self.last_text = self._text(n, total, unit, postfix, digits)
+        wall = time.perf_counter()
+        if wall - self.logged >= self.every:
+            self.logged = wall
+            self._write(self.last_text)
+
+    def _text(self, n, total, unit, postfix, digits) -> str:
+        elapsed = time.perf_counter() - self.began
+        if n is None:
+            return f"{self.label}: {postfix} [{clock(elapsed)}]"
+        done = f"{n:,.{digits}f}"
+        if not total:
+            return f"{self.label}: {done} {unit}, {postfix} [{clock(elapsed)}]"
+        left = f"{clock(elapsed * (total - n) / (n - self.initial))} left" if n > self.initial else "time left unknown"
+        return (f"{self.label}: {done}/{total:,.{digits}f} {unit} ({100 * n / total:.0f}%), {postfix} "
+                f"[{clock(elapsed)}, {left}]")
+
+    def _write(self, text: str) -> None:
+        self.written = text
+        print(text, file=self.stream, flush=True)
+
+    def finish(self, n: float | None, total: float | None, unit: str, postfix: str, digits: int = 0) -> None:
+        """Report the state the run ended in, if anything was reported before (short runs stay silent)."""
+        if self.bar is not None:
+            self._draw(n, total, unit, postfix, digits)
+        elif not self.tty and self.written is not None:
+            self.last_text = self._text(n, total, unit, postfix, digits)
+
+    def _draw(self, n, total, unit, postfix, digits) -> None:
+        if self.bar is None:
+            from tqdm import tqdm
+            number = f"{{n:,.{digits}f}}"
+            if n is None:
+                form = "{desc} [{elapsed}]"          # the status is the description: no ', ' before it
+            elif total:
+                form = (f"{{desc}}: {{percentage:3.0f}}%|{{bar}}| {number}/{{total:,.{digits}f}} {unit} "
+                        "[{elapsed}<{remaining}{postfix}]")
+            else:
+                form = f"{{desc}}: {number} {unit} [{{elapsed}}{{postfix}}]"
+            self.bar = tqdm(total=total or None, initial=self.initial, desc=self.label, file=self.stream,
+                            bar_format=form, dynamic_ncols=True, mininterval=0, miniters=0, leave=True,
+                            smoothing=0)     # the ETA from the whole run's rate
+            began = time.time() - (time.perf_counter() - self.began)    # tqdm's clock is time.time
+            self.bar.start_t = self.bar.last_print_t = began              # elapsed and ETA from the run's start
+        if total and total != self.bar.total:
+            self.bar.total = total
+        if n is None:
+            self.bar.set_description_str(f"{self.label}: {postfix}", refresh=False)
+        else:
+            self.bar.set_postfix_str(postfix, refresh=False)
+        if n is not None and n != self.bar.n:
+            self.bar.update(n - self.bar.n)
+        else:
+            self.bar.refresh()
+
+    def note(self, text: str) -> None:
+        """A line of its own, above a terminal's bar."""
+        if self.bar is not None:
+            self.bar.write(f"{self.label}: {text}", file=self.stream)
+        else:
+            self._write(f"{self.label}: {text}")
+
+    def close(self) -> None:
+        """End the report: a terminal's bar stays as drawn; a log gets the last state if it had a line."""
+        if self.bar is not None:
+            self.bar.close()
+            self.bar = None
+        elif not self.tty and self.written is not None and self.last_text not in (None, self.written):
+            self._write(self.last_text)
+        self.last_text = None
 
 
 class Progress:
-    """A ``Simulation.progress`` hook drawing a tqdm bar on stderr at most every ``interval_s`` wall seconds.
+    """A ``Simulation.progress`` hook reporting on stderr at most every ``interval_s`` wall seconds.
 
     ``total_s``: the simulated time the run ends at (the bar then counts simulated microseconds);
-    ``ranks``: count the simulation's processes (MPI ranks) finished instead.  One object may serve
-    several simulations in turn (the points of ``ppt snap``): each new one starts a new bar.
+    ``ranks``: the simulation's processes (MPI ranks) finished are part of the report.  One object
+    may serve several simulations in turn (the points of ``ppt snap``): its clock runs from its own
+    creation, and :meth:`points` says how far the whole run is.
     """
 
     def __init__(self, label: str, interval_s: float | None = None, stream=None, total_s: float | None = None,
@@ -65,8 +188,10 @@ class Progress:
         self.ranks = ranks
         self.enabled = not quiet()
         self.began = self.last = time.perf_counter()
-        self.bar = None
+        self.line = Line(label, self.stream, self.began)
+        self.across = None
         self._sim = None
+        self._sim_began = self.began
         self._started = 0
         self._events = 0
 
@@ -74,26 +199,35 @@ class Progress:
     def __call__(self, sim) -> None:
         wall = time.perf_counter()
         if sim is not self._sim:          # a new simulation (e.g. the next core count of ppt snap)
-            self.close()
             self._sim = sim
             self._started = len(sim.processes) if self.ranks else 0
-            self._events = sim.events         # the rate counts from here, as the wall time does
-            self.began = self.last = wall
+            self._events = sim.events         # the rate counts from here
+            self._sim_began = wall
             return                        # no rate from an instant: wait for a full interval
         if not self.enabled or sim.rank != 0 or wall - self.last < self.interval_s:
             return
         self.last = wall
-        rate = f"{(sim.events - self._events) / max(wall - self.began, 1e-9):,.0f} events/s"
-        postfix = f"simulated {sim_time(sim.now)}, {rate}"
+        self.show(*self._state(sim, wall))
+
+    def _state(self, sim, wall: float) -> tuple:
+        """``(n, total, unit, postfix, digits)`` of :meth:`show` for ``sim`` at wall time ``wall``."""
+        rate = f"{(sim.events - self._events) / max(wall - self._sim_began, 1e-9):,.0f} events/s"
+        if self.total_s:
+            return min(sim.now, self.total_s) * 1e6, self.total_s * 1e6, "us simulated", rate, 2
+        status = f"{sim_time(sim.now)} simulated, {sim.events:,} events, {rate}"
+        if self.across:                   # the point's own state beside the whole run's bar
+            return (*self.across, f"this point {status}", 0)
         if self.ranks:
             live = len(sim.processes)
             self._started = max(self._started, live)
             whose = " of process 0" if sim.size > 1 else ""
-            self.show(self._started - live, self._started, f"ranks finished{whose}", postfix)
-        elif self.total_s:
-            self.show(sim.now * 1e6, self.total_s * 1e6, "us simulated", postfix, digits=2)
-        else:
-            self.show(sim.now * 1e6, None, "us simulated", rate, digits=2)
+            status += f", {self._started - live}/{self._started} ranks done{whose}"
+        return None, None, "", status, 0
+
+    def points(self, done: float, total: float, unit: str) -> None:
+        """The whole run is ``done`` of ``total`` ``unit`` (e.g. ranks of the points finished): the bar
+        and its ETA count these from now on."""
+        self.across = (done, total, unit)
 
     def count(self, done: float, total: float, now_s: float | None, unit: str = "done", sim=None,
               postfix: str | None = None) -> None:
@@ -108,75 +242,56 @@ class Progress:
             postfix += f", {sim.events / max(wall - self.began, 1e-9):,.0f} events/s"
         self.show(done, total, unit, postfix)
 
-    # -- drawing -----------------------------------------------------------------------------
-    def show(self, n: float, total: float | None, unit: str, postfix: str, digits: int = 0) -> None:
-        """Redraw the bar at ``n`` of ``total`` (None: no total known, said in the bar)."""
-        if not self.enabled:
-            return
-        if self.bar is None:
-            from tqdm import tqdm
-            number = f"{{n:,.{digits}f}}"
-            if total:
-                form = (f"{{desc}}: {{percentage:3.0f}}%|{{bar}}| {number}/{{total:,.{digits}f}} {unit} "
-                        "[{elapsed}<{remaining}{postfix}]")
-            else:
-                form = f"{{desc}}: {number} {unit} (no total known) [{{elapsed}}{{postfix}}]"
-            self.bar = tqdm(total=total or None, initial=n, desc=self.label, file=self.stream,
-                            bar_format=form, dynamic_ncols=True, mininterval=0, miniters=0, leave=True)
-            began = time.time() - (time.perf_counter() - self.began)    # tqdm's clock is time.time
-            self.bar.start_t = self.bar.last_print_t = began              # elapsed and ETA from the run's start
-            self.bar.set_postfix_str(postfix, refresh=True)
-            return
-        if total and total != self.bar.total:
-            self.bar.total = total
-        self.bar.set_postfix_str(postfix, refresh=False)
-        self.bar.update(n - self.bar.n)
+    # -- reporting ---------------------------------------------------------------------------
+    def show(self, n: float | None, total: float | None, unit: str, postfix: str, digits: int = 0) -> None:
+        """Report ``n`` of ``total`` ``unit`` (None: no total known; ``n`` None: only ``postfix``)."""
+        if self.enabled:
+            self.line.show(n, total, unit, postfix, digits)
 
     def note(self, text: str) -> None:
         """A line of its own on stderr, above the bar (silent with ``PPT_QUIET``)."""
-        if not self.enabled:
-            return
-        if self.bar is not None:
-            self.bar.write(f"{self.label}: {text}", file=self.stream)
-        else:
-            print(f"{self.label}: {text}", file=self.stream, flush=True)
+        if self.enabled:
+            self.line.note(text)
 
     def close(self) -> None:
-        """End the current bar, if one is drawn (the next report starts a new one)."""
-        if self.bar is not None:
-            self.bar.close()
-            self.bar = None
+        """End the current report, if one was made (the next starts a new one, on the same clock)."""
+        self.line.close()
 
     def done(self) -> None:
-        """End the bar at the state the run ended in (the last redraw may be up to an interval old)."""
-        sim = self._sim
-        if self.bar is not None and sim is not None and not self.ranks and self.total_s:
-            self.bar.update(min(sim.now * 1e6, self.bar.total or math.inf) - self.bar.n)
-        elif self.bar is not None and sim is not None and self.ranks:
-            self.bar.update(self._started - len(sim.processes) - self.bar.n)
+        """End the report at the state the run ended in (the last redraw may be up to an interval old)."""
+        if self.enabled and self.across:
+            self.line.finish(*self.across, "all points done")
+        elif self.enabled and self._sim is not None:
+            self.line.finish(*self._state(self._sim, time.perf_counter()))
         self.close()
 
 
 class PointProgress:
-    """A bar on stderr counting the finished points of a sweep (silent with ``PPT_QUIET``).
-
-    Points a traffic run found saturated get a line of their own above the bar.
-    """
+    """Progress over the points of a sweep: finished points out of all, with the whole run's ETA
+    (silent with ``PPT_QUIET``); on a terminal a bar, in a log a plain line at most every
+    :func:`log_interval` seconds.  Points a traffic run found saturated get a line of their own."""
 
     def __init__(self, label: str = "sweep"):
         self.label = label
-        self.bar = None
+        self.line = None
+        self.done = self.total = 0
 
     def start(self, total: int, done: int = 0) -> None:
-        from tqdm import tqdm
-        self.bar = tqdm(total=total, initial=done, desc=self.label, unit="point", file=sys.stderr,
-                        disable=quiet(), dynamic_ncols=True)
+        """``total`` points, ``done`` of them already stored (they count as done, not into the rate)."""
+        self.total, self.done = total, done
+        if not quiet():
+            self.line = Line(self.label, sys.stderr, time.perf_counter(), initial=done)
+            if self.line.tty:
+                self.line.show(done, total, "points", "")
 
     def advance(self, point, result: dict) -> None:
-        if result.get("saturated") and not self.bar.disable:
-            self.bar.write(f"{self.label}: {point.label()}: saturated after {result['measured_s'] * 1e6:.3g} us",
-                           file=sys.stderr)
-        self.bar.update(1)
+        self.done += 1
+        if self.line is None:
+            return
+        if result.get("saturated"):
+            self.line.note(f"{point.label()}: saturated after {result['measured_s'] * 1e6:.3g} us")
+        self.line.show(self.done, self.total, "points", f"last {point.label()}")
 
     def close(self) -> None:
-        self.bar.close()
+        if self.line is not None:
+            self.line.close()

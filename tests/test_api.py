@@ -11,7 +11,6 @@ from ppt.cli.main import main as cli
 from ppt.errors import PPTError
 
 ROOT = Path(__file__).resolve().parents[1]
-TRACES = ROOT.parent / "shared" / "traces"
 HELLO = ROOT / "examples" / "hello_allreduce.py"
 
 
@@ -76,14 +75,13 @@ def test_an_mpi4py_program_runs_as_ppt_exec_runs_it(tmp_path, capsys):
     assert same_prediction(result, expected)
 
 
-@pytest.mark.skipif(not (TRACES / "osu_latency_n2").is_dir(), reason="shared DUMPI traces not found")
 def test_a_trace_replays_as_ppt_replay_replays_it(capsys):
-    trace = str(TRACES / "osu_latency_n2")
+    trace = "sample:master_worker_n6"
     result = ppt.api.machine("edison", network="analytic").replay(trace, ranks_per_node=1)
     expected = cli_json(capsys, "replay", trace, "--system", "edison", "--network", "analytic",
                         "--ranks-per-node", "1")
     assert result.kind == "replay" and result.predicted_s == expected["predicted_s"]
-    assert result["calls"] == expected["calls"] and len(result.to_pandas()) == 2
+    assert result["calls"] == expected["calls"] and len(result.to_pandas()) == 6
     assert result["provenance"]["preset_sha256"] == expected["provenance"]["preset_sha256"]
 
 

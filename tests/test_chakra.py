@@ -1,20 +1,26 @@
-"""Chakra execution traces: genuine ET files written with the mlc-chakra package, read into op
-streams and replayed; the predicted time must equal the same program written as a PPT model on the
-same analytic network, and bad input must be one line."""
+"""Chakra execution traces: ET files written by PPT's writer, read into op streams and replayed; the
+predicted time must equal the same program written as a PPT model on the same analytic network, and
+bad input must be one line.
+
+``chakra_traces/`` holds traces written with MLCommons' own protobuf classes (the mlc-chakra
+package, 1.0.0): ``nodes`` every node type, collective type and attribute kind, unknown fields
+and nodes out of id order; ``small`` and ``dp`` the sets PPT's writer made with that package's
+encoder.  ``expected.json`` is what the reader made of them when it read them with that package:
+ranks, calls, span and the SHA-256 of every op stream (:func:`outcome`)."""
 import gzip
+import hashlib
+import json
 import random
-import sys
 from collections import Counter
+from pathlib import Path
 
 import pytest
-
-pytest.importorskip("chakra.schema.protobuf.et_def_pb2")
 
 from ppt.cli.main import main
 from ppt.errors import TraceError
 from ppt.mpi import SUM, UNDEFINED, MPIJob
 from ppt.traces.writers import chakra as cw
-from ppt.traces.readers.chakra import ChakraTrace, is_chakra
+from ppt.traces.readers.chakra import ChakraTrace, is_chakra, read_file
 from ppt.traces.formats import format_of, open_trace
 from ppt.oprecord import KIND, Op
 from ppt.traces.replay import replay
@@ -286,6 +292,90 @@ def test_undeclared_process_group(tmp_path):
     one_line_error(tmp_path, "process group 'tp', which no process_group:init")
 
 
-def test_without_the_package_says_what_to_install(small, monkeypatch):
-    monkeypatch.setitem(sys.modules, "chakra.schema.protobuf", None)
-    one_line_error(small, "pip install 'ppt-sim\\[chakra\\]'")
+
+# -- the committed traces ------------------------------------------------------------------------
+TRACES = Path(__file__).with_name("chakra_traces")
+EXPECTED = json.loads((TRACES / "expected.json").read_text())
+
+
+def outcome(trace) -> dict:
+    """What :data:`EXPECTED` keeps of a trace read: sizes, calls, span and a digest of every op stream."""
+    streams = [[{"rows": c.rows(), "aux": c.aux_list(), "calls": list(c.calls)} for c in trace.stream(rank)]
+               for rank in range(trace.num_ranks)]
+    return {"num_ranks": trace.num_ranks, "chakra_ranks": trace.chakra_ranks, "span": list(trace.span()),
+            "calls": dict(trace.calls()),
+            "sha256": hashlib.sha256(json.dumps(streams, separators=(",", ":")).encode()).hexdigest()}
+
+
+@pytest.mark.parametrize("case", sorted(EXPECTED))
+def test_committed_traces_read_as_the_protobuf_package_read_them(case):
+    name, form = case.split("/")
+    assert outcome(ChakraTrace(TRACES / name, overlap=form == "overlap")) == EXPECTED[case]
+
+
+def test_the_writer_writes_byte_for_byte_what_the_protobuf_package_wrote(tmp_path):
+    cw.write_set(tmp_path / "small", [small_nodes(r) for r in range(RANKS)])
+    cw.dp_step(tmp_path / "dp", 2, 3, 1e-3, 2e-3, 1 << 18, 5e-4)
+    written = sorted(tmp_path.iterdir())
+    assert [p.name for p in written] == sorted(p.name for p in TRACES.glob("[sd]*.et"))
+    for path in written:
+        assert path.read_bytes() == (TRACES / path.name).read_bytes(), path.name
+
+
+def test_the_committed_nodes_hold_what_the_reader_must_skip():
+    """Rank 3's file carries unknown fields (a group among them) and rank 1's, of the same nodes, does not."""
+    nodes = [{n.id: n for n in read_file(TRACES / f"nodes.{rank}.et")} for rank in range(4)]
+    assert len(nodes[3][2].attr) > 20 and nodes[3][2].attributes()["is_cpu_op"] is False
+    raw = [(TRACES / f"nodes.{rank}.et").read_bytes() for rank in range(4)]
+    assert b"abc" in raw[3]
+    assert b"abc" not in raw[1] and [n.name for n in nodes[3].values()] == [n.name for n in nodes[1].values()]
+
+
+@pytest.mark.parametrize("name", ["nodes.3.et", "small.1.et"])
+def test_every_truncation_is_one_line_naming_the_file_or_a_shorter_trace(tmp_path, name):
+    data = (TRACES / name).read_bytes()
+    whole = len(read_file(TRACES / name))
+    ends, pos = set(), 0                   # the message boundaries
+    while pos < len(data):
+        size = shift = 0
+        while True:
+            byte = data[pos]
+            pos, size, shift = pos + 1, size | (byte & 0x7F) << shift, shift + 7
+            if not byte & 0x80:
+                break
+        pos += size
+        ends.add(pos)
+    path = tmp_path / "cut.0.et"
+    for cut in range(1, len(data)):
+        path.write_bytes(data[:cut])
+        if cut in ends:
+            assert len(read_file(path)) == sorted(ends).index(cut) < whole
+        else:
+            with pytest.raises(TraceError, match="truncated") as info:
+                read_file(path)
+            assert str(info.value).startswith(str(path)) and "\n" not in str(info.value)
+
+
+def test_corrupted_bytes_read_or_fail_in_one_line(tmp_path):
+    rng = random.Random(8)
+    data = (TRACES / "nodes.0.et").read_bytes()
+    path, failed = tmp_path / "bad.0.et", 0
+    for _ in range(400):
+        bad = bytearray(data)
+        for _ in range(rng.randint(1, 3)):
+            bad[rng.randrange(len(bad))] = rng.randrange(256)
+        path.write_bytes(bytes(bad))
+        try:
+            read_file(path)
+        except TraceError as exc:
+            failed += 1
+            assert str(exc).startswith(str(path)) and "\n" not in str(exc)
+    assert 0 < failed < 400
+
+
+def test_a_truncated_file_is_one_line_at_the_command_line(tmp_path, capsys):
+    data = (TRACES / "small.0.et").read_bytes()
+    (tmp_path / "t.0.et").write_bytes(data[:len(data) - 3])
+    assert main(["trace-info", str(tmp_path)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "t.0.et: not a Chakra execution trace, or truncated" in err, err

@@ -218,7 +218,7 @@ def test_a_dumpi_trace_replays_in_parallel_as_serially(processes):
     over every process; the trace is read where the replay runs, by each process."""
     trace = Path(__file__).resolve().parents[2] / "shared" / "traces" / "npb_cg_W_n4"
     if not trace.is_dir():
-        pytest.skip(f"shared DUMPI trace {trace.name} not present")
+        pytest.skip(f"shared DUMPI traces not found: {trace} is not present")
     command = [sys.executable, "-m", "ppt.cli.main", "replay", str(trace), "--system", "edison", "--network",
                "analytic", "--ranks-per-node", "1", "--mapping", "random", "--json"]
     serial, parallel = _run(command), _run(command, processes)

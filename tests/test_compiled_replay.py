@@ -12,6 +12,7 @@ communicators split off, duplicated and freed.
 from __future__ import annotations
 
 import json
+import os
 import random
 from pathlib import Path
 
@@ -27,7 +28,7 @@ from ppt.oprecord import ANY_SOURCE, ANY_TAG, NO_INDEX, UNDEFINED, Op
 from ppt.traces.opstream import MemoryTrace
 from ppt.traces.replay import replay
 
-TRACES = Path(__file__).resolve().parents[2] / "shared" / "traces"
+TRACES = Path(os.environ.get("PPT_SHARED_TRACES") or Path(__file__).resolve().parents[2] / "shared" / "traces")
 #: The shared traces (amg, npb_ft and snap make communicators).
 SHARED_TRACES = ["amg_n4", "hpccg_n4", "npb_cg_W_n4", "npb_ft_W_n4", "npb_is_W_n4", "osu_allreduce_n4",
                  "osu_latency_n2", "snap_mswp_n4"]
@@ -52,7 +53,7 @@ def _shared(name):
     from ppt.traces.formats import open_trace
     path = TRACES / name
     if not path.is_dir():
-        pytest.skip(f"shared trace {name} not present")
+        pytest.skip(f"shared DUMPI traces not found: {name} is not in {TRACES}")
     return open_trace(path)
 
 
@@ -364,7 +365,6 @@ def test_an_nccl_allgatherv_of_unequal_blocks_replays_as_recorded():
 @pytest.mark.parametrize("overlap", [False, True])
 def test_chakra_training_step_with_nccl_ring_replays_as_recorded(tmp_path, overlap):
     """A data-parallel step (Chakra ET files) on GPU nodes, NCCL's ring all-reduce, compute overlapped or not."""
-    pytest.importorskip("chakra.schema.protobuf.et_def_pb2")
     from ppt.hardware.systems import load_system
     from ppt.machine import Machine
     from ppt.traces.readers.chakra import ChakraTrace

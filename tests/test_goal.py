@@ -103,6 +103,47 @@ def test_ops_are_taken_in_a_topological_order_even_when_written_out_of_it():
     assert replay(trace, job_on(2))["predicted_s"] == pytest.approx(1e-6 + LATENCY_S + 4 / BANDWIDTH_BPS)
 
 
+#: A schedule in every form the one-pass block reading takes: labels or none, sizes with a blank before
+#: 'b', optional tag/cpu/nic, wildcards, line comments, blank lines, dependencies before their labels.
+FORMS = """\
+num_ranks 3
+rank 0 {
+   s1: send 4096b to 1 tag 3 cpu 0 nic 0   // sent first
+s2 : send 8 b to 2
+c1: calc 700 cpu 1
+r1: recv 16b from -1 tag -1
+
+s2 requires c1
+c1 irequires s1
+r1 requires s2
+calc 5
+}
+rank 1 {
+x: recv 4096b from 0 tag 3
+y: send 16b to 0 tag 9 nic 2
+y requires x
+}
+rank 2 {
+recv 8b from 0
+}
+"""
+
+
+@pytest.mark.parametrize("text", [FORMS, FORMS.replace("rank 1 {\n", "rank 1 {\n/* x */\n")
+                                  .replace("s2 requires c1", "s2 requires c1 /* ordered */")])
+def test_blocks_read_in_one_pass_give_what_the_statement_reading_gives(text):
+    """Every block of FORMS is read in one pass; a block comment makes the tokens read it statement by
+    statement instead: the op streams are the same either way."""
+    def streams(schedule):
+        trace = goal.parse(schedule, "forms.goal")
+        return [[r for chunk in trace.stream(rank) for r in chunk.rows()] for rank in range(3)], trace.resources
+    read, resources = streams(text)
+    assert (read, resources) == streams(FORMS.replace("{\n", "{\n/* */\n"))    # every block by statements
+    assert resources == 2                       # c1's cpu 1 and y's nic 2 (s1 names cpu 0 and nic 0)
+    assert [Op(r[KIND]) for r in read[0]] == [Op.LOCAL, Op.ISEND, Op.ISEND, Op.WAIT, Op.IRECV, Op.WAITALL]
+    assert [r[oprecord.GAP_WALL_S] for r in read[0][2:4]] == [700e-9, 5e-9]
+
+
 def test_ready_operations_that_need_no_wait_go_first():
     """As LogGOPSim starts every operation whose dependencies allow it, the reader posts the second
     receive before waiting for the first (a dissemination round as in LogGOPSim's example schedules)."""

@@ -107,12 +107,13 @@ def test_an_import_inside_a_function_closes_a_circle(tmp_path):
 #: package (``ppt.mpi``) or a module at its top (``ppt.errors``).
 LAYERS = (
     ("ppt.errors",),
+    ("ppt.units",),
     ("ppt.config", "ppt.textfile", "ppt.atomicfile", "ppt.log", "ppt.oprecord", "ppt.progress"),
     ("ppt.engine",),
     ("ppt.interconnects",),
     ("ppt.mpi",),
     ("ppt.hardware", "ppt.traces"),
-    ("ppt.provenance", "ppt.scripts", "ppt.exec"),
+    ("ppt.provenance", "ppt.scripts", "ppt.exec", "ppt.record"),
     ("ppt.machine", "ppt.hint", "ppt.drivers"),
     ("ppt.jobs", "ppt.apps"),
     ("ppt.sweep", "ppt.bench"),

@@ -3,6 +3,7 @@ per call, MPI events inside them, communicators as definitions, collective bytes
 read into op streams and replayed; the predicted time must equal the same program written as a PPT
 model on the same analytic network, call counts must be the archive's, and bad input one line."""
 import json
+import re
 import sys
 from collections import Counter
 
@@ -43,7 +44,7 @@ class Recording:
     records after its compute gap (ticks).  ``create_events``: communicators flagged as announced by
     CommCreate/CommDestroy events (OTF2 3)."""
 
-    def __init__(self, folder, create_events: bool = True):
+    def __init__(self, folder, create_events: bool = True, predefined_events: bool = False):
         self.writer = otf2.writer.Writer(str(folder), timer_resolution=RESOLUTION)
         defs = self.defs = self.writer.definitions
         node = defs.system_tree_node("machine")
@@ -56,15 +57,20 @@ class Recording:
                   group=defs.group("all", group_type=GroupType.COMM_GROUP, paradigm=Paradigm.MEASUREMENT_SYSTEM,
                                    members=self.locations))
         self.flags = CommFlag.CREATE_DESTROY_EVENTS if create_events else CommFlag.NONE
-        self.world = self.comm("MPI_COMM_WORLD", range(RANKS), None)
+        self.world = self.comm("MPI_COMM_WORLD", range(RANKS), None, announced=predefined_events)
         self.regions, self.ticks = {}, [0] * RANKS
+        self.predefined = ()
+        if predefined_events:       # Score-P 8 on: MPI_Init creates MPI_COMM_WORLD and MPI_COMM_SELF, Finalize ends them
+            own = self.defs.group("MPI_COMM_SELF", group_type=GroupType.COMM_SELF, paradigm=Paradigm.MPI, members=[])
+            self.predefined = (self.world, self.defs.comm("MPI_COMM_SELF", group=own, parent=None, flags=self.flags))
         for rank in range(RANKS):
-            self.call(rank, "MPI_Init", 0)
+            self.handles(rank, "MPI_Init", 0, CollectiveOp.CREATE_HANDLE, "comm_create")
 
-    def comm(self, name, ranks, parent):
+    def comm(self, name, ranks, parent, announced=False):
         group = self.defs.group(name, group_type=GroupType.COMM_GROUP, paradigm=Paradigm.MPI,
                                 members=[self.locations[r] for r in ranks])
-        return self.defs.comm(name, group=group, parent=parent, flags=self.flags if parent else CommFlag.NONE)
+        return self.defs.comm(name, group=group, parent=parent,
+                              flags=self.flags if parent or announced else CommFlag.NONE)
 
     def call(self, rank, name, gap, *events):
         """Rank ``rank`` computes ``gap`` ticks, then calls ``name``; ``events``: (writer method, args...)
@@ -84,9 +90,18 @@ class Recording:
         self.call(rank, name, gap, ("mpi_collective_begin",), *more,
                   ("mpi_collective_end", op, comm, root, sent, received))
 
+    def handles(self, rank, name, gap, op, method):
+        """Call ``name``, with a collective of type ``op`` on MPI_COMM_WORLD holding ``method``'s event (CommCreate
+        or CommDestroy) of each predefined communicator where they are announced, else with no event."""
+        if not self.predefined:
+            self.call(rank, name, gap)
+            return
+        self.collective(rank, name, gap, op, self.world, NO_ROOT, 0, 0,
+                        *((method, comm) for comm in self.predefined))
+
     def close(self, gap=0):
         for rank in range(RANKS):
-            self.call(rank, "MPI_Finalize", gap)
+            self.handles(rank, "MPI_Finalize", gap, CollectiveOp.DESTROY_HANDLE, "comm_destroy")
         self.writer.close()
 
 
@@ -278,15 +293,17 @@ HALVES = ([3, 1], [2, 0])
 
 #: Ranks 1-3 split off; rank 0 gets MPI_COMM_NULL.
 TRIO = [1, 2, 3]
-#: How a creation is recorded: as OTF2 3 announces it (CREATE_HANDLE collective holding CommCreate),
+#: How a creation is recorded: as OTF2 3 announces it (CREATE_HANDLE collective holding CommCreate), the
+#: same with MPI_COMM_WORLD and MPI_COMM_SELF announced too, in MPI_Init and MPI_Finalize (Score-P 8.4),
 #: as a collective without CommCreate, or as a plain call without events (Score-P before 8).
-RECORDED = ("announced", "collective", "plain")
+RECORDED = ("announced", "scorep8", "collective", "plain")
 
 
 def communicators(folder, recorded):
     """World split into HALVES, a dup of it, an allreduce and a bcast on each half, a barrier on the dup,
     the half freed, then world split into TRIO and a barrier on it."""
-    rec = Recording(folder, recorded == "announced")
+    announced = recorded in ("announced", "scorep8")
+    rec = Recording(folder, announced, predefined_events=recorded == "scorep8")
     halves = [rec.comm(f"half {i}", members, rec.world) for i, members in enumerate(HALVES)]
     dup = rec.comm("dup", range(RANKS), rec.world)
     trio = rec.comm("trio", TRIO, rec.world)
@@ -296,7 +313,7 @@ def communicators(folder, recorded):
             rec.call(rank, name, gap)
         else:
             events = [("comm_create" if op == CollectiveOp.CREATE_HANDLE else "comm_destroy", made)] * (
-                recorded == "announced" and made is not None)
+                announced and made is not None)
             rec.collective(rank, name, gap, op, on, NO_ROOT, 0, 0, *events)
 
     for rank in range(RANKS):
@@ -351,14 +368,18 @@ def test_split_and_dup_communicators_come_from_definitions(tmp_path, recorded):
     assert got["calls"] == expected.calls | {"MPI_Init": 4, "MPI_Finalize": 4}
 
 
-def test_a_communicator_no_call_created_is_one_line(tmp_path):
+@pytest.mark.parametrize("name", ["pair", ""])
+def test_a_communicator_no_call_created_is_one_line(tmp_path, name):
+    """Named by its name, or, as Score-P leaves many unnamed, by its definition's id."""
     rec = Recording(tmp_path / "t")
-    pair = rec.comm("pair", [0, 1], rec.world)
+    pair = rec.comm(name, [0, 1], rec.world)
     rec.collective(0, "MPI_Barrier", US, CollectiveOp.BARRIER, pair, NO_ROOT, 0, 0)
     rec.close()
-    with pytest.raises(TraceError, match="rank 0 uses communicator 'pair', which no call created on it") as info:
+    called = repr(name) if name else f"#{pair._ref} (unnamed)"
+    with pytest.raises(TraceError, match=f"rank 0 uses communicator {re.escape(called)}, which no call created on it"
+                       ) as info:
         read(tmp_path / "t")
-    assert "\n" not in str(info.value)
+    assert "\n" not in str(info.value) and "''" not in str(info.value)
 
 
 # -- nonblocking exchange with waits ---------------------------------------------------------------------
@@ -472,14 +493,19 @@ def test_trace_info_reads_an_archive(tmp_path, capsys):
     assert info["ranks"] == RANKS and info["calls"]["MPI_Sendrecv"] == 2 and info["p2p_bytes"] == P2P_B + 3 * BIG_B
 
 
-@pytest.mark.parametrize("damaged", ["traces/0.evt", "traces.def", "traces.otf2"])
-def test_truncated_archive_is_one_line_with_status_2(tmp_path, capsys, damaged):
+#: The file damaged -> what the error names (a location's event and definition files are named together).
+DAMAGED = {"traces/2.evt": "traces/2.evt (or 2.def)", "traces/1.def": "traces/1.evt (or 1.def)",
+           "traces.def": "traces.def", "traces.otf2": "traces.otf2"}
+
+
+@pytest.mark.parametrize("damaged", list(DAMAGED))
+def test_truncated_archive_is_one_line_naming_the_file_with_status_2(tmp_path, capsys, damaged):
     p2p(tmp_path / "p2p")
     path = tmp_path / "p2p" / damaged
     path.write_bytes(path.read_bytes()[:len(path.read_bytes()) // 2])
     assert main(["trace-info", str(tmp_path / "p2p")]) == 2
     err = capsys.readouterr().err
-    assert err.count("\n") == 1 and "truncated or damaged" in err
+    assert err.count("\n") == 1 and f"{tmp_path / 'p2p' / DAMAGED[damaged]}: truncated or damaged" in err
 
 
 def test_unknown_collective_type_is_one_line(tmp_path):
@@ -496,3 +522,44 @@ def test_without_the_package_says_what_to_install(tmp_path, monkeypatch):
     monkeypatch.setitem(sys.modules, "otf2", None)
     with pytest.raises(TraceError, match=r"needs the otf2 package: pip install -e '\.\[otf2\]'"):
         open_trace(tmp_path / "p2p")
+
+
+def test_an_archive_whose_ranks_make_no_mpi_call_is_one_line(tmp_path, capsys):
+    """An MPI locations group but only user regions (an HPX program started by mpirun): no 0-second trace."""
+    rec = Recording.__new__(Recording)
+    rec.writer = otf2.writer.Writer(str(tmp_path / "hpx"), timer_resolution=RESOLUTION)
+    defs = rec.defs = rec.writer.definitions
+    node = defs.system_tree_node("machine")
+    rec.locations = [defs.location("Master thread", group=defs.location_group(f"MPI Rank {r}",
+                                                                             system_tree_parent=node))
+                     for r in range(RANKS)]
+    defs.group("locations", group_type=GroupType.COMM_LOCATIONS, paradigm=Paradigm.MPI, members=rec.locations)
+    work = defs.region("hpx_main", paradigm=Paradigm.USER)
+    for rank in range(RANKS):
+        writer = rec.writer.event_writer_from_location(rec.locations[rank])
+        writer.enter(US, work)
+        writer.leave(10 * US, work)
+    rec.writer.close()
+    with pytest.raises(TraceError, match=f"^no MPI calls in {re.escape(str(tmp_path / 'hpx' / 'traces.otf2'))}: "):
+        read(tmp_path / "hpx")
+    assert main(["replay", str(tmp_path / "hpx"), "--system", "fattree-4-3"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "no MPI calls in" in err
+
+
+def test_nonblocking_collectives_are_refused_by_name_and_their_completion_is_read(tmp_path):
+    """The op stream has no nonblocking collective: MPI_Iallreduce is refused by name (its request and its
+    completion in MPI_Wait recorded as OTF2 3 records them); skipped, the Wait completes nothing."""
+    rec = Recording(tmp_path / "t")
+    for rank in range(RANKS):
+        rec.call(rank, "MPI_Iallreduce", US, ("non_blocking_collective_request", 40))
+        rec.call(rank, "MPI_Wait", (rank + 1) * US, ("non_blocking_collective_complete", CollectiveOp.ALLREDUCE,
+                                                      rec.world, NO_ROOT, RANKS * SUB_B, RANKS * SUB_B, 40))
+    rec.close()
+    trace = read(tmp_path / "t")
+    assert kinds(trace, 2) == Counter(INIT=1, OTHER=1, WAIT=1, LOCAL=1)
+    with pytest.raises(TraceError, match="^unsupported MPI calls in trace: MPI_Iallreduce x4; ") as info:
+        replay(trace, job())
+    assert "\n" not in str(info.value)
+    finish = replay(trace, job(), skip_unsupported=True)["per_rank"][2]["finish_s"]
+    assert finish == seconds(US + 3 * US)            # its gaps alone: the skipped call and the Wait take no time

@@ -33,8 +33,8 @@ def network_hops(hops):
     return hops[:-1]      # the last entry is the ejection to the destination node
 
 
-# q = 4w + d: d = -1 (3, 7, 11, 27), 0 (4, 8, 16), +1 (5, 9, 13, 25); 9, 25, 27, 4, 8, 16 are prime powers
-@pytest.mark.parametrize("q", [3, 4, 5, 7, 8, 9, 11, 13, 16, 25, 27])
+# q = 4w + d: d = -1 (3, 7, 11, 27), 0 (4, 8, 16, 32), +1 (5, 9, 13, 25); 9, 25, 27, 4, 8, 16, 32 are prime powers
+@pytest.mark.parametrize("q", [3, 4, 5, 7, 8, 9, 11, 13, 16, 25, 27, 32])
 def test_mms_graph_has_2q2_routers_degree_3q_minus_d_over_2_and_diameter_2(q):
     t = slimfly(q)
     d = {1: 1, 3: -1, 0: 0}[q % 4]

@@ -1,10 +1,17 @@
 """Progress bars on stderr, and human-readable results that fit a terminal."""
 from __future__ import annotations
 
+import io
+import json
+import os
+import subprocess
+import sys
+import time
+
 import pytest
 
 from ppt.cli.main import main
-from ppt.cli.output import MAX_WIDTH, format_result
+from ppt.cli.output import format_fields, format_result, format_table
 
 TRAFFIC = ["traffic", "dragonfly-booksim", "--pattern", "ur", "--load", "0.5", "--warmup", "1e-6", "--time", "2e-6"]
 RUN = ["run", "examples/halo3d.py", "--system", "hopper", "--ranks", "64", "--ranks-per-node", "16"]
@@ -12,8 +19,10 @@ RUN = ["run", "examples/halo3d.py", "--system", "hopper", "--ranks", "64", "--ra
 
 @pytest.fixture
 def every_report(monkeypatch):
-    """Progress redrawn at every offer (a run of a second or two then shows it)."""
+    """Progress reported at every offer, on a terminal and in a log alike (a run of a second or two then
+    shows it)."""
     monkeypatch.setenv("PPT_PROGRESS_INTERVAL", "0")
+    monkeypatch.setenv("PPT_PROGRESS_LOG_INTERVAL", "0")
     monkeypatch.delenv("PPT_QUIET", raising=False)
 
 
@@ -21,19 +30,23 @@ def test_traffic_progress_has_a_total_and_eta_on_stderr_only(every_report, capsy
     assert main(TRAFFIC) == 0
     out, err = capsys.readouterr()
     assert "traffic dragonfly-booksim:" in err and "/3.00 us simulated" in err and "events/s" in err
-    assert "<" in err                                     # elapsed<remaining
+    assert " left]" in err                                # the time left, from the whole run's rate
     assert "traffic dragonfly-booksim:" not in out and "events/s" not in out
 
 
-def test_run_progress_counts_ranks_finished(every_report, capsys):
+def test_run_progress_moves_before_any_rank_finishes(every_report, capsys):
     assert main(RUN) == 0
     out, err = capsys.readouterr()
-    assert "run hopper:" in err and "/64 ranks finished" in err and "simulated" in err
-    assert "ranks finished" not in out
+    lines = [line for line in err.splitlines() if line.startswith("run hopper:")]
+    early = [line for line in lines if "0/64 ranks done" in line]
+    assert len({line.split(" simulated")[0] for line in early}) >= 2      # simulated time grows meanwhile
+    assert all("events/s" in line for line in lines) and "64/64 ranks done" in lines[-1]
+    assert "ranks done" not in out
 
 
-def test_no_total_known_is_said_in_the_bar(capsys):
+def test_a_run_without_a_total_reports_simulated_time_and_rate(capsys, monkeypatch):
     from ppt.progress import Progress
+    monkeypatch.setenv("PPT_PROGRESS_LOG_INTERVAL", "0")
 
     class Sim:
         rank, size, now, events, processes = 0, 1, 2e-6, 1 << 16, ()
@@ -41,58 +54,187 @@ def test_no_total_known_is_said_in_the_bar(capsys):
     progress = Progress("x", interval_s=0.0)
     sim = Sim()
     progress(sim)
+    sim.now, sim.events = 3e-6, 1 << 17
     progress(sim)
     progress.done()
-    assert "no total known" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert err.startswith("x: 3 us simulated, 131,072 events, ") and "events/s" in err and "\r" not in err
 
 
-def test_ppt_quiet_silences_progress(every_report, monkeypatch, capsys):
+class _Terminal(io.StringIO):
+    def isatty(self):
+        return True
+
+
+def test_a_terminal_gets_a_redrawn_bar_and_a_log_plain_lines(monkeypatch):
+    from ppt.progress import Line
+    monkeypatch.setenv("PPT_PROGRESS_LOG_INTERVAL", "0")
+    for stream in (_Terminal(), io.StringIO()):
+        line = Line("x", stream, time.perf_counter() - 2.0)
+        for n in (1, 2, 3):
+            line.show(n, 4, "points", f"last {n}")
+        line.close()
+        text = stream.getvalue()
+        assert "3/4 points" in text and "last 3" in text
+        if isinstance(stream, _Terminal):
+            assert "\r" in text and "75%|" in text
+        else:
+            assert "\r" not in text and text.count("\n") == 3 and "(75%), last 3 [0:02, 0:00 left]" in text
+
+
+def test_progress_to_a_pipe_is_plain_lines_at_the_log_interval():
+    env = {**os.environ, "PPT_PROGRESS_INTERVAL": "0", "PPT_PROGRESS_LOG_INTERVAL": "0.25", "COLUMNS": "80"}
+    env.pop("PPT_QUIET", None)
+    began = time.perf_counter()
+    done = subprocess.run([sys.executable, "-m", "ppt.cli.main", "run", "examples/halo3d.py", "--system", "hopper",
+                           "-n", "256", "--ranks-per-node", "16"], env=env, capture_output=True, timeout=300)
+    wall = time.perf_counter() - began
+    assert done.returncode == 0 and b"\r" not in done.stderr
+    lines = [line for line in done.stderr.decode().splitlines() if line.startswith("run hopper:")]
+    assert 1 <= len(lines) <= wall / 0.25 + 2                  # at most one a log interval, and the last
+    assert "256/256 ranks done" in lines[-1] and max(map(len, lines)) < 120
+
+
+def test_a_serial_snap_reports_the_whole_run_over_its_points(every_report, capsys):
+    assert main(["snap", "edison", "--study", "1", "-n", "24,48", "--network", "analytic", "--jobs", "1"]) == 0
+    err = capsys.readouterr().err
+    assert "snap edison: cores 24: predicted" in err and "this point" in err
+    assert "24/72 ranks done over all points (33%)" in err and "72/72 ranks done over all points (100%)" in err
+
+
+def test_a_sweep_in_a_log_reports_points_and_the_time_left(monkeypatch, capsys):
+    from ppt.progress import PointProgress
+    monkeypatch.setenv("PPT_PROGRESS_LOG_INTERVAL", "0")
+    monkeypatch.delenv("PPT_QUIET", raising=False)
+
+    class Point:
+        def label(self):
+            return "load=0.5"
+
+    progress = PointProgress("sweep traffic")
+    progress.start(4, done=1)                  # one point stored by an earlier run: not in the rate
+    progress.advance(Point(), {"saturated": True, "measured_s": 2e-6})
+    progress.close()
+    err = capsys.readouterr().err
+    assert "sweep traffic: load=0.5: saturated after 2 us" in err
+    assert "sweep traffic: 2/4 points (50%), last load=0.5 [0:00, 0:00 left]" in err and "\r" not in err
+
+
+def test_run_and_snap_take_n_as_mpiexec_does(capsys, monkeypatch):
     monkeypatch.setenv("PPT_QUIET", "1")
-    assert main(TRAFFIC) == 0
-    assert "traffic dragonfly-booksim:" not in capsys.readouterr().err
+    results = []
+    for flag in ("-n", "--ranks"):
+        assert main(["run", "examples/halo3d.py", "--system", "hopper", flag, "16", "--network", "analytic",
+                     "--json"]) == 0
+        results.append(json.loads(capsys.readouterr().out)["predicted_s"])
+    assert results[0] == results[1]
+    for flag in ("-n", "--ranks", "--cores"):
+        assert main(["snap", "edison", flag, "24", "--network", "analytic", "--json"]) == 0
+        assert json.loads(capsys.readouterr().out)["results"][0]["cores"] == 24
 
 
 def test_nested_results_become_flat_tables():
-    text = format_result({"a": 1.0, "link_classes": {"X": {"links": 2, "utilization": 0.5}},
+    text = format_result(width=80, result={"a": 1.0, "link_classes": {"X": {"links": 2, "utilization": 0.5}},
                           "busiest_links": [{"router": 0, "port": 1}, {"router": 2, "to_node": 3}],
                           "nested": {"p": 1, "q": {"r": 2}}, "pairs": [[1, 2], [3, 4]], "long": "word " * 60})
     assert "{" not in text and "[" not in text
     assert "link_classes:" in text and "busiest_links:" in text and "nested.q.r" in text
-    assert max(len(line) for line in text.splitlines()) <= MAX_WIDTH
-
-
-def trace_folder(name: str) -> str | None:
-    """A shared DUMPI trace set's folder, None when the traces are not next to the repository."""
-    import json
-    from pathlib import Path
-    traces = Path(__file__).resolve().parents[1].parent / "shared" / "traces"
-    if not (traces / "MANIFEST.json").is_file():
-        return None
-    sets = {s["name"]: s for s in json.loads((traces / "MANIFEST.json").read_text())["sets"]}
-    return str(traces / sets[name]["folder"]) if name in sets else None
+    assert max(len(line) for line in text.splitlines()) <= 80
 
 
 def _commands():
-    commands = [RUN, TRAFFIC,
+    commands = [RUN, TRAFFIC, ["systems"],
                 ["exec", "examples/mpi4py/jacobi.py", "-n", "4", "--system", "edison"],
                 ["pingpong", "darter", "--sizes", "8,1k,64k"],
                 ["topology", "dragonfly-3k", "--fail-links", "20%", "--fail-seed", "3",
-                 "--set", "network.routing=ugal"]]
-    folder = trace_folder("osu_latency_n2")
-    if folder is not None:
-        commands.append(["replay", folder, "--system", "edison", "--ranks-per-node", "1"])
+                 "--set", "network.routing=ugal"],
+                ["snap", "edison", "--study", "1", "--cores", "24,48", "--network", "analytic"],
+                ["bench", "mpi", "--scale", "0.02", "--network", "own", "--repeats", "1"],
+                ["sweep", "traffic", "dragonfly-booksim", "--loads", "0.2,0.4", "--set", "network.routing=min,ugal",
+                 "--warmup", "2e-7", "--time", "4e-7", "--jobs", "2"],
+                ["replay", "sample:cg_n8", "--system", "edison", "--ranks-per-node", "1"]]
     return commands
 
 
-@pytest.mark.parametrize("command", _commands(), ids=lambda c: c[0])
-def test_human_output_fits_120_columns_without_reprs(command, monkeypatch, capsys):
+@pytest.mark.parametrize("command", _commands(), ids=lambda c: "-".join(c[:2]))
+def test_human_output_fits_80_columns_without_reprs(command, monkeypatch, capsys):
     monkeypatch.setenv("PPT_QUIET", "1")
+    monkeypatch.setenv("COLUMNS", "80")
     assert main(command) == 0
     out = capsys.readouterr().out
     assert out.strip()
     for line in out.splitlines():
-        assert len(line) <= MAX_WIDTH, line
+        assert len(line) <= 80, line
         assert "{" not in line and "[{" not in line, line
+
+
+@pytest.mark.parametrize("columns", [80, 60])
+def test_the_system_list_wraps_descriptions_at_spaces(columns, monkeypatch, capsys):
+    monkeypatch.setenv("COLUMNS", str(columns))
+    assert main(["systems"]) == 0
+    out = capsys.readouterr().out
+    assert main(["systems", "--json"]) == 0
+    systems = json.loads(capsys.readouterr().out)["systems"]
+    assert max(len(line) for line in out.splitlines()) <= columns
+    shown = out.split()
+    for system in systems:                   # every word of every description whole, in order
+        words = system["description"].split()
+        start = shown.index(words[0], shown.index(system["name"]))
+        assert shown[start:start + len(words)] == words
+
+
+def test_a_wide_table_wraps_headers_and_text_then_leaves_out_its_last_columns():
+    headers = ["network.routing", "accepted_fraction", "mean_latency_s", "note", "link_classes.global.bytes"]
+    rows = [["ugal", 0.61234, 1.7e-7, "a sentence long enough to wrap onto further lines", 123456789],
+            ["min", 0.5, 2.5e-6, "short", 42]]
+    wide = format_table(headers, rows, 200)
+    assert len(wide.splitlines()) == 4 and "170 ns" in wide and "2.5 µs" in wide and "0.6123" in wide
+    text = format_table(headers, rows, 60)
+    lines = text.splitlines()
+    assert max(map(len, lines)) <= 60
+    heading = lines[:next(i for i, line in enumerate(lines) if line.startswith("---"))]
+    pieces = {"network.", "routing", "accepted_", "fraction", "mean_", "latency_s", "mean_latency_s", "note",
+              "link_", "classes.", "global.", "bytes", "link_classes.", "global.bytes", "accepted_fraction",
+              "network.routing", "classes.global.", "link_classes.global.", "classes.global.bytes"}
+    assert len(heading) > 1 and set(" ".join(heading).split()) <= pieces      # wrapped after _ and . only
+    for word in "a sentence long enough to wrap onto further lines".split():
+        assert word in text.split()
+    narrow = format_table(headers, rows, 40)
+    assert max(map(len, narrow.splitlines())) <= 40
+    note = " ".join(narrow.split("(1 more column")[1].split())
+    assert note == "not shown at 40 columns: link_classes.global.bytes; --json has them all)"
+    assert "a sentence" not in narrow and "sentence" in narrow.split()      # one word a line, none cut
+    assert "123456789" not in narrow                           # the column left out
+
+
+def test_key_value_output_is_compact_and_wraps_under_itself():
+    text = format_fields([("predicted_s", 0.00172205), ("system", "edison"), ("saturated", False),
+                          ("stop_reason", None), ("windows_mean_latency_s", [1.6e-7, 1.62e-7] * 8)], 60)
+    lines = text.splitlines()
+    assert lines[0] == "predicted_s             1.722 ms" and lines[2] == "saturated               no"
+    assert lines[3] == "stop_reason             -"
+    assert lines[4].startswith("windows_mean_latency_s  160 ns, 162 ns") and lines[5].startswith(" " * 24 + "160 ns")
+    assert max(map(len, lines)) <= 60
+
+
+@pytest.mark.parametrize("name, value, text", [
+    ("predicted_s", 4.82561e-07, "482.6 ns"), ("wall_s.min", 0.01294, "12.94 ms"),
+    ("messages_per_s", 125082.3, "125,082"), ("nic_bandwidth_Bps", 1.6e10, "16 GB/s"), ("ratio", 0.0559612, "0.05596"),
+    ("events", 1700323, "1700323"), ("latencies_s", [1e-6, 2.5e-3], "1 µs, 2.5 ms"),
+])
+def test_a_cell_carries_its_unit(name, value, text):
+    from ppt.cli.output import cell
+    assert cell(value, name) == text
+
+
+def test_the_width_is_the_terminal_s_or_80(monkeypatch):
+    from ppt.cli.output import terminal_width
+    monkeypatch.setenv("COLUMNS", "132")
+    assert terminal_width() == 132
+    monkeypatch.delenv("COLUMNS")
+    with open(os.devnull, "w") as pipe:
+        monkeypatch.setattr("sys.__stdout__", pipe)            # not a terminal: a pipe or a file
+        assert terminal_width() == 80
 
 
 def test_sweep_plot_axes_carry_units_and_the_prediction_comes_first():
@@ -137,7 +279,47 @@ def test_sample_file_names_the_workload_and_groups_are_utilizations(tmp_path, mo
     assert (tmp_path / "s-groups.png").is_file()
 
 
-def test_snap_points_in_parallel_count_ranks_finished_over_all_points(every_report, capsys):
+def test_snap_points_in_parallel_count_ranks_done_over_all_points(every_report, capsys):
     assert main(["snap", "edison", "--study", "1", "--cores", "24,48", "--network", "analytic", "--jobs", "2"]) == 0
     out, err = capsys.readouterr()
-    assert "/72 ranks finished over all points" in err and "ranks finished" not in out
+    assert "/72 ranks done over all points" in err and "ranks done" not in out
+
+
+def _figure_of(monkeypatch):
+    """The axes (y label, y scale) of each figure saved from now on, and the saved PNGs' sizes."""
+    import struct
+
+    import matplotlib
+    matplotlib.use("Agg")
+    from matplotlib.figure import Figure
+    saved, original = [], Figure.savefig
+
+    def savefig(fig, path, *args, **kwargs):
+        original(fig, path, *args, **kwargs)
+        with open(path, "rb") as png:
+            width, height = struct.unpack(">II", png.read(24)[16:24])
+        saved.append(([(ax.get_ylabel(), ax.get_yscale()) for ax in fig.axes if ax.get_visible()], (width, height)))
+    monkeypatch.setattr(Figure, "savefig", savefig)
+    return saved
+
+
+def test_a_scaling_figure_draws_time_speedup_and_efficiency_at_the_dpi_asked(tmp_path, monkeypatch):
+    from ppt.apps.scaling import plot_scaling
+    saved = _figure_of(monkeypatch)
+    entries = [{"ranks": r, "predicted_s": 1.0 / r + 1e-3, "comm_s": 1e-3, "speedup": (1 / 16 + 1e-3) / (1 / r + 1e-3),
+                "efficiency": (1 / 16 + 1e-3) / (1 / r + 1e-3) * 16 / r} for r in (16, 64, 256)]
+    for dpi in (100, 200):
+        plot_scaling({"edison": entries}, str(tmp_path / f"s{dpi}.png"), "t", x="ranks", dpi=dpi)
+    (axes, small), (_, large) = saved
+    assert [label for label, _ in axes] == ["time (s)", "speed-up over 16 ranks", "parallel efficiency"]
+    assert [scale for _, scale in axes] == ["log", "log", "linear"]
+    assert large[0] == 2 * small[0] and large[0] >= 2000                       # paper-ready at 200 dpi
+
+
+def test_a_strong_scaling_sweep_plots_times_on_a_log_axis(tmp_path, monkeypatch):
+    from ppt.sweep.plot import plot_sweep
+    saved = _figure_of(monkeypatch)
+    rows = [{"system": "edison", "ranks": r, "predicted_s": 1.0 / r, "network.mean_hops": r / 100} for r in (16, 1024)]
+    plot_sweep(rows, ["system", "ranks"], "ranks", str(tmp_path / "p.png"), "t", command="run", dpi=150)
+    axes, (width, _) = saved[0]
+    assert dict(axes) == {"predicted (ms)": "log", "network.mean_hops": "linear"} and width == 2 * 4.6 * 150

@@ -16,6 +16,7 @@ import os
 from typing import Callable, NamedTuple
 
 from ppt.errors import TraceError
+from ppt.traces.bundled import resolve
 from ppt.traces.opstream import is_saved
 
 
@@ -54,8 +55,9 @@ FORMATS: tuple[Format, ...] = (
 
 
 def format_of(path) -> Format:
-    """The format ``path`` holds (TraceError, one line, naming the formats read, if none)."""
-    path = os.fspath(path)
+    """The format ``path`` holds (TraceError, one line, naming the formats read, if none); a
+    ``sample:NAME`` is the bundled sample's folder (:mod:`ppt.traces.bundled`)."""
+    path = resolve(os.fspath(path))
     for fmt in FORMATS:
         if fmt.detect(path):
             return fmt
@@ -65,7 +67,9 @@ def format_of(path) -> Format:
 
 
 def open_trace(path):
-    """The trace at ``path`` as an :class:`~ppt.traces.opstream.OpTrace`, whatever its format."""
+    """The trace at ``path`` (or the sample ``sample:NAME``) as an :class:`~ppt.traces.opstream.OpTrace`,
+    whatever its format."""
+    path = resolve(os.fspath(path))
     fmt = format_of(path)
     module, function = fmt.opener.split(":")
-    return getattr(importlib.import_module(f"ppt.traces.{module}"), function)(os.fspath(path))
+    return getattr(importlib.import_module(f"ppt.traces.{module}"), function)(path)

@@ -5,8 +5,9 @@ Network Topology", SC14 (arXiv:1912.08968); B. D. McKay, M. Miller and J. Siran,
 "A note on large graphs of diameter two and given maximum degree", J. Comb.
 Theory B 74 (1998).
 
-For a prime power q = 4w + d, d in {-1, 0, 1}, and a primitive element xi of GF(q)
-(``galois`` picks the smallest one), the generator sets are
+For a prime power q = 4w + d, d in {-1, 0, 1}, and the primitive element xi of GF(q) (the
+smallest primitive root for q prime, the root of the Conway polynomial otherwise;
+:mod:`~ppt.interconnects.topologies.finitefield`), the generator sets are
 
 * d = +1: X = {1, xi^2, ..., xi^(q-3)},  X' = {xi, xi^3, ..., xi^(q-2)}
 * d = -1: X = {1, xi^2, ..., xi^(2w-2), xi^(2w-1), xi^(2w+1), ..., xi^(4w-3)},
@@ -45,6 +46,7 @@ import numpy as np
 
 from ppt.config import field
 from ppt.errors import ConfigError
+from ppt.interconnects.topologies.finitefield import FiniteField, prime_power
 from ppt.interconnects.topologies.hopreach import missing, share_any, within_two
 from ppt.interconnects.topologies.registry import register
 from ppt.interconnects.topologies.topology import Topology, register_routing, switch_and_terminal, switch_link_fields
@@ -56,8 +58,7 @@ class MMSField:
     """GF(q) lookup tables and the MMS generator sets X, X' for one prime power q."""
 
     def __init__(self, q: int):
-        import galois   # slow to import (it compiles with numba): only when a Slim Fly is built
-        if not galois.is_prime_power(q):
+        if prime_power(q) is None:
             raise ConfigError(f"topology.q must be a prime power (Slim Fly needs GF(q)), got {q}")
         if q % 4 == 2:
             raise ConfigError(f"topology.q = {q} has no MMS form q = 4w + d with d in {{-1, 0, 1}}; "
@@ -65,13 +66,8 @@ class MMSField:
         self.q = q
         self.delta = {1: 1, 3: -1, 0: 0}[q % 4]
         w = (q - self.delta) // 4
-        gf = galois.GF(q)
-        e = gf(np.arange(q))
-        self.add = np.asarray(e[:, None] + e[None, :], dtype=np.int32)
-        self.sub = np.asarray(e[:, None] - e[None, :], dtype=np.int32)
-        self.mul = np.asarray(e[:, None] * e[None, :], dtype=np.int32)
-        self.inv = np.zeros(q, dtype=np.int32)
-        self.inv[1:] = np.asarray(e[1:] ** -1, dtype=np.int32)
+        gf = FiniteField(q)
+        self.add, self.sub, self.mul, self.inv = gf.add, gf.sub, gf.mul, gf.inv
         if self.delta == 1:
             powers_x, powers_xp = range(0, q - 2, 2), range(1, q - 1, 2)
         elif self.delta == -1:
@@ -79,9 +75,8 @@ class MMSField:
             powers_xp = [*range(1, 2 * w, 2), *range(2 * w, 4 * w - 1, 2)]
         else:
             powers_x, powers_xp = range(0, q - 1, 2), range(1, q, 2)
-        xi = gf.primitive_element
-        self.X = [int(xi ** k) for k in powers_x]
-        self.Xp = [int(xi ** k) for k in powers_xp]
+        self.X = [gf.power(k) for k in powers_x]
+        self.Xp = [gf.power(k) for k in powers_xp]
 
     def position(self, gens: list[int]) -> np.ndarray:
         """Index of each field element in ``gens`` (-1 when absent)."""

@@ -4,7 +4,7 @@ from __future__ import annotations
 import sys
 
 from ppt.cli.common import positive_number, read_system, seconds, whole_number
-from ppt.cli.output import add_json_flag, emit
+from ppt.cli.output import add_columns_option, add_json_flag, emit, flatten, paragraph, pick_columns
 
 #: Events of the default engine measurement (PHOLD runs about one event per LP per simulated second).
 DEFAULT_EVENTS = 300_000
@@ -15,6 +15,12 @@ BYTES_PER_LP = 16_000
 
 #: System preset of ``ppt bench network``, and of ``ppt bench mpi --network KIND``, when --system names none.
 DEFAULT_SYSTEM = "torus-16x16x16"
+
+#: The columns of a ``ppt bench mpi`` row (:func:`ppt.bench.mpi.measure`, flattened), and those its table
+#: shows without ``--columns``: what each workload ran and how fast.
+MPI_FIELDS = ("workload", "network", "ranks", "messages", "calls", "events", "wall_s.min", "wall_s.median",
+              "messages_per_s", "calls_per_s", "baseline_events_per_s", "ratio", "predicted_s")
+MPI_COLUMNS = ["workload", "network", "ranks", "messages", "wall_s.min", "messages_per_s", "ratio"]
 
 HELP = ("measure simulator speed: engine (PHOLD vs a bare heapq loop), network (packet-hops/s vs a bare "
         "compiled loop) or mpi (MPI messages/s vs a bare compiled loop)")
@@ -28,8 +34,10 @@ def add_arguments(parser) -> None:
     parser.add_argument("--system", default=None,
                         help=f"network, mpi --network: system preset (default {DEFAULT_SYSTEM})")
     parser.add_argument("--load", type=positive_number, default=0.3, help="network: uniform random offered load (default 0.3)")
-    parser.add_argument("--warmup", type=seconds, default=2e-6, metavar="S", help="network: warm-up seconds (default 2e-6)")
-    parser.add_argument("--time", type=seconds, default=10e-6, metavar="S", help="network: measured seconds (default 10e-6)")
+    parser.add_argument("--warmup", type=seconds, default=2e-6, metavar="T",
+                        help="network: warm-up, seconds or e.g. 2us (default 2e-6)")
+    parser.add_argument("--time", type=seconds, default=10e-6, metavar="T",
+                        help="network: measured time, seconds or e.g. 10us (default 10e-6)")
     parser.add_argument("--repeats", type=whole_number, default=3,
                         help="mpi: runs of each workload; wall time as min and median (default 3)")
     parser.add_argument("--scale", type=positive_number, default=1.0,
@@ -39,14 +47,18 @@ def add_arguments(parser) -> None:
                              "for only the contention-free network of its own (default: that network, whose "
                              "figures are the MPI layer's, then the packet networks of dragonfly-booksim and "
                              "torus-16x16x16)")
+    add_columns_option(parser, "mpi: " + ", ".join(MPI_COLUMNS))
     add_json_flag(parser)
 
 
 def run(args) -> int:
     from ppt.errors import PPTError
     log = lambda message: print(message, file=sys.stderr)  # noqa: E731
-    if args.network is not None and args.target != "mpi":
-        raise PPTError(f"--network applies to 'ppt bench mpi' only, not to 'ppt bench {args.target}'")
+    for option, value in (("--network", args.network), ("--columns", args.columns)):
+        if value is not None and args.target != "mpi":
+            raise PPTError(f"{option} applies to 'ppt bench mpi' only, not to 'ppt bench {args.target}'")
+    if args.target == "mpi":
+        pick_columns(args.columns, list(MPI_FIELDS), MPI_COLUMNS)      # a misspelled column: before the runs
     if args.target == "mpi":
         result = _measure_mpi(args, log)
     elif args.target == "engine":
@@ -70,9 +82,20 @@ def run(args) -> int:
         from ppt.machine import Machine
         result = measure_network(Machine(read_system(args.system or DEFAULT_SYSTEM)), args.load, args.warmup,
                                  args.time, log=log)
-    if result is not None:
+    if args.target == "mpi" and not args.json:
+        _print_mpi(args, result)
+    elif result is not None:
         emit(args, result)
     return 0
+
+
+def _print_mpi(args, result: dict) -> None:
+    """``ppt bench mpi``'s result as a table of :data:`MPI_COLUMNS` (``--columns`` picks others)."""
+    rows = [flatten(row) for row in result["workloads"]]
+    columns, width = pick_columns(args.columns, list(MPI_FIELDS), MPI_COLUMNS)
+    print(paragraph(f"{result['repeats']} run(s) of each workload at scale {result['scale']:g}; wall time: the "
+                    f"fastest run; ratio: messages/s over the bare loop's events/s") + "\n")
+    emit(args, result, columns, [[row.get(c) for c in columns] for row in rows], width=width)
 
 
 def _measure_mpi(args, log) -> dict:

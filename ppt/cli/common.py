@@ -14,12 +14,13 @@ from ppt.log import logger
 from ppt.textfile import read_text_bytes
 
 
-def add_system_arguments(parser, positional: bool = True) -> None:
-    """SYSTEM (preset name or .json file), ``--set key=value`` overrides and ``--json``."""
+def add_system_arguments(parser, positional: bool = True, required: bool = True) -> None:
+    """SYSTEM (preset name or .json file), ``--set key=value`` overrides and ``--json``; ``required``: whether
+    ``--system`` (not positional) must be given (a command that takes a stand-in checks it itself)."""
     if positional:
         parser.add_argument("system", metavar="SYSTEM", help="system preset name (see 'ppt systems') or a .json preset file")
     else:
-        parser.add_argument("--system", required=True, metavar="SYSTEM", help="system preset name or .json file")
+        parser.add_argument("--system", required=required, metavar="SYSTEM", help="system preset name or .json file")
     parser.add_argument("--set", dest="overrides", action="append", default=[], metavar="KEY=VALUE",
                         help="override a preset field, e.g. --set network.routing=val (repeatable)")
     parser.add_argument("--seed", type=count, default=0, help="random seed (default 0)")
@@ -114,17 +115,29 @@ def check_input_file(path: str, what: str) -> None:
         raise PPTError(f"{what} {path}: is not UTF-8 text (byte {exc.start} is 0x{data[exc.start]:02x})") from None
 
 
+#: What ``--sizes`` takes, for its help text.
+SIZES_HELP = ("message sizes in bytes, comma-separated; k, M and G alone are powers of 1024 as in MPI "
+              "benchmarks (1k = 1024), kB, MB and GB powers of 1000, KiB, MiB and GiB powers of 1024")
+
+#: ``--sizes`` suffixes without a B: powers of 1024, as the OSU and Intel MPI benchmarks count.
+_BINARY = {"k": 1 << 10, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30}
+
+
 def parse_sizes(text: str) -> list[int]:
-    """``8,1024,1M`` -> byte counts (k, M, G suffixes are powers of 1024)."""
-    from ppt.errors import PPTError
-    scale = {"k": 1 << 10, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30}
+    """``8,1k,4M,4kB`` -> byte counts: a bare k, M or G is a power of 1024 (see :data:`SIZES_HELP`),
+    other units as :func:`ppt.units.parse_quantity` reads them (kB = 1000 B, KiB = 1024 B)."""
+    from ppt.units import parse_quantity
     sizes = []
     for item in text.split(","):
         item = item.strip()
         try:
-            value = int(item[:-1]) * scale[item[-1]] if item and item[-1] in scale else int(item)
+            value = int(item[:-1]) * _BINARY[item[-1]] if item and item[-1] in _BINARY else int(item)
         except ValueError:
-            raise PPTError(f"bad size {item!r}: give byte counts like 8,1024,1M") from None
+            try:
+                value = parse_quantity(item, "size", "size")
+            except PPTError:
+                raise PPTError(f"bad size {item!r}: give byte counts like 8,1k,4M (k, M, G: powers of 1024) "
+                               f"or 4kB, 4KiB") from None
         if value < 0:
             raise PPTError(f"bad size {item!r}: sizes must not be negative")
         sizes.append(value)
@@ -165,14 +178,26 @@ def positive_number(text: str) -> float:
 
 
 def seconds(text: str) -> float:
-    """argparse type: a finite, non-negative time in seconds."""
+    """argparse type: a finite, non-negative time, in seconds or with a unit (``2us``, ``1.5 ns``)."""
+    from ppt.units import parse_quantity
     try:
-        value = float(text)
-    except ValueError:
+        value = parse_quantity(text, "time", "time")
+    except PPTError:
         value = math.nan
     if not 0.0 <= value < math.inf:
-        raise argparse.ArgumentTypeError(f"must be a finite number of seconds >= 0, got {text!r}")
+        raise argparse.ArgumentTypeError(f"must be a finite number of seconds >= 0 or a time with a unit "
+                                         f"(2e-6, 2us, 500ns), got {text!r}")
     return value
+
+
+#: Resolution of the PNG figures unless ``--dpi`` says otherwise: sharp in a paper and on a screen.
+DEFAULT_DPI = 200
+
+
+def add_dpi_option(parser, default=DEFAULT_DPI) -> None:
+    """``--dpi N``: the resolution of the command's PNG figure."""
+    parser.add_argument("--dpi", type=whole_number, default=default, metavar="N",
+                        help=f"resolution of the --plot PNG in dots per inch (default {DEFAULT_DPI})")
 
 
 def add_job_arguments(parser) -> None:
@@ -192,7 +217,8 @@ def is_leader() -> bool:
 def add_sampling_arguments(parser) -> None:
     """``--sample-every S``, ``--samples FILE.npz`` and ``--sample-level port|router``."""
     parser.add_argument("--sample-every", type=seconds, default=None, metavar="S",
-                        help="record per-port and per-NIC time series every S simulated seconds (packet network)")
+                        help="record per-port and per-NIC time series every S simulated seconds, or e.g. 1us "
+                             "(packet network)")
     parser.add_argument("--samples", default=None, metavar="FILE.npz",
                         help=f"where --sample-every writes (default {DEFAULT_SAMPLES}; read it with 'ppt plot')")
     parser.add_argument("--sample-level", default=None, choices=["port", "router"],

@@ -30,7 +30,7 @@ def add_options(parser) -> None:
         if action.dest == "system":
             action.required = False
     parser.add_argument("-n", "--ranks", type=whole_number, default=None, metavar="N",
-                        help="number of MPI ranks (as mpiexec -n)")
+                        help="number of MPI ranks, as mpiexec -n")
     add_job_arguments(parser)
     add_network_argument(parser)
     parser.add_argument("--algorithm", action="append", default=[], metavar="COLLECTIVE=NAME",

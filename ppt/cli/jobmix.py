@@ -7,7 +7,7 @@ before the run starts, so bad input is one line on stderr and no file.
 from __future__ import annotations
 
 from ppt.cli.common import check_input_file, check_mapping_file, is_leader, load_preset, sampling
-from ppt.cli.output import emit
+from ppt.cli.output import duration, emit, paragraph
 from ppt.errors import PPTError
 from ppt.jobs.allocation import POLICIES
 
@@ -63,8 +63,8 @@ def run_job_list(args, network_kind: str) -> int:
     if args.json:
         emit(args, result)
         return 0
-    print(f"{machine.name} ({network_kind} network): {len(result['jobs'])} jobs, allocation {args.allocation} "
-          f"(seed {args.seed}); predicted {result['predicted_s']:.6g} s")
+    print(paragraph(f"{machine.name} ({network_kind} network): {len(result['jobs'])} jobs, allocation "
+                    f"{args.allocation} (seed {args.seed}); predicted {duration(result['predicted_s'])}"))
     rows = [["-" if job[key] is None else job[key] for _, key in COLUMNS] for job in result["jobs"]]
     emit(args, result, [heading for heading, _ in COLUMNS], rows)
     return 0

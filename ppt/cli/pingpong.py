@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from ppt.cli.common import (add_network_argument, add_system_arguments, check_message_sizes, count, load_preset,
-                            parse_sizes, whole_number)
+                            parse_sizes, SIZES_HELP, whole_number)
 from ppt.cli.output import emit
 
 HELP = "one-way MPI latency and bandwidth per message size between two nodes"
@@ -10,7 +10,7 @@ HELP = "one-way MPI latency and bandwidth per message size between two nodes"
 
 def add_arguments(parser) -> None:
     add_system_arguments(parser)
-    parser.add_argument("--sizes", default="8,1024,1048576", help="message sizes in bytes (k/M/G suffixes allowed)")
+    parser.add_argument("--sizes", default="8,1024,1048576", help=SIZES_HELP + " (default 8,1024,1048576)")
     parser.add_argument("--src", type=count, default=0, help="node of rank 0 (default 0)")
     parser.add_argument("--dst", type=count, default=None, help="node of rank 1 (default 1)")
     parser.add_argument("--repetitions", type=whole_number, default=2, help="round trips per size (default 2)")
@@ -30,7 +30,7 @@ def run(args) -> int:
     results = pingpong(machine, sizes, args.repetitions, nodes=(args.src, dst))
     if results is None:
         return 0
-    rows = [[r["bytes"], r["latency_s"] * 1e6, r["bandwidth_Bps"] / 1e9] for r in results]
+    rows = [[r["bytes"], r["latency_s"], r["bandwidth_Bps"]] for r in results]
     emit(args, {"system": machine.name, "src": args.src, "dst": dst, "results": results},
-         ["bytes", "latency_us", "bandwidth_GBps"], rows, title=f"{machine.name}: node {args.src} <-> node {dst}")
+         ["bytes", "latency_s", "bandwidth_Bps"], rows, title=f"{machine.name}: node {args.src} <-> node {dst}")
     return 0

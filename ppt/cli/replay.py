@@ -4,6 +4,9 @@
 bandwidth (the system then only fixes the node count), which shows how close
 the replay of the recorded compute gaps comes to the recorded span.
 
+``--loggp L,o,g,G`` (or ``--loggp loggopsim``) replays on no system: each rank on a node of its own,
+timed in the LogGP model as LogGOPSim times GOAL schedules (:mod:`ppt.traces.loggp`).
+
 ``--compute-clock`` picks the clock the recorded gaps are read on (see
 :mod:`ppt.traces.replay` and docs/replay-clocks.md): a trace recorded with more
 ranks than cores holds, in its wall-clock gaps, time ranks waited for a core.
@@ -17,7 +20,7 @@ from ppt.cli.common import (TRACE_HELP, add_failure_arguments, add_job_arguments
                             add_system_arguments, is_leader, load_preset, pick_network, positive_number,
                             report_placement, sampling)
 from ppt.cli.jobmix import add_jobs_arguments, refuse_with_job_list, run_job_list
-from ppt.cli.output import emit
+from ppt.cli.output import duration, emit, paragraph
 from ppt.errors import PPTError
 from ppt.log import logger
 
@@ -31,7 +34,12 @@ CLOCKS = ("auto", "wall", "cpu")     # ppt.traces.replay.COMPUTE_CLOCKS, without
 def add_arguments(parser) -> None:
     parser.add_argument("trace", metavar="TRACE", nargs="?",
                         help=TRACE_HELP + " (required without --job-list)")
-    add_system_arguments(parser, positional=False)
+    add_system_arguments(parser, positional=False, required=False)
+    parser.add_argument("--loggp", default=None, metavar="L,o,g,G",
+                        help="instead of a system: time the replay in the LogGP model as LogGOPSim does, with wire "
+                             "latency L, overhead o per send and per receive, gap g between messages at a NIC (s) "
+                             "and G per byte after a message's first (s/B), e.g. 2.5e-6,1.5e-6,1e-6,6e-9, or "
+                             "'loggopsim' for LogGOPSim's defaults; every rank on a node of its own")
     parser.add_argument("--network", choices=NETWORKS, default="auto",
                         help="auto (default): the packet-level model unless its estimated cost from the trace's "
                              "messages exceeds the budget, then the flow model (stderr says which ran); packet, flow "
@@ -83,6 +91,20 @@ def _job(args, trace):
     return machine, job
 
 
+def _loggp_job(args, trace):
+    """The job of ``--loggp``: (its label, the MPIJob); PPTError if an option about a system comes with it."""
+    from ppt.traces.loggp import LogGP, loggp_job
+    params = LogGP.parse(args.loggp)
+    given = {"--system": args.system is not None, "--network": args.network != "auto", "--set": bool(args.overrides),
+             "--ranks-per-node": args.ranks_per_node is not None, "--mapping": args.mapping != "linear",
+             **{f"--{key.replace('_', '-')}": getattr(args, key) is not None
+                for key in ("fail_links", "fail_class", "fail_seed", "fail_file", "sample_every")}}
+    clash = [name for name, present in given.items() if present]
+    if clash:
+        raise PPTError(f"--loggp replaces the system, so {', '.join(clash)} has no meaning with it: drop one")
+    return str(params), loggp_job(trace.num_ranks, params)
+
+
 def run(args) -> int:
     from ppt.progress import Progress
     from ppt.traces.replay import replay
@@ -91,17 +113,26 @@ def run(args) -> int:
         refuse_with_job_list(args, {"TRACE": args.trace, "--network ideal": args.network == "ideal",
                                 "--compute-scale": args.compute_scale != 1.0, "--keep-startup": args.keep_startup,
                                 "--compute-clock": args.compute_clock != "auto",
-                                "--skip-unsupported": args.skip_unsupported})
+                                "--skip-unsupported": args.skip_unsupported, "--loggp": args.loggp})
+    if args.loggp is None and args.system is None:
+        raise PPTError("give --system SYSTEM (or --loggp L,o,g,G to time the replay in the LogGP model)")
+    if args.job_list:
         return run_job_list(args, "packet" if args.network == "auto" else args.network)
     if args.trace is None:
         raise PPTError("give a TRACE folder, or --job-list FILE.json (see 'ppt replay --help')")
     trace = open_trace(args.trace)
-    machine, job = _job(args, trace)
+    if args.loggp is not None:
+        system, job = _loggp_job(args, trace)
+        network = "LogGP"
+    else:
+        machine, job = _job(args, trace)
+        system = machine.name
+        network = "ideal" if args.network == "ideal" else machine.network_kind
     leader = is_leader()
-    progress = Progress(f"replay {args.system}") if leader else None
+    progress = Progress(f"replay {args.system or 'LogGP'}") if leader else None
     began = time.perf_counter()
     try:
-        with sampling(args, machine.name) as job.sampler:
+        with sampling(args, system) as job.sampler:
             summary = replay(trace, job, args.compute_scale, args.skip_unsupported, progress, args.keep_startup,
                              args.compute_clock)
     except PPTError:
@@ -118,27 +149,29 @@ def run(args) -> int:
     if args.json:
         emit(args, summary)
         return 0
-    print(f"trace {summary['trace']}")
-    print(f"{summary['ranks']} ranks, {summary['records']:,} records replayed on "
-          f"{machine.name} ({'ideal' if args.network == 'ideal' else machine.network_kind} network) in {wall_s:.3g} s")
-    print(f"predicted {summary['predicted_s']:.6g} s, traced span {summary['trace_s']:.6g} s; "
-          f"{summary['bytes_p2p']:,} point-to-point bytes, {summary['packets']:,} packets, "
-          f"mean hops {summary['mean_hops']:.3g}")
     per_rank = summary["per_rank"]
-    if not args.keep_startup:
-        print(f"start-up dropped (before the end of MPI_Init): up to {max(e['startup_dropped_s'] for e in per_rank):.6g} s "
-              f"per rank (--keep-startup keeps it)")
     cpu = summary["compute_cpu_s"]
-    print(f"compute between calls, all ranks: {summary['compute_wall_s']:.6g} s by the wall clock, "
-          + (f"{cpu:.6g} s by the CPU clock" if cpu is not None else "no CPU times")
-          + f"; replayed: {summary['compute_clock']} clock"
-          + (f" x {args.compute_scale:g}" if args.compute_scale != 1.0 else ""))
+    lines = [f"trace {summary['trace']}",
+             f"{summary['ranks']} ranks, {summary['records']:,} records replayed on {machine.name} "
+             f"({'ideal' if args.network == 'ideal' else machine.network_kind} network) in {wall_s:.3g} s",
+             f"predicted {duration(summary['predicted_s'])}, traced span {duration(summary['trace_s'])}; "
+             f"{summary['bytes_p2p']:,} point-to-point bytes, {summary['packets']:,} packets, "
+             f"mean hops {summary['mean_hops']:.3g}"]
+    if not args.keep_startup:
+        lines.append(f"start-up dropped (before the end of MPI_Init): up to "
+                     f"{duration(max(e['startup_dropped_s'] for e in per_rank))} per rank (--keep-startup keeps it)")
+    lines.append(f"compute between calls, all ranks: {duration(summary['compute_wall_s'])} by the wall clock, "
+                 + (f"{duration(cpu)} by the CPU clock" if cpu is not None else "no CPU times")
+                 + f"; replayed: {summary['compute_clock']} clock"
+                 + (f" x {args.compute_scale:g}" if args.compute_scale != 1.0 else ""))
     if summary["wtime_span_s"] is not None:
-        print(f"first to last MPI_Wtime (the program's own timing), slowest rank: predicted "
-              f"{summary['wtime_span_s']:.6g} s, recorded {summary['recorded_wtime_span_s']:.6g} s")
-    print(f"time in MPI calls per rank, mean: recorded {sum(e['recorded_mpi_s'] for e in per_rank) / len(per_rank):.6g} s, "
-          f"predicted {sum(e['comm_s'] for e in per_rank) / len(per_rank):.6g} s")
+        lines.append(f"first to last MPI_Wtime (the program's own timing), slowest rank: predicted "
+                     f"{duration(summary['wtime_span_s'])}, recorded {duration(summary['recorded_wtime_span_s'])}")
+    lines.append(f"time in MPI calls per rank, mean: recorded "
+                 f"{duration(sum(e['recorded_mpi_s'] for e in per_rank) / len(per_rank))}, "
+                 f"predicted {duration(sum(e['comm_s'] for e in per_rank) / len(per_rank))}")
     if summary["skipped_calls"]:
-        print("skipped: " + ", ".join(f"{n} x{c}" for n, c in summary["skipped_calls"].items()))
+        lines.append("skipped: " + ", ".join(f"{n} x{c}" for n, c in summary["skipped_calls"].items()))
+    print("\n".join(paragraph(line) for line in lines) + "\n")
     emit(args, summary, ["call", "count"], [[name, count] for name, count in summary["calls"].items()])
     return 0

@@ -16,7 +16,7 @@ from ppt.cli.common import (add_failure_arguments, add_job_arguments, add_networ
                             add_sampling_arguments, add_system_arguments, check_mapping_file, check_sampling, is_leader, load_preset,
                             report_placement, sampling, whole_number)
 from ppt.cli.jobmix import add_jobs_arguments, refuse_with_job_list, run_job_list
-from ppt.cli.output import emit, format_result
+from ppt.cli.output import duration, emit, format_result, paragraph
 from ppt.errors import PPTError
 from ppt.scripts import load_main
 
@@ -26,7 +26,8 @@ HELP = "run an MPI application script (defining main(mpi)) on a simulated system
 def add_arguments(parser) -> None:
     parser.add_argument("script", metavar="SCRIPT.py", nargs="?", help="Python file defining main(mpi)")
     add_system_arguments(parser, positional=False)
-    parser.add_argument("--ranks", type=whole_number, default=None, help="number of MPI ranks (required without --job-list)")
+    parser.add_argument("-n", "--ranks", type=whole_number, default=None, metavar="N",
+                        help="number of MPI ranks, as mpiexec -n (required without --job-list)")
     add_job_arguments(parser)
     add_network_argument(parser)
     parser.add_argument("--algorithm", action="append", default=[], metavar="COLLECTIVE=NAME",
@@ -62,7 +63,7 @@ def run(args) -> int:
     if args.allocation is not None:
         raise PPTError("--allocation places the jobs of --job-list; one script's ranks are placed by --mapping")
     if args.script is None or args.ranks is None:
-        raise PPTError("give SCRIPT.py and --ranks N, or --job-list FILE.json (see 'ppt run --help')")
+        raise PPTError("give SCRIPT.py and -n N (--ranks N), or --job-list FILE.json (see 'ppt run --help')")
     main = load_main(args.script)
     try:
         argv = shlex.split(args.script_args)
@@ -92,11 +93,12 @@ def report(args, machine, result, extra: dict | None = None) -> None:
     if args.json:
         emit(args, summary)
         return
-    print(f"{machine.name} ({args.network} network): {result.ranks} ranks on "
-          f"{len(set(e['node'] for e in result.per_rank))} nodes, predicted {result.predicted_s:.6g} s")
+    nodes = len(set(e["node"] for e in result.per_rank))
+    print(paragraph(f"{machine.name} ({args.network} network): {result.ranks} ranks on {nodes} "
+                    f"node{'s' if nodes != 1 else ''}, predicted {duration(result.predicted_s)}"))
     compute = sum(e["compute_s"] for e in result.per_rank) / result.ranks
     comm = sum(e["comm_s"] for e in result.per_rank) / result.ranks
-    print(f"mean per rank: compute {compute:.6g} s, MPI {comm:.6g} s")
+    print(f"mean per rank: compute {duration(compute)}, MPI {duration(comm)}")
     print()
     emit(args, summary, ["call", "count"], [[name, count] for name, count in result.calls.items()])
     if result.network:

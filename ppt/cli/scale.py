@@ -19,7 +19,7 @@ import ast
 import sys
 from pathlib import Path
 
-from ppt.cli.common import whole_number
+from ppt.cli.common import DEFAULT_DPI, add_dpi_option, whole_number
 from ppt.atomicfile import atomic_output
 from ppt.cli.output import check_writable, emit, format_table
 from ppt.errors import ConfigError, PPTError
@@ -40,7 +40,9 @@ def _scale_options(parser, defaults: bool) -> None:
     parser.add_argument("--out", default=None, metavar="DIR",
                         help="keep each point's result in DIR (a rerun resumes) and the table as DIR/sweep.csv")
     parser.add_argument("--plot", default=None, metavar="FILE.png",
-                        help="plot predicted time against ranks, with the ideal line, one set per system")
+                        help="plot predicted time, speed-up and parallel efficiency against ranks, with the "
+                             "ideal lines, one set per system")
+    add_dpi_option(parser, default(DEFAULT_DPI))
     parser.add_argument("--json", action="store_true", default=default(False), help="print one JSON object on stdout")
 
 
@@ -153,7 +155,7 @@ def run(args) -> int:
         from ppt.apps.scaling import plot_scaling
         try:
             with atomic_output(args.plot, "--plot", suffix=".png") as tmp:
-                plot_scaling(tables, tmp, title, x="ranks")
+                plot_scaling(tables, tmp, title, x="ranks", dpi=args.dpi)
         except PPTError as exc:
             raise PPTError(f"{exc}; the results above are complete") from None
     if not args.json:

@@ -2,17 +2,16 @@
 
     ppt snap edison --study 1 --cores 24,48,96,192,384 --plot snap-edison.png
 
-One line per finished point on stderr ("cores 96: predicted 1.23 s (3/5)");
-``PPT_QUIET`` silences it.
+One line per finished point on stderr ("snap edison: cores 96: predicted 1.23 s (3/5, 4.1 s
+wall)") above the whole run's progress; ``PPT_QUIET`` silences both.
 """
 from __future__ import annotations
 
 import os
-import sys
 
-from ppt.cli.common import add_system_arguments, load_preset, pick_network, whole_number
+from ppt.cli.common import add_dpi_option, add_system_arguments, load_preset, pick_network, whole_number
 from ppt.atomicfile import atomic_output
-from ppt.cli.output import check_writable, emit, preload_plotting
+from ppt.cli.output import check_writable, duration, emit, preload_plotting
 from ppt.errors import PPTError
 
 HELP = "strong-scaling prediction of SNAP (KBA transport sweeps) from one node up"
@@ -31,8 +30,9 @@ def add_arguments(parser) -> None:
     parser.add_argument("--study", type=int, choices=[1, 2], default=1,
                         help="1: 32x32x48 cells, 192 angles, 8 groups, 8-cell chunks; "
                              "2: 64x32x48 cells, 384 angles, 42 groups, 16-cell chunks (default 1)")
-    parser.add_argument("--cores", required=True, metavar="N,N,...",
-                        help="core counts, one rank per core, e.g. 24,48,96 (whole nodes, or less than one)")
+    parser.add_argument("-n", "--ranks", "--cores", dest="cores", required=True, metavar="N,N,...",
+                        help="rank counts, one rank per core, e.g. 24,48,96 (whole nodes, or less than one); "
+                             "--cores is the same option")
     parser.add_argument("--network", choices=["auto", "packet", "flow", "analytic"], default=DEFAULT_NETWORK,
                         help=f"network model (default {DEFAULT_NETWORK}: packet-level unless the study's estimated "
                              "packet-hops exceed the budget, then flow; stderr says which ran); packet: every "
@@ -44,7 +44,9 @@ def add_arguments(parser) -> None:
                              "predicted time grows linearly with it")
     parser.add_argument("--npey", type=whole_number, default=None, help="force the y process count (with --npez)")
     parser.add_argument("--npez", type=whole_number, default=None, help="force the z process count (with --npey)")
-    parser.add_argument("--plot", metavar="FILE.png", default=None, help="plot predicted time vs cores to a PNG")
+    parser.add_argument("--plot", metavar="FILE.png", default=None,
+                        help="plot predicted time, speed-up and parallel efficiency against cores to a PNG")
+    add_dpi_option(parser)
     parser.add_argument("--jobs", type=whole_number, default=None, metavar="N",
                         help="core counts simulated at a time, each in its own process (default: one per "
                              "available CPU; 1 under mpiexec); results do not depend on it")
@@ -54,7 +56,7 @@ def _cores(text: str) -> list[int]:
     try:
         return [int(item) for item in text.split(",") if item.strip()]
     except ValueError:
-        raise PPTError(f"bad --cores {text!r}: give core counts like 24,48,96") from None
+        raise PPTError(f"bad -n/--cores {text!r}: give rank (core) counts like 24,48,96") from None
 
 
 def run(args) -> int:
@@ -70,20 +72,17 @@ def run(args) -> int:
     kind = pick_network(args, lambda: packet_hops(Machine(preset, seed=args.seed), args.study, cores, iterations,
                                                   args.npey, args.npez))
     machine = Machine(preset, network_kind=kind, seed=args.seed)
-    quiet = bool(os.environ.get("PPT_QUIET"))
 
     from ppt.engine.parallel import launched_ranks
     from ppt.progress import Progress
     jobs = 1 if launched_ranks() > 1 else args.jobs or len(os.sched_getaffinity(0))   # mpiexec: one run at a time
 
     def progress(entry, index, total):
-        sim_progress.close()           # the point's bar ends above its line
-        if not quiet:
-            print(f"cores {entry['cores']}: predicted {entry['predicted_s']:.4g} s "
-                  f"({index + 1}/{total}, {entry['wall_s']:.1f} s wall)", file=sys.stderr, flush=True)
+        sim_progress.note(f"cores {entry['cores']}: predicted {duration(entry['predicted_s'])} "
+                          f"({index + 1}/{total}, {entry['wall_s']:.1f} s wall)")
         if args.plot and jobs > 1 and index == 0 < total - 1:
             preload_plotting()         # on the core the first finished worker leaves idle
-    sim_progress = Progress(f"snap {args.system}", ranks=True)   # within a point (serial runs)
+    sim_progress = Progress(f"snap {args.system}", ranks=True)   # the whole run's, over its points
     results = strong_scaling(machine, args.study, cores, iterations, args.npey, args.npez, progress,
                              sim_progress, jobs)
     sim_progress.done()
@@ -102,7 +101,7 @@ def run(args) -> int:
     if args.plot:                      # after the results are out: a failing plot loses nothing
         try:
             with atomic_output(args.plot, "--plot", suffix=".png") as tmp:
-                plot_scaling(results, tmp, title)
+                plot_scaling(results, tmp, title, dpi=args.dpi)
         except PPTError as exc:
             raise PPTError(f"{exc}; the results above are complete") from None
         if not args.json:

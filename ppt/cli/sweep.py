@@ -25,9 +25,9 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from ppt.cli.common import whole_number
+from ppt.cli.common import DEFAULT_DPI, add_dpi_option, whole_number
 from ppt.atomicfile import atomic_output
-from ppt.cli.output import check_writable, emit
+from ppt.cli.output import add_columns_option, check_writable, emit, pick_columns
 from ppt.errors import ConfigError, PPTError
 
 HELP = "run traffic, run, exec, replay or snap over a grid of systems, rank counts, --set values and loads"
@@ -55,11 +55,15 @@ def _sweep_options(parser, defaults: bool) -> None:
                         help="keep each point's result in DIR (a rerun resumes) and the table as DIR/sweep.csv")
     parser.add_argument("--plot", default=None, metavar="FILE.png",
                         help="plot every metric against the swept parameter, one line per other combination")
+    add_dpi_option(parser, default(DEFAULT_DPI))
     parser.add_argument("--x", default=None, metavar="COLUMN",
                         help="the plot's horizontal axis (default: load if swept, else the last --set axis)")
     parser.add_argument("--metrics", default=None, metavar="M1,M2,...",
-                        help="the plot's metrics, one panel each (columns of the table or CSV; default: every "
-                             "metric that varies, predicted_s first)")
+                        help="the plot's metrics, one panel each (columns of the CSV or --json rows; default: "
+                             "those of the default table that vary, predicted_s first, else every metric that "
+                             "varies)")
+    add_columns_option(parser, "the swept parameters and what the command predicts (traffic: accepted "
+                               "fraction, latency, hops, saturation; run, exec, replay, snap: predicted time, ...)")
     parser.add_argument("--json", action="store_true", default=default(False),
                         help="print one JSON object (the rows) on stdout")
 
@@ -196,7 +200,7 @@ def plan(args):
     if args.ranks is not None:
         if args.command == "traffic":
             raise ConfigError("--ranks: traffic runs on every node; sweep run, exec, replay or snap over rank counts")
-        fixed = {"run": ("--ranks",), "exec": ("-n", "--ranks"), "snap": ("--cores",)}.get(args.command, ())
+        fixed = {"run": ("-n", "--ranks"), "exec": ("-n", "--ranks"), "snap": ("--cores", "-n")}.get(args.command, ())
         if _given(args.args, *fixed):
             raise ConfigError(f"give --ranks (swept) or {fixed[0]} (fixed), not both")
     return grid, _check_points(grid.points(args.command, args.args))
@@ -207,7 +211,8 @@ def run(args) -> int:
     from ppt.sweep.grid import LOAD, RANKS
     from ppt.sweep.runner import Runner
     from ppt.sweep.store import PointStore, check_folder, write_atomic
-    from ppt.sweep.table import columns_of, rows_of, to_csv, varying
+    from ppt.sweep.plot import compact
+    from ppt.sweep.table import columns_of, headline, rows_of, to_csv, varying
     _refuse_under_mpiexec()
     args = _options(args)
     grid, points = plan(args)
@@ -230,14 +235,22 @@ def run(args) -> int:
     csv_path = str(Path(args.out) / CSV_NAME) if args.out else None
     if csv_path:
         write_atomic(Path(csv_path), to_csv(rows))
-    columns = columns_of(rows)
-    from ppt.sweep.plot import compact
-    shown = params + compact([c for c in varying(rows, columns)
-                              if c not in params and not _long_text(rows, c) and not c.startswith(PROVENANCE)])
     summary = {"command": args.command, "axes": {a.name: [a.typed(v) for v in a.values] for a in grid.axes},
                "rows": rows, "csv": csv_path, "plot": args.plot}
-    emit(args, summary, shown, [[row.get(c, "") for c in shown] for row in rows],
-         title=f"ppt sweep {args.command}: {len(points)} point(s)")
+    available = [c for c in varying(rows, columns_of(rows))
+                 if c not in params and not _long_text(rows, c) and not c.startswith(PROVENANCE)]
+    default = [c for c in headline(args.command, rows) if c not in params] or compact(available)
+    try:
+        shown, width = pick_columns(args.columns, available, default)
+    except PPTError as exc:
+        shown, width = default, None
+        failed = exc
+    else:
+        failed = None
+    emit(args, summary, params + shown, [[row.get(c) for c in params + shown] for row in rows],
+         title=f"ppt sweep {args.command}: {len(points)} point(s)", width=width)
+    if failed is not None:
+        raise PPTError(f"{failed}; the table above has the default columns")
     if args.plot:
         _plot(rows, params, x, args)
     if not args.json:
@@ -273,6 +286,7 @@ def _plot(rows, params, x, args) -> None:
                        f"{', '.join(c for c in columns_of(rows) if not c.startswith(PROVENANCE))}")
     try:
         with atomic_output(args.plot, "--plot", suffix=".png") as tmp:
-            plot_sweep(rows, params, x, tmp, f"ppt sweep {args.command} {' '.join(args.args)}", wanted)
+            plot_sweep(rows, params, x, tmp, f"ppt sweep {args.command} {' '.join(args.args)}", wanted,
+                       args.command, args.dpi)
     except PPTError as exc:
         raise PPTError(f"{exc}; the results above are complete") from None

@@ -19,8 +19,10 @@ def add_arguments(parser) -> None:
     parser.add_argument("--pattern", default="ur", help="traffic pattern (default ur)")
     parser.add_argument("--routing", default=None, help="routing algorithm (default: the preset's)")
     parser.add_argument("--load", type=positive_number, required=True, help="offered load, fraction of node bandwidth in (0, 1]")
-    parser.add_argument("--warmup", type=seconds, default=20e-6, metavar="S", help="warm-up, seconds (default 20e-6)")
-    parser.add_argument("--time", type=seconds, default=100e-6, metavar="S", help="measured window, seconds (default 100e-6)")
+    parser.add_argument("--warmup", type=seconds, default=20e-6, metavar="T",
+                        help="warm-up, in seconds or with a unit such as 20us (default 20e-6)")
+    parser.add_argument("--time", type=seconds, default=100e-6, metavar="T",
+                        help="measured window, in seconds or with a unit such as 100us (default 100e-6)")
     parser.add_argument("--process", default="exponential", choices=["exponential", "bernoulli"],
                         help="injection process (default exponential)")
     parser.add_argument("--windows", type=whole_number, default=10, metavar="N",

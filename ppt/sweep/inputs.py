@@ -75,10 +75,18 @@ def files_of(command: str, args) -> dict[str, str]:
 
 
 def trace_files(trace: str) -> list[str]:
-    """The files of the trace set ``trace`` (its .meta file and one .bin per rank)."""
-    from ppt.traces.readers.dumpi import TraceSet
-    traces = TraceSet(trace)
-    return [traces.meta_path, *traces.rank_files]
+    """The files of trace ``trace``: a DUMPI set's .meta file and one .bin per rank; of another format
+    (an op-stream folder, a ``sample:NAME``, ...) the file, or every file in its folder."""
+    from ppt.traces.bundled import resolve
+    from ppt.traces.formats import format_of
+    path = resolve(trace)
+    if format_of(path).name == "dumpi":
+        from ppt.traces.readers.dumpi import TraceSet
+        traces = TraceSet(path)
+        return [traces.meta_path, *traces.rank_files]
+    if Path(path).is_dir():
+        return sorted(str(f) for f in Path(path).iterdir() if f.is_file() and not f.name.startswith("."))
+    return [path]
 
 
 def inputs_of(command: str, args, preset: dict | None) -> dict:

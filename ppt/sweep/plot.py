@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 
-from ppt.sweep.table import columns_of, varying
+from ppt.sweep.table import columns_of, headline, varying
 
 
 #: More varying metrics than this (a run's calls and network statistics per link class), and the table
@@ -12,14 +12,17 @@ from ppt.sweep.table import columns_of, varying
 MAX_METRICS = 24
 
 
-def metrics(rows: list[dict], params: list[str], x: str) -> list[str]:
+def metrics(rows: list[dict], params: list[str], x: str, command: str | None = None) -> list[str]:
     """Numeric columns that are not parameters, ``x`` or provenance (wall time, seed) and differ between
-    rows (only the top-level ones when more than :data:`MAX_METRICS` do)."""
+    rows: those of ``command``'s :data:`~ppt.sweep.table.HEADLINE` if any of them do, else all of them
+    (only the top-level ones when more than :data:`MAX_METRICS` do)."""
     def numeric(column):
         values = [row.get(column) for row in rows]
         return all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in values if v is not None)
-    return compact(varying(rows, [c for c in columns_of(rows)
-                                  if c not in params and c != x and not c.startswith("provenance.") and numeric(c)]))
+    candidates = varying(rows, [c for c in columns_of(rows)
+                                if c not in params and c != x and not c.startswith("provenance.") and numeric(c)])
+    preferred = [c for c in headline(command, rows) if c in candidates] if command else []
+    return preferred or compact(candidates)
 
 
 def compact(columns: list[str]) -> list[str]:
@@ -49,12 +52,13 @@ STYLE = {"axes.formatter.useoffset": False, "axes.formatter.limits": (-4, 7)}
 FIRST = "predicted_s"
 
 
-def chosen(rows: list[dict], params: list[str], x: str, wanted: list[str] | None = None) -> list[str]:
-    """The metrics to draw: ``wanted`` (``--metrics``) as given, else :func:`metrics` with
-    :data:`FIRST` first."""
+def chosen(rows: list[dict], params: list[str], x: str, wanted: list[str] | None = None,
+           command: str | None = None) -> list[str]:
+    """The metrics to draw: ``wanted`` (``--metrics``) as given, else :func:`metrics` of ``command``
+    with :data:`FIRST` first."""
     if wanted:
         return list(wanted)
-    names = metrics(rows, params, x)
+    names = metrics(rows, params, x, command)
     return sorted(names, key=lambda name: name != FIRST)
 
 
@@ -82,20 +86,29 @@ def unit(name: str, values) -> tuple[float, str]:
     return 1.0, label
 
 
+def _log_label(value: float, _position=None) -> str:
+    """A log axis's tick as a plain number (0.2, 1, 50), at 1, 2 and 5 of each decade only."""
+    leading = f"{value:.0e}"[0]
+    return f"{value:g}" if leading in "125" else ""
+
+
 def _numeric(values) -> bool:
     return all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in values)
 
 
 def plot_sweep(rows: list[dict], params: list[str], x: str, path: str, title: str,
-               wanted: list[str] | None = None) -> None:
-    """Write a PNG with one panel per metric (``wanted``, or every varying one with the prediction
-    first) against column ``x``: lines for a numeric ``x``, points side by side for a categorical one
-    (systems, routings), saturated points marked, axes in readable units without offsets."""
+               wanted: list[str] | None = None, command: str | None = None, dpi: int = 200) -> None:
+    """Write a PNG (``dpi`` dots per inch) with one panel per metric (``wanted``, else those
+    :func:`chosen` picks for ``command``) against column ``x``: lines for a numeric ``x``, points side
+    by side for a categorical one (systems, routings), saturated points marked, axes in readable
+    units without offsets; against rank counts, times on a log axis (strong scaling spans decades).
+    One legend for the whole figure, under the panels."""
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
-    names = chosen(rows, params, x, wanted)
-    cols = min(3, max(1, len(names)))
+    import matplotlib.ticker
+    names = chosen(rows, params, x, wanted, command)
+    cols = 2 if len(names) == 4 else min(3, max(1, len(names)))
     nrows = max(1, math.ceil(len(names) / cols))
     groups = series(rows, params, x)
     xs = [row.get(x) for row in rows]
@@ -128,22 +141,27 @@ def plot_sweep(rows: list[dict], params: list[str], x: str, path: str, title: st
                 panel.set_xlim(-0.5, len(categories) - 0.5)
             elif x == "ranks":           # rank counts grow by factors: equal steps on a log axis
                 panel.set_xscale("log", base=2)
+                if name.endswith("_s") and all(isinstance(row.get(name), (int, float)) and row[name] > 0
+                                               for row in rows):
+                    panel.set_yscale("log")     # a time that shrinks by factors: equal steps too
+                    plain = matplotlib.ticker.FuncFormatter(_log_label)
+                    panel.yaxis.set_major_formatter(plain)
+                    panel.yaxis.set_minor_formatter(plain)
                 ticks = sorted({row[x] for row in rows if isinstance(row.get(x), (int, float))})
                 panel.set_xticks(ticks, [str(t) for t in ticks])
                 panel.minorticks_off()
         for panel in list(axes.flat)[len(names):]:
             panel.set_visible(False)
-        if names:
-            handles, labels = axes.flat[0].get_legend_handles_labels()
-            if len(groups) < 2:
-                handles, labels = [], []
-            if saturated_any:
-                from matplotlib.lines import Line2D
-                handles.append(Line2D([], [], linestyle="none", **SATURATED))
-                labels.append("saturated")
-            if handles:
-                axes.flat[0].legend(handles, labels, fontsize=7)
+        handles, labels = axes.flat[0].get_legend_handles_labels() if names and len(groups) > 1 else ([], [])
+        if saturated_any:
+            from matplotlib.lines import Line2D
+            handles.append(Line2D([], [], linestyle="none", **SATURATED))
+            labels.append("saturated")
+        legend_rows = math.ceil(len(handles) / min(len(handles), 4)) if handles else 0
+        bottom = (0.1 + 0.28 * legend_rows) / (3.4 * nrows) if handles else 0     # inches over the height
+        if handles:
+            fig.legend(handles, labels, loc="lower center", ncol=min(len(handles), 4), fontsize=9, frameon=False)
         fig.suptitle(title, fontsize=10)
-        fig.tight_layout(rect=(0, 0, 1, 0.97))
-        fig.savefig(path, dpi=100)
+        fig.tight_layout(rect=(0, bottom, 1, 0.97))
+        fig.savefig(path, dpi=dpi)
         plt.close(fig)

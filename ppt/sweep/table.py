@@ -31,6 +31,23 @@ def rows_of(params: dict, result: dict) -> list[dict]:
     return [common]
 
 
+#: Per swept command, the result columns its table (and the metrics its plot) show unless ``--columns``
+#: (``--metrics``) says otherwise: what the command predicts, not how the simulation got there.
+HEADLINE = {
+    "traffic": ("accepted_fraction", "mean_latency_s", "latency_p99_s", "mean_hops", "saturated"),
+    "run": ("predicted_s", "network.mean_latency_s", "network.message_latency_p99_s", "network.mean_hops"),
+    "exec": ("predicted_s", "network.mean_latency_s", "network.message_latency_p99_s", "network.mean_hops"),
+    "replay": ("predicted_s", "trace_s", "network.mean_latency_s", "network.message_latency_p99_s"),
+    "snap": ("cores", "predicted_s", "compute_s", "comm_s", "speedup", "efficiency"),
+}
+
+
+def headline(command: str, rows: list[dict]) -> list[str]:
+    """The :data:`HEADLINE` columns of ``command`` that ``rows`` have."""
+    present = set(columns_of(rows))
+    return [c for c in HEADLINE.get(command, ()) if c in present]
+
+
 def columns_of(rows: list[dict]) -> list[str]:
     """Every column, in order of first appearance."""
     return list(dict.fromkeys(key for row in rows for key in row))

@@ -2,9 +2,8 @@
 
 A Chakra execution trace (ET) is one protobuf file per rank (NPU), named ``<prefix>.<rank>.et``:
 a length-prefixed ``GlobalMetadata`` message, then one ``Node`` message per node of the rank's
-dependency graph (``data_deps`` and ``ctrl_deps`` name the nodes it waits for).  The schema is the
-``mlc-chakra`` package's (``chakra.schema.protobuf.et_def_pb2``); it is needed only to read such a
-trace (``pip install 'ppt-sim[chakra]'``).
+dependency graph (``data_deps`` and ``ctrl_deps`` name the nodes it waits for).  The messages are
+decoded by :mod:`ppt.traces.chakra_et` (no protobuf package needed); fields not read are skipped.
 
 What a rank's graph becomes, in one topological order (Kahn's algorithm).  ASTRA-sim issues every
 ready node at once; a linear stream issues one at a time, so among the nodes ready (their
@@ -71,8 +70,9 @@ after the last communication; calls are named by Chakra's types (``ALL_REDUCE``,
 ``start_s`` is the op's time on the rank's compute-only clock (the trace records no communication
 time), from which :meth:`span` is taken.
 
-Bad input is one line (TraceError): a file that is not a Chakra ET, a missing rank file, an
-unknown collective type, a dependency on an absent node, a dependency cycle (naming its nodes).
+Bad input is one line (TraceError): a file that is not a Chakra ET or is truncated (naming the file,
+the message and the byte), a missing rank file, an unknown collective type, a dependency on an absent
+node, a dependency cycle (naming its nodes).
 
 Units: seconds and bytes.
 """
@@ -89,7 +89,10 @@ import zlib
 
 from ppt.errors import TraceError
 from ppt.oprecord import COMM_SELF, COMM_WORLD, PROC_NULL, UNDEFINED, Op
+from ppt.traces.chakra_et import (COLLECTIVE_TYPES, COMM_COLL_NODE, COMM_RECV_NODE, COMM_SEND_NODE, COMP_NODE,
+                                  MEM_LOAD_NODE, MEM_STORE_NODE, METADATA_NODE, decode_stream)
 from ppt.traces.opstream import MemoryTrace
+from ppt.traces.protowire import WireError
 from ppt.traces.writers.synthetic import SUM
 
 #: A rank's file name: ``<prefix>.<rank>.et``.
@@ -101,16 +104,6 @@ COLLECTIVES = {"ALL_REDUCE": Op.ALLREDUCE, "ALL_GATHER": Op.ALLGATHER, "REDUCE_S
                "REDUCE_SCATTER_BLOCK": Op.REDUCE_SCATTER, "ALL_TO_ALL": Op.ALLTOALL, "BROADCAST": Op.BCAST,
                "BARRIER": Op.BARRIER}
 MICROSECOND_S = 1e-6
-
-
-def schema():
-    """The Chakra protobuf module ``et_def_pb2`` (TraceError, one line, saying what to install, if absent)."""
-    try:
-        from chakra.schema.protobuf import et_def_pb2
-    except ImportError:
-        raise TraceError("reading Chakra traces needs the mlc-chakra package: "
-                         "pip install 'ppt-sim[chakra]' (or mlc-chakra)") from None
-    return et_def_pb2
 
 
 # -- finding the files -----------------------------------------------------------------------
@@ -153,29 +146,8 @@ def rank_files(path) -> list:
 
 
 # -- reading one file ----------------------------------------------------------------------------
-def _messages(data: bytes, where: str):
-    """The length-prefixed messages of ``data`` (varint length, then the bytes) as memoryviews."""
-    view, pos, end = memoryview(data), 0, len(data)
-    while pos < end:
-        size = shift = 0
-        while True:
-            if pos >= end or shift > 63:
-                raise TraceError(f"{where}: not a Chakra execution trace (a message length is cut off at byte {pos})")
-            byte = data[pos]
-            pos += 1
-            size |= (byte & 0x7F) << shift
-            shift += 7
-            if not byte & 0x80:
-                break
-        if pos + size > end:
-            raise TraceError(f"{where}: not a Chakra execution trace, or truncated (a {size}-byte message at "
-                             f"byte {pos} runs past its end at {end})")
-        yield view[pos:pos + size]
-        pos += size
-
-
-def read_file(path, pb) -> tuple:
-    """``(GlobalMetadata, [Node, ...])`` of one rank's ET file (gzip-compressed or not)."""
+def read_file(path) -> list:
+    """The nodes of one rank's ET file (gzip-compressed or not), after its global metadata."""
     try:
         with open(path, "rb") as f:
             data = f.read()
@@ -183,34 +155,15 @@ def read_file(path, pb) -> tuple:
             data = gzip.decompress(data)
     except (OSError, EOFError, zlib.error) as exc:
         raise TraceError(f"{path}: unreadable ({exc})") from None
-    from google.protobuf.message import DecodeError
-    messages = _messages(data, path)
-    metadata, nodes = pb.GlobalMetadata(), []
     try:
-        first = next(messages, None)
-        if first is None:
-            raise TraceError(f"{path}: empty, not a Chakra execution trace")
-        metadata.ParseFromString(first)
-        if not metadata.version and not len(metadata.attr):
-            raise TraceError(f"{path}: not a Chakra execution trace (it does not start with the global metadata)")
-        for message in messages:
-            node = pb.Node()
-            node.ParseFromString(message)
-            nodes.append(node)
-    except DecodeError as exc:
-        raise TraceError(f"{path}: not a Chakra execution trace ({exc})") from None
-    return metadata, nodes
-
-
-def attributes(node) -> dict:
-    """A node's attributes as ``{name: value}`` (lists as lists)."""
-    values = {}
-    for attr in node.attr:
-        field = attr.WhichOneof("value")
-        if field is not None:
-            value = getattr(attr, field)
-            values[attr.name] = list(value.values) if field.endswith("_list") else value
-    return values
+        metadata, nodes = decode_stream(data)
+    except WireError as exc:
+        raise TraceError(f"{path}: not a Chakra execution trace, or truncated ({exc})") from None
+    if metadata is None:
+        raise TraceError(f"{path}: empty, not a Chakra execution trace")
+    if not metadata.version and not metadata.attr:
+        raise TraceError(f"{path}: not a Chakra execution trace (it does not start with the global metadata)")
+    return nodes
 
 
 def process_groups(nodes, where: str) -> dict:
@@ -220,7 +173,7 @@ def process_groups(nodes, where: str) -> dict:
         if PROCESS_GROUP_INIT not in node.name:
             continue
         try:
-            values = ast.literal_eval(node.inputs.values) if node.inputs.values else []
+            values = ast.literal_eval(node.inputs_values) if node.inputs_values else []
             entries = [entry for text in values if isinstance(text, str) for entry in json.loads(text)]
             for entry in entries:
                 groups[str(entry["pg_name"])] = [int(r) for r in entry.get("ranks") or ()] or None
@@ -241,39 +194,38 @@ class ChakraTrace(MemoryTrace):
     """
 
     def __init__(self, path, overlap: bool = False):
-        pb = schema()
         self.files = rank_files(path)
-        ranks = [read_file(name, pb) for name in self.files]
+        ranks = [read_file(name) for name in self.files]
         self._name = RANK_FILE.match(os.path.basename(self.files[0]))["prefix"]
         self.chakra_ranks = len(self.files)
         super().__init__(self._name, (1 + overlap) * self.chakra_ranks, cpu_times=False)
         self.meta_path = os.fspath(path)        # results name the path given
         groups = {}
-        for name, (_, nodes) in zip(self.files, ranks):
+        for name, nodes in zip(self.files, ranks):
             for pg, members in process_groups(nodes, name).items():
                 if groups.setdefault(pg, members) != members:
                     raise TraceError(f"{name} declares process group {pg!r} with ranks {members}, another rank's "
                                      f"file with {groups[pg]}")
         world = COMM_SELF + 1 if overlap else COMM_WORLD      # the communicator of all communication streams
-        self.comms = self._communicators(groups, [nodes for _, nodes in ranks], pb, world)
+        self.comms = self._communicators(groups, ranks, world)
         splits = [(world, None)] * overlap + sorted((h, m) for h, m in self.comms.values() if m is not None)
-        for rank, (name, (_, nodes)) in enumerate(zip(self.files, ranks)):
+        for rank, (name, nodes) in enumerate(zip(self.files, ranks)):
             if overlap:
                 compute = Stream(self.builder(2 * rank), 2 * rank + 1)
                 comm = Stream(self.builder(2 * rank + 1), 2 * rank)
             else:
                 compute = comm = Stream(self.builder(rank))
-            RankGraph(rank, name, nodes, pb, self.comms, self.chakra_ranks, world).emit(compute, comm, splits)
+            RankGraph(rank, name, nodes, self.comms, self.chakra_ranks, world).emit(compute, comm, splits)
 
     @property
     def name(self) -> str:
         return self._name
 
-    def _communicators(self, groups: dict, graphs, pb, world: int) -> dict:
+    def _communicators(self, groups: dict, graphs, world: int) -> dict:
         """``{pg_name: (handle, member ranks or None)}`` of the groups collectives name; the world's
         (every rank, in order) is ``world``, the others are numbered after it in ``pg_name`` order."""
-        used = {attributes(node).get("pg_name") for nodes in graphs for node in nodes
-                if node.type == pb.COMM_COLL_NODE} - {None, ""}
+        used = {node.attributes().get("pg_name") for nodes in graphs for node in nodes
+                if node.type == COMM_COLL_NODE} - {None, ""}
         undeclared = sorted(used - set(groups))
         if undeclared:
             raise TraceError(f"the Chakra trace's collectives name process group {undeclared[0]!r}, which no "
@@ -317,10 +269,10 @@ def _deps(node) -> set:
 class RankGraph:
     """One rank's nodes (``nodes``, from file ``where``) and the ops their topological order makes."""
 
-    def __init__(self, rank: int, where: str, nodes, pb, comms: dict, num_ranks: int, world: int):
-        self.rank, self.where, self.pb, self.comms, self.num_ranks = rank, where, pb, comms, num_ranks
+    def __init__(self, rank: int, where: str, nodes, comms: dict, num_ranks: int, world: int):
+        self.rank, self.where, self.comms, self.num_ranks = rank, where, comms, num_ranks
         self.world = world                      # handle of the communicator of all Chakra ranks
-        self.communication = (pb.COMM_COLL_NODE, pb.COMM_SEND_NODE, pb.COMM_RECV_NODE)
+        self.communication = (COMM_COLL_NODE, COMM_SEND_NODE, COMM_RECV_NODE)
         self.nodes = {}
         for node in nodes:
             if node.id in self.nodes:
@@ -341,7 +293,7 @@ class RankGraph:
                                      "file lacks")
                 dependents.setdefault(dep, []).append(node.id)
             waiting[node.id] = len(deps)
-        posts, receive = (self.pb.COMM_SEND_NODE, self.pb.COMM_RECV_NODE), self.pb.COMM_RECV_NODE
+        posts, receive = (COMM_SEND_NODE, COMM_RECV_NODE), COMM_RECV_NODE
         heaps, in_flight, stalled = ([], [], []), set(), set()   # stalled: ready, but needing a receive in flight
 
         def ready(nid):
@@ -394,7 +346,6 @@ class RankGraph:
         """Write the rank's ops: compute nodes to ``compute``, communication nodes to ``comm`` (the same
         stream, or the rank's communication stream beside it); ``splits``: ``(handle, members or None
         for every rank)`` of the communicators to create first, in order (see the module docstring)."""
-        pb = self.pb
         streams = (compute,) if comm is compute else (compute, comm)
         for stream in streams:
             stream.add(Op.INIT, "TRACE_START", 0.0)
@@ -423,15 +374,15 @@ class RankGraph:
                 if stream_of[dep] is not stream and dep not in received:
                     stream.add(Op.RECV, "SIGNAL_WAIT", t, peer=stream.partner, tag=place[dep])
                     received.add(dep)
-            attrs = attributes(node)
-            if node.type == pb.COMP_NODE:
+            attrs = node.attributes()
+            if node.type == COMP_NODE:
                 if not attrs.get("is_cpu_op", False):
                     stream.gap += node.duration_micros * MICROSECOND_S
                     t += node.duration_micros * MICROSECOND_S
-            elif node.type == pb.COMM_COLL_NODE:
+            elif node.type == COMM_COLL_NODE:
                 stream.add(**self._collective(node, attrs), t=t)
-            elif node.type in (pb.COMM_SEND_NODE, pb.COMM_RECV_NODE):
-                send = node.type == pb.COMM_SEND_NODE
+            elif node.type in (COMM_SEND_NODE, COMM_RECV_NODE):
+                send = node.type == COMM_SEND_NODE
                 peer = self._int(node, attrs, "comm_dst" if send else "comm_src")
                 if not 0 <= peer < self.num_ranks:
                     raise TraceError(f"{self.where}: node {node.id} ({node.name}) names rank {peer}, outside the "
@@ -444,10 +395,10 @@ class RankGraph:
                     sending.append(request)
                 else:
                     receiving[node.id] = request
-            elif node.type not in (pb.METADATA_NODE, pb.MEM_LOAD_NODE, pb.MEM_STORE_NODE):
+            elif node.type not in (METADATA_NODE, MEM_LOAD_NODE, MEM_STORE_NODE):
                 raise TraceError(f"{self.where}: node {node.id} ({node.name}) has node type {node.type}, which "
                                  "the Chakra schema read does not define")
-            if node.id in signalled and node.type != pb.COMM_RECV_NODE:    # a receive signals once completed
+            if node.id in signalled and node.type != COMM_RECV_NODE:    # a receive signals once completed
                 stream.add(Op.SEND, "SIGNAL", t, peer=stream.partner, tag=place[node.id])
         if receiving or sending:
             self._complete(comm, sorted([*receiving.values(), *sending]), t)
@@ -474,15 +425,11 @@ class RankGraph:
     def _collective(self, node, attrs: dict) -> dict:
         """The op fields of collective node ``node``: kind, call, communicator and sizes."""
         code = attrs.get("comm_type")
-        try:
-            name = self.pb.CollectiveCommType.Name(code)
-        except (ValueError, TypeError):
-            name = None
+        name = COLLECTIVE_TYPES[code] if isinstance(code, int) and 0 <= code < len(COLLECTIVE_TYPES) else None
         kind = COLLECTIVES.get(name)
         if kind is None:
-            known = ", ".join(COLLECTIVES)
             raise TraceError(f"{self.where}: node {node.id} ({node.name}) is a collective of type "
-                             f"{name or code!r}, not one read ({known})")
+                             f"{name or code!r}, not one read ({', '.join(COLLECTIVES)})")
         comm, members = self.comms.get(attrs.get("pg_name") or "", (self.world, None))
         if members is not None and self.rank not in members:
             raise TraceError(f"{self.where}: node {node.id} ({node.name}) is a collective of process group "

@@ -35,7 +35,8 @@ rank's end (a GOAL schedule ends when all its operations have).  The ``cpu``
 and ``nic`` numbers are read and ignored: every rank runs on one CPU and NIC.
 
 Errors are one line, ``file:line:column: what is wrong``
-(:class:`GoalSyntaxError`).
+(:class:`GoalSyntaxError`).  Speed: a rank block is read in one pass per statement form
+(:meth:`_Parser.block`); the tokens read what that pass declines, and report the errors.
 """
 from __future__ import annotations
 
@@ -43,8 +44,9 @@ import heapq
 import os
 import re
 
+from ppt.engine.core import young_garbage_only
 from ppt.errors import TraceError
-from ppt.oprecord import ANY_SOURCE, ANY_TAG, Op
+from ppt.oprecord import ANY_SOURCE, ANY_TAG, COMM_WORLD, PROC_NULL, Op
 from ppt.traces.opstream import MemoryTrace
 
 #: Words that start a statement, so no label may be one (as in LogGOPSim's scanner, other keywords such as
@@ -59,6 +61,7 @@ START_CALL, END_CALL = "GOAL_start", "GOAL_end"
 MAX_TAG = 2**31 - 1
 
 _SEND, _RECV, _CALC = 0, 1, 2
+_ISEND, _IRECV, _WAIT, _WAITALL = int(Op.ISEND), int(Op.IRECV), int(Op.WAIT), int(Op.WAITALL)
 _OPS = {"send": _SEND, "recv": _RECV, "calc": _CALC}
 
 _TOKEN = re.compile(r"""
@@ -82,6 +85,15 @@ _FAST_CALC = re.compile(rf"(?:({_LABEL})[ \t]*:[ \t]*)?calc[ \t]+([0-9]+)(?:[ \t
 _FAST_DEP = re.compile(rf"({_LABEL})[ \t]+(i?requires)[ \t]+({_LABEL}){_END}")
 _MAX_AMOUNT = 2**63 - 1
 _BLANKS = re.compile(r"[ \t]*")
+#: A whole block's operations and dependencies, each in one pass (:meth:`_Parser.block`): a line holding a
+#: send or receive or a calc, or one holding a dependency, with an optional line comment.
+_BLOCK_OPERATION = re.compile(
+    rf"^[ \t]*(?:({_LABEL})[ \t]*:[ \t]*)?(?:(send|recv)[ \t]+([0-9]+)[ \t]*b[ \t]+(to|from)[ \t]+(-1|[0-9]+)"
+    rf"(?:[ \t]+tag[ \t]+(-1|[0-9]+))?(?:[ \t]+cpu[ \t]+([0-9]+))?(?:[ \t]+nic[ \t]+([0-9]+))?"
+    rf"|calc[ \t]+([0-9]+)(?:[ \t]+cpu[ \t]+([0-9]+))?)[ \t]*(?://[^\n]*)?\r?$", re.M)
+_BLOCK_DEPENDENCY = re.compile(rf"^[ \t]*({_LABEL})[ \t]+(i?requires)[ \t]+({_LABEL})[ \t]*(?://[^\n]*)?\r?$", re.M)
+#: Lines with nothing to read: blank, or a line comment alone.
+_EMPTY_LINE = re.compile(r"^[ \t]*(?://[^\n]*)?\r?$", re.M)
 
 #: Blanks and comments before a file's first word, and that word for a GOAL schedule (content detection).
 _SKIP = re.compile(r"\s+|//[^\n]*(\n|$)|/\*.*?\*/", re.S)
@@ -249,8 +261,12 @@ class _Parser:
         block = None
         fast = self.fast
         while True:
-            if block is not None and t.peek()[0] == "word" and fast(block, t.peek()):
-                continue
+            if block is not None and t.peek()[0] == "word":
+                if not block.ops and not block.deps and self.block(block, t.peek()):
+                    block = None
+                    continue
+                if fast(block, t.peek()):
+                    continue
             tok = t.next()
             kind, text = tok[0], tok[1]
             if kind == "nl":
@@ -328,6 +344,73 @@ class _Parser:
         if self.num_ranks is None:
             raise GoalSyntaxError(f"{self.where}:1:1: no 'num_ranks N' line: this is not a GOAL schedule")
         return self.trace
+
+    def block(self, block: _Rank, tok) -> bool:
+        """Read a whole rank block, from its first statement (word ``tok``) to its '}', in one pass of
+        :data:`_BLOCK_OPERATION` and one of :data:`_BLOCK_DEPENDENCY`, and finish it; False, with nothing read, if any line is not a valid
+        statement of the common forms, a block comment is in it, or finishing it fails (the tokens then
+        read the block again, and report every error with its line and column)."""
+        text, pos = self.t.text, tok[4]
+        end = text.find("}", pos)
+        if end < 0:
+            return False
+        body = text[pos:end]
+        last_line = body.rfind("\n")
+        if "/*" in body or last_line < 0 or body[last_line + 1:].strip():
+            return False
+        found = _BLOCK_OPERATION.findall(body)
+        linked = _BLOCK_DEPENDENCY.findall(body)
+        if len(found) + len(linked) + len(_EMPTY_LINE.findall(body)) != body.count("\n") + 1:
+            return False
+        if not KEYWORDS.isdisjoint([name for name, _, _ in linked]) or not KEYWORDS.isdisjoint(
+                [on for _, _, on in linked]):
+            return False
+        deps = [(name, on, dep == "irequires", None, None, None) for name, dep, on in linked]
+        ops, labels, resources = [], {}, 0
+        num_ranks, append = self.num_ranks, ops.append
+        for label, op, size, direction, peer, tag, cpu, nic, calc, calc_cpu in found:
+            if label:
+                if label in KEYWORDS or label in labels:
+                    return False
+                labels[label] = len(ops)
+            else:
+                label = None
+            if op:
+                amount, peer = int(size), int(peer)
+                tag = int(tag) if tag else 0
+                if op == "send":
+                    if direction != "to" or peer < 0 or tag < 0:
+                        return False
+                    kind = _SEND
+                elif direction != "from":
+                    return False
+                else:
+                    kind = _RECV
+                if amount > _MAX_AMOUNT or peer >= num_ranks or tag > MAX_TAG:
+                    return False
+                if cpu or nic:
+                    if int(cpu or 0) > 255 or int(nic or 0) > 255:
+                        return False
+                    resources += int(cpu or 0) > 0 or int(nic or 0) > 0
+                append((kind, amount, peer, tag, None, None, label))
+            else:
+                amount = int(calc)
+                if amount > _MAX_AMOUNT:
+                    return False
+                if calc_cpu:
+                    if int(calc_cpu) > 255:
+                        return False
+                    resources += int(calc_cpu) > 0
+                append((_CALC, amount, -1, 0, None, None, label))
+        read = _Rank(block.rank, block.line, block.col)
+        read.ops, read.labels, read.deps, read.resources = ops, labels, deps, resources
+        try:
+            self.finish(read)
+        except GoalSyntaxError:
+            return False
+        line = tok[2] + body.count("\n")
+        self.t.jump(end + 1, line, pos + last_line + 1)
+        return True
 
     def fast(self, block: _Rank, tok) -> bool:
         """Read statements of the common forms, from word ``tok`` on, each in one match, as long as they
@@ -457,9 +540,8 @@ class _Parser:
 
     def finish(self, block: _Rank):
         """Resolve the block's dependencies, then order its graph and write its op stream."""
-        ops, labels = block.ops, block.labels
-        n = len(ops)
-        preds = [[] for _ in range(n)]          # (dep index, irequires) per op, in the order written
+        labels = block.labels
+        preds = {}                              # op index -> [(dep index, irequires), ...] in the order written
         for name, dep, weak, line, col, dcol in block.deps:
             a = labels.get(name)
             if a is None:
@@ -469,7 +551,11 @@ class _Parser:
                 raise self.t.error(line, dcol, f"label {dep!r} is not defined in rank {block.rank}")
             if a == b:
                 raise self.t.error(line, col, f"dependency cycle in rank {block.rank}: {name} requires itself")
-            preds[a].append((b, weak))
+            found = preds.get(a)
+            if found is None:
+                preds[a] = [(b, weak)]
+            else:
+                found.append((b, weak))
         self._emit(block, preds)
 
     def _cycle(self, block, preds, indegree) -> GoalSyntaxError:
@@ -480,7 +566,7 @@ class _Parser:
         while i not in seen:
             seen[i] = len(path)
             path.append(i)
-            i = next(b for b, _ in preds[i] if indegree[b])
+            i = next(b for b, _ in preds[i] if indegree[b])        # an op left unordered waits for one
         cycle = path[seen[i]:] + [i]
 
         def name(k):
@@ -497,25 +583,36 @@ class _Parser:
         must wait for a send or receive to complete, the one written first does, after a WAIT/WAITALL."""
         ops = block.ops
         n = len(ops)
-        succs = [[] for _ in range(n)]
-        waits_on = [None] * n                   # the sends/receives an op requires, in the order written
+        succs = {}                              # op index -> the ops that require or irequire it
+        waits_on = {}                           # op index -> the sends/receives it requires, in the order written
         unwaited = [0] * n                      # how many of those are not waited for yet
-        dependents = [[] for _ in range(n)]     # ops that require (to complete) this send/receive
-        for i, deps in enumerate(preds):
+        dependents = {}                         # send/receive -> the ops that require (its completion)
+        indegree = [0] * n
+        for i, deps in preds.items():
+            indegree[i] = len(deps)
             for b, _ in deps:
-                succs[b].append(i)
-            need = list(dict.fromkeys(b for b, weak in deps if not weak and ops[b][0] != _CALC))
-            waits_on[i] = need
-            unwaited[i] = len(need)
-            for b in need:
-                dependents[b].append(i)
-        indegree = [len(p) for p in preds]
-        free, blocked = [], []                  # heaps of ready op indices
-        for i in range(n):
-            if not indegree[i]:
-                (blocked if unwaited[i] else free).append(i)
-        heapq.heapify(free)
-        heapq.heapify(blocked)
+                found = succs.get(b)
+                if found is None:
+                    succs[b] = [i]
+                else:
+                    found.append(i)
+            need = [b for b, weak in deps if not weak and ops[b][0] != _CALC]
+            if need:
+                if len(need) > 1:
+                    need = list(dict.fromkeys(need))
+                waits_on[i] = need
+                unwaited[i] = len(need)
+                for b in need:
+                    found = dependents.get(b)
+                    if found is None:
+                        dependents[b] = [i]
+                    else:
+                        found.append(i)
+        free = [i for i in range(n) if not indegree[i] and not unwaited[i]]   # heaps of ready op indices
+        blocked = [i for i in range(n) if not indegree[i] and unwaited[i]]
+        heapify, heappop, heappush = heapq.heapify, heapq.heappop, heapq.heappush
+        heapify(free)
+        heapify(blocked)
         done = bytearray(n)
         waited = bytearray(n)                   # 1: a send/recv whose completion the stream has waited for
 
@@ -527,25 +624,27 @@ class _Parser:
         issued = []
         ordered = 0
         while free or blocked:
-            i = heapq.heappop(free) if free else heapq.heappop(blocked)
+            i = heappop(free) if free else heappop(blocked)
             if done[i]:
                 continue                        # moved to free when its sends/receives were waited for
             done[i] = 1
             ordered += 1
-            needs = [b for b in waits_on[i] if not waited[b]]
+            needs = waits_on.get(i)
+            if needs:
+                needs = [b for b in needs if not waited[b]]
             if needs:
                 gap = pending_ns / 1e9
                 pending_ns = 0
                 if len(needs) == 1:
-                    add(Op.WAIT, WAIT_CALL, gap, request=needs[0] + 1)
+                    add(_WAIT, WAIT_CALL, gap, None, 0.0, 0.0, COMM_WORLD, PROC_NULL, 0, 0, 0, needs[0] + 1)
                 else:
-                    add(Op.WAITALL, WAITALL_CALL, gap, aux=[b + 1 for b in needs])
+                    add(_WAITALL, WAITALL_CALL, gap, aux=[b + 1 for b in needs])
                 for b in needs:
                     waited[b] = 1
-                    for d in dependents[b]:
+                    for d in dependents[b]:     # every op requiring b is among them
                         unwaited[d] -= 1
                         if not unwaited[d] and not indegree[d] and not done[d]:
-                            heapq.heappush(free, d)
+                            heappush(free, d)
             kind, amount, peer, tag = ops[i][:4]
             if kind == _CALC:
                 pending_ns += amount
@@ -553,15 +652,15 @@ class _Parser:
                 gap = pending_ns / 1e9
                 pending_ns = 0
                 issued.append(i)
-                if kind == _SEND:
-                    add(Op.ISEND, ISEND_CALL, gap, peer=peer, tag=tag, nbytes=amount, request=i + 1)
+                if kind == _SEND:         # (positional: this is the reader's hot loop)
+                    add(_ISEND, ISEND_CALL, gap, None, 0.0, 0.0, COMM_WORLD, peer, tag, 0, amount, i + 1)
                 else:
-                    add(Op.IRECV, IRECV_CALL, gap, peer=ANY_SOURCE if peer == -1 else peer,
-                        tag=ANY_TAG if tag == -1 else tag, nbytes=amount, request=i + 1)
-            for s in succs[i]:
+                    add(_IRECV, IRECV_CALL, gap, None, 0.0, 0.0, COMM_WORLD, ANY_SOURCE if peer == -1 else peer,
+                        ANY_TAG if tag == -1 else tag, 0, amount, i + 1)
+            for s in succs.get(i, ()):
                 indegree[s] -= 1
                 if not indegree[s]:
-                    heapq.heappush(blocked if unwaited[s] else free, s)
+                    heappush(blocked if unwaited[s] else free, s)
         if ordered < n:
             raise self._cycle(block, preds, indegree)
         left = [i + 1 for i in issued if not waited[i]]
@@ -575,8 +674,10 @@ class _Parser:
 
 
 def parse(text: str, path="<goal>", where: str | None = None) -> GoalTrace:
-    """The GOAL schedule ``text`` as a :class:`GoalTrace` (``path`` names it; ``where`` in errors)."""
-    return _Parser(text, where or os.fspath(path), path).parse()
+    """The GOAL schedule ``text`` as a :class:`GoalTrace` (``path`` names it; ``where`` in errors).  The
+    cyclic garbage collector stays off the ops read so far (it would rescan them over and over)."""
+    with young_garbage_only():
+        return _Parser(text, where or os.fspath(path), path).parse()
 
 
 def load(path) -> GoalTrace:

@@ -47,13 +47,19 @@ collective's from its type):
   call is a dup, else the COMM_SPLIT that makes exactly its members: colour the handle, key the
   rank's place in the member list (a rank that got no communicator: UNDEFINED).  So the op-stream
   needs no new op to declare a communicator by its members.  A DESTROY_HANDLE collective
-  (CommDestroy) frees one; a Comm_free without it is LOCAL.  A communicator used on a rank that no
+  (CommDestroy) frees one; a Comm_free without it is LOCAL.  MPI_COMM_WORLD's and MPI_COMM_SELF's
+  creation (Score-P 8 on: a CREATE_HANDLE collective in MPI_Init) and end (in MPI_Finalize) are no
+  ops: every stream starts with both, and the call keeps the kind its name gives.  A communicator used on a rank that no
   creation gave it is a TraceError; a creation the op-stream cannot express (an
   intercommunicator, or Comm_create_group, collective over the new members alone) is an OTHER op.
 
 Calls translated from no event (Comm_group, Group_*, Op_create, ...) are LOCAL: the definitions
 resolve groups, and reductions replay MPI_SUM.  Calls without an entry (matched probes, RMA, I/O,
-nonblocking collectives, persistent requests, ...) become OTHER ops.
+nonblocking collectives, persistent requests, ...) become OTHER ops: the op stream has no
+nonblocking collective, and a NonBlockingCollectiveComplete in a Wait completes no request of it.
+
+An archive whose MPI ranks make no MPI call (an HPX program under mpirun) is a TraceError, not a
+0-second trace; a damaged one names the file that does not read (:func:`damaged_file`).
 
 Units: seconds and bytes.
 """
@@ -136,7 +142,8 @@ class Otf2Trace(MemoryTrace):
 
 
 def read(path) -> Otf2Trace:
-    """The OTF2 archive at ``path`` as an op-stream trace (TraceError, one line, if it is damaged)."""
+    """The OTF2 archive at ``path`` as an op-stream trace (TraceError, one line naming the file that does not
+    read, if it is damaged)."""
     otf2, error = _otf2()
     path = anchor(path)
     report = io.StringIO()     # the package prints a failing callback's traceback: the one line below says it
@@ -144,7 +151,37 @@ def read(path) -> Otf2Trace:
         with contextlib.redirect_stderr(report), otf2.reader.open(path) as archive:
             return Archive(otf2, archive, path).read()
     except (otf2.reader.TraceReaderError, error) as exc:
-        raise TraceError(f"{path}: the OTF2 archive is truncated or damaged ({exc})") from None
+        with contextlib.redirect_stderr(report):
+            damaged = damaged_file(otf2, (otf2.reader.TraceReaderError, error), path)
+        raise TraceError(f"{damaged}: truncated or damaged, the OTF2 archive {path} does not read ({exc}); "
+                         "copy the whole archive again") from None
+
+
+def damaged_file(otf2, errors: tuple, path: str) -> str:
+    """The file of the archive at anchor ``path`` that does not read (``errors``: what reading raises): the
+    anchor file, the global definitions, or the files of the first location whose events do not read (each
+    read alone, so every location is read at most once); the anchor file if every part reads alone."""
+    from _otf2 import Reader_Close, Reader_Open
+    try:
+        Reader_Close(Reader_Open(path))
+    except errors:
+        return path
+    stem = os.path.splitext(path)[0]
+    try:
+        with otf2.reader.open(path) as archive:
+            count = len(list(archive.definitions.locations))
+    except errors:
+        return stem + ".def"
+    for index in range(count):
+        with otf2.reader.open(path) as archive:
+            location = list(archive.definitions.locations)[index]
+            try:
+                for _ in archive.events(location):
+                    pass
+            except errors:
+                files = os.path.join(stem, str(location._ref))
+                return f"{files}.evt (or {os.path.basename(files)}.def)"
+    return path
 
 
 class Archive:
@@ -220,6 +257,9 @@ class Archive:
                         events.leave(time_s)
             elif events.depth:
                 events.events.append(event)
+        if origin is None:
+            raise TraceError(f"no MPI calls in {self.path}: its MPI ranks entered no MPI region (is it a trace of a "
+                             "program that uses MPI only to start, e.g. HPX? replay needs the MPI calls)")
         for split in self.splits.values():      # a member recorded no end (a damaged trace): 0 bytes to it
             split.release()
         for events in ranks.values():
@@ -281,7 +321,7 @@ class RankEvents:
         if self.depth:
             return
         name, events = self.name, self.events
-        end = _event(events, "MpiCollectiveEnd")
+        end = None if name in dumpi_ops.INIT_CALLS else _event(events, "MpiCollectiveEnd")
         if end is not None:
             translate = self.archive.collectives.get(end.collective_op.value)
             if translate is None:
@@ -335,9 +375,8 @@ class RankEvents:
         """The stream handle of communicator definition ``comm`` (TraceError if this rank has none)."""
         handle = self.archive.handles.get(comm)
         if handle is None or handle not in self.created:
-            name = getattr(comm, "name", comm)
-            raise TraceError(f"{self.archive.path}: rank {self.rank} uses communicator {name!r}, which no call "
-                             "created on it")
+            raise TraceError(f"{self.archive.path}: rank {self.rank} uses communicator {_comm_name(comm)}, which no "
+                             "call created on it")
         return handle
 
     def split(self, num_ranks: int, rank: int, nbytes: int) -> Split:
@@ -422,12 +461,22 @@ class RankEvents:
         return None
 
     def destroy(self, name: str, end, events) -> tuple:
-        """A communicator freed (CommDestroy's, else the collective's): COMM_FREE."""
+        """A communicator freed (CommDestroy's, else the collective's): COMM_FREE.  MPI_COMM_WORLD's and
+        MPI_COMM_SELF's end (Score-P 8 on records it in MPI_Finalize) is no op: the call's own."""
         freed = getattr(_event(events, "CommDestroy"), "communicator", end.communicator)
         handle = self.comm(freed)
+        if handle <= COMM_SELF:
+            kind, encode = CALLS.get(name, (Op.OTHER, _nothing))
+            return kind, encode(self, events)
         if handle > COMM_SELF:
             self.created.discard(handle)
         return Op.COMM_FREE, {"comm": handle}
+
+
+def _comm_name(comm) -> str:
+    """A communicator definition as errors name it: its name quoted, or its definition id where it has none."""
+    name = getattr(comm, "name", None)
+    return repr(name) if name else f"#{getattr(comm, '_ref', '?')} (unnamed)"
 
 
 def _request(request_id: int) -> int:

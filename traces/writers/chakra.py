@@ -1,8 +1,8 @@
-"""Writing Chakra execution traces with the mlc-chakra package, and a synthetic data-parallel step.
+"""Writing Chakra execution traces, and a synthetic data-parallel step.
 
-:func:`write_set` writes one ``<prefix>.<rank>.et`` per rank with the package's own writer
-(``encodeMessage``: a length-prefixed ``GlobalMetadata``, then one ``Node`` per node), so what it
-writes is a genuine Chakra ET that ASTRA-sim reads too.  The node makers (:func:`compute`,
+:func:`write_set` writes one ``<prefix>.<rank>.et`` per rank (:func:`ppt.traces.chakra_et.encode_stream`:
+a length-prefixed ``GlobalMetadata``, then one ``Node`` per node, encoded as protobuf encodes them),
+so what it writes is a genuine Chakra ET that ASTRA-sim reads too.  The node makers (:func:`compute`,
 :func:`collective`, :func:`send`, :func:`recv`, :func:`process_group_init`) set the fields and
 attributes :mod:`ppt.traces.readers.chakra` reads.
 
@@ -21,7 +21,8 @@ import json
 import os
 
 from ppt.errors import ConfigError
-from ppt.traces.readers.chakra import MICROSECOND_S, PROCESS_GROUP_INIT, schema
+from ppt.traces.chakra_et import COLLECTIVE_TYPES, NODE_TYPES, GlobalMetadata, Node, encode_stream
+from ppt.traces.readers.chakra import MICROSECOND_S, PROCESS_GROUP_INIT
 
 #: The ``version`` written in every file's global metadata.
 SCHEMA_VERSION = "0.0.4"
@@ -29,14 +30,10 @@ SCHEMA_VERSION = "0.0.4"
 WORLD_PG = "0"
 
 
-def _node(node_id: int, name: str, kind: str, deps=(), **attrs):
-    """A Node of type ``kind`` (a NodeType name) depending (data) on ``deps``, with ``attrs``."""
-    pb = schema()
-    node = pb.Node(id=node_id, name=name, type=pb.NodeType.Value(kind), data_deps=list(deps))
-    for key, value in attrs.items():
-        field = "bool_val" if isinstance(value, bool) else "string_val" if isinstance(value, str) else "int64_val"
-        node.attr.append(pb.AttributeProto(name=key, **{field: value}))
-    return node
+def _node(node_id: int, name: str, kind: str, deps=(), **attrs) -> Node:
+    """A Node of type ``kind`` (a NodeType name) depending (data) on ``deps``, with ``attrs`` (bool, str
+    or int values)."""
+    return Node(id=node_id, name=name, type=NODE_TYPES.index(kind), data_deps=list(deps), attr=list(attrs.items()))
 
 
 def compute(node_id: int, name: str, seconds: float, deps=()):
@@ -48,9 +45,11 @@ def compute(node_id: int, name: str, seconds: float, deps=()):
 
 def collective(node_id: int, name: str, comm_type: str, nbytes: int, deps=(), pg_name: str | None = None):
     """A COMM_COLL_NODE of type ``comm_type`` (a CollectiveCommType name) over ``nbytes`` on group ``pg_name``."""
+    if comm_type not in COLLECTIVE_TYPES:
+        raise ConfigError(f"{comm_type!r} is not a Chakra collective type ({', '.join(COLLECTIVE_TYPES)})")
     extra = {} if pg_name is None else {"pg_name": pg_name}
     return _node(node_id, name, "COMM_COLL_NODE", deps, is_cpu_op=False,
-                 comm_type=schema().CollectiveCommType.Value(comm_type), comm_size=nbytes, **extra)
+                 comm_type=COLLECTIVE_TYPES.index(comm_type), comm_size=nbytes, **extra)
 
 
 def send(node_id: int, name: str, src: int, dst: int, nbytes: int, tag: int = 0, deps=()):
@@ -70,22 +69,18 @@ def process_group_init(node_id: int, groups: dict):
     node = _node(node_id, f"## {PROCESS_GROUP_INIT} ##", "METADATA_NODE")
     listed = [{"pg_name": pg, "pg_desc": pg, "backend_config": "", "pg_size": len(ranks), "ranks": list(ranks)}
               for pg, ranks in groups.items()]
-    node.inputs.values = str([json.dumps(listed)])
+    node.inputs_values = str([json.dumps(listed)])
     return node
 
 
 def write_set(prefix, ranks_nodes) -> list:
     """Write ``<prefix>.<rank>.et`` for each rank's list of nodes in ``ranks_nodes``; returns the paths."""
-    from chakra.src.third_party.utils.protolib import encodeMessage
-    pb = schema()
     os.makedirs(os.path.dirname(os.path.abspath(os.fspath(prefix))), exist_ok=True)
     paths = []
     for rank, nodes in enumerate(ranks_nodes):
         path = f"{os.fspath(prefix)}.{rank}.et"
         with open(path, "wb") as f:
-            encodeMessage(f, pb.GlobalMetadata(version=SCHEMA_VERSION))
-            for node in nodes:
-                encodeMessage(f, node)
+            f.write(encode_stream(GlobalMetadata(version=SCHEMA_VERSION), nodes))
         paths.append(path)
     return paths
 
