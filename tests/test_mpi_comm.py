@@ -86,7 +86,7 @@ def test_using_a_freed_communicator_or_group_is_an_error(use):
         group.free()
         use(world, comm, group)
 
-    with pytest.raises(MPIError, match=r"rank 0 in MPI_\w+: .* was freed"):
+    with pytest.raises(MPIError, match=r"rank [01] in MPI_\w+: .* was freed"):      # both ranks make the call
         run(2, main)
 
 

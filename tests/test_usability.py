@@ -207,6 +207,12 @@ def test_a_wide_table_wraps_headers_and_text_then_leaves_out_its_last_columns():
     assert "123456789" not in narrow                           # the column left out
 
 
+def test_a_table_without_rows_is_its_headers():
+    """A program that made no MPI call has an empty table of calls: its headers alone, as wide as they are."""
+    lines = format_table(["call", "count"], [], 80).splitlines()
+    assert [line.split() for line in lines] == [["call", "count"], ["----", "-----"]]
+
+
 def test_key_value_output_is_compact_and_wraps_under_itself():
     text = format_fields([("predicted_s", 0.00172205), ("system", "edison"), ("saturated", False),
                           ("stop_reason", None), ("windows_mean_latency_s", [1.6e-7, 1.62e-7] * 8)], 60)

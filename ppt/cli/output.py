@@ -107,9 +107,9 @@ def format_table(headers, rows, width: int | None = None) -> str:
     headers = [str(h) for h in headers]
     cells = [[cell(value, header) for value, header in zip(row, headers)] for row in rows]
     numeric = [all(_is_number(row[i]) or row[i] is None for row in rows) for i in range(len(headers))]
-    least = [max(_longest_word(h, HEADER_BREAKS), *(_longest_word(r[i], " ") for r in cells))
+    least = [max([_longest_word(h, HEADER_BREAKS)] + [_longest_word(r[i], " ") for r in cells])
              for i, h in enumerate(headers)]
-    widths = [max(len(h), *(len(r[i]) for r in cells)) for i, h in enumerate(headers)]
+    widths = [max([len(h)] + [len(r[i]) for r in cells]) for i, h in enumerate(headers)]
     while _total(widths) > width:                  # narrow the widest column that can be narrowed
         narrower = {i: _narrower(headers[i], [r[i] for r in cells], widths[i], least[i]) for i in range(len(widths))}
         candidates = [i for i, w in narrower.items() if w is not None]
