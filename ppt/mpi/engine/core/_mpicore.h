@@ -158,6 +158,12 @@ typedef struct {                /* a flow post of the schedule in progress */
     int32_t nheads;
 } flow_t;
 
+/* A queue of the current instant's work (ppt_mpi.woken, .reshares): ev[head .. len) wait, in order. */
+typedef struct {
+    ppt_event_t *ev;
+    int64_t len, head, cap;
+} instant_t;
+
 typedef struct {
     int8_t active;
     const int32_t *schedule;    /* [nsteps, offset of each step, steps..., flows...]; a step: nposts, posts, nwaits,
@@ -340,11 +346,11 @@ struct ppt_mpi {
     int64_t progress_records;   /* 0: no progress reports; else report after as many ops (or 65,536 events) */
     int64_t progress_records_at, progress_events_at;
     ppt_heap_t heap;
-    /* A rank woken by a request completed at the current instant goes on right after the event that
-     * completed it, from this queue, before any other event (of the heap) runs: at the same time, with
-     * no heap entry and no key, so it is not counted as an event.  soon[soon_head .. nsoon) wait. */
-    ppt_event_t *soon;
-    int64_t nsoon, soon_head, cap_soon;
+    /* The current instant's work that needs no key, after the heap's events at that instant: first the
+     * ranks woken by a request completed then (each goes on once, with all that completed for it at the
+     * instant), then the resharings of the node memories that changed (all starts and ends of the
+     * instant reshared once).  Neither is counted as an event: they run within the instant's events. */
+    instant_t woken, reshares;
     rank_t *ranks;
     req_t *reqs;
     int64_t nreqs, cap_reqs;
@@ -373,10 +379,14 @@ struct ppt_mpi {
 /* engine.c: events */
 void mpi_schedule(ppt_mpi_t *m, int32_t node, double t, int32_t kind, int32_t target, int32_t a);
 void mpi_post(ppt_mpi_t *m, double t, uint64_t key, int32_t kind, int32_t target, int32_t a);
-/* Rank r goes on now, right after the current event (EV_RESUME or EV_RUN_RESUME: see ppt_mpi.soon). */
-void mpi_soon(ppt_mpi_t *m, int32_t kind, int32_t r);
-/* A continuation of mpi_soon's is waiting. */
-static inline int mpi_has_soon(const ppt_mpi_t *m) { return m->soon_head < m->nsoon; }
+/* At the current instant, once its heap events have run: rank r goes on (EV_RESUME or EV_RUN_RESUME), or
+ * (after every rank woken) node memory `entity` reshares (EV_RESHARE); see ppt_mpi.woken. */
+void mpi_at_instant(ppt_mpi_t *m, instant_t *q, int32_t kind, int32_t target);
+/* Work of the current instant is waiting. */
+static inline int mpi_instant_busy(const ppt_mpi_t *m)
+{
+    return m->woken.head < m->woken.len || m->reshares.head < m->reshares.len;
+}
 /* remote.c: message i delivered at t, key -- here or on the process running its destination; message i
  * handed to the packet core as uid, for a rank of another process (whose core delivers it) */
 void mpi_deliver_at(ppt_mpi_t *m, double t, uint64_t key, int32_t i);

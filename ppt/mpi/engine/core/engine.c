@@ -95,7 +95,8 @@ void ppt_mpi_free(ppt_mpi_t *m)
     free(m->is_dirty);
     free(m->paths);
     free(m->heap.ev);
-    free(m->soon);
+    free(m->woken.ev);
+    free(m->reshares.ev);
     free(m->ranks);
     free(m->reqs);
     free(m->msgs);
@@ -184,22 +185,32 @@ void mpi_post(ppt_mpi_t *m, double t, uint64_t key, int32_t kind, int32_t target
     heap_push(&m->heap, &ev);
 }
 
-void mpi_soon(ppt_mpi_t *m, int32_t kind, int32_t r)
+void mpi_at_instant(ppt_mpi_t *m, instant_t *q, int32_t kind, int32_t target)
 {
-    m->soon = ppt_grow(m->soon, &m->cap_soon, sizeof(ppt_event_t), m->nsoon + 1);
-    m->soon[m->nsoon++] = (ppt_event_t){.t = m->now, .kind = kind, .target = r};
+    q->ev = ppt_grow(q->ev, &q->cap, sizeof(ppt_event_t), q->len + 1);
+    q->ev[q->len++] = (ppt_event_t){.t = m->now, .kind = kind, .target = target};
 }
 
-/* The next event to run into ev: a waiting continuation, else the heap's first if it is before the
- * window's end (its time is then the engine's); 0 if none, PPT_MPI_HORIZON at the horizon. */
+static int instant_pop(instant_t *q, ppt_event_t *ev)
+{
+    if (q->head == q->len)
+        return 0;
+    *ev = q->ev[q->head++];
+    if (q->head == q->len)
+        q->head = q->len = 0;
+    return 1;
+}
+
+/* The next event to run into ev: the heap's first if it is an entity's event at the current instant,
+ * else the instant's woken ranks, then its resharings (ppt_mpi.woken), else the heap's first (a packet
+ * core's wake-up, keyed after every entity's events at its time, or the next instant's first event) if it
+ * is before the window's end (its time is then the engine's); 0 if none, PPT_MPI_HORIZON at the
+ * horizon. */
 static int next_event(ppt_mpi_t *m, ppt_event_t *ev)
 {
-    if (mpi_has_soon(m)) {
-        *ev = m->soon[m->soon_head++];
-        if (m->soon_head == m->nsoon)
-            m->soon_head = m->nsoon = 0;
+    int at_instant = m->heap.len && m->heap.ev[0].t <= m->now && m->heap.ev[0].key < NET_WAKE_KEY;
+    if (!at_instant && (instant_pop(&m->woken, ev) || instant_pop(&m->reshares, ev)))
         return 1;
-    }
     if (!m->heap.len || m->heap.ev[0].t >= m->window_end)
         return 0;
     if (m->heap.ev[0].t >= m->horizon_s)
@@ -332,7 +343,7 @@ const char *ppt_mpi_reason(const ppt_mpi_t *m) { return m->reason; }
 double ppt_mpi_now(const ppt_mpi_t *m) { return m->now; }
 double ppt_mpi_next_s(const ppt_mpi_t *m)
 {
-    return mpi_has_soon(m) ? m->now : m->heap.len ? m->heap.ev[0].t : INFINITY;
+    return mpi_instant_busy(m) ? m->now : m->heap.len ? m->heap.ev[0].t : INFINITY;
 }
 void ppt_mpi_set_horizon(ppt_mpi_t *m, double until_s) { m->horizon_s = until_s; }
 int64_t ppt_mpi_events(const ppt_mpi_t *m) { return m->events; }

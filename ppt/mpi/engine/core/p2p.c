@@ -225,11 +225,11 @@ void p2p_finish(ppt_mpi_t *m, int32_t q)
         if (rk->run.awaited == q || (rk->run.any && rq->waited)) {
             rk->run.awaited = -1;
             rk->run.any = 0;
-            mpi_soon(m, EV_RUN_RESUME, rq->rank);
+            mpi_at_instant(m, &m->woken, EV_RUN_RESUME, rq->rank);
         }
     } else if (rq->waited && rk->waiting) {
         rk->waiting = 0;
-        mpi_soon(m, EV_RESUME, rq->rank);
+        mpi_at_instant(m, &m->woken, EV_RESUME, rq->rank);
     }
 }
 

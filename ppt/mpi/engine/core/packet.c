@@ -86,7 +86,7 @@ int32_t ppt_mpi_notices(const ppt_mpi_t *m) { return m->notices; }
 
 int32_t ppt_mpi_quiescent(const ppt_mpi_t *m)
 {
-    if (m->net_owed || mpi_has_soon(m))
+    if (m->net_owed || mpi_instant_busy(m))
         return 0;
     for (int64_t k = 0; k < m->heap.len; k++)
         if (m->heap.ev[k].key < NET_WAKE_KEY)

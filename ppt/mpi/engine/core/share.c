@@ -1,11 +1,12 @@
 /* The MPI engine's fair sharing (max-min, as fairshare.py's FairShare shares), over the flow solver of
  * the packet core (interconnects/core/flow.c).
  *
- * All starts and ends at one simulated time are reshared once: the first change schedules a
- * resharing event at the current time, later ones join it.  After a resharing one wake-up event waits
- * for the solver's next completion time; wake-ups made stale by a later resharing find nothing to
- * end.  Every event belongs to the share's entity, so their order among simultaneous events does not
- * depend on how a parallel run splits the job. */
+ * All starts and ends at one simulated time are reshared once: the first change queues a resharing
+ * for the end of the current instant (ppt_mpi.reshares, after its events and the ranks they woke), later
+ * ones join it.  After a resharing one wake-up event waits for the solver's next completion time;
+ * wake-ups made stale by a later resharing find nothing to end.  Every wake-up belongs to the share's
+ * entity, so their order among simultaneous events does not depend on how a parallel run splits the
+ * job. */
 #include <string.h>
 #include "_mpicore.h"
 
@@ -17,7 +18,7 @@ int32_t share_start(ppt_mpi_t *m, share_t *sh, int32_t path, double nbytes, int3
     sh->msgs[id] = what;
     if (!sh->pending) {
         sh->pending = 1;
-        mpi_schedule(m, sh->entity, m->now, EV_RESHARE, sh->entity, 0);
+        mpi_at_instant(m, &m->reshares, EV_RESHARE, sh->entity);
     }
     return id;
 }
@@ -59,7 +60,7 @@ void share_wake(ppt_mpi_t *m, share_t *sh, double at)
     }
     if (!sh->pending) {
         sh->pending = 1;
-        mpi_schedule(m, sh->entity, m->now, EV_RESHARE, sh->entity, 0);
+        mpi_at_instant(m, &m->reshares, EV_RESHARE, sh->entity);
     }
     for (int64_t k = 0; k < nended; k++)
         share_finished(m, sh, ended[k]);
