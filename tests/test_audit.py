@@ -133,7 +133,7 @@ def test_unwritable_or_full_destinations_are_one_line_and_leave_nothing(case, tm
         assert ppt(*TINY_TRAFFIC, "--sample-every", "1e-6", "--samples", samples).returncode == 0
         from ppt.drivers import sample_plots
 
-        def fills_the_disk(meta, arrays, prefix, scales=None):
+        def fills_the_disk(meta, arrays, prefix, scales=None, dpi=200):
             Path(f"{prefix}-utilization.png").write_bytes(b"\x89PNG")   # one figure whole, the next fails
             with _full_disk_open()(f"{prefix}-occupancy.png", "wb") as out:
                 out.write(b"\x89PNG" * 4096)

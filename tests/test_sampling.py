@@ -175,6 +175,12 @@ def test_traffic_samples_and_plots(tmp_path, capsys):
     assert [Path(f).name for f in out["figures"]] == ["fig-utilization.png", "fig-occupancy.png", "fig-groups.png",
                                                        "fig-latency.png"]
     assert all(Path(f).stat().st_size > 10_000 for f in out["figures"])
+    from PIL import Image
+    assert [round(x) for x in Image.open(out["figures"][0]).info["dpi"]] == [200, 200]      # the default
+    sharper = run_json(capsys, "plot", str(path), "--out", str(tmp_path / "print"), "--dpi", "300", "--json")
+    with Image.open(sharper["figures"][0]) as fine, Image.open(out["figures"][0]) as default:
+        assert [round(x) for x in fine.info["dpi"]] == [300, 300]
+        assert fine.size[0] == round(default.size[0] * 300 / 200)
 
 
 def _recorded_samples(path) -> None:

@@ -194,10 +194,10 @@ def seconds(text: str) -> float:
 DEFAULT_DPI = 200
 
 
-def add_dpi_option(parser, default=DEFAULT_DPI) -> None:
-    """``--dpi N``: the resolution of the command's PNG figure."""
+def add_dpi_option(parser, default=DEFAULT_DPI, figure: str = "the --plot PNG") -> None:
+    """``--dpi N``: the resolution of the command's PNG ``figure``."""
     parser.add_argument("--dpi", type=whole_number, default=default, metavar="N",
-                        help=f"resolution of the --plot PNG in dots per inch (default {DEFAULT_DPI})")
+                        help=f"resolution of {figure} in dots per inch (default {DEFAULT_DPI})")
 
 
 def add_job_arguments(parser) -> None:

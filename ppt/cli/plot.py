@@ -20,6 +20,7 @@ import shutil
 import tempfile
 from pathlib import Path
 
+from ppt.cli.common import add_dpi_option
 from ppt.cli.output import add_json_flag, check_writable, emit
 from ppt.errors import PPTError
 
@@ -32,6 +33,7 @@ def add_arguments(parser) -> None:
     parser.add_argument("--out", default=None, metavar="PREFIX",
                         help="figures go to PREFIX-NAME.png (default: the sample file without .npz; "
                              "one sample file only)")
+    add_dpi_option(parser, figure="the PNG figures")
     add_json_flag(parser)
 
 
@@ -63,12 +65,12 @@ def run(args) -> int:
     scales = shared_scales(files)
     written = []
     for (meta, arrays), prefix in zip(files, prefixes):
-        written += _draw(meta, arrays, prefix, option, scales)
+        written += _draw(meta, arrays, prefix, option, scales, args.dpi)
     emit(args, {"figures": written}, ["figure"], [[path] for path in written])
     return 0
 
 
-def _draw(meta, arrays, prefix: str, option: str, scales: dict) -> list[str]:
+def _draw(meta, arrays, prefix: str, option: str, scales: dict, dpi: int) -> list[str]:
     from ppt.drivers.sample_plots import draw_all
     try:
         scratch = Path(tempfile.mkdtemp(prefix=".ppt-plot-", dir=Path(prefix).parent))
@@ -77,7 +79,7 @@ def _draw(meta, arrays, prefix: str, option: str, scales: dict) -> list[str]:
     drafts = str(scratch / Path(prefix).name)
     written = []
     try:
-        for path in draw_all(meta, arrays, drafts, scales):   # every figure drawn before any is moved into place
+        for path in draw_all(meta, arrays, drafts, scales, dpi):   # every figure drawn before any is moved into place
             written.append(prefix + path[len(drafts):])
             os.replace(path, written[-1])
     except OSError as exc:

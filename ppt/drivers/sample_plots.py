@@ -114,8 +114,9 @@ def shared_scales(files: list[tuple[dict, dict]]) -> dict:
             "time_us": max(float(arrays["t_s"][-1]) * 1e6 for _, arrays in files)}
 
 
-def draw_all(meta: dict, arrays: dict, prefix: str, scales: dict | None = None) -> list[str]:
-    """Write every figure the file supports as ``{prefix}-{name}.png``; returns the paths.
+def draw_all(meta: dict, arrays: dict, prefix: str, scales: dict | None = None, dpi: int = 200) -> list[str]:
+    """Write every figure the file supports as ``{prefix}-{name}.png`` at ``dpi`` dots per inch; returns the
+    paths.
 
     ``scales`` (from :func:`shared_scales`) gives figures of several files the same colour scales and
     axes; utilization, of links and between groups, is always on a fixed 0..1 scale."""
@@ -133,7 +134,7 @@ def draw_all(meta: dict, arrays: dict, prefix: str, scales: dict | None = None) 
         path = f"{prefix}-{name}.png"
         fig.suptitle(title, fontsize=10)
         fig.tight_layout()
-        fig.savefig(path, dpi=110)
+        fig.savefig(path, dpi=dpi)
         plt.close(fig)
         written.append(path)
 
