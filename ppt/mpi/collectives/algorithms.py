@@ -157,12 +157,18 @@ def allreduce_recursive_doubling(me: int, size: int):
     return b.schedule(2)
 
 
+def _ring_neighbours(me: int, size: int) -> tuple:
+    """Per round of a ring of ``size`` ranks (size - 1 rounds): the rank ``me`` sends to (the right
+    neighbour) and the one it receives from (the left)."""
+    return np.full(size - 1, (me + 1) % size), np.full(size - 1, (me - 1) % size)
+
+
 def _ring_reduce_scatter(me: int, size: int, have: int) -> Rounds:
     """Reduce blocks (slots 0 .. size - 1; slot ``size``: scratch) round the ring; this rank ends
     holding complete block ``have``."""
     step = np.arange(size - 1)
-    out, into = (have - 1 - step) % size, (have - 2 - step) % size
-    right, left, scratch = np.full(size - 1, (me + 1) % size), np.full(size - 1, (me - 1) % size), np.full(size - 1, size)
+    out, into, scratch = (have - 1 - step) % size, (have - 2 - step) % size, np.full(size - 1, size)
+    right, left = _ring_neighbours(me, size)
     return Rounds(size + 1, right, out, left, scratch, np.stack((into, scratch, into), axis=1))
 
 
@@ -170,8 +176,8 @@ def _ring_allgather(me: int, size: int, have: int, slots: int) -> Rounds:
     """Circulate blocks (slots 0 .. size - 1 of ``slots``) round the ring; this rank starts with complete
     block ``have``."""
     step = np.arange(size - 1)
-    return Rounds(slots, np.full(size - 1, (me + 1) % size), (have - step) % size,
-                  np.full(size - 1, (me - 1) % size), (have - step - 1) % size)
+    right, left = _ring_neighbours(me, size)
+    return Rounds(slots, right, (have - step) % size, left, (have - step - 1) % size)
 
 
 def allreduce_ring(me: int, size: int):

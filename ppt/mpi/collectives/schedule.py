@@ -114,7 +114,8 @@ class Rounds:
     Round k receives from ``sources[k]`` into slot ``intos[k]`` and sends slot ``sends[k]`` to
     ``dests[k]`` (its posts are numbered 2k and 2k + 1), then, if ``combines[k, 0] >= 0``, runs ``OP``
     with ``combines[k]`` as ``(dst, a, b)`` (``combines`` None: no round combines).  :attr:`steps`
-    gives the same schedule in :class:`Schedule`'s form, made when first asked for.
+    gives the same schedule in :class:`Schedule`'s form, written by :class:`Builder` when first asked
+    for.
     """
 
     __slots__ = ("slots", "dests", "sends", "sources", "intos", "combines", "_steps")
@@ -133,11 +134,13 @@ class Rounds:
     @property
     def steps(self) -> tuple:
         if self._steps is None:
+            b = Builder()
             columns = [a.tolist() for a in (self.dests, self.sends, self.sources, self.intos, self.combines)]
-            self._steps = tuple(
-                (((RECV, source, into, 1), (SEND, dest, slot, 1)), (2 * k, 2 * k + 1),
-                 ((OP, *op),) if op[0] >= 0 else ())
-                for k, (dest, slot, source, into, op) in enumerate(zip(*columns)))
+            for dest, slot, source, into, op in zip(*columns):
+                b.sendrecv(dest, slot, source, into)
+                if op[0] >= 0:
+                    b.combine(OP, *op)
+            self._steps = b.schedule(self.slots).steps
         return self._steps
 
     def then(self, other: "Rounds") -> "Rounds":

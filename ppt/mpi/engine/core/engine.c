@@ -4,8 +4,9 @@
  * NIC's, or the flow network's), so simultaneous events run in an order that does not depend on how a
  * parallel run splits the job.  An eager message on the analytic network costs one event, its arrival:
  * the sender knows when its last byte leaves (p2p_sent_at), so the send needs no event of its own.
- * Every time is computed with the floating-point operations of the events it replaces, and the events
- * that remain keep their order, so predictions are those recorded before (tests/golden.json). */
+ * What needs no key runs at the end of its instant, without a heap entry (next_event): the ranks woken
+ * by requests completed then, each once, and the node memories' resharings.  Predictions are those
+ * recorded in tests/golden.json. */
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
