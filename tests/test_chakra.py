@@ -20,7 +20,7 @@ from ppt.cli.main import main
 from ppt.errors import TraceError
 from ppt.mpi import SUM, UNDEFINED, MPIJob
 from ppt.traces.writers import chakra as cw
-from ppt.traces.readers.chakra import ChakraTrace, is_chakra, read_file
+from ppt.traces.readers.chakra import ChakraTrace, collective_type_of_name, is_chakra, read_file
 from ppt.traces.formats import format_of, open_trace
 from ppt.oprecord import KIND, Op
 from ppt.traces.replay import replay
@@ -379,3 +379,122 @@ def test_a_truncated_file_is_one_line_at_the_command_line(tmp_path, capsys):
     assert main(["trace-info", str(tmp_path)]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "t.0.et: not a Chakra execution trace, or truncated" in err, err
+
+
+# -- traces converted from PyTorch, and groups from a file ---------------------------------------
+def pytorch_style_nodes(rank, host_only=False):
+    """The dp-like step as Chakra's PyTorch converter lays it out: host operators (is_cpu_op) holding
+    their callers as control dependencies, one of them dropped by the converter (node 99, absent) and
+    one caller waiting for its callee (a cycle through a control dependency); the device kernels they
+    launch; the all-reduce as the host's ``c10d::allreduce_`` and NCCL's kernel, neither with a
+    comm_type (``host_only``: the host's call alone, as a CPU backend's trace holds).  The cycles a
+    dropped control dependency lay on: step -> add -> ... -> each callee -> step."""
+    def host(node_id, name, kind, deps=(), parent=None, **attrs):
+        node = cw._node(node_id, name, kind, deps, is_cpu_op=True, **attrs)
+        node.ctrl_deps = [] if parent is None else [parent]
+        node.duration_micros = 7            # host time: not on the rank's device timeline
+        return node
+
+    def kernel(node_id, name, seconds, deps, **attrs):
+        node = cw._node(node_id, name, "COMP_NODE", deps, is_cpu_op=False, **attrs)
+        node.duration_micros = round(seconds / 1e-6)
+        return node
+
+    step = host(1, "ProfilerStep#1", "COMP_NODE", parent=99)
+    step.data_deps = [6]                    # the step ends after its last callee: a cycle with the control deps
+    nodes = [step,
+             host(2, "aten::mm", "COMP_NODE", parent=1),
+             kernel(3, "sm80_xmma_gemm", COMPUTE_S[0], [2]),
+             host(4, "c10d::allreduce_", "COMM_COLL_NODE", [3], parent=1, comm_size=AR_B)]
+    if host_only:
+        nodes += [host(6, "aten::add_", "COMP_NODE", [4], parent=1)]
+    else:
+        nodes += [kernel(5, "ncclDevKernel_AllReduce_Sum_f32_RING_LL", 0.0, [4], comm_size=AR_B),
+                  host(6, "aten::add_", "COMP_NODE", [5], parent=1)]
+        nodes[-2].type = cw.NODE_TYPES.index("COMM_COLL_NODE")
+    nodes.append(kernel(7, "vectorized_elementwise_kernel", COMPUTE_S[1], [6]))
+    return nodes
+
+
+def pytorch_model(mpi):
+    mpi.sleep(COMPUTE_S[0])
+    mpi.COMM_WORLD.allreduce(None, SUM, AR_B)
+    mpi.sleep(COMPUTE_S[1])
+
+
+@pytest.mark.parametrize("host_only", [False, True])
+def test_pytorch_converted_trace_replays_as_its_device_program(tmp_path, caplog, host_only):
+    cw.write_set(tmp_path / "pt", [pytorch_style_nodes(r, host_only) for r in range(RANKS)])
+    with caplog.at_level("WARNING", logger="ppt"):
+        trace = open_trace(tmp_path)
+    assert trace.calls() == Counter(TRACE_START=RANKS, ALL_REDUCE=RANKS, TRACE_END=RANKS)
+    warnings = [r.getMessage() for r in caplog.records]
+    # per rank: the step's caller (absent); the callers of mm, allreduce and add, each on the cycle the step's
+    # wait for add closes (step -> add -> ... -> callee -> step)
+    assert len(warnings) == 1 and (f"{4 * RANKS} control dependencies dropped ({RANKS} naming nodes the files "
+                                   f"lack, {3 * RANKS} on dependency cycles)") in warnings[0]
+    assert replay(trace, job())["predicted_s"] == job().run(pytorch_model).predicted_s
+
+
+def test_collective_typed_from_its_name_or_refused(tmp_path):
+    assert [collective_type_of_name(n) for n in ("c10d::_reduce_scatter_base_", "nccl:all_gather",
+                                                 "ncclKernel_Broadcast_RING_LL_Sum_int8_t", "c10d::barrier",
+                                                 "ncclDevKernel_SendRecv", "aten::mm")] == \
+        ["REDUCE_SCATTER", "ALL_GATHER", "BROADCAST", "BARRIER", "ALL_TO_ALL", None]
+    node = cw._node(1, "mystery_kernel", "COMM_COLL_NODE", comm_size=8)
+    cw.write_set(tmp_path / "t", [[node]] * 2)
+    one_line_error(tmp_path, "node 1 \\(mystery_kernel\\) is a collective without a comm_type attribute")
+
+
+def test_a_data_cycle_is_still_an_error_when_control_deps_join_it(tmp_path):
+    a, b = cw.compute(1, "a", 1e-6, [2]), cw.compute(2, "b", 1e-6, [1])
+    a.ctrl_deps = [2]
+    cw.write_set(tmp_path / "t", [[a, b]])
+    one_line_error(tmp_path, "nodes 1 -> 2 -> 1 form a dependency cycle")
+
+
+def undeclared_small(tmp_path):
+    """The small set without its process_group:init node, for a group file to declare its groups."""
+    cw.write_set(tmp_path / "small", [small_nodes(r)[1:] for r in range(RANKS)])
+    return tmp_path
+
+
+@pytest.mark.parametrize("form", ["list", "object"])
+def test_comm_groups_file_declares_the_groups_a_trace_names(tmp_path, small, form):
+    groups = {"0": list(range(RANKS)), "1": SUBGROUP}
+    path = tmp_path / "groups.json"
+    path.write_text(json.dumps(groups if form == "list" else {k: {"ranks": v} for k, v in groups.items()}))
+    bare = undeclared_small(tmp_path / "bare")
+    one_line_error(bare, "process group '0', which no process_group:init .* --comm-groups FILE.json")
+    trace = open_trace(bare, comm_groups=path)
+    declared = open_trace(small)
+    for rank in range(RANKS):
+        assert [c.rows() for c in trace.stream(rank)] == [c.rows() for c in declared.stream(rank)]
+
+
+@pytest.mark.parametrize("text, match", [
+    ("[1, 2]", "give a JSON object of group id -> member ranks"),
+    ('{"1": [3, 1, 3]}', "group '1' lists a rank twice"),
+    ('{"1": {"members": [0]}}', "group '1' must list its member ranks"),
+    ("{", "not JSON"),
+    ('{"1": [3, 0]}', "with ranks \\[3, 1\\], .*groups.json with \\[3, 0\\]"),
+])
+def test_bad_comm_groups_file_is_one_line(tmp_path, small, text, match):
+    path = tmp_path / "groups.json"
+    path.write_text(text)
+    with pytest.raises(TraceError, match=match) as info:
+        open_trace(small, comm_groups=path)
+    assert "\n" not in str(info.value)
+
+
+def test_reader_options_at_the_command_line(tmp_path, capsys):
+    bare = undeclared_small(tmp_path / "bare")
+    groups = tmp_path / "groups.json"
+    groups.write_text(json.dumps({"0": list(range(RANKS)), "1": SUBGROUP}))
+    assert main(["trace-info", str(bare), "--comm-groups", str(groups), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["calls"]["ALL_GATHER"] == 2
+    assert main(["trace-info", str(bare), "--comm-groups", str(groups), "--chakra-overlap", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["ranks"] == 2 * RANKS
+    code = main(["trace-info", "sample:halo3d_n8", "--comm-groups", str(groups)])
+    err = capsys.readouterr().err
+    assert code == 2 and err.count("\n") == 1 and "--comm-groups applies to chakra traces" in err, err

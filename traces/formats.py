@@ -22,12 +22,14 @@ from ppt.traces.opstream import is_saved
 
 class Format(NamedTuple):
     """A trace format: ``detect(path)`` says whether ``path`` holds it; ``opener`` is
-    ``"module:function"`` (module under ``ppt.traces``), called as ``function(path)`` -> an OpTrace."""
+    ``"module:function"`` (module under ``ppt.traces``), called as ``function(path, **options)`` -> an
+    OpTrace, ``options`` being the reader options (keyword names) the format takes."""
 
     name: str
     description: str
     detect: Callable[[str], bool]
     opener: str
+    options: tuple[str, ...] = ()
 
 
 def _has(path: str, pattern: str) -> bool:
@@ -48,7 +50,7 @@ FORMATS: tuple[Format, ...] = (
            lambda path: path.endswith(".otf2") or _has(path, "*.otf2"), "readers.otf2:read"),
     Format("chakra", "MLCommons Chakra execution trace (<prefix>.<rank>.et per rank)",
            lambda path: importlib.import_module("ppt.traces.readers.chakra").is_chakra(path),
-           "readers.chakra:ChakraTrace"),
+           "readers.chakra:ChakraTrace", ("overlap", "comm_groups")),
     Format("goal", "GOAL text schedule of LogGOPSim/Schedgen/ATLAHS (.goal, or text starting 'num_ranks')",
            lambda path: importlib.import_module("ppt.traces.readers.goal").is_goal(path), "readers.goal:load"),
 )
@@ -66,10 +68,17 @@ def format_of(path) -> Format:
     raise TraceError(f"{path} is not a trace in a format PPT reads ({', '.join(f.name for f in FORMATS)})")
 
 
-def open_trace(path):
+def open_trace(path, **options):
     """The trace at ``path`` (or the sample ``sample:NAME``) as an :class:`~ppt.traces.opstream.OpTrace`,
-    whatever its format."""
+    whatever its format; ``options`` go to its reader (those left None or False are not given), and one
+    the format does not take is a TraceError naming it as the command line spells it."""
     path = resolve(os.fspath(path))
     fmt = format_of(path)
+    given = {name: value for name, value in options.items() if value is not None and value is not False}
+    foreign = [name for name in given if name not in fmt.options]
+    if foreign:
+        takers = [f.name for f in FORMATS if foreign[0] in f.options]
+        raise TraceError(f"--{foreign[0].replace('_', '-')} applies to {' and '.join(takers)} traces, and {path} "
+                         f"is a {fmt.name} trace: drop it")
     module, function = fmt.opener.split(":")
-    return getattr(importlib.import_module(f"ppt.traces.{module}"), function)(path)
+    return getattr(importlib.import_module(f"ppt.traces.{module}"), function)(path, **given)

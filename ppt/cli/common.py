@@ -102,6 +102,21 @@ TRACE_HELP = ("a trace in any format ppt reads: a DUMPI set (its folder, .meta f
               "their folder) or an op-stream folder")
 
 
+def add_reader_arguments(parser) -> None:
+    """The options that tell a trace reader how to read (taken by the formats that need them)."""
+    parser.add_argument("--comm-groups", default=None, metavar="FILE.json",
+                        help="Chakra: the process groups the collectives' pg_name attributes name, as "
+                             "ASTRA-sim's --comm-group-configuration JSON ({\"1\": [0, 1], ...})")
+    parser.add_argument("--chakra-overlap", action="store_true",
+                        help="Chakra: run each rank's communication nodes beside its compute nodes, as a GPU "
+                             "overlaps NCCL with its kernels (each Chakra rank becomes two simulated ranks)")
+
+
+def reader_options(args) -> dict:
+    """The reader options of :func:`add_reader_arguments`, for :func:`ppt.traces.formats.open_trace`."""
+    return {"comm_groups": args.comm_groups, "overlap": args.chakra_overlap}
+
+
 def check_input_file(path: str, what: str) -> None:
     """PPTError if ``path`` exists but cannot be read as UTF-8 text (a folder, a binary file, no
     permission): one line, where reading it would raise deep inside.  A missing file passes, for

@@ -13,7 +13,7 @@ import os
 import sys
 import tempfile
 
-from ppt.cli.common import TRACE_HELP, positive_number
+from ppt.cli.common import TRACE_HELP, add_reader_arguments, positive_number, reader_options
 from ppt.errors import ConfigError
 
 HELP = ("convert a trace (DUMPI, OTF2, GOAL, Chakra or op-stream) to a GOAL text schedule (LogGOPSim/ATLAHS) or an "
@@ -37,6 +37,7 @@ def add_arguments(parser) -> None:
                              "replay drops it)")
     parser.add_argument("--skip-unsupported", action="store_true",
                         help="leave out calls replay does not support instead of refusing the trace")
+    add_reader_arguments(parser)
 
 
 def _is_folder_output(path: str) -> bool:
@@ -48,7 +49,7 @@ def _is_folder_output(path: str) -> bool:
 def run(args) -> int:
     from ppt.traces.formats import open_trace
     out = args.output
-    trace = open_trace(args.input)
+    trace = open_trace(args.input, **reader_options(args))
     if _is_folder_output(out):
         from ppt.traces import opstream
         opstream.save(trace, out)

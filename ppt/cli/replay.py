@@ -16,9 +16,9 @@ from __future__ import annotations
 import os
 import time
 
-from ppt.cli.common import (TRACE_HELP, add_failure_arguments, add_job_arguments, add_sampling_arguments,
-                            add_system_arguments, is_leader, load_preset, pick_network, positive_number,
-                            report_placement, sampling)
+from ppt.cli.common import (TRACE_HELP, add_failure_arguments, add_job_arguments, add_reader_arguments,
+                            add_sampling_arguments, add_system_arguments, is_leader, load_preset, pick_network,
+                            positive_number, reader_options, report_placement, sampling)
 from ppt.cli.jobmix import add_jobs_arguments, refuse_with_job_list, run_job_list
 from ppt.cli.output import duration, emit, paragraph
 from ppt.errors import PPTError
@@ -58,6 +58,7 @@ def add_arguments(parser) -> None:
                              "compute; by default it is dropped and reported per rank")
     parser.add_argument("--skip-unsupported", action="store_true",
                         help="leave out calls replay does not support instead of refusing the trace")
+    add_reader_arguments(parser)
     add_failure_arguments(parser)
     add_sampling_arguments(parser)
     add_jobs_arguments(parser)
@@ -113,14 +114,15 @@ def run(args) -> int:
         refuse_with_job_list(args, {"TRACE": args.trace, "--network ideal": args.network == "ideal",
                                 "--compute-scale": args.compute_scale != 1.0, "--keep-startup": args.keep_startup,
                                 "--compute-clock": args.compute_clock != "auto",
-                                "--skip-unsupported": args.skip_unsupported, "--loggp": args.loggp})
+                                "--skip-unsupported": args.skip_unsupported, "--loggp": args.loggp,
+                                "--comm-groups": args.comm_groups, "--chakra-overlap": args.chakra_overlap})
     if args.loggp is None and args.system is None:
         raise PPTError("give --system SYSTEM (or --loggp L,o,g,G to time the replay in the LogGP model)")
     if args.job_list:
         return run_job_list(args, "packet" if args.network == "auto" else args.network)
     if args.trace is None:
         raise PPTError("give a TRACE folder, or --job-list FILE.json (see 'ppt replay --help')")
-    trace = open_trace(args.trace)
+    trace = open_trace(args.trace, **reader_options(args))
     if args.loggp is not None:
         system, job = _loggp_job(args, trace)
         network = "LogGP"

@@ -1,7 +1,7 @@
 """``ppt trace-info TRACE``: what a trace (any format ppt reads) contains, read without simulating."""
 from __future__ import annotations
 
-from ppt.cli.common import TRACE_HELP
+from ppt.cli.common import TRACE_HELP, add_reader_arguments, reader_options
 from ppt.cli.output import add_json_flag, emit
 
 HELP = ("summarize a trace (DUMPI, OTF2, GOAL, Chakra or op-stream): ranks, calls by name, message and "
@@ -11,13 +11,14 @@ HELP = ("summarize a trace (DUMPI, OTF2, GOAL, Chakra or op-stream): ranks, call
 def add_arguments(parser) -> None:
     parser.add_argument("trace", metavar="TRACE",
                         help=TRACE_HELP)
+    add_reader_arguments(parser)
     add_json_flag(parser)
 
 
 def run(args) -> int:
     from ppt.traces.info import summarize
     from ppt.traces.formats import open_trace
-    info = summarize(open_trace(args.trace))
+    info = summarize(open_trace(args.trace, **reader_options(args)))
     collective = info["collective_bytes"]
     title = "\n".join([
         f"trace      {info['trace']}",

@@ -17,8 +17,11 @@ peers may be waiting for:
   op.  Nodes with ``is_cpu_op`` true take no time: a converted PyTorch trace holds both the host
   operators and the device kernels they launch, and a rank's one compute timeline is the device's;
 * ``COMM_COLL_NODE``: a blocking collective (``comm_type``: ALL_REDUCE, ALL_GATHER, REDUCE_SCATTER,
-  REDUCE_SCATTER_BLOCK, ALL_TO_ALL, BROADCAST, BARRIER) on the communicator of its ``pg_name``
-  (COMM_WORLD without one).  ``comm_size`` is the collective's whole buffer on each rank, as
+  REDUCE_SCATTER_BLOCK, ALL_TO_ALL, BROADCAST, BARRIER; without a ``comm_type``, as a converted
+  PyTorch trace's host-side ``c10d::allreduce_`` has none, the type its name says:
+  :data:`NAMED_TYPES`) on the communicator of its ``pg_name`` (COMM_WORLD without one).  A trace
+  converted from PyTorch holds both the host's call (``is_cpu_op`` true) and the NCCL kernel it
+  launched: where a trace holds device-side collectives, the host-side ones are ordering only.  ``comm_size`` is the collective's whole buffer on each rank, as
   nccl-tests and ASTRA-sim count it: an all-reduce's and a broadcast's buffer, an all-gather's
   output, a reduce-scatter's input, an all-to-all's send buffer; so an all-gather contributes, a
   reduce-scatter keeps and an all-to-all sends to each peer ``comm_size / group size`` bytes
@@ -35,6 +38,13 @@ peers may be waiting for:
   before its data has left;
 * ``METADATA_NODE``, ``MEM_LOAD_NODE``, ``MEM_STORE_NODE``: ordering only, no time (memory
   traffic is not modelled).
+
+Dependencies.  Data dependencies order the nodes, as Chakra's feeder orders them.  Control
+dependencies are followed too, except those that name a node the file lacks or lie on a cycle of
+the dependency graph (:func:`drop_control_deps`): a trace converted from PyTorch keeps each
+operator's caller as one, and the converter drops callers and closes cycles with them; one warning
+says how many were dropped.  A data dependency on an absent node, or a cycle of data dependencies,
+is an error.
 
 Collectives run blocking: the op-stream form has no nonblocking collective kinds (nor has the
 simulated MPI nonblocking collectives other than Ibarrier), so on one stream per rank a collective
@@ -61,7 +71,10 @@ Process groups.  A PyTorch trace declares its process groups in a ``METADATA_NOD
 communicator only by a creation call, so every group some collective names and that is not the
 whole world becomes, right after the INIT op of every rank (all ranks take part, in the same
 order: by ``pg_name``), a COMM_SPLIT of COMM_WORLD: colour 0 for the members (key: the rank's
-place in ``ranks``), UNDEFINED for the others.  The splits' simulated time is part of the
+place in ``ranks``), UNDEFINED for the others.  Traces that name groups without declaring them (as
+ASTRA-sim's synthetic generators write them) take them from a communicator-group file
+(``ChakraTrace(path, comm_groups=FILE)``, ``ppt replay --comm-groups FILE``: ASTRA-sim's
+``--comm-group-configuration`` JSON, :func:`read_comm_groups`).  The splits' simulated time is part of the
 prediction, as creating the groups was part of the traced program.
 
 Ops: an INIT op (call ``TRACE_START``) first, a LOCAL op (``TRACE_END``) last carrying the compute
@@ -71,8 +84,8 @@ after the last communication; calls are named by Chakra's types (``ALL_REDUCE``,
 time), from which :meth:`span` is taken.
 
 Bad input is one line (TraceError): a file that is not a Chakra ET or is truncated (naming the file,
-the message and the byte), a missing rank file, an unknown collective type, a dependency on an absent
-node, a dependency cycle (naming its nodes).
+the message and the byte), a missing rank file, an unknown collective type, a data dependency on an
+absent node, a cycle of data dependencies (naming its nodes), a malformed communicator-group file.
 
 Units: seconds and bytes.
 """
@@ -88,6 +101,7 @@ import re
 import zlib
 
 from ppt.errors import TraceError
+from ppt.log import logger
 from ppt.oprecord import COMM_SELF, COMM_WORLD, PROC_NULL, UNDEFINED, Op
 from ppt.traces.chakra_et import (COLLECTIVE_TYPES, COMM_COLL_NODE, COMM_RECV_NODE, COMM_SEND_NODE, COMP_NODE,
                                   MEM_LOAD_NODE, MEM_STORE_NODE, METADATA_NODE, decode_stream)
@@ -183,6 +197,33 @@ def process_groups(nodes, where: str) -> dict:
     return groups
 
 
+def read_comm_groups(path) -> dict:
+    """``{pg_name: member ranks}`` of an ASTRA-sim communicator-group file (``--comm-group-configuration``):
+    a JSON object whose keys are the group ids the collectives' ``pg_name`` attributes hold and whose
+    values are the member ranks, a list or ``{"ranks": [...]}`` (other keys of it are not read)."""
+    where = os.fspath(path)
+    try:
+        with open(where) as f:
+            data = json.load(f)
+    except OSError as exc:
+        raise TraceError(f"--comm-groups {where}: unreadable ({exc.strerror or exc})") from None
+    except ValueError as exc:
+        raise TraceError(f"--comm-groups {where}: not JSON ({exc})") from None
+    if not isinstance(data, dict):
+        raise TraceError(f"--comm-groups {where}: give a JSON object of group id -> member ranks")
+    groups = {}
+    for pg, value in data.items():
+        ranks = value.get("ranks") if isinstance(value, dict) else value
+        if not (isinstance(ranks, list) and ranks and all(isinstance(r, int) and not isinstance(r, bool)
+                                                           and r >= 0 for r in ranks)):
+            raise TraceError(f"--comm-groups {where}: group {pg!r} must list its member ranks (integers >= 0), "
+                             f"as [0, 1] or {{\"ranks\": [0, 1]}}")
+        if len(set(ranks)) != len(ranks):
+            raise TraceError(f"--comm-groups {where}: group {pg!r} lists a rank twice")
+        groups[str(pg)] = ranks
+    return groups
+
+
 # -- the trace ---------------------------------------------------------------------------------
 class ChakraTrace(MemoryTrace):
     """The Chakra ET set at ``path`` (a rank's file, their folder or their prefix) as op streams,
@@ -193,29 +234,40 @@ class ChakraTrace(MemoryTrace):
     *Overlap* in the module docstring); ``chakra_ranks`` is the number of Chakra ranks either way.
     """
 
-    def __init__(self, path, overlap: bool = False):
+    def __init__(self, path, overlap: bool = False, comm_groups=None):
         self.files = rank_files(path)
         ranks = [read_file(name) for name in self.files]
         self._name = RANK_FILE.match(os.path.basename(self.files[0]))["prefix"]
         self.chakra_ranks = len(self.files)
         super().__init__(self._name, (1 + overlap) * self.chakra_ranks, cpu_times=False)
         self.meta_path = os.fspath(path)        # results name the path given
-        groups = {}
+        groups = {} if comm_groups is None else read_comm_groups(comm_groups)
+        declared_by = dict.fromkeys(groups, os.fspath(comm_groups)) if comm_groups is not None else {}
         for name, nodes in zip(self.files, ranks):
             for pg, members in process_groups(nodes, name).items():
                 if groups.setdefault(pg, members) != members:
-                    raise TraceError(f"{name} declares process group {pg!r} with ranks {members}, another rank's "
-                                     f"file with {groups[pg]}")
+                    other = declared_by.get(pg, "another rank's file")
+                    raise TraceError(f"{name} declares process group {pg!r} with ranks {members}, {other} with "
+                                     f"{groups[pg]}")
         world = COMM_SELF + 1 if overlap else COMM_WORLD      # the communicator of all communication streams
         self.comms = self._communicators(groups, ranks, world)
         splits = [(world, None)] * overlap + sorted((h, m) for h, m in self.comms.values() if m is not None)
+        host_collectives = not any(node.type == COMM_COLL_NODE and not node.attributes().get("is_cpu_op", False)
+                                   for nodes in ranks for node in nodes)
+        missing = cyclic = 0
         for rank, (name, nodes) in enumerate(zip(self.files, ranks)):
             if overlap:
                 compute = Stream(self.builder(2 * rank), 2 * rank + 1)
                 comm = Stream(self.builder(2 * rank + 1), 2 * rank)
             else:
                 compute = comm = Stream(self.builder(rank))
-            RankGraph(rank, name, nodes, self.comms, self.chakra_ranks, world).emit(compute, comm, splits)
+            graph = RankGraph(rank, name, nodes, self.comms, self.chakra_ranks, world, host_collectives)
+            graph.emit(compute, comm, splits)
+            missing, cyclic = missing + graph.dropped_missing, cyclic + graph.dropped_cyclic
+        if missing or cyclic:
+            logger.warning(f"warning: {self._name}: {missing + cyclic} control dependencies dropped ({missing} "
+                           f"naming nodes the files lack, {cyclic} on dependency cycles); the data dependencies "
+                           "order the nodes, as Chakra's feeder orders them")
 
     @property
     def name(self) -> str:
@@ -229,7 +281,7 @@ class ChakraTrace(MemoryTrace):
         undeclared = sorted(used - set(groups))
         if undeclared:
             raise TraceError(f"the Chakra trace's collectives name process group {undeclared[0]!r}, which no "
-                             f"{PROCESS_GROUP_INIT} metadata node declares")
+                             f"{PROCESS_GROUP_INIT} metadata node declares (give the groups with --comm-groups FILE.json)")
         everyone = list(range(self.chakra_ranks))
         comms, handle = {}, max(world, COMM_SELF) + 1
         for pg in sorted(used):
@@ -261,6 +313,89 @@ class Stream:
         self.gap = 0.0
 
 
+#: What a collective's name says of its type (lower case, ``_`` and ``-`` removed), in the order tried,
+#: for nodes without a ``comm_type``: PyTorch's ``c10d::allreduce_``, ``nccl:all_reduce``, NCCL's
+#: ``ncclDevKernel_AllReduce_Sum_f32_RING_LL``; NCCL runs an all-to-all as ``ncclDevKernel_SendRecv``.
+NAMED_TYPES = (("allreduce", "ALL_REDUCE"), ("alltoall", "ALL_TO_ALL"), ("allgather", "ALL_GATHER"),
+               ("reducescatter", "REDUCE_SCATTER"), ("broadcast", "BROADCAST"), ("barrier", "BARRIER"),
+               ("sendrecv", "ALL_TO_ALL"))
+
+
+def collective_type_of_name(name: str) -> str | None:
+    """The CollectiveCommType name that a collective node's ``name`` says (None if it says none)."""
+    plain = name.replace("_", "").replace("-", "").lower()
+    return next((kind for key, kind in NAMED_TYPES if key in plain), None)
+
+
+def drop_control_deps(nodes: dict) -> tuple[int, int]:
+    """Drop the control dependencies a simulator cannot follow, from ``nodes`` (``{id: Node}``, changed in
+    place); returns how many named a node the file lacks and how many lay on a cycle.
+
+    A trace converted from PyTorch keeps each operator's caller as a control dependency (the call
+    stack), and its converter turned the execution order into data dependencies; callers dropped as
+    dangling leave control dependencies naming absent nodes, and a caller waiting for its callees'
+    successors closes cycles.  Chakra's feeder orders by the data dependencies; here every control
+    dependency whose two ends lie in one strongly connected component of the whole dependency graph
+    is dropped, which leaves the graph acyclic unless data dependencies alone form a cycle."""
+    missing = 0
+    for node in nodes.values():
+        kept = [dep for dep in node.ctrl_deps if dep in nodes]
+        missing += len(node.ctrl_deps) - len(kept)
+        node.ctrl_deps = kept
+    component = _components(nodes)
+    cyclic = 0
+    for node in nodes.values():
+        if not node.ctrl_deps:
+            continue
+        mine = component[node.id]
+        kept = [dep for dep in node.ctrl_deps if component[dep] != mine]
+        cyclic += len(node.ctrl_deps) - len(kept)
+        node.ctrl_deps = kept
+    return missing, cyclic
+
+
+def _components(nodes: dict) -> dict:
+    """``{node id: its strongly connected component's number}`` over the edges node -> dependency (data
+    and control; every dependency names a node of ``nodes``, or is left out), by Tarjan's algorithm
+    run iteratively; a node on no cycle is a component of its own, and a node depending on itself
+    shares the number with itself, so its self-dependency is in one component too."""
+    index, low, component, stack, on_stack = {}, {}, {}, [], set()
+    counter = 0
+    for root in nodes:
+        if root in index:
+            continue
+        work = [(root, iter(sorted(_deps(nodes[root]) & nodes.keys())))]
+        index[root] = low[root] = counter
+        counter += 1
+        stack.append(root)
+        on_stack.add(root)
+        while work:
+            nid, children = work[-1]
+            child = next(children, None)
+            if child is not None:
+                if child not in index:
+                    index[child] = low[child] = counter
+                    counter += 1
+                    stack.append(child)
+                    on_stack.add(child)
+                    work.append((child, iter(sorted(_deps(nodes[child]) & nodes.keys()))))
+                elif child in on_stack:
+                    low[nid] = min(low[nid], index[child])
+                continue
+            work.pop()
+            if work:
+                parent = work[-1][0]
+                low[parent] = min(low[parent], low[nid])
+            if low[nid] == index[nid]:
+                while True:
+                    member = stack.pop()
+                    on_stack.discard(member)
+                    component[member] = nid
+                    if member == nid:
+                        break
+    return component
+
+
 def _deps(node) -> set:
     """The ids of the nodes ``node`` waits for (data and control dependencies alike)."""
     return set(node.data_deps) | set(node.ctrl_deps)
@@ -269,15 +404,18 @@ def _deps(node) -> set:
 class RankGraph:
     """One rank's nodes (``nodes``, from file ``where``) and the ops their topological order makes."""
 
-    def __init__(self, rank: int, where: str, nodes, comms: dict, num_ranks: int, world: int):
+    def __init__(self, rank: int, where: str, nodes, comms: dict, num_ranks: int, world: int,
+                 host_collectives: bool = True):
         self.rank, self.where, self.comms, self.num_ranks = rank, where, comms, num_ranks
         self.world = world                      # handle of the communicator of all Chakra ranks
+        self.host_collectives = host_collectives
         self.communication = (COMM_COLL_NODE, COMM_SEND_NODE, COMM_RECV_NODE)
         self.nodes = {}
         for node in nodes:
             if node.id in self.nodes:
                 raise TraceError(f"{where}: two nodes have id {node.id}")
             self.nodes[node.id] = node
+        self.dropped_missing, self.dropped_cyclic = drop_control_deps(self.nodes)
 
     def order(self) -> list:
         """The nodes in topological order.  Among the nodes ready: first the sends and receives that need
@@ -380,7 +518,8 @@ class RankGraph:
                     stream.gap += node.duration_micros * MICROSECOND_S
                     t += node.duration_micros * MICROSECOND_S
             elif node.type == COMM_COLL_NODE:
-                stream.add(**self._collective(node, attrs), t=t)
+                if self.host_collectives or not attrs.get("is_cpu_op", False):
+                    stream.add(**self._collective(node, attrs), t=t)
             elif node.type in (COMM_SEND_NODE, COMM_RECV_NODE):
                 send = node.type == COMM_SEND_NODE
                 peer = self._int(node, attrs, "comm_dst" if send else "comm_src")
@@ -425,8 +564,12 @@ class RankGraph:
     def _collective(self, node, attrs: dict) -> dict:
         """The op fields of collective node ``node``: kind, call, communicator and sizes."""
         code = attrs.get("comm_type")
-        name = COLLECTIVE_TYPES[code] if isinstance(code, int) and 0 <= code < len(COLLECTIVE_TYPES) else None
+        name = (COLLECTIVE_TYPES[code] if isinstance(code, int) and 0 <= code < len(COLLECTIVE_TYPES) else None
+                if code is not None else collective_type_of_name(node.name))
         kind = COLLECTIVES.get(name)
+        if code is None and name is None:
+            raise TraceError(f"{self.where}: node {node.id} ({node.name}) is a collective without a comm_type "
+                             f"attribute, and its name names none ({', '.join(k for k, _ in NAMED_TYPES)})")
         if kind is None:
             raise TraceError(f"{self.where}: node {node.id} ({node.name}) is a collective of type "
                              f"{name or code!r}, not one read ({', '.join(COLLECTIVES)})")
