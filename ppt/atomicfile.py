@@ -1,5 +1,7 @@
 """Output files written whole or not at all: readers see the old file or the whole new one, and a failed
-write (a full disk, a folder that cannot be written) leaves nothing behind and is a one-line PPTError."""
+write (a full disk, a folder that cannot be written) leaves nothing behind and is a one-line PPTError.
+A device or a pipe named as the output (``/dev/stdout``) is written in place, as a shell redirection
+writes it: renaming a file over it would replace the device."""
 from __future__ import annotations
 
 import contextlib
@@ -17,6 +19,12 @@ def atomic_output(path: str, option: str, suffix: str | None = None):
     one-line PPTError naming ``option``."""
     from ppt.errors import PPTError
     target = Path(path)
+    if _is_special(target):             # a device or a pipe (/dev/stdout): written in place, never replaced
+        try:
+            yield str(target)
+        except OSError as exc:
+            raise PPTError(f"{option} {path}: cannot write it ({exc.strerror or exc})") from None
+        return
     try:
         handle, tmp = tempfile.mkstemp(dir=target.parent if str(target.parent) else ".",
                                        prefix=f".{target.name}.", suffix=target.suffix or suffix or ".tmp")
@@ -35,6 +43,14 @@ def atomic_output(path: str, option: str, suffix: str | None = None):
     finally:
         with contextlib.suppress(OSError):
             os.unlink(tmp)
+
+
+def _is_special(path: Path) -> bool:
+    """Whether ``path`` exists as something other than a regular file or a folder (a device, a pipe)."""
+    try:
+        return path.exists() and not path.is_file() and not path.is_dir()
+    except OSError:
+        return False
 
 
 def write_text_atomic(path: str, text: str, option: str) -> None:

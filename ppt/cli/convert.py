@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import os
 import sys
-import tempfile
 
+from ppt.atomicfile import atomic_output
 from ppt.cli.common import TRACE_HELP, add_reader_arguments, positive_number, reader_options
 from ppt.errors import ConfigError
 
@@ -62,19 +62,9 @@ def run(args) -> int:
     parent = os.path.dirname(os.path.abspath(out))
     if not os.path.isdir(parent):
         raise ConfigError(f"cannot write {out}: folder {parent} does not exist")
-    fd, tmp = tempfile.mkstemp(prefix=".goal-", suffix=".tmp", dir=parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            stats = goal_writer.write(trace, f, args.compute_clock, compute_scale=args.compute_scale,
-                                      keep_startup=args.keep_startup, skip_unsupported=args.skip_unsupported)
-        os.chmod(tmp, 0o666 & ~_umask())
-        os.replace(tmp, out)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
+    with atomic_output(out, "output") as tmp, open(tmp, "w", encoding="utf-8") as f:
+        stats = goal_writer.write(trace, f, args.compute_clock, compute_scale=args.compute_scale,
+                                  keep_startup=args.keep_startup, skip_unsupported=args.skip_unsupported)
     dropped = stats["dropped"]
     left = ("; left out (GOAL cannot say them): " + ", ".join(f"{n} x{c}" for n, c in dropped.items())
             if dropped else "")
@@ -83,8 +73,3 @@ def run(args) -> int:
           file=sys.stderr)
     return 0
 
-
-def _umask() -> int:
-    mask = os.umask(0)
-    os.umask(mask)
-    return mask
