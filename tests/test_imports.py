@@ -108,7 +108,7 @@ def test_an_import_inside_a_function_closes_a_circle(tmp_path):
 LAYERS = (
     ("ppt.errors",),
     ("ppt.units",),
-    ("ppt.config", "ppt.textfile", "ppt.atomicfile", "ppt.log", "ppt.oprecord", "ppt.progress"),
+    ("ppt.config", "ppt.textfile", "ppt.atomicfile", "ppt.log", "ppt.oprecord", "ppt.progress", "ppt.hostmemory"),
     ("ppt.engine",),
     ("ppt.interconnects",),
     ("ppt.mpi",),

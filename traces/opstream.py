@@ -31,6 +31,7 @@ from collections import Counter
 import numpy as np
 
 from ppt.errors import ConfigError, TraceError
+from ppt.hostmemory import check_fits
 from ppt.oprecord import COMM_WORLD, FIELDS, KIND, OP_DTYPE, Op, PEER, PROC_NULL
 
 
@@ -229,6 +230,11 @@ class OpTrace(abc.ABC):
         its first call without one) on each clock; cpu None if the trace has no CPU times."""
 
 
+#: Memory of one rank of a trace before its first op, bytes: its op-stream builder (830 B measured with
+#: tracemalloc over 100,000 ranks), rounded up.
+BYTES_PER_RANK = 1024
+
+
 class MemoryTrace(OpTrace):
     """An op-stream trace built in memory, one :class:`OpStreamBuilder` per rank (``builder(rank)``),
     e.g. a synthetic workload; ``cpu_times``: whether the gaps' CPU clock was measured."""
@@ -236,6 +242,8 @@ class MemoryTrace(OpTrace):
     def __init__(self, name: str, num_ranks: int, cpu_times: bool = True, chunk_ops: int = CHUNK_OPS):
         if num_ranks < 1:
             raise ConfigError(f"a trace needs at least 1 rank, not {num_ranks}")
+        check_fits(num_ranks * BYTES_PER_RANK, f"{name}: a trace of {num_ranks:,} ranks",
+                   "check the rank count it declares", TraceError)
         self.num_ranks = num_ranks
         self.meta_path = name
         self.cpu_times = cpu_times

@@ -170,9 +170,10 @@ def _plane_copy(base: Topology, plane: int) -> Topology:
 def check_planes(topology: Topology, planes: int) -> None:
     """ConfigError, before any plane is made, when ``planes`` copies of ``topology`` do not fit in this
     machine's memory (the topology size guard's estimate, per plane)."""
-    from ppt.interconnects.topologies.registry import BYTES_PER_PORT, _available_bytes
+    from ppt import hostmemory
+    from ppt.interconnects.topologies.registry import BYTES_PER_PORT
     need = int(topology.num_routers) * int(topology.radix) * planes * BYTES_PER_PORT
-    available = _available_bytes()
+    available = hostmemory.available_bytes()
     if planes > 1 and available and need > available:
         raise ConfigError(f"network.planes = {planes:,}: {planes:,} planes of this {topology.kind} topology need "
                           f"about {need / 2**30:,.1f} GiB for their router ports and packet core but only "

@@ -4,6 +4,7 @@ from __future__ import annotations
 import importlib
 import pkgutil
 
+from ppt import hostmemory
 from ppt.config import ReadTracker, reject_unknown
 from ppt.errors import ConfigError
 
@@ -55,7 +56,7 @@ def _refuse_if_too_large(cls, cfg: dict) -> None:
         need = cls.ports_estimate(cfg) * BYTES_PER_PORT
     except (KeyError, TypeError, ValueError):
         return                                   # malformed: the builder names the field
-    available = _available_bytes()
+    available = hostmemory.available_bytes()
     if available and need > available:
         raise ConfigError(f"this {cls.kind} topology needs about {need / 2**30:,.1f} GiB for its router ports "
                           f"and packet core but only {available / 2**30:,.1f} GiB of memory is available; "
@@ -81,7 +82,7 @@ def refuse_if_message_too_large(settings, nbytes: int, what: str, all_at_once: b
     # with credits packets are made as buffers free up; with unbounded buffers all at once
     if all_at_once and not settings.bounded_buffers:
         need = packets * BYTES_PER_PACKET
-        available = _available_bytes()
+        available = hostmemory.available_bytes()
         if available and need > available:
             raise ConfigError(f"{what}: a {nbytes:,}-byte message is {packets:,} packets, which this network "
                               f"(unbounded buffers: a NIC sends all of a message's packets at once) needs about "
@@ -90,15 +91,3 @@ def refuse_if_message_too_large(settings, nbytes: int, what: str, all_at_once: b
     if packets > MAX_MESSAGE_PACKETS:
         raise ConfigError(f"{what}: a {nbytes:,}-byte message is {packets:,} packets, but the packet network "
                           f"counts at most {MAX_MESSAGE_PACKETS:,} per message; {other}")
-
-
-def _available_bytes() -> int:
-    """Memory available to a new allocation (MemAvailable), 0 if unknown."""
-    try:
-        with open("/proc/meminfo") as meminfo:
-            for line in meminfo:
-                if line.startswith("MemAvailable:"):
-                    return int(line.split()[1]) * 1024
-    except OSError:
-        pass
-    return 0

@@ -195,6 +195,8 @@ def measure(workload: Workload, repeats: int = 3, make_job=analytic_job, log=pri
 def measure_mpi(repeats: int = 3, scale: float = 1.0, networks=None, log=print) -> dict:
     """Every workload at ``scale`` on every network of ``networks`` (``(name, make_job)`` pairs, default
     :data:`NETWORKS`), measured ``repeats`` times each (see the module docstring)."""
+    from ppt.mpi.job import check_rank_memory
+    check_rank_memory(max(w.ranks for w in workloads(scale)))
     return {"repeats": repeats, "scale": scale,
             "workloads": [measure(w, repeats, make_job, log, name) for name, make_job in networks or NETWORKS
                           for w in workloads(scale)]}

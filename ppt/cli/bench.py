@@ -66,8 +66,8 @@ def run(args) -> int:
         from ppt.bench.engine import measure_engine
         if args.lps < 1:
             raise PPTError(f"--lps must be at least 1, got {args.lps}")
-        from ppt.interconnects.topologies.registry import _available_bytes
-        need, available = args.lps * BYTES_PER_LP, _available_bytes()
+        from ppt import hostmemory
+        need, available = args.lps * BYTES_PER_LP, hostmemory.available_bytes()
         if available and need > available:
             raise PPTError(f"--lps {args.lps:,} needs about {need / 2**30:,.1f} GiB but only "
                            f"{available / 2**30:,.1f} GiB of memory is available; use fewer LPs")
