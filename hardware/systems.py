@@ -127,4 +127,8 @@ def apply_override(preset: dict, item: str) -> None:
             hint = f"; did you mean {close[0]}?" if close else ""
             raise ConfigError(f"--set {key}: {part!r} is not a section of this preset{hint}")
         node = child
+    if isinstance(node.get(leaf), dict) and node[leaf] and not isinstance(value, dict):
+        fields = ", ".join(sorted(node[leaf])[:4])
+        raise ConfigError(f"--set {key}={raw}: {key} is a section of this preset, not a value; set one of its "
+                          f"fields, e.g. {key}.{sorted(node[leaf])[0]}=... (its fields include {fields})")
     node[leaf] = value

@@ -54,10 +54,20 @@ def machine(system: str, set: dict | None = None, *, network: str = "packet", se
     """
     from ppt.cli.common import read_system
     from ppt.machine import Machine as Model
+    _expect("system", system, (str, Path), "a preset name or a .json path")
+    _expect("set", set, (dict, type(None)), "a dict of dotted key -> value, e.g. {'network.routing': 'ugal'}")
+    _expect("network", network, (str,), "'packet', 'flow' or 'analytic'")
+    _expect("seed", seed, (int,), "a whole number")
     overrides = [f"{key}={value if isinstance(value, str) else json.dumps(value)}"
                  for key, value in (set or {}).items()]
     preset = read_system(str(system), overrides)
     return Machine(Model(preset, network_kind=network, seed=seed))
+
+
+def _expect(name: str, value, kinds: tuple, what: str) -> None:
+    """PPTError (one line) unless ``value`` of argument ``name`` is one of ``kinds`` (a bool is no number)."""
+    if not isinstance(value, kinds) or (isinstance(value, bool) and bool not in kinds):
+        raise PPTError(f"{name} must be {what}, not {type(value).__name__} {value!r}")
 
 
 class Machine:
@@ -249,6 +259,10 @@ class Machine:
         """
         from ppt.cli.traffic import SPEED_FIELDS, check_measurement
         from ppt.drivers.traffic import run_traffic
+        for name, value in (("load", load), ("warmup", warmup), ("time", time), ("latency_factor", latency_factor)):
+            _expect(name, value, (int, float), "a number")
+        _expect("windows", windows, (int,), "a whole number")
+        _expect("converge", converge, (int, float, type(None)), "a fraction or None")
         began = perf_counter()
         check_measurement(types.SimpleNamespace(latency_factor=latency_factor, converge=converge, windows=windows,
                                                 early_stop=early_stop))

@@ -75,11 +75,11 @@ def test_absurd_plane_counts_are_refused_up_front(monkeypatch):
     # within the bound, the memory estimate (the topology guard's, per plane) still applies
     from ppt.errors import ConfigError
     from ppt.hardware.systems import load_system
-    from ppt.interconnects.topologies import registry
+    from ppt import hostmemory
     from ppt.interconnects.topologies.planes import check_planes
     from ppt.machine import Machine
     topology = Machine(load_system("fattree-4-3")).topology
-    monkeypatch.setattr(registry, "_available_bytes", lambda: 20_000)   # 80 ports x 117 B a plane
+    monkeypatch.setattr(hostmemory, "available_bytes", lambda: 20_000)   # 80 ports x 117 B a plane
     check_planes(topology, 1)
     with pytest.raises(ConfigError, match="planes of this fattree topology need about"):
         check_planes(topology, 8)
@@ -141,6 +141,18 @@ def test_unwritable_or_full_destinations_are_one_line_and_leave_nothing(case, tm
         line = in_process(capsys, "plot", samples, "--out", folder / "fig")
         assert "No space left on device" in line
         assert leftovers(folder) == []
+
+
+def test_convert_to_a_full_disk_or_a_device_is_one_line_and_replaces_nothing(tmp_path, capsys, monkeypatch):
+    import stat
+    from ppt.cli import convert
+    monkeypatch.setattr(convert, "open", _full_disk_open(), raising=False)
+    line = in_process(capsys, "convert", "sample:halo3d_n8", tmp_path / "app.goal")
+    assert "No space left on device" in line and leftovers(tmp_path) == []
+    monkeypatch.undo()
+    line = in_process(capsys, "convert", "sample:halo3d_n8", "/dev/full")     # written in place, never renamed over
+    assert "/dev/full" in line and "No space left on device" in line
+    assert stat.S_ISCHR(os.stat("/dev/full").st_mode)
 
 
 # 4 -----------------------------------------------------------------------------------------
@@ -295,3 +307,51 @@ def test_help_texts_promise_no_run_times():
     promises = [t for t in texts if re.search(r"about \d+(\.\d+)? ?(s|sec|seconds?|min|minutes?)\b|, seconds\)"
                                               r"|takes? (about |only )?\d", t)]
     assert promises == []
+
+
+def test_a_trace_declaring_more_ranks_than_memory_holds_is_one_line_at_once(tmp_path, capsys, monkeypatch):
+    from ppt import hostmemory
+    monkeypatch.setattr(hostmemory, "available_bytes", lambda: 2**30)
+    (tmp_path / "big.goal").write_text("num_ranks 1000000000\n")
+    line = in_process(capsys, "trace-info", tmp_path / "big.goal")
+    assert "a trace of 1,000,000,000 ranks needs about 953.7 GiB of memory, but only 1.0 GiB" in line
+
+
+def test_bench_mpi_beyond_memory_is_one_line_before_building(capsys, monkeypatch):
+    from ppt import hostmemory
+    monkeypatch.setattr(hostmemory, "available_bytes", lambda: 2**30)
+    line = in_process(capsys, "bench", "mpi", "--scale", "1e6")
+    assert "simulated ranks needs about" in line and "simulate fewer ranks" in line
+
+
+def test_an_op_stream_peer_beyond_the_ranks_is_the_replays_one_line(tmp_path, capsys):
+    from ppt.oprecord import Op
+    from ppt.traces.opstream import MemoryTrace, save
+    trace = MemoryTrace("bad", 2, cpu_times=False)
+    for rank in range(2):
+        trace.builder(rank).add(Op.INIT, "MPI_Init")
+        trace.builder(rank).add(Op.SEND, "MPI_Send", peer=5, nbytes=8)
+    save(trace, tmp_path / "bad.opstream")
+    assert main(["replay", str(tmp_path / "bad.opstream"), "--system", "edison"]) == 2   # auto: estimates first
+    err = capsys.readouterr().err
+    assert "Traceback" not in err and err.splitlines()[-1] == ("ppt: error: rank 0 in MPI_Send: destination 5 is "
+                                                               "out of range for WORLD of size 2")
+
+
+def test_a_section_set_to_a_value_says_it_is_a_section(capsys):
+    line = in_process(capsys, "traffic", "dragonfly-3k", "--load", "0.1", "--set", "topology=5")
+    assert "topology is a section of this preset, not a value; set one of its fields, e.g. topology.a=" in line
+
+
+@pytest.mark.parametrize("call, says", [
+    (lambda api: api.machine("edison", set="x"), "set must be a dict of dotted key -> value"),
+    (lambda api: api.machine("edison", seed="abc"), "seed must be a whole number, not str 'abc'"),
+    (lambda api: api.machine("edison", seed=True), "seed must be a whole number, not bool True"),
+    (lambda api: api.machine("dragonfly-3k").traffic(load="high"), "load must be a number, not str 'high'"),
+])
+def test_the_python_api_refuses_wrong_types_in_one_line(call, says):
+    import ppt.api
+    from ppt.errors import PPTError
+    with pytest.raises(PPTError, match=re.escape(says)) as info:
+        call(ppt.api)
+    assert "\n" not in str(info.value)

@@ -216,7 +216,7 @@ def trace_estimate(trace, estimator: Estimator) -> Estimate:
             for op in chunk.rows():
                 if op[KIND] in sending:
                     dest, comm, nbytes = op[PEER], op[COMM], op[NBYTES]
-                    if dest < 0:                    # MPI_PROC_NULL: nothing sent
+                    if dest < 0 or dest >= ranks:   # MPI_PROC_NULL: nothing sent; beyond: the replay refuses it
                         continue
                     if comm == COMM_WORLD:
                         pairs[rank, dest, nbytes] += 1
