@@ -19,12 +19,13 @@ kernel reads::
     advection:  update_halo(density1, energy1, vol_flux_x, vol_flux_y; depth 2)
                 advec_cell (first direction)
                 update_halo(density1, energy1, xvel1, yvel1, mass_flux_x, mass_flux_y; depth 2)
-                advec_mom x 2 (xvel1, yvel1)
+                advec_mom (xvel1, with the nodal fluxes and masses), advec_mom (yvel1)
                 advec_cell (second direction)
                 update_halo(the same six fields; depth 2)
                 advec_mom x 2
     reset_field
-    every summary_frequency steps: field_summary; 5 reduces (SUM, 8 B each) to rank 0
+    every summary_frequency steps and after the last: ideal_gas, field_summary;
+                5 reduces (SUM, 8 B each) to rank 0
 
 An ``update_halo`` exchanges with the left and right neighbours (one message
 each way holding every requested field), waits, then with the bottom and top
@@ -35,9 +36,12 @@ cells along the face (node-centred fields have one more; ignored).
 
 Kernel work (:data:`KERNELS`): per cell, arrays streamed in and out, neighbour
 loads (stencil reads that hit in cache), floating-point operations and
-divides or square roots, counted from the kernels' update formulas in the
-CloverLeaf documentation and the Mallinson et al. paper.  The counts are this
-model's estimates, not measurements; see ``docs/apps/cloverleaf.md``.
+divides or square roots, counted from the loops of CloverLeaf 1.3's Fortran
+kernels (UK-MAC/CloverLeaf_ref, ``kernels/*_kernel.f90``): each loop of a
+kernel streams the distinct 2-D arrays it reads and writes (an array updated
+in place counts as written), 1-D mesh arrays are ignored.  ``advec_mom`` is
+two kernels: the first velocity of a sweep also computes the nodal fluxes and
+masses the second reuses.  See ``docs/apps/cloverleaf.md``.
 
 Not modelled: the visualisation and the initial generation of the mesh, the
 reflective boundary update (local copies), tiling and OpenMP loop details
@@ -61,7 +65,9 @@ CELLS_PER_VECTOR = 4
 #: vol_flux_x/y, mass_flux_x/y, volume, xarea, yarea and seven work arrays): the reuse distance of a field
 #: from one kernel to the next is the whole working set.
 WORKING_SET_ARRAYS = 25
-#: Doubles each field-summary reduce carries (CloverLeaf sums vol, mass, ie, ke, press one reduce each).
+#: Field summaries at the end of a step of each kind.
+SUMMARIES = {"hydro": 0, "summary": 1, "summary2": 2}
+#: Reduces of a field summary (CloverLeaf sums vol, mass, ie, ke and press, one 8-byte reduce each).
 SUMMARY_REDUCES = 5
 
 
@@ -81,17 +87,18 @@ class Kernel:
 
 KERNELS = {
     "ideal_gas": Kernel(2, 2, 0, 8, 2),
-    "viscosity": Kernel(4, 1, 10, 30, 2),
+    "viscosity": Kernel(4, 1, 10, 36, 7),
     "calc_dt": Kernel(8, 0, 8, 35, 5),
-    "pdv_predict": Kernel(9, 3, 10, 30, 2),
-    "pdv": Kernel(11, 3, 14, 35, 2),
+    "pdv_predict": Kernel(9, 2, 8, 43, 4),
+    "pdv": Kernel(11, 2, 14, 39, 4),
     "revert": Kernel(2, 2, 0, 0, 0),
-    "accelerate": Kernel(8, 3, 12, 25, 1),
-    "flux_calc": Kernel(6, 2, 4, 10, 0),
-    "advec_cell": Kernel(9, 6, 14, 45, 4),
-    "advec_mom": Kernel(8, 5, 14, 35, 3),
+    "accelerate": Kernel(8, 2, 14, 36, 1),
+    "flux_calc": Kernel(6, 2, 4, 12, 0),
+    "advec_cell": Kernel(11, 6, 8, 47, 5),
+    "advec_mom_first": Kernel(13, 7, 14, 41, 4),
+    "advec_mom_second": Kernel(9, 4, 4, 27, 4),
     "reset_field": Kernel(4, 4, 0, 0, 0),
-    "field_summary": Kernel(6, 0, 6, 20, 0),
+    "field_summary": Kernel(6, 0, 6, 26, 0),
 }
 
 #: The halo exchanges of a step, in order: (fields, depth).
@@ -145,8 +152,9 @@ def pack_tasklist(doubles: int) -> Tasklist:
 @dataclass(frozen=True)
 class CloverLeafSim:
     """CloverLeaf on ``ranks`` ranks: a ``x_cells x y_cells`` mesh, ``steps`` time steps, a field summary
-    every ``summary_frequency`` steps; ``sample_steps`` > 0 simulates that many regular steps and one
-    summary step and scales (:mod:`ppt.apps.stepsampling`); ``threads`` cores per rank."""
+    every ``summary_frequency`` steps and after the last; ``sample_steps`` > 0 simulates that many hydro
+    steps and one step of each summary kind and scales (:mod:`ppt.apps.stepsampling`); ``threads``
+    cores per rank."""
 
     ranks: int
     x_cells: int = 3840
@@ -179,9 +187,15 @@ class CloverLeafSim:
         return split(self.x_cells, cx, rank % cx), split(self.y_cells, cy, rank // cx)
 
     def step_sequence(self) -> list[str]:
-        """Kind of every step: ``"summary"`` on steps ``summary_frequency``, ``2 summary_frequency``, ...
-        (1-based), ``"hydro"`` otherwise."""
-        return ["summary" if step % self.summary_frequency == 0 else "hydro" for step in range(1, self.steps + 1)]
+        """Kind of every step: ``"summary"`` after a field summary -- steps ``summary_frequency``,
+        ``2 summary_frequency``, ... (1-based) and the last step (CloverLeaf summarises at the end) --,
+        ``"summary2"`` on a last step that is also a multiple of the frequency (two summaries),
+        ``"hydro"`` otherwise."""
+        kinds = []
+        for step in range(1, self.steps + 1):
+            count = (step % self.summary_frequency == 0) + (step == self.steps)
+            kinds.append(("hydro", "summary", "summary2")[count])
+        return kinds
 
     def sends_per_rank(self, rank: int) -> int:
         """Closed-form halo messages ``rank`` sends in the run: one per update_halo and neighbour."""
@@ -245,14 +259,15 @@ def cloverleaf_main(mpi, sim: CloverLeafSim, kinds: list[str]) -> list[tuple]:
         update_halo(*HALOS["advec_cell"])
         compute("advec_cell")
         update_halo(*HALOS["advec_mom_1"])
-        compute("advec_mom")
-        compute("advec_mom")
+        compute("advec_mom_first")
+        compute("advec_mom_second")
         compute("advec_cell")
         update_halo(*HALOS["advec_mom_2"])
-        compute("advec_mom")
-        compute("advec_mom")
+        compute("advec_mom_first")
+        compute("advec_mom_second")
         compute("reset_field")
-        if kind == "summary":
+        for _ in range(SUMMARIES[kind]):
+            compute("ideal_gas")
             compute("field_summary")
             for _ in range(SUMMARY_REDUCES):
                 cart.reduce(None, op=mpi.SUM, root=0, nbytes=WORD_B)
@@ -265,7 +280,7 @@ PARAMS = {
     "y_cells": Param(3840, "global mesh cells in y (bm16: 3840)"),
     "steps": Param(87, "time steps (the _short decks run 87)"),
     "summary_frequency": Param(10, "steps between field summaries (5 reduces to rank 0)"),
-    "sample_steps": Param(0, "0: simulate every step; N: N hydro steps + one summary step, scaled"),
+    "sample_steps": Param(0, "0: simulate every step; N: N hydro steps + one of each summary kind, scaled"),
     "threads": Param(1, "cores per rank (OpenMP threads splitting a chunk's work)"),
 }
 
