@@ -17,7 +17,11 @@ from typing import Any, Callable, Mapping
 from ppt.errors import ConfigError
 
 #: Modules of ``ppt.apps`` that register a model, in ``ppt app --list`` order.
-MODULES: tuple[str, ...] = ()
+MODULES: tuple[str, ...] = (
+    "cloverleaf",
+    "minimd",
+    "imc",
+)
 
 
 @dataclass(frozen=True)
