@@ -355,3 +355,19 @@ def test_the_python_api_refuses_wrong_types_in_one_line(call, says):
     with pytest.raises(PPTError, match=re.escape(says)) as info:
         call(ppt.api)
     assert "\n" not in str(info.value)
+
+
+def test_more_ranks_than_the_host_has_cores_is_warned_loudly(caplog):
+    from types import SimpleNamespace
+    from ppt.cli.common import report_placement
+    job = SimpleNamespace(num_ranks=5, node_of=[0, 0, 1, 1, 2], ranks_per_node=2)
+    with caplog.at_level("INFO", logger="ppt"):
+        report_placement(job, SimpleNamespace(name="host", cores_per_node=2))
+        report_placement(job, SimpleNamespace(name="edison", cores_per_node=2))
+        report_placement(SimpleNamespace(num_ranks=2, node_of=[0, 0], ranks_per_node=2),
+                         SimpleNamespace(name="host", cores_per_node=2))
+    warnings = [r.getMessage() for r in caplog.records if "host preset" in r.getMessage()]
+    assert warnings == ["warning: 5 ranks on the host preset of this 2-core machine: the prediction gives every "
+                        "rank a core of its own, on 3 model nodes joined by the preset's same-node copy costs, while "
+                        "a real run of 5 ranks here shares the 2 cores; predict at most 2 ranks to compare with "
+                        "this host"]

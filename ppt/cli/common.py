@@ -303,11 +303,18 @@ def _raised_in(exc: BaseException, source: str) -> bool:
     return any(frame.filename == source for frame in traceback.extract_tb(exc.__traceback__))
 
 
-def report_placement(job) -> None:
+def report_placement(job, machine=None) -> None:
     """Note on the ``ppt`` logger how many nodes the job's mapping used (not under ``PPT_QUIET``), and warn when
-    it put a multi-rank job on one node (called after the run, so an error stays the only line)."""
+    it put a multi-rank job on one node, or more ranks on the ``host`` preset than the host has cores (called
+    after the run, so an error stays the only line)."""
     if not is_leader():
         return
+    if machine is not None and machine.name == "host" and job.num_ranks > machine.cores_per_node:
+        cores = machine.cores_per_node
+        logger.warning(f"warning: {job.num_ranks} ranks on the host preset of this {cores}-core machine: the "
+                       f"prediction gives every rank a core of its own, on {-(-job.num_ranks // cores)} model nodes "
+                       f"joined by the preset's same-node copy costs, while a real run of {job.num_ranks} ranks "
+                       f"here shares the {cores} cores; predict at most {cores} ranks to compare with this host")
     nodes = len(set(job.node_of))
     if not os.environ.get("PPT_QUIET"):
         logger.info(f"{job.num_ranks} ranks on {nodes} node{'s' if nodes != 1 else ''} "

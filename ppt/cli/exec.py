@@ -103,7 +103,7 @@ def run(args) -> int:
         progress.done()
     if not is_leader():
         return 0
-    report_placement(job)
+    report_placement(job, machine)
     report(args, machine, result, {"program": args.program, "program_args": program_args,
                                    "compute": args.compute, "compute_scale": args.compute_scale})
     return 0

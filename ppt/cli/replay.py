@@ -125,7 +125,7 @@ def run(args) -> int:
     trace = open_trace(args.trace, **reader_options(args))
     if args.loggp is not None:
         system, job = _loggp_job(args, trace)
-        network = "LogGP"
+        machine, network = None, "LogGP"
     else:
         machine, job = _job(args, trace)
         system = machine.name
@@ -147,7 +147,7 @@ def run(args) -> int:
     progress.done()
     if not os.environ.get("PPT_QUIET"):
         logger.info(summary["compute_clock_reason"])
-    report_placement(job)
+    report_placement(job, machine)
     if args.json:
         emit(args, summary)
         return 0

@@ -82,7 +82,7 @@ def run(args) -> int:
         progress.done()
     if not is_leader():
         return 0
-    report_placement(job)
+    report_placement(job, machine)
     report(args, machine, result)
     return 0
 
