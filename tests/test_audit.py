@@ -197,6 +197,7 @@ def test_unreadable_inputs_are_one_line(kind, tmp_path):
     (["topology", "fattree-4-3", "--fail-seed", "3"], ("--fail-seed without --fail-links",)),
     (["run", "x.py", "--ranks", "2", "--system", "fattree-4-3", "--allocation", "random"], ("--job-list",)),
     (["sweep", "--x", "load", *TINY_TRAFFIC[:-6], "--loads", "0.1,0.2"], ("--x load", "--plot")),
+    (["snap", "edison", "-n", "24", "--dpi", "300"], ("--dpi 300 without --plot",)),
 ])
 def test_options_that_would_do_nothing_are_errors(argv, words, tmp_path):
     refused(*argv, words=words, cwd=tmp_path, timeout=60)

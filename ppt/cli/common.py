@@ -209,10 +209,25 @@ def seconds(text: str) -> float:
 DEFAULT_DPI = 200
 
 
+class _Dpi(argparse.Action):
+    """Stores ``--dpi`` and notes that it was given (see :func:`check_dpi`)."""
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        setattr(namespace, self.dest, values)
+        namespace.dpi_given = True
+
+
 def add_dpi_option(parser, default=DEFAULT_DPI, figure: str = "the --plot PNG") -> None:
     """``--dpi N``: the resolution of the command's PNG ``figure``."""
-    parser.add_argument("--dpi", type=whole_number, default=default, metavar="N",
+    parser.add_argument("--dpi", type=whole_number, default=default, metavar="N", action=_Dpi,
                         help=f"resolution of {figure} in dots per inch (default {DEFAULT_DPI})")
+
+
+def check_dpi(args) -> None:
+    """PPTError if ``--dpi`` was given to a command whose figure is drawn only with ``--plot``, without it."""
+    if getattr(args, "dpi_given", False) and hasattr(args, "plot") and not args.plot:
+        raise PPTError(f"--dpi {args.dpi} without --plot: --dpi sets the resolution of the --plot figure; "
+                       "give --plot FILE.png too, or drop --dpi")
 
 
 def add_job_arguments(parser) -> None:

@@ -17,6 +17,7 @@ import sys
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 from ppt.engine.parallel import launched_rank
+from ppt.cli.common import check_dpi
 from ppt.errors import PPTError
 from ppt.log import to_stderr
 
@@ -67,6 +68,7 @@ def main(argv=None) -> int:
         args = build_parser().parse_args(argv)
         if not getattr(args, "_run", None):
             raise PPTError("no command given (see 'ppt --help')")
+        check_dpi(args)
         status = args._run(args) or 0
         sys.stdout.flush()             # a reader that went away shows here, not at exit
         return status
