@@ -203,3 +203,18 @@ def test_planes_with_their_own_failures_route_on_their_own_surviving_links(routi
     assert min(plane_bytes(net, sim)) > 0
     unused = net.topo.port_class.ravel() < 0                 # failed (or absent) links of either plane
     assert not net.core.port_bytes()[unused].any()
+
+
+def test_the_network_estimate_of_a_multi_plane_preset_counts_one_planes_hops():
+    """--network auto estimates the packet network's traffic from route hops; with several planes (copies of
+    one topology) those are one plane's, where building the estimate's contention-free network used to refuse
+    the planes."""
+    from ppt.drivers.autochoice import Estimator
+    from ppt.hardware.systems import load_system
+    from ppt.machine import Machine
+    many = Machine(load_system("dgx-a100"), seed=0)
+    one = Machine(load_system("dgx-a100", ["network.planes=1"]), seed=0)
+    assert many.network_settings.rails.planes == 8
+    nodes = range(0, many.topology.num_nodes, 7)
+    assert [Estimator(many, []).hops(0, n) for n in nodes] == [Estimator(one, []).hops(0, n) for n in nodes]
+    assert max(Estimator(many, []).hops(0, n) for n in nodes) > 0

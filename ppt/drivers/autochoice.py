@@ -110,6 +110,16 @@ class Estimate:
         return self.small / self.off_node if self.off_node else 0.0
 
 
+def _one_plane(machine):
+    """``machine``, or for a multi-plane network the same machine with one plane: the planes are copies of
+    one topology, so a route's hops are those of any plane (and only the packet network has planes)."""
+    if machine.network_settings.rails.planes == 1:
+        return machine
+    from ppt.machine import Machine
+    preset = {**machine.preset, "network": {**machine.preset["network"], "planes": 1}}
+    return Machine(preset, machine.network_kind, machine.seed)
+
+
 class Estimator:
     """Traffic on ``machine``'s packet network, ranks placed on nodes by ``node_of``."""
 
@@ -117,7 +127,7 @@ class Estimator:
         from ppt.interconnects.networks.kinds import build_network
         self.node_of = node_of
         self.packetizer = machine.network_settings.packetizer
-        self.hops = build_network("analytic", machine).hops      # router hops of the minimal route
+        self.hops = build_network("analytic", _one_plane(machine)).hops      # router hops of the minimal route
         self._mean = None
 
     def packets(self, nbytes: int, count: int) -> int:
