@@ -25,12 +25,16 @@ from __future__ import annotations
 
 import os
 import sys
+import threading
 import time
 
 #: Wall seconds between redraws of a terminal's bar unless ``PPT_PROGRESS_INTERVAL`` says otherwise.
 DEFAULT_INTERVAL_S = 0.5
 #: Wall seconds between plain lines when stderr is not a terminal unless ``PPT_PROGRESS_LOG_INTERVAL`` says otherwise.
 DEFAULT_LOG_INTERVAL_S = 10.0
+#: Wall seconds without a call of the hook after which a run of ranks says a rank is running its own code,
+#: unless ``PPT_PROGRESS_STALL`` says otherwise.
+DEFAULT_STALL_S = 30.0
 
 
 def _seconds_from(variable: str, default: float) -> float:
@@ -49,6 +53,11 @@ def default_interval() -> float:
 def log_interval() -> float:
     """``PPT_PROGRESS_LOG_INTERVAL`` (seconds) or :data:`DEFAULT_LOG_INTERVAL_S`."""
     return _seconds_from("PPT_PROGRESS_LOG_INTERVAL", DEFAULT_LOG_INTERVAL_S)
+
+
+def stall_interval() -> float:
+    """``PPT_PROGRESS_STALL`` (seconds) or :data:`DEFAULT_STALL_S`."""
+    return _seconds_from("PPT_PROGRESS_STALL", DEFAULT_STALL_S)
 
 
 def quiet() -> bool:
@@ -174,13 +183,14 @@ class Progress:
     """A ``Simulation.progress`` hook reporting on stderr at most every ``interval_s`` wall seconds.
 
     ``total_s``: the simulated time the run ends at (the bar then counts simulated microseconds);
-    ``ranks``: the simulation's processes (MPI ranks) finished are part of the report.  One object
+    ``ranks``: the simulation's processes (MPI ranks) finished are part of the report; ``watch_stalls``:
+    a thread says when the hook has not been called for a while (see :meth:`_watch_stalls`).  One object
     may serve several simulations in turn (the points of ``ppt snap``): its clock runs from its own
     creation, and :meth:`points` says how far the whole run is.
     """
 
     def __init__(self, label: str, interval_s: float | None = None, stream=None, total_s: float | None = None,
-                 ranks: bool = False):
+                 ranks: bool = False, watch_stalls: bool = False):
         self.label = label
         self.interval_s = default_interval() if interval_s is None else interval_s
         self.stream = stream or sys.stderr     # the real stderr, even when a run redirects sys.stderr
@@ -194,10 +204,14 @@ class Progress:
         self._sim_began = self.began
         self._started = 0
         self._events = 0
+        self.beat = self.began            # the hook's last call: the simulation advances between MPI calls
+        self._stop = threading.Event()
+        if watch_stalls and self.enabled:
+            threading.Thread(target=self._watch_stalls, name="ppt-progress-stall", daemon=True).start()
 
     # -- the simulation's hook -------------------------------------------------------------
     def __call__(self, sim) -> None:
-        wall = time.perf_counter()
+        wall = self.beat = time.perf_counter()
         if sim is not self._sim:          # a new simulation (e.g. the next core count of ppt snap)
             self._sim = sim
             self._started = len(sim.processes) if self.ranks else 0
@@ -223,6 +237,21 @@ class Progress:
             whose = " of process 0" if sim.size > 1 else ""
             status += f", {self._started - live}/{self._started} ranks done{whose}"
         return None, None, "", status, 0
+
+    def _watch_stalls(self) -> None:
+        """While the run lasts, say every :func:`stall_interval` seconds that the hook has not been called
+        for so long: the engine calls it between events, so a rank is running its own code (a loop that
+        never calls MPI holds the simulation until Ctrl-C); a bar cannot move then, but this line does."""
+        stall_s = stall_interval()
+        seen, due = self.beat, stall_s
+        while not self._stop.wait(stall_s / 4 or 0.01):
+            if self.beat != seen:                # the hook ran: the count starts again
+                seen, due = self.beat, stall_s
+            idle = time.perf_counter() - seen
+            if idle >= due:
+                self.note(f"no simulated progress for {idle:.0f} s of host time: a rank is running its own code "
+                          f"without an MPI call (one that never calls MPI runs until Ctrl-C)")
+                due += stall_s
 
     def points(self, done: float, total: float, unit: str) -> None:
         """The whole run is ``done`` of ``total`` ``unit`` (e.g. ranks of the points finished): the bar
@@ -254,7 +283,9 @@ class Progress:
             self.line.note(text)
 
     def close(self) -> None:
-        """End the current report, if one was made (the next starts a new one, on the same clock)."""
+        """End the current report, if one was made (the next starts a new one, on the same clock), and
+        the watch for stalls."""
+        self._stop.set()
         self.line.close()
 
     def done(self) -> None:

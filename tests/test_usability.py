@@ -95,6 +95,31 @@ def test_progress_to_a_pipe_is_plain_lines_at_the_log_interval():
     assert "256/256 ranks done" in lines[-1] and max(map(len, lines)) < 120
 
 
+def test_a_rank_running_its_own_code_is_reported_while_the_hook_is_not_called(monkeypatch):
+    """A rank that computes without MPI calls holds the engine, so its hook is not called and no bar can move:
+    a watch thread says so every stall interval, counting from the hook's last call, and stops with the run."""
+    import io
+    import time
+    from ppt.progress import Progress
+    monkeypatch.delenv("PPT_QUIET", raising=False)
+    monkeypatch.setenv("PPT_PROGRESS_STALL", "0.05")
+    out = io.StringIO()
+    busy = Progress("run x", stream=out, ranks=True, watch_stalls=True)
+    time.sleep(0.2)
+    busy.close()
+    notes = out.getvalue().splitlines()
+    assert len(notes) >= 2 and all(n.startswith("run x: no simulated progress for") and "without an MPI call" in n
+                                   for n in notes), notes
+    time.sleep(0.1)
+    assert out.getvalue().splitlines() == notes            # closed: no more notes
+    beating = Progress("run y", stream=(quiet := io.StringIO()), ranks=True, watch_stalls=True)
+    for _ in range(20):
+        beating.beat = time.perf_counter()                 # what every call of the hook does
+        time.sleep(0.01)
+    beating.close()
+    assert quiet.getvalue() == ""
+
+
 def test_a_serial_snap_reports_the_whole_run_over_its_points(every_report, capsys):
     assert main(["snap", "edison", "--study", "1", "-n", "24,48", "--network", "analytic", "--jobs", "1"]) == 0
     err = capsys.readouterr().err

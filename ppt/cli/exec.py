@@ -88,7 +88,7 @@ def run(args) -> int:
     machine = Machine(load_preset(args), network_kind=args.network, seed=args.seed)
     job = MPIJob.on_machine(machine, args.ranks, args.ranks_per_node, args.mapping, args.seed,
                             algorithms(args.algorithm))
-    progress = Progress(f"exec {args.system}", ranks=True) if is_leader() else None
+    progress = Progress(f"exec {args.system}", ranks=True, watch_stalls=True) if is_leader() else None
     try:
         result = exec_program(job, options, progress)
     except ProgramFailed as exc:

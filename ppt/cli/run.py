@@ -73,7 +73,7 @@ def run(args) -> int:
     machine = Machine(load_preset(args), network_kind=args.network, seed=args.seed)
     job = MPIJob.on_machine(machine, args.ranks, args.ranks_per_node, args.mapping, args.seed,
                             algorithms(args.algorithm))
-    progress = Progress(f"run {args.system}", ranks=True) if is_leader() else None
+    progress = Progress(f"run {args.system}", ranks=True, watch_stalls=True) if is_leader() else None
     with sampling(args, machine.name) as job.sampler, contextlib.redirect_stdout(sys.stderr):
         if job.sampler is not None:       # named in the figures' titles (ppt plot)
             job.sampler.workload = {"program": os.path.basename(args.script), "ranks": args.ranks}
