@@ -25,6 +25,6 @@ def pytest_terminal_summary(terminalreporter):
                 if isinstance(report.longrepr, tuple) and SHARED_SKIP in str(report.longrepr[2]))
     if cases:
         terminalreporter.write_line(
-            f"shared traces: {cases} real-trace test cases did not run: the SST-DUMPI traces of real runs are not "
+            f"shared traces: {cases} real-trace test {'case' if cases == 1 else 'cases'} did not run: the SST-DUMPI traces of real runs are not "
             "at ../shared/traces; set PPT_SHARED_TRACES to their folder to run them (every trace test ran on the "
             "shipped DUMPI samples)")
