@@ -15,16 +15,26 @@ def copied_set(tmp_path):
     return folder, next(folder.glob("*.meta")), sorted(folder.glob("*.bin"))
 
 
-#: The words every skip for want of the shared DUMPI traces says (shared_traces.SKIP_REASON).
-SHARED_SKIP = "shared DUMPI traces not found"
+#: How many real-trace test cases the session left out (pytest's stash key).
+NOT_RUN = pytest.StashKey[int]()
 
 
-def pytest_terminal_summary(terminalreporter):
-    """One line saying how many real-trace cases did not run for want of the shared DUMPI traces (none: no line)."""
-    cases = sum(1 for report in terminalreporter.stats.get("skipped", [])
-                if isinstance(report.longrepr, tuple) and SHARED_SKIP in str(report.longrepr[2]))
+def pytest_collection_modifyitems(config, items):
+    """Without the real DUMPI traces, leave out the cases marked ``real_traces`` (shared_traces.needs_real)."""
+    from shared_traces import HAVE_SHARED
+    left_out = [] if HAVE_SHARED else [item for item in items if item.get_closest_marker("real_traces")]
+    if left_out:
+        items[:] = [item for item in items if not item.get_closest_marker("real_traces")]
+        config.hook.pytest_deselected(items=left_out)
+    config.stash[NOT_RUN] = len(left_out)
+
+
+def pytest_terminal_summary(terminalreporter, config):
+    """One line saying how many real-trace test cases did not run for want of the real traces (none: no line)."""
+    cases = config.stash.get(NOT_RUN, 0)
     if cases:
+        from shared_traces import SHARED
         terminalreporter.write_line(
-            f"shared traces: {cases} real-trace test {'case' if cases == 1 else 'cases'} did not run: the SST-DUMPI traces of real runs are not "
-            "at ../shared/traces; set PPT_SHARED_TRACES to their folder to run them (every trace test ran on the "
-            "shipped DUMPI samples)")
+            f"shared traces: {cases} real-trace test {'case' if cases == 1 else 'cases'} not collected (counted in "
+            f"'deselected'): the SST-DUMPI traces of real runs are not at {SHARED}; set PPT_SHARED_TRACES to their "
+            "folder to run them.  Every other trace test ran, on the DUMPI samples shipped with ppt.")

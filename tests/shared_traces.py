@@ -3,9 +3,9 @@
 Always there: the DUMPI samples shipped with ppt (``traces/samples/dumpi``: the project's recorded samples
 written by its DUMPI writer; :data:`SAMPLE_SETS`).  Also, when present: the real traces of third-party
 programs kept beside the repository (``../shared/traces``, or the folder ``PPT_SHARED_TRACES`` names;
-:data:`REAL_SETS`).  Both folders have a MANIFEST.json of one schema.  A test of a fact only a real trace
-has takes its names through :func:`real` (or the :data:`needs_real` mark) and is skipped without them, with
-:data:`SKIP_REASON`, which the session's summary counts (conftest.py).
+:data:`REAL_SETS`).  Both folders have a MANIFEST.json of one schema.  A test (or a case) of a fact only a real trace has
+carries the ``real_traces`` mark (:data:`needs_real`, :func:`real`): without the real traces it is not
+collected, and the session's summary says how many such cases did not run (conftest.py).
 """
 import json
 import os
@@ -18,8 +18,6 @@ from ppt.traces import bundled
 SAMPLES = bundled.SAMPLES / "dumpi"
 SHARED = Path(os.environ.get("PPT_SHARED_TRACES") or Path(__file__).resolve().parents[1].parent / "shared" / "traces")
 HAVE_SHARED = (SHARED / "MANIFEST.json").is_file()
-#: Every skip for want of the shared traces says this.
-SKIP_REASON = "shared DUMPI traces not found"
 
 
 def _sets(folder: Path) -> dict:
@@ -34,11 +32,12 @@ SAMPLE_SETS, REAL_SETS = sorted(SAMPLE_MANIFEST), sorted(REAL_MANIFEST)
 #: Every set present: the samples, and the real traces when there.
 SETS = sorted(MANIFEST)
 
-needs_real = pytest.mark.skipif(not HAVE_SHARED, reason=f"{SKIP_REASON} at {SHARED} (expected next to the repository)")
+#: Marks a test that reads a real trace (conftest.py leaves it out without them).
+needs_real = pytest.mark.real_traces
 
 
 def real(*cases):
-    """Test cases (names of real traces, or tuples of parameters naming one) each skipped without the shared traces."""
+    """Test cases (names of real traces, or tuples of parameters naming one), each marked :data:`needs_real`."""
     return [pytest.param(*(case if isinstance(case, tuple) else (case,)), marks=needs_real) for case in cases]
 
 

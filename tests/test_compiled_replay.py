@@ -27,7 +27,7 @@ from ppt.oprecord import ANY_SOURCE, ANY_TAG, NO_INDEX, UNDEFINED, Op
 from ppt.traces.opstream import MemoryTrace
 from ppt.traces.replay import replay
 
-from shared_traces import SAMPLE_SETS, SHARED, SKIP_REASON, path as set_path
+from shared_traces import SAMPLE_SETS, needs_real, path as set_path, real
 
 #: The shared traces (amg, npb_ft and snap make communicators).
 SHARED_TRACES = ["amg_n4", "hpccg_n4", "npb_cg_W_n4", "npb_ft_W_n4", "npb_is_W_n4", "osu_allreduce_n4",
@@ -51,10 +51,7 @@ def _same(trace, make_job):
 
 def _shared(name):
     from ppt.traces.formats import open_trace
-    path = SHARED / name
-    if not path.is_dir():
-        pytest.skip(f"{SKIP_REASON}: {name} is not in {SHARED}")
-    return open_trace(path)
+    return open_trace(set_path(name))
 
 
 def _ideal(trace):
@@ -78,7 +75,7 @@ def _packet(trace, system="dragonfly-booksim", per_node=1, kind="packet", **mpi)
     return lambda: MPIJob.on_machine(Machine(preset, kind), trace.num_ranks, ranks_per_node=per_node)
 
 
-@pytest.mark.parametrize("name", SHARED_TRACES)
+@pytest.mark.parametrize("name", real(*SHARED_TRACES))
 def test_shared_traces_replay_as_recorded(name):
     trace = _shared(name)
     for make_job in (_ideal(trace), _two_per_node(trace), _packet(trace, per_node=2)):
@@ -114,6 +111,7 @@ def _close(got, expected, where="outcome"):
         assert got == expected, where
 
 
+@needs_real
 @pytest.mark.parametrize("system", ["dragonfly-booksim", "edison", "fattree-4-3"])
 def test_flow_network_replays_as_recorded(system):
     """Oblivious and adaptive routings (a route per pair, or per message in chunks), with and without
@@ -124,12 +122,14 @@ def test_flow_network_replays_as_recorded(system):
         assert result["network"]["reshares"] > 0
 
 
+@needs_real
 def test_packet_network_replays_as_recorded_with_its_counters():
     trace = _shared("hpccg_n4")
     result = json.loads(_same(trace, _packet(trace, "fattree-4-3", send_overhead_s=1e-7, recv_overhead_s=2e-7)))
     assert result["packets"] > 0 and result["network"]["message_latency_p50_s"] > 0
 
 
+@needs_real
 def test_nccl_tree_all_reduce_replays_as_recorded():
     trace = _shared("hpccg_n4")
     _same(trace, lambda: MPIJob(AnalyticNetwork(2, 1e-6, 5e9), 4, ranks_per_node=2, settings=MPISettings(4096, 2e-7, 3e-7),

@@ -293,7 +293,10 @@ class _RankFile:
 
     def place(self, ident, name) -> tuple:
         """(this rank's rank in ``ident``, its size)."""
-        members = self.w.comms.members(ident)
+        try:
+            members = self.w.comms.members(ident)
+        except TraceError as exc:
+            raise TraceError(f"trace rank {self.rank} calls {name}: {exc}") from None
         return members.index(self.rank), len(members)
 
 

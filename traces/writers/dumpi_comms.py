@@ -35,7 +35,7 @@ class Communicators:
     def __init__(self, num_ranks: int):
         self.num_ranks = num_ranks
         self.parents = {}         # identity -> (parent identity, how: "dup" | "split" | "cart", cells)
-        self.keys = {}            # split identity -> [(key, world rank)]
+        self.keys = {}            # split identity -> {world rank: key}
         self.contributions = {}   # (identity, collective number) -> {world rank: value}
         self._members = {WORLD: tuple(range(num_ranks))}
 
@@ -49,15 +49,15 @@ class Communicators:
         made, calls = Counter(), Counter()
         for op, aux, name in ops:
             kind = op[KIND]
-            ident = handles.get(op[COMM], UNKNOWN) if op[COMM] != COMM_NULL else None
+            ident = handles.get(op[COMM])            # None: a handle no earlier call created (or COMM_NULL)
             number = None
             if kind in COLLECTIVE:
-                if ident is None or ident == UNKNOWN:
+                if ident is None:
                     raise TraceError(f"trace rank {rank} calls {name} on communicator {op[COMM]}, which no earlier "
                                      "call of the rank created")
                 number = calls[ident]
                 calls[ident] += 1
-                if keep is not None:
+                if keep is not None and ident != UNKNOWN:
                     value = keep(kind, op, aux)
                     if value is not None:
                         self.contributions.setdefault((ident, number), {})[rank] = value
@@ -86,7 +86,7 @@ class Communicators:
                 return None
             ident = (parent, seq, colour)
             self.parents[ident] = (parent, "split", None)
-            self.keys.setdefault(ident, []).append((key, rank))
+            self.keys.setdefault(ident, {})[rank] = key
         return ident
 
     def members(self, ident) -> tuple:
@@ -94,8 +94,8 @@ class Communicators:
         found = self._members.get(ident)
         if found is None:
             if ident == UNKNOWN or ident not in self.parents:
-                raise TraceError("the DUMPI writer cannot tell who is in a communicator made by MPI_Comm_create or "
-                                 "MPI_Cart_sub, which a rooted or v-collective on it must record")
+                raise TraceError("the DUMPI writer cannot tell who is in its communicator (made by MPI_Comm_create or "
+                                 "MPI_Cart_sub), which the call's record must say")
             parent, how, cells = self.parents[ident]
             above = self.members(parent)
             if how == "dup":
@@ -104,7 +104,7 @@ class Communicators:
                 found = above[:cells]
             else:
                 place = {w: i for i, w in enumerate(above)}
-                found = tuple(w for _, w in sorted(self.keys[ident], key=lambda kw: (kw[0], place[kw[1]])))
+                found = tuple(sorted(self.keys[ident], key=lambda w: (self.keys[ident][w], place[w])))
             self._members[ident] = found
         return found
 

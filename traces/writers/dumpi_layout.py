@@ -34,8 +34,8 @@ INT32_MAX = 2**31 - 1
 
 # Argument layouts: a letter per value.  i: int32; h: 16-bit handle (datatype, communicator, group);
 # b: 8-bit value (reduction op, thread level, topology, comparison); a: int32 array (its length, then
-# the values); s: a status or status array (nothing: the files record no statuses); ? : the fields
-# after it up to the next '|' are present only when the record's commrank equals its root.
+# the values); s: a status or status array (nothing: the files record no statuses); ?: the fields
+# after it up to the next '|' (or the end) are present only in the root's record.
 _SEND = "ihiih"                 # count datatype dest tag comm
 _ISEND = "ihiihi"               # ... request
 _REDUCING = "ihbh"              # count datatype op comm
@@ -114,15 +114,16 @@ class Writer:
         return b"".join(self.parts)
 
 
-def layout(name: str, at_root: bool = True) -> str:
-    """The value letters of call ``name``'s record (no 's'); ``at_root``: whether a rooted call's record is
-    the root's, whose root-only fields (between '?' and '|' or the end) are then present."""
+def layout(name: str, at_root: bool = True) -> tuple:
+    """``(letters, root-only slice)`` of call ``name``'s record (no 's'): the value letters its record holds
+    (``at_root``: whether a rooted call's record is the root's, whose root-only fields, between '?' and '|'
+    or the end, are then present), and the slice of a full value list those root-only fields take."""
     letters = LAYOUTS[name].replace("s", "")
     head_, mark, rest = letters.partition("?")
     if not mark:
-        return letters
+        return letters, slice(0, 0)
     rooted, _, after = rest.partition("|")
-    return head_ + (rooted if at_root else "") + after
+    return head_ + (rooted if at_root else "") + after, slice(len(head_), len(head_) + len(rooted))
 
 
 def _one(out: Writer, letter: str, value) -> None:
@@ -139,9 +140,9 @@ def _one(out: Writer, letter: str, value) -> None:
 
 
 def record(out: Writer, func: int, name: str, thread: int, cpu, wall, offsets, values, at_root=True) -> None:
-    """Append one record: function id ``func`` (call ``name``, arguments ``values`` as :func:`layout` orders
-    them), ``cpu``/``wall`` each ``(start, stop)`` in integer nanoseconds or None (clock not recorded),
-    ``offsets`` the body's (cpu, wall) second offsets."""
+    """Append one record: function id ``func`` (call ``name``, every argument of its layout in ``values``; those
+    only a root's record holds are left out unless ``at_root``), ``cpu``/``wall`` each ``(start, stop)`` in
+    integer nanoseconds or None (clock not recorded), ``offsets`` the body's (cpu, wall) second offsets."""
     config = THREAD_ID | (CPU_TIME if cpu else 0) | (WALL_TIME if wall else 0)
     out.pack("HBH", func, config, thread)
     for clock, offset in ((cpu, offsets[0]), (wall, offsets[1])):
@@ -149,7 +150,9 @@ def record(out: Writer, func: int, name: str, thread: int, cpu, wall, offsets, v
             for ns in clock:
                 sec, nsec = divmod(ns, 1_000_000_000)
                 out.pack("HI", sec - offset, nsec)
-    letters = layout(name, at_root)
+    letters, root_only = layout(name, at_root)
+    if not at_root:
+        values = values[:root_only.start] + values[root_only.stop:]
     if len(letters) != len(values):
         raise AssertionError(f"{name}: {len(values)} values for layout {letters!r}")
     for letter, value in zip(letters, values):
