@@ -3,9 +3,9 @@
 Always there: the DUMPI samples shipped with ppt (``traces/samples/dumpi``: the project's recorded samples
 written by its DUMPI writer; :data:`SAMPLE_SETS`).  Also, when present: the real traces of third-party
 programs kept beside the repository (``../shared/traces``, or the folder ``PPT_SHARED_TRACES`` names;
-:data:`REAL_SETS`).  Both folders have a MANIFEST.json of one schema.  A test (or a case) of a fact only a real trace has
-carries the ``real_traces`` mark (:data:`needs_real`, :func:`real`): without the real traces it is not
-collected, and the session's summary says how many such cases did not run (conftest.py).
+:data:`REAL_SETS`).  Both folders have a MANIFEST.json of one schema.  A test (or a case) of a fact only
+a real trace has carries the ``real_traces`` mark (:data:`needs_real`, :func:`real`): without the real
+traces it is not collected, and the session's summary says how many such cases did not run (conftest.py).
 """
 import json
 import os

@@ -375,7 +375,8 @@ def test_cli_json_has_the_promised_fields(capsys, monkeypatch, name, clock):
     assert all({"compute_wall_s", "compute_cpu_s"} <= set(e) for e in got["per_rank"])
 
 
-@pytest.mark.parametrize("name, clock", [("master_worker_n6", "wall"), *real((OVERSUBSCRIBED, "cpu"), (DEDICATED, "wall"))])
+@pytest.mark.parametrize("name, clock", [("master_worker_n6", "wall"),
+                                         *real((OVERSUBSCRIBED, "cpu"), (DEDICATED, "wall"))])
 def test_cli_says_in_one_line_which_clock_auto_took_and_why(capsys, monkeypatch, name, clock):
     monkeypatch.delenv("PPT_QUIET", raising=False)
     code, out, err = run_cli(capsys, "replay", str(path(name)), "--system", "edison", "--network", "ideal",

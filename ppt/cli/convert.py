@@ -15,6 +15,7 @@ import os
 import sys
 import tempfile
 
+from ppt.atomicfile import umask
 from ppt.cli.common import TRACE_HELP, positive_number
 from ppt.errors import ConfigError
 
@@ -86,7 +87,7 @@ def run(args) -> int:
         with os.fdopen(fd, "w", encoding="utf-8") as f:
             stats = goal_writer.write(trace, f, args.compute_clock, compute_scale=args.compute_scale,
                                       keep_startup=args.keep_startup, skip_unsupported=args.skip_unsupported)
-        os.chmod(tmp, 0o666 & ~_umask())
+        os.chmod(tmp, 0o666 & ~umask())
         os.replace(tmp, out)
     except BaseException:
         try:
@@ -101,9 +102,3 @@ def run(args) -> int:
           f"{stats['recvs']} recvs, {stats['calcs']} calcs on the {stats['compute_clock']} clock){left}",
           file=sys.stderr)
     return 0
-
-
-def _umask() -> int:
-    mask = os.umask(0)
-    os.umask(mask)
-    return mask

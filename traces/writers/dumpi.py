@@ -30,9 +30,10 @@ import shutil
 import tempfile
 from collections import Counter
 
+from ppt.atomicfile import umask
 from ppt.errors import ConfigError, TraceError
 from ppt.oprecord import (ANY_SOURCE, CALL_S, COMM, COMM_NULL, COMM_SELF, COMM_WORLD, FLAG, GAP_CPU_S, KIND, NBYTES,
-                          NO_INDEX, OP, PEER, PROC_NULL, REQUEST, ROOT, START_S, TAG, UNDEFINED, Op)
+                          NO_INDEX, OP, PEER, REQUEST, ROOT, START_S, TAG, UNDEFINED, Op)
 from ppt.traces.readers import libundumpi as lu
 from ppt.traces.readers.dumpi_ops import OPS
 from ppt.traces.writers import dumpi_layout as layout
@@ -129,7 +130,7 @@ class DumpiWriter:
                 f.write(f"hostname=ppt\nnumprocs={self.trace.num_ranks}\nusername=<none>\nstartime={start}\n"
                         f"fileprefix={PREFIX}\nversion={layout.VERSION[0]}\nsubversion={layout.VERSION[1]}\n"
                         f"subsubversion={layout.VERSION[2]}\n")
-            os.chmod(tmp, 0o777 & ~_umask())
+            os.chmod(tmp, 0o777 & ~umask())
             if os.path.isdir(folder):
                 os.rmdir(folder)
             os.rename(tmp, folder)
@@ -408,7 +409,8 @@ def _alltoallv(f, op, aux, name, ident, number):
     me, size = f.place(ident, name)
     sent = f.w.comms.contributed(ident, number, name)
     if any(len(blocks) != size for blocks in sent):
-        raise TraceError(f"trace rank {f.rank}: {name} gives block sizes for other than its communicator's {size} ranks")
+        raise TraceError(f"trace rank {f.rank}: {name} gives block sizes for other than its communicator's {size} "
+                         "ranks")
     sends, st = f.counted(list(aux))
     recvs, rt = f.counted([blocks[me] for blocks in sent])
     return [size, sends, _displs(sends), st, recvs, _displs(recvs), rt, f.w.comm(op[COMM])]
@@ -487,9 +489,3 @@ _ENCODERS = {
 def write(trace, folder, skip_unsupported: bool = False) -> dict:
     """Write op-stream ``trace`` as a DUMPI set in ``folder`` (see the module docstring); returns what was written."""
     return DumpiWriter(trace, skip_unsupported).write(folder)
-
-
-def _umask() -> int:
-    mask = os.umask(0)
-    os.umask(mask)
-    return mask

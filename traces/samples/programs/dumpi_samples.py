@@ -16,7 +16,6 @@ import shutil
 import subprocess
 import sys
 from collections import Counter
-from pathlib import Path
 
 import numpy as np
 
