@@ -10,6 +10,13 @@ import tempfile
 from pathlib import Path
 
 
+def umask() -> int:
+    """The process's file-creation mask (reading it means setting it: it is set back at once)."""
+    mask = os.umask(0o22)
+    os.umask(mask)
+    return mask
+
+
 @contextlib.contextmanager
 def atomic_output(path: str, option: str, suffix: str | None = None):
     """Yield a temporary path beside ``path`` (same suffix, or ``suffix`` if it has none, so writers that
@@ -29,9 +36,7 @@ def atomic_output(path: str, option: str, suffix: str | None = None):
         handle, tmp = tempfile.mkstemp(dir=target.parent if str(target.parent) else ".",
                                        prefix=f".{target.name}.", suffix=target.suffix or suffix or ".tmp")
         os.close(handle)
-        mask = os.umask(0o22)
-        os.umask(mask)
-        os.chmod(tmp, 0o666 & ~mask)        # the mode a plain open() would give, not mkstemp's 0600
+        os.chmod(tmp, 0o666 & ~umask())     # the mode a plain open() would give, not mkstemp's 0600
     except OSError as exc:
         raise PPTError(f"{option} {path}: cannot write there ({exc.strerror or exc}); "
                        f"choose a writable path") from None

@@ -12,9 +12,10 @@ from ppt.machine import Machine
 from ppt.mpi.mapping import map_ranks
 from ppt.traces.readers.dumpi import TraceSet
 
-from shared_traces import MANIFEST, TRACES
+from shared_traces import needs_real, path, real
 
-SMALL_TRACE = TRACES / MANIFEST["hpccg_n4"]["folder"]
+#: A shipped DUMPI sample whose replay the packet network runs well within the budget.
+SMALL_TRACE = path("master_worker_n6")
 #: Messages per second of the MPI layer and packet-hops per second of the packet network measured on
 #: one machine (ppt/drivers/autochoice.py): the test's cost scale, not this machine's wall time.
 MEASURED_MESSAGES_PER_S, MEASURED_PACKET_HOPS_PER_S = 3e4, 1.3e6
@@ -52,11 +53,13 @@ def test_an_alltoall_counts_its_algorithms_messages_not_its_payload():
     assert estimator.collective("alltoall", 16, block).messages == 16 * 15
 
 
-def test_a_traces_estimate_counts_the_packets_its_replay_simulates(capsys):
-    """npb_ft_W_n4: 8 alltoalls of 4 x 3 blocks of 512 KiB, a few small reduces and broadcasts."""
-    trace = TraceSet(TRACES / MANIFEST["npb_ft_W_n4"]["folder"])
+@pytest.mark.parametrize("name", ["master_worker_n6", *real("npb_ft_W_n4")])
+def test_a_traces_estimate_counts_the_packets_its_replay_simulates(capsys, name):
+    """master_worker_n6: 250 small sends and receives between a master and five workers; npb_ft_W_n4: 8 alltoalls
+    of 4 x 3 blocks of 512 KiB, a few small reduces and broadcasts."""
+    trace = TraceSet(path(name))
     machine = Machine(load_system("edison"))
-    est = trace_estimate(trace, Estimator(machine, map_ranks(4, 1, machine.num_nodes)))
+    est = trace_estimate(trace, Estimator(machine, map_ranks(trace.ranks, 1, machine.num_nodes)))
     assert main(["replay", str(trace.meta_path), "--system", "edison", "--ranks-per-node", "1", "--network",
                  "packet", "--json"]) == 0
     replayed = json.loads(capsys.readouterr().out)
@@ -65,15 +68,16 @@ def test_a_traces_estimate_counts_the_packets_its_replay_simulates(capsys):
     assert est.messages == pytest.approx(sum(r["messages_sent"] for r in replayed["per_rank"]), rel=0.15)
 
 
-def test_the_estimate_of_a_small_trace_is_within_3x_of_its_cost(capsys, monkeypatch):
+@pytest.mark.parametrize("name", ["halo3d_n8", *real("hpccg_n4")])
+def test_the_estimate_of_a_small_trace_is_within_3x_of_its_cost(capsys, monkeypatch, name):
     """The cost of what the packet network did (its packet-hops and the MPI messages), at measured rates."""
     monkeypatch.setattr(autochoice, "PACKET_HOPS_PER_S", MEASURED_PACKET_HOPS_PER_S)
     monkeypatch.setattr(autochoice, "MESSAGES_PER_S", MEASURED_MESSAGES_PER_S)
     monkeypatch.setattr(autochoice, "REPLAY_MESSAGES_PER_S", MEASURED_REPLAY_MESSAGES_PER_S)
-    trace = TraceSet(SMALL_TRACE)
+    trace = TraceSet(path(name))
     machine = Machine(load_system("fattree-4-3"))
-    est = trace_estimate(trace, Estimator(machine, map_ranks(4, 1, machine.num_nodes)))
-    assert main(["replay", str(SMALL_TRACE), "--system", "fattree-4-3", "--ranks-per-node", "1", "--network",
+    est = trace_estimate(trace, Estimator(machine, map_ranks(trace.ranks, 1, machine.num_nodes)))
+    assert main(["replay", str(path(name)), "--system", "fattree-4-3", "--ranks-per-node", "1", "--network",
                  "packet", "--json"]) == 0
     replayed = json.loads(capsys.readouterr().out)
     network = replayed["network"]
@@ -84,12 +88,13 @@ def test_the_estimate_of_a_small_trace_is_within_3x_of_its_cost(capsys, monkeypa
     assert actual / 3 <= est.seconds <= 3 * actual
 
 
+@needs_real
 def test_mostly_small_messages_keep_the_packet_network_over_the_budget(monkeypatch):
     """amg_n4 sends mostly messages of a few packets, where the flow network errs most; npb_ft_W_n4 large
     ones.  With a budget of half their estimates, amg stays on the packet network and ft goes to flow."""
     machine = Machine(load_system("edison"))
     for name, kind in (("amg_n4", "packet"), ("npb_ft_W_n4", "flow")):
-        trace = TraceSet(TRACES / MANIFEST[name]["folder"])
+        trace = TraceSet(path(name))
         est = trace_estimate(trace, Estimator(machine, map_ranks(4, 1, machine.num_nodes)))
         chosen, reason = choose(est, budget_s=est.seconds / 2)
         assert chosen == kind, reason

@@ -3,7 +3,8 @@ engine checked it to the last bit (tests/golden.py).
 
 Every check replays one trace and asserts the whole prediction (times to the last bit, calls, per-rank
 statistics, network counts) or the error is the one recorded.  The traces are the
-shared DUMPI traces, traces that go wrong (deadlocks, mismatched collectives, refused calls), and random
+shared DUMPI traces (the shipped DUMPI samples instead replay as the op-stream samples they were written
+from), traces that go wrong (deadlocks, mismatched collectives, refused calls), and random
 op streams that mix blocking and nonblocking point-to-point calls,
 wildcards, probes, every completion call, rendezvous sizes, same-node copies that share the node's
 memory, overheads, every collective the op-stream form has, with each MPI algorithm, and
@@ -12,9 +13,7 @@ communicators split off, duplicated and freed.
 from __future__ import annotations
 
 import json
-import os
 import random
-from pathlib import Path
 
 import pytest
 
@@ -28,7 +27,8 @@ from ppt.oprecord import ANY_SOURCE, ANY_TAG, NO_INDEX, UNDEFINED, Op
 from ppt.traces.opstream import MemoryTrace
 from ppt.traces.replay import replay
 
-TRACES = Path(os.environ.get("PPT_SHARED_TRACES") or Path(__file__).resolve().parents[2] / "shared" / "traces")
+from shared_traces import SAMPLE_SETS, needs_real, path as set_path, real
+
 #: The shared traces (amg, npb_ft and snap make communicators).
 SHARED_TRACES = ["amg_n4", "hpccg_n4", "npb_cg_W_n4", "npb_ft_W_n4", "npb_is_W_n4", "osu_allreduce_n4",
                  "osu_latency_n2", "snap_mswp_n4"]
@@ -51,10 +51,7 @@ def _same(trace, make_job):
 
 def _shared(name):
     from ppt.traces.formats import open_trace
-    path = TRACES / name
-    if not path.is_dir():
-        pytest.skip(f"shared DUMPI traces not found: {name} is not in {TRACES}")
-    return open_trace(path)
+    return open_trace(set_path(name))
 
 
 def _ideal(trace):
@@ -78,13 +75,43 @@ def _packet(trace, system="dragonfly-booksim", per_node=1, kind="packet", **mpi)
     return lambda: MPIJob.on_machine(Machine(preset, kind), trace.num_ranks, ranks_per_node=per_node)
 
 
-@pytest.mark.parametrize("name", SHARED_TRACES)
+@pytest.mark.parametrize("name", real(*SHARED_TRACES))
 def test_shared_traces_replay_as_recorded(name):
     trace = _shared(name)
     for make_job in (_ideal(trace), _two_per_node(trace), _packet(trace, per_node=2)):
         assert "predicted_s" in _same(trace, make_job)
 
 
+@pytest.mark.parametrize("name", SAMPLE_SETS)
+def test_dumpi_samples_replay_as_the_op_streams_they_were_written_from(name):
+    """Every byte of the prediction: DUMPI keeps what replay reads (times to the nanosecond)."""
+    from ppt.traces import bundled, opstream
+    from ppt.traces.readers.dumpi import TraceSet
+    dumpi, ops = TraceSet(set_path(name)), opstream.load(bundled.path(name))
+    for make in (_ideal, _two_per_node, lambda t: _packet(t, per_node=2),
+                 lambda t: _packet(t, "fattree-4-3", per_node=2, kind="flow")):
+        got, expected = json.loads(_outcome(dumpi, make(dumpi))), json.loads(_outcome(ops, make(ops)))
+        assert got["predicted_s"] == pytest.approx(expected["predicted_s"], rel=1e-9)
+        _close(got, expected)
+
+
+def _close(got, expected, where="outcome"):
+    """``got`` is ``expected`` but for floats within 1e-9 relative (DUMPI's nanoseconds)."""
+    if isinstance(expected, dict):
+        assert set(got) == set(expected), where
+        for key in expected:
+            _close(got[key], expected[key], f"{where}.{key}")
+    elif isinstance(expected, list):
+        assert len(got) == len(expected), where
+        for i, (a, b) in enumerate(zip(got, expected)):
+            _close(a, b, f"{where}[{i}]")
+    elif isinstance(expected, float):
+        assert got == pytest.approx(expected, rel=1e-9, abs=1e-12), where
+    else:
+        assert got == expected, where
+
+
+@needs_real
 @pytest.mark.parametrize("system", ["dragonfly-booksim", "edison", "fattree-4-3"])
 def test_flow_network_replays_as_recorded(system):
     """Oblivious and adaptive routings (a route per pair, or per message in chunks), with and without
@@ -95,12 +122,14 @@ def test_flow_network_replays_as_recorded(system):
         assert result["network"]["reshares"] > 0
 
 
+@needs_real
 def test_packet_network_replays_as_recorded_with_its_counters():
     trace = _shared("hpccg_n4")
     result = json.loads(_same(trace, _packet(trace, "fattree-4-3", send_overhead_s=1e-7, recv_overhead_s=2e-7)))
     assert result["packets"] > 0 and result["network"]["message_latency_p50_s"] > 0
 
 
+@needs_real
 def test_nccl_tree_all_reduce_replays_as_recorded():
     trace = _shared("hpccg_n4")
     _same(trace, lambda: MPIJob(AnalyticNetwork(2, 1e-6, 5e9), 4, ranks_per_node=2, settings=MPISettings(4096, 2e-7, 3e-7),

@@ -1,4 +1,5 @@
-"""The op-stream form: builder, folder form, and replay of every shared DUMPI trace through it."""
+"""The op-stream form: builder, folder form, and replay of every DUMPI set (the shipped samples, the shared real traces
+when present) through it."""
 import json
 import math
 import zipfile
@@ -17,9 +18,7 @@ from ppt.traces.opstream import MemoryTrace, OpStreamBuilder, load, save
 from ppt.traces.replay import replay
 
 from mpi_helpers import BANDWIDTH_BPS, EAGER_B, LATENCY_S, network
-from shared_traces import MANIFEST, TRACES
-
-SETS = sorted(MANIFEST)
+from shared_traces import MANIFEST, SETS, needs_real, path
 
 
 def cli(capsys, *argv):
@@ -39,38 +38,53 @@ def without_trace(out: str) -> str:
 
 @pytest.fixture(scope="module")
 def saved(tmp_path_factory):
-    """Every shared DUMPI trace saved in the folder form, by name."""
+    """Every DUMPI set saved in the folder form, by name."""
     root = tmp_path_factory.mktemp("opstreams")
-    return {name: save(TraceSet(TRACES / MANIFEST[name]["folder"]), root / name) for name in SETS}
+    return {name: save(TraceSet(path(name)), root / name) for name in SETS}
 
 
 @pytest.mark.parametrize("name", SETS)
 def test_a_saved_op_stream_replays_and_summarizes_exactly_as_its_dumpi_trace(capsys, monkeypatch, saved, name):
     monkeypatch.setenv("PPT_QUIET", "1")
     argv = ["--system", "fattree-4-3", "--network", "analytic", "--ranks-per-node", "1", "--json"]
-    code, direct, _ = cli(capsys, "replay", str(TRACES / MANIFEST[name]["folder"]), *argv)
+    code, direct, _ = cli(capsys, "replay", str(path(name)), *argv)
     assert code == 0
     code, through, _ = cli(capsys, "replay", str(saved[name]), *argv)
     assert code == 0
     assert without_trace(through) == without_trace(direct)
     assert json.loads(through)["calls"] == MANIFEST[name]["calls_all_ranks"]
     assert json.loads(through)["trace"].startswith(str(saved[name]))
-    code, info_direct, _ = cli(capsys, "trace-info", str(TRACES / MANIFEST[name]["folder"]), "--json")
+    code, info_direct, _ = cli(capsys, "trace-info", str(path(name)), "--json")
     code, info_through, _ = cli(capsys, "trace-info", str(saved[name]), "--json")
     assert without_trace(info_through) == without_trace(info_direct)
     assert json.loads(info_through)["footer_counts_match"]
 
 
+def test_the_dumpi_translation_of_the_samples_resolves_bytes_peers_and_handles():
+    """halo3d_n8: 2 KiB halo messages and an allreduce of a double on the communicator Cart_create made (DUMPI's
+    first user communicator); master_worker_n6: the master's receives are from ANY_SOURCE."""
+    halo = np.concatenate([c.ops for c in TraceSet(path("halo3d_n8")).stream(0)])
+    (cart,) = halo[halo["kind"] == Op.CART_CREATE]
+    assert cart["comm"] == COMM_WORLD
+    for kind, nbytes in ((Op.ISEND, 2048), (Op.IRECV, 2048), (Op.ALLREDUCE, 8)):
+        ops = halo[halo["kind"] == kind]
+        assert len(ops) and set(ops["comm"]) == {4} and set(ops["nbytes"]) == {nbytes}
+    master = np.concatenate([c.ops for c in TraceSet(path("master_worker_n6")).stream(0)])
+    recvs = master[master["kind"] == Op.RECV]
+    assert len(recvs) and set(recvs["peer"]) == {ANY_SOURCE}
+
+
+@needs_real
 def test_the_dumpi_translation_resolves_bytes_peers_and_handles():
     """npb_ft_W_n4: Alltoall on the communicator Comm_split made; osu_latency_n2: Send/Recv of doubles on WORLD."""
-    ft = TraceSet(TRACES / MANIFEST["npb_ft_W_n4"]["folder"])
+    ft = TraceSet(path("npb_ft_W_n4"))
     ops = np.concatenate([c.ops for c in ft.stream(0)])
     split = ops[ops["kind"] == Op.COMM_SPLIT]
     alltoall = ops[ops["kind"] == Op.ALLTOALL]
     assert len(split) == 2 and len(alltoall) == 8
     assert set(alltoall["comm"]) <= {4, 5} and COMM_WORLD not in set(alltoall["comm"])
     assert (alltoall["nbytes"] > 0).all() and (alltoall["nbytes"] % 16 == 0).all()   # double complex
-    osu = TraceSet(TRACES / MANIFEST["osu_latency_n2"]["folder"])
+    osu = TraceSet(path("osu_latency_n2"))
     chunks = list(osu.stream(1))
     rows = [(c.calls[r[CALL]], r) for c in chunks for r in c.rows()]
     recvs = [r for name, r in rows if name == "MPI_Recv"]

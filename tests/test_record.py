@@ -13,6 +13,7 @@ from ppt.errors import TraceError
 from ppt.oprecord import ANY_SOURCE, PROC_NULL, Op
 from ppt.record import build, rankfile
 from ppt.traces import bundled, opstream
+from ppt.traces.formats import open_trace
 
 
 @pytest.fixture
@@ -198,8 +199,9 @@ def test_an_unknown_sample_is_one_line_naming_the_samples(capsys):
 def test_samples_lists_every_shipped_trace(capsys):
     assert cli(["samples", "--json"]) == 0
     listed = json.loads(capsys.readouterr().out)["samples"]
-    assert [s["name"] for s in listed] == [f"sample:{n}" for n in bundled.names()]
-    assert all(s["ranks"] == opstream.load(s["folder"]).num_ranks for s in listed)
+    assert [s["name"] for s in listed] == [f"sample:{n}" for n in bundled.names() + bundled.dumpi_names()]
+    assert all(s["ranks"] == open_trace(s["folder"]).num_ranks for s in listed)
+    assert {s["name"] for s in listed} >= {"sample:dumpi/halo3d_n8", "sample:halo3d_n8"}
 
 
 def test_a_sweep_replays_samples_by_rank_count(capsys):

@@ -1,4 +1,5 @@
-"""DUMPI replay on the simulated MPI, against the shared real traces (../shared/traces).
+"""DUMPI replay on the simulated MPI, against the shipped DUMPI samples and the shared real traces (../shared/traces)
+when present.
 
 Validation with the ideal network (1 ns latency, infinite bandwidth): the
 traces were recorded with 4 ranks oversubscribed on 2 cores, so most of their
@@ -41,15 +42,14 @@ from ppt.traces.replay import RankReplay, replay
 
 from mpi_helpers import network
 
-from shared_traces import MANIFEST, TRACES
-SETS = sorted(MANIFEST)
+from shared_traces import MANIFEST, SETS, needs_real, path, real
 #: One system per network family with a packet model (small ones: the test builds each).
 FAMILY_SYSTEMS = ["torus-16x16x16", "hopper", "bgq-midplane", "dragonfly-booksim", "darter",
                   "fattree-4-3", "slimfly-3k"]
 
 
 def trace(name):
-    return TraceSet(TRACES / MANIFEST[name]["folder"])
+    return TraceSet(path(name))
 
 
 def ideal_job(ranks):
@@ -135,8 +135,8 @@ def test_ideal_replay_stays_in_the_window_the_trace_fixes(name, keep_startup):
     assert got["predicted_s"] < span
 
 
-def test_compute_scale_scales_the_gaps_and_zero_removes_them():
-    name = "hpccg_n4"
+@pytest.mark.parametrize("name", ["halo3d_n8", *real("hpccg_n4")])
+def test_compute_scale_scales_the_gaps_and_zero_removes_them(name):
     bounds, _ = windows(name)
     none = ideal_replay(name, 0.0, clock="wall")
     assert none["predicted_s"] < 1e-4 and all(e["compute_s"] == 0.0 for e in none["per_rank"])
@@ -156,9 +156,9 @@ def test_analytic_replay_completes_every_trace(name):
     assert all(e["finish_s"] >= compute - 1e-9 for e, compute in zip(got["per_rank"], computes))
 
 
+@pytest.mark.parametrize("name", ["halo3d_n8", *real("hpccg_n4")])
 @pytest.mark.parametrize("system", FAMILY_SYSTEMS)
-def test_packet_replay_on_every_network_family(system):
-    name = "hpccg_n4"
+def test_packet_replay_on_every_network_family(system, name):
     ts = trace(name)
     machine = Machine(load_system(system), network_kind="packet")
     got = replay(ts, MPIJob.on_machine(machine, ts.ranks, ranks_per_node=1, mapping="random", seed=1, comm=None))
@@ -184,6 +184,7 @@ def test_compute_gaps_are_the_positive_gaps_after_mpi_init_on_each_clock(name):
     assert [c for _, c in got] == pytest.approx(cpu_compute(name), rel=1e-9, abs=1e-12)
 
 
+@needs_real
 def test_auto_takes_the_cpu_clock_where_the_recording_was_oversubscribed_only():
     over, dedicated = replay_mod.choose_clock(trace(OVERSUBSCRIBED)), replay_mod.choose_clock(trace(DEDICATED))
     assert over["clock"] == "cpu" and over["cpu_wall_ratio"] < 0.5 < replay_mod.OVERSUBSCRIBED_CPU_SHARE
@@ -210,6 +211,7 @@ def test_a_trace_without_cpu_times_replays_the_wall_clock():
         replay_mod.choose_clock(NoCpuTimes(), "cpu")
 
 
+@needs_real
 def test_cpu_clock_replays_the_cpu_gaps_and_reports_both_totals():
     cpu, wall = ideal_replay(OVERSUBSCRIBED, clock="cpu"), ideal_replay(OVERSUBSCRIBED, clock="wall")
     auto = ideal_replay(OVERSUBSCRIBED)
@@ -231,6 +233,7 @@ def test_cpu_clock_replays_the_cpu_gaps_and_reports_both_totals():
     assert cpu["predicted_s"] < 0.5 * wall["predicted_s"]
 
 
+@needs_real
 def test_the_phase_a_program_times_with_mpi_wtime_is_predicted_beside_its_recorded_length():
     cpu, wall = ideal_replay(OVERSUBSCRIBED, clock="cpu"), ideal_replay(OVERSUBSCRIBED, clock="wall")
     recorded = []
@@ -249,11 +252,12 @@ def test_the_phase_a_program_times_with_mpi_wtime_is_predicted_beside_its_record
     assert snap["wtime_span_s"] is None and snap["recorded_wtime_span_s"] is None
 
 
-def test_cpu_clock_with_startup_kept_counts_the_lead_in_as_wall_clock_time():
-    got = ideal_replay(DEDICATED, keep_startup=True, clock="cpu")
-    for entry, compute in zip(got["per_rank"], cpu_compute(DEDICATED, keep_startup=True)):
+@pytest.mark.parametrize("name", ["halo3d_n8", *real(DEDICATED)])
+def test_cpu_clock_with_startup_kept_counts_the_lead_in_as_wall_clock_time(name):
+    got = ideal_replay(name, keep_startup=True, clock="cpu")
+    for entry, compute in zip(got["per_rank"], cpu_compute(name, keep_startup=True)):
         assert entry["compute_s"] == pytest.approx(compute, rel=1e-9, abs=1e-12)
-    assert got["calls"] == MANIFEST[DEDICATED]["calls_all_ranks"]
+    assert got["calls"] == MANIFEST[name]["calls_all_ranks"]
 
 
 def test_rank_replay_reads_the_gaps_on_its_clock():
@@ -354,27 +358,28 @@ def assert_one_line_error(code, err, *words):
     assert all(w in err for w in words), err
 
 
-def test_cli_json_has_the_promised_fields(capsys, monkeypatch):
+@pytest.mark.parametrize("name, clock", [("halo3d_n8", "wall"), *real(("npb_is_W_n4", "cpu"))])
+def test_cli_json_has_the_promised_fields(capsys, monkeypatch, name, clock):
     monkeypatch.setenv("PPT_QUIET", "1")
-    name = "npb_is_W_n4"
-    code, out, err = run_cli(capsys, "replay", str(TRACES / name), "--system", "fattree-4-3",
+    code, out, err = run_cli(capsys, "replay", str(path(name)), "--system", "fattree-4-3",
                              "--network", "analytic", "--ranks-per-node", "1", "--json")
     assert code == 0 and err == ""
     got = json.loads(out)
     assert {"ranks", "predicted_s", "trace_s", "calls", "bytes_p2p", "packets", "mean_hops",
             "per_rank", "compute_clock", "compute_clock_requested", "cpu_wall_ratio", "compute_wall_s",
             "compute_cpu_s"} <= set(got)
-    assert got["calls"] == MANIFEST[name]["calls_all_ranks"] and len(got["per_rank"]) == 4
+    assert got["calls"] == MANIFEST[name]["calls_all_ranks"] and len(got["per_rank"]) == MANIFEST[name]["ranks"]
     assert got["trace_s"] == pytest.approx(windows(name)[1], abs=1e-9)
-    assert (got["compute_clock"], got["compute_clock_requested"]) == ("cpu", "auto")
+    assert (got["compute_clock"], got["compute_clock_requested"]) == (clock, "auto")
     assert 0 < got["compute_cpu_s"] < got["compute_wall_s"]
     assert all({"compute_wall_s", "compute_cpu_s"} <= set(e) for e in got["per_rank"])
 
 
-@pytest.mark.parametrize("name, clock", [(OVERSUBSCRIBED, "cpu"), (DEDICATED, "wall")])
+@pytest.mark.parametrize("name, clock", [("master_worker_n6", "wall"),
+                                         *real((OVERSUBSCRIBED, "cpu"), (DEDICATED, "wall"))])
 def test_cli_says_in_one_line_which_clock_auto_took_and_why(capsys, monkeypatch, name, clock):
     monkeypatch.delenv("PPT_QUIET", raising=False)
-    code, out, err = run_cli(capsys, "replay", str(TRACES / name), "--system", "edison", "--network", "ideal",
+    code, out, err = run_cli(capsys, "replay", str(path(name)), "--system", "edison", "--network", "ideal",
                              "--ranks-per-node", "1", "--json")
     assert code == 0
     ratio = json.loads(out)["cpu_wall_ratio"]
@@ -385,12 +390,12 @@ def test_cli_says_in_one_line_which_clock_auto_took_and_why(capsys, monkeypatch,
 
 @pytest.mark.parametrize("value", ["0", "-1", "inf", "-inf", "nan", "1e400", "two"])
 def test_bad_compute_scale_is_one_line_error(capsys, value):
-    code, _, err = replay_cli(capsys, TRACES / "npb_ft_W_n4", f"--compute-scale={value}")
+    code, _, err = replay_cli(capsys, path("samplesort_n8"), f"--compute-scale={value}")
     assert_one_line_error(code, err, "--compute-scale", repr(value))
 
 
 def test_library_refuses_an_infinite_compute_scale():
-    ts = trace("npb_ft_W_n4")
+    ts = trace("samplesort_n8")
     for scale in (math.inf, math.nan, -1.0):
         with pytest.raises(ConfigError, match="compute scale"):
             replay(ts, ideal_job(ts.ranks), scale)
@@ -426,28 +431,31 @@ def test_truncated_rank_file(capsys, copied_set):
 
 
 def test_meta_naming_more_ranks_than_files(capsys, copied_set):
-    folder, meta, _ = copied_set
-    meta.write_text(meta.read_text().replace("numprocs=4", "numprocs=6"))
-    assert_one_line_error(*replay_cli(capsys, meta)[::2], "6 ranks", "missing")
+    folder, meta, bins = copied_set
+    n = len(bins)
+    meta.write_text(meta.read_text().replace(f"numprocs={n}", f"numprocs={n + 2}"))
+    assert_one_line_error(*replay_cli(capsys, meta)[::2], f"{n + 2} ranks", "missing")
 
 
-def test_unsupported_calls_are_refused_by_name_and_count(capsys, monkeypatch):
-    # No shared trace holds a call replay lacks: take two away.
+@pytest.mark.parametrize("name, maker, listed", [
+    ("halo3d_n8", "MPI_Cart_create", "MPI_Comm_size x8, MPI_Cart_create x8"),
+    *real(("npb_ft_W_n4", "MPI_Comm_split", "MPI_Comm_split x8, MPI_Comm_size x5"))])
+def test_unsupported_calls_are_refused_by_name_and_count(capsys, monkeypatch, name, maker, listed):
+    # No trace holds a call replay lacks: take two away.
     monkeypatch.delitem(dumpi_ops.OPS, "MPI_Comm_size")
-    monkeypatch.delitem(dumpi_ops.OPS, "MPI_Comm_split")
-    code, _, err = replay_cli(capsys, TRACES / "npb_ft_W_n4")
-    assert_one_line_error(code, err, "unsupported MPI calls in trace: MPI_Comm_split x8, MPI_Comm_size x5",
-                          "--skip-unsupported")
-    # Skipping them: the Alltoall on the communicator Comm_split made cannot be replayed.
-    code, _, err = replay_cli(capsys, TRACES / "npb_ft_W_n4", "--skip-unsupported")
+    monkeypatch.delitem(dumpi_ops.OPS, maker)
+    code, _, err = replay_cli(capsys, path(name))
+    assert_one_line_error(code, err, f"unsupported MPI calls in trace: {listed}", "--skip-unsupported")
+    # Skipping them: the calls on the communicator the left-out call made cannot be replayed.
+    code, _, err = replay_cli(capsys, path(name), "--skip-unsupported")
     assert_one_line_error(code, err, "communicator 4", "skipped")
 
 
 def test_skipped_calls_are_reported_and_left_out(monkeypatch):
     monkeypatch.delitem(dumpi_ops.OPS, "MPI_Comm_size")
-    ts = trace("npb_ft_W_n4")
+    ts = trace("samplesort_n8")
     got = replay(ts, ideal_job(ts.ranks), skip_unsupported=True)
-    expected = Counter(MANIFEST["npb_ft_W_n4"]["calls_all_ranks"])
+    expected = Counter(MANIFEST["samplesort_n8"]["calls_all_ranks"])
     assert got["skipped_calls"] == {"MPI_Comm_size": expected.pop("MPI_Comm_size")}
     assert got["calls"] == dict(expected)
 
@@ -462,15 +470,15 @@ def test_skip_unsupported_works_from_the_records(capsys, monkeypatch):
         del calls["MPI_Comm_size"]
         return calls
     monkeypatch.setattr(replay_mod, "trace_calls", without_comm_size)
-    ts = trace("npb_ft_W_n4")
+    ts = trace("samplesort_n8")
     got = replay(ts, ideal_job(ts.ranks), skip_unsupported=True)
-    assert got["skipped_calls"] == {"MPI_Comm_size": MANIFEST["npb_ft_W_n4"]["calls_all_ranks"]["MPI_Comm_size"]}
+    assert got["skipped_calls"] == {"MPI_Comm_size": MANIFEST["samplesort_n8"]["calls_all_ranks"]["MPI_Comm_size"]}
     # Without the flag the record-level refusal recommends it; with it, no error ever does.
     with pytest.raises(TraceError, match="--skip-unsupported"):
         replay(ts, ideal_job(ts.ranks))
 
 
-@pytest.mark.parametrize("name", ["hpccg_n4", "osu_latency_n2"])
+@pytest.mark.parametrize("name", ["halo3d_n8", *real("hpccg_n4", "osu_latency_n2")])
 def test_startup_dropped_is_each_ranks_time_to_the_end_of_mpi_init_and_mpi_time_is_the_recorded(name):
     got = ideal_replay(name, clock="wall")
     kept = ideal_replay(name, keep_startup=True, clock="wall")
@@ -491,7 +499,7 @@ def test_startup_dropped_is_each_ranks_time_to_the_end_of_mpi_init_and_mpi_time_
 
 
 def test_replay_cli_keeps_startup_on_request(capsys):
-    argv = ["replay", str(TRACES / MANIFEST["osu_latency_n2"]["folder"]), "--system", "edison", "--network",
+    argv = ["replay", str(path("master_worker_n6")), "--system", "edison", "--network",
             "ideal", "--ranks-per-node", "1", "--json"]
     assert main(argv) == 0 and main(argv + ["--keep-startup"]) == 0
     dropped, kept = (json.loads(line) for line in capsys.readouterr().out.splitlines())
@@ -501,13 +509,13 @@ def test_replay_cli_keeps_startup_on_request(capsys):
 
 def test_replay_says_how_many_nodes_it_uses_and_warns_about_a_one_node_job(capsys, monkeypatch):
     monkeypatch.delenv("PPT_QUIET", raising=False)
-    folder = str(TRACES / MANIFEST["osu_latency_n2"]["folder"])
+    folder = str(path("master_worker_n6"))
     assert main(["replay", folder, "--system", "edison", "--network", "ideal", "--json"]) == 0
     err = capsys.readouterr().err
-    assert "2 ranks on 1 node" in err and "warning: the whole job sits on one node" in err
+    assert "6 ranks on 1 node" in err and "warning: the whole job sits on one node" in err
     assert main(["replay", folder, "--system", "edison", "--network", "ideal", "--ranks-per-node", "1", "--json"]) == 0
     err = capsys.readouterr().err
-    assert "2 ranks on 2 nodes" in err and "warning" not in err
+    assert "6 ranks on 6 nodes" in err and "warning" not in err
 
 
 def test_replay_progress_reports_records_over_all_ranks_and_simulated_time():
@@ -515,9 +523,10 @@ def test_replay_progress_reports_records_over_all_ranks_and_simulated_time():
     shown = []
     progress = Progress("replay", interval_s=0.0)
     progress.show = lambda n, total, unit, postfix, digits=0: shown.append((n, total, unit, postfix))
-    ts = trace("osu_latency_n2")
+    ts = trace("halo3d_n8")        # more records per rank than replay takes between two progress checks
+    records = sum(MANIFEST["halo3d_n8"]["calls_all_ranks"].values())
     replay(ts, ideal_job(ts.ranks), progress=progress)
-    assert shown and all(total == 10_664 and unit == "records over all ranks" and "simulated" in postfix
+    assert shown and all(total == records and unit == "records over all ranks" and "simulated" in postfix
                          for _, total, unit, postfix in shown)
     done = [n for n, *_ in shown]
-    assert done == sorted(done) and done[-1] <= 10_664
+    assert done == sorted(done) and done[-1] <= records

@@ -1,11 +1,13 @@
-"""``ppt convert IN OUT``: write a trace (any format ppt reads) as a GOAL text schedule or an op-stream folder.
+"""``ppt convert IN OUT``: write a trace (any format ppt reads) as a GOAL text schedule, an op-stream folder
+or an SST-DUMPI trace set.
 
-``OUT`` ending in ``.goal`` (or any other file name) gets GOAL text
-(:mod:`ppt.traces.writers.goal`); ``OUT`` ending in ``.opstream``, or an
-existing empty folder, gets PPT's op-stream folder form
-(:func:`ppt.traces.opstream.save`).  Either is written beside ``OUT`` and
-renamed into place, so ``OUT`` is whole or absent.  One line on stderr says
-what was written.
+``--to`` names the form; without it ``OUT``'s name does: ending in ``.opstream``
+(or an existing empty folder) gets PPT's op-stream folder form
+(:func:`ppt.traces.opstream.save`), ending in ``.dumpi`` a DUMPI trace set
+folder (:mod:`ppt.traces.writers.dumpi`), any other file name GOAL text
+(:mod:`ppt.traces.writers.goal`).  Each is written beside ``OUT`` and renamed
+into place, so ``OUT`` is whole or absent.  One line on stderr says what was
+written.
 """
 from __future__ import annotations
 
@@ -16,17 +18,21 @@ from ppt.atomicfile import atomic_output
 from ppt.cli.common import TRACE_HELP, add_reader_arguments, positive_number, reader_options
 from ppt.errors import ConfigError
 
-HELP = ("convert a trace (DUMPI, OTF2, GOAL, Chakra or op-stream) to a GOAL text schedule (LogGOPSim/ATLAHS) or an "
-        "op-stream folder")
+HELP = ("convert a trace (DUMPI, OTF2, GOAL, Chakra or op-stream) to a GOAL text schedule (LogGOPSim/ATLAHS), an "
+        "op-stream folder or an SST-DUMPI trace set")
 
 CLOCKS = ("auto", "wall", "cpu")
+FORMS = ("goal", "opstream", "dumpi")
 
 
 def add_arguments(parser) -> None:
     parser.add_argument("input", metavar="IN", help=TRACE_HELP)
     parser.add_argument("output", metavar="OUT",
-                        help="GOAL text file to write (e.g. app.goal), or an op-stream folder (a name ending in "
-                             ".opstream, or an existing empty folder)")
+                        help="GOAL text file to write (e.g. app.goal), an op-stream folder (a name ending in "
+                             ".opstream, or an existing empty folder) or a DUMPI trace set folder (a name ending in "
+                             ".dumpi, or any new or empty folder with --to dumpi)")
+    parser.add_argument("--to", choices=FORMS, default=None,
+                        help="the form to write (default: chosen by OUT's name, as OUT says)")
     parser.add_argument("--compute-clock", choices=CLOCKS, default="auto",
                         help="GOAL: clock the recorded gaps are read on, as 'ppt replay --compute-clock' (default "
                              "auto)")
@@ -40,17 +46,31 @@ def add_arguments(parser) -> None:
     add_reader_arguments(parser)
 
 
-def _is_folder_output(path: str) -> bool:
-    if path.rstrip("/\\").endswith(".opstream"):
-        return True
-    return os.path.isdir(path) and not os.listdir(path)
+def _form(path: str) -> str:
+    """The form ``OUT``'s name asks for."""
+    name = path.rstrip("/\\")
+    if name.endswith(".dumpi"):
+        return "dumpi"
+    if name.endswith(".opstream") or (os.path.isdir(path) and not os.listdir(path)):
+        return "opstream"
+    return "goal"
 
 
 def run(args) -> int:
     from ppt.traces.formats import open_trace
     out = args.output
+    form = args.to or _form(out)
     trace = open_trace(args.input, **reader_options(args))
-    if _is_folder_output(out):
+    if form == "dumpi":
+        from ppt.traces.writers import dumpi as dumpi_writer
+        stats = dumpi_writer.write(trace, out, skip_unsupported=args.skip_unsupported)
+        notes = "".join(f"; {what}: " + ", ".join(f"{n} x{c}" for n, c in stats[key].items())
+                        for key, what in (("dropped", "left out"), ("renamed", "written as the plain call"))
+                        if stats[key])
+        print(f"ppt convert: wrote {out} (DUMPI trace set, {stats['ranks']} ranks, {stats['records']} records){notes}",
+              file=sys.stderr)
+        return 0
+    if form == "opstream":
         from ppt.traces import opstream
         opstream.save(trace, out)
         print(f"ppt convert: wrote {out} (op-stream folder, {trace.num_ranks} ranks)", file=sys.stderr)
@@ -72,4 +92,3 @@ def run(args) -> int:
           f"{stats['recvs']} recvs, {stats['calcs']} calcs on the {stats['compute_clock']} clock){left}",
           file=sys.stderr)
     return 0
-

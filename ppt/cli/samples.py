@@ -1,4 +1,5 @@
-"""``ppt samples``: the sample traces shipped with ppt, which any trace argument takes as ``sample:NAME``."""
+"""``ppt samples``: the sample traces shipped with ppt (op-stream folders, and some as DUMPI sets ``dumpi/NAME``),
+which any trace argument takes as ``sample:NAME``."""
 from __future__ import annotations
 
 from ppt.cli.output import add_json_flag, emit
@@ -11,10 +12,11 @@ def add_arguments(parser) -> None:
 
 
 def run(args) -> int:
-    from ppt.traces import bundled, opstream
+    from ppt.traces import bundled
+    from ppt.traces.formats import open_trace
     samples = []
-    for name in bundled.names():
-        trace = opstream.load(bundled.path(name))
+    for name in bundled.names() + bundled.dumpi_names():
+        trace = open_trace(bundled.path(name))
         samples.append({"name": bundled.PREFIX + name, "ranks": trace.num_ranks, "calls": sum(trace.calls().values()),
                         "program": str(bundled.program(name)), "folder": str(bundled.path(name))})
     rows = [[s["name"], s["ranks"], s["calls"], s["program"]] for s in samples]

@@ -211,8 +211,16 @@ def _reducing(r, a):
 
 
 def _rooted(r, a):
-    """Gather, Gatherv, Scatter: the bytes this rank sends (Scatter: to each rank, from the root)."""
+    """Gather, Gatherv: the bytes this rank sends."""
     return {"comm": comm(a["comm"]), "root": a["root"], "nbytes": r.nbytes(a["sendcount"], a["sendtype"])}
+
+
+def _scatter(r, a):
+    """Scatter: the bytes for each rank, from the root's send (its send fields are recorded at the root only)
+    and elsewhere from the rank's receive."""
+    if a["commrank"] == a["root"]:
+        return _rooted(r, a)
+    return {"comm": comm(a["comm"]), "root": a["root"], "nbytes": r.nbytes(a["recvcount"], a["recvtype"])}
 
 
 def _scatterv(r, a):
@@ -307,7 +315,7 @@ OPS = {
     "MPI_Allreduce": (Op.ALLREDUCE, _reducing), "MPI_Scan": (Op.SCAN, _reducing),
     "MPI_Exscan": (Op.EXSCAN, _reducing),
     "MPI_Gather": (Op.GATHER, _rooted), "MPI_Gatherv": (Op.GATHER, _rooted),
-    "MPI_Scatter": (Op.SCATTER, _rooted), "MPI_Scatterv": (Op.SCATTERV, _scatterv),
+    "MPI_Scatter": (Op.SCATTER, _scatter), "MPI_Scatterv": (Op.SCATTERV, _scatterv),
     "MPI_Allgather": (Op.ALLGATHER, _all), "MPI_Allgatherv": (Op.ALLGATHERV, _all),
     "MPI_Alltoall": (Op.ALLTOALL, _all), "MPI_Alltoallv": (Op.ALLTOALLV, _alltoallv),
     "MPI_Alltoallw": (Op.ALLTOALLV, _alltoallw), "MPI_Reduce_scatter": (Op.REDUCE_SCATTER, _reduce_scatter),
