@@ -2,9 +2,9 @@
 
 Each program runs twice, live: under the real ``mpiexec -prepend-rank -n N``
 of this virtual environment (MPICH, oversubscribing this host's cores) and
-under ``ppt exec PROGRAM ARGS -n N --system edison``.  Both tag every line a
-rank prints with ``[R] ``; the lines are grouped by rank and each rank's
-sequence must match exactly, as must the exit status.  The programs print
+under ``ppt exec PROGRAM ARGS -n N --system edison --prepend-rank``.  Both tag
+every line a rank prints with ``[R] ``; the lines are grouped by rank and each
+rank's sequence must match exactly, as must the exit status.  The programs print
 only deterministic results (no timings, completion orders sorted), so any
 difference is a difference between the simulated MPI and a real one.  The
 OSU demos print timings: only their message-size column is compared, and
@@ -66,8 +66,7 @@ def by_rank(stdout, strict):
         if match:
             ranks[int(match.group(1))].append(match.group(2))
         else:
-            # ppt exec prints its prediction report after the ranks' lines, untagged.
-            assert not strict, f"untagged line in mpiexec's output: {line!r}"
+            assert not strict, f"untagged line: {line!r}"
     return dict(ranks)
 
 
@@ -77,7 +76,7 @@ def real_mpiexec(program, ranks, args=()):
 
 def ppt_exec(program, ranks, args=(), *options):
     return run([sys.executable, "-m", "ppt.cli.main", "exec", program, *args, "-n", str(ranks),
-                "--system", "edison", *options])
+                "--system", "edison", "--prepend-rank", *options])
 
 
 def osu_sizes(line):
@@ -186,7 +185,7 @@ def test_program_prints_the_same_lines_per_rank(name, ranks, args, keep):
     program = str(EXAMPLES / name)
     real_status, real_out, real_err = real_mpiexec(program, ranks, args)
     sim_status, sim_out, sim_err = ppt_exec(program, ranks, args)
-    expected, got = by_rank(real_out, strict=True), by_rank(sim_out, strict=False)
+    expected, got = by_rank(real_out, strict=True), by_rank(sim_out, strict=True)
     if keep is not None:
         expected = {r: [keep(line) for line in lines] for r, lines in expected.items()}
         got = {r: [keep(line) for line in lines] for r, lines in got.items()}

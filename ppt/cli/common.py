@@ -293,13 +293,21 @@ def report_placement(job) -> None:
     it put a multi-rank job on one node (called after the run, so an error stays the only line)."""
     if not is_leader():
         return
-    nodes = len(set(job.node_of))
+    note, *warnings = placement_notes(job)
     if not os.environ.get("PPT_QUIET"):
-        logger.info(f"{job.num_ranks} ranks on {nodes} node{'s' if nodes != 1 else ''} "
-                    f"(at most {job.ranks_per_node} per node)")
+        logger.info(note)
+    for warning in warnings:
+        logger.warning(warning)
+
+
+def placement_notes(job) -> list[str]:
+    """How many nodes the job's mapping used, then a warning if it put a multi-rank job on one node."""
+    nodes = len(set(job.node_of))
+    notes = [f"{job.num_ranks} ranks on {nodes} node{'s' if nodes != 1 else ''} (at most {job.ranks_per_node} per node)"]
     if nodes == 1 and job.num_ranks > 1:
-        logger.warning("warning: the whole job sits on one node, so every message is a same-node copy; "
-                       "use --ranks-per-node to spread it")
+        notes.append("warning: the whole job sits on one node, so every message is a same-node copy; "
+                     "use --ranks-per-node to spread it")
+    return notes
 
 
 def check_message_sizes(machine, sizes, option: str) -> None:

@@ -18,26 +18,34 @@ import traceback
 import types
 from pathlib import Path
 
+import ppt
 from ppt.errors import PPTError
 from ppt.exec import shim
 
+#: PPT's own folder: frames of files under it are left out of a program's tracebacks.
+_PPT_FOLDER = os.path.dirname(os.path.abspath(ppt.__file__)) + os.sep
 
-class ProgramFailed(PPTError):
-    """A rank's program raised: ``rank``, the user's ``traceback_lines`` (their frames only) and a summary."""
 
-    def __init__(self, rank: int, summary: str, traceback_lines: list[str]):
-        super().__init__(summary)
-        self.rank = rank
-        self.traceback_lines = traceback_lines
+def _is_ppt(filename: str) -> bool:
+    return filename.startswith(_PPT_FOLDER)
 
 
 class ProgramExit(PPTError):
-    """A rank called ``sys.exit`` with a non-zero status: every rank stops and the run exits with it."""
+    """A run that cannot end as it would under ``mpiexec``: ranks left blocked after others exited with a
+    non-zero ``status`` (mpiexec would wait for them forever)."""
 
-    def __init__(self, rank: int, status):
-        self.rank = rank
-        self.status = status if isinstance(status, int) else 1
-        super().__init__(f"rank {rank} exited with status {self.status}; every rank was stopped")
+    def __init__(self, message: str, status: int):
+        super().__init__(message)
+        self.status = status
+
+
+def exit_status(code) -> int:
+    """The process exit status of ``sys.exit(code)``: 0 for None, an int's low byte, 1 for anything else."""
+    if code is None:
+        return 0
+    if isinstance(code, int):
+        return code & 0xFF
+    return 1
 
 
 class Program:
@@ -48,7 +56,7 @@ class Program:
         if not file.is_file():
             raise PPTError(f"program {path!r} not found" if not file.exists() else
                            f"program {path!r} is not a file; give the mpi4py program's .py file")
-        self.path = file.resolve()
+        self.path = Path(os.path.abspath(file))     # as Python names __main__'s file
         self.name = file.name
         self.folder = self.path.parent
         self.argv = [str(path), *argv]
@@ -91,11 +99,6 @@ class Program:
             return file, False
         return None
 
-    def shown_path(self, filename: str) -> str:
-        """``filename`` of the program or one of its modules as the user named the program (its folder as given)."""
-        relative = Path(filename).relative_to(self.folder)
-        return os.path.join(os.path.dirname(self.argv[0]), relative)
-
     def is_own(self, filename: str) -> bool:
         """True for a file of the program (the program or a module of its folder)."""
         path = Path(filename)
@@ -106,7 +109,7 @@ class RankRun:
     """One rank's run of ``program`` with simulated MPI ``mpi``; output to ``sinks`` (stdout, stderr)."""
 
     __slots__ = ("program", "mpi", "rank", "sinks", "modules", "builtins", "namespace", "stopped",
-                 "imported_mpi")
+                 "imported_mpi", "status")
 
     def __init__(self, program: Program, mpi, sinks):
         self.program = program
@@ -122,23 +125,27 @@ class RankRun:
         self.stopped = False
         #: True once the program imported mpi4py.
         self.imported_mpi = False
+        #: The rank's exit status, as its process would exit under mpiexec (1 if it raised).
+        self.status = 0
 
     def run(self) -> None:
-        """Run the program as ``__main__``; raises ProgramFailed / ProgramExit / PPTError as the program ends."""
+        """Run the program as ``__main__`` and set :attr:`status` as a Python process would end: ``sys.exit``'s
+        status (its message printed if it is not a number), or 1 with the traceback printed if it raised.
+        PPTError (a bad program, an MPI error) goes on up: it stops the run."""
         try:
             exec(self.program.code, self.namespace)
         except SystemExit as exc:
-            if exc.code not in (None, 0):
-                if not isinstance(exc.code, int):     # sys.exit("message"): Python prints it, status 1
-                    self.sinks[1].write(f"{exc.code}\n")
-                raise ProgramExit(self.rank, exc.code) from None
+            self.status = exit_status(exc.code)
+            if exc.code is not None and not isinstance(exc.code, int):   # sys.exit("message")
+                self.sinks[1].write(f"{exc.code}\n")
         except PPTError:
             raise
         except ModuleNotFoundError as exc:
             raise PPTError(f"{self.where(exc)}no module named {exc.name!r}: install it where PPT is installed "
                            f"(pip install ...) or put it beside the program") from None
         except Exception as exc:
-            raise self.failure(exc) from None
+            self.status = 1
+            self.sinks[1].write(self.traceback(exc))
         finally:
             for sink in self.sinks:
                 sink.close()
@@ -156,18 +163,20 @@ class RankRun:
         name = Path(frame.filename).name
         return f"{name} line {frame.lineno}: "
 
-    def failure(self, exc: BaseException) -> ProgramFailed:
-        frames = self.user_frames(exc)
-        for frame in frames:
-            frame.line       # read the source line while the frame still names the file by its full path
-            frame.filename = self.program.shown_path(frame.filename)
-        lines = ["Traceback (most recent call last):\n", *traceback.format_list(frames),
-                 *traceback.format_exception_only(type(exc), exc)]
-        text = "".join(lines).rstrip("\n").split("\n")
-        summary = f"rank {self.rank} raised {type(exc).__name__}"
-        if frames:
-            summary += f" at {frames[-1].filename} line {frames[-1].lineno}"
-        return ProgramFailed(self.rank, f"{summary}; every rank was stopped", text)
+    @staticmethod
+    def traceback(exc: BaseException) -> str:
+        """``exc`` as Python prints an uncaught exception, chained ones too, without PPT's own frames."""
+        shown = traceback.TracebackException.from_exception(exc)
+        seen = set()
+        pending = [shown]
+        while pending:
+            part = pending.pop()
+            if id(part) in seen:
+                continue
+            seen.add(id(part))
+            part.stack = traceback.StackSummary.from_list([f for f in part.stack if not _is_ppt(f.filename)])
+            pending += [p for p in (part.__cause__, part.__context__) if p is not None]
+        return "".join(shown.format())
 
     # -- imports -----------------------------------------------------------------------
     def import_module(self, name, globals=None, locals=None, fromlist=(), level=0):

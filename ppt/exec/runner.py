@@ -12,10 +12,10 @@ from dataclasses import dataclass
 from greenlet import getcurrent
 
 from ppt.engine import parallel
-from ppt.errors import PPTError
+from ppt.errors import DeadlockError, PPTError
 from ppt.exec.current import RUNS, current_run
 from ppt.exec.meter import CpuMeter
-from ppt.exec.program import Program, RankRun
+from ppt.exec.program import Program, ProgramExit, RankRun
 from ppt.exec.streams import RankStream, sinks
 
 #: How compute time between MPI calls is found: the rank's measured CPU time, or none at all.
@@ -31,9 +31,9 @@ class ExecOptions:
 
     ``compute``: ``measured`` (each rank's CPU time between MPI calls, times
     ``compute_scale``) or ``none``.  ``output_dir``: a folder for each rank's
-    ``rank.R.out`` / ``rank.R.err``; without it every line a rank prints goes
-    to ``tag_stream`` (``stdout`` or ``stderr``; its stderr always to stderr),
-    prefixed ``[R] ``.
+    ``rank.R.out`` / ``rank.R.err``; without it each line a rank prints on its
+    stdout goes to ``stdout_to`` (``stdout``, or ``stderr`` to keep stdout for
+    PPT's JSON), its stderr to stderr, prefixed ``[R] `` if ``prepend_rank``.
     """
 
     program: str
@@ -41,7 +41,8 @@ class ExecOptions:
     compute: str = "measured"
     compute_scale: float = 1.0
     output_dir: str | None = None
-    tag_stream: str = "stdout"
+    prepend_rank: bool = False
+    stdout_to: str = "stdout"
 
     def __post_init__(self):
         if self.compute not in COMPUTE_MODES:
@@ -52,12 +53,28 @@ class ExecOptions:
                            "second of this host's CPU time (1: the target runs the code as fast as this host)")
 
 
-def exec_program(job, options: ExecOptions, progress=None):
-    """Run ``options.program`` on every rank of ``job`` (an :class:`~ppt.mpi.job.MPIJob`); its JobResult.
+@dataclass(frozen=True)
+class ExecOutcome:
+    """A finished run: the job's ``result`` and the ``status`` mpiexec would exit with (the bitwise OR of
+    every rank's exit status, as MPICH's hydra combines them), ``exits`` the non-zero ones by rank."""
 
-    Raises :class:`~ppt.exec.program.ProgramFailed` when a rank's program
-    raised (every rank stops), :class:`~ppt.exec.program.ProgramExit` on a
-    non-zero ``sys.exit``, and PPTError on a bad program or MPI usage.
+    result: object
+    status: int
+    exits: dict
+
+    def summary(self) -> dict:
+        """The exit statuses as a summary shows them: ``exit_status`` and the non-zero ``rank_exit_statuses``."""
+        return {"exit_status": self.status, "rank_exit_statuses": {str(r): s for r, s in self.exits.items()}}
+
+
+def exec_program(job, options: ExecOptions, progress=None) -> ExecOutcome:
+    """Run ``options.program`` on every rank of ``job`` (an :class:`~ppt.mpi.job.MPIJob`); its outcome.
+
+    A rank that raises or calls ``sys.exit`` ends alone, as its process would
+    under mpiexec (its traceback or message on its stderr).  Raises
+    :class:`~ppt.exec.program.ProgramExit` when ranks are left blocked after
+    such an exit (mpiexec would wait forever), AbortCalled on ``MPI_Abort``,
+    and PPTError on a bad program or MPI usage.
     """
     program = Program(options.program, options.args)
     meter = CpuMeter(options.compute_scale) if options.compute == "measured" else None
@@ -69,11 +86,11 @@ def exec_program(job, options: ExecOptions, progress=None):
         real_out, real_err = sys.stdout, sys.stderr
     else:                          # kept for the leader, which prints every rank's lines
         real_out, real_err = io.StringIO(), io.StringIO()
-    tagged_out = real_err if options.tag_stream == "stderr" else real_out
+    program_out = real_err if options.stdout_to == "stderr" else real_out
 
     def main(mpi):
         rank = mpi._rank
-        run = RankRun(program, mpi, sinks(mpi.rank, options.output_dir, tagged_out, real_err))
+        run = RankRun(program, mpi, sinks(mpi.rank, options.output_dir, options.prepend_rank, program_out, real_err))
         RUNS[getcurrent()] = run
         runs.append(run)
         if meter is not None:
@@ -87,6 +104,15 @@ def exec_program(job, options: ExecOptions, progress=None):
     with _environment(program):
         try:
             result = job.run(main, progress=progress)
+        except DeadlockError as exc:
+            for run in runs:
+                run.stopped = True
+            _STOPPED.extend(RUNS)
+            exits = {run.rank: run.status for run in runs if run.status}
+            if exits:
+                raise ProgramExit(f"{_exits_text(exits)}, then {exc}; mpiexec would wait for them forever",
+                                  _combined(exits.values())) from None
+            raise
         except BaseException:
             for run in runs:
                 run.stopped = True
@@ -94,15 +120,29 @@ def exec_program(job, options: ExecOptions, progress=None):
             raise
         finally:
             RUNS.clear()
+    exits = {run.rank: run.status for run in runs if run.status}
     if comm is not None:
         _print_other_simulation_ranks(comm, (real_out, real_err))
         runs_mpi = comm.allreduce(any(run.imported_mpi for run in runs), op=_mpi_lor())
+        exits = {rank: status for part in comm.allgather(exits) for rank, status in part.items()}
     else:
         runs_mpi = any(run.imported_mpi for run in runs)
     if not runs_mpi:
         raise PPTError(f"{program.name} never imports mpi4py, so no rank called MPI; ppt exec runs mpi4py "
                        "programs (a model defining main(mpi) runs with 'ppt run')")
-    return result
+    return ExecOutcome(result, _combined(exits.values()), dict(sorted(exits.items())))
+
+
+def _combined(statuses) -> int:
+    """The exit status of a job whose ranks exited with ``statuses``: their bitwise OR, as MPICH's hydra gives."""
+    status = 0
+    for one in statuses:
+        status |= one
+    return status
+
+
+def _exits_text(exits: dict) -> str:
+    return ", ".join(f"rank {rank} exited with status {status}" for rank, status in sorted(exits.items()))
 
 
 def _print_other_simulation_ranks(comm, streams) -> None:

@@ -1,13 +1,15 @@
-"""Where a rank's prints go: tagged lines on a shared stream, or files of the rank's own.
+"""Where a rank's prints go: whole lines on a shared stream, or files of the rank's own.
 
 While a program runs, ``sys.stdout`` and ``sys.stderr`` are :class:`RankStream`
 objects: text written from a rank's greenlet goes to that rank's sink, and
 text written by PPT itself (progress, warnings) to the real stream.  Sinks:
 
-* :class:`TaggedSink`: every line prefixed ``[R] `` as ``mpiexec -prepend-rank``
-  (MPICH) does, written once the line is complete;
+* :class:`LineSink`: a rank's lines as ``mpiexec`` relays them, each written
+  once complete (so lines of different ranks never mix), unprefixed or
+  prefixed ``[R] `` as ``mpiexec -prepend-rank`` (MPICH) does;
 * :class:`FileSink`: ``DIR/rank.R.out`` and ``DIR/rank.R.err``, as
-  ``mpiexec -outfile-pattern`` would, buffered and appended in blocks.
+  ``mpiexec -outfile-pattern DIR/rank.%r.out -errfile-pattern DIR/rank.%r.err``
+  would, buffered and appended in blocks.
 """
 from __future__ import annotations
 
@@ -20,13 +22,13 @@ from ppt.exec.current import current_run
 FILE_BUFFER_B = 1 << 16
 
 
-class TaggedSink:
-    """Whole lines of one rank, each prefixed ``[rank] ``, on ``target`` (a text stream)."""
+class LineSink:
+    """Whole lines of one rank, each after ``prefix`` (``''`` or ``'[R] '``), on ``target`` (a text stream)."""
 
     __slots__ = ("prefix", "target", "pending")
 
-    def __init__(self, rank: int, target):
-        self.prefix = f"[{rank}] "
+    def __init__(self, prefix: str, target):
+        self.prefix = prefix
         self.target = target
         self.pending = ""
 
@@ -76,12 +78,14 @@ class FileSink:
         self.flush()
 
 
-def sinks(rank: int, output_dir: str | None, tagged_out, tagged_err) -> tuple:
-    """``(stdout sink, stderr sink)`` of ``rank``: files in ``output_dir``, else tagged lines on the given streams."""
+def sinks(rank: int, output_dir: str | None, prepend_rank: bool, out, err) -> tuple:
+    """``(stdout sink, stderr sink)`` of ``rank``: files in ``output_dir``, else its lines on streams ``out``
+    and ``err``, prefixed ``[rank] `` if ``prepend_rank``."""
     if output_dir is not None:
         base = os.path.join(output_dir, f"rank.{rank}")
         return FileSink(base + ".out"), FileSink(base + ".err")
-    return TaggedSink(rank, tagged_out), TaggedSink(rank, tagged_err)
+    prefix = f"[{rank}] " if prepend_rank else ""
+    return LineSink(prefix, out), LineSink(prefix, err)
 
 
 class RankStream(io.TextIOBase):

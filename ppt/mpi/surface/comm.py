@@ -20,6 +20,9 @@ from ppt.mpi.collectives.calls import Coll
 from ppt.mpi.constants import (ANY_SOURCE, ANY_TAG, BUFFERED, CONGRUENT, IDENT, KEYVALS, PROC_NULL, SIMILAR,
                                SYNC, TAG_UB_VALUE, UNDEFINED, UNEQUAL)
 from ppt.mpi.errors import AbortCalled
+
+#: The context ids MPICH's abort report gives the predefined communicators.
+MPICH_CONTEXT = {"WORLD": 0, "SELF": 16}
 from ppt.mpi.surface.group import Group
 from ppt.mpi.surface.ibarrier import ibarrier
 from ppt.mpi.surface.message import Message, matched
@@ -475,7 +478,9 @@ class Comm(metaclass=Refusing):
     @mpi_call("MPI_Abort")
     def abort(self, errorcode: int = 0):
         """Stop the whole job with exit status ``errorcode``: raises AbortCalled."""
-        raise AbortCalled(self._rank.world_rank, int(errorcode))
+        name = self.name if self.label in ("WORLD", "SELF") else f"comm={self.label}"
+        ident = MPICH_CONTEXT.get(self.label, self.ctx)
+        raise AbortCalled(self._rank.world_rank, int(errorcode), name, ident, self.rank)
 
     @property
     def topology(self) -> int:
