@@ -5,6 +5,8 @@ one rank's run of it: a fresh ``__main__`` namespace whose ``__import__``
 (through the namespace's own builtins) hands out
 
 * the rank's ``mpi4py`` package (:mod:`ppt.exec.shim`);
+* the rank's ``time`` and ``datetime``, whose clocks tell its simulated time
+  (:mod:`ppt.exec.clocks`);
 * modules from the program's folder, loaded once per rank (their code
   compiled once per program), so module-level state stays per rank;
 * every other module as Python's import does (shared: numpy and the like
@@ -20,7 +22,7 @@ from pathlib import Path
 
 import ppt
 from ppt.errors import PPTError
-from ppt.exec import shim
+from ppt.exec import clocks, shim
 
 #: PPT's own folder: frames of files under it are left out of a program's tracebacks.
 _PPT_FOLDER = os.path.dirname(os.path.abspath(ppt.__file__)) + os.sep
@@ -106,17 +108,18 @@ class Program:
 
 
 class RankRun:
-    """One rank's run of ``program`` with simulated MPI ``mpi``; output to ``sinks`` (stdout, stderr)."""
+    """One rank's run of ``program`` with simulated MPI ``mpi``; output to ``sinks`` (stdout, stderr); its
+    clocks (:mod:`ppt.exec.clocks`) start at the host's wall time ``epoch_s``."""
 
     __slots__ = ("program", "mpi", "rank", "sinks", "modules", "builtins", "namespace", "stopped",
                  "imported_mpi", "status")
 
-    def __init__(self, program: Program, mpi, sinks):
+    def __init__(self, program: Program, mpi, sinks, epoch_s: float = 0.0):
         self.program = program
         self.mpi = mpi
         self.rank = mpi.rank
         self.sinks = sinks
-        self.modules: dict[str, types.ModuleType] = {}
+        self.modules: dict[str, types.ModuleType] = clocks.rank_modules(mpi, epoch_s)
         self.builtins = dict(builtins.__dict__)
         self.builtins["__import__"] = self.import_module
         self.namespace = {"__name__": "__main__", "__file__": str(program.path), "__builtins__": self.builtins,

@@ -6,6 +6,7 @@ import io
 import math
 import os
 import sys
+import time
 import types
 from dataclasses import dataclass
 
@@ -87,10 +88,12 @@ def exec_program(job, options: ExecOptions, progress=None) -> ExecOutcome:
     else:                          # kept for the leader, which prints every rank's lines
         real_out, real_err = io.StringIO(), io.StringIO()
     program_out = real_err if options.stdout_to == "stderr" else real_out
+    epoch_s = time.time() if comm is None else comm.bcast(time.time(), root=0)
 
     def main(mpi):
         rank = mpi._rank
-        run = RankRun(program, mpi, sinks(mpi.rank, options.output_dir, options.prepend_rank, program_out, real_err))
+        run = RankRun(program, mpi, sinks(mpi.rank, options.output_dir, options.prepend_rank, program_out, real_err),
+                      epoch_s)
         RUNS[getcurrent()] = run
         runs.append(run)
         if meter is not None:
