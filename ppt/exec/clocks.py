@@ -46,11 +46,11 @@ class RankClock:
 
     def elapsed_s(self) -> float:
         """The rank's simulated time, s (its CPU time so far charged first, as ``MPI.Wtime()`` does)."""
-        return self.mpi.wtime()
+        return self.mpi.now_s()
 
     def wall_s(self) -> float:
         """Seconds since 1970 on the rank's wall clock."""
-        return self.epoch_s + self.mpi.wtime()
+        return self.epoch_s + self.mpi.now_s()
 
     def sleep(self, seconds) -> None:
         """``time.sleep``: the rank idles ``seconds`` of simulated time; Python's errors for bad lengths."""

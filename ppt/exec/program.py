@@ -23,6 +23,7 @@ from pathlib import Path
 import ppt
 from ppt.errors import PPTError
 from ppt.exec import clocks, shim
+from ppt.mpi.errors import AfterFinalize
 
 #: PPT's own folder: frames of files under it are left out of a program's tracebacks.
 _PPT_FOLDER = os.path.dirname(os.path.abspath(ppt.__file__)) + os.sep
@@ -141,6 +142,9 @@ class RankRun:
             self.status = exit_status(exc.code)
             if exc.code is not None and not isinstance(exc.code, int):   # sys.exit("message")
                 self.sinks[1].write(f"{exc.code}\n")
+        except AfterFinalize as exc:          # MPICH's process prints its line and exits with 1
+            self.status = 1
+            self.sinks[1].write(exc.mpich_message() + "\n")
         except PPTError:
             raise
         except ModuleNotFoundError as exc:
@@ -197,6 +201,8 @@ class RankRun:
         if top != "mpi4py" and top not in self.modules and self.program.local_file(top) is None:
             return builtins.__import__(name, globals, locals, fromlist, level)
         module = self.load(name)
+        if name == "mpi4py" and fromlist and "MPI" in fromlist:
+            self.load("mpi4py.MPI")
         if not fromlist:
             return self.modules[top]
         if getattr(module, "__path__", None) is not None and top != "mpi4py":
@@ -230,6 +236,8 @@ class RankRun:
         self.imported_mpi = True
         module = self.modules["mpi4py"] = self.modules.get("mpi4py") or shim.package(self.mpi)
         if dotted == "mpi4py.MPI":
+            if dotted not in self.modules:            # mpi4py initialises MPI when MPI is first imported
+                self.mpi.initialized = bool(module.rc.initialize)
             self.modules[dotted] = self.mpi
             return self.mpi
         return module

@@ -17,6 +17,7 @@ from ppt.errors import DeadlockError, PPTError
 from ppt.exec.current import RUNS, current_run
 from ppt.exec.meter import CpuMeter
 from ppt.exec.program import Program, ProgramExit, RankRun
+from ppt.mpi.constants import ANY_SOURCE, ANY_TAG, SELF_ID, WORLD_ID
 from ppt.exec.streams import RankStream, sinks
 
 #: How compute time between MPI calls is found: the rank's measured CPU time, or none at all.
@@ -123,6 +124,8 @@ def exec_program(job, options: ExecOptions, progress=None) -> ExecOutcome:
             raise
         finally:
             RUNS.clear()
+    for line in _unreceived(runs):
+        real_err.write(f"ppt: warning: {line}\n")
     exits = {run.rank: run.status for run in runs if run.status}
     if comm is not None:
         _print_other_simulation_ranks(comm, (real_out, real_err))
@@ -134,6 +137,20 @@ def exec_program(job, options: ExecOptions, progress=None) -> ExecOutcome:
         raise PPTError(f"{program.name} never imports mpi4py, so no rank called MPI; ppt exec runs mpi4py "
                        "programs (a model defining main(mpi) runs with 'ppt run')")
     return ExecOutcome(result, _combined(exits.values()), dict(sorted(exits.items())))
+
+
+def _unreceived(runs) -> list[str]:
+    """A line for each message sent to a rank of ``runs`` and never received (an Isend nobody matched: MPICH
+    drops it silently at MPI_Finalize), by receiving rank; the messages are taken off the finished engine."""
+    lines = []
+    for run in sorted(runs, key=lambda r: r.rank):
+        rank = run.mpi._rank
+        for comm_id in range(rank.next_ctx):
+            label = {WORLD_ID: "WORLD", SELF_ID: "SELF"}.get(comm_id, f"#{comm_id}")
+            while (found := rank._find_unexpected(2 * comm_id, ANY_SOURCE, ANY_TAG, 1)) is not None:
+                lines.append(f"rank {found.src}'s send to rank {run.rank} (tag {found.tag}, {found.nbytes} B, "
+                             f"communicator {label}) was never received: the program ended with it pending")
+    return lines
 
 
 def _combined(statuses) -> int:

@@ -33,6 +33,20 @@ class AbortCalled(MPIError):
                 f"application called MPI_Abort({self.comm}, {self.errorcode}) - process {self.comm_rank}")
 
 
+class AfterFinalize(MPIError):
+    """A rank called MPI (``call``) after MPI_Finalize: under MPICH its process prints
+    :meth:`mpich_message` and exits with status 1."""
+
+    def __init__(self, rank: int, call: str):
+        super().__init__(f"rank {rank} in {call}: called after MPI_Finalize")
+        self.rank = rank
+        self.call = call
+
+    def mpich_message(self) -> str:
+        return (f"Attempting to use an MPI routine (internal_{self.call.removeprefix('MPI_')}) before initializing "
+                "or after finalizing MPICH")
+
+
 class UnsupportedCall(MPIError, AttributeError):
     """A part of mpi4py the simulated MPI does not model, named in one line.
 

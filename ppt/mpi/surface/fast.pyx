@@ -24,6 +24,7 @@ from libc.stdint cimport int32_t, int64_t, uintptr_t
 from ppt.interconnects.core import ffi, lib
 from ppt.mpi.constants import ANY_SOURCE, ANY_TAG, PROC_NULL, STANDARD
 from ppt.mpi.collectives.payload import sized_copy
+from ppt.mpi.errors import AfterFinalize
 
 cdef extern from *:
     """
@@ -93,11 +94,18 @@ cdef inline RankCore core_of(rank):
     return <RankCore>rank if isinstance(rank, RankCore) else None
 
 
+#: A rank's ``call`` once it called MPI_Finalize: any MPI call after it is refused (:class:`AfterFinalize`).
+FINALIZED = "after MPI_Finalize"
+
+
 cdef double begin(owner, rank, str name) except? -1.0:
     """Start MPI call ``name`` of ``owner`` (an object with a ``_rank``, ``rank``) if it is the rank's top-level
     call: count it, stop the CPU meter, return the rank's clock (s); NaN inside another MPI call."""
     cdef RankCore core = core_of(rank)
-    if (rank.call if core is None else core.call) is not None:
+    call = rank.call if core is None else core.call
+    if call is not None:
+        if call is FINALIZED:
+            raise AfterFinalize(rank.world_rank, name)
         return NAN
     if getattr(owner, "freed", False):
         raise rank.error(f"{owner} was freed; it cannot be used any more", name)
@@ -184,6 +192,11 @@ cdef class EngineRequest:
     @property
     def done(self) -> bool:
         return self.q < 0 or surface_req_done(self._rank.m_core, self.q) != 0
+
+    def __bool__(self):
+        """False once a wait or test retired the request (mpi4py's REQUEST_NULL); a persistent one (with a
+        ``start``) stays true."""
+        return self.active or hasattr(self, "start")
 
     cdef int received(self) except -1:
         """Read a completed receive's result from the engine (once)."""
@@ -343,9 +356,9 @@ cdef class RankCore:
         """:meth:`wait` on every active request of ``requests`` in turn, in one engine call per time the rank
         blocks; the receives' statuses and payloads are kept in their requests."""
         live = {}
-        for req in requests:                # each once: an engine index is one request's
-            if req.q >= 0:
-                live[(<EngineRequest?>req).q] = req
+        for req in requests:                # each once: an engine index is one request's (a null one has none)
+            if isinstance(req, EngineRequest) and (<EngineRequest>req).q >= 0:
+                live[(<EngineRequest>req).q] = req
         cdef int32_t n = len(live), k, i = 0
         if not n:
             return
