@@ -465,3 +465,49 @@ def test_wtime_in_a_program_agrees_with_ppt_pingpong(tmp_path):
                           capture_output=True, text=True, timeout=120, check=True)
     for entry in json.loads(done.stdout)["results"]:
         assert measured[entry["bytes"]] == pytest.approx(entry["latency_s"], rel=0.02)
+
+
+# -- the program's __main__ module ------------------------------------------------------------
+UNITTESTS = '''
+    """A module docstring with a doctest.
+
+    >>> 1 + 1
+    2
+    """
+    import unittest
+    from mpi4py import MPI
+
+
+    def twice(x):
+        """
+        >>> twice(MPI.COMM_WORLD.size)
+        6
+        """
+        return 2 * x
+
+
+    class Collectives(unittest.TestCase):
+        def test_allreduce(self):
+            self.assertEqual(MPI.COMM_WORLD.allreduce(1), MPI.COMM_WORLD.size)
+
+        def test_rank(self):
+            self.assertNotEqual(MPI.COMM_WORLD.rank, FAILING_RANK)
+
+
+    if __name__ == "__main__":
+        import doctest, inspect, sys
+        print(doctest.testmod(), "twice" in dir(), "Collectives" in vars(), inspect.getmodule(twice).__name__,
+              sys.modules["__main__"].twice is twice, inspect.getsource(twice).splitlines()[0])
+        unittest.main()
+'''
+
+
+@pytest.mark.parametrize("failing_rank, status", [(-1, 0), (2, 1)])
+def test_each_rank_has_a_main_module_that_unittest_and_doctest_find(tmp_path, failing_rank, status):
+    program = write(tmp_path, "prog.py", UNITTESTS.replace("FAILING_RANK", str(failing_rank)))
+    got, out, err = ppt_exec(program, "-n", "3", "--system", "edison", "--network", "analytic", "--summary",
+                             tmp_path / "summary")
+    assert got == status
+    assert out == "TestResults(failed=0, attempted=2) True True __main__ True def twice(x):\n" * 3
+    assert err.count("Ran 2 tests in ") == 3
+    assert err.count("\nOK\n") == 3 - status and err.count("FAILED (failures=1)") == status

@@ -112,7 +112,7 @@ class RankRun:
     """One rank's run of ``program`` with simulated MPI ``mpi``; output to ``sinks`` (stdout, stderr); its
     clocks (:mod:`ppt.exec.clocks`) start at the host's wall time ``epoch_s``."""
 
-    __slots__ = ("program", "mpi", "rank", "sinks", "modules", "builtins", "namespace", "stopped",
+    __slots__ = ("program", "mpi", "rank", "sinks", "modules", "builtins", "main", "namespace", "stopped",
                  "imported_mpi", "status")
 
     def __init__(self, program: Program, mpi, sinks, epoch_s: float = 0.0):
@@ -123,8 +123,10 @@ class RankRun:
         self.modules: dict[str, types.ModuleType] = clocks.rank_modules(mpi, epoch_s)
         self.builtins = dict(builtins.__dict__)
         self.builtins["__import__"] = self.import_module
-        self.namespace = {"__name__": "__main__", "__file__": str(program.path), "__builtins__": self.builtins,
-                          "__doc__": None, "__package__": None, "__spec__": None}
+        #: The rank's ``__main__`` module, whose namespace the program runs in.
+        self.main = types.ModuleType("__main__")
+        self.namespace = self.main.__dict__
+        self.namespace.update({"__file__": str(program.path), "__builtins__": self.builtins, "__cached__": None})
         #: True once the run was stopped from outside: its output is dropped.
         self.stopped = False
         #: True once the program imported mpi4py.

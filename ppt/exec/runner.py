@@ -182,21 +182,38 @@ def _mpi_lor():
 
 
 class _MainOfRank(types.ModuleType):
-    """``sys.modules['__main__']`` while a program runs: the running rank's namespace first.
+    """``sys.modules['__main__']`` while a program runs: the running rank's own ``__main__`` module (its
+    attributes, ``dir()``, ``vars()``), the process's own outside the ranks.
 
-    Classes a program defines have ``__module__ == '__main__'``; pickle (which
-    sizes and copies messages) looks them up here and must find the rank's own.
+    So what looks ``__main__`` up finds the rank's: pickle the classes a
+    program defines (``__module__ == '__main__'``), ``unittest.main()`` and
+    ``doctest.testmod()`` its tests, ``inspect`` its functions.
     """
 
     def __init__(self, real):
         super().__init__("__main__")
-        self.__dict__["_real"] = real
+        object.__setattr__(self, "_real", real)
 
-    def __getattr__(self, name):
-        run = current_run()
-        if run is not None and name in run.namespace:
-            return run.namespace[name]
-        return getattr(self.__dict__["_real"], name)
+    def __getattribute__(self, name):
+        return getattr(_main_of(self), name)
+
+    def __setattr__(self, name, value):
+        setattr(_main_of(self), name, value)
+
+    def __delattr__(self, name):
+        delattr(_main_of(self), name)
+
+    def __dir__(self):
+        return dir(_main_of(self))
+
+    def __repr__(self):
+        return repr(_main_of(self))
+
+
+def _main_of(stand_in: _MainOfRank):
+    """The ``__main__`` module ``stand_in`` stands for now: the running rank's, else the process's."""
+    run = current_run()
+    return run.main if run is not None else object.__getattribute__(stand_in, "_real")
 
 
 @contextlib.contextmanager
