@@ -43,9 +43,10 @@ class LineSink:
         self.target.flush()
 
     def close(self) -> None:
-        """End a last line left without a newline."""
+        """Write a last line left without a newline: as it is (mpiexec relays the bytes), or ended, when
+        prefixed, so the next rank's line keeps its prefix at a line's start."""
         if self.pending:
-            self.target.write(f"{self.prefix}{self.pending}\n")
+            self.target.write(f"{self.prefix}{self.pending}\n" if self.prefix else self.pending)
             self.pending = ""
 
 
