@@ -511,3 +511,59 @@ def test_each_rank_has_a_main_module_that_unittest_and_doctest_find(tmp_path, fa
     assert out == "TestResults(failed=0, attempted=2) True True __main__ True def twice(x):\n" * 3
     assert err.count("Ran 2 tests in ") == 3
     assert err.count("\nOK\n") == 3 - status and err.count("FAILED (failures=1)") == status
+
+
+# -- each rank as separate as a process ----------------------------------------------------------
+def test_each_rank_has_its_own_working_directory(tmp_path, capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    program = write(tmp_path, "prog.py", """
+        import os, os.path
+        from mpi4py import MPI
+        comm = MPI.COMM_WORLD
+        os.makedirs(f"rank{comm.rank}")
+        os.chdir(f"rank{comm.rank}")
+        with open("mine.txt", "w") as file:           # relative to the rank's own directory
+            file.write(f"written by {comm.rank}")
+        comm.Barrier()                                  # the other ranks ran, and moved, meanwhile
+        print(os.path.basename(os.getcwd()), open("mine.txt").read())
+    """)
+    exec_in_process(program, ranks=3)
+    assert sorted(capsys.readouterr().out.splitlines()) == [f"[{r}] rank{r} written by {r}" for r in range(3)]
+    assert os.getcwd() == str(tmp_path)                 # PPT's own directory is back
+    for rank in range(3):
+        assert (tmp_path / f"rank{rank}" / "mine.txt").read_text() == f"written by {rank}"
+
+
+def test_a_ranks_stdout_takes_bytes(tmp_path):
+    program = write(tmp_path, "prog.py", """
+        import sys
+        from mpi4py import MPI
+        rank = MPI.COMM_WORLD.rank
+        sys.stdout.buffer.write(f"rank {rank} caf".encode() + "\\u00e9".encode()[:1])   # a character split
+        sys.stdout.buffer.write("\\u00e9".encode()[1:] + b"\\n")
+        sys.stderr.buffer.write(b"err\\n")
+    """)
+    status, out, err = ppt_exec(program, "-n", "2", "--system", "edison", "--network", "analytic",
+                                "--prepend-rank", "--summary", tmp_path / "summary")
+    assert status == 0 and out == "[0] rank 0 caf\u00e9\n[1] rank 1 caf\u00e9\n" and err == "[0] err\n[1] err\n"
+
+
+def test_a_thread_calling_mpi_is_one_line_naming_the_rule(tmp_path):
+    program = write(tmp_path, "prog.py", """
+        import threading
+        from mpi4py import MPI
+        comm = MPI.COMM_WORLD
+
+        def work():
+            comm.send("from a thread", dest=1 - comm.rank)
+
+        thread = threading.Thread(target=work, name="worker")
+        thread.start()
+        thread.join()
+        print(comm.recv(source=1 - comm.rank))
+    """)
+    status, out, err = ppt_exec(program, "-n", "2", "--system", "edison", "--network", "analytic")
+    assert status == 2 and out == ""
+    assert err == ("ppt: error: rank 0 in MPI_Send: called from thread 'worker', not the rank's own; the simulated "
+                   "MPI runs each rank on one thread (MPI_THREAD_FUNNELED): make MPI calls from the thread that "
+                   "runs the rank\n")

@@ -6,7 +6,8 @@ one rank's run of it: a fresh ``__main__`` namespace whose ``__import__``
 
 * the rank's ``mpi4py`` package (:mod:`ppt.exec.shim`);
 * the rank's ``time`` and ``datetime``, whose clocks tell its simulated time
-  (:mod:`ppt.exec.clocks`);
+  (:mod:`ppt.exec.clocks`), and its ``os``, whose ``chdir`` is its own
+  (:mod:`ppt.exec.cwd`);
 * modules from the program's folder, loaded once per rank (their code
   compiled once per program), so module-level state stays per rank;
 * every other module as Python's import does (shared: numpy and the like
@@ -24,6 +25,9 @@ import ppt
 from ppt.errors import PPTError
 from ppt.exec import clocks, shim
 from ppt.mpi.errors import AfterFinalize
+
+#: Standard modules a rank imports as views of its own (:mod:`ppt.exec.clocks`, :mod:`ppt.exec.cwd`).
+VIEWS = ("time", "datetime", "os")
 
 #: PPT's own folder: frames of files under it are left out of a program's tracebacks.
 _PPT_FOLDER = os.path.dirname(os.path.abspath(ppt.__file__)) + os.sep
@@ -110,17 +114,19 @@ class Program:
 
 class RankRun:
     """One rank's run of ``program`` with simulated MPI ``mpi``; output to ``sinks`` (stdout, stderr); its
-    clocks (:mod:`ppt.exec.clocks`) start at the host's wall time ``epoch_s``."""
+    clocks (:mod:`ppt.exec.clocks`) start at the host's wall time ``epoch_s``; ``views``: standard modules
+    it imports as views of its own (``os``, :mod:`ppt.exec.cwd`), by name."""
 
     __slots__ = ("program", "mpi", "rank", "sinks", "modules", "builtins", "main", "namespace", "stopped",
                  "imported_mpi", "status")
 
-    def __init__(self, program: Program, mpi, sinks, epoch_s: float = 0.0):
+    def __init__(self, program: Program, mpi, sinks, epoch_s: float = 0.0, views=None):
         self.program = program
         self.mpi = mpi
         self.rank = mpi.rank
         self.sinks = sinks
-        self.modules: dict[str, types.ModuleType] = clocks.rank_modules(mpi, epoch_s)
+        #: The rank's modules: its views of standard modules (``views`` and its clocks), then its own.
+        self.modules: dict[str, types.ModuleType] = {**(views or {}), **clocks.rank_modules(mpi, epoch_s)}
         self.builtins = dict(builtins.__dict__)
         self.builtins["__import__"] = self.import_module
         #: The rank's ``__main__`` module, whose namespace the program runs in.
@@ -202,6 +208,9 @@ class RankRun:
         top = name.partition(".")[0]
         if top != "mpi4py" and top not in self.modules and self.program.local_file(top) is None:
             return builtins.__import__(name, globals, locals, fromlist, level)
+        if name != top and top in VIEWS:              # import os.path: the real submodule, the rank's os
+            module = builtins.__import__(name, globals, locals, fromlist, level)
+            return module if fromlist else self.modules[top]
         module = self.load(name)
         if name == "mpi4py" and fromlist and "MPI" in fromlist:
             self.load("mpi4py.MPI")

@@ -6,6 +6,7 @@ import io
 import math
 import os
 import sys
+import threading
 import time
 import types
 from dataclasses import dataclass
@@ -15,6 +16,7 @@ from greenlet import getcurrent
 from ppt.engine import parallel
 from ppt.errors import DeadlockError, PPTError
 from ppt.exec.current import RUNS, current_run
+from ppt.exec.cwd import Cwds
 from ppt.exec.meter import CpuMeter
 from ppt.exec.program import Program, ProgramExit, RankRun
 from ppt.mpi.constants import ANY_SOURCE, ANY_TAG, SELF_ID, WORLD_ID
@@ -91,12 +93,17 @@ def exec_program(job, options: ExecOptions, progress=None) -> ExecOutcome:
     program_out = real_err if options.stdout_to == "stderr" else real_out
     epoch_s = time.time() if comm is None else comm.bcast(time.time(), root=0)
 
+    cwds = Cwds()
+    views = {"os": cwds.os_view()}
+
     def main(mpi):
         rank = mpi._rank
         run = RankRun(program, mpi, sinks(mpi.rank, options.output_dir, options.prepend_rank, program_out, real_err),
-                      epoch_s)
+                      epoch_s, views)
         RUNS[getcurrent()] = run
         runs.append(run)
+        if hasattr(rank, "thread"):      # MPI calls from any other thread are refused
+            rank.thread = threading.get_ident()
         if meter is not None:
             rank.meter = meter
             meter.start(rank)
@@ -105,10 +112,14 @@ def exec_program(job, options: ExecOptions, progress=None) -> ExecOutcome:
             meter.stop(rank)
             rank.meter = None
 
-    with _environment(program):
+    with _environment(program) as thread_errors:
         try:
             result = job.run(main, progress=progress)
+            if thread_errors:
+                raise thread_errors[0]
         except DeadlockError as exc:
+            if thread_errors:          # the ranks waited for what a thread of theirs failed to do
+                raise thread_errors[0] from None
             for run in runs:
                 run.stopped = True
             _STOPPED.extend(RUNS)
@@ -123,6 +134,7 @@ def exec_program(job, options: ExecOptions, progress=None) -> ExecOutcome:
             _STOPPED.extend(RUNS)
             raise
         finally:
+            cwds.close()
             RUNS.clear()
     for line in _unreceived(runs):
         real_err.write(f"ppt: warning: {line}\n")
@@ -218,16 +230,27 @@ def _main_of(stand_in: _MainOfRank):
 
 @contextlib.contextmanager
 def _environment(program: Program):
-    """The process as a program expects it: its ``sys.argv``, and ``__main__`` and the standard streams per rank."""
-    saved = sys.stdout, sys.stderr, sys.argv, sys.modules.get("__main__")
+    """The process as a program expects it: its ``sys.argv``, and ``__main__`` and the standard streams per rank;
+    yields the list of MPI errors of threads the program started (a thread calling MPI), kept there instead
+    of printed with a traceback."""
+    saved = sys.stdout, sys.stderr, sys.argv, sys.modules.get("__main__"), threading.excepthook
+    thread_errors: list = []
+
+    def excepthook(args):
+        if isinstance(args.exc_value, PPTError):
+            thread_errors.append(args.exc_value)
+        else:
+            saved[4](args)
     sys.stdout, sys.stderr = RankStream(saved[0], 0), RankStream(saved[1], 1)
     sys.argv = list(program.argv)
     sys.modules["__main__"] = _MainOfRank(saved[3])
+    threading.excepthook = excepthook
     try:
-        yield
+        yield thread_errors
     finally:
         sys.stdout, sys.stderr, sys.argv = saved[:3]
         sys.modules["__main__"] = saved[3]
+        threading.excepthook = saved[4]
 
 
 def _prepare_output_dir(folder: str, ranks: int) -> None:

@@ -13,6 +13,7 @@ text written by PPT itself (progress, warnings) to the real stream.  Sinks:
 """
 from __future__ import annotations
 
+import codecs
 import io
 import os
 
@@ -90,11 +91,17 @@ def sinks(rank: int, output_dir: str | None, prepend_rank: bool, out, err) -> tu
 
 
 class RankStream(io.TextIOBase):
-    """``sys.stdout`` or ``sys.stderr`` while a program runs: a rank's text to its sink, PPT's to ``real``."""
+    """``sys.stdout`` or ``sys.stderr`` while a program runs: a rank's text to its sink, PPT's to ``real``;
+    its ``buffer`` takes bytes (UTF-8) the same way."""
 
     def __init__(self, real, which: int):
         self.real = real
         self.which = which       # 0: stdout, 1: stderr
+        self._buffer = RankBytes(self)
+
+    @property
+    def buffer(self) -> "RankBytes":
+        return self._buffer
 
     def write(self, text: str) -> int:
         run = current_run()
@@ -118,3 +125,31 @@ class RankStream(io.TextIOBase):
     @property
     def encoding(self):
         return getattr(self.real, "encoding", "utf-8")
+
+
+class RankBytes(io.RawIOBase):
+    """``sys.stdout.buffer`` of a :class:`RankStream`: bytes a rank writes, decoded as UTF-8 (a character
+    split between writes waits for its end) and written to the rank's stream; outside ranks, to the real
+    stream's buffer."""
+
+    def __init__(self, stream: RankStream):
+        super().__init__()
+        self.stream = stream
+        self.decoders: dict = {}
+
+    def write(self, data) -> int:
+        data = bytes(data)
+        run = current_run()
+        if run is None:
+            return self.stream.real.buffer.write(data)
+        decoder = self.decoders.get(run)
+        if decoder is None:
+            decoder = self.decoders[run] = codecs.getincrementaldecoder("utf-8")("replace")
+        self.stream.write(decoder.decode(data))
+        return len(data)
+
+    def writable(self) -> bool:
+        return True
+
+    def flush(self) -> None:
+        self.stream.flush()

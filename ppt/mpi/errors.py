@@ -47,6 +47,18 @@ class AfterFinalize(MPIError):
                 "or after finalizing MPICH")
 
 
+class OtherThread(MPIError):
+    """A thread other than the rank's own called MPI: the simulated ranks are greenlets of one thread, so
+    every MPI call of a rank must come from the thread that runs it (MPI_THREAD_FUNNELED)."""
+
+    def __init__(self, rank: int, call: str):
+        import threading
+        super().__init__(f"rank {rank} in {call}: called from thread {threading.current_thread().name!r}, not the "
+                         f"rank's own; the simulated MPI runs each rank on one thread (MPI_THREAD_FUNNELED): "
+                         f"make MPI calls from the thread that runs the rank")
+        self.rank = rank
+
+
 class UnsupportedCall(MPIError, AttributeError):
     """A part of mpi4py the simulated MPI does not model, named in one line.
 

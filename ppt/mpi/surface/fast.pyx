@@ -18,13 +18,14 @@ import functools
 
 from cpython.mem cimport PyMem_Free, PyMem_Malloc
 from cpython.object cimport PyObject, PyTypeObject
+from cpython.pythread cimport PyThread_get_thread_ident
 from libc.math cimport NAN
 from libc.stdint cimport int32_t, int64_t, uintptr_t
 
 from ppt.interconnects.core import ffi, lib
 from ppt.mpi.constants import ANY_SOURCE, ANY_TAG, PROC_NULL, STANDARD
 from ppt.mpi.collectives.payload import sized_copy
-from ppt.mpi.errors import AfterFinalize
+from ppt.mpi.errors import AfterFinalize, OtherThread
 
 cdef extern from *:
     """
@@ -112,6 +113,10 @@ cdef double begin(owner, rank, str name) except? -1.0:
     if core is None:
         rank.call = name
     else:
+        if core.thread != PyThread_get_thread_ident():
+            if core.thread:
+                raise OtherThread(rank.world_rank, name)
+            core.thread = PyThread_get_thread_ident()
         core.call = name
     meter = rank.meter if core is None else core.meter
     if meter is not None:              # ppt exec: the program's CPU time since it left MPI is compute
@@ -256,6 +261,8 @@ cdef class RankCore:
     cdef object m_cdata
     cdef public int32_t me, base
     cdef public object engine, proc, stats, call, meter, request_class
+    #: The thread that made the rank's first MPI call (0 before it): MPI calls from any other are refused.
+    cdef public unsigned long thread
 
     @property
     def m(self):
