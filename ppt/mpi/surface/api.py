@@ -75,6 +75,13 @@ class MPI:
         self._polls = set()
 
     @property
+    def REQUEST_NULL(self) -> Request:
+        """An inactive request of this rank's: waits and tests on it return at once."""
+        req = Request(self._rank)
+        req.active, req.done = False, True
+        return req
+
+    @property
     def rank(self) -> int:
         """World rank of this process."""
         return self._rank.world_rank

@@ -179,14 +179,6 @@ NULLS = {null.name: null for null in (
     Null("ERRHANDLER_NULL"), Null("WIN_NULL"), Null("FILE_NULL"), Null("SESSION_NULL"))}
 
 
-def _request_null(self):
-    """An inactive request of this rank's (MPI.REQUEST_NULL): waits and tests on it return at once."""
-    from ppt.mpi.surface.requests import Request      # requests take their mpi4py names from this module
-    req = Request(self._rank)
-    req.active, req.done = False, True
-    return req
-
-
 def _group_empty(self):
     return self.group(())
 
@@ -201,5 +193,5 @@ FUNCTIONS = {
     "MAX_PROCESSOR_NAME": 128, "MAX_OBJECT_NAME": 128, "MAX_ERROR_STRING": 512, "BSEND_OVERHEAD": 96,
     "MAX_LIBRARY_VERSION_STRING": 8192, "SUCCESS": 0,
     "COMM_TYPE_SHARED": 1, "ERRORS_RETURN": None, "ERRORS_ARE_FATAL": None, "ERRORS_ABORT": None,
-    "REQUEST_NULL": property(_request_null), "GROUP_EMPTY": property(_group_empty), **NULLS,
+    "GROUP_EMPTY": property(_group_empty), **NULLS,
 }
