@@ -567,3 +567,24 @@ def test_a_thread_calling_mpi_is_one_line_naming_the_rule(tmp_path):
     assert err == ("ppt: error: rank 0 in MPI_Send: called from thread 'worker', not the rank's own; the simulated "
                    "MPI runs each rank on one thread (MPI_THREAD_FUNNELED): make MPI calls from the thread that "
                    "runs the rank\n")
+
+
+def test_each_rank_has_its_own_argv_and_may_redirect_its_own_stdout(tmp_path):
+    program = write(tmp_path, "prog.py", """
+        import io
+        import sys
+        from mpi4py import MPI
+        comm = MPI.COMM_WORLD
+        sys.argv.append(f"extra{comm.rank}")
+        if comm.rank == 0:
+            captured = sys.stdout = io.StringIO()
+        print("printed by", comm.rank, sys.argv[1:])
+        comm.Barrier()                      # rank 1 printed meanwhile, to the real stdout
+        if comm.rank == 0:
+            sys.stdout = sys.modules["sys"].stdout
+            print("captured:", captured.getvalue().strip())
+    """)
+    status, out, err = ppt_exec(program, "a", "-n", "2", "--system", "edison", "--network", "analytic",
+                                "--summary", tmp_path / "summary")
+    assert status == 0, err
+    assert out == "printed by 1 ['a', 'extra1']\ncaptured: printed by 0 ['a', 'extra0']\n"

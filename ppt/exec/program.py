@@ -6,8 +6,9 @@ one rank's run of it: a fresh ``__main__`` namespace whose ``__import__``
 
 * the rank's ``mpi4py`` package (:mod:`ppt.exec.shim`);
 * the rank's ``time`` and ``datetime``, whose clocks tell its simulated time
-  (:mod:`ppt.exec.clocks`), and its ``os``, whose ``chdir`` is its own
-  (:mod:`ppt.exec.cwd`);
+  (:mod:`ppt.exec.clocks`), its ``os``, whose ``chdir`` is its own
+  (:mod:`ppt.exec.cwd`), and its ``sys``, whose ``argv``, ``stdout`` and
+  ``stderr`` are its own (:mod:`ppt.exec.sysview`);
 * modules from the program's folder, loaded once per rank (their code
   compiled once per program), so module-level state stays per rank;
 * every other module as Python's import does (shared: numpy and the like
@@ -23,11 +24,12 @@ from pathlib import Path
 
 import ppt
 from ppt.errors import PPTError
-from ppt.exec import clocks, shim
+from ppt.exec import clocks, shim, sysview
 from ppt.mpi.errors import AfterFinalize
 
-#: Standard modules a rank imports as views of its own (:mod:`ppt.exec.clocks`, :mod:`ppt.exec.cwd`).
-VIEWS = ("time", "datetime", "os")
+#: Standard modules a rank imports as views of its own (:mod:`ppt.exec.clocks`, :mod:`ppt.exec.cwd`,
+#: :mod:`ppt.exec.sysview`).
+VIEWS = ("time", "datetime", "os", "sys")
 
 #: PPT's own folder: frames of files under it are left out of a program's tracebacks.
 _PPT_FOLDER = os.path.dirname(os.path.abspath(ppt.__file__)) + os.sep
@@ -114,8 +116,8 @@ class Program:
 
 class RankRun:
     """One rank's run of ``program`` with simulated MPI ``mpi``; output to ``sinks`` (stdout, stderr); its
-    clocks (:mod:`ppt.exec.clocks`) start at the host's wall time ``epoch_s``; ``views``: standard modules
-    it imports as views of its own (``os``, :mod:`ppt.exec.cwd`), by name."""
+    clocks (:mod:`ppt.exec.clocks`) start at the host's wall time ``epoch_s``; ``views``: more standard
+    modules it imports as views of its own (``os``, :mod:`ppt.exec.cwd`), by name."""
 
     __slots__ = ("program", "mpi", "rank", "sinks", "modules", "builtins", "main", "namespace", "stopped",
                  "imported_mpi", "status")
@@ -125,8 +127,9 @@ class RankRun:
         self.mpi = mpi
         self.rank = mpi.rank
         self.sinks = sinks
-        #: The rank's modules: its views of standard modules (``views`` and its clocks), then its own.
-        self.modules: dict[str, types.ModuleType] = {**(views or {}), **clocks.rank_modules(mpi, epoch_s)}
+        #: The rank's modules: its views of standard modules (``views``, its clocks and ``sys``), then its own.
+        self.modules: dict[str, types.ModuleType] = {**(views or {}), **clocks.rank_modules(mpi, epoch_s),
+                                                     "sys": sysview.sys_view(program.argv)}
         self.builtins = dict(builtins.__dict__)
         self.builtins["__import__"] = self.import_module
         #: The rank's ``__main__`` module, whose namespace the program runs in.

@@ -18,6 +18,7 @@ import io
 import os
 
 from ppt.exec.current import current_run
+from ppt.exec.sysview import own_stream
 
 #: Bytes a file sink buffers before it appends them to its file.
 FILE_BUFFER_B = 1 << 16
@@ -107,6 +108,9 @@ class RankStream(io.TextIOBase):
         run = current_run()
         if run is None:
             return self.real.write(text)
+        own = own_stream(run.modules["sys"], self.which, self)
+        if own is not None:                     # the rank set its sys.stdout / sys.stderr
+            return own.write(text)
         if not run.stopped:
             run.sinks[self.which].write(text)
         return len(text)
@@ -115,6 +119,8 @@ class RankStream(io.TextIOBase):
         run = current_run()
         if run is None:
             self.real.flush()
+        elif (own := own_stream(run.modules["sys"], self.which, self)) is not None:
+            own.flush()
 
     def writable(self) -> bool:
         return True
