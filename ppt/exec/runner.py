@@ -118,20 +118,16 @@ def exec_program(job, options: ExecOptions, progress=None) -> ExecOutcome:
             if thread_errors:
                 raise thread_errors[0]
         except DeadlockError as exc:
+            _stop(runs)
             if thread_errors:          # the ranks waited for what a thread of theirs failed to do
                 raise thread_errors[0] from None
-            for run in runs:
-                run.stopped = True
-            _STOPPED.extend(RUNS)
             exits = {run.rank: run.status for run in runs if run.status}
             if exits:
                 raise ProgramExit(f"{_exits_text(exits)}, then {exc}; mpiexec would wait for them forever",
                                   _combined(exits.values())) from None
             raise
         except BaseException:
-            for run in runs:
-                run.stopped = True
-            _STOPPED.extend(RUNS)
+            _stop(runs)
             raise
         finally:
             cwds.close()
@@ -149,6 +145,13 @@ def exec_program(job, options: ExecOptions, progress=None) -> ExecOutcome:
         raise PPTError(f"{program.name} never imports mpi4py, so no rank called MPI; ppt exec runs mpi4py "
                        "programs (a model defining main(mpi) runs with 'ppt run')")
     return ExecOutcome(result, _combined(exits.values()), dict(sorted(exits.items())))
+
+
+def _stop(runs) -> None:
+    """Drop the output of runs stopped from outside, and keep their greenlets so their ``finally`` never runs."""
+    for run in runs:
+        run.stopped = True
+    _STOPPED.extend(RUNS)
 
 
 def _unreceived(runs) -> list[str]:
