@@ -50,7 +50,8 @@ def run_kind(kind: str, ranks: int) -> dict:
         result = job(ranks).run(model)
     elif kind == "exec":
         from ppt.exec.runner import ExecOptions, exec_program
-        result = exec_program(job(ranks), ExecOptions(str(HERE / "programs" / "allreduce_once.py"), compute="none"))
+        result = exec_program(job(ranks), ExecOptions(str(HERE / "programs" / "allreduce_once.py"),
+                                                      compute="none")).result
     else:
         from ppt.traces.replay import replay_result
         from ppt.traces.writers.synthetic import SyntheticTrace

@@ -160,8 +160,9 @@ class Machine:
              compute_scale: float = 1.0, output_dir: str | None = None) -> "Result":
         """Run an unmodified mpi4py program on ``ranks`` simulated ranks, as ``ppt exec`` does.
 
-        Every rank runs ``program`` as ``__main__`` with ``args`` as its ``sys.argv[1:]``; each line
-        a rank prints appears on stdout as ``[R] line`` (or in ``output_dir/rank.R.out``).
+        Every rank runs ``program`` as ``__main__`` with ``args`` as its ``sys.argv[1:]``; what a rank
+        prints appears on this process's stdout and stderr, as under ``mpiexec`` (or in
+        ``output_dir/rank.R.out`` and ``rank.R.err``).
 
         Args:
             program: the program's path.
@@ -177,23 +178,26 @@ class Machine:
 
         Returns:
             A :class:`Result` of kind ``exec`` (the fields of :meth:`run`, with ``program``,
-            ``program_args``, ``compute`` and ``compute_scale``).
+            ``program_args``, ``compute``, ``compute_scale``, ``exit_status``, the status mpiexec
+            would exit with: the bitwise OR of the ranks' statuses, 1 for a rank that raised, N
+            for one that called ``sys.exit(N)``, and ``rank_exit_statuses``, the non-zero ones).
 
         Raises:
-            ppt.exec.program.ProgramFailed: a rank's program raised (every rank stops).
-            ppt.exec.program.ProgramExit: a rank called ``sys.exit`` with a non-zero status.
+            ppt.exec.program.ProgramExit: ranks were left blocked after another exited with a
+                non-zero status.
             ppt.mpi.errors.AbortCalled: a rank called ``MPI_Abort``.
         """
         from ppt.cli.common import report_placement
         from ppt.exec.runner import ExecOptions, exec_program
         began = perf_counter()
         program_args = tuple(str(a) for a in args)
-        options = ExecOptions(str(program), program_args, compute, compute_scale, output_dir, "stdout")
+        options = ExecOptions(str(program), program_args, compute, compute_scale, output_dir)
         job = self._job(ranks, ranks_per_node, mapping, algorithms)
-        result = exec_program(job, options)
+        outcome = exec_program(job, options)
+        result = outcome.result
         report_placement(job)
         return Result("exec", {**result.as_json(), "program": str(program), "program_args": list(program_args),
-                               "compute": compute, "compute_scale": compute_scale,
+                               "compute": compute, "compute_scale": compute_scale, **outcome.summary(),
                                "provenance": self._provenance("exec", began)}, returns=result.returns)
 
     def replay(self, trace: str, *, ranks_per_node: int | None = None, mapping: str = "linear",

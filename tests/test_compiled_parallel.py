@@ -352,7 +352,7 @@ def test_ppt_exec_in_parallel_prints_the_serial_json_and_output(processes):
     # an unmodified mpi4py program (payloads, Sendrecv, Allreduce), its ranks spread over every process
     command = [sys.executable, "-m", "ppt.cli.main", "exec", str(TESTS.parent / "examples" / "mpi4py" / "jacobi.py"),
                "-n", "16", "--system", "edison", "--ranks-per-node", "2", "--mapping", "random", "--seed", "3",
-               "--network", "analytic", "--compute", "none", "--json"]
+               "--network", "analytic", "--compute", "none", "--json", "--prepend-rank"]
     serial, parallel = _run(command), _run(command, processes)
     assert serial.returncode == parallel.returncode == 0, serial.stderr + parallel.stderr
     used = {r["node"] for r in json.loads(serial.stdout)["per_rank"]}

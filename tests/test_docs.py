@@ -43,7 +43,7 @@ def test_the_notebook_example_of_the_guide_runs(monkeypatch):
         logging.getLogger("ppt").setLevel(level)
     assert namespace["result"].predicted_s > 0 and len(namespace["per_rank"]) == 64
     assert 0.4 < namespace["load"]["accepted_fraction"] <= 0.5
-    assert "[0] pi is approximately 3.14159265" in out.getvalue()
+    assert "pi is approximately 3.14159265" in out.getvalue()
 
 
 def test_the_tasklist_of_the_guide_is_valid_and_the_breakdown_example_holds():

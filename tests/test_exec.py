@@ -1,12 +1,14 @@
 """``ppt exec``: unmodified mpi4py programs on simulated ranks.
 
-Each rank has its own ``__main__`` and local modules, output is tagged by
-rank or kept per rank in files, exit statuses follow mpiexec, bad programs get
-one line and exit status 2, and compute time is the rank's measured CPU time
-(or annotations only).
+Each rank has its own ``__main__`` and local modules, output is as mpiexec's
+(unprefixed, or tagged by rank, or kept per rank in files), PPT's summary goes
+to stderr or a file, exit statuses follow mpiexec, bad programs get one line
+and exit status 2, and compute time is the rank's measured CPU time (or
+annotations only).
 """
 import json
 import math
+import os
 import subprocess
 import sys
 import textwrap
@@ -14,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from ppt.exec.program import ProgramExit, ProgramFailed
+from ppt.exec.program import ProgramExit
 from ppt.exec.runner import ExecOptions, exec_program
 from ppt.hardware.systems import load_system
 from ppt.machine import Machine
@@ -30,10 +32,11 @@ def write(folder, name, source):
 
 
 def exec_in_process(path, ranks=2, system="edison", network="analytic", per_node=1, **options):
-    """JobResult of ``path`` run in this process (its rank output goes to the captured stdout)."""
+    """ExecOutcome of ``path`` run in this process (its ranks' lines, prefixed ``[R] ``, go to the captured
+    stdout and stderr)."""
     machine = Machine(load_system(system), network_kind=network)
     job = MPIJob.on_machine(machine, ranks, per_node)
-    return exec_program(job, ExecOptions(str(path), **{"compute": "none", **options}))
+    return exec_program(job, ExecOptions(str(path), **{"compute": "none", "prepend_rank": True, **options}))
 
 
 def ppt_exec(*args, cwd=None, timeout=60):
@@ -63,11 +66,11 @@ def test_each_rank_has_its_own_main_and_local_modules(tmp_path, capsys):
         total = comm.allreduce(comm.rank)
         print(__name__, counter.hits, base, total)
     """)
-    result = exec_in_process(program, ranks=3)
+    outcome = exec_in_process(program, ranks=3)
     out = capsys.readouterr().out
     for rank in range(3):
         assert lines_of(out, rank) == [f"__main__ [{rank}] [10, {rank}] 3"]
-    assert result.calls == {"MPI_Allreduce": 3}
+    assert outcome.result.calls == {"MPI_Allreduce": 3} and outcome.status == 0
 
 
 def test_real_mpi4py_is_never_loaded(tmp_path):
@@ -82,7 +85,7 @@ def test_real_mpi4py_is_never_loaded(tmp_path):
     """)
     status, out, err = ppt_exec(program, "-n", "2", "--system", "edison", "--network", "analytic")
     assert status == 0, err
-    assert lines_of(out, 1) == ["4.0.0 False False"]
+    assert out == "4.0.0 False False\n" * 2
 
 
 def test_classes_of_the_program_travel_in_pickled_messages(tmp_path, capsys):
@@ -118,27 +121,53 @@ def test_program_arguments_and_options_after_them(tmp_path):
     status, out, _ = ppt_exec(program, "--steps", "3", "-n", "2", "--system", "edison", "--network", "analytic",
                               "--", "-n", "5")
     assert status == 0
-    assert lines_of(out, 0) == ["['--steps', '3', '-n', '5']"]
+    assert out == "['--steps', '3', '-n', '5']\n"
 
 
-def test_output_is_tagged_and_json_stays_alone_on_stdout(tmp_path):
-    program = write(tmp_path, "prog.py", """
-        import sys
-        from mpi4py import MPI
-        rank = MPI.COMM_WORLD.rank
-        print("a", end="")
-        print("b")
-        print("to stderr", rank, file=sys.stderr)
-        sys.stdout.write("last line without newline")
-    """)
+PRINTS = """
+    import sys
+    from mpi4py import MPI
+    rank = MPI.COMM_WORLD.rank
+    print("a", end="")
+    print("b")
+    print("to stderr", rank, file=sys.stderr)
+    sys.stdout.write("last line without newline")
+"""
+
+
+def test_output_is_the_programs_alone_and_the_summary_goes_to_stderr(tmp_path):
+    program = write(tmp_path, "prog.py", PRINTS)
     status, out, err = ppt_exec(program, "-n", "2", "--system", "edison", "--network", "analytic")
+    assert status == 0
+    assert out == "ab\nlast line without newlineab\nlast line without newline"      # the bytes, as mpiexec relays
+    assert err.startswith("to stderr 0\nto stderr 1\n2 ranks on 1 node (at most 24 per node)\nwarning: ")
+    assert "edison (analytic network): 2 ranks on 1 node, predicted" in err
+
+
+def test_prepend_rank_tags_lines_as_mpichs_option_does(tmp_path):
+    program = write(tmp_path, "prog.py", PRINTS)
+    status, out, err = ppt_exec(program, "-n", "2", "--system", "edison", "--network", "analytic",
+                                "--prepend-rank")
     assert status == 0
     assert lines_of(out, 1) == ["ab", "last line without newline"]
     assert lines_of(err, 1) == ["to stderr 1"]
+
+
+def test_json_stays_alone_on_stdout_unless_the_summary_goes_to_a_file(tmp_path):
+    program = write(tmp_path, "prog.py", PRINTS)
     status, out, err = ppt_exec(program, "-n", "2", "--system", "edison", "--network", "analytic", "--json")
     assert status == 0
-    assert json.loads(out)["ranks"] == 2
-    assert lines_of(err, 0) == ["ab", "to stderr 0", "last line without newline"]
+    assert json.loads(out)["ranks"] == 2 and json.loads(out)["exit_status"] == 0
+    assert err.startswith("ab\nto stderr 0\nlast line without newlineab\nto stderr 1\n")
+    summary = tmp_path / "summary.json"
+    status, out, err = ppt_exec(program, "-n", "2", "--system", "edison", "--network", "analytic", "--json",
+                                "--summary", summary)
+    assert status == 0
+    assert out == "ab\nlast line without newlineab\nlast line without newline"
+    assert err == "to stderr 0\nto stderr 1\n"
+    assert json.loads(summary.read_text())["calls"] == {}
+    status, _, err = ppt_exec(program, "-n", "2", "--system", "edison", "--summary", tmp_path / "no" / "such")
+    assert status == 2 and err.startswith("ppt: error: --summary ") and err.count("\n") == 1
 
 
 def test_output_dir_keeps_each_ranks_streams(tmp_path):
@@ -161,31 +190,57 @@ def test_output_dir_keeps_each_ranks_streams(tmp_path):
 
 
 # -- failures as under mpiexec ---------------------------------------------------------------
-def test_an_exception_stops_every_rank_with_the_users_traceback(tmp_path):
+def test_an_exception_ends_its_rank_with_pythons_traceback_and_status_1(tmp_path):
     program = write(tmp_path, "prog.py", """
         from mpi4py import MPI
         comm = MPI.COMM_WORLD
 
         def step(rank):
-            return 1 / (rank - 1)
+            return {}[rank]
 
         if comm.rank == 1:
-            step(comm.rank)
-        comm.recv(source=1)        # the others wait forever for rank 1
+            try:
+                step(comm.rank)
+            except KeyError as exc:
+                raise ValueError("no step") from exc
+        print("done", comm.rank)
     """)
     status, out, err = ppt_exec(program.name, "-n", "3", "--system", "edison", "--network", "analytic",
-                                timeout=30, cwd=tmp_path)
+                                "--summary", "summary.txt", timeout=30, cwd=tmp_path)
     assert status == 1
-    trace = lines_of(err, 1)
-    assert trace[0] == "Traceback (most recent call last):"
-    assert trace[-1] == "ZeroDivisionError: division by zero"
-    assert 'File "prog.py", line 9, in <module>' in trace[1]
-    assert not any("ppt" in line.split('"')[1] for line in trace if line.strip().startswith("File"))
-    assert err.splitlines()[-1] == ("ppt: error: rank 1 raised ZeroDivisionError at prog.py line 6; "
-                                    "every rank was stopped")
+    assert out == "done 0\ndone 2\n"
+    fake = write(tmp_path, "fake/mpi4py/__init__.py", """
+        class MPI:
+            class COMM_WORLD:
+                rank = 1
+    """)
+    python = subprocess.run([sys.executable, "prog.py"], capture_output=True, text=True, cwd=tmp_path,
+                            env={**os.environ, "PYTHONPATH": str(fake.parents[1])})
+    assert python.returncode == 1 and err == python.stderr        # Python's own traceback of rank 1
+    assert "ValueError: no step" in err and "ppt" not in err
 
 
-def test_exit_status_of_sys_exit_and_in_process_errors(tmp_path):
+def test_a_rank_that_exits_ends_alone_and_the_statuses_combine_as_mpiexecs(tmp_path):
+    program = write(tmp_path, "prog.py", """
+        import sys
+        from mpi4py import MPI
+        rank = MPI.COMM_WORLD.rank
+        print("rank", rank)
+        sys.exit([0, 1, 2, 0][rank])
+    """)
+    status, out, err = ppt_exec(program, "-n", "4", "--system", "edison", "--network", "analytic", "--json")
+    assert status == 3                                   # 1 | 2, as MPICH's hydra gives
+    summary = json.loads(out)
+    assert summary["exit_status"] == 3 and summary["rank_exit_statuses"] == {"1": 1, "2": 2}
+    assert sorted(err.splitlines()) == ["rank 0", "rank 1", "rank 2", "rank 3"]
+    write(tmp_path, "prog.py", "import sys\nfrom mpi4py import MPI\nsys.exit('bad input')\n")
+    status, _, err = ppt_exec(program, "-n", "2", "--system", "edison", "--network", "analytic",
+                              "--summary", tmp_path / "s")
+    assert status == 1                                       # as Python exits on sys.exit(message)
+    assert err == "bad input\nbad input\n"
+
+
+def test_ranks_blocked_on_an_exited_rank_end_the_run_with_its_status(tmp_path):
     program = write(tmp_path, "prog.py", """
         import sys
         from mpi4py import MPI
@@ -195,31 +250,31 @@ def test_exit_status_of_sys_exit_and_in_process_errors(tmp_path):
     """)
     status, _, err = ppt_exec(program, "-n", "2", "--system", "edison", "--network", "analytic")
     assert status == 3
-    assert err.strip() == "ppt: error: rank 1 exited with status 3; every rank was stopped"
+    assert err.startswith("ppt: error: rank 1 exited with status 3, then deadlock at t=") and err.count("\n") == 1
+    assert "rank 0 in MPI_Barrier" in err and err.endswith("; mpiexec would wait for them forever\n")
     with pytest.raises(ProgramExit):
         exec_in_process(program)
-    write(tmp_path, "prog.py", "import sys\nfrom mpi4py import MPI\nsys.exit('bad input')\n")
-    status, _, err = ppt_exec(program, "-n", "2", "--system", "edison", "--network", "analytic")
-    assert status == 1                                       # as Python exits on sys.exit(message)
-    assert lines_of(err, 0) == ["bad input"]
-    raising = write(tmp_path, "raise.py", "from mpi4py import MPI\nraise KeyError('x')\n")
-    with pytest.raises(ProgramFailed) as failed:
-        exec_in_process(raising)
-    assert failed.value.rank == 0 and failed.value.traceback_lines[-1] == "KeyError: 'x'"
 
 
-def test_abort_ends_the_run_with_its_error_code(tmp_path):
+def test_abort_ends_the_run_with_its_error_code_and_mpichs_line(tmp_path):
     program = write(tmp_path, "prog.py", """
         from mpi4py import MPI
         comm = MPI.COMM_WORLD
         if comm.rank == 1:
             comm.Abort(7)
+        if comm.rank == 2:
+            MPI.COMM_SELF.Abort(4)
         comm.recv(source=1)
     """)
     status, _, err = ppt_exec(program, "-n", "3", "--system", "edison", "--network", "analytic")
     assert status == 7
-    assert err.strip().splitlines()[-1] == ("ppt: error: rank 1 called MPI_Abort with error code 7; "
-                                            "every rank was stopped")
+    assert err == ("Abort(7) on node 1 (rank 1 in comm 0): application called MPI_Abort(MPI_COMM_WORLD, 7) - "
+                   "process 1\n")
+    write(tmp_path, "prog.py", "from mpi4py import MPI\nif MPI.COMM_WORLD.rank == 1:\n    MPI.COMM_SELF.Abort(4)\n")
+    status, _, err = ppt_exec(program, "-n", "3", "--system", "edison", "--network", "analytic")
+    assert status == 4
+    assert err == ("Abort(4) on node 1 (rank 0 in comm 16): application called MPI_Abort(MPI_COMM_SELF, 4) - "
+                   "process 0\n")
 
 
 def test_a_polling_loop_lets_simulated_time_pass(tmp_path, capsys):
@@ -240,7 +295,7 @@ def test_a_polling_loop_lets_simulated_time_pass(tmp_path, capsys):
                 polls += 1
             print(value, polls > 100)
     """)
-    result = exec_in_process(program, compute="none")
+    result = exec_in_process(program, compute="none").result
     assert lines_of(capsys.readouterr().out, 1) == ["late True"]
     assert result.predicted_s >= 1e-3
 
@@ -321,7 +376,7 @@ BURN = """
 
 def test_annotations_alone_give_closed_form_times(tmp_path, capsys):
     program = write(tmp_path, "prog.py", BURN)
-    result = exec_in_process(program, compute="none")
+    result = exec_in_process(program, compute="none").result
     out = capsys.readouterr().out
     assert float(lines_of(out, 0)[0]) == pytest.approx(0.25, abs=1e-15)
     assert float(lines_of(out, 1)[0]) == pytest.approx(0.25, abs=1e-15)
@@ -330,14 +385,14 @@ def test_annotations_alone_give_closed_form_times(tmp_path, capsys):
 
 def test_measured_cpu_time_is_compute_time_scaled(tmp_path, capsys):
     program = write(tmp_path, "prog.py", BURN)
-    result = exec_in_process(program, compute="measured")
+    result = exec_in_process(program, compute="measured").result
     burn_s = float(lines_of(capsys.readouterr().out, 0)[0]) - 0.25
     rank0, rank1 = result.per_rank
     assert burn_s > 0.005                                   # the loop's CPU time reached rank 0's clock
     assert rank0["compute_s"] - rank1["compute_s"] > 0.8 * burn_s
     assert rank1["compute_s"] < 0.25 + 0.5 * burn_s         # rank 1 did not pay for rank 0's loop
     assert result.predicted_s >= 0.25 + burn_s
-    scaled = exec_in_process(program, compute="measured", compute_scale=4.0)
+    scaled = exec_in_process(program, compute="measured", compute_scale=4.0).result
     capsys.readouterr()
     ratio = (scaled.per_rank[0]["compute_s"] - 0.25) / (rank0["compute_s"] - 0.25)
     assert 2.0 < ratio < 8.0                                 # CPU time itself varies from run to run
@@ -364,7 +419,7 @@ def test_parallel_simulation_gives_the_serial_json_and_every_ranks_lines(tmp_pat
         print(comm.rank, got.tolist(), comm.allreduce(comm.rank))
     """)
     command = [sys.executable, "-m", "ppt.cli.main", "exec", str(program), "-n", "8", "--system", "edison",
-               "--ranks-per-node", "1", "--mapping", "random", "--compute", "none", "--json"]
+               "--ranks-per-node", "1", "--mapping", "random", "--compute", "none", "--json", "--prepend-rank"]
     serial = subprocess.run(command, capture_output=True, text=True, timeout=120, check=True)
     parallel = subprocess.run([str(mpiexec), "-n", "2", *command], capture_output=True, text=True, timeout=120,
                               check=True)
@@ -403,10 +458,133 @@ def test_wtime_in_a_program_agrees_with_ppt_pingpong(tmp_path):
     program = write(tmp_path, "prog.py", PINGPONG)
     sizes = "8,8192,65536,1048576"
     status, out, err = ppt_exec(program, sizes, "-n", "2", "--system", "edison", "--ranks-per-node", "1",
-                                "--compute", "none")
+                                "--compute", "none", "--prepend-rank")
     assert status == 0, err
     measured = {int(size): float(latency) for size, latency in (line.split() for line in lines_of(out, 0))}
     done = subprocess.run([sys.executable, "-m", "ppt.cli.main", "pingpong", "edison", "--sizes", sizes, "--json"],
                           capture_output=True, text=True, timeout=120, check=True)
     for entry in json.loads(done.stdout)["results"]:
         assert measured[entry["bytes"]] == pytest.approx(entry["latency_s"], rel=0.02)
+
+
+# -- the program's __main__ module ------------------------------------------------------------
+UNITTESTS = '''
+    """A module docstring with a doctest.
+
+    >>> 1 + 1
+    2
+    """
+    import unittest
+    from mpi4py import MPI
+
+
+    def twice(x):
+        """
+        >>> twice(MPI.COMM_WORLD.size)
+        6
+        """
+        return 2 * x
+
+
+    class Collectives(unittest.TestCase):
+        def test_allreduce(self):
+            self.assertEqual(MPI.COMM_WORLD.allreduce(1), MPI.COMM_WORLD.size)
+
+        def test_rank(self):
+            self.assertNotEqual(MPI.COMM_WORLD.rank, FAILING_RANK)
+
+
+    if __name__ == "__main__":
+        import doctest, inspect, sys
+        print(doctest.testmod(), "twice" in dir(), "Collectives" in vars(), inspect.getmodule(twice).__name__,
+              sys.modules["__main__"].twice is twice, inspect.getsource(twice).splitlines()[0])
+        unittest.main()
+'''
+
+
+@pytest.mark.parametrize("failing_rank, status", [(-1, 0), (2, 1)])
+def test_each_rank_has_a_main_module_that_unittest_and_doctest_find(tmp_path, failing_rank, status):
+    program = write(tmp_path, "prog.py", UNITTESTS.replace("FAILING_RANK", str(failing_rank)))
+    got, out, err = ppt_exec(program, "-n", "3", "--system", "edison", "--network", "analytic", "--summary",
+                             tmp_path / "summary")
+    assert got == status
+    assert out == "TestResults(failed=0, attempted=2) True True __main__ True def twice(x):\n" * 3
+    assert err.count("Ran 2 tests in ") == 3
+    assert err.count("\nOK\n") == 3 - status and err.count("FAILED (failures=1)") == status
+
+
+# -- each rank as separate as a process ----------------------------------------------------------
+def test_each_rank_has_its_own_working_directory(tmp_path, capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    program = write(tmp_path, "prog.py", """
+        import os, os.path
+        from mpi4py import MPI
+        comm = MPI.COMM_WORLD
+        os.makedirs(f"rank{comm.rank}")
+        os.chdir(f"rank{comm.rank}")
+        with open("mine.txt", "w") as file:           # relative to the rank's own directory
+            file.write(f"written by {comm.rank}")
+        comm.Barrier()                                  # the other ranks ran, and moved, meanwhile
+        print(os.path.basename(os.getcwd()), open("mine.txt").read())
+    """)
+    exec_in_process(program, ranks=3)
+    assert sorted(capsys.readouterr().out.splitlines()) == [f"[{r}] rank{r} written by {r}" for r in range(3)]
+    assert os.getcwd() == str(tmp_path)                 # PPT's own directory is back
+    for rank in range(3):
+        assert (tmp_path / f"rank{rank}" / "mine.txt").read_text() == f"written by {rank}"
+
+
+def test_a_ranks_stdout_takes_bytes(tmp_path):
+    program = write(tmp_path, "prog.py", """
+        import sys
+        from mpi4py import MPI
+        rank = MPI.COMM_WORLD.rank
+        sys.stdout.buffer.write(f"rank {rank} caf".encode() + "\\u00e9".encode()[:1])   # a character split
+        sys.stdout.buffer.write("\\u00e9".encode()[1:] + b"\\n")
+        sys.stderr.buffer.write(b"err\\n")
+    """)
+    status, out, err = ppt_exec(program, "-n", "2", "--system", "edison", "--network", "analytic",
+                                "--prepend-rank", "--summary", tmp_path / "summary")
+    assert status == 0 and out == "[0] rank 0 caf\u00e9\n[1] rank 1 caf\u00e9\n" and err == "[0] err\n[1] err\n"
+
+
+def test_a_thread_calling_mpi_is_one_line_naming_the_rule(tmp_path):
+    program = write(tmp_path, "prog.py", """
+        import threading
+        from mpi4py import MPI
+        comm = MPI.COMM_WORLD
+
+        def work():
+            comm.send("from a thread", dest=1 - comm.rank)
+
+        thread = threading.Thread(target=work, name="worker")
+        thread.start()
+        thread.join()
+        print(comm.recv(source=1 - comm.rank))
+    """)
+    status, out, err = ppt_exec(program, "-n", "2", "--system", "edison", "--network", "analytic")
+    assert status == 2 and out == ""
+    assert err == ("ppt: error: rank 0 in MPI_Send: called from thread 'worker', not the rank's own; the simulated "
+                   "MPI runs each rank on one thread (MPI_THREAD_FUNNELED): make MPI calls from the thread that "
+                   "runs the rank\n")
+
+
+def test_each_rank_has_its_own_argv_and_may_redirect_its_own_stdout(tmp_path):
+    program = write(tmp_path, "prog.py", """
+        import io
+        import sys
+        from mpi4py import MPI
+        comm = MPI.COMM_WORLD
+        sys.argv.append(f"extra{comm.rank}")
+        if comm.rank == 0:
+            captured = sys.stdout = io.StringIO()
+        print("printed by", comm.rank, sys.argv[1:])
+        comm.Barrier()                      # rank 1 printed meanwhile, to the real stdout
+        if comm.rank == 0:
+            sys.stdout = sys.modules["sys"].stdout
+            print("captured:", captured.getvalue().strip())
+    """)
+    status, out, err = ppt_exec(program, "a", "-n", "2", "--system", "edison", "--network", "analytic",
+                                "--summary", tmp_path / "summary")
+    assert status == 0, err
+    assert out == "printed by 1 ['a', 'extra1']\ncaptured: printed by 0 ['a', 'extra0']\n"

@@ -186,7 +186,8 @@ def test_human_output_fits_80_columns_without_reprs(command, monkeypatch, capsys
     monkeypatch.setenv("PPT_QUIET", "1")
     monkeypatch.setenv("COLUMNS", "80")
     assert main(command) == 0
-    out = capsys.readouterr().out
+    captured = capsys.readouterr()
+    out = captured.out + captured.err if command[0] == "exec" else captured.out     # exec's summary: stderr
     assert out.strip()
     for line in out.splitlines():
         assert len(line) <= 80, line

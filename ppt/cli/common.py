@@ -324,19 +324,28 @@ def report_placement(job, machine=None) -> None:
     after the run, so an error stays the only line)."""
     if not is_leader():
         return
+    note, *warnings = placement_notes(job, machine)
+    if not os.environ.get("PPT_QUIET"):
+        logger.info(note)
+    for warning in warnings:
+        logger.warning(warning)
+
+
+def placement_notes(job, machine=None) -> list[str]:
+    """How many nodes the job's mapping used, then a warning if it put a multi-rank job on one node, or more
+    ranks on ``machine``, the ``host`` preset, than the host has cores."""
+    nodes = len(set(job.node_of))
+    notes = [f"{job.num_ranks} ranks on {nodes} node{'s' if nodes != 1 else ''} (at most {job.ranks_per_node} per node)"]
     if machine is not None and machine.name == "host" and job.num_ranks > machine.cores_per_node:
         cores = machine.cores_per_node
-        logger.warning(f"warning: {job.num_ranks} ranks on the host preset of this {cores}-core machine: the "
-                       f"prediction gives every rank a core of its own, on {-(-job.num_ranks // cores)} model nodes "
-                       f"joined by the preset's same-node copy costs, while a real run of {job.num_ranks} ranks "
-                       f"here shares the {cores} cores; predict at most {cores} ranks to compare with this host")
-    nodes = len(set(job.node_of))
-    if not os.environ.get("PPT_QUIET"):
-        logger.info(f"{job.num_ranks} ranks on {nodes} node{'s' if nodes != 1 else ''} "
-                    f"(at most {job.ranks_per_node} per node)")
+        notes.append(f"warning: {job.num_ranks} ranks on the host preset of this {cores}-core machine: the "
+                     f"prediction gives every rank a core of its own, on {-(-job.num_ranks // cores)} model nodes "
+                     f"joined by the preset's same-node copy costs, while a real run of {job.num_ranks} ranks "
+                     f"here shares the {cores} cores; predict at most {cores} ranks to compare with this host")
     if nodes == 1 and job.num_ranks > 1:
-        logger.warning("warning: the whole job sits on one node, so every message is a same-node copy; "
-                       "use --ranks-per-node to spread it")
+        notes.append("warning: the whole job sits on one node, so every message is a same-node copy; "
+                     "use --ranks-per-node to spread it")
+    return notes
 
 
 def check_message_sizes(machine, sizes, option: str) -> None:

@@ -3,21 +3,26 @@
 Every rank runs the program as ``__main__``; ``from mpi4py import MPI`` gets
 PPT's simulated MPI (see :mod:`ppt.exec`).  ppt's own options may come
 before the program or after its arguments; ``--`` ends ppt's options, and
-everything after it goes to the program.  Each line a rank prints appears as
-``[R] line`` (as ``mpiexec -prepend-rank``), on stdout, or on stderr with
-``--json`` so that stdout holds the JSON alone; ``--output-dir`` keeps each
-rank's output in files instead.  Exit status as under mpiexec: a rank that
-raises stops every rank (its traceback shows the program's own frames) and
-the run exits with 1; ``sys.exit(N)`` and ``MPI_Abort(N)`` exit with N.
+everything after it goes to the program.
+
+Output as under ``mpiexec``: what ranks print on stdout comes out on stdout,
+on stderr on stderr, unprefixed (``--prepend-rank``: ``[R] `` as MPICH's
+``-prepend-rank``), or in files of each rank with ``--output-dir``.  PPT's
+summary goes to stderr (``--summary FILE``: to a file), or as JSON to stdout
+under ``--json``, the ranks' stdout then going to stderr.  Exit status as
+mpiexec's: the bitwise OR of the ranks' statuses (a rank that raises prints
+its traceback and exits with 1, ``sys.exit(N)`` with N); ``MPI_Abort(N)``
+stops every rank with N.
 """
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import sys
 
 from ppt.cli.common import (add_job_arguments, add_network_argument, add_system_arguments, is_leader,
-                            load_preset, report_placement, whole_number)
+                            load_preset, placement_notes, whole_number)
 from ppt.errors import PPTError
 
 HELP = "run an unmodified mpi4py program with N simulated ranks on a simulated system"
@@ -43,8 +48,12 @@ def add_options(parser) -> None:
                         help="simulated seconds per second of this host's CPU time: this host's speed against "
                              "the target processor's (2: the target is twice as slow; default 1)")
     parser.add_argument("--output-dir", default=None, metavar="DIR",
-                        help="write each rank's output to DIR/rank.R.out and DIR/rank.R.err instead of "
-                             "tagging its lines")
+                        help="write each rank's stdout to DIR/rank.R.out and its stderr to DIR/rank.R.err "
+                             "(as mpiexec -outfile-pattern DIR/rank.%%r.out -errfile-pattern DIR/rank.%%r.err)")
+    parser.add_argument("--prepend-rank", action="store_true",
+                        help="prefix each line a rank prints with [R] (as MPICH's mpiexec -prepend-rank)")
+    parser.add_argument("--summary", default=None, metavar="FILE",
+                        help="write PPT's summary of the run to FILE (default: stderr, or stdout under --json)")
 
 
 def add_arguments(parser) -> None:
@@ -72,8 +81,9 @@ def _late_options(args) -> list[str]:
 
 
 def run(args) -> int:
+    from ppt.cli.output import paragraph
     from ppt.cli.run import algorithms, report
-    from ppt.exec.program import ProgramExit, ProgramFailed
+    from ppt.exec.program import ProgramExit
     from ppt.exec.runner import ExecOptions, exec_program
     from ppt.machine import Machine
     from ppt.mpi import MPIJob
@@ -84,29 +94,44 @@ def run(args) -> int:
         raise PPTError("give PROGRAM.py, -n N and --system NAME, e.g. "
                        "'ppt exec prog.py -n 4 --system edison' (see 'ppt exec --help')")
     options = ExecOptions(args.program, tuple(program_args), args.compute, args.compute_scale, args.output_dir,
-                          "stderr" if args.json else "stdout")
+                          args.prepend_rank, "stderr" if args.json and args.summary is None else "stdout")
     machine = Machine(load_preset(args), network_kind=args.network, seed=args.seed)
     job = MPIJob.on_machine(machine, args.ranks, args.ranks_per_node, args.mapping, args.seed,
                             algorithms(args.algorithm))
+    summary = _summary_stream(args) if is_leader() else None
     progress = Progress(f"exec {args.system}", ranks=True, watch_stalls=True) if is_leader() else None
     try:
-        result = exec_program(job, options, progress)
-    except ProgramFailed as exc:
-        for line in exc.traceback_lines:
-            print(f"[{exc.rank}] {line}", file=sys.stderr)
-        return _stop(f"ppt: error: {exc}", 1)
-    except (ProgramExit, AbortCalled) as exc:
-        return _stop(f"ppt: error: {exc}", exc.status if isinstance(exc, ProgramExit) else exc.errorcode)
+        outcome = exec_program(job, options, progress)
+    except ProgramExit as exc:
+        return _stop(f"ppt: error: {exc}", exc.status)
+    except AbortCalled as exc:
+        return _stop(exc.mpich_message(), exc.errorcode)
     except PPTError as exc:
         return _stop(f"ppt: error: {exc}", 2)
     if progress is not None:
         progress.done()
-    if not is_leader():
-        return 0
-    report_placement(job, machine)
-    report(args, machine, result, {"program": args.program, "program_args": program_args,
-                                   "compute": args.compute, "compute_scale": args.compute_scale})
-    return 0
+    if summary is None:
+        return outcome.status
+    extra = {"program": args.program, "program_args": program_args, "compute": args.compute,
+             "compute_scale": args.compute_scale, **outcome.summary()}
+    with summary as stream, contextlib.redirect_stdout(stream):
+        if not args.json:
+            for line in placement_notes(job, machine):
+                print(paragraph(line))
+        report(args, machine, outcome.result, extra)
+    return outcome.status
+
+
+def _summary_stream(args):
+    """Where PPT's summary goes: ``--summary FILE`` (checked before the run), stdout under ``--json``, else
+    stderr; a stream to close after writing (the standard ones stay open)."""
+    if args.summary is not None:
+        try:
+            return open(args.summary, "w", encoding="utf-8")
+        except OSError as exc:
+            raise PPTError(f"--summary {args.summary}: cannot write it ({exc.strerror}); "
+                           "choose a writable file") from None
+    return contextlib.nullcontext(sys.stdout if args.json else sys.stderr)
 
 
 def _stop(message: str, status: int) -> int:

@@ -2,10 +2,13 @@
 
 Every simulated rank runs the program's ``__main__`` in a namespace of its
 own (:mod:`ppt.exec.program`): ``import mpi4py`` / ``from mpi4py import MPI``
-give that rank's simulated MPI (:mod:`ppt.exec.shim`), and modules the
+give that rank's simulated MPI (:mod:`ppt.exec.shim`), its ``time`` and
+``datetime`` tell its simulated time (:mod:`ppt.exec.clocks`), its ``os.chdir``
+and ``sys`` streams and ``argv`` are its own (:mod:`ppt.exec.cwd`,
+:mod:`ppt.exec.sysview`), and modules the
 program imports from its own folder are loaded once per rank, so module-level
-state never leaks between ranks.  What a rank prints is tagged with its rank
-or kept in files of its own (:mod:`ppt.exec.streams`).  The CPU time a rank's
+state never leaks between ranks.  What a rank prints comes out as under
+``mpiexec`` or in files of its own (:mod:`ppt.exec.streams`).  The CPU time a rank's
 own Python code spends between MPI calls becomes simulated compute time
 (:mod:`ppt.exec.meter`).  :func:`ppt.exec.runner.exec_program` ties them
 together; :mod:`ppt.exec.current` tells which rank runs.

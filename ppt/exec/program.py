@@ -5,6 +5,10 @@ one rank's run of it: a fresh ``__main__`` namespace whose ``__import__``
 (through the namespace's own builtins) hands out
 
 * the rank's ``mpi4py`` package (:mod:`ppt.exec.shim`);
+* the rank's ``time`` and ``datetime``, whose clocks tell its simulated time
+  (:mod:`ppt.exec.clocks`), its ``os``, whose ``chdir`` is its own
+  (:mod:`ppt.exec.cwd`), and its ``sys``, whose ``argv``, ``stdout`` and
+  ``stderr`` are its own (:mod:`ppt.exec.sysview`);
 * modules from the program's folder, loaded once per rank (their code
   compiled once per program), so module-level state stays per rank;
 * every other module as Python's import does (shared: numpy and the like
@@ -18,26 +22,39 @@ import traceback
 import types
 from pathlib import Path
 
+import ppt
 from ppt.errors import PPTError
-from ppt.exec import shim
+from ppt.exec import clocks, shim, sysview
+from ppt.mpi.errors import AfterFinalize
+
+#: Standard modules a rank imports as views of its own (:mod:`ppt.exec.clocks`, :mod:`ppt.exec.cwd`,
+#: :mod:`ppt.exec.sysview`).
+VIEWS = ("time", "datetime", "os", "sys")
+
+#: PPT's own folder: frames of files under it are left out of a program's tracebacks.
+_PPT_FOLDER = os.path.dirname(os.path.abspath(ppt.__file__)) + os.sep
 
 
-class ProgramFailed(PPTError):
-    """A rank's program raised: ``rank``, the user's ``traceback_lines`` (their frames only) and a summary."""
-
-    def __init__(self, rank: int, summary: str, traceback_lines: list[str]):
-        super().__init__(summary)
-        self.rank = rank
-        self.traceback_lines = traceback_lines
+def _is_ppt(filename: str) -> bool:
+    return filename.startswith(_PPT_FOLDER)
 
 
 class ProgramExit(PPTError):
-    """A rank called ``sys.exit`` with a non-zero status: every rank stops and the run exits with it."""
+    """A run that cannot end as it would under ``mpiexec``: ranks left blocked after others exited with a
+    non-zero ``status`` (mpiexec would wait for them forever)."""
 
-    def __init__(self, rank: int, status):
-        self.rank = rank
-        self.status = status if isinstance(status, int) else 1
-        super().__init__(f"rank {rank} exited with status {self.status}; every rank was stopped")
+    def __init__(self, message: str, status: int):
+        super().__init__(message)
+        self.status = status
+
+
+def exit_status(code) -> int:
+    """The process exit status of ``sys.exit(code)``: 0 for None, an int's low byte, 1 for anything else."""
+    if code is None:
+        return 0
+    if isinstance(code, int):
+        return code & 0xFF
+    return 1
 
 
 class Program:
@@ -48,7 +65,7 @@ class Program:
         if not file.is_file():
             raise PPTError(f"program {path!r} not found" if not file.exists() else
                            f"program {path!r} is not a file; give the mpi4py program's .py file")
-        self.path = file.resolve()
+        self.path = Path(os.path.abspath(file))     # as Python names __main__'s file
         self.name = file.name
         self.folder = self.path.parent
         self.argv = [str(path), *argv]
@@ -91,11 +108,6 @@ class Program:
             return file, False
         return None
 
-    def shown_path(self, filename: str) -> str:
-        """``filename`` of the program or one of its modules as the user named the program (its folder as given)."""
-        relative = Path(filename).relative_to(self.folder)
-        return os.path.join(os.path.dirname(self.argv[0]), relative)
-
     def is_own(self, filename: str) -> bool:
         """True for a file of the program (the program or a module of its folder)."""
         path = Path(filename)
@@ -103,42 +115,55 @@ class Program:
 
 
 class RankRun:
-    """One rank's run of ``program`` with simulated MPI ``mpi``; output to ``sinks`` (stdout, stderr)."""
+    """One rank's run of ``program`` with simulated MPI ``mpi``; output to ``sinks`` (stdout, stderr); its
+    clocks (:mod:`ppt.exec.clocks`) start at the host's wall time ``epoch_s``; ``views``: more standard
+    modules it imports as views of its own (``os``, :mod:`ppt.exec.cwd`), by name."""
 
-    __slots__ = ("program", "mpi", "rank", "sinks", "modules", "builtins", "namespace", "stopped",
-                 "imported_mpi")
+    __slots__ = ("program", "mpi", "rank", "sinks", "modules", "builtins", "main", "namespace", "stopped",
+                 "imported_mpi", "status")
 
-    def __init__(self, program: Program, mpi, sinks):
+    def __init__(self, program: Program, mpi, sinks, epoch_s: float = 0.0, views=None):
         self.program = program
         self.mpi = mpi
         self.rank = mpi.rank
         self.sinks = sinks
-        self.modules: dict[str, types.ModuleType] = {}
+        #: The rank's modules: its views of standard modules (``views``, its clocks and ``sys``), then its own.
+        self.modules: dict[str, types.ModuleType] = {**(views or {}), **clocks.rank_modules(mpi, epoch_s),
+                                                     "sys": sysview.sys_view(program.argv)}
         self.builtins = dict(builtins.__dict__)
         self.builtins["__import__"] = self.import_module
-        self.namespace = {"__name__": "__main__", "__file__": str(program.path), "__builtins__": self.builtins,
-                          "__doc__": None, "__package__": None, "__spec__": None}
+        #: The rank's ``__main__`` module, whose namespace the program runs in.
+        self.main = types.ModuleType("__main__")
+        self.namespace = self.main.__dict__
+        self.namespace.update({"__file__": str(program.path), "__builtins__": self.builtins, "__cached__": None})
         #: True once the run was stopped from outside: its output is dropped.
         self.stopped = False
         #: True once the program imported mpi4py.
         self.imported_mpi = False
+        #: The rank's exit status, as its process would exit under mpiexec (1 if it raised).
+        self.status = 0
 
     def run(self) -> None:
-        """Run the program as ``__main__``; raises ProgramFailed / ProgramExit / PPTError as the program ends."""
+        """Run the program as ``__main__`` and set :attr:`status` as a Python process would end: ``sys.exit``'s
+        status (its message printed if it is not a number), or 1 with the traceback printed if it raised.
+        PPTError (a bad program, an MPI error) goes on up: it stops the run."""
         try:
             exec(self.program.code, self.namespace)
         except SystemExit as exc:
-            if exc.code not in (None, 0):
-                if not isinstance(exc.code, int):     # sys.exit("message"): Python prints it, status 1
-                    self.sinks[1].write(f"{exc.code}\n")
-                raise ProgramExit(self.rank, exc.code) from None
+            self.status = exit_status(exc.code)
+            if exc.code is not None and not isinstance(exc.code, int):   # sys.exit("message")
+                self.sinks[1].write(f"{exc.code}\n")
+        except AfterFinalize as exc:          # MPICH's process prints its line and exits with 1
+            self.status = 1
+            self.sinks[1].write(exc.mpich_message() + "\n")
         except PPTError:
             raise
         except ModuleNotFoundError as exc:
             raise PPTError(f"{self.where(exc)}no module named {exc.name!r}: install it where PPT is installed "
                            f"(pip install ...) or put it beside the program") from None
         except Exception as exc:
-            raise self.failure(exc) from None
+            self.status = 1
+            self.sinks[1].write(self.traceback(exc))
         finally:
             for sink in self.sinks:
                 sink.close()
@@ -156,18 +181,20 @@ class RankRun:
         name = Path(frame.filename).name
         return f"{name} line {frame.lineno}: "
 
-    def failure(self, exc: BaseException) -> ProgramFailed:
-        frames = self.user_frames(exc)
-        for frame in frames:
-            frame.line       # read the source line while the frame still names the file by its full path
-            frame.filename = self.program.shown_path(frame.filename)
-        lines = ["Traceback (most recent call last):\n", *traceback.format_list(frames),
-                 *traceback.format_exception_only(type(exc), exc)]
-        text = "".join(lines).rstrip("\n").split("\n")
-        summary = f"rank {self.rank} raised {type(exc).__name__}"
-        if frames:
-            summary += f" at {frames[-1].filename} line {frames[-1].lineno}"
-        return ProgramFailed(self.rank, f"{summary}; every rank was stopped", text)
+    @staticmethod
+    def traceback(exc: BaseException) -> str:
+        """``exc`` as Python prints an uncaught exception, chained ones too, without PPT's own frames."""
+        shown = traceback.TracebackException.from_exception(exc)
+        seen = set()
+        pending = [shown]
+        while pending:
+            part = pending.pop()
+            if id(part) in seen:
+                continue
+            seen.add(id(part))
+            part.stack = traceback.StackSummary.from_list([f for f in part.stack if not _is_ppt(f.filename)])
+            pending += [p for p in (part.__cause__, part.__context__) if p is not None]
+        return "".join(shown.format())
 
     # -- imports -----------------------------------------------------------------------
     def import_module(self, name, globals=None, locals=None, fromlist=(), level=0):
@@ -184,7 +211,12 @@ class RankRun:
         top = name.partition(".")[0]
         if top != "mpi4py" and top not in self.modules and self.program.local_file(top) is None:
             return builtins.__import__(name, globals, locals, fromlist, level)
+        if name != top and top in VIEWS:              # import os.path: the real submodule, the rank's os
+            module = builtins.__import__(name, globals, locals, fromlist, level)
+            return module if fromlist else self.modules[top]
         module = self.load(name)
+        if name == "mpi4py" and fromlist and "MPI" in fromlist:
+            self.load("mpi4py.MPI")
         if not fromlist:
             return self.modules[top]
         if getattr(module, "__path__", None) is not None and top != "mpi4py":
@@ -218,6 +250,8 @@ class RankRun:
         self.imported_mpi = True
         module = self.modules["mpi4py"] = self.modules.get("mpi4py") or shim.package(self.mpi)
         if dotted == "mpi4py.MPI":
+            if dotted not in self.modules:            # mpi4py initialises MPI when MPI is first imported
+                self.mpi.initialized = bool(module.rc.initialize)
             self.modules[dotted] = self.mpi
             return self.mpi
         return module

@@ -38,7 +38,11 @@ def unsupported(name: str) -> UnsupportedModule:
 
 
 class _Rc(types.SimpleNamespace):
-    """``mpi4py.rc``: runtime options, accepted and without effect."""
+    """``mpi4py.rc``: runtime options, set as attributes or by calling it; only ``initialize`` has an effect
+    (False: the program calls ``MPI.Init`` itself)."""
+
+    def __call__(self, **options):
+        vars(self).update(options)
 
 
 def package(mpi) -> types.ModuleType:

@@ -13,12 +13,50 @@ def rank_error(rank, message: str, call: str | None = None) -> MPIError:
 
 
 class AbortCalled(MPIError):
-    """A rank called ``MPI_Abort``: every rank stops and the run ends with ``errorcode`` as its exit status."""
+    """A rank called ``MPI_Abort``: every rank stops and the run ends with ``errorcode`` as its exit status.
 
-    def __init__(self, rank: int, errorcode: int):
+    ``comm``: the communicator's name in MPICH's report (``MPI_COMM_WORLD``, ``MPI_COMM_SELF``, or another
+    label), ``comm_id`` its context id there, ``comm_rank`` the caller's rank in it."""
+
+    def __init__(self, rank: int, errorcode: int, comm: str = "MPI_COMM_WORLD", comm_id: int = 0,
+                 comm_rank: int | None = None):
         super().__init__(f"rank {rank} called MPI_Abort with error code {errorcode}; every rank was stopped")
         self.rank = rank
         self.errorcode = errorcode
+        self.comm = comm
+        self.comm_id = comm_id
+        self.comm_rank = rank if comm_rank is None else comm_rank
+
+    def mpich_message(self) -> str:
+        """The line MPICH prints on stderr for this abort."""
+        return (f"Abort({self.errorcode}) on node {self.rank} (rank {self.comm_rank} in comm {self.comm_id}): "
+                f"application called MPI_Abort({self.comm}, {self.errorcode}) - process {self.comm_rank}")
+
+
+class AfterFinalize(MPIError):
+    """A rank called MPI (``call``) after MPI_Finalize: under MPICH its process prints
+    :meth:`mpich_message` and exits with status 1."""
+
+    def __init__(self, rank: int, call: str):
+        super().__init__(f"rank {rank} in {call}: called after MPI_Finalize")
+        self.rank = rank
+        self.call = call
+
+    def mpich_message(self) -> str:
+        return (f"Attempting to use an MPI routine (internal_{self.call.removeprefix('MPI_')}) before initializing "
+                "or after finalizing MPICH")
+
+
+class OtherThread(MPIError):
+    """A thread other than the rank's own called MPI: the simulated ranks are greenlets of one thread, so
+    every MPI call of a rank must come from the thread that runs it (MPI_THREAD_FUNNELED)."""
+
+    def __init__(self, rank: int, call: str):
+        import threading
+        super().__init__(f"rank {rank} in {call}: called from thread {threading.current_thread().name!r}, not the "
+                         f"rank's own; the simulated MPI runs each rank on one thread (MPI_THREAD_FUNNELED): "
+                         f"make MPI calls from the thread that runs the rank")
+        self.rank = rank
 
 
 class UnsupportedCall(MPIError, AttributeError):

@@ -25,13 +25,18 @@ class Op(metaclass=Refusing):
 
     __slots__ = ("name", "fn", "commutative", "user", "freed")
 
-    def __init__(self, name: str, fn, commutative: bool = True, user=None):
-        self.name = name
+    def __init__(self, name: str | None = None, fn=None, commutative: bool = True, user=None):
+        """Without a name, mpi4py's ``MPI.Op()``: a null operation, equal to ``MPI.OP_NULL``."""
+        self.name = "OP_NULL" if name is None else name
         self.fn = fn
         self.commutative = commutative
         self.user = user
         #: Freed by Op.Free (user operations only: the built-in ones are shared by all ranks).
-        self.freed = False
+        self.freed = name is None
+
+    def __bool__(self):
+        """False for a null or freed operation, as mpi4py's handles."""
+        return not self.freed
 
     @classmethod
     def create(cls, fn, commute: bool = True) -> "Op":

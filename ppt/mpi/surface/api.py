@@ -24,7 +24,8 @@ from ppt.mpi.surface.names import fill, mpi4py_names
 from ppt.mpi.constants import SELF_ID, WORLD_ID
 from ppt.mpi.surface.requests import Request, Status
 from ppt.mpi.surface.persistent import Prequest
-from ppt.mpi.surface.fast import complete, retire, test, wait, waitall
+from ppt.mpi.errors import AfterFinalize
+from ppt.mpi.surface.fast import FINALIZED, complete, retire, test, wait, waitall
 
 
 @mpi4py_names
@@ -46,8 +47,8 @@ class MPI:
     Message = Message
     Prequest = Prequest
 
-    __slots__ = ("_rank", "COMM_WORLD", "COMM_SELF", "argv", "finalized", "bsend_buffer", "_poll_clock",
-                 "_polls")
+    __slots__ = ("_rank", "COMM_WORLD", "COMM_SELF", "argv", "initialized", "finalized", "bsend_buffer",
+                 "_poll_clock", "_polls")
 
     @classmethod
     def of_rank(cls, rank, num_ranks: int, argv=()) -> "MPI":
@@ -62,6 +63,8 @@ class MPI:
         self.COMM_SELF = self_comm
         #: The script's arguments: ``ppt run --script-args 'ARGS'`` split like a shell command line.
         self.argv = list(argv)
+        #: MPI is initialised on this rank (it is when the rank starts; see MPI.Init).
+        self.initialized = True
         #: MPI.Finalize() was called on this rank.
         self.finalized = False
         #: The buffer of MPI.Attach_buffer, given back by MPI.Detach_buffer.
@@ -70,6 +73,13 @@ class MPI:
         #: time last passed otherwise (see polled).
         self._poll_clock = -1.0
         self._polls = set()
+
+    @property
+    def REQUEST_NULL(self) -> Request:
+        """An inactive request of this rank's: waits and tests on it return at once."""
+        req = Request(self._rank)
+        req.active, req.done = False, True
+        return req
 
     @property
     def rank(self) -> int:
@@ -101,6 +111,13 @@ class MPI:
 
     # -- time ------------------------------------------------------------------
     def wtime(self) -> float:
+        """MPI_Wtime: :meth:`now_s`, refused after MPI_Finalize as MPICH refuses it."""
+        rank = self._rank
+        if rank.call is FINALIZED:
+            raise AfterFinalize(rank.world_rank, "MPI_Wtime")
+        return self.now_s()
+
+    def now_s(self) -> float:
         """Current simulated time of this rank, seconds (with the CPU time its code used so far, under a meter)."""
         rank = self._rank
         if rank.meter is not None:

@@ -20,10 +20,14 @@ from ppt.mpi.collectives.calls import Coll
 from ppt.mpi.constants import (ANY_SOURCE, ANY_TAG, BUFFERED, CONGRUENT, IDENT, KEYVALS, PROC_NULL, SIMILAR,
                                SYNC, TAG_UB_VALUE, UNDEFINED, UNEQUAL)
 from ppt.mpi.errors import AbortCalled
+
+#: The context ids MPICH's abort report gives the predefined communicators.
+MPICH_CONTEXT = {"WORLD": 0, "SELF": 16}
 from ppt.mpi.surface.group import Group
 from ppt.mpi.surface.ibarrier import ibarrier
 from ppt.mpi.surface.message import Message, matched
 from ppt.mpi.surface.names import mpi4py_names
+from ppt.mpi.surface.nulls import NullOwner
 from ppt.mpi.collectives.ops import MAX, SUM, as_op
 from ppt.mpi.surface.persistent import Prequest
 from ppt.mpi.collectives.payload import IMMUTABLE, size_of, sized_copy
@@ -44,11 +48,13 @@ class Comm(metaclass=Refusing):
     __slots__ = ("_rank", "members", "index", "rank", "size", "ctx", "coll_ctx", "label", "coll_seq", "freed",
                  "_name")
 
-    def __init__(self, rank, members, index, comm_id: int, label: str):
-        self._rank = rank
+    def __init__(self, rank=None, members=(), index=None, comm_id: int = -1, label: str = "COMM_NULL"):
+        """The communicator ``label`` of ``rank`` over world ranks ``members``; without a rank, mpi4py's
+        ``MPI.Comm()``: a null communicator, equal to ``MPI.COMM_NULL``."""
+        self._rank = NullOwner("MPI.COMM_NULL") if rank is None else rank
         self.members = members          # world rank of each rank of this communicator
         self.index = index              # world rank -> rank here (None: identity)
-        self.rank = rank.world_rank if index is None else index[rank.world_rank]
+        self.rank = self._rank.world_rank if index is None else index[rank.world_rank]
         self.size = len(members)
         self.ctx = 2 * comm_id
         self.coll_ctx = 2 * comm_id + 1
@@ -57,10 +63,14 @@ class Comm(metaclass=Refusing):
         #: Its MPI name (Set_name), None for the default.
         self._name = None
         self.coll_seq = 0
-        self.freed = False
+        self.freed = rank is None
 
     def __repr__(self):
         return f"communicator {self.label}"
+
+    def __bool__(self):
+        """False for a null or freed communicator, as mpi4py's handles."""
+        return not self.freed
 
     @property
     def name(self) -> str:
@@ -447,7 +457,9 @@ class Comm(metaclass=Refusing):
 
     @mpi_call("MPI_Comm_free")
     def free(self) -> None:
-        """Mark freed; any later use is an error."""
+        """Mark freed; any later use is an error.  COMM_WORLD and COMM_SELF are refused, as MPICH refuses them."""
+        if self.label in MPICH_CONTEXT:
+            raise self._rank.error(f"cannot free permanent communicator {self.name}")
         self.freed = True
 
     @property
@@ -475,7 +487,9 @@ class Comm(metaclass=Refusing):
     @mpi_call("MPI_Abort")
     def abort(self, errorcode: int = 0):
         """Stop the whole job with exit status ``errorcode``: raises AbortCalled."""
-        raise AbortCalled(self._rank.world_rank, int(errorcode))
+        name = self.name if self.label in ("WORLD", "SELF") else f"comm={self.label}"
+        ident = MPICH_CONTEXT.get(self.label, self.ctx)
+        raise AbortCalled(self._rank.world_rank, int(errorcode), name, ident, self.rank)
 
     @property
     def topology(self) -> int:

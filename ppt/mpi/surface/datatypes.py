@@ -29,8 +29,11 @@ class Datatype(metaclass=Refusing):
 
     __slots__ = ("name", "dtype", "offsets", "extent_elems", "lb_elems", "typechar", "contiguous", "freed")
 
-    def __init__(self, name: str, dtype, count: int = 1, typechar: str | None = None, offsets=None,
-                 extent_elems: int | None = None, lb_elems: int | None = None):
+    def __init__(self, name: str | None = None, dtype="B", count: int = 1, typechar: str | None = None,
+                 offsets=None, extent_elems: int | None = None, lb_elems: int | None = None):
+        """Without a name, mpi4py's ``MPI.Datatype()``: a null datatype, equal to ``MPI.DATATYPE_NULL``."""
+        if name is None:
+            name, count = "DATATYPE_NULL", 0
         self.name = name
         self.dtype = np.dtype(dtype)
         self.offsets = np.arange(count) if offsets is None else np.asarray(offsets, dtype=np.int64)
@@ -39,11 +42,15 @@ class Datatype(metaclass=Refusing):
         self.lb_elems = (int(self.offsets.min()) if len(self.offsets) else 0) if lb_elems is None else lb_elems
         self.typechar = typechar or self.dtype.char
         #: Freed by Free (derived types only): equal to MPI.DATATYPE_NULL from then on.
-        self.freed = False
+        self.freed = name == "DATATYPE_NULL"
         n = len(self.offsets)
         #: One run of elements from the item's start, items back to back: buffers slice, not gather.
         self.contiguous = n == self.extent_elems and (n == 0 or self.offsets[0] == 0 and
                                                       bool(np.all(np.diff(self.offsets) == 1)))
+
+    def __bool__(self):
+        """False for a null or freed datatype, as mpi4py's handles."""
+        return not self.freed
 
     @property
     def count(self) -> int:

@@ -6,8 +6,9 @@ node as Cray systems name theirs (``nid00012``); ``Finalize`` is per rank.
 """
 from __future__ import annotations
 
+from ppt.mpi.errors import AfterFinalize
 from ppt.mpi.surface.calls import mpi_call
-from ppt.mpi.constants import PROC_NULL
+from ppt.mpi.surface.fast import FINALIZED
 
 #: The MPI standard version the simulated MPI's calls follow (MPI_Get_version).
 VERSION, SUBVERSION = 3, 1
@@ -28,26 +29,41 @@ def Get_processor_name(self) -> str:
 
 @mpi_call("MPI_Init")
 def Init(self) -> None:
-    """The library is initialised before a rank starts: nothing to do."""
+    """Initialise the library, as mpi4py does when it is imported unless ``mpi4py.rc.initialize`` is False;
+    a second initialisation is refused, as MPICH refuses it."""
+    _initialize(self, "MPI_Init")
 
 
 @mpi_call("MPI_Init_thread")
 def Init_thread(self, required: int = THREAD_MULTIPLE) -> int:
+    _initialize(self, "MPI_Init_thread")
     return required
+
+
+def _initialize(self, call: str) -> None:
+    if self.initialized:
+        raise self._rank.error("cannot call MPI_INIT or MPI_INIT_THREAD more than once (mpi4py initialises MPI "
+                               "when it is imported unless mpi4py.rc.initialize is False)", call)
+    self.initialized = True
 
 
 def Query_thread(self) -> int:
     return THREAD_MULTIPLE
 
 
-@mpi_call("MPI_Finalize")
 def Finalize(self) -> None:
-    """Mark this rank's MPI finalized (MPI.Is_finalized() is then True)."""
+    """Mark this rank's MPI finalized (MPI.Is_finalized() is then True): any MPI call after it is refused
+    (a second Finalize too), as MPICH refuses it."""
+    rank = self._rank
+    if rank.call is FINALIZED:
+        raise AfterFinalize(rank.world_rank, "MPI_Finalize")
+    rank.stats.count("MPI_Finalize")
     self.finalized = True
+    rank.call = FINALIZED
 
 
 def Is_initialized(self) -> bool:
-    return True
+    return self.initialized
 
 
 def Is_finalized(self) -> bool:
@@ -163,14 +179,6 @@ NULLS = {null.name: null for null in (
     Null("ERRHANDLER_NULL"), Null("WIN_NULL"), Null("FILE_NULL"), Null("SESSION_NULL"))}
 
 
-def _request_null(self):
-    """An inactive request (MPI.REQUEST_NULL): waits and tests on it return at once."""
-    world = self.COMM_WORLD
-    req = self._rank.isend(world, PROC_NULL, 0, 0, None, world.ctx)
-    req.active = False
-    return req
-
-
 def _group_empty(self):
     return self.group(())
 
@@ -185,5 +193,5 @@ FUNCTIONS = {
     "MAX_PROCESSOR_NAME": 128, "MAX_OBJECT_NAME": 128, "MAX_ERROR_STRING": 512, "BSEND_OVERHEAD": 96,
     "MAX_LIBRARY_VERSION_STRING": 8192, "SUCCESS": 0,
     "COMM_TYPE_SHARED": 1, "ERRORS_RETURN": None, "ERRORS_ARE_FATAL": None, "ERRORS_ABORT": None,
-    "REQUEST_NULL": property(_request_null), "GROUP_EMPTY": property(_group_empty), **NULLS,
+    "GROUP_EMPTY": property(_group_empty), **NULLS,
 }

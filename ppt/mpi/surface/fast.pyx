@@ -18,12 +18,14 @@ import functools
 
 from cpython.mem cimport PyMem_Free, PyMem_Malloc
 from cpython.object cimport PyObject, PyTypeObject
+from cpython.pythread cimport PyThread_get_thread_ident
 from libc.math cimport NAN
 from libc.stdint cimport int32_t, int64_t, uintptr_t
 
 from ppt.interconnects.core import ffi, lib
 from ppt.mpi.constants import ANY_SOURCE, ANY_TAG, PROC_NULL, STANDARD
 from ppt.mpi.collectives.payload import sized_copy
+from ppt.mpi.errors import AfterFinalize, OtherThread
 
 cdef extern from *:
     """
@@ -93,17 +95,28 @@ cdef inline RankCore core_of(rank):
     return <RankCore>rank if isinstance(rank, RankCore) else None
 
 
+#: A rank's ``call`` once it called MPI_Finalize: any MPI call after it is refused (:class:`AfterFinalize`).
+FINALIZED = "after MPI_Finalize"
+
+
 cdef double begin(owner, rank, str name) except? -1.0:
     """Start MPI call ``name`` of ``owner`` (an object with a ``_rank``, ``rank``) if it is the rank's top-level
     call: count it, stop the CPU meter, return the rank's clock (s); NaN inside another MPI call."""
     cdef RankCore core = core_of(rank)
-    if (rank.call if core is None else core.call) is not None:
+    call = rank.call if core is None else core.call
+    if call is not None:
+        if call is FINALIZED:
+            raise AfterFinalize(rank.world_rank, name)
         return NAN
     if getattr(owner, "freed", False):
         raise rank.error(f"{owner} was freed; it cannot be used any more", name)
     if core is None:
         rank.call = name
     else:
+        if core.thread != PyThread_get_thread_ident():
+            if core.thread:
+                raise OtherThread(rank.world_rank, name)
+            core.thread = PyThread_get_thread_ident()
         core.call = name
     meter = rank.meter if core is None else core.meter
     if meter is not None:              # ppt exec: the program's CPU time since it left MPI is compute
@@ -185,6 +198,11 @@ cdef class EngineRequest:
     def done(self) -> bool:
         return self.q < 0 or surface_req_done(self._rank.m_core, self.q) != 0
 
+    def __bool__(self):
+        """False once a wait or test retired the request (mpi4py's REQUEST_NULL); a persistent one (with a
+        ``start``) stays true."""
+        return self.active or hasattr(self, "start")
+
     cdef int received(self) except -1:
         """Read a completed receive's result from the engine (once)."""
         cdef int64_t out[4]
@@ -243,6 +261,8 @@ cdef class RankCore:
     cdef object m_cdata
     cdef public int32_t me, base
     cdef public object engine, proc, stats, call, meter, request_class
+    #: The thread that made the rank's first MPI call (0 before it): MPI calls from any other are refused.
+    cdef public unsigned long thread
 
     @property
     def m(self):
@@ -343,9 +363,9 @@ cdef class RankCore:
         """:meth:`wait` on every active request of ``requests`` in turn, in one engine call per time the rank
         blocks; the receives' statuses and payloads are kept in their requests."""
         live = {}
-        for req in requests:                # each once: an engine index is one request's
-            if req.q >= 0:
-                live[(<EngineRequest?>req).q] = req
+        for req in requests:                # each once: an engine index is one request's (a null one has none)
+            if isinstance(req, EngineRequest) and (<EngineRequest>req).q >= 0:
+                live[(<EngineRequest>req).q] = req
         cdef int32_t n = len(live), k, i = 0
         if not n:
             return

@@ -4,6 +4,7 @@ from __future__ import annotations
 from ppt.mpi.surface.calls import mpi_call
 from ppt.mpi.constants import IDENT, PROC_NULL, SIMILAR, UNDEFINED, UNEQUAL
 from ppt.mpi.surface.names import mpi4py_names
+from ppt.mpi.surface.nulls import NullOwner
 from ppt.mpi.unsupported import Refusing
 
 
@@ -13,14 +14,20 @@ class Group(metaclass=Refusing):
 
     __slots__ = ("_rank", "members", "index", "freed")
 
-    def __init__(self, rank, members):
-        self._rank = rank
+    def __init__(self, rank=None, members=()):
+        """The group of world ranks ``members`` seen by ``rank``; without a rank, mpi4py's ``MPI.Group()``:
+        a null group, equal to ``MPI.GROUP_NULL``."""
+        self._rank = NullOwner("MPI.GROUP_NULL") if rank is None else rank
         self.members = tuple(members)
         self.index = {world: i for i, world in enumerate(self.members)}
-        self.freed = False
+        self.freed = rank is None
 
     def __repr__(self):
         return f"group of {len(self.members)}"
+
+    def __bool__(self):
+        """False for a null or freed group, as mpi4py's handles."""
+        return not self.freed
 
     @property
     def size(self) -> int:

@@ -11,6 +11,7 @@ from __future__ import annotations
 from ppt.mpi.surface.calls import mpi_call
 from ppt.mpi.constants import ANY_SOURCE, ANY_TAG, PROC_NULL
 from ppt.mpi.surface.names import mpi4py_names
+from ppt.mpi.surface.nulls import NullOwner
 from ppt.mpi.surface.requests import Request
 from ppt.mpi.unsupported import Refusing
 
@@ -19,12 +20,18 @@ from ppt.mpi.unsupported import Refusing
 class Message(metaclass=Refusing):
     """A message matched by a probe, for exactly one receive (``env`` None: from PROC_NULL)."""
 
-    __slots__ = ("_rank", "comm", "env")
+    __slots__ = ("_rank", "comm", "env", "freed")
 
-    def __init__(self, rank, comm, env):
-        self._rank = rank
+    def __init__(self, rank=None, comm=None, env=None):
+        """The message ``env`` matched on ``comm`` by ``rank``; without a rank, mpi4py's ``MPI.Message()``:
+        a null message, equal to ``MPI.MESSAGE_NULL``."""
+        self._rank = NullOwner("MPI.MESSAGE_NULL") if rank is None else rank
         self.comm = comm
         self.env = env
+        self.freed = rank is None
+
+    def __bool__(self):
+        return not self.freed
 
     def __repr__(self):
         return "Message(PROC_NULL)" if self.env is None else f"Message(from world rank {self.env.src})"

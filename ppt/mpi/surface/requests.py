@@ -6,7 +6,7 @@ holds: its communicator, peer, tag and size, whether a wait or test has retired 
 """
 from __future__ import annotations
 
-from ppt.mpi.constants import ANY_SOURCE, ANY_TAG, UNDEFINED
+from ppt.mpi.constants import ANY_SOURCE, ANY_TAG, PROC_NULL, UNDEFINED
 from ppt.mpi.surface.names import mpi4py_names
 from ppt.mpi.unsupported import Refusing
 
@@ -37,7 +37,9 @@ class Request(metaclass=Refusing):
     __slots__ = ("_rank", "is_send", "comm", "peer", "tag", "ctx", "nbytes", "value", "done",
                  "active", "status", "buffer")
 
-    def __init__(self, rank, is_send, comm, peer, tag, ctx, nbytes=0, value=None):
+    def __init__(self, rank=None, is_send=False, comm=None, peer=PROC_NULL, tag=0, ctx=-1, nbytes=0, value=None):
+        """A request of ``rank``; without a rank, mpi4py's ``MPI.Request()``: a null request, equal to
+        ``MPI.REQUEST_NULL``, that waits and tests return at once."""
         self._rank = rank
         self.is_send = is_send
         self.comm = comm
@@ -46,8 +48,8 @@ class Request(metaclass=Refusing):
         self.ctx = ctx
         self.nbytes = nbytes
         self.value = value        # send: the payload; receive: the received payload
-        self.done = False
-        self.active = True        # False once a wait/test has returned it
+        self.done = rank is None
+        self.active = rank is not None        # False once a wait/test has returned it
         self.status = None
         #: mpi4py's ``Irecv(buf)``: the buffer the payload is copied into when a wait or test retires it.
         self.buffer = None
@@ -63,37 +65,49 @@ class Request(metaclass=Refusing):
 
     __hash__ = object.__hash__
 
+    def __bool__(self):
+        """False for a null request (``MPI.Request()``, or one a wait or test retired), as mpi4py's handles;
+        a persistent one (with a ``start``) stays true."""
+        return self.active or hasattr(self, "start")
+
     def wait(self, status=None):
-        """Block until complete; returns the received payload (None for sends)."""
-        return self._rank.api.wait(self, status)
+        """Block until complete; returns the received payload (None for sends, and at once for a null request)."""
+        return None if self._rank is None else self._rank.api.wait(self, status)
 
     def test(self, status=None):
         """``(done, payload)`` without blocking."""
-        return self._rank.api.test(self, status)
+        return (True, None) if self._rank is None else self._rank.api.test(self, status)
 
+    # Over requests that are all null (or none), each returns what MPI returns for no active request.
     @staticmethod
     def waitall(requests, statuses=None):
-        return _api(requests).waitall(requests, statuses) if requests else []
+        api = _api(requests)
+        return api.waitall(requests, statuses) if api else [None] * len(requests)
 
     @staticmethod
     def waitany(requests, status=None):
-        return _api(requests).waitany(requests, status) if requests else (UNDEFINED, None)
+        api = _api(requests)
+        return api.waitany(requests, status) if api else (UNDEFINED, None)
 
     @staticmethod
     def waitsome(requests, statuses=None):
-        return _api(requests).waitsome(requests, statuses) if requests else (None, None)
+        api = _api(requests)
+        return api.waitsome(requests, statuses) if api else (None, None)
 
     @staticmethod
     def testall(requests, statuses=None):
-        return _api(requests).testall(requests, statuses) if requests else (True, [])
+        api = _api(requests)
+        return api.testall(requests, statuses) if api else (True, [None] * len(requests))
 
     @staticmethod
     def testany(requests, status=None):
-        return _api(requests).testany(requests, status) if requests else (UNDEFINED, True, None)
+        api = _api(requests)
+        return api.testany(requests, status) if api else (UNDEFINED, True, None)
 
     @staticmethod
     def testsome(requests, statuses=None):
-        return _api(requests).testsome(requests, statuses) if requests else (None, None)
+        api = _api(requests)
+        return api.testsome(requests, statuses) if api else (None, None)
 
     def describe(self) -> str:
         """``source=1, tag=7, comm=WORLD``-style arguments for reports."""
@@ -107,7 +121,11 @@ class Request(metaclass=Refusing):
 
 
 def _api(requests):
-    return requests[0]._rank.api
+    """The MPI of the rank whose ``requests`` these are (None if all are null)."""
+    for req in requests:
+        if req._rank is not None:
+            return req._rank.api
+    return None
 
 
 def _rank_name(rank: int) -> str:
