@@ -115,9 +115,8 @@ def _one_plane(machine):
     one topology, so a route's hops are those of any plane (and only the packet network has planes)."""
     if machine.network_settings.rails.planes == 1:
         return machine
-    from ppt.machine import Machine
     preset = {**machine.preset, "network": {**machine.preset["network"], "planes": 1}}
-    return Machine(preset, machine.network_kind, machine.seed)
+    return type(machine)(preset, machine.network_kind, machine.seed)
 
 
 class Estimator:
