@@ -24,6 +24,7 @@ typedef struct ppt_packet {
     int32_t from_router;     /* router it came from, -1 from the source NIC */
     int32_t npackets;        /* packets of its message; 0 for a response packet */
     int32_t next;            /* queue link (pool index), -1 at the end */
+    int32_t tclass;          /* traffic class (0 without classes): its VCs and its share of every port */
 } ppt_packet_t;
 
 typedef struct ppt_routing ppt_routing_t;

@@ -311,6 +311,66 @@ static void return_credit(ppt_net_t *net, int32_t r, const ppt_packet_t *pkt, do
         post(net, t, key, EV_NIC_CREDIT, back, net->planes > 1 ? r % net->planes : 0, pkt->size_B);
 }
 
+/* ---------------------------------------------------------------- traffic classes
+ *
+ * An output port shares its wire among the traffic classes with packets waiting for it by start-time
+ * fair queueing (Goyal, Vin & Cheng, SIGCOMM 1996): every class has a finish tag in virtual bytes
+ * (bytes served / its share); a packet starts at tag max(class tag, port's virtual time), advances its
+ * class's tag by size / share, and the port's virtual time becomes that start tag.  The free port
+ * starts the waiting class of highest priority and, among equals, of lowest start tag.  A backlogged
+ * class so gets at least its share of the wire in any window of a few packets; a class with nothing
+ * eligible (empty, or out of credits) is skipped and its share goes to the others (work-conserving),
+ * and it cannot bank the time it was idle: its start tag is raised to the port's virtual time. */
+
+/* Account packet pkt, starting on port i now, to its class. */
+static void class_started(ppt_net_t *net, int64_t i, const ppt_packet_t *pkt)
+{
+    double *tag = &net->class_tag[i * net->classes + pkt->tclass];
+    double start = *tag > net->port_vtime[i] ? *tag : net->port_vtime[i];
+    net->port_vtime[i] = start;
+    *tag = start + pkt->size_B * net->class_cost[pkt->tclass];
+}
+
+/* The VC of class c whose head packet may start on port i now (round-robin among the class's VCs), or -1. */
+static int32_t class_ready_vc(const ppt_net_t *net, int64_t i, int32_t c, int to_router)
+{
+    int32_t nv = net->class_vcs, start = net->class_rr[i * net->classes + c];
+    for (int32_t k = 0; k < nv; k++) {
+        int32_t vc = c * nv + (start + k) % nv;
+        int64_t q = i * net->num_vcs + vc;
+        int32_t p = net->q_head[q];
+        if (p != NONE && (!to_router || net->credits[q] >= net->pkts[p].size_B))
+            return vc;
+    }
+    return NONE;
+}
+
+/* The VC whose head packet the idle port i starts next: the ready class of highest priority, then of
+ * lowest start tag (lowest class on ties); -1 if none is ready. */
+static int32_t class_pick_vc(ppt_net_t *net, int64_t i, int to_router)
+{
+    int32_t best_vc = NONE, best_prio = 0;
+    double best_tag = 0.0, vtime = net->port_vtime[i];
+    for (int32_t c = 0; c < net->classes; c++) {
+        int32_t vc = class_ready_vc(net, i, c, to_router);
+        if (vc == NONE)
+            continue;
+        int32_t prio = net->class_priority[c];
+        double tag = net->class_tag[i * net->classes + c];
+        tag = tag > vtime ? tag : vtime;
+        if (best_vc == NONE || prio > best_prio || (prio == best_prio && tag < best_tag)) {
+            best_vc = vc;
+            best_prio = prio;
+            best_tag = tag;
+        }
+    }
+    if (best_vc != NONE) {
+        int32_t c = best_vc / net->class_vcs;
+        net->class_rr[i * net->classes + c] = (best_vc - c * net->class_vcs + 1) % net->class_vcs;
+    }
+    return best_vc;
+}
+
 /* Credit flow control: send packet p now on the idle `port`. */
 static void transmit(ppt_net_t *net, int32_t r, int32_t p, int32_t port, int32_t vc)
 {
@@ -320,6 +380,8 @@ static void transmit(ppt_net_t *net, int32_t r, int32_t p, int32_t port, int32_t
     return_credit(net, r, pkt, net->now);   /* its buffer frees as it starts to leave, whole */
     if (o->peer >= 0)
         net->credits[i * net->num_vcs + vc] -= pkt->size_B;
+    if (net->classes > 1)
+        class_started(net, i, pkt);
     double end = forward(net, r, p, port, vc, net->now);
     if (o->queued_B)
         port_wake_at(net, r, port, end);
@@ -336,9 +398,15 @@ static void serve(ppt_net_t *net, int32_t r, int32_t port)
     }
     int32_t nvc = net->num_vcs, start = net->rr[i];
     int to_router = o->peer >= 0;
+    if (net->classes > 1) {
+        start = class_pick_vc(net, i, to_router);
+        if (start == NONE)
+            return;
+        nvc = 1;                                /* the loop below takes that VC */
+    }
     for (int32_t k = 0; k < nvc; k++) {
-        int32_t vc = (start + k) % nvc;
-        int64_t q = i * nvc + vc;
+        int32_t vc = (start + k) % net->num_vcs;
+        int64_t q = i * net->num_vcs + vc;
         int32_t p = net->q_head[q];
         if (p == NONE)
             continue;
@@ -356,12 +424,33 @@ static void serve(ppt_net_t *net, int32_t r, int32_t port)
 }
 
 /* The routing's choice at live router r: that of r's plane, which sees plane-local router ids. */
-static inline int32_t route(ppt_net_t *net, ppt_packet_t *pkt, int32_t r, int32_t *vc)
+static inline int32_t plane_route(ppt_net_t *net, ppt_packet_t *pkt, int32_t r, int32_t *vc)
 {
     if (net->planes == 1)
         return net->routing.route(&net->routing, pkt, r, vc);
     const ppt_routing_t *rt = &net->plane_routing[r % net->planes];
     return rt->route(rt, pkt, r / net->planes, vc);
+}
+
+/* The routing's choice for packet pkt at router r, on the VCs of its traffic class.
+ *
+ * Deadlock freedom with classes: class c owns a private copy [c * V, (c + 1) * V) of the routing's V
+ * VCs on every port, with their own buffers and credits.  The routing sees and chooses VCs in 0..V-1
+ * exactly as without classes, so within one class the channel dependency graph is the routing's own,
+ * acyclic by its original argument (VC per hop or per phase for the dragonfly family and Slim Fly,
+ * datelines for tori, up*-down* for fat-trees); a packet never changes class, and no buffer holds
+ * packets of two classes, so no dependency joins two classes' graphs.  The port arbiter only chooses
+ * among packets already granted a buffer and credits downstream, so it adds no dependency. */
+static inline int32_t route(ppt_net_t *net, ppt_packet_t *pkt, int32_t r, int32_t *vc)
+{
+    if (net->classes <= 1)
+        return plane_route(net, pkt, r, vc);
+    int32_t base = pkt->tclass * net->class_vcs;
+    pkt->vc -= base;
+    int32_t port = plane_route(net, pkt, r, vc);
+    pkt->vc += base;
+    *vc += base;
+    return port;
 }
 
 /* Put packet p, routed to (port, vc) at router r, on that port now or in its queue. */
@@ -589,7 +678,7 @@ static double nic_launch(ppt_net_t *net, int32_t node, int32_t rail, int32_t p, 
     pkt->tail_s = at + net->nic_arrive_s[i];
     pkt->in_port = net->cfg.node_port[node];
     pkt->from_router = NONE;
-    pkt->vc = 0;
+    pkt->vc = pkt->tclass * net->class_vcs;    /* VC 0 of its class */
     net->c.injected++;
     net->nic_injected_B[node] += pkt->size_B;
     net->c.injected_uid_hash += ppt_mix64(pkt->uid);
@@ -613,6 +702,7 @@ static int32_t nic_cut(ppt_net_t *net, int32_t m, double created_s)
     pkt->size_B = packet_size(net, payload);
     pkt->payload_B = payload;
     pkt->npackets = msg->npackets;
+    pkt->tclass = msg->tclass;
     pkt->inject_s = created_s;
     ppt_packet_unlinked(pkt);
     return p;
@@ -821,7 +911,7 @@ static void nic_receive(ppt_net_t *net, int32_t node, int32_t p)
         return;
     }
     uint64_t msg_uid = pkt->msg_uid;
-    int32_t npackets = pkt->npackets, src = pkt->src;
+    int32_t npackets = pkt->npackets, src = pkt->src, tclass = pkt->tclass;
     packet_free(net, p);
     if (net->cfg.response_B) {
         int32_t rp = ppt_packet_new(net);
@@ -832,6 +922,7 @@ static void nic_receive(ppt_net_t *net, int32_t node, int32_t p)
         resp->dst = src;
         resp->size_B = response_size(net);
         resp->npackets = 0;
+        resp->tclass = tclass;
         resp->inject_s = net->now;
         ppt_packet_unlinked(resp);
         if (!net->credit_on && !net->traffic_on) {
@@ -954,6 +1045,7 @@ uint64_t ppt_net_send(ppt_net_t *net, int32_t src, int32_t dst, int64_t nbytes, 
     msg->npackets = n > 1 ? (int32_t)n : 1;
     msg->cut = 0;
     msg->notify_sent = notify_sent;
+    msg->tclass = net->node_class ? net->node_class[src] : 0;
     net->c.messages_sent++;
     post(net, now_s + net->cfg.nic_latency_s, ++net->nic_send_key[src], EV_NIC_QUEUE, src, m, 0);
     return msg->uid;
@@ -1072,6 +1164,22 @@ ppt_net_t *ppt_net_new(const ppt_net_config_t *cfg, const ppt_routing_t *routing
         net->nic_resp_head[n] = net->nic_resp_tail[n] = NONE;
         net->nic_shared_head[n] = net->nic_shared_tail[n] = net->nic_held[n] = NONE;
     }
+    net->classes = cfg->classes > 1 ? cfg->classes : 1;
+    net->class_vcs = nvc / net->classes;
+    if (net->classes > 1) {
+        int32_t C = net->classes;
+        net->class_cost = ppt_alloc((size_t)C, sizeof(double));
+        net->class_priority = ppt_alloc((size_t)C, sizeof(int32_t));
+        for (int32_t c = 0; c < C; c++) {
+            net->class_cost[c] = 1.0 / cfg->class_share[c];
+            net->class_priority[c] = cfg->class_priority ? cfg->class_priority[c] : 0;
+        }
+        net->class_tag = ppt_alloc((size_t)(ports * C), sizeof(double));
+        net->class_rr = ppt_alloc((size_t)(ports * C), sizeof(int32_t));
+        net->port_vtime = ppt_alloc((size_t)ports, sizeof(double));
+        net->class_counters = ppt_alloc((size_t)C, sizeof(ppt_class_counters_t));
+        net->class_latency = ppt_alloc((size_t)C, sizeof(ppt_histogram_t));
+    }
     net->pkt_free = net->msg_free = NONE;
     net->outbox = ppt_alloc((size_t)cfg->num_ranks, sizeof(ppt_remote_t *));
     net->outbox_len = ppt_alloc((size_t)cfg->num_ranks, sizeof(int64_t));
@@ -1091,7 +1199,9 @@ void ppt_net_free(ppt_net_t *net)
                       net->nic_held_rail, net->nic_rail_count, net->nic_msg_seq, net->nic_resp_seq, net->nic_key,
                       net->nic_send_key, net->plane_routing, (void *)net->node_plane, net->plane_hops,
                       net->pkts, net->msgs, net->partial.keys, net->partial.left, net->out,
-                      net->sources, net->outbox_len, net->outbox_cap};
+                      net->sources, net->outbox_len, net->outbox_cap, net->class_cost, net->class_priority,
+                      net->class_tag, net->class_rr, net->port_vtime, net->node_class, net->class_counters,
+                      net->class_latency};
     for (size_t k = 0; k < sizeof tables / sizeof *tables; k++)
         free(tables[k]);
     for (int32_t k = 0; k < net->cfg.num_ranks; k++)
@@ -1107,6 +1217,14 @@ void ppt_net_set_node_planes(ppt_net_t *net, const int32_t *node_plane)
     memcpy(copy, node_plane, (size_t)net->cfg.num_nodes * sizeof(int32_t));
     free((void *)net->node_plane);
     net->node_plane = copy;
+}
+
+void ppt_net_set_node_classes(ppt_net_t *net, const int32_t *node_class)
+{
+    int32_t *copy = ppt_alloc((size_t)net->cfg.num_nodes, sizeof(int32_t));
+    memcpy(copy, node_class, (size_t)net->cfg.num_nodes * sizeof(int32_t));
+    free(net->node_class);
+    net->node_class = copy;
 }
 
 void ppt_net_set_plane_routing(ppt_net_t *net, int32_t plane, const ppt_routing_t *routing)

@@ -39,6 +39,13 @@ typedef struct ppt_net_config {
     int32_t planes;                 /* >= 1 */
     int32_t rail_policy;            /* PPT_RAIL_*: the rail of each message or packet (planes > 1) */
     int32_t rail_unit;              /* PPT_RAIL_PER_MESSAGE or PPT_RAIL_PER_PACKET */
+    /* Traffic classes (0 or 1: none).  Class c owns VCs [c * V, (c + 1) * V) of every port, V =
+     * num_vcs / classes, a copy of the routing's VC set; an output port shares its wire among the
+     * classes with packets waiting by class_priority (higher first) and, within a priority, by
+     * class_share (start-time fair queueing, net.c).  Bounded buffers (vc_capacity_B > 0) required. */
+    int32_t classes;
+    const double *class_share;      /* [class] guaranteed fraction of every port's bandwidth, summing to 1 */
+    const int32_t *class_priority;  /* [class] strict priority level, higher served first; NULL: all equal */
 } ppt_net_config_t;
 
 enum { PPT_RAIL_RANDOM, PPT_RAIL_ROUND_ROBIN, PPT_RAIL_CONGESTION, PPT_RAIL_DEDICATED, PPT_RAIL_SHORTEST };
@@ -78,6 +85,14 @@ typedef struct ppt_link_summary {
     int64_t busiest_max_queue_B;
 } ppt_link_summary_t;
 
+/* Packets of one traffic class delivered at this rank's NICs (responses count in their request's class);
+ * read with ppt_net_class_counters (observe.h). */
+typedef struct ppt_class_counters {
+    int64_t delivered;              /* packets */
+    int64_t bytes_delivered;        /* wire bytes */
+    int64_t latency_sum_ps;         /* creation at the source NIC to arrival, picoseconds */
+} ppt_class_counters_t;
+
 /* Synthetic traffic: open-loop sources on the local NICs of `members` (NULL: every node), sending to
  * members only; patterns other than the table and nn act on a node's place in the member list. */
 enum { PPT_PATTERN_UR, PPT_PATTERN_NN, PPT_PATTERN_BITCOMP, PPT_PATTERN_TRANSPOSE,
@@ -96,6 +111,7 @@ typedef struct ppt_traffic_config {
     const int32_t *router_nodes_start, *router_nodes;   /* nodes of each router (for nn) */
     const int32_t *members;         /* the nodes with sources, ascending; NULL: every node */
     int32_t num_members;            /* their count (the node count when members is NULL) */
+    int32_t traffic_class;          /* class of its packets (see ppt_net_config_t.classes) */
 } ppt_traffic_config_t;
 
 ppt_net_t *ppt_net_new(const ppt_net_config_t *cfg, const ppt_routing_t *routing);
@@ -128,6 +144,10 @@ int64_t ppt_net_packets_in_flight(const ppt_net_t *net);
 int ppt_net_start_traffic(ppt_net_t *net, const ppt_traffic_config_t *cfg);
 /* No synthetic packet is created at or after stop_s (packets in flight still arrive). */
 void ppt_net_stop_traffic(ppt_net_t *net, double stop_s);
+
+/* The traffic class of the messages Python hands over from each node (num_nodes entries, copied; each in
+ * [0, classes)); all 0 by default. */
+void ppt_net_set_node_classes(ppt_net_t *net, const int32_t *node_class);
 
 /* PPT_RAIL_DEDICATED: the plane of every node (num_nodes entries, copied; each in [0, planes)); all 0 by default. */
 void ppt_net_set_node_planes(ppt_net_t *net, const int32_t *node_plane);

@@ -114,6 +114,7 @@ int32_t ppt_traffic_take(ppt_net_t *net, int32_t node, double now)
     pkt->size_B = last ? t->last_packet_B : t->packet_B;
     pkt->payload_B = last ? t->last_payload_B : t->payload_B;
     pkt->npackets = t->packets;
+    pkt->tclass = t->traffic_class;
     pkt->inject_s = s->next_s;
     ppt_packet_unlinked(pkt);
     if (last)

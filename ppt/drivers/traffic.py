@@ -94,13 +94,19 @@ class TrafficGenerator:
 
     ``load``: offered fraction of each node's injection bandwidth (0, 1];
     ``process``: "exponential" or "bernoulli"; ``stop_s``: no packets created after it;
-    ``message_B``: payload bytes per message (default: one packet's largest payload).
+    ``message_B``: payload bytes per message (default: one packet's largest payload);
+    ``traffic_class``: the class of its packets (network.traffic_classes).
     """
 
     def __init__(self, net, pattern: str, load: float, process: str = "exponential",
-                 seed: int = 0, stop_s: float = math.inf, nodes=None, message_B: int | None = None):
+                 seed: int = 0, stop_s: float = math.inf, nodes=None, message_B: int | None = None,
+                 traffic_class: int = 0):
         if not 0.0 < load <= 1.0:
             raise ConfigError(f"--load must be in (0, 1], got {load}")
+        if not 0 <= traffic_class < net.classes.count:
+            raise ConfigError(f"traffic class {traffic_class} does not exist: the network has "
+                              f"{net.classes.count} (network.traffic_classes); classes count from 0")
+        self.traffic_class = traffic_class
         if process not in ("exponential", "bernoulli"):
             raise ConfigError(f"unknown injection process {process!r}; choose exponential or bernoulli")
         self.patterns = Patterns(net.topo, pattern, nodes)
@@ -127,6 +133,7 @@ class TrafficGenerator:
         keep = []
         self.patterns.configure(cfg, keep)
         cfg.bernoulli = self.process == "bernoulli"
+        cfg.traffic_class = self.traffic_class
         cfg.load = self.load
         cfg.seed_key = self.seed_key
         cfg.stop_s = self.stop_s
