@@ -27,6 +27,7 @@ enum {
     EV_DELIVER,         /* message uid (a, b) is handed to the host at node target */
     EV_SENT,            /* the last byte of message uid (a, b) has left NIC target */
     EV_CUT,             /* cut-through: packet a, routed to port (b & 0xffff), VC (b >> 16), may go on at router target */
+    EV_CCTI_TIMER,      /* congestion control: the CCT index of NIC target for class a drops by one */
 };
 
 
@@ -127,6 +128,12 @@ struct ppt_net {
     int32_t *node_class;                    /* [node] class of messages from the node, or NULL: 0 */
     struct ppt_class_counters *class_counters;  /* [class] (observe.h) */
     ppt_histogram_t *class_latency;         /* [class] */
+    /* InfiniBand congestion control (cc_on; see ppt_net_config_t) */
+    int32_t cc_on;
+    int32_t *cc_marks;                      /* [port] packets eligible for a mark since the last one */
+    int32_t *ccti;                          /* [node * classes + class] CCT index */
+    double *cc_next_s;                      /* [node * classes + class] earliest start of the next data packet, s */
+    uint8_t *cc_timer_on;                   /* [node * classes + class] a CCTI_TIMER event is pending */
 };
 
 /* Bytes still to serialize on port o's wire after time t_s (0 when idle or unused). */

@@ -453,12 +453,73 @@ static inline int32_t route(ppt_net_t *net, ppt_packet_t *pkt, int32_t r, int32_
     return port;
 }
 
+/* ---------------------------------------------------------------- congestion control
+ *
+ * InfiniBand congestion control (IBTA specification, annex A10), per source NIC and traffic class
+ * (the specification's SL-level throttling): a switch output port whose waiting bytes (queued plus
+ * the rest of the packet on its wire) reach cc_threshold_B marks FECN on one in cc_marking_rate of
+ * the packets of at least cc_min_packet_B that arrive for it; a destination NIC answers a FECN-marked
+ * packet with a congestion notification packet (BECN, one response-sized packet back through the
+ * network, in the packet's class); each BECN raises the source's CCT index (CCTI) by ccti_increase, up to
+ * ccti_limit, and a timer lowers it by one every ccti_timer_s while it is above 0.  The NIC starts a
+ * data packet of that class no sooner than CCTI * cct_step_s after the end of the previous one (the
+ * Congestion Control Table's inter-packet delay, here a linear table).  Notifications and responses
+ * are never throttled.  At CCTI 0 (no congestion seen) nothing waits: timing is that without control. */
+
+/* Packet pkt arrives for output port i on VC vc: mark it FECN if the port is a root of congestion (one
+ * in marking_rate).  A port is a root when its waiting bytes reach the threshold while the packet's
+ * downstream buffer has room for it: the port's own wire holds the queue.  A port whose queue waits
+ * for credits is a victim of congestion further on and marks nothing (the specification's default,
+ * victim marking off), so flows that merely cross a congestion tree are not throttled. */
+static void cc_mark(ppt_net_t *net, int64_t i, int32_t vc, ppt_packet_t *pkt)
+{
+    const port_t *o = &net->ports[i];
+    if (pkt->size_B < net->cfg.cc_min_packet_B || !pkt->npackets || (pkt->cc & PPT_CC_FECN) ||
+        (double)o->queued_B + port_backlog_B(o, net->now) < net->cfg.cc_threshold_B)
+        return;
+    if (net->credit_on && o->peer >= 0 && net->credits[i * net->num_vcs + vc] < pkt->size_B)
+        return;
+    if (++net->cc_marks[i] < net->cfg.cc_marking_rate)
+        return;
+    net->cc_marks[i] = 0;
+    pkt->cc |= PPT_CC_FECN;
+    net->c.fecn_marked++;
+}
+
+/* A BECN for class cls arrived back at source node: raise its CCT index and start its timer. */
+static void cc_backoff(ppt_net_t *net, int32_t node, int32_t cls)
+{
+    int64_t k = (int64_t)node * net->classes + cls;
+    net->c.becn_received++;
+    net->ccti[k] += net->cfg.ccti_increase;
+    if (net->ccti[k] > net->cfg.ccti_limit)
+        net->ccti[k] = net->cfg.ccti_limit;
+    if (!net->cc_timer_on[k]) {
+        net->cc_timer_on[k] = 1;
+        post(net, net->now + net->cfg.ccti_timer_s, nic_key(net, node), EV_CCTI_TIMER, node, cls, 0);
+    }
+}
+
+/* CCTI_Timer of class cls at node expired: lower the index, and run again while it is above 0. */
+static void cc_timer(ppt_net_t *net, int32_t node, int32_t cls)
+{
+    int64_t k = (int64_t)node * net->classes + cls;
+    if (net->ccti[k] > 0)
+        net->ccti[k]--;
+    if (net->ccti[k] > 0)
+        post(net, net->now + net->cfg.ccti_timer_s, nic_key(net, node), EV_CCTI_TIMER, node, cls, 0);
+    else
+        net->cc_timer_on[k] = 0;
+}
+
 /* Put packet p, routed to (port, vc) at router r, on that port now or in its queue. */
 static void router_take(ppt_net_t *net, int32_t r, int32_t p, int32_t port, int32_t vc)
 {
     int64_t i = (int64_t)r * net->radix + port;
     port_t *o = &net->ports[i];
     int32_t size = net->pkts[p].size_B;
+    if (net->cc_on)
+        cc_mark(net, i, vc, &net->pkts[p]);
     if (!net->credit_on) {
         /* unbounded buffers: the output port is a FIFO, so the departure is known now */
         double start = o->free_at;
@@ -829,6 +890,15 @@ static void rail_pump(ppt_net_t *net, int32_t node, int32_t rail)
     if (p == NONE)
         return;
     int32_t size = net->pkts[p].size_B;
+    double *cc_next = NULL;
+    if (net->cc_on && net->pkts[p].npackets) {  /* a data packet waits out its class's injection delay */
+        cc_next = &net->cc_next_s[(int64_t)node * net->classes + net->pkts[p].tclass];
+        if (*cc_next > now) {
+            net->nic_pending[i] = p;
+            rail_wake_at(net, node, rail, *cc_next);
+            return;
+        }
+    }
     if (net->credit_on && net->nic_credit_B[i] < size) {
         net->nic_pending[i] = p;                /* a credit from the router resumes us */
         return;
@@ -837,6 +907,8 @@ static void rail_pump(ppt_net_t *net, int32_t node, int32_t rail)
     if (net->credit_on)
         net->nic_credit_B[i] -= size;
     double free = nic_launch(net, node, rail, p, now);
+    if (cc_next)
+        *cc_next = free + net->ccti[(int64_t)node * net->classes + net->pkts[p].tclass] * net->cfg.cct_step_s;
     if (net->nic_out_head[i] != NONE || net->nic_resp_head[node] != NONE || net->nic_shared_head[node] != NONE ||
         (net->nic_held[node] != NONE && net->nic_held_rail[node] == rail))
         rail_wake_at(net, node, rail, free);
@@ -855,7 +927,7 @@ static void nic_queue(ppt_net_t *net, int32_t node, int32_t m)
     message_t *msg = &net->msgs[m];
     int per_packet = net->rail_unit == PPT_RAIL_PER_PACKET;
     int32_t rail = per_packet ? NONE : choose_rail(net, node, msg->dst, msg->uid << 24);
-    if (!net->credit_on && !net->traffic_on) {
+    if (!net->credit_on && !net->traffic_on && !net->cc_on) {
         /* unbounded buffers: nothing can hold a rail up, so lay out all packets now (FIFO per rail) */
         double done = net->now;
         while (msg->cut < msg->npackets) {
@@ -889,6 +961,31 @@ static void nic_queue(ppt_net_t *net, int32_t node, int32_t m)
         rail_pump(net, node, rail);
 }
 
+/* Send a response packet (marks cc: a congestion notification) of class tclass from node to dst now. */
+static void nic_respond(ppt_net_t *net, int32_t node, int32_t dst, int32_t tclass, int32_t cc)
+{
+    int32_t rp = ppt_packet_new(net);
+    ppt_packet_t *resp = &net->pkts[rp];
+    resp->msg_uid = ((uint64_t)node << 32) | RESPONSE_BIT | ++net->nic_resp_seq[node];
+    resp->uid = resp->msg_uid << 24;
+    resp->src = node;
+    resp->dst = dst;
+    resp->size_B = response_size(net);
+    resp->npackets = 0;
+    resp->tclass = (int16_t)tclass;
+    resp->cc = (uint16_t)cc;
+    resp->inject_s = net->now;
+    ppt_packet_unlinked(resp);
+    if (!net->credit_on && !net->traffic_on && !net->cc_on) {
+        int32_t rail = choose_rail(net, node, resp->dst, resp->uid);
+        double free = net->nic_free_at[rail_index(net, node, rail)];
+        nic_launch(net, node, rail, rp, free > net->now ? free : net->now);
+    } else {
+        packet_append(net, &net->nic_resp_head[node], &net->nic_resp_tail[node], rp);
+        ppt_nic_pump(net, node);
+    }
+}
+
 static void nic_receive(ppt_net_t *net, int32_t node, int32_t p)
 {
     ppt_packet_t *pkt = &net->pkts[p];
@@ -907,33 +1004,18 @@ static void nic_receive(ppt_net_t *net, int32_t node, int32_t p)
     ppt_observe_delivery(net, pkt, latency);
     if (pkt->npackets == 0) {                   /* a response packet ends here */
         net->c.responses++;
+        if (pkt->cc & PPT_CC_BECN)
+            cc_backoff(net, node, pkt->tclass);
         packet_free(net, p);
         return;
     }
     uint64_t msg_uid = pkt->msg_uid;
-    int32_t npackets = pkt->npackets, src = pkt->src, tclass = pkt->tclass;
+    int32_t npackets = pkt->npackets, src = pkt->src, tclass = pkt->tclass, fecn = pkt->cc & PPT_CC_FECN;
     packet_free(net, p);
-    if (net->cfg.response_B) {
-        int32_t rp = ppt_packet_new(net);
-        ppt_packet_t *resp = &net->pkts[rp];
-        resp->msg_uid = ((uint64_t)node << 32) | RESPONSE_BIT | ++net->nic_resp_seq[node];
-        resp->uid = resp->msg_uid << 24;
-        resp->src = node;
-        resp->dst = src;
-        resp->size_B = response_size(net);
-        resp->npackets = 0;
-        resp->tclass = tclass;
-        resp->inject_s = net->now;
-        ppt_packet_unlinked(resp);
-        if (!net->credit_on && !net->traffic_on) {
-            int32_t rail = choose_rail(net, node, resp->dst, resp->uid);
-            double free = net->nic_free_at[rail_index(net, node, rail)];
-            nic_launch(net, node, rail, rp, free > net->now ? free : net->now);
-        } else {
-            packet_append(net, &net->nic_resp_head[node], &net->nic_resp_tail[node], rp);
-            ppt_nic_pump(net, node);
-        }
-    }
+    if (net->cfg.response_B)
+        nic_respond(net, node, src, tclass, 0);
+    if (fecn)
+        nic_respond(net, node, src, tclass, PPT_CC_BECN);
     if (npackets > 1 && map_arrived(&net->partial, msg_uid, npackets))
         return;
     net->c.messages_delivered++;
@@ -1021,6 +1103,9 @@ int64_t ppt_net_run(ppt_net_t *net, double until_s, int64_t max_events)
             break;
         case EV_SENT:
             output(net, &ev, PPT_OUT_SENT, uid_of(&ev));
+            break;
+        case EV_CCTI_TIMER:
+            cc_timer(net, target, ev.a);
             break;
         }
         if (net->out_len > seen && !seen) {
@@ -1180,6 +1265,14 @@ ppt_net_t *ppt_net_new(const ppt_net_config_t *cfg, const ppt_routing_t *routing
         net->class_counters = ppt_alloc((size_t)C, sizeof(ppt_class_counters_t));
         net->class_latency = ppt_alloc((size_t)C, sizeof(ppt_histogram_t));
     }
+    net->cc_on = cfg->cc_ib != 0;
+    if (net->cc_on) {
+        size_t flows = (size_t)N * (size_t)net->classes;
+        net->cc_marks = ppt_alloc((size_t)ports, sizeof(int32_t));
+        net->ccti = ppt_alloc(flows, sizeof(int32_t));
+        net->cc_next_s = ppt_alloc(flows, sizeof(double));
+        net->cc_timer_on = ppt_alloc(flows, 1);
+    }
     net->pkt_free = net->msg_free = NONE;
     net->outbox = ppt_alloc((size_t)cfg->num_ranks, sizeof(ppt_remote_t *));
     net->outbox_len = ppt_alloc((size_t)cfg->num_ranks, sizeof(int64_t));
@@ -1201,7 +1294,7 @@ void ppt_net_free(ppt_net_t *net)
                       net->pkts, net->msgs, net->partial.keys, net->partial.left, net->out,
                       net->sources, net->outbox_len, net->outbox_cap, net->class_cost, net->class_priority,
                       net->class_tag, net->class_rr, net->port_vtime, net->node_class, net->class_counters,
-                      net->class_latency};
+                      net->class_latency, net->cc_marks, net->ccti, net->cc_next_s, net->cc_timer_on};
     for (size_t k = 0; k < sizeof tables / sizeof *tables; k++)
         free(tables[k]);
     for (int32_t k = 0; k < net->cfg.num_ranks; k++)

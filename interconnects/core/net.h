@@ -46,6 +46,15 @@ typedef struct ppt_net_config {
     int32_t classes;
     const double *class_share;      /* [class] guaranteed fraction of every port's bandwidth, summing to 1 */
     const int32_t *class_priority;  /* [class] strict priority level, higher served first; NULL: all equal */
+    /* InfiniBand congestion control (IBTA annex A10; net.c), off when cc_ib is 0. */
+    int32_t cc_ib;
+    double cc_threshold_B;          /* a port with this many bytes waiting marks arriving packets (FECN) */
+    int32_t cc_marking_rate;        /* of the packets eligible for a mark, one in this many gets it */
+    int32_t cc_min_packet_B;        /* packets smaller than this are never marked */
+    int32_t ccti_increase;          /* CCT index added per BECN received */
+    int32_t ccti_limit;             /* largest CCT index */
+    double ccti_timer_s;            /* the index drops by 1 every this many seconds while above 0 */
+    double cct_step_s;              /* CCT: index i delays the next packet i * cct_step_s after the last, s */
 } ppt_net_config_t;
 
 enum { PPT_RAIL_RANDOM, PPT_RAIL_ROUND_ROBIN, PPT_RAIL_CONGESTION, PPT_RAIL_DEDICATED, PPT_RAIL_SHORTEST };
@@ -75,6 +84,7 @@ typedef struct ppt_counters {
     uint64_t latency_sum_as_hi, latency_sum_as_lo;   /* sum of packet latencies, attoseconds */
     uint64_t injected_uid_hash, delivered_uid_hash;   /* sums of mix64(uid): equal iff each packet arrived once */
     double latency_max_s;
+    int64_t fecn_marked, becn_received;     /* congestion control: packets marked, notifications back at sources */
 } ppt_counters_t;
 
 typedef struct ppt_link_summary {
@@ -96,7 +106,7 @@ typedef struct ppt_class_counters {
 /* Synthetic traffic: open-loop sources on the local NICs of `members` (NULL: every node), sending to
  * members only; patterns other than the table and nn act on a node's place in the member list. */
 enum { PPT_PATTERN_UR, PPT_PATTERN_NN, PPT_PATTERN_BITCOMP, PPT_PATTERN_TRANSPOSE,
-       PPT_PATTERN_TORNADO, PPT_PATTERN_TABLE };
+       PPT_PATTERN_TORNADO, PPT_PATTERN_TABLE, PPT_PATTERN_HOTSPOT };
 typedef struct ppt_traffic_config {
     int32_t pattern;
     int32_t bernoulli;              /* 1: slotted Bernoulli arrivals, 0: exponential gaps */

@@ -74,6 +74,9 @@ static int32_t destination(const ppt_net_t *net, const ppt_traffic_config_t *t, 
     case PPT_PATTERN_BITCOMP:
         place = n - 1 - i;
         break;
+    case PPT_PATTERN_HOTSPOT:                   /* every member to the first (which sends nothing) */
+        place = 0;
+        break;
     case PPT_PATTERN_TRANSPOSE: {
         int32_t side = (int32_t)llround(sqrt((double)n));
         place = (i % side) * side + i / side;

@@ -100,6 +100,7 @@ class PacketCore:
             cfg.classes = classes.count
             cfg.class_share = self._array("double", classes.shares)
             cfg.class_priority = self._array("int32_t", classes.priority)
+        net.congestion.configure(cfg)
         self.c = ffi.gc(lib.ppt_net_new(cfg, net.routing.c), lib.ppt_net_free)
         if net.node_classes is not None:
             lib.ppt_net_set_node_classes(self.c, self._array("int32_t", net.node_classes))
@@ -297,6 +298,8 @@ class PacketNetwork(Network):
         self.classes = settings.classes
         #: Traffic class of the messages each node sends (None: class 0); see set_node_classes.
         self.node_classes = None
+        #: Congestion control (network.congestion_control; congestion.py).
+        self.congestion = settings.congestion
         name = routing or settings.routing
         # routing options of the network section (UGAL's bias, core/ugal.c): one no routing here takes is refused
         options = settings.routing_options(topology, name)
@@ -469,7 +472,7 @@ class PacketNetwork(Network):
                 "load": local_load(self.topo, self.core.port_bytes(), self.local_routers(sim)),
                 "packet_latency": self.core.packet_latencies().wire(),
                 "message_latency": self.core.message_latencies().wire(),
-                "classes": self.core.class_counters()}
+                "classes": self.core.class_counters(), "congestion_control": self.congestion.describe()}
 
     @staticmethod
     def merge_stats(parts: list[dict]) -> dict:
@@ -481,4 +484,8 @@ class PacketNetwork(Network):
         stats["max_message_latency_s"] = messages.percentile_s(1.0)
         if parts[0]["classes"]:
             stats["classes"] = class_report([p["classes"] for p in parts], max(p["span_s"] for p in parts))
+        if parts[0]["congestion_control"]:
+            stats["congestion_control"] = {**parts[0]["congestion_control"],
+                                           **{key: sum(p["counters"][key] for p in parts)
+                                              for key in ("fecn_marked", "becn_received")}}
         return stats

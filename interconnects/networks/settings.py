@@ -16,7 +16,9 @@ preset (after ``--set`` and ``--fail-*``) when the machine is built
 * the packet network's fabric: :attr:`rails` (``planes``, ``rail_policy``,
   ``rail_unit``, :mod:`ppt.interconnects.topologies.planes`);
 * the packet network's traffic classes: :attr:`classes` (``traffic_classes``,
-  ``class_shares``, ``class_priority``, :mod:`ppt.interconnects.networks.classes`).
+  ``class_shares``, ``class_priority``, :mod:`ppt.interconnects.networks.classes`);
+* the packet network's congestion control: :attr:`congestion`
+  (``congestion_control``, :mod:`ppt.interconnects.networks.congestion`).
 """
 from __future__ import annotations
 
@@ -26,6 +28,7 @@ from dataclasses import dataclass
 from ppt.config import field as read_field
 from ppt.errors import ConfigError
 from ppt.interconnects.networks.classes import TrafficClasses
+from ppt.interconnects.networks.congestion import CongestionControl
 from ppt.interconnects.networks.nodememory import DEFAULT_LATENCY_S
 from ppt.interconnects.networks.packetizer import Packetizer
 from ppt.interconnects.topologies.failures import FailureSpec
@@ -96,6 +99,8 @@ class NetworkSettings:
     class_shares: list | None = _key(None, list)
     #: Each class's strict priority level, higher served first (None: all equal).
     class_priority: list | None = _key(None, list)
+    #: Congestion control: None (off) or a mapping with a scheme ("ib") and its parameters (congestion.py).
+    congestion_control: dict | None = _key(None)
 
     #: The packet format's part: cutting messages into packets.
     packetizer: Packetizer = _part()
@@ -105,6 +110,8 @@ class NetworkSettings:
     rails: RailPolicy = _part()
     #: The traffic_classes and class_* keys' part: classes, shares and priorities.
     classes: TrafficClasses = _part()
+    #: The congestion_control key's part.
+    congestion: CongestionControl = _part()
 
     def __post_init__(self):
         for key in dataclasses.fields(self):
@@ -126,6 +133,8 @@ class NetworkSettings:
         object.__setattr__(self, "failures", FailureSpec.from_settings(self))
         object.__setattr__(self, "rails", RailPolicy.from_settings(self))
         object.__setattr__(self, "classes", TrafficClasses.from_settings(self))
+        object.__setattr__(self, "congestion", CongestionControl.from_section(
+            self.congestion_control, self.packet_B, self.nic_bandwidth_Bps))
 
     @classmethod
     def keys(cls) -> tuple[str, ...]:

@@ -28,7 +28,7 @@ class Patterns:
     """Destination functions ``dest(node, rand) -> node`` for a topology, among ``nodes`` (ascending node
     ids; None: every node): ur, bitcomp, transpose and tornado then act on a node's place in the list."""
 
-    NAMES = ("ur", "nn", "bitcomp", "transpose", "tornado", "wc")
+    NAMES = ("ur", "nn", "bitcomp", "transpose", "tornado", "wc", "hotspot")
     #: Patterns defined by the topology's tables, so only on the whole machine.
     WHOLE_MACHINE = ("nn", "wc")
 
@@ -40,7 +40,7 @@ class Patterns:
             raise ConfigError(f"unknown traffic pattern {name!r}; choose one of: {', '.join(self.NAMES)}")
         if nodes is not None and name in self.WHOLE_MACHINE:
             raise ConfigError(f"pattern {name!r} is defined on the whole machine only; a job's traffic on its own "
-                              f"nodes can be ur, bitcomp, transpose or tornado")
+                              f"nodes can be ur, bitcomp, transpose, tornado or hotspot")
         if self.n < 2:
             raise ConfigError(f"synthetic traffic needs at least 2 nodes, got {self.n}")
         if name == "wc":
@@ -55,6 +55,8 @@ class Patterns:
         n, node = self.n, np.arange(self.n)
         if self.name in ("ur", "nn"):
             return float(n)
+        if self.name == "hotspot":                 # every node but the first sends to the first
+            return float(n - 1)
         if self.name == "wc":
             first, count = self.topo.worst_case_table()
             return float(n - np.sum(((first <= node) & (node < first + count)) / count))
@@ -75,7 +77,7 @@ class Patterns:
 
         codes = {"ur": lib.PPT_PATTERN_UR, "nn": lib.PPT_PATTERN_NN, "bitcomp": lib.PPT_PATTERN_BITCOMP,
                  "transpose": lib.PPT_PATTERN_TRANSPOSE, "tornado": lib.PPT_PATTERN_TORNADO,
-                 "wc": lib.PPT_PATTERN_TABLE}
+                 "wc": lib.PPT_PATTERN_TABLE, "hotspot": lib.PPT_PATTERN_HOTSPOT}
         cfg.pattern = codes[self.name]
         cfg.num_members = self.n
         if self.nodes is not None:

@@ -13,7 +13,7 @@ optional) or just the list of jobs.  Every job is an object with a ``kind``:
     ``args`` (one string, seen by the script as ``mpi.argv``).
 ``traffic``
     synthetic traffic on ``ranks`` nodes (one source per node; ``"rest"``: the
-    nodes no other job takes): ``pattern`` (ur, bitcomp, transpose, tornado),
+    nodes no other job takes): ``pattern`` (ur, bitcomp, transpose, tornado, hotspot: all to the job's first node),
     ``load`` (offered fraction of each node's injection bandwidth, (0, 1]),
     optional ``message_B`` (payload bytes per message, default one full
     packet) and ``process`` (exponential or bernoulli).
