@@ -161,3 +161,18 @@ def test_a_job_mix_with_classes_over_two_processes_prints_the_serial_json(tmp_pa
     assert [job["class"] for job in out["jobs"]] == [1, 0]
     classes = out["network"]["classes"]
     assert classes[0]["packets"] > 0 and classes[1]["packets"] > 0
+
+
+@pytest.mark.parametrize("job_class, overrides, message", [
+    (2, ["network.traffic_classes=2"], "in traffic class 2, but the network has 2 classes"),
+    (1, [], "in traffic class 1, but the network has 1 class"),
+    (-1, ["network.traffic_classes=2"], "class must not be negative"),
+])
+def test_a_job_in_a_class_the_network_lacks_is_refused(tmp_path, job_class, overrides, message):
+    from test_jobs import EXCHANGE, machine, write
+    from ppt.jobs.joblist import read_job_list
+    from ppt.jobs.mix import JobMix
+    (tmp_path / "exchange.py").write_text(EXCHANGE)
+    jobs = write(tmp_path / "jobs.json", [{"kind": "script", "script": "exchange.py", "ranks": 4, "class": job_class}])
+    with pytest.raises(ConfigError, match=message):
+        JobMix(machine(overrides=overrides), read_job_list(str(jobs)))
