@@ -11,7 +11,8 @@ of their rate each to node 1, the hot spot's neighbour on the same router:
 their packets cross the tree's links but their own destination is not
 congested (together they offer 80 % of its link).  Printed per case (no hot
 spot; hot spot without control; InfiniBand control with its defaults; and
-tuned: a mark on every eligible packet, a 50 us CCTI timer, CCTI increase 4): the victims'
+tuned: a mark on every eligible packet, a 50 us CCTI timer, CCTI increase 4; DCQCN with
+its defaults, and tuned: RED marking from 20 KB to 100 KB, up to 20 %): the victims'
 and the hot spot's delivered throughput over the measured window (GB/s),
 the victims' share of what they offered, and the marks and notifications.
 Results are in docs/guide/congestion-control.md.
@@ -34,7 +35,9 @@ from ppt.machine import Machine
 CASES = [("no hot spot", None, False),
          ("hot spot, no control", None, True),
          ("hot spot, IB defaults", {"scheme": "ib"}, True),
-         ("hot spot, IB tuned", {"scheme": "ib", "marking_rate": 1, "ccti_timer_s": 50e-6, "ccti_increase": 4}, True)]
+         ("hot spot, IB tuned", {"scheme": "ib", "marking_rate": 1, "ccti_timer_s": 50e-6, "ccti_increase": 4}, True),
+         ("hot spot, DCQCN", {"scheme": "dcqcn"}, True),
+         ("hot spot, DCQCN tuned", {"scheme": "dcqcn", "kmin_B": 20e3, "kmax_B": 100e3, "pmax": 0.2}, True)]
 VICTIM_LOAD = 0.2
 
 

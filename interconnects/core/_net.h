@@ -27,7 +27,7 @@ enum {
     EV_DELIVER,         /* message uid (a, b) is handed to the host at node target */
     EV_SENT,            /* the last byte of message uid (a, b) has left NIC target */
     EV_CUT,             /* cut-through: packet a, routed to port (b & 0xffff), VC (b >> 16), may go on at router target */
-    EV_CCTI_TIMER,      /* congestion control: the CCT index of NIC target for class a drops by one */
+    EV_CC_TIMER,        /* congestion control: the timer of NIC target's class a (CCTI decrease, DCQCN period) */
 };
 
 
@@ -128,12 +128,14 @@ struct ppt_net {
     int32_t *node_class;                    /* [node] class of messages from the node, or NULL: 0 */
     struct ppt_class_counters *class_counters;  /* [class] (observe.h) */
     ppt_histogram_t *class_latency;         /* [class] */
-    /* InfiniBand congestion control (cc_on; see ppt_net_config_t) */
+    /* congestion control (cc_on: the scheme, PPT_CC_*; see ppt_net_config_t), per source [node * classes + class] */
     int32_t cc_on;
-    int32_t *cc_marks;                      /* [port] packets eligible for a mark since the last one */
-    int32_t *ccti;                          /* [node * classes + class] CCT index */
-    double *cc_next_s;                      /* [node * classes + class] earliest start of the next data packet, s */
-    uint8_t *cc_timer_on;                   /* [node * classes + class] a CCTI_TIMER event is pending */
+    int32_t *cc_marks;                      /* IB: [port] packets eligible for a mark since the last one */
+    int32_t *ccti;                          /* IB: CCT index; DCQCN: periods since the last rate cut */
+    double *cc_next_s;                      /* earliest start of the next data packet, s */
+    uint8_t *cc_timer_on;                   /* an EV_CC_TIMER event is pending */
+    double *dcqcn_rate, *dcqcn_target;      /* DCQCN: current and target rate, bytes/s */
+    double *dcqcn_alpha, *dcqcn_cut_s;      /* DCQCN: congestion estimate, time of the last rate cut (s) */
 };
 
 /* Bytes still to serialize on port o's wire after time t_s (0 when idle or unused). */

@@ -496,7 +496,7 @@ static void cc_backoff(ppt_net_t *net, int32_t node, int32_t cls)
         net->ccti[k] = net->cfg.ccti_limit;
     if (!net->cc_timer_on[k]) {
         net->cc_timer_on[k] = 1;
-        post(net, net->now + net->cfg.ccti_timer_s, nic_key(net, node), EV_CCTI_TIMER, node, cls, 0);
+        post(net, net->now + net->cfg.ccti_timer_s, nic_key(net, node), EV_CC_TIMER, node, cls, 0);
     }
 }
 
@@ -507,9 +507,90 @@ static void cc_timer(ppt_net_t *net, int32_t node, int32_t cls)
     if (net->ccti[k] > 0)
         net->ccti[k]--;
     if (net->ccti[k] > 0)
-        post(net, net->now + net->cfg.ccti_timer_s, nic_key(net, node), EV_CCTI_TIMER, node, cls, 0);
+        post(net, net->now + net->cfg.ccti_timer_s, nic_key(net, node), EV_CC_TIMER, node, cls, 0);
     else
         net->cc_timer_on[k] = 0;
+}
+
+/* DCQCN (Zhu et al., "Congestion Control for Large-Scale RDMA Deployments", SIGCOMM 2015), per source NIC
+ * and class: a switch port marks an arriving data packet ECN (the FECN bit) with a probability rising
+ * linearly from 0 at red_kmin_B bytes waiting to red_pmax at red_kmax_B, and 1 beyond (RED); the
+ * destination returns a congestion notification packet (CNP, the BECN packet above) per marked packet;
+ * the source cuts its rate to rate * (1 - alpha / 2) at most once per dcqcn_cnp_interval_s (the target
+ * rate keeps the rate before the cut) and raises its estimate alpha <- (1 - g) alpha + g; every
+ * dcqcn_period_s without a cut alpha decays by (1 - g), and the rate recovers halfway to the target for
+ * dcqcn_fast_stages periods, then the target grows by dcqcn_ai_Bps a period (additive increase).  The
+ * NIC spaces the class's data packets size / rate apart; at line rate (no notification yet, or fully
+ * recovered) nothing waits.  The byte counter and hyper increase of the paper are not modelled. */
+
+/* Node's injection rate over all its rails, bytes/s. */
+static inline double line_Bps(const ppt_net_t *net, int32_t node)
+{
+    return net->planes / net->nic_inv_bw[(int64_t)node * net->planes];
+}
+
+/* Packet pkt arrives for output port i: RED marking by the bytes waiting there (a hash of the packet and
+ * its hop draws the chance, so serial and parallel runs mark alike). */
+static void red_mark(ppt_net_t *net, int64_t i, ppt_packet_t *pkt)
+{
+    const port_t *o = &net->ports[i];
+    if (!pkt->npackets || (pkt->cc & PPT_CC_FECN))
+        return;
+    double waiting = (double)o->queued_B + port_backlog_B(o, net->now), kmin = net->cfg.red_kmin_B;
+    if (waiting <= kmin)
+        return;
+    double p = waiting >= net->cfg.red_kmax_B ? 1.0 : net->cfg.red_pmax * (waiting - kmin) / (net->cfg.red_kmax_B - kmin);
+    uint64_t h = ppt_mix64(pkt->uid ^ ((uint64_t)pkt->hops << 56) ^ 0x65636eULL);
+    if ((double)(h >> 11) * 0x1p-53 >= p)
+        return;
+    pkt->cc |= PPT_CC_FECN;
+    net->c.fecn_marked++;
+}
+
+static void dcqcn_start_timer(ppt_net_t *net, int32_t node, int32_t cls, int64_t k)
+{
+    if (!net->cc_timer_on[k]) {
+        net->cc_timer_on[k] = 1;
+        post(net, net->now + net->cfg.dcqcn_period_s, nic_key(net, node), EV_CC_TIMER, node, cls, 0);
+    }
+}
+
+/* A CNP for class cls arrived back at source node: cut the rate (at most once per CNP interval). */
+static void dcqcn_cut(ppt_net_t *net, int32_t node, int32_t cls)
+{
+    int64_t k = (int64_t)node * net->classes + cls;
+    net->c.becn_received++;
+    if (net->now - net->dcqcn_cut_s[k] < net->cfg.dcqcn_cnp_interval_s)
+        return;
+    double g = net->cfg.dcqcn_g, rate = net->dcqcn_rate[k] * (1.0 - net->dcqcn_alpha[k] / 2.0);
+    net->dcqcn_target[k] = net->dcqcn_rate[k];
+    net->dcqcn_rate[k] = rate > net->cfg.dcqcn_min_rate_Bps ? rate : net->cfg.dcqcn_min_rate_Bps;
+    net->dcqcn_alpha[k] = (1.0 - g) * net->dcqcn_alpha[k] + g;
+    net->dcqcn_cut_s[k] = net->now;
+    net->ccti[k] = 0;
+    dcqcn_start_timer(net, node, cls, k);
+}
+
+/* A DCQCN period of class cls at node passed: alpha decays and the rate recovers; the timer stops at line rate. */
+static void dcqcn_period(ppt_net_t *net, int32_t node, int32_t cls)
+{
+    int64_t k = (int64_t)node * net->classes + cls;
+    double line = line_Bps(net, node);
+    net->cc_timer_on[k] = 0;
+    if (net->now - net->dcqcn_cut_s[k] < net->cfg.dcqcn_period_s) {    /* cut within this period: wait a whole one */
+        dcqcn_start_timer(net, node, cls, k);
+        return;
+    }
+    net->dcqcn_alpha[k] *= 1.0 - net->cfg.dcqcn_g;
+    if (++net->ccti[k] > net->cfg.dcqcn_fast_stages) {
+        double target = net->dcqcn_target[k] + net->cfg.dcqcn_ai_Bps;
+        net->dcqcn_target[k] = target < line ? target : line;
+    }
+    net->dcqcn_rate[k] = (net->dcqcn_rate[k] + net->dcqcn_target[k]) / 2.0;
+    if (net->dcqcn_rate[k] >= line * (1.0 - 1e-9))
+        net->dcqcn_rate[k] = net->dcqcn_target[k] = line;
+    else
+        dcqcn_start_timer(net, node, cls, k);
 }
 
 /* Put packet p, routed to (port, vc) at router r, on that port now or in its queue. */
@@ -518,8 +599,10 @@ static void router_take(ppt_net_t *net, int32_t r, int32_t p, int32_t port, int3
     int64_t i = (int64_t)r * net->radix + port;
     port_t *o = &net->ports[i];
     int32_t size = net->pkts[p].size_B;
-    if (net->cc_on)
+    if (net->cc_on == PPT_CC_IB)
         cc_mark(net, i, vc, &net->pkts[p]);
+    else if (net->cc_on == PPT_CC_DCQCN)
+        red_mark(net, i, &net->pkts[p]);
     if (!net->credit_on) {
         /* unbounded buffers: the output port is a FIFO, so the departure is known now */
         double start = o->free_at;
@@ -907,8 +990,13 @@ static void rail_pump(ppt_net_t *net, int32_t node, int32_t rail)
     if (net->credit_on)
         net->nic_credit_B[i] -= size;
     double free = nic_launch(net, node, rail, p, now);
-    if (cc_next)
-        *cc_next = free + net->ccti[(int64_t)node * net->classes + net->pkts[p].tclass] * net->cfg.cct_step_s;
+    if (cc_next) {
+        int64_t k = (int64_t)node * net->classes + net->pkts[p].tclass;
+        if (net->cc_on == PPT_CC_IB)
+            *cc_next = free + net->ccti[k] * net->cfg.cct_step_s;
+        else if (net->dcqcn_rate[k] < line_Bps(net, node))
+            *cc_next = now + size / net->dcqcn_rate[k];
+    }
     if (net->nic_out_head[i] != NONE || net->nic_resp_head[node] != NONE || net->nic_shared_head[node] != NONE ||
         (net->nic_held[node] != NONE && net->nic_held_rail[node] == rail))
         rail_wake_at(net, node, rail, free);
@@ -1004,8 +1092,10 @@ static void nic_receive(ppt_net_t *net, int32_t node, int32_t p)
     ppt_observe_delivery(net, pkt, latency);
     if (pkt->npackets == 0) {                   /* a response packet ends here */
         net->c.responses++;
-        if (pkt->cc & PPT_CC_BECN)
+        if ((pkt->cc & PPT_CC_BECN) && net->cc_on == PPT_CC_IB)
             cc_backoff(net, node, pkt->tclass);
+        else if (pkt->cc & PPT_CC_BECN)
+            dcqcn_cut(net, node, pkt->tclass);
         packet_free(net, p);
         return;
     }
@@ -1104,8 +1194,11 @@ int64_t ppt_net_run(ppt_net_t *net, double until_s, int64_t max_events)
         case EV_SENT:
             output(net, &ev, PPT_OUT_SENT, uid_of(&ev));
             break;
-        case EV_CCTI_TIMER:
-            cc_timer(net, target, ev.a);
+        case EV_CC_TIMER:
+            if (net->cc_on == PPT_CC_IB)
+                cc_timer(net, target, ev.a);
+            else
+                dcqcn_period(net, target, ev.a);
             break;
         }
         if (net->out_len > seen && !seen) {
@@ -1265,13 +1358,27 @@ ppt_net_t *ppt_net_new(const ppt_net_config_t *cfg, const ppt_routing_t *routing
         net->class_counters = ppt_alloc((size_t)C, sizeof(ppt_class_counters_t));
         net->class_latency = ppt_alloc((size_t)C, sizeof(ppt_histogram_t));
     }
-    net->cc_on = cfg->cc_ib != 0;
+    net->cc_on = cfg->cc_scheme;
     if (net->cc_on) {
         size_t flows = (size_t)N * (size_t)net->classes;
         net->cc_marks = ppt_alloc((size_t)ports, sizeof(int32_t));
         net->ccti = ppt_alloc(flows, sizeof(int32_t));
         net->cc_next_s = ppt_alloc(flows, sizeof(double));
         net->cc_timer_on = ppt_alloc(flows, 1);
+    }
+    if (net->cc_on == PPT_CC_DCQCN) {
+        size_t flows = (size_t)N * (size_t)net->classes;
+        net->dcqcn_rate = ppt_alloc(flows, sizeof(double));
+        net->dcqcn_target = ppt_alloc(flows, sizeof(double));
+        net->dcqcn_alpha = ppt_alloc(flows, sizeof(double));
+        net->dcqcn_cut_s = ppt_alloc(flows, sizeof(double));
+        for (int32_t n = 0; n < N; n++)
+            for (int32_t c = 0; c < net->classes && node_local(net, n); c++) {
+                int64_t k = (int64_t)n * net->classes + c;
+                net->dcqcn_rate[k] = net->dcqcn_target[k] = line_Bps(net, n);
+                net->dcqcn_alpha[k] = 1.0;          /* the paper's initial estimate */
+                net->dcqcn_cut_s[k] = -INFINITY;
+            }
     }
     net->pkt_free = net->msg_free = NONE;
     net->outbox = ppt_alloc((size_t)cfg->num_ranks, sizeof(ppt_remote_t *));
@@ -1294,7 +1401,8 @@ void ppt_net_free(ppt_net_t *net)
                       net->pkts, net->msgs, net->partial.keys, net->partial.left, net->out,
                       net->sources, net->outbox_len, net->outbox_cap, net->class_cost, net->class_priority,
                       net->class_tag, net->class_rr, net->port_vtime, net->node_class, net->class_counters,
-                      net->class_latency, net->cc_marks, net->ccti, net->cc_next_s, net->cc_timer_on};
+                      net->class_latency, net->cc_marks, net->ccti, net->cc_next_s, net->cc_timer_on,
+                      net->dcqcn_rate, net->dcqcn_target, net->dcqcn_alpha, net->dcqcn_cut_s};
     for (size_t k = 0; k < sizeof tables / sizeof *tables; k++)
         free(tables[k]);
     for (int32_t k = 0; k < net->cfg.num_ranks; k++)

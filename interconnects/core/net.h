@@ -46,8 +46,9 @@ typedef struct ppt_net_config {
     int32_t classes;
     const double *class_share;      /* [class] guaranteed fraction of every port's bandwidth, summing to 1 */
     const int32_t *class_priority;  /* [class] strict priority level, higher served first; NULL: all equal */
-    /* InfiniBand congestion control (IBTA annex A10; net.c), off when cc_ib is 0. */
-    int32_t cc_ib;
+    /* Congestion control (net.c): cc_scheme PPT_CC_NONE, PPT_CC_IB (InfiniBand, IBTA annex A10: the cc_ and
+     * ccti_ fields) or PPT_CC_DCQCN (Zhu et al., SIGCOMM 2015: the red_ and dcqcn_ fields). */
+    int32_t cc_scheme;
     double cc_threshold_B;          /* a port with this many bytes waiting marks arriving packets (FECN) */
     int32_t cc_marking_rate;        /* of the packets eligible for a mark, one in this many gets it */
     int32_t cc_min_packet_B;        /* packets smaller than this are never marked */
@@ -55,10 +56,19 @@ typedef struct ppt_net_config {
     int32_t ccti_limit;             /* largest CCT index */
     double ccti_timer_s;            /* the index drops by 1 every this many seconds while above 0 */
     double cct_step_s;              /* CCT: index i delays the next packet i * cct_step_s after the last, s */
+    double red_kmin_B, red_kmax_B;  /* ECN marking: probability 0 up to kmin bytes waiting, red_pmax at kmax, */
+    double red_pmax;                /* 1 beyond */
+    double dcqcn_g;                 /* gain of the congestion estimate alpha */
+    double dcqcn_period_s;          /* alpha decay and rate increase period, s */
+    double dcqcn_ai_Bps;            /* additive increase of the target rate, bytes/s */
+    double dcqcn_min_rate_Bps;      /* the rate is never cut below this, bytes/s */
+    double dcqcn_cnp_interval_s;    /* at most one rate cut per this many seconds, s */
+    int32_t dcqcn_fast_stages;      /* periods of fast recovery (rate halfway to target) before additive increase */
 } ppt_net_config_t;
 
 enum { PPT_RAIL_RANDOM, PPT_RAIL_ROUND_ROBIN, PPT_RAIL_CONGESTION, PPT_RAIL_DEDICATED, PPT_RAIL_SHORTEST };
 enum { PPT_RAIL_PER_MESSAGE, PPT_RAIL_PER_PACKET };
+enum { PPT_CC_NONE, PPT_CC_IB, PPT_CC_DCQCN };
 
 /* What Python must see: a message delivered (at its destination node) or sent (at its source node). */
 enum { PPT_OUT_DELIVER = 1, PPT_OUT_SENT = 2 };
