@@ -7,8 +7,9 @@ Runs ``ppt traffic``'s measurement (uniform random traffic, serially) with the
 same preset as is, with as many VCs as 2 classes hold (``vcs`` 4: the
 dragonfly's 2 VCs twice, so the same buffers without the arbiter), with 2 and
 4 traffic classes (the traffic in class 0, so every port runs the class
-arbiter), with InfiniBand congestion control (its
-defaults), and with both; the variants alternate, ``--repeats`` times, and
+arbiter), with InfiniBand congestion control and
+with DCQCN (their defaults), and with 2 classes and InfiniBand control; the
+variants alternate, ``--repeats`` times, and
 the least CPU time of each counts (CPU time of the whole measurement, set-up
 included: on a shared machine wall time says more about the neighbours).
 Printed: router traversals per CPU second and the ratio to the run without
@@ -30,6 +31,7 @@ VARIANTS = [("off", {}),
             ("2 classes", {"traffic_classes": 2}),
             ("4 classes", {"traffic_classes": 4}),
             ("IB congestion control", {"congestion_control": {"scheme": "ib"}}),
+            ("DCQCN", {"congestion_control": {"scheme": "dcqcn"}}),
             ("2 classes + IB control", {"traffic_classes": 2, "congestion_control": {"scheme": "ib"}})]
 
 
