@@ -27,13 +27,14 @@ enum {
     EV_DELIVER,         /* message uid (a, b) is handed to the host at node target */
     EV_SENT,            /* the last byte of message uid (a, b) has left NIC target */
     EV_CUT,             /* cut-through: packet a, routed to port (b & 0xffff), VC (b >> 16), may go on at router target */
+    EV_CC_TIMER,        /* congestion control: the timer of NIC target's class a (CCTI decrease, DCQCN period) */
 };
 
 
 typedef struct message {
     uint64_t uid;
     int64_t nbytes;
-    int32_t src, dst, npackets, cut, next, notify_sent;
+    int32_t src, dst, npackets, cut, next, notify_sent, tclass;
 } message_t;
 
 typedef struct source {     /* a synthetic traffic source of one NIC */
@@ -117,6 +118,24 @@ struct ppt_net {
     const int32_t *node_job;                /* job of every node (see ppt_net_set_jobs), or NULL */
     struct ppt_job_counters *job_counters;  /* [job] (observe.h) */
     unsigned __int128 latency_sum_as;
+    /* traffic classes (classes > 1; see ppt_net_config_t): per class its VC count and 1 / share */
+    int32_t classes, class_vcs;
+    double *class_cost;                     /* [class] virtual bytes per byte served: 1 / share */
+    int32_t *class_priority;                /* [class] strict priority level */
+    double *class_tag;                      /* [port * classes + class] fair queueing finish tag, virtual bytes */
+    double *port_vtime;                     /* [port] start tag of the packet last started, virtual bytes */
+    int32_t *class_rr;                      /* [port * classes + class] round-robin pointer among its VCs */
+    int32_t *node_class;                    /* [node] class of messages from the node, or NULL: 0 */
+    struct ppt_class_counters *class_counters;  /* [class] (observe.h) */
+    ppt_histogram_t *class_latency;         /* [class] */
+    /* congestion control (cc_on: the scheme, PPT_CC_*; see ppt_net_config_t), per source [node * classes + class] */
+    int32_t cc_on;
+    int32_t *cc_marks;                      /* IB: [port] packets eligible for a mark since the last one */
+    int32_t *ccti;                          /* IB: CCT index; DCQCN: periods since the last rate cut */
+    double *cc_next_s;                      /* earliest start of the next data packet, s */
+    uint8_t *cc_timer_on;                   /* an EV_CC_TIMER event is pending */
+    double *dcqcn_rate, *dcqcn_target;      /* DCQCN: current and target rate, bytes/s */
+    double *dcqcn_alpha, *dcqcn_cut_s;      /* DCQCN: congestion estimate, time of the last rate cut (s) */
 };
 
 /* Bytes still to serialize on port o's wire after time t_s (0 when idle or unused). */

@@ -24,7 +24,13 @@ typedef struct ppt_packet {
     int32_t from_router;     /* router it came from, -1 from the source NIC */
     int32_t npackets;        /* packets of its message; 0 for a response packet */
     int32_t next;            /* queue link (pool index), -1 at the end */
+    int16_t tclass;          /* traffic class (0 without classes): its VCs and its share of every port */
+    uint16_t cc;             /* congestion control marks: PPT_CC_FECN, PPT_CC_BECN */
 } ppt_packet_t;
+
+/* Congestion marks of a packet: FECN set by a congested switch port, BECN on the notification the
+ * destination returns to the source (InfiniBand congestion control, net.c). */
+enum { PPT_CC_FECN = 1, PPT_CC_BECN = 2 };
 
 typedef struct ppt_routing ppt_routing_t;
 struct ppt_net;

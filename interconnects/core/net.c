@@ -311,6 +311,66 @@ static void return_credit(ppt_net_t *net, int32_t r, const ppt_packet_t *pkt, do
         post(net, t, key, EV_NIC_CREDIT, back, net->planes > 1 ? r % net->planes : 0, pkt->size_B);
 }
 
+/* ---------------------------------------------------------------- traffic classes
+ *
+ * An output port shares its wire among the traffic classes with packets waiting for it by start-time
+ * fair queueing (Goyal, Vin & Cheng, SIGCOMM 1996): every class has a finish tag in virtual bytes
+ * (bytes served / its share); a packet starts at tag max(class tag, port's virtual time), advances its
+ * class's tag by size / share, and the port's virtual time becomes that start tag.  The free port
+ * starts the waiting class of highest priority and, among equals, of lowest start tag.  A backlogged
+ * class so gets at least its share of the wire in any window of a few packets; a class with nothing
+ * eligible (empty, or out of credits) is skipped and its share goes to the others (work-conserving),
+ * and it cannot bank the time it was idle: its start tag is raised to the port's virtual time. */
+
+/* Account packet pkt, starting on port i now, to its class. */
+static void class_started(ppt_net_t *net, int64_t i, const ppt_packet_t *pkt)
+{
+    double *tag = &net->class_tag[i * net->classes + pkt->tclass];
+    double start = *tag > net->port_vtime[i] ? *tag : net->port_vtime[i];
+    net->port_vtime[i] = start;
+    *tag = start + pkt->size_B * net->class_cost[pkt->tclass];
+}
+
+/* The VC of class c whose head packet may start on port i now (round-robin among the class's VCs), or -1. */
+static int32_t class_ready_vc(const ppt_net_t *net, int64_t i, int32_t c, int to_router)
+{
+    int32_t nv = net->class_vcs, start = net->class_rr[i * net->classes + c];
+    for (int32_t k = 0; k < nv; k++) {
+        int32_t vc = c * nv + (start + k) % nv;
+        int64_t q = i * net->num_vcs + vc;
+        int32_t p = net->q_head[q];
+        if (p != NONE && (!to_router || net->credits[q] >= net->pkts[p].size_B))
+            return vc;
+    }
+    return NONE;
+}
+
+/* The VC whose head packet the idle port i starts next: the ready class of highest priority, then of
+ * lowest start tag (lowest class on ties); -1 if none is ready. */
+static int32_t class_pick_vc(ppt_net_t *net, int64_t i, int to_router)
+{
+    int32_t best_vc = NONE, best_prio = 0;
+    double best_tag = 0.0, vtime = net->port_vtime[i];
+    for (int32_t c = 0; c < net->classes; c++) {
+        int32_t vc = class_ready_vc(net, i, c, to_router);
+        if (vc == NONE)
+            continue;
+        int32_t prio = net->class_priority[c];
+        double tag = net->class_tag[i * net->classes + c];
+        tag = tag > vtime ? tag : vtime;
+        if (best_vc == NONE || prio > best_prio || (prio == best_prio && tag < best_tag)) {
+            best_vc = vc;
+            best_prio = prio;
+            best_tag = tag;
+        }
+    }
+    if (best_vc != NONE) {
+        int32_t c = best_vc / net->class_vcs;
+        net->class_rr[i * net->classes + c] = (best_vc - c * net->class_vcs + 1) % net->class_vcs;
+    }
+    return best_vc;
+}
+
 /* Credit flow control: send packet p now on the idle `port`. */
 static void transmit(ppt_net_t *net, int32_t r, int32_t p, int32_t port, int32_t vc)
 {
@@ -320,6 +380,8 @@ static void transmit(ppt_net_t *net, int32_t r, int32_t p, int32_t port, int32_t
     return_credit(net, r, pkt, net->now);   /* its buffer frees as it starts to leave, whole */
     if (o->peer >= 0)
         net->credits[i * net->num_vcs + vc] -= pkt->size_B;
+    if (net->classes > 1)
+        class_started(net, i, pkt);
     double end = forward(net, r, p, port, vc, net->now);
     if (o->queued_B)
         port_wake_at(net, r, port, end);
@@ -336,9 +398,15 @@ static void serve(ppt_net_t *net, int32_t r, int32_t port)
     }
     int32_t nvc = net->num_vcs, start = net->rr[i];
     int to_router = o->peer >= 0;
+    if (net->classes > 1) {
+        start = class_pick_vc(net, i, to_router);
+        if (start == NONE)
+            return;
+        nvc = 1;                                /* the loop below takes that VC */
+    }
     for (int32_t k = 0; k < nvc; k++) {
-        int32_t vc = (start + k) % nvc;
-        int64_t q = i * nvc + vc;
+        int32_t vc = (start + k) % net->num_vcs;
+        int64_t q = i * net->num_vcs + vc;
         int32_t p = net->q_head[q];
         if (p == NONE)
             continue;
@@ -356,12 +424,173 @@ static void serve(ppt_net_t *net, int32_t r, int32_t port)
 }
 
 /* The routing's choice at live router r: that of r's plane, which sees plane-local router ids. */
-static inline int32_t route(ppt_net_t *net, ppt_packet_t *pkt, int32_t r, int32_t *vc)
+static inline int32_t plane_route(ppt_net_t *net, ppt_packet_t *pkt, int32_t r, int32_t *vc)
 {
     if (net->planes == 1)
         return net->routing.route(&net->routing, pkt, r, vc);
     const ppt_routing_t *rt = &net->plane_routing[r % net->planes];
     return rt->route(rt, pkt, r / net->planes, vc);
+}
+
+/* The routing's choice for packet pkt at router r, on the VCs of its traffic class.
+ *
+ * Deadlock freedom with classes: class c owns a private copy [c * V, (c + 1) * V) of the routing's V
+ * VCs on every port, with their own buffers and credits.  The routing sees and chooses VCs in 0..V-1
+ * exactly as without classes, so within one class the channel dependency graph is the routing's own,
+ * acyclic by its original argument (VC per hop or per phase for the dragonfly family and Slim Fly,
+ * datelines for tori, up*-down* for fat-trees); a packet never changes class, and no buffer holds
+ * packets of two classes, so no dependency joins two classes' graphs.  The port arbiter only chooses
+ * among packets already granted a buffer and credits downstream, so it adds no dependency. */
+static inline int32_t route(ppt_net_t *net, ppt_packet_t *pkt, int32_t r, int32_t *vc)
+{
+    if (net->classes <= 1)
+        return plane_route(net, pkt, r, vc);
+    int32_t base = pkt->tclass * net->class_vcs;
+    pkt->vc -= base;
+    int32_t port = plane_route(net, pkt, r, vc);
+    pkt->vc += base;
+    *vc += base;
+    return port;
+}
+
+/* ---------------------------------------------------------------- congestion control
+ *
+ * InfiniBand congestion control (IBTA specification, annex A10), per source NIC and traffic class
+ * (the specification's SL-level throttling): a switch output port whose waiting bytes (queued plus
+ * the rest of the packet on its wire) reach cc_threshold_B marks FECN on one in cc_marking_rate of
+ * the packets of at least cc_min_packet_B that arrive for it; a destination NIC answers a FECN-marked
+ * packet with a congestion notification packet (BECN, one response-sized packet back through the
+ * network, in the packet's class); each BECN raises the source's CCT index (CCTI) by ccti_increase, up to
+ * ccti_limit, and a timer lowers it by one every ccti_timer_s while it is above 0.  The NIC starts a
+ * data packet of that class no sooner than CCTI * cct_step_s after the end of the previous one (the
+ * Congestion Control Table's inter-packet delay, here a linear table).  Notifications and responses
+ * are never throttled.  At CCTI 0 (no congestion seen) nothing waits: timing is that without control. */
+
+/* Packet pkt arrives for output port i on VC vc: mark it FECN if the port is a root of congestion (one
+ * in marking_rate).  A port is a root when its waiting bytes reach the threshold while the packet's
+ * downstream buffer has room for it: the port's own wire holds the queue.  A port whose queue waits
+ * for credits is a victim of congestion further on and marks nothing (the specification's default,
+ * victim marking off), so flows that merely cross a congestion tree are not throttled. */
+static void cc_mark(ppt_net_t *net, int64_t i, int32_t vc, ppt_packet_t *pkt)
+{
+    const port_t *o = &net->ports[i];
+    if (pkt->size_B < net->cfg.cc_min_packet_B || !pkt->npackets || (pkt->cc & PPT_CC_FECN) ||
+        (double)o->queued_B + port_backlog_B(o, net->now) < net->cfg.cc_threshold_B)
+        return;
+    if (net->credit_on && o->peer >= 0 && net->credits[i * net->num_vcs + vc] < pkt->size_B)
+        return;
+    if (++net->cc_marks[i] < net->cfg.cc_marking_rate)
+        return;
+    net->cc_marks[i] = 0;
+    pkt->cc |= PPT_CC_FECN;
+    net->c.fecn_marked++;
+}
+
+/* A BECN for class cls arrived back at source node: raise its CCT index and start its timer. */
+static void cc_backoff(ppt_net_t *net, int32_t node, int32_t cls)
+{
+    int64_t k = (int64_t)node * net->classes + cls;
+    net->c.becn_received++;
+    net->ccti[k] += net->cfg.ccti_increase;
+    if (net->ccti[k] > net->cfg.ccti_limit)
+        net->ccti[k] = net->cfg.ccti_limit;
+    if (!net->cc_timer_on[k]) {
+        net->cc_timer_on[k] = 1;
+        post(net, net->now + net->cfg.ccti_timer_s, nic_key(net, node), EV_CC_TIMER, node, cls, 0);
+    }
+}
+
+/* CCTI_Timer of class cls at node expired: lower the index, and run again while it is above 0. */
+static void cc_timer(ppt_net_t *net, int32_t node, int32_t cls)
+{
+    int64_t k = (int64_t)node * net->classes + cls;
+    if (net->ccti[k] > 0)
+        net->ccti[k]--;
+    if (net->ccti[k] > 0)
+        post(net, net->now + net->cfg.ccti_timer_s, nic_key(net, node), EV_CC_TIMER, node, cls, 0);
+    else
+        net->cc_timer_on[k] = 0;
+}
+
+/* DCQCN (Zhu et al., "Congestion Control for Large-Scale RDMA Deployments", SIGCOMM 2015), per source NIC
+ * and class: a switch port marks an arriving data packet ECN (the FECN bit) with a probability rising
+ * linearly from 0 at red_kmin_B bytes waiting to red_pmax at red_kmax_B, and 1 beyond (RED); the
+ * destination returns a congestion notification packet (CNP, the BECN packet above) per marked packet;
+ * the source cuts its rate to rate * (1 - alpha / 2) at most once per dcqcn_cnp_interval_s (the target
+ * rate keeps the rate before the cut) and raises its estimate alpha <- (1 - g) alpha + g; every
+ * dcqcn_period_s without a cut alpha decays by (1 - g), and the rate recovers halfway to the target for
+ * dcqcn_fast_stages periods, then the target grows by dcqcn_ai_Bps a period (additive increase).  The
+ * NIC spaces the class's data packets size / rate apart; at line rate (no notification yet, or fully
+ * recovered) nothing waits.  The byte counter and hyper increase of the paper are not modelled. */
+
+/* Node's injection rate over all its rails, bytes/s. */
+static inline double line_Bps(const ppt_net_t *net, int32_t node)
+{
+    return net->planes / net->nic_inv_bw[(int64_t)node * net->planes];
+}
+
+/* Packet pkt arrives for output port i: RED marking by the bytes waiting there (a hash of the packet and
+ * its hop draws the chance, so serial and parallel runs mark alike). */
+static void red_mark(ppt_net_t *net, int64_t i, ppt_packet_t *pkt)
+{
+    const port_t *o = &net->ports[i];
+    if (!pkt->npackets || (pkt->cc & PPT_CC_FECN))
+        return;
+    double waiting = (double)o->queued_B + port_backlog_B(o, net->now), kmin = net->cfg.red_kmin_B;
+    if (waiting <= kmin)
+        return;
+    double p = waiting >= net->cfg.red_kmax_B ? 1.0 : net->cfg.red_pmax * (waiting - kmin) / (net->cfg.red_kmax_B - kmin);
+    uint64_t h = ppt_mix64(pkt->uid ^ ((uint64_t)pkt->hops << 56) ^ 0x65636eULL);
+    if ((double)(h >> 11) * 0x1p-53 >= p)
+        return;
+    pkt->cc |= PPT_CC_FECN;
+    net->c.fecn_marked++;
+}
+
+static void dcqcn_start_timer(ppt_net_t *net, int32_t node, int32_t cls, int64_t k)
+{
+    if (!net->cc_timer_on[k]) {
+        net->cc_timer_on[k] = 1;
+        post(net, net->now + net->cfg.dcqcn_period_s, nic_key(net, node), EV_CC_TIMER, node, cls, 0);
+    }
+}
+
+/* A CNP for class cls arrived back at source node: cut the rate (at most once per CNP interval). */
+static void dcqcn_cut(ppt_net_t *net, int32_t node, int32_t cls)
+{
+    int64_t k = (int64_t)node * net->classes + cls;
+    net->c.becn_received++;
+    if (net->now - net->dcqcn_cut_s[k] < net->cfg.dcqcn_cnp_interval_s)
+        return;
+    double g = net->cfg.dcqcn_g, rate = net->dcqcn_rate[k] * (1.0 - net->dcqcn_alpha[k] / 2.0);
+    net->dcqcn_target[k] = net->dcqcn_rate[k];
+    net->dcqcn_rate[k] = rate > net->cfg.dcqcn_min_rate_Bps ? rate : net->cfg.dcqcn_min_rate_Bps;
+    net->dcqcn_alpha[k] = (1.0 - g) * net->dcqcn_alpha[k] + g;
+    net->dcqcn_cut_s[k] = net->now;
+    net->ccti[k] = 0;
+    dcqcn_start_timer(net, node, cls, k);
+}
+
+/* A DCQCN period of class cls at node passed: alpha decays and the rate recovers; the timer stops at line rate. */
+static void dcqcn_period(ppt_net_t *net, int32_t node, int32_t cls)
+{
+    int64_t k = (int64_t)node * net->classes + cls;
+    double line = line_Bps(net, node);
+    net->cc_timer_on[k] = 0;
+    if (net->now - net->dcqcn_cut_s[k] < net->cfg.dcqcn_period_s) {    /* cut within this period: wait a whole one */
+        dcqcn_start_timer(net, node, cls, k);
+        return;
+    }
+    net->dcqcn_alpha[k] *= 1.0 - net->cfg.dcqcn_g;
+    if (++net->ccti[k] > net->cfg.dcqcn_fast_stages) {
+        double target = net->dcqcn_target[k] + net->cfg.dcqcn_ai_Bps;
+        net->dcqcn_target[k] = target < line ? target : line;
+    }
+    net->dcqcn_rate[k] = (net->dcqcn_rate[k] + net->dcqcn_target[k]) / 2.0;
+    if (net->dcqcn_rate[k] >= line * (1.0 - 1e-9))
+        net->dcqcn_rate[k] = net->dcqcn_target[k] = line;
+    else
+        dcqcn_start_timer(net, node, cls, k);
 }
 
 /* Put packet p, routed to (port, vc) at router r, on that port now or in its queue. */
@@ -370,6 +599,10 @@ static void router_take(ppt_net_t *net, int32_t r, int32_t p, int32_t port, int3
     int64_t i = (int64_t)r * net->radix + port;
     port_t *o = &net->ports[i];
     int32_t size = net->pkts[p].size_B;
+    if (net->cc_on == PPT_CC_IB)
+        cc_mark(net, i, vc, &net->pkts[p]);
+    else if (net->cc_on == PPT_CC_DCQCN)
+        red_mark(net, i, &net->pkts[p]);
     if (!net->credit_on) {
         /* unbounded buffers: the output port is a FIFO, so the departure is known now */
         double start = o->free_at;
@@ -589,7 +822,7 @@ static double nic_launch(ppt_net_t *net, int32_t node, int32_t rail, int32_t p, 
     pkt->tail_s = at + net->nic_arrive_s[i];
     pkt->in_port = net->cfg.node_port[node];
     pkt->from_router = NONE;
-    pkt->vc = 0;
+    pkt->vc = pkt->tclass * net->class_vcs;    /* VC 0 of its class */
     net->c.injected++;
     net->nic_injected_B[node] += pkt->size_B;
     net->c.injected_uid_hash += ppt_mix64(pkt->uid);
@@ -613,6 +846,7 @@ static int32_t nic_cut(ppt_net_t *net, int32_t m, double created_s)
     pkt->size_B = packet_size(net, payload);
     pkt->payload_B = payload;
     pkt->npackets = msg->npackets;
+    pkt->tclass = msg->tclass;
     pkt->inject_s = created_s;
     ppt_packet_unlinked(pkt);
     return p;
@@ -739,6 +973,15 @@ static void rail_pump(ppt_net_t *net, int32_t node, int32_t rail)
     if (p == NONE)
         return;
     int32_t size = net->pkts[p].size_B;
+    double *cc_next = NULL;
+    if (net->cc_on && net->pkts[p].npackets) {  /* a data packet waits out its class's injection delay */
+        cc_next = &net->cc_next_s[(int64_t)node * net->classes + net->pkts[p].tclass];
+        if (*cc_next > now) {
+            net->nic_pending[i] = p;
+            rail_wake_at(net, node, rail, *cc_next);
+            return;
+        }
+    }
     if (net->credit_on && net->nic_credit_B[i] < size) {
         net->nic_pending[i] = p;                /* a credit from the router resumes us */
         return;
@@ -747,6 +990,13 @@ static void rail_pump(ppt_net_t *net, int32_t node, int32_t rail)
     if (net->credit_on)
         net->nic_credit_B[i] -= size;
     double free = nic_launch(net, node, rail, p, now);
+    if (cc_next) {
+        int64_t k = (int64_t)node * net->classes + net->pkts[p].tclass;
+        if (net->cc_on == PPT_CC_IB)
+            *cc_next = free + net->ccti[k] * net->cfg.cct_step_s;
+        else if (net->dcqcn_rate[k] < line_Bps(net, node))
+            *cc_next = now + size / net->dcqcn_rate[k];
+    }
     if (net->nic_out_head[i] != NONE || net->nic_resp_head[node] != NONE || net->nic_shared_head[node] != NONE ||
         (net->nic_held[node] != NONE && net->nic_held_rail[node] == rail))
         rail_wake_at(net, node, rail, free);
@@ -765,7 +1015,7 @@ static void nic_queue(ppt_net_t *net, int32_t node, int32_t m)
     message_t *msg = &net->msgs[m];
     int per_packet = net->rail_unit == PPT_RAIL_PER_PACKET;
     int32_t rail = per_packet ? NONE : choose_rail(net, node, msg->dst, msg->uid << 24);
-    if (!net->credit_on && !net->traffic_on) {
+    if (!net->credit_on && !net->traffic_on && !net->cc_on) {
         /* unbounded buffers: nothing can hold a rail up, so lay out all packets now (FIFO per rail) */
         double done = net->now;
         while (msg->cut < msg->npackets) {
@@ -799,6 +1049,31 @@ static void nic_queue(ppt_net_t *net, int32_t node, int32_t m)
         rail_pump(net, node, rail);
 }
 
+/* Send a response packet (marks cc: a congestion notification) of class tclass from node to dst now. */
+static void nic_respond(ppt_net_t *net, int32_t node, int32_t dst, int32_t tclass, int32_t cc)
+{
+    int32_t rp = ppt_packet_new(net);
+    ppt_packet_t *resp = &net->pkts[rp];
+    resp->msg_uid = ((uint64_t)node << 32) | RESPONSE_BIT | ++net->nic_resp_seq[node];
+    resp->uid = resp->msg_uid << 24;
+    resp->src = node;
+    resp->dst = dst;
+    resp->size_B = response_size(net);
+    resp->npackets = 0;
+    resp->tclass = (int16_t)tclass;
+    resp->cc = (uint16_t)cc;
+    resp->inject_s = net->now;
+    ppt_packet_unlinked(resp);
+    if (!net->credit_on && !net->traffic_on && !net->cc_on) {
+        int32_t rail = choose_rail(net, node, resp->dst, resp->uid);
+        double free = net->nic_free_at[rail_index(net, node, rail)];
+        nic_launch(net, node, rail, rp, free > net->now ? free : net->now);
+    } else {
+        packet_append(net, &net->nic_resp_head[node], &net->nic_resp_tail[node], rp);
+        ppt_nic_pump(net, node);
+    }
+}
+
 static void nic_receive(ppt_net_t *net, int32_t node, int32_t p)
 {
     ppt_packet_t *pkt = &net->pkts[p];
@@ -817,32 +1092,20 @@ static void nic_receive(ppt_net_t *net, int32_t node, int32_t p)
     ppt_observe_delivery(net, pkt, latency);
     if (pkt->npackets == 0) {                   /* a response packet ends here */
         net->c.responses++;
+        if ((pkt->cc & PPT_CC_BECN) && net->cc_on == PPT_CC_IB)
+            cc_backoff(net, node, pkt->tclass);
+        else if (pkt->cc & PPT_CC_BECN)
+            dcqcn_cut(net, node, pkt->tclass);
         packet_free(net, p);
         return;
     }
     uint64_t msg_uid = pkt->msg_uid;
-    int32_t npackets = pkt->npackets, src = pkt->src;
+    int32_t npackets = pkt->npackets, src = pkt->src, tclass = pkt->tclass, fecn = pkt->cc & PPT_CC_FECN;
     packet_free(net, p);
-    if (net->cfg.response_B) {
-        int32_t rp = ppt_packet_new(net);
-        ppt_packet_t *resp = &net->pkts[rp];
-        resp->msg_uid = ((uint64_t)node << 32) | RESPONSE_BIT | ++net->nic_resp_seq[node];
-        resp->uid = resp->msg_uid << 24;
-        resp->src = node;
-        resp->dst = src;
-        resp->size_B = response_size(net);
-        resp->npackets = 0;
-        resp->inject_s = net->now;
-        ppt_packet_unlinked(resp);
-        if (!net->credit_on && !net->traffic_on) {
-            int32_t rail = choose_rail(net, node, resp->dst, resp->uid);
-            double free = net->nic_free_at[rail_index(net, node, rail)];
-            nic_launch(net, node, rail, rp, free > net->now ? free : net->now);
-        } else {
-            packet_append(net, &net->nic_resp_head[node], &net->nic_resp_tail[node], rp);
-            ppt_nic_pump(net, node);
-        }
-    }
+    if (net->cfg.response_B)
+        nic_respond(net, node, src, tclass, 0);
+    if (fecn)
+        nic_respond(net, node, src, tclass, PPT_CC_BECN);
     if (npackets > 1 && map_arrived(&net->partial, msg_uid, npackets))
         return;
     net->c.messages_delivered++;
@@ -931,6 +1194,12 @@ int64_t ppt_net_run(ppt_net_t *net, double until_s, int64_t max_events)
         case EV_SENT:
             output(net, &ev, PPT_OUT_SENT, uid_of(&ev));
             break;
+        case EV_CC_TIMER:
+            if (net->cc_on == PPT_CC_IB)
+                cc_timer(net, target, ev.a);
+            else
+                dcqcn_period(net, target, ev.a);
+            break;
         }
         if (net->out_len > seen && !seen) {
             seen = net->out_len;
@@ -954,6 +1223,7 @@ uint64_t ppt_net_send(ppt_net_t *net, int32_t src, int32_t dst, int64_t nbytes, 
     msg->npackets = n > 1 ? (int32_t)n : 1;
     msg->cut = 0;
     msg->notify_sent = notify_sent;
+    msg->tclass = net->node_class ? net->node_class[src] : 0;
     net->c.messages_sent++;
     post(net, now_s + net->cfg.nic_latency_s, ++net->nic_send_key[src], EV_NIC_QUEUE, src, m, 0);
     return msg->uid;
@@ -1072,6 +1342,44 @@ ppt_net_t *ppt_net_new(const ppt_net_config_t *cfg, const ppt_routing_t *routing
         net->nic_resp_head[n] = net->nic_resp_tail[n] = NONE;
         net->nic_shared_head[n] = net->nic_shared_tail[n] = net->nic_held[n] = NONE;
     }
+    net->classes = cfg->classes > 1 ? cfg->classes : 1;
+    net->class_vcs = nvc / net->classes;
+    if (net->classes > 1) {
+        int32_t C = net->classes;
+        net->class_cost = ppt_alloc((size_t)C, sizeof(double));
+        net->class_priority = ppt_alloc((size_t)C, sizeof(int32_t));
+        for (int32_t c = 0; c < C; c++) {
+            net->class_cost[c] = 1.0 / cfg->class_share[c];
+            net->class_priority[c] = cfg->class_priority ? cfg->class_priority[c] : 0;
+        }
+        net->class_tag = ppt_alloc((size_t)(ports * C), sizeof(double));
+        net->class_rr = ppt_alloc((size_t)(ports * C), sizeof(int32_t));
+        net->port_vtime = ppt_alloc((size_t)ports, sizeof(double));
+        net->class_counters = ppt_alloc((size_t)C, sizeof(ppt_class_counters_t));
+        net->class_latency = ppt_alloc((size_t)C, sizeof(ppt_histogram_t));
+    }
+    net->cc_on = cfg->cc_scheme;
+    if (net->cc_on) {
+        size_t flows = (size_t)N * (size_t)net->classes;
+        net->cc_marks = ppt_alloc((size_t)ports, sizeof(int32_t));
+        net->ccti = ppt_alloc(flows, sizeof(int32_t));
+        net->cc_next_s = ppt_alloc(flows, sizeof(double));
+        net->cc_timer_on = ppt_alloc(flows, 1);
+    }
+    if (net->cc_on == PPT_CC_DCQCN) {
+        size_t flows = (size_t)N * (size_t)net->classes;
+        net->dcqcn_rate = ppt_alloc(flows, sizeof(double));
+        net->dcqcn_target = ppt_alloc(flows, sizeof(double));
+        net->dcqcn_alpha = ppt_alloc(flows, sizeof(double));
+        net->dcqcn_cut_s = ppt_alloc(flows, sizeof(double));
+        for (int32_t n = 0; n < N; n++)
+            for (int32_t c = 0; c < net->classes && node_local(net, n); c++) {
+                int64_t k = (int64_t)n * net->classes + c;
+                net->dcqcn_rate[k] = net->dcqcn_target[k] = line_Bps(net, n);
+                net->dcqcn_alpha[k] = 1.0;          /* the paper's initial estimate */
+                net->dcqcn_cut_s[k] = -INFINITY;
+            }
+    }
     net->pkt_free = net->msg_free = NONE;
     net->outbox = ppt_alloc((size_t)cfg->num_ranks, sizeof(ppt_remote_t *));
     net->outbox_len = ppt_alloc((size_t)cfg->num_ranks, sizeof(int64_t));
@@ -1091,7 +1399,10 @@ void ppt_net_free(ppt_net_t *net)
                       net->nic_held_rail, net->nic_rail_count, net->nic_msg_seq, net->nic_resp_seq, net->nic_key,
                       net->nic_send_key, net->plane_routing, (void *)net->node_plane, net->plane_hops,
                       net->pkts, net->msgs, net->partial.keys, net->partial.left, net->out,
-                      net->sources, net->outbox_len, net->outbox_cap};
+                      net->sources, net->outbox_len, net->outbox_cap, net->class_cost, net->class_priority,
+                      net->class_tag, net->class_rr, net->port_vtime, net->node_class, net->class_counters,
+                      net->class_latency, net->cc_marks, net->ccti, net->cc_next_s, net->cc_timer_on,
+                      net->dcqcn_rate, net->dcqcn_target, net->dcqcn_alpha, net->dcqcn_cut_s};
     for (size_t k = 0; k < sizeof tables / sizeof *tables; k++)
         free(tables[k]);
     for (int32_t k = 0; k < net->cfg.num_ranks; k++)
@@ -1107,6 +1418,14 @@ void ppt_net_set_node_planes(ppt_net_t *net, const int32_t *node_plane)
     memcpy(copy, node_plane, (size_t)net->cfg.num_nodes * sizeof(int32_t));
     free((void *)net->node_plane);
     net->node_plane = copy;
+}
+
+void ppt_net_set_node_classes(ppt_net_t *net, const int32_t *node_class)
+{
+    int32_t *copy = ppt_alloc((size_t)net->cfg.num_nodes, sizeof(int32_t));
+    memcpy(copy, node_class, (size_t)net->cfg.num_nodes * sizeof(int32_t));
+    free(net->node_class);
+    net->node_class = copy;
 }
 
 void ppt_net_set_plane_routing(ppt_net_t *net, int32_t plane, const ppt_routing_t *routing)

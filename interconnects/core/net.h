@@ -39,10 +39,36 @@ typedef struct ppt_net_config {
     int32_t planes;                 /* >= 1 */
     int32_t rail_policy;            /* PPT_RAIL_*: the rail of each message or packet (planes > 1) */
     int32_t rail_unit;              /* PPT_RAIL_PER_MESSAGE or PPT_RAIL_PER_PACKET */
+    /* Traffic classes (0 or 1: none).  Class c owns VCs [c * V, (c + 1) * V) of every port, V =
+     * num_vcs / classes, a copy of the routing's VC set; an output port shares its wire among the
+     * classes with packets waiting by class_priority (higher first) and, within a priority, by
+     * class_share (start-time fair queueing, net.c).  Bounded buffers (vc_capacity_B > 0) required. */
+    int32_t classes;
+    const double *class_share;      /* [class] guaranteed fraction of every port's bandwidth, summing to 1 */
+    const int32_t *class_priority;  /* [class] strict priority level, higher served first; NULL: all equal */
+    /* Congestion control (net.c): cc_scheme PPT_CC_NONE, PPT_CC_IB (InfiniBand, IBTA annex A10: the cc_ and
+     * ccti_ fields) or PPT_CC_DCQCN (Zhu et al., SIGCOMM 2015: the red_ and dcqcn_ fields). */
+    int32_t cc_scheme;
+    double cc_threshold_B;          /* a port with this many bytes waiting marks arriving packets (FECN) */
+    int32_t cc_marking_rate;        /* of the packets eligible for a mark, one in this many gets it */
+    int32_t cc_min_packet_B;        /* packets smaller than this are never marked */
+    int32_t ccti_increase;          /* CCT index added per BECN received */
+    int32_t ccti_limit;             /* largest CCT index */
+    double ccti_timer_s;            /* the index drops by 1 every this many seconds while above 0 */
+    double cct_step_s;              /* CCT: index i delays the next packet i * cct_step_s after the last, s */
+    double red_kmin_B, red_kmax_B;  /* ECN marking: probability 0 up to kmin bytes waiting, red_pmax at kmax, */
+    double red_pmax;                /* 1 beyond */
+    double dcqcn_g;                 /* gain of the congestion estimate alpha */
+    double dcqcn_period_s;          /* alpha decay and rate increase period, s */
+    double dcqcn_ai_Bps;            /* additive increase of the target rate, bytes/s */
+    double dcqcn_min_rate_Bps;      /* the rate is never cut below this, bytes/s */
+    double dcqcn_cnp_interval_s;    /* at most one rate cut per this many seconds, s */
+    int32_t dcqcn_fast_stages;      /* periods of fast recovery (rate halfway to target) before additive increase */
 } ppt_net_config_t;
 
 enum { PPT_RAIL_RANDOM, PPT_RAIL_ROUND_ROBIN, PPT_RAIL_CONGESTION, PPT_RAIL_DEDICATED, PPT_RAIL_SHORTEST };
 enum { PPT_RAIL_PER_MESSAGE, PPT_RAIL_PER_PACKET };
+enum { PPT_CC_NONE, PPT_CC_IB, PPT_CC_DCQCN };
 
 /* What Python must see: a message delivered (at its destination node) or sent (at its source node). */
 enum { PPT_OUT_DELIVER = 1, PPT_OUT_SENT = 2 };
@@ -68,6 +94,7 @@ typedef struct ppt_counters {
     uint64_t latency_sum_as_hi, latency_sum_as_lo;   /* sum of packet latencies, attoseconds */
     uint64_t injected_uid_hash, delivered_uid_hash;   /* sums of mix64(uid): equal iff each packet arrived once */
     double latency_max_s;
+    int64_t fecn_marked, becn_received;     /* congestion control: packets marked, notifications back at sources */
 } ppt_counters_t;
 
 typedef struct ppt_link_summary {
@@ -78,10 +105,18 @@ typedef struct ppt_link_summary {
     int64_t busiest_max_queue_B;
 } ppt_link_summary_t;
 
+/* Packets of one traffic class delivered at this rank's NICs (responses count in their request's class);
+ * read with ppt_net_class_counters (observe.h). */
+typedef struct ppt_class_counters {
+    int64_t delivered;              /* packets */
+    int64_t bytes_delivered;        /* wire bytes */
+    int64_t latency_sum_ps;         /* creation at the source NIC to arrival, picoseconds */
+} ppt_class_counters_t;
+
 /* Synthetic traffic: open-loop sources on the local NICs of `members` (NULL: every node), sending to
  * members only; patterns other than the table and nn act on a node's place in the member list. */
 enum { PPT_PATTERN_UR, PPT_PATTERN_NN, PPT_PATTERN_BITCOMP, PPT_PATTERN_TRANSPOSE,
-       PPT_PATTERN_TORNADO, PPT_PATTERN_TABLE };
+       PPT_PATTERN_TORNADO, PPT_PATTERN_TABLE, PPT_PATTERN_HOTSPOT };
 typedef struct ppt_traffic_config {
     int32_t pattern;
     int32_t bernoulli;              /* 1: slotted Bernoulli arrivals, 0: exponential gaps */
@@ -96,6 +131,7 @@ typedef struct ppt_traffic_config {
     const int32_t *router_nodes_start, *router_nodes;   /* nodes of each router (for nn) */
     const int32_t *members;         /* the nodes with sources, ascending; NULL: every node */
     int32_t num_members;            /* their count (the node count when members is NULL) */
+    int32_t traffic_class;          /* class of its packets (see ppt_net_config_t.classes) */
 } ppt_traffic_config_t;
 
 ppt_net_t *ppt_net_new(const ppt_net_config_t *cfg, const ppt_routing_t *routing);
@@ -128,6 +164,10 @@ int64_t ppt_net_packets_in_flight(const ppt_net_t *net);
 int ppt_net_start_traffic(ppt_net_t *net, const ppt_traffic_config_t *cfg);
 /* No synthetic packet is created at or after stop_s (packets in flight still arrive). */
 void ppt_net_stop_traffic(ppt_net_t *net, double stop_s);
+
+/* The traffic class of the messages Python hands over from each node (num_nodes entries, copied; each in
+ * [0, classes)); all 0 by default. */
+void ppt_net_set_node_classes(ppt_net_t *net, const int32_t *node_class);
 
 /* PPT_RAIL_DEDICATED: the plane of every node (num_nodes entries, copied; each in [0, planes)); all 0 by default. */
 void ppt_net_set_node_planes(ppt_net_t *net, const int32_t *node_plane);

@@ -44,6 +44,13 @@ void ppt_net_set_jobs(struct ppt_net *net, const int32_t *node_job, ppt_job_coun
 
 void ppt_observe_delivery(ppt_net_t *net, const ppt_packet_t *pkt, double latency)
 {
+    if (net->classes > 1) {
+        ppt_class_counters_t *k = &net->class_counters[pkt->tclass];
+        k->delivered++;
+        k->bytes_delivered += pkt->size_B;
+        k->latency_sum_ps += llround(latency * 1e12);
+        ppt_hist_add(&net->class_latency[pkt->tclass], latency);
+    }
     int32_t job = net->node_job ? net->node_job[pkt->src] : -1;
     if (job < 0)
         return;
@@ -53,4 +60,14 @@ void ppt_observe_delivery(ppt_net_t *net, const ppt_packet_t *pkt, double latenc
     c->hops_sum += pkt->hops;
     c->latency_sum_ps += llround(latency * 1e12);
     c->bytes_delivered += pkt->size_B;
+}
+
+void ppt_net_class_counters(const struct ppt_net *net, int32_t cls, ppt_class_counters_t *out)
+{
+    *out = net->classes > 1 ? net->class_counters[cls] : (ppt_class_counters_t){0};
+}
+
+const ppt_histogram_t *ppt_net_class_latencies(const struct ppt_net *net, int32_t cls)
+{
+    return net->classes > 1 ? &net->class_latency[cls] : NULL;
 }

@@ -4,6 +4,7 @@
 #define PPT_OBSERVE_H
 #include "core.h"
 #include "histogram.h"
+#include "net.h"
 
 struct ppt_net;
 /* The network's histogram of packet latencies (creation at the source NIC to arrival at the destination). */
@@ -21,6 +22,10 @@ typedef struct ppt_job_counters {
 /* Count delivered packets per job: node_job[node] is the job of every node (-1: none), counters[job]
  * its totals (both owned by the caller, alive as long as the network; zeroed by the caller). */
 void ppt_net_set_jobs(struct ppt_net *net, const int32_t *node_job, ppt_job_counters_t *counters);
+
+/* Class `cls`'s counters (ppt_class_counters_t: net.h) and latency histogram (NULL without classes). */
+void ppt_net_class_counters(const struct ppt_net *net, int32_t cls, ppt_class_counters_t *out);
+const ppt_histogram_t *ppt_net_class_latencies(const struct ppt_net *net, int32_t cls);
 
 /* Cumulative bytes sent by every port of this rank's routers since the start ([router * radix + port];
  * other ranks' routers are left alone). */

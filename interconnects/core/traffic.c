@@ -74,6 +74,9 @@ static int32_t destination(const ppt_net_t *net, const ppt_traffic_config_t *t, 
     case PPT_PATTERN_BITCOMP:
         place = n - 1 - i;
         break;
+    case PPT_PATTERN_HOTSPOT:                   /* every member to the first (which sends nothing) */
+        place = 0;
+        break;
     case PPT_PATTERN_TRANSPOSE: {
         int32_t side = (int32_t)llround(sqrt((double)n));
         place = (i % side) * side + i / side;
@@ -114,6 +117,7 @@ int32_t ppt_traffic_take(ppt_net_t *net, int32_t node, double now)
     pkt->size_B = last ? t->last_packet_B : t->packet_B;
     pkt->payload_B = last ? t->last_payload_B : t->payload_B;
     pkt->npackets = t->packets;
+    pkt->tclass = t->traffic_class;
     pkt->inject_s = s->next_s;
     ppt_packet_unlinked(pkt);
     if (last)

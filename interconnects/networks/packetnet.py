@@ -36,7 +36,7 @@ from ppt.interconnects.networks.network import Network, Nic, register_network
 from ppt.interconnects.core import array, ffi, fields, lib
 from ppt.interconnects.networks.settings import NetworkSettings
 from ppt.interconnects.topologies.planes import fabric
-from ppt.interconnects.networks.stats import merge_network_stats
+from ppt.interconnects.networks.stats import class_report, merge_network_stats
 
 INFINITY = math.inf
 #: Core events run per engine wake-up at most (progress reports come between them).
@@ -95,7 +95,15 @@ class PacketCore:
         cfg.chunk_B, cfg.response_B = packetizer.chunk_B, packetizer.response_B
         cfg.rank, cfg.num_ranks = sim.rank, sim.size
         cfg.planes, cfg.rail_policy, cfg.rail_unit = net.rails.planes, net.rails.policy, net.rails.unit
+        classes = net.classes
+        if classes.on:
+            cfg.classes = classes.count
+            cfg.class_share = self._array("double", classes.shares)
+            cfg.class_priority = self._array("int32_t", classes.priority)
+        net.congestion.configure(cfg)
         self.c = ffi.gc(lib.ppt_net_new(cfg, net.routing.c), lib.ppt_net_free)
+        if net.node_classes is not None:
+            lib.ppt_net_set_node_classes(self.c, self._array("int32_t", net.node_classes))
         if net.node_planes is not None:
             lib.ppt_net_set_node_planes(self.c, self._array("int32_t", net.node_planes))
         for plane, routing in enumerate(net.plane_routings, 1):
@@ -243,6 +251,16 @@ class PacketCore:
         """This rank's delivered messages' latencies so far, hand-over to delivery."""
         return Latencies.of(self.message_latency)
 
+    def class_counters(self) -> list[tuple[dict, tuple]]:
+        """Per traffic class, this rank's delivered packets' counters (``delivered``, ``bytes_delivered``,
+        ``latency_sum_ps``) and latencies (:meth:`Latencies.wire` form); empty without classes."""
+        c = ffi.new("ppt_class_counters_t *")
+        parts = []
+        for k in range(self.net.classes.count if self.net.classes.on else 0):
+            lib.ppt_net_class_counters(self.c, k, c)
+            parts.append((fields(c), Latencies.of(lib.ppt_net_class_latencies(self.c, k)).wire()))
+        return parts
+
     def link_summary(self) -> dict:
         """Links of this rank's routers that carried bytes since the start: their ``count``, total
         ``bytes`` and largest queue."""
@@ -276,6 +294,12 @@ class PacketNetwork(Network):
         self.topo = topology = fabric(topology, self.rails.planes)
         #: PPT_RAIL_DEDICATED: plane of every node (None: plane 0); see set_node_planes.
         self.node_planes = None
+        #: Traffic classes (network.traffic_classes, class_shares, class_priority; classes.py).
+        self.classes = settings.classes
+        #: Traffic class of the messages each node sends (None: class 0); see set_node_classes.
+        self.node_classes = None
+        #: Congestion control (network.congestion_control; congestion.py).
+        self.congestion = settings.congestion
         name = routing or settings.routing
         # routing options of the network section (UGAL's bias, core/ugal.c): one no routing here takes is refused
         options = settings.routing_options(topology, name)
@@ -339,6 +363,18 @@ class PacketNetwork(Network):
         if self.core is not None:
             raise ConfigError("node planes are set before the simulation is built")
         self.node_planes = planes.astype(np.int32)
+
+    def set_node_classes(self, node_classes) -> None:
+        """The traffic class of the messages every node hands over from now on (a job list gives each
+        job's nodes its class); class 0 for all by default."""
+        classes = np.asarray(node_classes, dtype=np.int64)
+        count = self.classes.count
+        if classes.shape != (self.num_nodes,) or classes.min(initial=0) < 0 or classes.max(initial=0) >= count:
+            raise ConfigError(f"node classes must be {self.num_nodes} class numbers in 0..{count - 1} "
+                              f"(network.traffic_classes = {count})")
+        self.node_classes = classes.astype(np.int32)
+        if self.core is not None:
+            lib.ppt_net_set_node_classes(self.core.c, ffi.cast("int32_t *", ffi.from_buffer(self.node_classes)))
 
     def build(self, sim) -> None:
         """Start this rank's core; whole routers (with their NICs) per rank."""
@@ -435,7 +471,8 @@ class PacketNetwork(Network):
         return {"counters": counters, "links": self.core.link_summary(), "span_s": self.end_s(sim),
                 "load": local_load(self.topo, self.core.port_bytes(), self.local_routers(sim)),
                 "packet_latency": self.core.packet_latencies().wire(),
-                "message_latency": self.core.message_latencies().wire()}
+                "message_latency": self.core.message_latencies().wire(),
+                "classes": self.core.class_counters(), "congestion_control": self.congestion.describe()}
 
     @staticmethod
     def merge_stats(parts: list[dict]) -> dict:
@@ -445,4 +482,10 @@ class PacketNetwork(Network):
         messages = Latencies.merge([p["message_latency"] for p in parts])
         stats.update(messages.summary("message_latency"))
         stats["max_message_latency_s"] = messages.percentile_s(1.0)
+        if parts[0]["classes"]:
+            stats["classes"] = class_report([p["classes"] for p in parts], max(p["span_s"] for p in parts))
+        if parts[0]["congestion_control"]:
+            stats["congestion_control"] = {**parts[0]["congestion_control"],
+                                           **{key: sum(p["counters"][key] for p in parts)
+                                              for key in ("fecn_marked", "becn_received")}}
         return stats

@@ -14,7 +14,11 @@ preset (after ``--set`` and ``--fail-*``) when the machine is built
 * the machine's topology: :attr:`failures` (the ``fail_*`` keys,
   :mod:`ppt.interconnects.topologies.failures`);
 * the packet network's fabric: :attr:`rails` (``planes``, ``rail_policy``,
-  ``rail_unit``, :mod:`ppt.interconnects.topologies.planes`).
+  ``rail_unit``, :mod:`ppt.interconnects.topologies.planes`);
+* the packet network's traffic classes: :attr:`classes` (``traffic_classes``,
+  ``class_shares``, ``class_priority``, :mod:`ppt.interconnects.networks.classes`);
+* the packet network's congestion control: :attr:`congestion`
+  (``congestion_control``, :mod:`ppt.interconnects.networks.congestion`).
 """
 from __future__ import annotations
 
@@ -23,6 +27,8 @@ from dataclasses import dataclass
 
 from ppt.config import field as read_field
 from ppt.errors import ConfigError
+from ppt.interconnects.networks.classes import TrafficClasses
+from ppt.interconnects.networks.congestion import CongestionControl
 from ppt.interconnects.networks.nodememory import DEFAULT_LATENCY_S
 from ppt.interconnects.networks.packetizer import Packetizer
 from ppt.interconnects.topologies.failures import FailureSpec
@@ -33,6 +39,8 @@ from ppt.interconnects.topologies.topology import NETWORK_ROUTING_OPTIONS
 DEFAULT_ROUTING = "min"
 #: Virtual channels per port the packet core holds at most.
 MAX_VCS = 32767
+#: Bytes per VC that stand for an unbounded buffer where the core needs queues per VC (traffic classes).
+UNBOUNDED_VC_B = 1 << 50
 
 
 def _key(default=dataclasses.MISSING, kind=None, **checks):
@@ -85,6 +93,14 @@ class NetworkSettings:
     ugal_bias_packets: float | None = _key(None, float, nonnegative=True)
     #: Routers cut through (forward a packet once its header is in) instead of storing and forwarding.
     cut_through: bool = _key(False, bool)
+    #: Traffic classes, each with its own VCs and share of every port (1: none).
+    traffic_classes: int = _key(1, int, positive=True)
+    #: Each class's guaranteed fraction of a port's bandwidth, summing to 1 (None: equal shares).
+    class_shares: list | None = _key(None, list)
+    #: Each class's strict priority level, higher served first (None: all equal).
+    class_priority: list | None = _key(None, list)
+    #: Congestion control: None (off) or a mapping with a scheme ("ib") and its parameters (congestion.py).
+    congestion_control: dict | None = _key(None)
 
     #: The packet format's part: cutting messages into packets.
     packetizer: Packetizer = _part()
@@ -92,6 +108,10 @@ class NetworkSettings:
     failures: FailureSpec = _part()
     #: The planes and rail_* keys' part: how NICs spread messages over their rails.
     rails: RailPolicy = _part()
+    #: The traffic_classes and class_* keys' part: classes, shares and priorities.
+    classes: TrafficClasses = _part()
+    #: The congestion_control key's part.
+    congestion: CongestionControl = _part()
 
     def __post_init__(self):
         for key in dataclasses.fields(self):
@@ -112,6 +132,9 @@ class NetworkSettings:
         object.__setattr__(self, "packetizer", Packetizer(self.packet))
         object.__setattr__(self, "failures", FailureSpec.from_settings(self))
         object.__setattr__(self, "rails", RailPolicy.from_settings(self))
+        object.__setattr__(self, "classes", TrafficClasses.from_settings(self))
+        object.__setattr__(self, "congestion", CongestionControl.from_section(
+            self.congestion_control, self.packet_B, self.nic_bandwidth_Bps))
 
     @classmethod
     def keys(cls) -> tuple[str, ...]:
@@ -153,23 +176,28 @@ class NetworkSettings:
         return self.buffer_B is not None or self.vc_buffer_B is not None
 
     def num_vcs(self, routing) -> int:
-        """Virtual channels per port under ``routing``: ``vcs`` (the hardware's) or, by default, what the
-        routing needs to be deadlock-free; a ConfigError if ``vcs`` is fewer or more than the core holds."""
+        """Virtual channels per port under ``routing``, over all traffic classes: each class has ``vcs``
+        (the hardware's) or, by default, what the routing needs to be deadlock-free; a ConfigError if
+        ``vcs`` is fewer or the total more than the core holds."""
         vcs = routing.num_vcs if self.vcs is None else self.vcs
         if vcs < routing.num_vcs:
             raise ConfigError(f"routing {routing.name!r} needs {routing.num_vcs} virtual channels to be "
                               f"deadlock-free but network.vcs is {vcs}; raise network.vcs or choose another routing")
-        if vcs > MAX_VCS:
-            raise ConfigError(f"network.vcs = {vcs}: the packet core holds at most {MAX_VCS} VCs per port")
-        return vcs
+        total = vcs * self.classes.count
+        if total > MAX_VCS:
+            raise ConfigError(f"network.vcs = {vcs} for each of {self.classes.count} traffic classes: the packet "
+                              f"core holds at most {MAX_VCS} VCs per port")
+        return total
 
     def vc_capacity_B(self, routing) -> int | None:
         """Bytes of buffer per (input port, VC) under ``routing``: ``buffer_B`` split evenly among the
-        :meth:`num_vcs`, or ``vc_buffer_B``; None (unbounded) if neither.  A ConfigError if it holds
+        :meth:`num_vcs`, or ``vc_buffer_B``; None (unbounded) if neither (with traffic classes,
+        :data:`UNBOUNDED_VC_B`: per-VC queues whose credits never run out).  A ConfigError if it holds
         less than one full packet."""
         vcs = self.num_vcs(routing)
         if not self.bounded_buffers:
-            return None
+            # classes need queues per VC to arbitrate: buffers so large that credits never run out
+            return UNBOUNDED_VC_B if self.classes.on else None
         if self.vc_buffer_B is not None:
             capacity, given = self.vc_buffer_B, f"vc_buffer_B {self.vc_buffer_B}"
         else:

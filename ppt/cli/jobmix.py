@@ -7,7 +7,7 @@ before the run starts, so bad input is one line on stderr and no file.
 from __future__ import annotations
 
 from ppt.cli.common import check_input_file, check_mapping_file, is_leader, load_preset, sampling
-from ppt.cli.output import duration, emit, paragraph
+from ppt.cli.output import cell, duration, emit, format_table, paragraph
 from ppt.errors import PPTError
 from ppt.jobs.allocation import POLICIES
 
@@ -15,6 +15,11 @@ from ppt.jobs.allocation import POLICIES
 COLUMNS = [("job", "name"), ("kind", "kind"), ("ranks", "ranks"), ("predicted_s", "predicted_s"),
            ("max_comm_s", "max_comm_s"), ("mean_comm_s", "mean_comm_s"), ("packets", "packets"),
            ("mean_latency_s", "mean_packet_latency_s"), ("mean_hops", "mean_hops")]
+
+#: Columns of the per-traffic-class table (network.traffic_classes > 1): (heading, key of a class's entry).
+CLASS_COLUMNS = [("class", "class"), ("packets", "packets"), ("throughput", "throughput_Bps"), ("share", "share"),
+                 ("mean_latency_s", "mean_latency_s"), ("p99_latency_s", "latency_p99_s"),
+                 ("max_latency_s", "max_latency_s")]
 
 
 def add_jobs_arguments(parser) -> None:
@@ -67,4 +72,9 @@ def run_job_list(args, network_kind: str) -> int:
                     f"{args.allocation} (seed {args.seed}); predicted {duration(result['predicted_s'])}"))
     rows = [["-" if job[key] is None else job[key] for _, key in COLUMNS] for job in result["jobs"]]
     emit(args, result, [heading for heading, _ in COLUMNS], rows)
+    classes = (result.get("network") or {}).get("classes")
+    if classes:
+        print()
+        print(format_table([heading for heading, _ in CLASS_COLUMNS],
+                           [[cell(c[key], key) for _, key in CLASS_COLUMNS] for c in classes]))
     return 0

@@ -4,7 +4,8 @@ from __future__ import annotations
 from ppt.cli.common import add_failure_arguments, add_system_arguments, load_preset
 from ppt.cli.output import emit
 
-HELP = "nodes, routers, links, radix and diameter of a system's interconnect (and its link failures)"
+HELP = ("nodes, routers, links, radix and diameter of a system's interconnect (and its link failures, traffic "
+        "classes and congestion control)")
 
 
 def add_arguments(parser) -> None:
@@ -25,5 +26,9 @@ def run(args) -> int:
                         "routing": settings.routing,
                         "unroutable_pairs": len(pairs),
                         "unroutable_examples": [[int(x), int(y)] for x, y in pairs[:5]]})
+    if settings.classes.on:             # the packet network's traffic classes and congestion control, when set
+        summary["traffic_classes"] = settings.classes.describe()
+    if settings.congestion.on:
+        summary["congestion_control"] = settings.congestion.describe()
     emit(args, summary, title=f"{machine.name}: {topology.kind}")
     return 0

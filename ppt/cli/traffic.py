@@ -11,7 +11,7 @@ from ppt.log import logger
 #: spin for ever on windows far shorter than a packet's flight.
 MAX_WINDOWS = 10_000
 
-HELP = "offered vs accepted load under synthetic traffic (ur, nn, bitcomp, transpose, tornado, wc)"
+HELP = "offered vs accepted load under synthetic traffic (ur, nn, bitcomp, transpose, tornado, wc, hotspot)"
 
 
 def add_arguments(parser) -> None:

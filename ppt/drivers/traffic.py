@@ -28,7 +28,7 @@ class Patterns:
     """Destination functions ``dest(node, rand) -> node`` for a topology, among ``nodes`` (ascending node
     ids; None: every node): ur, bitcomp, transpose and tornado then act on a node's place in the list."""
 
-    NAMES = ("ur", "nn", "bitcomp", "transpose", "tornado", "wc")
+    NAMES = ("ur", "nn", "bitcomp", "transpose", "tornado", "wc", "hotspot")
     #: Patterns defined by the topology's tables, so only on the whole machine.
     WHOLE_MACHINE = ("nn", "wc")
 
@@ -40,7 +40,7 @@ class Patterns:
             raise ConfigError(f"unknown traffic pattern {name!r}; choose one of: {', '.join(self.NAMES)}")
         if nodes is not None and name in self.WHOLE_MACHINE:
             raise ConfigError(f"pattern {name!r} is defined on the whole machine only; a job's traffic on its own "
-                              f"nodes can be ur, bitcomp, transpose or tornado")
+                              f"nodes can be ur, bitcomp, transpose, tornado or hotspot")
         if self.n < 2:
             raise ConfigError(f"synthetic traffic needs at least 2 nodes, got {self.n}")
         if name == "wc":
@@ -55,6 +55,8 @@ class Patterns:
         n, node = self.n, np.arange(self.n)
         if self.name in ("ur", "nn"):
             return float(n)
+        if self.name == "hotspot":                 # every node but the first sends to the first
+            return float(n - 1)
         if self.name == "wc":
             first, count = self.topo.worst_case_table()
             return float(n - np.sum(((first <= node) & (node < first + count)) / count))
@@ -75,7 +77,7 @@ class Patterns:
 
         codes = {"ur": lib.PPT_PATTERN_UR, "nn": lib.PPT_PATTERN_NN, "bitcomp": lib.PPT_PATTERN_BITCOMP,
                  "transpose": lib.PPT_PATTERN_TRANSPOSE, "tornado": lib.PPT_PATTERN_TORNADO,
-                 "wc": lib.PPT_PATTERN_TABLE}
+                 "wc": lib.PPT_PATTERN_TABLE, "hotspot": lib.PPT_PATTERN_HOTSPOT}
         cfg.pattern = codes[self.name]
         cfg.num_members = self.n
         if self.nodes is not None:
@@ -94,13 +96,19 @@ class TrafficGenerator:
 
     ``load``: offered fraction of each node's injection bandwidth (0, 1];
     ``process``: "exponential" or "bernoulli"; ``stop_s``: no packets created after it;
-    ``message_B``: payload bytes per message (default: one packet's largest payload).
+    ``message_B``: payload bytes per message (default: one packet's largest payload);
+    ``traffic_class``: the class of its packets (network.traffic_classes).
     """
 
     def __init__(self, net, pattern: str, load: float, process: str = "exponential",
-                 seed: int = 0, stop_s: float = math.inf, nodes=None, message_B: int | None = None):
+                 seed: int = 0, stop_s: float = math.inf, nodes=None, message_B: int | None = None,
+                 traffic_class: int = 0):
         if not 0.0 < load <= 1.0:
             raise ConfigError(f"--load must be in (0, 1], got {load}")
+        if not 0 <= traffic_class < net.classes.count:
+            raise ConfigError(f"traffic class {traffic_class} does not exist: the network has "
+                              f"{net.classes.count} (network.traffic_classes); classes count from 0")
+        self.traffic_class = traffic_class
         if process not in ("exponential", "bernoulli"):
             raise ConfigError(f"unknown injection process {process!r}; choose exponential or bernoulli")
         self.patterns = Patterns(net.topo, pattern, nodes)
@@ -127,6 +135,7 @@ class TrafficGenerator:
         keep = []
         self.patterns.configure(cfg, keep)
         cfg.bernoulli = self.process == "bernoulli"
+        cfg.traffic_class = self.traffic_class
         cfg.load = self.load
         cfg.seed_key = self.seed_key
         cfg.stop_s = self.stop_s

@@ -13,12 +13,14 @@ optional) or just the list of jobs.  Every job is an object with a ``kind``:
     ``args`` (one string, seen by the script as ``mpi.argv``).
 ``traffic``
     synthetic traffic on ``ranks`` nodes (one source per node; ``"rest"``: the
-    nodes no other job takes): ``pattern`` (ur, bitcomp, transpose, tornado),
+    nodes no other job takes): ``pattern`` (ur, bitcomp, transpose, tornado, hotspot: all to the job's first node),
     ``load`` (offered fraction of each node's injection bandwidth, (0, 1]),
     optional ``message_B`` (payload bytes per message, default one full
     packet) and ``process`` (exponential or bernoulli).
 
-Every job may have a ``name`` (default ``job<i>``); MPI jobs may set their own
+Every job may have a ``name`` (default ``job<i>``) and a traffic ``class``
+(default 0; one of the packet network's ``network.traffic_classes``: every
+packet the job sends, MPI or synthetic, belongs to it); MPI jobs may set their own
 ``ranks_per_node``.  Relative paths are relative to the job list's folder.
 A misspelled key, a missing one or a bad value is a one-line ConfigError
 naming the job and the key.
@@ -34,7 +36,7 @@ from ppt.config import field, reject_unknown
 from ppt.errors import ConfigError
 
 #: Keys every job may have, and those of each kind.
-COMMON = ("name", "kind", "ranks")
+COMMON = ("name", "kind", "ranks", "class")
 KIND_KEYS = {"trace": ("trace", "ranks_per_node", "compute_scale", "skip_unsupported", "keep_startup"),
              "script": ("script", "ranks_per_node", "args"),
              "traffic": ("pattern", "load", "message_B", "process")}
@@ -51,6 +53,8 @@ class JobSpec:
     ranks: int | None
     #: The kind's own settings (paths resolved), as read.
     options: dict = dataclass_field(default_factory=dict)
+    #: Traffic class of every packet the job sends.
+    traffic_class: int = 0
 
     @property
     def is_mpi(self) -> bool:
@@ -131,7 +135,8 @@ def _job(entry, index: int, folder: Path) -> JobSpec:
     if kind not in KIND_KEYS:
         raise ConfigError(f"{where}: unknown kind {kind!r}; choose one of: {', '.join(KIND_KEYS)}")
     reject_unknown(entry, where, COMMON + KIND_KEYS[kind])
-    return JobSpec(name, kind, _ranks(entry, kind, where), _OPTIONS[kind](entry, where, folder))
+    return JobSpec(name, kind, _ranks(entry, kind, where), _OPTIONS[kind](entry, where, folder),
+                   field(entry, "class", where, int, default=0, nonnegative=True))
 
 
 def _ranks(entry: dict, kind: str, where: str) -> int | None:

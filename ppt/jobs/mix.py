@@ -68,10 +68,20 @@ class JobMix:
         counts = joblist.node_counts(default, machine.num_nodes)
         self.nodes = allocate(machine.topology, counts, allocation, seed)
         self.net = machine.network()
+        self._check_classes()
         self.programs = [_program(spec) if spec.is_mpi else None for spec in self.specs]
         self.mpi_jobs = [None if not spec.is_mpi else
                          self._mpi_job(spec, nodes, spec.ranks_per_node(default), mapping)
                          for spec, nodes in zip(self.specs, self.nodes)]
+
+    def _check_classes(self) -> None:
+        """ConfigError for a job's class the network does not have."""
+        count = self.net.classes.count if self.packet else 1
+        for spec in self.specs:
+            if spec.traffic_class >= count:
+                where = "network.traffic_classes" if self.packet else f"the {self.machine.network_kind} network"
+                raise ConfigError(f"job {spec.name!r} is in traffic class {spec.traffic_class}, but the network has "
+                                  f"{count} class{'es' if count > 1 else ''} ({where}); classes count from 0")
 
     def _mpi_job(self, spec, nodes: list[int], per_node: int, mapping: str) -> MPIJob:
         machine = self.machine
@@ -96,6 +106,9 @@ class JobMix:
         net = self.net
         if self.packet and RAIL_POLICIES[net.rails.policy] == "dedicated":
             net.set_node_planes(np.maximum(node_job, 0) % net.rails.planes)
+        if self.packet and net.classes.on:
+            job_class = np.array([spec.traffic_class for spec in self.specs] + [0], dtype=np.int32)
+            net.set_node_classes(job_class[node_job])       # node_job -1 (no job): class 0
         return self._run(node_job, sampler, progress, comm)
 
     def _run(self, node_job, sampler, progress, comm) -> dict:
@@ -156,7 +169,7 @@ class JobMix:
             if not spec.is_mpi:
                 o = spec.options
                 TrafficGenerator(self.net, o["pattern"], o["load"], o["process"], self.seed, nodes=sorted(nodes),
-                                 message_B=o["message_B"]).attach(self.net)
+                                 message_B=o["message_B"], traffic_class=spec.traffic_class).attach(self.net)
                 started = True
         return started
 
@@ -169,6 +182,8 @@ class JobMix:
         entry = {"name": spec.name, "kind": spec.kind, "ranks": spec.ranks if spec.is_mpi else len(nodes),
                  "nodes": nodes, "predicted_s": None, "max_comm_s": None, "mean_comm_s": None,
                  "packets": None, "mean_packet_latency_s": None, "mean_hops": None}
+        if self.packet and self.net.classes.on:
+            entry["class"] = spec.traffic_class
         if result is not None:
             comm = [r["comm_s"] for r in result.per_rank]
             entry.update(source=spec.options.get("trace", spec.options.get("script")), predicted_s=result.predicted_s,
