@@ -1,4 +1,5 @@
-"""Strong-scaling studies of SNAPSim: one problem, growing core counts, one rank per core.
+"""Strong scaling: one problem, growing core counts, one rank per core -- SNAPSim's two studies
+and any model of :mod:`ppt.apps.registry` (:func:`app_scaling`).
 
 The two studies of the design brief (strong scaling on Edison from one node up):
 
@@ -53,7 +54,15 @@ def study_sim(study: int, cores: int, iterations: int = DEFAULT_ITERATIONS, npey
     """SNAPSim of ``study`` (1 or 2) on ``cores`` ranks; ``npey``/``npez`` force the process grid."""
     if study not in STUDIES:
         raise ConfigError(f"unknown study {study!r}; choose one of: {', '.join(map(str, STUDIES))}")
-    p = STUDIES[study]
+    return problem_sim(STUDIES[study], cores, iterations, npey, npez)
+
+
+def problem_sim(p: dict, cores: int, iterations: int = DEFAULT_ITERATIONS, npey: int | None = None,
+                npez: int | None = None) -> SNAPSim:
+    """SNAPSim of the problem ``p`` (the keys of :data:`STUDIES`) on ``cores`` cores."""
+    if p["angles"] % OCTANTS:
+        raise ConfigError(f"angles={p['angles']} is not a multiple of the {OCTANTS} octants; give total angles "
+                          f"such as 192 (24 per octant)")
     if (npey is None) != (npez is None):
         raise ConfigError("give both --npey and --npez, or neither (then the grid is chosen automatically)")
     threads = 1
@@ -100,29 +109,56 @@ def packet_hops(machine, study: int, cores_list, iterations: int = DEFAULT_ITERA
     """Estimated traffic (:class:`~ppt.drivers.autochoice.Estimate`) of the whole study on
     ``machine``'s packet network (sweep messages between nodes, ranks placed as :meth:`SNAPSim.run`
     places them), for ``--network auto``."""
+    return sims_traffic(machine, [study_sim(study, c, iterations, npey, npez)
+                                  for c in check_cores(machine, cores_list)])
+
+
+def sims_traffic(machine, sims):
+    """Estimated packet-network traffic of running every sim of ``sims`` on ``machine``: each sim's
+    ``traffic()`` (``(source rank, destination rank, bytes, messages)`` tuples; SNAPSim's
+    ``sweep_traffic``), ranks placed one per core (per ``threads`` cores for a hybrid sim).
+    A sim without a traffic estimate counts as none."""
     from ppt.drivers.autochoice import Estimate, Estimator
     from ppt.mpi.mapping import map_ranks
     total = Estimate()
-    for cores in check_cores(machine, cores_list):
-        sim = study_sim(study, cores, iterations, npey, npez)
-        per_node = min(max(1, machine.cores_per_node // sim.threads), sim.ranks)
-        total += Estimator(machine, map_ranks(sim.ranks, per_node, machine.num_nodes)).traffic(sim.sweep_traffic())
+    for sim in sims:
+        traffic = getattr(sim, "traffic", None) or getattr(sim, "sweep_traffic", None)
+        if traffic is None:
+            continue
+        per_node = min(max(1, machine.cores_per_node // getattr(sim, "threads", 1)), sim.ranks)
+        total += Estimator(machine, map_ranks(sim.ranks, per_node, machine.num_nodes)).traffic(traffic())
     return total
 
 
 def strong_scaling(machine, study: int, cores_list, iterations: int = DEFAULT_ITERATIONS, npey: int | None = None,
                    npez: int | None = None, on_point=None, progress=None, jobs: int = 1) -> list[dict]:
-    """One result dict per core count (ascending): cores, npey, npez, predicted_s, compute_s, comm_s,
-    messages, speedup and efficiency (relative to the smallest count) and the wall time of the
-    simulation (wall_s).  ``on_point(result, done, total)`` is called as each point finishes.
+    """SNAP's strong scaling: :func:`scale_sims` of the study's SNAPSim at every core count (the
+    entries add npey, npez, threads and messages)."""
+    cores_list = check_cores(machine, cores_list)
+    sims = [study_sim(study, c, iterations, npey, npez) for c in cores_list]     # validate all before running
+    return scale_sims(machine, sims, on_point, progress, jobs)
+
+
+def app_scaling(machine, model, params: dict, cores_list, on_point=None, progress=None,
+                jobs: int = 1) -> list[dict]:
+    """Strong scaling of a registered app ``model`` (:mod:`ppt.apps.registry`) with ``params``:
+    :func:`scale_sims` of ``model.build(cores, params)`` at every core count (one rank per core)."""
+    cores_list = check_cores(machine, cores_list)
+    sims = [model.build(c, params) for c in cores_list]                           # validate all before running
+    return scale_sims(machine, sims, on_point, progress, jobs)
+
+
+def scale_sims(machine, sims, on_point=None, progress=None, jobs: int = 1) -> list[dict]:
+    """One result dict per sim (``sims`` in ascending core counts): its ``as_json()`` (cores,
+    predicted_s, compute_s, comm_s, ...), speedup and efficiency (relative to the first) and the
+    wall time of the simulation (wall_s).  ``on_point(result, done, total)`` is called as each
+    point finishes.
 
     ``jobs`` > 1 runs that many points at a time in separate processes (largest first, each
     deterministic, so the results are those of a serial run); ``progress`` (a
     :class:`ppt.progress.Progress`) counts the ranks finished over all points, as the workers report
     them, or in a serial run the ranks of the points finished, beside the running point's own progress.
     """
-    cores_list = check_cores(machine, cores_list)
-    sims = [study_sim(study, c, iterations, npey, npez) for c in cores_list]     # validate all before running
     results: list[dict | None] = [None] * len(sims)
 
     def finished(index, entry):
@@ -136,7 +172,7 @@ def strong_scaling(machine, study: int, cores_list, iterations: int = DEFAULT_IT
         counts = multiprocessing.Array("d", len(sims), lock=False)     # ranks finished per point, by the workers
         with ProcessPoolExecutor(min(jobs, len(sims)), initializer=_share_counts, initargs=(counts,)) as pool:
             futures = {pool.submit(_run_point, machine.preset, machine.network_kind, machine.seed, sims[i], i): i
-                       for i in sorted(range(len(sims)), key=lambda i: -cores_list[i])}
+                       for i in reversed(range(len(sims)))}     # the largest first
             pending = set(futures)
             while pending:
                 done, pending = wait(pending, timeout=progress.interval_s if progress else None,

@@ -45,6 +45,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ppt.apps.registry import AppModel, Param, register
 from ppt.apps.snap_counts import (WORD_B, chunk_count, inner_source_tasklist, outer_source_tasklist,
                                   sweep_tasklist)
 from ppt.errors import ConfigError
@@ -237,3 +238,19 @@ class SNAPResult:
                 "threads": self.sim.threads, "npey": self.sim.npey, "npez": self.sim.npez,
                 "predicted_s": self.predicted_s, "compute_s": self.compute_s, "comm_s": self.comm_s,
                 "messages": self.messages}
+
+
+def _build(ranks: int, params: dict) -> SNAPSim:
+    """SNAPSim of the registered problem on ``ranks`` cores (hybrid as :mod:`ppt.apps.scaling` decides)."""
+    from ppt.apps.scaling import problem_sim
+    return problem_sim(params, ranks, params["iterations"])
+
+
+register(AppModel(
+    "snap", "SNAP discrete-ordinates transport, KBA sweeps (default: study 1)",
+    {"nx": Param(32, "global cells along x"), "ny": Param(32, "global cells along y (split over npey)"),
+     "nz": Param(48, "global cells along z (split over npez)"),
+     "angles": Param(192, "discrete directions in all 8 octants (SNAP's nang x 8)"),
+     "ng": Param(8, "energy groups"), "ichunk": Param(8, "x cells per sweep chunk"),
+     "iterations": Param(1, "inner iterations simulated (one time step, one outer)")},
+    _build, source="lanl/SNAP (https://github.com/lanl/SNAP); ppt.apps.scaling study 1"))
