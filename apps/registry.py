@@ -19,6 +19,7 @@ from ppt.errors import ConfigError
 #: Modules of ``ppt.apps`` that register a model, in ``ppt app --list`` order.
 MODULES: tuple[str, ...] = (
     "snap",
+    "stream",
 )
 
 

@@ -13,7 +13,7 @@ import os
 
 from ppt.atomicfile import atomic_output
 from ppt.cli.common import add_dpi_option, count, load_preset, pick_network, whole_number
-from ppt.cli.output import add_json_flag, check_writable, duration, emit, preload_plotting
+from ppt.cli.output import add_columns_option, add_json_flag, check_writable, duration, emit, pick_columns, preload_plotting
 from ppt.errors import PPTError
 
 HELP = "stylized application models (ppt app --list): parameters and strong-scaling predictions"
@@ -44,6 +44,8 @@ def add_arguments(parser) -> None:
     parser.add_argument("--jobs", type=whole_number, default=None, metavar="N",
                         help="core counts simulated at a time, each in its own process (default: one per "
                              "available CPU; 1 under mpiexec); results do not depend on it")
+    add_columns_option(parser, "cores, the model's own columns, the times, speed-up and efficiency "
+                               "(those that fit the terminal)")
     add_json_flag(parser)
 
 
@@ -83,6 +85,12 @@ def run(args) -> int:
     return _scale(args, model)
 
 
+def _headers(model) -> list[str]:
+    """The table's columns: cores, the model's own, then the times and the scaling."""
+    return ["cores", *(header for _, header in model.columns), "predicted_s", "compute_s", "comm_s", "speedup",
+            "efficiency"]
+
+
 def _cores(text: str) -> list[int]:
     try:
         return [int(item) for item in text.split(",") if item.strip()]
@@ -98,6 +106,7 @@ def _scale(args, model) -> int:
     if args.plot:
         check_writable(args.plot)         # before the run, not after it
     raw_params, args.overrides = split_overrides(args.overrides)
+    pick_columns(args.columns, _headers(model), [])        # a misspelled column: before the runs
     params = model.resolve(raw_params)
     preset = load_preset(args)
     cores = _cores(args.cores)
@@ -121,14 +130,14 @@ def _scale(args, model) -> int:
         del entry["wall_s"]            # wall time: not part of the (deterministic) prediction
     changed = ", ".join(f"{k}={v}" for k, v in params.items() if v != model.params[k].default)
     title = f"{model.name} on {machine.name} ({kind} network{', ' + changed if changed else ''})"
-    headers = ["cores", "predicted_s", "compute_s", "comm_s", "speedup", "efficiency",
-               *(header for _, header in model.columns)]
-    rows = [[r["cores"], r["predicted_s"], r["compute_s"], r["comm_s"], round(r["speedup"], 3),
-             round(r["efficiency"], 3), *(r[key] for key, _ in model.columns)] for r in results]
+    table = [{"cores": r["cores"], **{header: r[key] for key, header in model.columns},
+              **{key: r[key] for key in ("predicted_s", "compute_s", "comm_s")},
+              "speedup": round(r["speedup"], 3), "efficiency": round(r["efficiency"], 3)} for r in results]
+    headers, width = pick_columns(args.columns, _headers(model), _headers(model))
     summary = {"app": model.name, "params": params, "results": results, "system": machine.name, "network": kind}
     if args.plot:
         summary["plot"] = args.plot
-    emit(args, summary, headers, rows, title)
+    emit(args, summary, headers, [[row[h] for h in headers] for row in table], title, width)
     if args.plot:                      # after the results are out: a failing plot loses nothing
         try:
             with atomic_output(args.plot, "--plot", suffix=".png") as tmp:
