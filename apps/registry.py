@@ -20,6 +20,7 @@ from ppt.errors import ConfigError
 MODULES: tuple[str, ...] = (
     "snap",
     "stream",
+    "hpl",
 )
 
 
