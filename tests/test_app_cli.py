@@ -56,3 +56,18 @@ def test_bad_input_is_one_line(argv, message, capsys):
     assert main([*argv, "--network", "analytic"]) == 2
     err = capsys.readouterr().err
     assert message in err and len(err.strip().splitlines()) == 1
+
+
+def test_the_model_example_of_the_docs_registers_and_runs(monkeypatch):
+    import re
+    from pathlib import Path
+
+    from ppt.hardware.systems import load_system
+    from ppt.machine import Machine
+    page = Path(__file__).resolve().parents[1] / "docs" / "apps" / "index.md"
+    monkeypatch.setattr(registry, "_MODELS", dict(registry._MODELS))
+    exec(compile(re.findall(r"```python\n(.*?)```", page.read_text(), re.S)[0], str(page), "exec"), {})
+    model = registry._MODELS["ring"]
+    result = model.build(4, model.resolve({"nbytes": "1024"})).run(Machine(load_system("edison"),
+                                                                              network_kind="analytic"))
+    assert result.as_json()["messages"] == 4 and result.predicted_s > 0
