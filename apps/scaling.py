@@ -23,30 +23,16 @@ the rank count decomposable.
 """
 from __future__ import annotations
 
-import math
 import time
 
-from ppt.apps.snap import SNAPSim
+from ppt.apps.snap import SNAPSim, problem_sim
 from ppt.errors import ConfigError
 
-OCTANTS = 8
 STUDIES = {
     1: {"nx": 32, "ny": 32, "nz": 48, "angles": 192, "ng": 8, "ichunk": 8},
     2: {"nx": 64, "ny": 32, "nz": 48, "angles": 384, "ng": 42, "ichunk": 16},
 }
 DEFAULT_ITERATIONS = 1
-
-
-def decompose(cores: int, ny: int, nz: int) -> tuple[int, int]:
-    """The most square ``(npey, npez)`` with npey * npez = cores, npey | ny and npez | nz."""
-    if cores < 1:
-        raise ConfigError(f"core count must be positive, got {cores}")
-    options = [(p, cores // p) for p in range(1, cores + 1)
-               if cores % p == 0 and ny % p == 0 and nz % (cores // p) == 0]
-    if not options:
-        raise ConfigError(f"{cores} cores cannot be split into npey x npez with npey dividing ny={ny} and npez "
-                          f"dividing nz={nz} (at most {ny * nz} ranks); choose another core count")
-    return min(options, key=lambda d: (abs(math.log(d[0] / d[1])), d[0]))
 
 
 def study_sim(study: int, cores: int, iterations: int = DEFAULT_ITERATIONS, npey: int | None = None,
@@ -55,36 +41,6 @@ def study_sim(study: int, cores: int, iterations: int = DEFAULT_ITERATIONS, npey
     if study not in STUDIES:
         raise ConfigError(f"unknown study {study!r}; choose one of: {', '.join(map(str, STUDIES))}")
     return problem_sim(STUDIES[study], cores, iterations, npey, npez)
-
-
-def problem_sim(p: dict, cores: int, iterations: int = DEFAULT_ITERATIONS, npey: int | None = None,
-                npez: int | None = None) -> SNAPSim:
-    """SNAPSim of the problem ``p`` (the keys of :data:`STUDIES`) on ``cores`` cores."""
-    if p["angles"] % OCTANTS:
-        raise ConfigError(f"angles={p['angles']} is not a multiple of the {OCTANTS} octants; give total angles "
-                          f"such as 192 (24 per octant)")
-    if (npey is None) != (npez is None):
-        raise ConfigError("give both --npey and --npez, or neither (then the grid is chosen automatically)")
-    threads = 1
-    if npey is None:
-        threads, (npey, npez) = hybrid_decompose(cores, p["ny"], p["nz"], p["ng"])
-    elif cores % (npey * npez) or cores // (npey * npez) > p["ng"]:
-        raise ConfigError(f"npey x npez = {npey} x {npez} = {npey * npez} ranks does not fit {cores} cores")
-    else:
-        threads = cores // (npey * npez)
-    return SNAPSim(nx=p["nx"], ny=p["ny"], nz=p["nz"], npey=npey, npez=npez, ichunk=p["ichunk"],
-                   nang=p["angles"] // OCTANTS, ng=p["ng"], inners=iterations, threads=threads)
-
-
-def hybrid_decompose(cores: int, ny: int, nz: int, ng: int) -> tuple[int, tuple[int, int]]:
-    """``(threads, (npey, npez))`` with the fewest threads per rank (at most ``ng``) that decompose."""
-    for threads in range(1, ng + 1):
-        if cores % threads == 0:
-            try:
-                return threads, decompose(cores // threads, ny, nz)
-            except ConfigError:
-                continue
-    return 1, decompose(cores, ny, nz)         # raises the one-line error for pure MPI
 
 
 def check_cores(machine, cores_list) -> list[int]:
