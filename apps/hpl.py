@@ -6,7 +6,8 @@ Petitet, "The LINPACK Benchmark: past, present and future", 2003); counts in
 process mapping), with a communicator per process row and per process column.  Panel step j:
 
 1. **Panel factorization** on process column ``j mod Q``: for each of the panel's jb columns,
-   the local column work (pivot search, scaling, rank-1 update of the panel to its right) and
+   the local column work (pivot search, scaling, its share of the updates, with the memory
+   traffic of HPL's recursive factorization: halves down to 4-column leaves) and
    an allreduce ``MAXLOC`` over the process column that carries, besides the (value, index)
    pair, the candidate pivot row of jb doubles, as HPL moves the winning row with the search.
 2. **Panel broadcast** along every process row from column ``j mod Q`` (L: the rank's panel
@@ -174,9 +175,8 @@ def hpl_main(mpi, sim: HPLSim, efficiency: float):
     def factor(j):
         rows = owned(n, nb, j, p, P)
         jb = panel_width(n, nb, j)
-        panel_B = rows * jb * WORD_B
         for c in range(jb):
-            mpi.compute(panel_column_tasklist(rows, jb - c - 1, panel_B))
+            mpi.compute(panel_column_tasklist(rows, jb - c - 1, jb))
             if P > 1:
                 col.allreduce(None, op=mpi.MAXLOC, nbytes=pivot_B(jb))
 

@@ -13,8 +13,8 @@ Counts are per rank and per step; sizes are those a rank holds of the global ran
 (:func:`owned`).  Floating-point work is counted as HPL's BLAS calls do it:
 
 * the panel's column c (0-based): a pivot search over the column's local rows, the scaling
-  of those rows and the rank-1 update of the ``jb - c - 1`` columns to its right, which read
-  and write the rest of the panel (:func:`panel_column_tasklist`);
+  of those rows and its share of the updates (``jb - c - 1`` columns to its right), with the
+  memory traffic of HPL's recursive panel factorization (:func:`panel_column_tasklist`);
 * U's triangular solve, ``jb^2 n / 2`` multiply-adds over the rank's ``n`` trailing columns
   (:func:`trsm_tasklist`);
 * the trailing update C -= L U, a DGEMM of ``m x n x jb`` multiply-adds (:func:`dgemm_tasklist`).
@@ -61,18 +61,38 @@ def owned(n: int, nb: int, first_block: int, proc: int, nprocs: int) -> int:
     return elements
 
 
-def panel_column_tasklist(rows: int, right: int, panel_B: float) -> Tasklist:
-    """Column work of the panel factorization on ``rows`` local rows with ``right`` panel columns
-    to its right: the pivot search (a compare per row) and the scaling (a multiply per row) as one
-    vector operation each over the column, the rank-1 update as ``rows x right`` multiply-adds;
-    the update reads and writes the ``right`` columns, which were last touched one panel
-    (``panel_B`` bytes) ago."""
+#: HPL's recursive panel factorization (RFACT): halves (NDIV = 2) down to NBMIN columns, HPL.dat's
+#: sample values (NDIVs 2, NBMINs 4).
+PANEL_NDIV = 2
+PANEL_NBMIN = 4
+
+
+def panel_levels(jb: int) -> int:
+    """Recursion levels of a jb-column panel factored by halves down to :data:`PANEL_NBMIN` columns."""
+    return max(0, math.ceil(math.log(jb / PANEL_NBMIN, PANEL_NDIV))) if jb > PANEL_NBMIN else 0
+
+
+def panel_column_tasklist(rows: int, right: int, jb: int) -> Tasklist:
+    """Column work of the panel factorization on ``rows`` local rows, ``right`` of the panel's jb
+    columns to its right: the pivot search (a compare per row) and the scaling (a multiply per row)
+    as one vector operation each over the column, and the column's share of the updates, ``rows x
+    right`` multiply-adds (a right-looking update of the columns to its right, whatever order the
+    recursion does it in).
+
+    Memory, as HPL's recursive factorization touches it: within an NBMIN-column leaf the column
+    and its leaf neighbours (reuse distance: the leaf, ``rows x NBMIN`` doubles); above the leaves,
+    every recursion level reads and writes the panel once (reuse distance: the panel), shared out
+    over its columns: ``2 x levels`` column loads per column."""
     if rows <= 0:
         return Tasklist()
-    accesses = (MemAccess(2 * right + 2, WORD_B * rows, reuse_profile=((panel_B, 1.0),)),) if right else \
-        (MemAccess(2, WORD_B * rows, reuse_profile=((panel_B, 1.0),)),)
+    leaf_B = WORD_B * rows * PANEL_NBMIN
+    panel_B = WORD_B * rows * jb
+    accesses = [MemAccess(2 * min(right, PANEL_NBMIN - 1) + 2, WORD_B * rows, reuse_profile=((leaf_B, 1.0),))]
+    levels = panel_levels(jb)
+    if levels:
+        accesses.append(MemAccess(2 * levels, WORD_B * rows, reuse_profile=((panel_B, 1.0),)))
     return Tasklist(vector_ops=((2, rows),), fma_ops=((right * rows / FMA_WIDTH, FMA_WIDTH),) if right else (),
-                    accesses=accesses)
+                    accesses=tuple(accesses))
 
 
 def dgemm_tasklist(m: int, n: int, k: int, efficiency: float = 1.0) -> Tasklist:

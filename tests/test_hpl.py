@@ -68,8 +68,7 @@ def test_compute_time_is_the_sum_of_the_tasklists(edison):
             jb = panel_width(sim.n, sim.nb, j)
             if q == j % sim.q:
                 rows = owned(sim.n, sim.nb, j, p, sim.p)
-                expected += sum(node.time_compute(panel_column_tasklist(rows, jb - c - 1, rows * jb * 8))
-                                for c in range(jb))
+                expected += sum(node.time_compute(panel_column_tasklist(rows, jb - c - 1, jb)) for c in range(jb))
             m, n = owned(sim.n, sim.nb, j + 1, p, sim.p), owned(sim.n, sim.nb, j + 1, q, sim.q)
             expected += node.time_compute(trsm_tasklist(jb, n, eff)) + node.time_compute(dgemm_tasklist(m, n, jb, eff))
         assert stats["compute_s"] == pytest.approx(expected, rel=1e-9)
@@ -99,6 +98,10 @@ def test_sampled_run_is_within_two_percent_of_the_full_one(edison, lookahead, bc
     sampled = HPLSim(4000, 64, 2, 3, lookahead, bcast, sample_steps=12).run(edison)
     assert sampled.extra["steps_simulated"] == 12 < full.extra["steps"]
     assert sampled.predicted_s == pytest.approx(full.predicted_s, rel=0.02)
+
+
+def test_recursive_panel_levels():
+    assert [hpl_counts.panel_levels(jb) for jb in (4, 5, 8, 64, 192)] == [0, 1, 1, 4, 6]
 
 
 def test_trapezoid_sum_is_exact_for_linear_step_times():
