@@ -69,7 +69,7 @@ def pivot_B(jb: int) -> int:
 class HPLSim:
     """HPL of order ``n`` with ``nb``-column blocks on a ``p`` x ``q`` grid; ``lookahead`` 0 or 1;
     ``bcast`` one of :data:`BCASTS`; ``sample_steps`` 0 (every step) or K >= 2 sampled steps;
-    ``dgemm_efficiency`` (None: the machine's processor's) scales the level-3 work."""
+    ``dgemm_efficiency`` (0: the machine's processor's) scales the level-3 work."""
 
     n: int
     nb: int
@@ -78,7 +78,7 @@ class HPLSim:
     lookahead: int = 1
     bcast: str = "1ring"
     sample_steps: int = 0
-    dgemm_efficiency: float | None = None
+    dgemm_efficiency: float = 0.0
 
     def __post_init__(self):
         for name in ("n", "nb", "p", "q"):
@@ -91,6 +91,9 @@ class HPLSim:
             raise ConfigError(f"HPL look-ahead depth must be 0 or 1, got {self.lookahead}")
         if self.bcast not in BCASTS:
             raise ConfigError(f"unknown HPL broadcast {self.bcast!r}; choose one of: {', '.join(BCASTS)}")
+        if not 0 <= self.dgemm_efficiency <= 1:
+            raise ConfigError(f"dgemm_efficiency={self.dgemm_efficiency}: give a fraction in (0, 1], or 0 for the "
+                              f"processor preset's")
         if self.sample_steps == 1 or self.sample_steps < 0:
             raise ConfigError(f"sample_steps={self.sample_steps}: give 0 (simulate every step) or at least 2")
 
@@ -289,7 +292,8 @@ def _build(ranks: int, params: dict) -> HPLSim:
         p, q = near_square_grid(ranks)
     elif p * q != ranks:
         raise ConfigError(f"app.P x app.Q = {p} x {q} = {p * q} is not the {ranks} ranks; give a grid of {ranks}")
-    return HPLSim(params["N"], params["NB"], p, q, params["lookahead"], params["bcast"], params["sample_steps"])
+    return HPLSim(params["N"], params["NB"], p, q, params["lookahead"], params["bcast"], params["sample_steps"],
+                  params["dgemm_efficiency"])
 
 
 register(AppModel(
@@ -301,7 +305,8 @@ register(AppModel(
      "lookahead": Param(1, "look-ahead depth, 0 or 1 (HPL's DEPTH)"),
      "bcast": Param("1ring", "panel broadcast: 1ring (increasing ring) or long (spread-roll)"),
      "sample_steps": Param(0, "panel steps simulated, spread over the run and summed by the "
-                              "trapezoid rule (0: all)")},
+                              "trapezoid rule (0: all)"),
+     "dgemm_efficiency": Param(0.0, "fraction of the FMA peak DGEMM sustains (0: the processor preset's)")},
     _build, source="netlib HPL algorithm (https://www.netlib.org/benchmark/hpl/algorithm.html); "
                    "Dongarra, Luszczek, Petitet 2003",
     columns=(("gflops", "Gflop/s"), ("rmax_over_rpeak", "Rmax/Rpeak"))))

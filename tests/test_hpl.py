@@ -80,6 +80,8 @@ def test_gflops_follow_hpl_formula_and_rpeak_the_node_peak(edison):
     assert result["gflops"] == pytest.approx(hpl_flops(800) / result["predicted_s"] / 1e9)
     assert result["rpeak_gflops"] == pytest.approx(4 * 2.4 * 8)          # 4 Ivy Bridge cores, 8 flops/cycle
     assert 0 < result["rmax_over_rpeak"] < edison.node_model.dgemm_efficiency
+    slower = HPLSim(800, 64, 2, 2, dgemm_efficiency=0.5).run(edison).as_json()
+    assert slower["dgemm_efficiency"] == 0.5 and slower["predicted_s"] > result["predicted_s"]
 
 
 def test_fma_issue_and_node_peaks():
@@ -112,6 +114,6 @@ def test_trapezoid_sum_is_exact_for_linear_step_times():
 def test_grid_and_bad_inputs():
     assert near_square_grid(24) == (4, 6) and near_square_grid(7) == (1, 7) and near_square_grid(16) == (4, 4)
     for kwargs, message in (({"nb": 700}, "exceeds N"), ({"lookahead": 2}, "0 or 1"), ({"bcast": "2ring"}, "1ring"),
-                            ({"sample_steps": 1}, "at least 2")):
+                            ({"sample_steps": 1}, "at least 2"), ({"dgemm_efficiency": 1.5}, "fraction")):
         with pytest.raises(ConfigError, match=message):
             HPLSim(**{"n": 600, "nb": 64, "p": 2, "q": 2, **kwargs})
