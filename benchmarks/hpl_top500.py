@@ -6,7 +6,7 @@ top500.org): Hopper and Trinity from the November 2015 list, Sequoia from June 2
 only entry with Nmax), Mira and Edison from November 2015 (no Nmax listed).
 
 A full machine is out of reach here (Hopper: 153,408 ranks; a panel step moves about
-1.5 M messages, the simulated MPI handles about 30,000 a second), so every system runs a
+58 M messages, the simulated MPI handles about 30,000 a second), so every system runs a
 part of ``--nodes`` nodes with the same memory per core as its TOP500 run: N scaled by
 sqrt(cores used / cores listed) -- HPL is weak-scaled that way.  Mira's N takes Sequoia's
 memory per core (the same BG/Q nodes); Edison, listed without Nmax, fills 80 % of its
