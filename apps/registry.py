@@ -18,6 +18,9 @@ from ppt.errors import ConfigError
 
 #: Modules of ``ppt.apps`` that register a model, in ``ppt app --list`` order.
 MODULES: tuple[str, ...] = (
+    "snap",
+    "stream",
+    "hpl",
     "cloverleaf",
     "minimd",
     "imc",
@@ -37,13 +40,16 @@ class Param:
 class AppModel:
     """A registered model: ``name`` as typed after ``ppt app``, a one-line ``summary``,
     its ``params`` and ``build(ranks, params) -> simulation`` (see the module docstring);
-    ``source`` names the published description the model follows."""
+    ``source`` names the published description the model follows; ``columns`` are the
+    model's own columns of the ``ppt app`` table."""
 
     name: str
     summary: str
     params: Mapping[str, Param]
     build: Callable[[int, dict], Any]
     source: str = ""
+    #: Extra ``(key, header)`` columns of the scaling table: keys of the result's ``as_json()``.
+    columns: tuple[tuple[str, str], ...] = ()
 
     def resolve(self, overrides: Mapping[str, str | int | float]) -> dict:
         """The parameters with ``overrides`` applied, each read as its default's type;

@@ -1,4 +1,5 @@
-"""Strong-scaling studies of SNAPSim: one problem, growing core counts, one rank per core.
+"""Strong scaling: one problem, growing core counts, one rank per core -- SNAPSim's two studies
+and any model of :mod:`ppt.apps.registry` (:func:`app_scaling`).
 
 The two studies of the design brief (strong scaling on Edison from one node up):
 
@@ -22,13 +23,11 @@ the rank count decomposable.
 """
 from __future__ import annotations
 
-import math
 import time
 
-from ppt.apps.snap import SNAPSim
+from ppt.apps.snap import SNAPSim, problem_sim
 from ppt.errors import ConfigError
 
-OCTANTS = 8
 STUDIES = {
     1: {"nx": 32, "ny": 32, "nz": 48, "angles": 192, "ng": 8, "ichunk": 8},
     2: {"nx": 64, "ny": 32, "nz": 48, "angles": 384, "ng": 42, "ichunk": 16},
@@ -36,46 +35,12 @@ STUDIES = {
 DEFAULT_ITERATIONS = 1
 
 
-def decompose(cores: int, ny: int, nz: int) -> tuple[int, int]:
-    """The most square ``(npey, npez)`` with npey * npez = cores, npey | ny and npez | nz."""
-    if cores < 1:
-        raise ConfigError(f"core count must be positive, got {cores}")
-    options = [(p, cores // p) for p in range(1, cores + 1)
-               if cores % p == 0 and ny % p == 0 and nz % (cores // p) == 0]
-    if not options:
-        raise ConfigError(f"{cores} cores cannot be split into npey x npez with npey dividing ny={ny} and npez "
-                          f"dividing nz={nz} (at most {ny * nz} ranks); choose another core count")
-    return min(options, key=lambda d: (abs(math.log(d[0] / d[1])), d[0]))
-
-
 def study_sim(study: int, cores: int, iterations: int = DEFAULT_ITERATIONS, npey: int | None = None,
               npez: int | None = None) -> SNAPSim:
     """SNAPSim of ``study`` (1 or 2) on ``cores`` ranks; ``npey``/``npez`` force the process grid."""
     if study not in STUDIES:
         raise ConfigError(f"unknown study {study!r}; choose one of: {', '.join(map(str, STUDIES))}")
-    p = STUDIES[study]
-    if (npey is None) != (npez is None):
-        raise ConfigError("give both --npey and --npez, or neither (then the grid is chosen automatically)")
-    threads = 1
-    if npey is None:
-        threads, (npey, npez) = hybrid_decompose(cores, p["ny"], p["nz"], p["ng"])
-    elif cores % (npey * npez) or cores // (npey * npez) > p["ng"]:
-        raise ConfigError(f"npey x npez = {npey} x {npez} = {npey * npez} ranks does not fit {cores} cores")
-    else:
-        threads = cores // (npey * npez)
-    return SNAPSim(nx=p["nx"], ny=p["ny"], nz=p["nz"], npey=npey, npez=npez, ichunk=p["ichunk"],
-                   nang=p["angles"] // OCTANTS, ng=p["ng"], inners=iterations, threads=threads)
-
-
-def hybrid_decompose(cores: int, ny: int, nz: int, ng: int) -> tuple[int, tuple[int, int]]:
-    """``(threads, (npey, npez))`` with the fewest threads per rank (at most ``ng``) that decompose."""
-    for threads in range(1, ng + 1):
-        if cores % threads == 0:
-            try:
-                return threads, decompose(cores // threads, ny, nz)
-            except ConfigError:
-                continue
-    return 1, decompose(cores, ny, nz)         # raises the one-line error for pure MPI
+    return problem_sim(STUDIES[study], cores, iterations, npey, npez)
 
 
 def check_cores(machine, cores_list) -> list[int]:
@@ -100,29 +65,56 @@ def packet_hops(machine, study: int, cores_list, iterations: int = DEFAULT_ITERA
     """Estimated traffic (:class:`~ppt.drivers.autochoice.Estimate`) of the whole study on
     ``machine``'s packet network (sweep messages between nodes, ranks placed as :meth:`SNAPSim.run`
     places them), for ``--network auto``."""
+    return sims_traffic(machine, [study_sim(study, c, iterations, npey, npez)
+                                  for c in check_cores(machine, cores_list)])
+
+
+def sims_traffic(machine, sims):
+    """Estimated packet-network traffic of running every sim of ``sims`` on ``machine``: each sim's
+    ``traffic()`` (``(source rank, destination rank, bytes, messages)`` tuples; SNAPSim's
+    ``sweep_traffic``), ranks placed one per core (per ``threads`` cores for a hybrid sim).
+    A sim without a traffic estimate counts as none."""
     from ppt.drivers.autochoice import Estimate, Estimator
     from ppt.mpi.mapping import map_ranks
     total = Estimate()
-    for cores in check_cores(machine, cores_list):
-        sim = study_sim(study, cores, iterations, npey, npez)
-        per_node = min(max(1, machine.cores_per_node // sim.threads), sim.ranks)
-        total += Estimator(machine, map_ranks(sim.ranks, per_node, machine.num_nodes)).traffic(sim.sweep_traffic())
+    for sim in sims:
+        traffic = getattr(sim, "traffic", None) or getattr(sim, "sweep_traffic", None)
+        if traffic is None:
+            continue
+        per_node = min(max(1, machine.cores_per_node // getattr(sim, "threads", 1)), sim.ranks)
+        total += Estimator(machine, map_ranks(sim.ranks, per_node, machine.num_nodes)).traffic(traffic())
     return total
 
 
 def strong_scaling(machine, study: int, cores_list, iterations: int = DEFAULT_ITERATIONS, npey: int | None = None,
                    npez: int | None = None, on_point=None, progress=None, jobs: int = 1) -> list[dict]:
-    """One result dict per core count (ascending): cores, npey, npez, predicted_s, compute_s, comm_s,
-    messages, speedup and efficiency (relative to the smallest count) and the wall time of the
-    simulation (wall_s).  ``on_point(result, done, total)`` is called as each point finishes.
+    """SNAP's strong scaling: :func:`scale_sims` of the study's SNAPSim at every core count (the
+    entries add npey, npez, threads and messages)."""
+    cores_list = check_cores(machine, cores_list)
+    sims = [study_sim(study, c, iterations, npey, npez) for c in cores_list]     # validate all before running
+    return scale_sims(machine, sims, on_point, progress, jobs)
+
+
+def app_scaling(machine, model, params: dict, cores_list, on_point=None, progress=None,
+                jobs: int = 1) -> list[dict]:
+    """Strong scaling of a registered app ``model`` (:mod:`ppt.apps.registry`) with ``params``:
+    :func:`scale_sims` of ``model.build(cores, params)`` at every core count (one rank per core)."""
+    cores_list = check_cores(machine, cores_list)
+    sims = [model.build(c, params) for c in cores_list]                           # validate all before running
+    return scale_sims(machine, sims, on_point, progress, jobs)
+
+
+def scale_sims(machine, sims, on_point=None, progress=None, jobs: int = 1) -> list[dict]:
+    """One result dict per sim (``sims`` in ascending core counts): its ``as_json()`` (cores,
+    predicted_s, compute_s, comm_s, ...), speedup and efficiency (relative to the first) and the
+    wall time of the simulation (wall_s).  ``on_point(result, done, total)`` is called as each
+    point finishes.
 
     ``jobs`` > 1 runs that many points at a time in separate processes (largest first, each
     deterministic, so the results are those of a serial run); ``progress`` (a
     :class:`ppt.progress.Progress`) counts the ranks finished over all points, as the workers report
     them, or in a serial run the ranks of the points finished, beside the running point's own progress.
     """
-    cores_list = check_cores(machine, cores_list)
-    sims = [study_sim(study, c, iterations, npey, npez) for c in cores_list]     # validate all before running
     results: list[dict | None] = [None] * len(sims)
 
     def finished(index, entry):
@@ -136,7 +128,7 @@ def strong_scaling(machine, study: int, cores_list, iterations: int = DEFAULT_IT
         counts = multiprocessing.Array("d", len(sims), lock=False)     # ranks finished per point, by the workers
         with ProcessPoolExecutor(min(jobs, len(sims)), initializer=_share_counts, initargs=(counts,)) as pool:
             futures = {pool.submit(_run_point, machine.preset, machine.network_kind, machine.seed, sims[i], i): i
-                       for i in sorted(range(len(sims)), key=lambda i: -cores_list[i])}
+                       for i in reversed(range(len(sims)))}     # the largest first
             pending = set(futures)
             while pending:
                 done, pending = wait(pending, timeout=progress.interval_s if progress else None,

@@ -43,8 +43,10 @@ the outer-iteration convergence test's flux copy.
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
+from ppt.apps.registry import AppModel, Param, register
 from ppt.apps.snap_counts import (WORD_B, chunk_count, inner_source_tasklist, outer_source_tasklist,
                                   sweep_tasklist)
 from ppt.errors import ConfigError
@@ -237,3 +239,66 @@ class SNAPResult:
                 "threads": self.sim.threads, "npey": self.sim.npey, "npez": self.sim.npez,
                 "predicted_s": self.predicted_s, "compute_s": self.compute_s, "comm_s": self.comm_s,
                 "messages": self.messages}
+
+
+#: Octants of a 3-D angular quadrature: SNAP's nang counts angles per octant.
+OCTANTS = 8
+
+
+def decompose(cores: int, ny: int, nz: int) -> tuple[int, int]:
+    """The most square ``(npey, npez)`` with npey * npez = cores, npey | ny and npez | nz."""
+    if cores < 1:
+        raise ConfigError(f"core count must be positive, got {cores}")
+    options = [(p, cores // p) for p in range(1, cores + 1)
+               if cores % p == 0 and ny % p == 0 and nz % (cores // p) == 0]
+    if not options:
+        raise ConfigError(f"{cores} cores cannot be split into npey x npez with npey dividing ny={ny} and npez "
+                          f"dividing nz={nz} (at most {ny * nz} ranks); choose another core count")
+    return min(options, key=lambda d: (abs(math.log(d[0] / d[1])), d[0]))
+
+
+def problem_sim(p: dict, cores: int, iterations: int = 1, npey: int | None = None,
+                npez: int | None = None) -> SNAPSim:
+    """SNAPSim of the problem ``p`` (the keys of :data:`ppt.apps.scaling.STUDIES`) on ``cores`` cores, the
+    y-z grid the most square that SNAP's input rule allows, hybrid (threads per rank) beyond one rank per
+    y-z cell column."""
+    if p["angles"] % OCTANTS:
+        raise ConfigError(f"angles={p['angles']} is not a multiple of the {OCTANTS} octants; give total angles "
+                          f"such as 192 (24 per octant)")
+    if (npey is None) != (npez is None):
+        raise ConfigError("give both --npey and --npez, or neither (then the grid is chosen automatically)")
+    threads = 1
+    if npey is None:
+        threads, (npey, npez) = hybrid_decompose(cores, p["ny"], p["nz"], p["ng"])
+    elif cores % (npey * npez) or cores // (npey * npez) > p["ng"]:
+        raise ConfigError(f"npey x npez = {npey} x {npez} = {npey * npez} ranks does not fit {cores} cores")
+    else:
+        threads = cores // (npey * npez)
+    return SNAPSim(nx=p["nx"], ny=p["ny"], nz=p["nz"], npey=npey, npez=npez, ichunk=p["ichunk"],
+                   nang=p["angles"] // OCTANTS, ng=p["ng"], inners=iterations, threads=threads)
+
+
+def hybrid_decompose(cores: int, ny: int, nz: int, ng: int) -> tuple[int, tuple[int, int]]:
+    """``(threads, (npey, npez))`` with the fewest threads per rank (at most ``ng``) that decompose."""
+    for threads in range(1, ng + 1):
+        if cores % threads == 0:
+            try:
+                return threads, decompose(cores // threads, ny, nz)
+            except ConfigError:
+                continue
+    return 1, decompose(cores, ny, nz)         # raises the one-line error for pure MPI
+
+
+def _build(ranks: int, params: dict) -> SNAPSim:
+    """SNAPSim of the registered problem on ``ranks`` cores (hybrid as :func:`problem_sim` decides)."""
+    return problem_sim(params, ranks, params["iterations"])
+
+
+register(AppModel(
+    "snap", "SNAP discrete-ordinates transport, KBA sweeps (default: study 1)",
+    {"nx": Param(32, "global cells along x"), "ny": Param(32, "global cells along y (split over npey)"),
+     "nz": Param(48, "global cells along z (split over npez)"),
+     "angles": Param(192, "discrete directions in all 8 octants (SNAP's nang x 8)"),
+     "ng": Param(8, "energy groups"), "ichunk": Param(8, "x cells per sweep chunk"),
+     "iterations": Param(1, "inner iterations simulated (one time step, one outer)")},
+    _build, source="lanl/SNAP (https://github.com/lanl/SNAP); ppt.apps.scaling study 1"))

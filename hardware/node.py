@@ -22,7 +22,10 @@ instructions (an operation on ``w`` 64-bit elements needs
                     (I + F + V + A) / issue_width)
                 + D * divide_cycles ) / f
 
-Each op class is limited by its own execution ports and all of them together by
+A fused multiply-add counts in ``V`` as one instruction on a processor with FMA units
+(``fma``) and as two (a multiply and an add) on one without, so a core's peak is
+``vector_ops_per_cycle x vector_lanes x (2 if fma else 1)`` flops per cycle
+(:attr:`NodeModel.peak_flops_per_s` for the node).  Each op class is limited by its own execution ports and all of them together by
 the issue width; independent instructions are assumed (no dependency stalls).
 Divides occupy the non-pipelined divider and are added serially.
 
@@ -109,14 +112,14 @@ class NodeModel:
     __slots__ = ("name", "description", "sockets", "cores_per_socket", "clock_hz", "issue_width",
                  "int_ops_per_cycle", "fp_ops_per_cycle", "vector_ops_per_cycle", "mem_ops_per_cycle",
                  "vector_lanes", "divide_cycles", "line_B", "caches", "memory_latency_s",
-                 "memory_bandwidth_Bps", "core_bandwidth_Bps", "copy_bandwidth_Bps")
+                 "memory_bandwidth_Bps", "core_bandwidth_Bps", "copy_bandwidth_Bps", "fma", "dgemm_efficiency")
 
     def __init__(self, name: str, *, sockets: int, cores_per_socket: int, clock_hz: float,
                  issue_width: float, int_ops_per_cycle: float, fp_ops_per_cycle: float,
                  vector_ops_per_cycle: float, mem_ops_per_cycle: float, vector_lanes: int,
                  divide_cycles: float, line_B: float, caches, memory_latency_s: float,
                  memory_bandwidth_Bps: float, core_bandwidth_Bps: float, copy_bandwidth_Bps: float | None = None,
-                 description: str = ""):
+                 description: str = "", fma: bool = False, dgemm_efficiency: float = 1.0):
         self.name = name
         self.description = description
         self.sockets = sockets
@@ -137,6 +140,11 @@ class NodeModel:
         #: The node's STREAM Copy bandwidth (bytes read + bytes written per second), which same-node
         #: message copies share (:mod:`ppt.interconnects.networks.nodememory`); None if the preset gives none.
         self.copy_bandwidth_Bps = copy_bandwidth_Bps
+        #: Whether a fused multiply-add is one vector instruction (else a multiply and an add).
+        self.fma = fma
+        #: The fraction of the FMA peak a tuned DGEMM sustains on the whole node (measured; 1 when no
+        #: measurement is cited): the packing, loop edges and lower clock under load that its counts omit.
+        self.dgemm_efficiency = dgemm_efficiency
         self._check()
 
     def _check(self):
@@ -153,6 +161,10 @@ class NodeModel:
                 continue                                   # optional: only same-node messages need it
             if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 < value < math.inf:
                 raise ConfigError(f"{where}: {attr} must be a positive number, got {value!r}")
+        if not isinstance(self.fma, bool):
+            raise ConfigError(f"{where}: fma must be true or false, got {self.fma!r}")
+        if isinstance(self.dgemm_efficiency, bool) or not 0 < self.dgemm_efficiency <= 1:
+            raise ConfigError(f"{where}: dgemm_efficiency must be a fraction in (0, 1], got {self.dgemm_efficiency!r}")
         if not self.caches:
             raise ConfigError(f"{where}: needs at least one cache level (L1)")
         previous_s = 0.0
@@ -206,12 +218,20 @@ class NodeModel:
             memory_bandwidth_Bps=field(memory, "bandwidth_Bps", memory_where, float, positive=True),
             core_bandwidth_Bps=field(memory, "core_bandwidth_Bps", memory_where, float, positive=True),
             copy_bandwidth_Bps=field(memory, "copy_bandwidth_Bps", memory_where, float, default=None, positive=True),
+            fma=field(issue, "fma", issue_where, default=False),
+            dgemm_efficiency=field(cfg, "dgemm_efficiency", where, float, default=1.0, positive=True),
         )
 
     @property
     def cores(self) -> int:
         """Cores per node."""
         return self.sockets * self.cores_per_socket
+
+    @property
+    def peak_flops_per_s(self) -> float:
+        """The node's theoretical peak (flops per second): every core's vector units issuing FMAs
+        (or multiplies and adds) on full vectors every cycle."""
+        return self.cores * self.clock_hz * self.vector_ops_per_cycle * self.vector_lanes * (2 if self.fma else 1)
 
     @property
     def lines_in_flight(self) -> float:
@@ -233,6 +253,7 @@ class NodeModel:
         work = Tasklist.from_list(tasklist)
         lanes = self.vector_lanes
         vector_instr = sum(count * -(-width // lanes) for count, width in work.vector_ops)
+        vector_instr += sum(count * -(-width // lanes) for count, width in work.fma_ops) * (1 if self.fma else 2)
         mem_instr = sum(access.count for access in work.accesses)
         issue_cycles = max(work.int_ops / self.int_ops_per_cycle,
                            work.float_ops / self.fp_ops_per_cycle,

@@ -13,6 +13,9 @@ entries with :meth:`Tasklist.from_list`:
                        (default 1); a processor with ``L`` lanes needs
                        ``ceil(w / L)`` instructions for each
 ``("INTVEC", n[, w])`` integer vector operations; same issue resources as ``VECTOR``
+``("FMA", n[, w])``    ``n`` fused multiply-adds on ``w`` 64-bit elements (2 flops per
+                       element): one vector instruction per ``ceil(w / L)`` on a
+                       processor with FMA units, a multiply and an add without
 ``("MEM_ACCESS", n, b, rates)``
                        ``n`` loads/stores of ``b`` bytes each; ``rates`` are the
                        local hit rates of cache levels L1, L2, ... (a list, or a
@@ -133,7 +136,7 @@ class MemAccess:
 class Tasklist:
     """Operation counts of one piece of work on one core.
 
-    ``vector_ops`` holds ``(count, width)`` pairs, ``width`` in 64-bit elements;
+    ``vector_ops`` and ``fma_ops`` hold ``(count, width)`` pairs, ``width`` in 64-bit elements;
     ``stream_bytes`` are bytes moved to/from main memory outside ``accesses``.
     """
 
@@ -143,12 +146,15 @@ class Tasklist:
     vector_ops: tuple[tuple[float, int], ...] = ()
     accesses: tuple[MemAccess, ...] = ()
     stream_bytes: float = 0.0
+    fma_ops: tuple[tuple[float, int], ...] = ()
 
     def __post_init__(self):
         for name in ("int_ops", "float_ops", "divides", "stream_bytes"):
             object.__setattr__(self, name, _count(getattr(self, name), f"Tasklist.{name}"))
         object.__setattr__(self, "vector_ops", tuple(
             (_count(count, "VECTOR count"), _lanes(width, "VECTOR")) for count, width in self.vector_ops))
+        object.__setattr__(self, "fma_ops", tuple(
+            (_count(count, "FMA count"), _lanes(width, "FMA")) for count, width in self.fma_ops))
         for access in self.accesses:
             if not isinstance(access, MemAccess):
                 raise ConfigError(f"Tasklist.accesses must hold MemAccess entries, got {access!r}")
@@ -162,7 +168,7 @@ class Tasklist:
         if isinstance(entries, (str, bytes, dict)) or not hasattr(entries, "__iter__"):
             raise ConfigError(f"a tasklist must be a list of (op, count, ...) entries, got {type(entries).__name__}")
         scalars = {"iALU": 0.0, "fALU": 0.0, "fDIV": 0.0, "MEM_BYTES": 0.0}
-        vectors, accesses = [], []
+        vectors, fmas, accesses = [], [], []
         for entry in entries:
             if isinstance(entry, (str, bytes)) or not hasattr(entry, "__len__") or len(entry) == 0:
                 raise ConfigError(f"tasklist entry {entry!r} must be a tuple (op, count, ...)")
@@ -171,10 +177,11 @@ class Tasklist:
                 if len(args) != 1:
                     raise ConfigError(f"tasklist entry {op!r} takes one count, got {tuple(args)!r}")
                 scalars[op] += _count(args[0], f"{op} count")
-            elif op in ("VECTOR", "INTVEC"):
+            elif op in ("VECTOR", "INTVEC", "FMA"):
                 if len(args) not in (1, 2):
                     raise ConfigError(f"tasklist entry {op!r} takes (count[, width]), got {tuple(args)!r}")
-                vectors.append((_count(args[0], f"{op} count"), _lanes(args[1] if len(args) == 2 else 1, op)))
+                (fmas if op == "FMA" else vectors).append(
+                    (_count(args[0], f"{op} count"), _lanes(args[1] if len(args) == 2 else 1, op)))
             elif op in ("MEM_ACCESS", "MEM_ACCESS_REUSE"):
                 key = "hit_rates" if op == "MEM_ACCESS" else "reuse_profile"
                 if len(args) != 3:
@@ -182,10 +189,11 @@ class Tasklist:
                                       f"got {len(args)} values")
                 accesses.append(MemAccess(args[0], args[1], **{key: args[2]}))
             else:
-                known = "iALU, fALU, fDIV, VECTOR, INTVEC, MEM_ACCESS, MEM_ACCESS_REUSE, MEM_BYTES"
+                known = "iALU, fALU, fDIV, VECTOR, INTVEC, FMA, MEM_ACCESS, MEM_ACCESS_REUSE, MEM_BYTES"
                 raise ConfigError(f"unknown tasklist op {op!r}; use one of: {known}")
         return cls(int_ops=scalars["iALU"], float_ops=scalars["fALU"], divides=scalars["fDIV"],
-                   vector_ops=tuple(vectors), accesses=tuple(accesses), stream_bytes=scalars["MEM_BYTES"])
+                   vector_ops=tuple(vectors), accesses=tuple(accesses), stream_bytes=scalars["MEM_BYTES"],
+                   fma_ops=tuple(fmas))
 
     def __add__(self, other: "Tasklist") -> "Tasklist":
         """The work of both tasklists, done one after the other."""
@@ -193,7 +201,8 @@ class Tasklist:
             return NotImplemented
         return Tasklist(self.int_ops + other.int_ops, self.float_ops + other.float_ops,
                         self.divides + other.divides, self.vector_ops + other.vector_ops,
-                        self.accesses + other.accesses, self.stream_bytes + other.stream_bytes)
+                        self.accesses + other.accesses, self.stream_bytes + other.stream_bytes,
+                        self.fma_ops + other.fma_ops)
 
     def scaled(self, factor: float) -> "Tasklist":
         """This work repeated ``factor`` times (every count multiplied)."""
@@ -201,4 +210,5 @@ class Tasklist:
         return Tasklist(self.int_ops * factor, self.float_ops * factor, self.divides * factor,
                         tuple((count * factor, width) for count, width in self.vector_ops),
                         tuple(replace(a, count=a.count * factor) for a in self.accesses),
-                        self.stream_bytes * factor)
+                        self.stream_bytes * factor,
+                        tuple((count * factor, width) for count, width in self.fma_ops))

@@ -3,7 +3,8 @@ import json
 
 import pytest
 
-from ppt.apps.scaling import decompose, study_sim
+from ppt.apps.scaling import study_sim
+from ppt.apps.snap import decompose
 from ppt.apps.snap import SNAPSim
 from ppt.apps.snap_counts import sweep_tasklist
 from ppt.cli.main import main
