@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 
 from mpi_helpers import BANDWIDTH_BPS, LATENCY_S, message_s, recorded, run
+from shared_traces import real
 from test_compiled_replay import _random_trace, _same, _shared
 from ppt.engine import Entity
 from ppt.errors import ConfigError
@@ -253,9 +254,14 @@ def _job_on(model, trace, per_node=2):
                           settings=MPISettings(4096, 1e-7, 2e-7))
 
 
+#: The DUMPI traces the replay tests read: a real one where the real traces are, and a shipped sample.
+TRACES = [*real("hpccg_n4"), "halo3d_n8"]
+
+
+@pytest.mark.parametrize("name", TRACES)
 @pytest.mark.parametrize("model", MODELS, ids=lambda m: m.__name__)
-def test_traces_replay_on_models_of_ones_own_as_recorded(model):
-    trace = _shared("hpccg_n4")
+def test_traces_replay_on_models_of_ones_own_as_recorded(model, name):
+    trace = _shared(name)
     assert "predicted_s" in _same(trace, _job_on(model, trace))
     for seed in range(6):
         trace, _ = _random_trace(seed)
@@ -284,14 +290,15 @@ def test_programs_on_subclasses_of_the_built_in_networks_run_as_recorded(cls):
     recorded(8, exchanges, ranks_per_node=2, net=net)
 
 
+@pytest.mark.parametrize("name", TRACES)
 @pytest.mark.parametrize("kind,cls", [("packet", OwnPacketNetwork), ("flow", OwnFlowNetwork), ("packet", None),
                                       ("flow", None)])
-def test_subclasses_of_the_built_in_networks_and_model_memory_replay_as_recorded(kind, cls):
+def test_subclasses_of_the_built_in_networks_and_model_memory_replay_as_recorded(kind, cls, name):
     """A subclass of the packet or flow network runs its Python model; a model memory beside the built-in
     ones runs the network in C and the copies in Python."""
     from ppt.hardware.systems import load_system
     from ppt.machine import Machine
-    trace = _shared("hpccg_n4")
+    trace = _shared(name)
     machine = Machine(load_system("fattree-4-3"), kind)
 
     def make_job():
