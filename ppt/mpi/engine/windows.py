@@ -94,6 +94,11 @@ class Windows:
 
     outgoing_min_s = peek
 
+    @property
+    def events(self) -> int:
+        """Events this process's engine has run (its packet core's included), for the window statistics."""
+        return lib.ppt_mpi_events(self.m)
+
     def _deliver(self, batches) -> None:
         for _ in batches:       # no Python events travel
             pass
