@@ -1,11 +1,9 @@
 """One window's exchange between simulation ranks, and what the windows cost.
 
 Each rank sends every other rank one part (its cross-rank events, its exchange models' data and its
-stop note, pickled once per destination; its own part never leaves it) and one fixed-size header of
-``size + 1`` float64: its earliest pending event time, then the bytes of its part for each rank.  The
-headers go round in one ``Allgather`` of a numpy array, so every rank knows the window's start (the
-least earliest time) and how many bytes come its way before any part moves; the parts then travel
-point to point (``Isend``/``Irecv`` of raw bytes, no size round and no pickled lists of lists).
+stop note, pickled once per destination; its own part never leaves it) with its earliest pending event
+time, in one ``Alltoall`` of fixed-size slots per window (:class:`Exchanger`), so every rank learns the
+window's start (the least earliest time) in the same collective that moves the parts.
 
 :class:`WindowStats` counts, per rank, windows, events, bytes sent and the wall time spent running
 windows versus exchanging (waiting for the slowest rank included).  Setting ``PPT_WINDOW_STATS`` to a
@@ -58,28 +56,81 @@ def _write_stats_at_exit(rank: int) -> None:
         atexit.register(lambda: STATS.write(f"{prefix}.{rank}"))
 
 
-def exchange(comm, rank: int, size: int, local_next_s: float, parts: list) -> tuple[np.ndarray, list]:
-    """Send ``parts[k]`` to rank k (k != rank) with this rank's earliest time ``local_next_s``.
+#: Bytes of a part that travel in the window's one collective at first (more come point to point).
+FIRST_SLOT_B = 4096
+#: Fields of a slot's header (float64): the sender's earliest time, its part's bytes, its largest part's bytes.
+HEADER = 3
+#: Windows whose largest part is below a quarter of the slot before the slot halves.
+SHRINK_AFTER = 64
 
-    Returns every rank's earliest time (array of ``size``, s) and the parts received, by source (this
-    rank's own part as it was given, never pickled).
+
+class Exchanger:
+    """The window exchanges of one window loop: one ``Alltoall`` of fixed slots per window.
+
+    Each rank sends every rank a slot of :data:`HEADER` float64 (its earliest pending event time, the
+    bytes of its pickled part for that rank and of its largest part) and the first ``slot_B`` bytes
+    of that part; a part longer than the slot sends the rest point to point (the receiver knows from the
+    header), and every rank, seeing every rank's largest part, grows the slot for the next window to
+    fit it (and halves it after :data:`SHRINK_AFTER` windows of small parts), the same everywhere.
+    So a window costs one collective when the parts fit, with no pickled lists and no size round.
     """
-    from mpi4py import MPI
-    _write_stats_at_exit(rank)
-    blobs = [b"" if k == rank else pickle.dumps(part, pickle.HIGHEST_PROTOCOL) for k, part in enumerate(parts)]
-    header = np.empty(size + 1, dtype=np.float64)
-    header[0] = local_next_s
-    header[1:] = [len(blob) for blob in blobs]
-    headers = np.empty((size, size + 1), dtype=np.float64)
-    clock = time.perf_counter()
-    comm.Allgather(header, headers)
-    STATS.wait_s += time.perf_counter() - clock
-    inbound = headers[:, 1 + rank].astype(np.int64)
-    buffers = [bytearray(int(n)) for n in inbound]
-    requests = [comm.Irecv(buffers[k], source=k, tag=0) for k in range(size) if inbound[k]]
-    requests += [comm.Isend(blob, dest=k, tag=0) for k, blob in enumerate(blobs) if blob]
-    MPI.Request.Waitall(requests)
-    STATS.bytes_sent += sum(map(len, blobs))
-    STATS.parts_sent += sum(1 for blob in blobs if blob)
-    received = [parts[k] if k == rank else pickle.loads(buffers[k]) for k in range(size)]
-    return headers[:, 0], received
+
+    def __init__(self, comm, rank: int, size: int):
+        self.comm, self.rank, self.size = comm, rank, size
+        self.slot_B = FIRST_SLOT_B
+        self.small = 0
+        _write_stats_at_exit(rank)
+
+    def exchange(self, local_next_s: float, parts: list) -> tuple[np.ndarray, list]:
+        """Send ``parts[k]`` to rank k (k != rank) with this rank's earliest time ``local_next_s``.
+
+        Returns every rank's earliest time (array of ``size``, s) and the parts received, by source
+        (this rank's own part as it was given, never pickled).
+        """
+        from mpi4py import MPI
+        comm, rank, size, slot_B = self.comm, self.rank, self.size, self.slot_B
+        blobs = [b"" if k == rank else pickle.dumps(part, pickle.HIGHEST_PROTOCOL) for k, part in enumerate(parts)]
+        largest = max(map(len, blobs))
+        width = HEADER * 8 + slot_B
+        out = np.zeros((size, width), dtype=np.uint8)
+        head = out[:, :HEADER * 8].view(np.float64)
+        head[:, 0], head[:, 2] = local_next_s, largest
+        for k, blob in enumerate(blobs):
+            head[k, 1] = len(blob)
+            first = blob[:slot_B]
+            out[k, HEADER * 8:HEADER * 8 + len(first)] = np.frombuffer(first, dtype=np.uint8)
+        got = np.empty_like(out)
+        clock = time.perf_counter()
+        comm.Alltoall(out, got)
+        STATS.wait_s += time.perf_counter() - clock
+        heads = got[:, :HEADER * 8].view(np.float64)
+        lengths = heads[:, 1].astype(np.int64)
+        rests = {k: bytearray(int(lengths[k]) - slot_B) for k in range(size) if lengths[k] > slot_B}
+        requests = [comm.Irecv(rest, source=k, tag=1) for k, rest in rests.items()]
+        requests += [comm.Isend(blob[slot_B:], dest=k, tag=1) for k, blob in enumerate(blobs) if len(blob) > slot_B]
+        if requests:
+            MPI.Request.Waitall(requests)
+        received = []
+        for k in range(size):
+            if k == rank:
+                received.append(parts[k])
+                continue
+            data = got[k, HEADER * 8:HEADER * 8 + min(int(lengths[k]), slot_B)].tobytes()
+            received.append(pickle.loads(data + rests[k] if k in rests else data))
+        self._resize(int(heads[:, 2].max()))
+        STATS.bytes_sent += sum(map(len, blobs))
+        STATS.parts_sent += size - 1
+        return heads[:, 0].copy(), received
+
+    def _resize(self, largest_B: int) -> None:
+        """The next window's slot, from every rank's largest part of this one (so the same everywhere)."""
+        if largest_B > self.slot_B:
+            self.slot_B = 1 << (largest_B - 1).bit_length()
+            self.small = 0
+        elif 4 * largest_B < self.slot_B and self.slot_B > FIRST_SLOT_B:
+            self.small += 1
+            if self.small >= SHRINK_AFTER:
+                self.slot_B //= 2
+                self.small = 0
+        else:
+            self.small = 0

@@ -34,7 +34,7 @@ import threading
 import time
 from time import perf_counter
 
-from ppt.engine.exchange import STATS, exchange
+from ppt.engine.exchange import STATS, Exchanger
 from ppt.errors import SimulationError
 
 #: Sentinel: use MPI_COMM_WORLD when launched by mpiexec with more than one rank.
@@ -177,7 +177,7 @@ def abort(comm, sim, why: str) -> None:
 def run_windows(sim, end: float) -> None:
     """Run ``sim`` in conservative windows of ``sim.lookahead_s`` until ``end`` or quiescence.
 
-    One exchange per window (:func:`ppt.engine.exchange.exchange`) carries the
+    One exchange per window (:class:`ppt.engine.exchange.Exchanger`) carries the
     cross-rank events together with each rank's earliest pending event time,
     from which every rank computes the same next window start (so a window
     with no event anywhere is never run), and any rank's note (a failure or an
@@ -207,7 +207,8 @@ def _windows(sim, end: float, guard):
 
     Anything it raises instead happened on this rank only.
     """
-    comm, size, stats = sim.comm, sim.size, STATS
+    size, stats = sim.size, STATS
+    exchanger = Exchanger(sim.comm, sim.rank, size)
     stats.lookahead_s = sim.lookahead_s
     failure = None
     while True:
@@ -223,8 +224,8 @@ def _windows(sim, end: float, guard):
         note = None if failure is None else ("failure", sim.rank, str(failure))
         if guard is not None and guard.interrupted and note is None:
             note = ("interrupt", sim.rank, guard.interrupted)
-        times, received = exchange(comm, sim.rank, size, local_next,
-                                   [(note, batch, [out[k] for out in models]) for k, batch in enumerate(sim._outbox)])
+        times, received = exchanger.exchange(local_next, [(note, batch, [out[k] for out in models])
+                                                          for k, batch in enumerate(sim._outbox)])
         sim._outbox = [[] for _ in range(size)]
         start = float(times.min())
         notes = [n for n, _, _ in received if n is not None]

@@ -68,6 +68,8 @@ class Windows:
         self._outbox = [[] for _ in range(self.size)]     # run_windows' Python events: none here
         self.exchanges = [self] if model is None else [self, *model.sim.exchanges, model]
         self.step = None
+        self._outbox_pointers = ffi.new("ppt_mpi_remote_t **"), ffi.new("int64_t **"), ffi.new("int64_t *")
+        self._events_pointer = ffi.new("ppt_remote_t **")
 
     @classmethod
     def of(cls, engine, comm, cargo=None):
@@ -114,9 +116,10 @@ class Windows:
 
     def outgoing(self) -> list:
         """Per process: the records for it, the slot sizes they carry, this process's call names (by id), the
-        cargo's objects and the packet core's events."""
+        cargo's objects and the packet core's events; None when there is none of these (most windows, for
+        most processes: nothing to pickle)."""
         m, batches, sizes = self.m, [], []
-        records, parts, nparts = ffi.new("ppt_mpi_remote_t **"), ffi.new("int64_t **"), ffi.new("int64_t *")
+        records, parts, nparts = self._outbox_pointers
         for process in range(self.size):
             n = lib.ppt_mpi_outbox(m, process, records, parts, nparts)
             batches.append(np.frombuffer(ffi.buffer(records[0], n * RECORD.itemsize), RECORD).copy() if n
@@ -125,14 +128,15 @@ class Windows:
         lib.ppt_mpi_clear_outboxes(m)
         objects = [None] * self.size if self.cargo is None else self.cargo.pack(batches)
         names = tuple(self.names.names)
-        return [(batch, size, names if len(batch) else (), cargo, packets)
+        return [None if not len(batch) and size is None and not cargo and not packets else
+                (batch, size, names if len(batch) else (), cargo, packets)
                 for batch, size, cargo, packets in zip(batches, sizes, objects, self._packets())]
 
     def _packets(self) -> list:
         """Per process: the bytes of the packet core's events for it (none without a core)."""
         if self.core is None:
             return [b""] * self.size
-        events, out = ffi.new("ppt_remote_t **"), []
+        events, out = self._events_pointer, []
         for process in range(self.size):
             n = lib.ppt_net_outbox(self.core, process, events)
             out.append(bytes(ffi.buffer(events[0], n * ffi.sizeof("ppt_remote_t"))) if n else b"")
@@ -141,7 +145,10 @@ class Windows:
 
     def incoming(self, parts: list) -> None:
         """Queue the records the other processes sent here."""
-        for records, sizes, names, objects, packets in parts:
+        for part in parts:
+            if part is None:
+                continue
+            records, sizes, names, objects, packets = part
             if objects is not None:
                 self.cargo.unpack(records, objects)
             if packets:
