@@ -115,21 +115,21 @@ class Windows:
         self.now = lib.ppt_mpi_now(self.m)
 
     def outgoing(self) -> list:
-        """Per process: the records for it, the slot sizes they carry, this process's call names (by id), the
-        cargo's objects and the packet core's events; None when there is none of these (most windows, for
-        most processes: nothing to pickle)."""
+        """Per process: the bytes of its records, of the slot sizes they carry, this process's call names (by
+        id), the cargo's objects and the packet core's events; None when there is none of these (most
+        windows, for most processes: nothing to pickle).  Raw bytes pickle far faster than record arrays."""
         m, batches, sizes = self.m, [], []
         records, parts, nparts = self._outbox_pointers
         for process in range(self.size):
             n = lib.ppt_mpi_outbox(m, process, records, parts, nparts)
-            batches.append(np.frombuffer(ffi.buffer(records[0], n * RECORD.itemsize), RECORD).copy() if n
+            batches.append(np.frombuffer(bytes(ffi.buffer(records[0], n * RECORD.itemsize)), RECORD) if n
                            else NO_RECORDS)
-            sizes.append(np.frombuffer(ffi.buffer(parts[0], nparts[0] * 8), np.int64).copy() if nparts[0] else None)
+            sizes.append(bytes(ffi.buffer(parts[0], nparts[0] * 8)) if nparts[0] else None)
         lib.ppt_mpi_clear_outboxes(m)
         objects = [None] * self.size if self.cargo is None else self.cargo.pack(batches)
         names = tuple(self.names.names)
         return [None if not len(batch) and size is None and not cargo and not packets else
-                (batch, size, names if len(batch) else (), cargo, packets)
+                (batch.tobytes(), size, names if len(batch) else (), cargo, packets)
                 for batch, size, cargo, packets in zip(batches, sizes, objects, self._packets())]
 
     def _packets(self) -> list:
@@ -148,7 +148,8 @@ class Windows:
         for part in parts:
             if part is None:
                 continue
-            records, sizes, names, objects, packets = part
+            raw, sizes, names, objects, packets = part
+            records = np.frombuffer(bytearray(raw), RECORD)     # writable: the cargo renumbers its fields
             if objects is not None:
                 self.cargo.unpack(records, objects)
             if packets:
