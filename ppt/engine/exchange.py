@@ -49,11 +49,16 @@ class WindowStats:
 STATS = WindowStats()
 
 
+#: Ranks whose statistics file is written at exit (one per process).
+_WRITES: set = set()
+
+
 def _write_stats_at_exit(rank: int) -> None:
+    """Write :data:`STATS` to ``$PPT_WINDOW_STATS.<rank>`` when the process ends, if the variable is set."""
     prefix = os.environ.get(STATS_VARIABLE)
-    if prefix and not getattr(_write_stats_at_exit, "armed", False):
-        _write_stats_at_exit.armed = True
-        atexit.register(lambda: STATS.write(f"{prefix}.{rank}"))
+    if prefix and not _WRITES:
+        _WRITES.add(rank)
+        atexit.register(STATS.write, f"{prefix}.{rank}")
 
 
 #: Bytes of a part that travel in the window's one collective at first (more come point to point).
