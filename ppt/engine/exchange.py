@@ -6,9 +6,9 @@ time, in one ``Alltoall`` of fixed-size slots per window (:class:`Exchanger`), s
 window's start (the least earliest time) in the same collective that moves the parts.
 
 :class:`WindowStats` counts, per rank, windows, events, bytes sent and the wall time spent running
-windows versus exchanging (waiting for the slowest rank included).  Setting ``PPT_WINDOW_STATS`` to a
-path prefix makes every rank write its totals as JSON to ``<prefix>.<rank>`` when the process ends
-(``ppt bench parallel`` reads them).
+windows versus exchanging (waiting for the slowest rank included).  Setting the environment variable
+that :data:`STATS_VARIABLE` names to a path prefix makes every rank write its totals as JSON to
+``<prefix>.<rank>`` when the process ends (``ppt bench parallel`` reads them).
 """
 from __future__ import annotations
 
@@ -54,7 +54,8 @@ _WRITES: set = set()
 
 
 def _write_stats_at_exit(rank: int) -> None:
-    """Write :data:`STATS` to ``$PPT_WINDOW_STATS.<rank>`` when the process ends, if the variable is set."""
+    """Write :data:`STATS` to ``<prefix>.<rank>`` when the process ends, the prefix being the value of the
+    environment variable :data:`STATS_VARIABLE` names, if it is set."""
     prefix = os.environ.get(STATS_VARIABLE)
     if prefix and not _WRITES:
         _WRITES.add(rank)
