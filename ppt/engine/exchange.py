@@ -82,6 +82,8 @@ class Exchanger:
     """
 
     def __init__(self, comm, rank: int, size: int):
+        from mpi4py import MPI      # here, not per window: an import statement costs tens of us each time
+        self.waitall = MPI.Request.Waitall
         self.comm, self.rank, self.size = comm, rank, size
         self.slot_B = FIRST_SLOT_B
         self.small = 0
@@ -93,7 +95,6 @@ class Exchanger:
         Returns every rank's earliest time (array of ``size``, s) and the parts received, by source
         (this rank's own part as it was given, never pickled).
         """
-        from mpi4py import MPI
         comm, rank, size, slot_B = self.comm, self.rank, self.size, self.slot_B
         blobs = [b"" if k == rank else pickle.dumps(part, pickle.HIGHEST_PROTOCOL) for k, part in enumerate(parts)]
         largest = max(map(len, blobs))
@@ -115,7 +116,7 @@ class Exchanger:
         requests = [comm.Irecv(rest, source=k, tag=1) for k, rest in rests.items()]
         requests += [comm.Isend(blob[slot_B:], dest=k, tag=1) for k, blob in enumerate(blobs) if len(blob) > slot_B]
         if requests:
-            MPI.Request.Waitall(requests)
+            self.waitall(requests)
         received = []
         for k in range(size):
             if k == rank:
