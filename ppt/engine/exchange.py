@@ -93,10 +93,12 @@ class Exchanger:
         """Send ``parts[k]`` to rank k (k != rank) with this rank's earliest time ``local_next_s``.
 
         Returns every rank's earliest time (array of ``size``, s) and the parts received, by source
-        (this rank's own part as it was given, never pickled).
+        (this rank's own part as it was given, never pickled).  A part None (nothing for that rank) sends
+        no bytes and arrives as None.
         """
         comm, rank, size, slot_B = self.comm, self.rank, self.size, self.slot_B
-        blobs = [b"" if k == rank else pickle.dumps(part, pickle.HIGHEST_PROTOCOL) for k, part in enumerate(parts)]
+        blobs = [b"" if k == rank or part is None else pickle.dumps(part, pickle.HIGHEST_PROTOCOL)
+                 for k, part in enumerate(parts)]
         largest = max(map(len, blobs))
         width = HEADER * 8 + slot_B
         out = np.zeros((size, width), dtype=np.uint8)
@@ -122,11 +124,14 @@ class Exchanger:
             if k == rank:
                 received.append(parts[k])
                 continue
+            if not lengths[k]:
+                received.append(None)
+                continue
             data = got[k, HEADER * 8:HEADER * 8 + min(int(lengths[k]), slot_B)].tobytes()
             received.append(pickle.loads(data + rests[k] if k in rests else data))
         self._resize(int(heads[:, 2].max()))
         STATS.bytes_sent += sum(map(len, blobs))
-        STATS.parts_sent += size - 1
+        STATS.parts_sent += sum(1 for blob in blobs if blob)
         return heads[:, 0].copy(), received
 
     def _resize(self, largest_B: int) -> None:

@@ -224,9 +224,11 @@ def _windows(sim, end: float, guard):
         note = None if failure is None else ("failure", sim.rank, str(failure))
         if guard is not None and guard.interrupted and note is None:
             note = ("interrupt", sim.rank, guard.interrupted)
-        times, received = exchanger.exchange(local_next, [(note, batch, [out[k] for out in models])
+        times, received = exchanger.exchange(local_next, [_part(note, batch, [out[k] for out in models])
                                                           for k, batch in enumerate(sim._outbox)])
         sim._outbox = [[] for _ in range(size)]
+        nothing = (None, (), [None] * len(models))
+        received = [nothing if part is None else part for part in received]
         start = float(times.min())
         notes = [n for n, _, _ in received if n is not None]
         if notes:
@@ -254,6 +256,14 @@ def _windows(sim, end: float, guard):
             stats.windows += 1
             stats.events += getattr(sim, "events", 0) - events
             stats.run_s += perf_counter() - ran
+
+
+def _part(note, batch: list, extras: list):
+    """What one rank sends another in a window: its note, its events and each exchange model's part (None
+    where the model has nothing for it); None when all are empty, which sends no bytes."""
+    if note is None and not batch and all(extra is None for extra in extras):
+        return None
+    return note, batch, extras
 
 
 def _stop(sim, notes, failure, next_s: float) -> BaseException:
