@@ -1,19 +1,22 @@
 """Parallel runs on 2, 3 and 4 simulation ranks print the serial output, whether the blocks keep the
 dragonfly groups whole (synthetic traffic: 100 ns windows, the global links' latency) or split one (a
-small job's ranks shared out: 10 ns windows, the local links'), and ``ppt bench parallel`` reports what
-the windows cost."""
+small job's ranks shared out -- a model, a replay, an mpi4py program: 10 ns windows, the local
+links'), and ``ppt bench parallel`` reports what the windows cost."""
 import json
 import os
 import shutil
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
+from mpi_helpers import synthetic_trace
 from ppt.bench import parallel as bench
 from ppt.cli.main import main
 from ppt.engine.exchange import STATS_VARIABLE
 
+EXAMPLES = Path(__file__).resolve().parent.parent / "examples" / "mpi4py"
 #: The model of a small job: 24 ranks, 2 a node, on the first 3 routers of one dragonfly group.
 MODEL = """
 def main(mpi):
@@ -42,7 +45,7 @@ def _run(argv, processes, tmp_path):
         command = [_mpiexec(), "-n", str(processes), *command]
     done = subprocess.run(command, capture_output=True, text=True, env=env, timeout=300)
     assert done.returncode == 0, done.stderr
-    stats = json.loads(open(f"{prefix}.0").read()) if processes > 1 else None
+    stats = [json.loads(open(f"{prefix}.{rank}").read()) for rank in range(processes)] if processes > 1 else None
     return bench.comparable(done.stdout), stats
 
 
@@ -50,7 +53,7 @@ def _run(argv, processes, tmp_path):
 def test_traffic_on_whole_groups_runs_100_ns_windows_and_prints_the_serial_json(tmp_path):
     serial, _ = _run(TRAFFIC, 1, tmp_path)
     for processes in (2, 3, 4):
-        parallel, stats = _run(TRAFFIC, processes, tmp_path)
+        parallel, (stats, *_) = _run(TRAFFIC, processes, tmp_path)
         assert parallel == serial
         assert stats["lookahead_s"] == pytest.approx(100e-9)
         assert 0 < stats["windows"] <= 20     # 8 of 100 ns, a few cut short where the run stops to read
@@ -66,8 +69,24 @@ def test_a_small_job_split_inside_a_group_prints_the_serial_json(tmp_path):
     for processes in (2, 3):
         parallel, stats = _run(argv, processes, tmp_path)
         assert parallel == serial
-        assert stats["lookahead_s"] == pytest.approx(10e-9)     # the group's local links are cut
-        assert stats["events"] > 0                               # rank 0 does not hold the whole job alone
+        assert stats[0]["lookahead_s"] == pytest.approx(10e-9)     # the group's local links are cut
+        assert all(rank["events"] > 0 for rank in stats)           # no rank holds the whole job alone
+
+
+@pytest.mark.mpiexec
+@pytest.mark.parametrize("kind", ["replay", "exec"])
+def test_a_replay_and_a_program_on_three_ranks_print_the_serial_json(tmp_path, kind):
+    # 16 ranks, 1 a node, on the 4 routers of one group's first half: three simulation ranks split them
+    if kind == "replay":
+        argv = ["replay", str(synthetic_trace(tmp_path / "trace", 500))]
+    else:
+        argv = ["exec", str(EXAMPLES / "jacobi.py"), "-n", "16", "--compute", "none"]
+    argv += ["--system", "dragonfly-booksim", "--network", "packet", "--ranks-per-node", "1"]
+    serial, _ = _run(argv, 1, tmp_path)
+    parallel, stats = _run(argv, 3, tmp_path)
+    assert parallel == serial
+    assert stats[0]["lookahead_s"] == pytest.approx(10e-9)
+    assert all(rank["events"] > 0 for rank in stats)
 
 
 @pytest.mark.mpiexec

@@ -42,9 +42,13 @@ def test_weights_share_a_small_job_out_instead_of_leaving_it_on_one_rank():
     assert partition.router_starts(1440, 4, groups, weights=weights) == [0, 1, 2, 3, 1440]
 
 
+def test_work_on_fewer_routers_than_ranks_still_spreads_one_router_a_rank():
+    weights = np.zeros(264)
+    weights[:2] = 4.0                            # 16 ranks on 2 routers of group 0, three simulation ranks
+    assert partition.router_starts(264, 3, np.arange(264) // 8, weights=weights) == [0, 1, 2, 264]
+
+
 def test_blocks_that_cannot_differ_fall_back_to_even_blocks_of_whole_plane_sets():
-    weights = np.zeros(16)
-    weights[0] = 1.0                             # all the work on one router: no split shares it
-    assert partition.router_starts(16, 4, weights=weights) == partition.even_starts(16, 4)
+    assert partition.router_starts(4, 4, planes=2) == partition.even_starts(4, 4, planes=2)
     assert partition.router_starts(10, 1) == [0, 10]
     assert all(start % 2 == 0 for start in partition.router_starts(12, 3, planes=2))

@@ -54,16 +54,17 @@ MAX_IMBALANCE = 1.2
 
 def _split(weights: np.ndarray, size: int, edges: np.ndarray) -> list[int] | None:
     """Block starts at the ``edges`` (router ids, from 0 to the number of routers) nearest the even
-    shares of the ``weights``; None when two blocks would start at the same edge."""
+    shares of the ``weights``, each at least one edge past the one before (so work on fewer routers
+    than ranks still spreads one router a rank); None when there are too few edges."""
     before = np.concatenate(([0.0], np.cumsum(weights)))[edges]     # work before each edge
     total = before[-1]
-    starts = [0]
+    at = [0]                                                        # indices into edges
     for k in range(1, size):
-        starts.append(int(edges[np.argmin(np.abs(before - k * total / size))]))     # ties go low
-    starts.append(int(edges[-1]))
-    if any(b <= a for a, b in zip(starts, starts[1:])):
+        nearest = int(np.argmin(np.abs(before - k * total / size)))     # ties go low
+        at.append(max(nearest, at[-1] + 1))
+    if at[-1] >= len(edges) - 1:
         return None
-    return starts
+    return [int(edges[i]) for i in at] + [int(edges[-1])]
 
 
 def imbalance(weights, starts: list[int]) -> float:
