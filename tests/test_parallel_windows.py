@@ -107,3 +107,11 @@ def test_bench_parallel_refuses_bad_options_in_one_line(capsys, argv, message):
     assert main(argv) == 2
     err = capsys.readouterr().err
     assert message in err and len(err.strip().splitlines()) == 1
+
+
+def test_bench_parallel_under_mpiexec_says_to_run_it_without(capsys, monkeypatch):
+    monkeypatch.setenv("PMI_RANK", "0")          # as a launcher's process sees it
+    argv, message = ["bench", "parallel", "--quick"], "without mpiexec: it starts its own"
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert message in err and len(err.strip().splitlines()) == 1

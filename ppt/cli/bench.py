@@ -154,6 +154,10 @@ def _measure_parallel(args, log) -> dict:
     """``ppt bench parallel``: the workloads of :mod:`ppt.bench.parallel`, serially and on each rank count."""
     import os
     from ppt.bench.parallel import QUICK_WORKLOADS, WORKLOADS, measure
+    from ppt.engine.parallel import launched_by_mpiexec
+    from ppt.errors import PPTError
+    if launched_by_mpiexec():
+        raise PPTError("run 'ppt bench parallel' without mpiexec: it starts its own mpiexec runs")
     counts = args.processes or list(range(2, max(2, os.cpu_count() or 1) + 1))
     workloads = QUICK_WORKLOADS if args.quick else WORKLOADS
     rows = [row for name, argv in workloads.items() for row in measure(name, argv, counts, log=log)]
