@@ -1231,9 +1231,12 @@ uint64_t ppt_net_send(ppt_net_t *net, int32_t src, int32_t dst, int64_t nbytes, 
 
 /* ---------------------------------------------------------------- set-up and queries */
 
-/* First router of simulation rank k's block: blocks hold whole sets of a router's planes. */
+/* First router of simulation rank k's block: the given starts, or even blocks of whole sets of a
+ * router's planes. */
 static int32_t block_first_router(const ppt_net_config_t *cfg, int32_t k)
 {
+    if (cfg->router_starts)
+        return cfg->router_starts[k];
     int64_t per_plane = cfg->num_routers / cfg->planes;
     return (int32_t)((int64_t)k * per_plane / cfg->num_ranks * cfg->planes);
 }

@@ -32,6 +32,7 @@ typedef struct ppt_net_config {
     int64_t vc_capacity_B;          /* bytes per (input port, VC); 0: unbounded buffers */
     int32_t header_B, max_payload_B, chunk_B, response_B;
     int32_t rank, num_ranks;        /* this simulation rank; routers are split in blocks */
+    const int32_t *router_starts;   /* [num_ranks + 1]: first router of each rank's block; NULL: even blocks */
     /* Multi-plane, multi-rail: `planes` identical router planes, router r of plane k being router
      * r * planes + k (the tables above hold all planes; node_router names the node's plane-0 router);
      * every node has one rail (NIC port, with its own queue, credits and wire) into each plane.

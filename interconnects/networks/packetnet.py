@@ -18,7 +18,8 @@ Entity ids: router ``r`` is followed by its nodes' NICs, so routers and their
 nodes are contiguous; parallel runs place whole routers (with their NICs) in
 contiguous blocks, the core of each simulation rank simulates its block, and
 packets and credits for another block travel in the engine's window exchange.
-The lookahead is the smallest router-to-router link latency.
+The lookahead is the smallest router-to-router link latency; a parallel run's windows last as long as
+the smallest latency of a link between two blocks (:mod:`~ppt.interconnects.networks.partition`).
 """
 from __future__ import annotations
 
@@ -29,7 +30,7 @@ import numpy as np
 from ppt.engine.core import PROGRESS_MASK
 from ppt.engine.entity import KEY_BITS
 from ppt.errors import ConfigError
-from ppt.interconnects.networks import latency
+from ppt.interconnects.networks import latency, partition
 from ppt.interconnects.networks.latency import Latencies
 from ppt.interconnects.networks.links import link_report, local_load
 from ppt.interconnects.networks.network import Network, Nic, register_network
@@ -94,6 +95,7 @@ class PacketCore:
         cfg.header_B, cfg.max_payload_B = packetizer.header_B, packetizer.max_payload_B
         cfg.chunk_B, cfg.response_B = packetizer.chunk_B, packetizer.response_B
         cfg.rank, cfg.num_ranks = sim.rank, sim.size
+        cfg.router_starts = self._array("int32_t", net.router_starts)
         cfg.planes, cfg.rail_policy, cfg.rail_unit = net.rails.planes, net.rails.policy, net.rails.unit
         classes = net.classes
         if classes.on:
@@ -117,7 +119,7 @@ class PacketCore:
         self.payloads: dict[int, tuple] = {}
         self.on_sent: dict[int, object] = {}
         self._payloads_out = [[] for _ in range(sim.size)]
-        self.router_rank = np.array([net.block_first_router(k, sim.size) for k in range(sim.size + 1)])
+        self.router_rank = np.array(net.router_starts)
         self.wake_s = INFINITY
         self._wakes = 0
         #: How far past the engine's next event a wake-up may run the core: a message Python hands
@@ -217,7 +219,8 @@ class PacketCore:
         for rank in range(self.sim.size):
             count = lib.ppt_net_outbox(self.c, rank, self._remote)
             events = bytes(ffi.buffer(self._remote[0], count * ffi.sizeof("ppt_remote_t"))) if count else b""
-            parts.append((events, self._payloads_out[rank]))
+            payloads = self._payloads_out[rank]
+            parts.append((events, payloads) if events or payloads else None)
         lib.ppt_net_clear_outbox(self.c)
         self._payloads_out = [[] for _ in range(self.sim.size)]
         return parts
@@ -227,7 +230,10 @@ class PacketCore:
 
     def incoming(self, parts: list) -> None:
         size = ffi.sizeof("ppt_remote_t")
-        for events, payloads in parts:
+        for part in parts:
+            if part is None:
+                continue
+            events, payloads = part
             self.payloads.update(payloads)
             if events:
                 lib.ppt_net_receive(self.c, ffi.cast("ppt_remote_t *", ffi.from_buffer(events)), len(events) // size)
@@ -339,6 +345,9 @@ class PacketNetwork(Network):
         self.nic_eids = first[topology.node_router] + 1 + slot
         self.num_entities = int(topology.num_routers + self.num_nodes)
         self.lookahead_s = min((c.latency_s for c in topology.network_classes()), default=0.0)
+        #: Work per node that a parallel run's partition balances (e.g. its MPI ranks), set before the
+        #: simulation is built; None: every router alike.
+        self.node_weights = None
         self.core = None
 
     @classmethod
@@ -347,12 +356,6 @@ class PacketNetwork(Network):
 
     def nic_eid(self, node: int) -> int:
         return int(self.nic_eids[node])
-
-    def block_first_router(self, k: int, size: int) -> int:
-        """First router of simulation rank ``k``'s block of ``size``: whole sets of a router's planes
-        (as ``block_first_router`` in ``core/net.c``)."""
-        planes = self.rails.planes
-        return k * (self.topo.num_routers // planes) // size * planes
 
     def set_node_planes(self, node_planes) -> None:
         """The plane of every node for ``rail_policy`` ``dedicated`` (one job per plane; the job list
@@ -377,10 +380,17 @@ class PacketNetwork(Network):
             lib.ppt_net_set_node_classes(self.core.c, ffi.cast("int32_t *", ffi.from_buffer(self.node_classes)))
 
     def build(self, sim) -> None:
-        """Start this rank's core; whole routers (with their NICs) per rank."""
+        """Start this rank's core; whole routers (with their NICs) per rank, in blocks that keep groups
+        whole (:mod:`~ppt.interconnects.networks.partition`), and windows as long as the cut allows."""
+        #: First router of every simulation rank's block, then the number of routers.
+        weights = None
+        if self.node_weights is not None:
+            weights = np.bincount(self.topo.node_router, weights=self.node_weights, minlength=self.topo.num_routers)
+        self.router_starts = partition.router_starts(self.topo.num_routers, sim.size, self.topo.router_groups(),
+                                                     self.rails.planes, weights)
         if sim.size > 1:
-            sim.set_block_starts([int(self.router_eid[self.block_first_router(k, sim.size)])
-                                  for k in range(sim.size)])
+            sim.set_block_starts([int(self.router_eid[first]) for first in self.router_starts[:-1]])
+            sim.lookahead_s = max(self.lookahead_s, partition.cut_latency_s(self.topo, self.router_starts))
         self.core = PacketCore(self, sim)
         #: This rank's NIC entities made so far, by node.
         self._nics: dict[int, PacketNic] = {}

@@ -22,12 +22,16 @@ MPI_FIELDS = ("workload", "network", "ranks", "messages", "calls", "events", "wa
               "messages_per_s", "calls_per_s", "baseline_events_per_s", "ratio", "predicted_s")
 MPI_COLUMNS = ["workload", "network", "ranks", "messages", "wall_s.min", "messages_per_s", "ratio"]
 
+#: The columns of a ``ppt bench parallel`` table (:func:`ppt.bench.parallel.measure`'s rows).
+PARALLEL_COLUMNS = ["workload", "ranks", "serial_s", "parallel_s", "speedup", "efficiency", "identical", "windows",
+                    "events_per_window", "events_max_over_mean", "exchange_bytes_per_window", "wait_s"]
+
 HELP = ("measure simulator speed: engine (PHOLD vs a bare heapq loop), network (packet-hops/s vs a bare "
-        "compiled loop) or mpi (MPI messages/s vs a bare compiled loop)")
+        "compiled loop), mpi (MPI messages/s vs a bare compiled loop) or parallel (serial vs mpiexec -n K)")
 
 
 def add_arguments(parser) -> None:
-    parser.add_argument("target", choices=["engine", "network", "mpi"], help="what to measure")
+    parser.add_argument("target", choices=["engine", "network", "mpi", "parallel"], help="what to measure")
     parser.add_argument("--lps", type=whole_number, default=1000, help="engine: PHOLD logical processes (default 1000)")
     parser.add_argument("--end", type=seconds, default=None, metavar="SECONDS",
                         help="engine: simulated end time (default: about 300k events)")
@@ -47,6 +51,11 @@ def add_arguments(parser) -> None:
                              "for only the contention-free network of its own (default: that network, whose "
                              "figures are the MPI layer's, then the packet networks of dragonfly-booksim and "
                              "torus-16x16x16)")
+    parser.add_argument("--processes", type=_process_counts, default=None, metavar="K,K,...",
+                        help="parallel: simulation ranks of the mpiexec runs, each at least 2 (default: 2 up to "
+                             "the host's cores)")
+    parser.add_argument("--quick", action="store_true",
+                        help="parallel: smaller workloads of the same kinds (a few seconds each)")
     add_columns_option(parser, "mpi: " + ", ".join(MPI_COLUMNS))
     add_json_flag(parser)
 
@@ -57,10 +66,21 @@ def run(args) -> int:
     for option, value in (("--network", args.network), ("--columns", args.columns)):
         if value is not None and args.target != "mpi":
             raise PPTError(f"{option} applies to 'ppt bench mpi' only, not to 'ppt bench {args.target}'")
+    for option, used in (("--processes", args.processes is not None), ("--quick", args.quick)):
+        if used and args.target != "parallel":
+            raise PPTError(f"{option} applies to 'ppt bench parallel' only, not to 'ppt bench {args.target}'")
     if args.target == "mpi":
         pick_columns(args.columns, list(MPI_FIELDS), MPI_COLUMNS)      # a misspelled column: before the runs
     if args.target == "mpi":
         result = _measure_mpi(args, log)
+    elif args.target == "parallel":
+        result = _measure_parallel(args, log)
+        if not args.json:
+            rows = [[row[c] for c in PARALLEL_COLUMNS] for row in result["workloads"]]
+            emit(args, result, PARALLEL_COLUMNS, rows,
+                 title=paragraph("wall times of whole commands (start-up included); wait_s: each rank's time "
+                                 "waiting for the others at the window exchanges") + "\n")
+            return 0
     elif args.target == "engine":
         from ppt.apps.phold import PholdParams
         from ppt.bench.engine import measure_engine
@@ -116,3 +136,29 @@ def _measure_mpi(args, log) -> dict:
     system = read_system(args.system or DEFAULT_SYSTEM)     # checked before the first run
     networks = [(f"{args.network} {system.get('name', args.system)}", preset_job(args.network, system))]
     return measure_mpi(args.repeats, args.scale, networks, log=log)
+
+
+def _process_counts(text: str) -> list[int]:
+    """``--processes``: comma-separated simulation rank counts, each at least 2."""
+    import argparse
+    try:
+        counts = [int(part) for part in text.split(",")]
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be whole numbers like 2,4, got {text!r}") from None
+    if not counts or min(counts) < 2:
+        raise argparse.ArgumentTypeError(f"each rank count must be at least 2, got {text!r}")
+    return counts
+
+
+def _measure_parallel(args, log) -> dict:
+    """``ppt bench parallel``: the workloads of :mod:`ppt.bench.parallel`, serially and on each rank count."""
+    import os
+    from ppt.bench.parallel import QUICK_WORKLOADS, WORKLOADS, measure
+    from ppt.engine.parallel import launched_by_mpiexec
+    from ppt.errors import PPTError
+    if launched_by_mpiexec():
+        raise PPTError("run 'ppt bench parallel' without mpiexec: it starts its own mpiexec runs")
+    counts = args.processes or list(range(2, max(2, os.cpu_count() or 1) + 1))
+    workloads = QUICK_WORKLOADS if args.quick else WORKLOADS
+    rows = [row for name, argv in workloads.items() for row in measure(name, argv, counts, log=log)]
+    return {"workloads": rows, "cores": os.cpu_count()}

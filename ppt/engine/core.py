@@ -153,9 +153,10 @@ class Simulation:
         """Register a model that moves its own events between simulation ranks.
 
         In every parallel window exchange ``model.outgoing()`` gives one object
-        per rank (sent to that rank), ``model.outgoing_min_s()`` the earliest
-        time among them, and ``model.incoming(objects)`` receives what the
-        other ranks sent here.
+        per rank (sent to that rank; None when it has nothing for it, which
+        costs no bytes), ``model.outgoing_min_s()`` the earliest time among
+        them, and ``model.incoming(objects)`` receives what the other ranks
+        sent here, by rank (None from a rank that had nothing for this one).
         """
         self.exchanges.append(model)
 

@@ -32,7 +32,9 @@ import os
 import signal
 import threading
 import time
+from time import perf_counter
 
+from ppt.engine.exchange import STATS, Exchanger
 from ppt.errors import SimulationError
 
 #: Sentinel: use MPI_COMM_WORLD when launched by mpiexec with more than one rank.
@@ -175,10 +177,11 @@ def abort(comm, sim, why: str) -> None:
 def run_windows(sim, end: float) -> None:
     """Run ``sim`` in conservative windows of ``sim.lookahead_s`` until ``end`` or quiescence.
 
-    One all-to-all per window carries the cross-rank events together with each
-    rank's earliest pending event time, from which every rank computes the same
-    next window start, and any rank's note (a failure or an interrupt) that
-    stops all ranks together.
+    One exchange per window (:class:`ppt.engine.exchange.Exchanger`) carries the
+    cross-rank events together with each rank's earliest pending event time,
+    from which every rank computes the same next window start (so a window
+    with no event anywhere is never run), and any rank's note (a failure or an
+    interrupt) that stops all ranks together.
     """
     if not sim.lookahead_s > 0.0:
         raise SimulationError("a parallel run needs a positive lookahead (the model's smallest "
@@ -204,9 +207,12 @@ def _windows(sim, end: float, guard):
 
     Anything it raises instead happened on this rank only.
     """
-    comm, size = sim.comm, sim.size
+    size, stats = sim.size, STATS
+    exchanger = Exchanger(sim.comm, sim.rank, size)
+    stats.lookahead_s = sim.lookahead_s
     failure = None
     while True:
+        clock = perf_counter()
         local_next = sim.peek()
         for batch in sim._outbox:
             for event in batch:
@@ -218,29 +224,46 @@ def _windows(sim, end: float, guard):
         note = None if failure is None else ("failure", sim.rank, str(failure))
         if guard is not None and guard.interrupted and note is None:
             note = ("interrupt", sim.rank, guard.interrupted)
-        received = comm.alltoall([(local_next, note, batch, [out[k] for out in models])
-                                  for k, batch in enumerate(sim._outbox)])
+        times, received = exchanger.exchange(local_next, [_part(note, batch, [out[k] for out in models])
+                                                          for k, batch in enumerate(sim._outbox)])
         sim._outbox = [[] for _ in range(size)]
-        notes = [n for _, n, _, _ in received if n is not None]
+        nothing = (None, (), [None] * len(models))
+        received = [nothing if part is None else part for part in received]
+        start = float(times.min())
+        notes = [n for n, _, _ in received if n is not None]
         if notes:
-            return _stop(sim, notes, failure, min(t for t, _, _, _ in received))
+            return _stop(sim, notes, failure, start)
         try:
-            sim._deliver(batch for _, _, batch, _ in received)
+            sim._deliver(batch for _, batch, _ in received)
             for index, model in enumerate(sim.exchanges):
-                model.incoming([extra[index] for _, _, _, extra in received])
+                model.incoming([extra[index] for _, _, extra in received])
         except Exception as exc:  # report it with the next exchange, as a window's failure
             failure = exc
             continue
-        start = min(t for t, _, _, _ in received)
+        finally:
+            ran = perf_counter()
+            stats.exchange_s += ran - clock
         if start >= end:
             return None
         sim.window_end = min(start + sim.lookahead_s, end)
+        events = getattr(sim, "events", 0)
         try:
             sim._run_window(sim.window_end)
         except Exception as exc:  # let the other ranks stop too instead of hanging
             failure = exc
         finally:
             sim.window_end = -math.inf
+            stats.windows += 1
+            stats.events += getattr(sim, "events", 0) - events
+            stats.run_s += perf_counter() - ran
+
+
+def _part(note, batch: list, extras: list):
+    """What one rank sends another in a window: its note, its events and each exchange model's part (None
+    where the model has nothing for it); None when all are empty, which sends no bytes."""
+    if note is None and not batch and all(extra is None for extra in extras):
+        return None
+    return note, batch, extras
 
 
 def _stop(sim, notes, failure, next_s: float) -> BaseException:

@@ -42,7 +42,7 @@ class FinishNotices:
 
     # -- the engine's window exchange (parallel runs) ----------------------------------------------
     def outgoing(self) -> list:
-        parts = [[] if k == self.rank else list(self.outbox) for k in range(self.size)]
+        parts = [None if k == self.rank or not self.outbox else list(self.outbox) for k in range(self.size)]
         self.outbox = []
         return parts
 
@@ -51,7 +51,7 @@ class FinishNotices:
 
     def incoming(self, parts: list) -> None:
         for sender, times in enumerate(parts):
-            for at_s in times:
+            for at_s in times or ():
                 self.post(at_s, NOTICE_KEY + sender)
 
 

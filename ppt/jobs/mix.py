@@ -128,8 +128,9 @@ class JobMix:
         if traffic:             # the sources' lead is zero (see ppt_mpi_set_packet_network), their first wake-up
             lib.ppt_mpi_set_packet_network(m, net.core.c, net.core.message_latency, net.core.lead_s)
             notices = FinishNotices(clock.rank, clock.size, net.lookahead_s, partial(lib.ppt_mpi_notice, m))
-            if run.windows is not None:
+            if run.windows is not None:     # a notice crosses one lookahead later: no window may be longer
                 run.windows.exchanges.append(notices)
+                run.windows.lookahead_s = min(run.windows.lookahead_s, notices.lookahead_s)
             countdown.then = lambda: notices.local_done(lib.ppt_mpi_now(m))
         countdown.start(sum(map(len, run.ranks)))
         run_until = clock.run

@@ -382,12 +382,13 @@ class _Cargo:
         self.engine = engine
 
     def pack(self, batches: list) -> list:
-        """Per process: the payloads and tag objects of its records, in record order, and the calls' parts."""
+        """Per process: the payloads and tag objects of its records, in record order, and the calls' parts
+        (None when it has neither)."""
         payloads, tags = self.engine.payloads, self.engine.tag_objects
         out = []
         for records, parts in zip(batches, self.engine.parts.pack(batches)):
             handles, numbers = records["payload"], records["tag"]
-            out.append(None if parts is None else
+            out.append(None if parts is None or not (len(records) or parts) else
                        ([payloads.pop(h) for h in handles[_handles(records)].tolist()],
                         [tags[t] for t in numbers[numbers >= OBJECT_TAGS].tolist()], parts))
         return out

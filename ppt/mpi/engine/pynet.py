@@ -151,12 +151,12 @@ class PythonModels:
 
     def outgoing(self) -> list:
         out, self.sim._outbox = self.sim._outbox, [[] for _ in range(self.sim.size)]
-        return out
+        return [batch or None for batch in out]
 
     def incoming(self, batches: list) -> None:
         """Queue the model's events from the other processes, and whatever its own exchanges (the window's
         earlier ones) queued, in the engine."""
-        self.sim._deliver(batches)
+        self.sim._deliver(batch for batch in batches if batch)
         self.to_engine()
 
     # -- the model's calls ---------------------------------------------------------------------------

@@ -466,6 +466,7 @@ class Engine:
         #: The models of one's own, run in Python (:mod:`ppt.mpi.engine.pynet`), or None.
         self.python = None
         if type(net) is PacketNetwork:      # builds the core (this process's part of it), which the engine drives
+            net.node_weights = np.bincount(node_of, minlength=net.num_nodes)     # parallel runs share the ranks out
             self.sim = net.simulation(comm=comm, name="mpi")
             self.core = net.core.c
             lib.ppt_mpi_set_packet_network(m, net.core.c, net.core.message_latency, net.core.lead_s)

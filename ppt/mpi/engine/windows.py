@@ -68,6 +68,8 @@ class Windows:
         self._outbox = [[] for _ in range(self.size)]     # run_windows' Python events: none here
         self.exchanges = [self] if model is None else [self, *model.sim.exchanges, model]
         self.step = None
+        self._outbox_pointers = ffi.new("ppt_mpi_remote_t **"), ffi.new("int64_t **"), ffi.new("int64_t *")
+        self._events_pointer = ffi.new("ppt_remote_t **")
 
     @classmethod
     def of(cls, engine, comm, cargo=None):
@@ -94,6 +96,11 @@ class Windows:
 
     outgoing_min_s = peek
 
+    @property
+    def events(self) -> int:
+        """Events this process's engine has run (its packet core's included), for the window statistics."""
+        return lib.ppt_mpi_events(self.m)
+
     def _deliver(self, batches) -> None:
         for _ in batches:       # no Python events travel
             pass
@@ -108,26 +115,28 @@ class Windows:
         self.now = lib.ppt_mpi_now(self.m)
 
     def outgoing(self) -> list:
-        """Per process: the records for it, the slot sizes they carry, this process's call names (by id), the
-        cargo's objects and the packet core's events."""
+        """Per process: the bytes of its records, of the slot sizes they carry, this process's call names (by
+        id), the cargo's objects and the packet core's events; None when there is none of these (most
+        windows, for most processes: nothing to pickle).  Raw bytes pickle far faster than record arrays."""
         m, batches, sizes = self.m, [], []
-        records, parts, nparts = ffi.new("ppt_mpi_remote_t **"), ffi.new("int64_t **"), ffi.new("int64_t *")
+        records, parts, nparts = self._outbox_pointers
         for process in range(self.size):
             n = lib.ppt_mpi_outbox(m, process, records, parts, nparts)
-            batches.append(np.frombuffer(ffi.buffer(records[0], n * RECORD.itemsize), RECORD).copy() if n
+            batches.append(np.frombuffer(bytes(ffi.buffer(records[0], n * RECORD.itemsize)), RECORD) if n
                            else NO_RECORDS)
-            sizes.append(np.frombuffer(ffi.buffer(parts[0], nparts[0] * 8), np.int64).copy() if nparts[0] else None)
+            sizes.append(bytes(ffi.buffer(parts[0], nparts[0] * 8)) if nparts[0] else None)
         lib.ppt_mpi_clear_outboxes(m)
         objects = [None] * self.size if self.cargo is None else self.cargo.pack(batches)
         names = tuple(self.names.names)
-        return [(batch, size, names if len(batch) else (), cargo, packets)
+        return [None if not len(batch) and size is None and not cargo and not packets else
+                (batch.tobytes(), size, names if len(batch) else (), cargo, packets)
                 for batch, size, cargo, packets in zip(batches, sizes, objects, self._packets())]
 
     def _packets(self) -> list:
         """Per process: the bytes of the packet core's events for it (none without a core)."""
         if self.core is None:
             return [b""] * self.size
-        events, out = ffi.new("ppt_remote_t **"), []
+        events, out = self._events_pointer, []
         for process in range(self.size):
             n = lib.ppt_net_outbox(self.core, process, events)
             out.append(bytes(ffi.buffer(events[0], n * ffi.sizeof("ppt_remote_t"))) if n else b"")
@@ -136,7 +145,11 @@ class Windows:
 
     def incoming(self, parts: list) -> None:
         """Queue the records the other processes sent here."""
-        for records, sizes, names, objects, packets in parts:
+        for part in parts:
+            if part is None:
+                continue
+            raw, sizes, names, objects, packets = part
+            records = np.frombuffer(bytearray(raw), RECORD)     # writable: the cargo renumbers its fields
             if objects is not None:
                 self.cargo.unpack(records, objects)
             if packets:
