@@ -79,7 +79,9 @@ def main() -> None:
     parser.add_argument("--victims", type=int, default=4)
     parser.add_argument("--warmup", type=seconds, default=1e-3)
     parser.add_argument("--time", type=seconds, default=1e-3)
+    parser.add_argument("--plot", metavar="FILE.png", help="draw the victims' share of what they offered per case")
     args = parser.parse_args()
+    table = {}
     for system in args.systems.split(","):
         print(f"\n{system}: {args.sources} sources at full rate into node 0; {args.victims} victims at "
               f"{VICTIM_LOAD:.0%} each into node 1; measured {args.time * 1e6:.0f} us after {args.warmup * 1e6:.0f} us")
@@ -88,8 +90,35 @@ def main() -> None:
         for name, control, hot in CASES:
             began = time.perf_counter()
             r = run_case(system, control, hot, args)
+            table.setdefault(system, []).append((name, r["victim_fraction"]))
             print(f"{name:<24} {r['victim_Bps'] / 1e9:11.2f} {r['victim_fraction']:10.2f} {r['hot_Bps'] / 1e9:9.2f} "
                   f"{r['fecn']:7d} {r['becn']:7d} {time.perf_counter() - began:7.1f}", flush=True)
+
+    if args.plot:
+        plot(table, args)
+
+
+def plot(table: dict, args) -> None:
+    """The victims' delivered share of their offered load, per case, grouped by system."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    systems = list(table)
+    cases = [name for name, _ in table[systems[0]]]
+    fig, ax = plt.subplots(figsize=(6.0, 3.0), constrained_layout=True)
+    width = 0.8 / len(systems)
+    colours = ("#0072B2", "#E69F00", "#009E73")                   # colour-blind-safe (Okabe-Ito)
+    for k, system in enumerate(systems):
+        xs = [i + (k - (len(systems) - 1) / 2) * width for i in range(len(cases))]
+        ax.bar(xs, [share for _, share in table[system]], width, label=system, color=colours[k % 3])
+    ax.set_xticks(range(len(cases)), cases, rotation=30, ha="right", fontsize=8)
+    ax.set_ylabel("victim throughput / offered")
+    ax.set_ylim(0, 1.1)
+    ax.grid(axis="y", alpha=0.3)
+    ax.legend(fontsize=8, frameon=False)
+    ax.set_title(f"{args.sources} sources into one node, {args.victims} victims beside it", fontsize=9)
+    fig.savefig(args.plot, dpi=200)
+    print(f"plot: {args.plot}")
 
 
 if __name__ == "__main__":

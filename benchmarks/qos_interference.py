@@ -71,7 +71,9 @@ def main() -> None:
     parser.add_argument("--iterations", type=int, default=5)
     parser.add_argument("--load", type=float, default=0.9)
     parser.add_argument("--pattern", default="ur")
+    parser.add_argument("--plot", metavar="FILE.png", help="draw the slowdown and p99 latency of every case")
     args = parser.parse_args()
+    table = {}
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
         (folder / "allreduce.py").write_text(SCRIPT.format(iterations=args.iterations))
@@ -85,11 +87,46 @@ def main() -> None:
                 began = time.perf_counter()
                 r = run_case(system, network, job_class, aggressor, args, folder)
                 alone = alone or r["time_s"]
+                table.setdefault(system, []).append((name, r["time_s"] / alone, r["p99_s"]))
                 p99 = "-" if r["p99_s"] is None else f"{r['p99_s'] * 1e9:.0f}"
                 aggr = "-" if r["aggressor_Bps_per_node"] is None else f"{r['aggressor_Bps_per_node'] / 1e9:.2f}"
                 print(f"{name:<22} {r['time_s'] * 1e6:9.2f} {r['time_s'] / alone:9.2f} "
                       f"{r['mean_packet_latency_s'] * 1e9:12.0f} {p99:>8} {aggr:>10} "
                       f"{time.perf_counter() - began:7.1f}", flush=True)
+
+    if args.plot:
+        plot(table, args)
+
+
+def plot(table: dict, args) -> None:
+    """Two panels: the allreduce job's slowdown over running alone, and its packets' p99 latency, per case
+    (grouped by system)."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    systems = list(table)
+    cases = [name for name, *_ in table[systems[0]]][1:]          # "alone" is the reference, slowdown 1
+    fig, (left, right) = plt.subplots(1, 2, figsize=(7.2, 3.0), constrained_layout=True)
+    width = 0.8 / len(systems)
+    colours = ("#0072B2", "#E69F00", "#009E73")                   # colour-blind-safe (Okabe-Ito)
+    for k, system in enumerate(systems):
+        rows = table[system][1:]
+        xs = [i + (k - (len(systems) - 1) / 2) * width for i in range(len(rows))]
+        left.bar(xs, [slow for _, slow, _ in rows], width, label=system, color=colours[k % 3])
+        right.bar(xs, [(p99 or 0) * 1e6 for _, _, p99 in rows], width, label=system, color=colours[k % 3])
+        for x, (_, _, p99) in zip(xs, rows):
+            if p99 is None:                                        # one class: no per-class statistics
+                right.text(x, 0.05, "n/a", ha="center", va="bottom", fontsize=7, rotation=90)
+    for ax, label in ((left, "slowdown over alone"), (right, "p99 packet latency (µs)")):
+        ax.set_xticks(range(len(cases)), [c.replace("own class, ", "own, ").replace(", one class", "")
+                                          for c in cases], rotation=30, ha="right", fontsize=8)
+        ax.set_ylabel(label)
+        ax.grid(axis="y", alpha=0.3)
+    left.axhline(1.0, color="black", linewidth=0.8)
+    left.legend(fontsize=8, frameon=False)
+    fig.suptitle(f"{args.ranks}-rank allreduce job beside {args.pattern} traffic at load {args.load}", fontsize=9)
+    fig.savefig(args.plot, dpi=200)
+    print(f"plot: {args.plot}")
 
 
 if __name__ == "__main__":
