@@ -290,6 +290,6 @@ def build(ranks: int, params: dict) -> CloverLeafSim:
     return CloverLeafSim(ranks, **params)
 
 
-register(AppModel("cloverleaf", "2-D Lagrangian-Eulerian hydrodynamics (CloverLeaf mini-app), halo exchanges",
+register(AppModel("cloverleaf", "2-D Lagrangian-Eulerian hydrodynamics (CloverLeaf mini-app)",
                   PARAMS, build, "A. C. Mallinson et al., CloverLeaf: Preparing Hydrodynamics Codes for "
                   "Exascale, CUG 2013; UK-MAC CloverLeaf_ref"))

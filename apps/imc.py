@@ -281,5 +281,5 @@ def build(ranks: int, params: dict) -> IMCSim:
     return IMCSim(ranks, **params)
 
 
-register(AppModel("imc", "implicit Monte Carlo photon transport with particle passing (Branson-like)",
+register(AppModel("imc", "implicit Monte Carlo photon transport, particle passing (Branson)",
                   PARAMS, build, "LANL Branson proxy app (github.com/lanl/branson), particle-passing mode"))

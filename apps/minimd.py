@@ -343,5 +343,5 @@ def build(ranks: int, params: dict) -> MiniMDSim:
     return MiniMDSim(ranks, **params)
 
 
-register(AppModel("minimd", "Lennard-Jones molecular dynamics (miniMD / LAMMPS in.lj), 3-D ghost exchange",
+register(AppModel("minimd", "Lennard-Jones molecular dynamics (miniMD, LAMMPS in.lj)",
                   PARAMS, build, "M. A. Heroux et al., Mantevo miniMD, SAND2009-5574; LAMMPS bench/in.lj"))
