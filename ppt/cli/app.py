@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import os
 
-from ppt.atomicfile import atomic_output
 from ppt.cli.common import add_dpi_option, count, load_preset, pick_network, whole_number
-from ppt.cli.output import add_columns_option, add_json_flag, check_writable, duration, emit, pick_columns, preload_plotting
+from ppt.cli.output import (add_columns_option, add_json_flag, check_writable, duration, emit, pick_columns,
+                            preload_plotting, write_plot)
 from ppt.errors import PPTError
 
 HELP = "stylized application models (ppt app --list): parameters and strong-scaling predictions"
@@ -139,11 +139,7 @@ def _scale(args, model) -> int:
         summary["plot"] = args.plot
     emit(args, summary, headers, [[row[h] for h in headers] for row in table], title, width)
     if args.plot:                      # after the results are out: a failing plot loses nothing
-        try:
-            with atomic_output(args.plot, "--plot", suffix=".png") as tmp:
-                plot_scaling(results, tmp, title, dpi=args.dpi)
-        except PPTError as exc:
-            raise PPTError(f"{exc}; the results above are complete") from None
+        write_plot(args.plot, lambda tmp: plot_scaling(results, tmp, title, dpi=args.dpi))
         if not args.json:
             print(f"plot: {args.plot}")
     return 0

@@ -78,6 +78,19 @@ def emit(args, result: dict, headers=None, rows=None, title=None, width: int | N
         raise PPTError(f"cannot write the results to standard output: {exc.strerror or exc}") from None
 
 
+def write_plot(path: str, draw) -> None:
+    """Draw a figure after the results were printed: ``draw(tmp)`` writes the PNG to a temporary file that
+    becomes ``path`` whole (:func:`~ppt.atomicfile.atomic_output`); a failure is one line saying the results
+    above are complete, since nothing of them is lost."""
+    from ppt.atomicfile import atomic_output
+    from ppt.errors import PPTError
+    try:
+        with atomic_output(path, "--plot", suffix=".png") as tmp:
+            draw(tmp)
+    except PPTError as exc:
+        raise PPTError(f"{exc}; the results above are complete") from None
+
+
 def preload_plotting() -> None:
     """Import matplotlib (Agg backend) in a background thread, for a plot to be drawn later: call it
     while this process waits for worker processes, and the plot no longer waits for the import."""

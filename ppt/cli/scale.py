@@ -20,8 +20,7 @@ import sys
 from pathlib import Path
 
 from ppt.cli.common import DEFAULT_DPI, add_dpi_option, whole_number
-from ppt.atomicfile import atomic_output
-from ppt.cli.output import check_writable, emit, format_table
+from ppt.cli.output import check_writable, emit, format_table, write_plot
 from ppt.errors import ConfigError, PPTError
 
 HELP = "strong scaling of a model script or mpi4py program: speedup and efficiency per system, and a plot"
@@ -153,11 +152,7 @@ def run(args) -> int:
         sys.stdout.flush()
     if args.plot:                      # after the results are out: a failing plot loses nothing
         from ppt.apps.scaling import plot_scaling
-        try:
-            with atomic_output(args.plot, "--plot", suffix=".png") as tmp:
-                plot_scaling(tables, tmp, title, x="ranks", dpi=args.dpi)
-        except PPTError as exc:
-            raise PPTError(f"{exc}; the results above are complete") from None
+        write_plot(args.plot, lambda tmp: plot_scaling(tables, tmp, title, x="ranks", dpi=args.dpi))
     if not args.json:
         for name, path in (("csv", summary["csv"]), ("plot", args.plot)):
             if path:

@@ -10,8 +10,7 @@ from __future__ import annotations
 import os
 
 from ppt.cli.common import add_dpi_option, add_system_arguments, load_preset, pick_network, whole_number
-from ppt.atomicfile import atomic_output
-from ppt.cli.output import check_writable, duration, emit, preload_plotting
+from ppt.cli.output import check_writable, duration, emit, preload_plotting, write_plot
 from ppt.errors import PPTError
 
 HELP = "strong-scaling prediction of SNAP (KBA transport sweeps) from one node up"
@@ -99,11 +98,7 @@ def run(args) -> int:
     emit(args, summary, ["cores", "npey x npez", "predicted_s", "compute_s", "comm_s", "speedup", "efficiency"],
          rows, title)
     if args.plot:                      # after the results are out: a failing plot loses nothing
-        try:
-            with atomic_output(args.plot, "--plot", suffix=".png") as tmp:
-                plot_scaling(results, tmp, title, dpi=args.dpi)
-        except PPTError as exc:
-            raise PPTError(f"{exc}; the results above are complete") from None
+        write_plot(args.plot, lambda tmp: plot_scaling(results, tmp, title, dpi=args.dpi))
         if not args.json:
             print(f"plot: {args.plot}")
     return 0

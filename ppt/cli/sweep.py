@@ -26,8 +26,7 @@ import argparse
 from pathlib import Path
 
 from ppt.cli.common import DEFAULT_DPI, add_dpi_option, whole_number
-from ppt.atomicfile import atomic_output
-from ppt.cli.output import add_columns_option, check_writable, emit, pick_columns
+from ppt.cli.output import add_columns_option, check_writable, emit, pick_columns, write_plot
 from ppt.errors import ConfigError, PPTError
 
 HELP = "run traffic, run, exec, replay or snap over a grid of systems, rank counts, --set values and loads"
@@ -284,9 +283,5 @@ def _plot(rows, params, x, args) -> None:
     if unknown:
         raise PPTError(f"--metrics {', '.join(unknown)}: no such column; choose among: "
                        f"{', '.join(c for c in columns_of(rows) if not c.startswith(PROVENANCE))}")
-    try:
-        with atomic_output(args.plot, "--plot", suffix=".png") as tmp:
-            plot_sweep(rows, params, x, tmp, f"ppt sweep {args.command} {' '.join(args.args)}", wanted,
-                       args.command, args.dpi)
-    except PPTError as exc:
-        raise PPTError(f"{exc}; the results above are complete") from None
+    write_plot(args.plot, lambda tmp: plot_sweep(rows, params, x, tmp, f"ppt sweep {args.command} "
+                                                 f"{' '.join(args.args)}", wanted, args.command, args.dpi))
