@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import shutil
 import tempfile
 from pathlib import Path
 
@@ -48,6 +49,34 @@ def atomic_output(path: str, option: str, suffix: str | None = None):
     finally:
         with contextlib.suppress(OSError):
             os.unlink(tmp)
+
+
+def check_new_folder(folder: str, hint: str = "give a new one") -> str:
+    """ConfigError unless ``folder`` is new or an empty folder whose parent exists; returns the parent."""
+    from ppt.errors import ConfigError
+    if os.path.exists(folder) and (not os.path.isdir(folder) or os.listdir(folder)):
+        raise ConfigError(f"{folder} exists and is not an empty folder: {hint}")
+    parent = os.path.dirname(os.path.abspath(folder))
+    if not os.path.isdir(parent):
+        raise ConfigError(f"cannot write {folder}: folder {parent} does not exist")
+    return parent
+
+
+@contextlib.contextmanager
+def atomic_folder(folder, prefix: str = ".tmp-"):
+    """Yield a new temporary folder beside ``folder`` (new, or empty: :func:`check_new_folder`) and rename it
+    to ``folder`` when the block ends well; on any error it is removed: the folder is whole or absent."""
+    folder = os.fspath(folder)
+    tmp = tempfile.mkdtemp(prefix=prefix, dir=check_new_folder(folder))
+    try:
+        yield tmp
+        os.chmod(tmp, 0o777 & ~umask())     # the mode a plain mkdir would give, not mkdtemp's 0700
+        if os.path.isdir(folder):
+            os.rmdir(folder)
+        os.rename(tmp, folder)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
 
 
 def _is_special(path: Path) -> bool:

@@ -23,13 +23,12 @@ from __future__ import annotations
 import abc
 import json
 import os
-import shutil
-import tempfile
 import zipfile
 from collections import Counter
 
 import numpy as np
 
+from ppt.atomicfile import atomic_folder
 from ppt.errors import ConfigError, TraceError
 from ppt.hostmemory import check_fits
 from ppt.oprecord import COMM_WORLD, FIELDS, KIND, OP_DTYPE, Op, PEER, PROC_NULL
@@ -296,12 +295,8 @@ def save(trace: OpTrace, folder) -> str:
     not exist or be empty; it is written beside and renamed into place, so it is whole or absent.
     Returns the folder."""
     folder = os.fspath(folder)
-    if os.path.exists(folder) and (not os.path.isdir(folder) or os.listdir(folder)):
-        raise ConfigError(f"{folder} exists and is not an empty folder: give a new one")
-    parent = os.path.dirname(os.path.abspath(folder))
-    os.makedirs(parent, exist_ok=True)
-    tmp = tempfile.mkdtemp(prefix=".opstream-", dir=parent)
-    try:
+    os.makedirs(os.path.dirname(os.path.abspath(folder)), exist_ok=True)
+    with atomic_folder(folder, ".opstream-") as tmp:
         ranks, other = [], {name for name in trace.calls() if not trace.translates(name)}
         for rank in range(trace.num_ranks):
             ops, aux, calls = _concatenate(trace.stream(rank))
@@ -315,12 +310,6 @@ def save(trace: OpTrace, folder) -> str:
                 "calls": dict(trace.calls().most_common()), "other_calls": sorted(other), "ranks": ranks}
         with open(os.path.join(tmp, META_FILE), "w", encoding="utf-8") as f:
             json.dump(meta, f, indent=1)
-        if os.path.isdir(folder):
-            os.rmdir(folder)
-        os.rename(tmp, folder)
-    except BaseException:
-        shutil.rmtree(tmp, ignore_errors=True)
-        raise
     return folder
 
 

@@ -16,6 +16,7 @@ import subprocess
 import sys
 import tempfile
 
+from ppt.atomicfile import check_new_folder
 from ppt.errors import PPTError
 from ppt.record import build
 from ppt.record.trace import RecordedTrace
@@ -67,11 +68,7 @@ def record(program: str, args, ranks: int, out: str) -> opstream.SavedTrace:
     ``out`` (which must not exist or be empty); returns the saved trace.  The program's own output
     passes through."""
     out = os.fspath(out)
-    if os.path.exists(out) and (not os.path.isdir(out) or os.listdir(out)):
-        raise PPTError(f"{out} exists and is not an empty folder: give a new one with -o")
-    parent = os.path.dirname(os.path.abspath(out))
-    if not os.path.isdir(parent):
-        raise PPTError(f"cannot write {out}: folder {parent} does not exist")
+    parent = check_new_folder(out, "give a new one with -o")      # before the program runs, not after
     cmd = command(program, args)
     library = build.library()
     mpiexec = build.mpi_tool("mpiexec")

@@ -26,12 +26,10 @@ from __future__ import annotations
 
 import math
 import os
-import shutil
-import tempfile
 from collections import Counter
 
-from ppt.atomicfile import umask
-from ppt.errors import ConfigError, TraceError
+from ppt.atomicfile import atomic_folder
+from ppt.errors import TraceError
 from ppt.oprecord import (ANY_SOURCE, CALL_S, COMM, COMM_NULL, COMM_SELF, COMM_WORLD, FLAG, GAP_CPU_S, KIND, NBYTES,
                           NO_INDEX, OP, PEER, REQUEST, ROOT, START_S, TAG, UNDEFINED, Op)
 from ppt.traces.readers import libundumpi as lu
@@ -113,15 +111,8 @@ class DumpiWriter:
     def write(self, folder) -> dict:
         """Write the set to ``folder`` (new, or an empty folder), whole or not at all; returns what was
         written (ranks, records, calls left out, calls written under another name)."""
-        folder = os.fspath(folder)
-        if os.path.exists(folder) and (not os.path.isdir(folder) or os.listdir(folder)):
-            raise ConfigError(f"{folder} exists and is not an empty folder: give a new one")
-        parent = os.path.dirname(os.path.abspath(folder))
-        if not os.path.isdir(parent):
-            raise ConfigError(f"cannot write {folder}: folder {parent} does not exist")
         start = max(0, math.floor(self.trace.span()[0]))
-        tmp = tempfile.mkdtemp(prefix=".dumpi-", dir=parent)
-        try:
+        with atomic_folder(folder, ".dumpi-") as tmp:
             for rank in range(self.trace.num_ranks):
                 data = _RankFile(self, rank).build(start)
                 with open(os.path.join(tmp, f"{PREFIX}-{rank:04d}.bin"), "wb") as f:
@@ -130,13 +121,6 @@ class DumpiWriter:
                 f.write(f"hostname=ppt\nnumprocs={self.trace.num_ranks}\nusername=<none>\nstartime={start}\n"
                         f"fileprefix={PREFIX}\nversion={layout.VERSION[0]}\nsubversion={layout.VERSION[1]}\n"
                         f"subsubversion={layout.VERSION[2]}\n")
-            os.chmod(tmp, 0o777 & ~umask())
-            if os.path.isdir(folder):
-                os.rmdir(folder)
-            os.rename(tmp, folder)
-        except BaseException:
-            shutil.rmtree(tmp, ignore_errors=True)
-            raise
         return {"ranks": self.trace.num_ranks, "records": self.records, "dropped": dict(self.dropped.most_common()),
                 "renamed": dict(self.renamed.most_common())}
 
