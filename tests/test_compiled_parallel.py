@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 
 from mpi_helpers import synthetic_trace
+from shared_traces import path as set_path, real
 
 TESTS = Path(__file__).resolve().parent
 #: Nodes of the edison preset: its analytic network's NIC entities, in blocks over the processes.
@@ -212,13 +213,13 @@ def test_ppt_replay_in_parallel_prints_the_serial_json(synthetic, processes, sys
 
 
 @pytest.mark.mpiexec
+@pytest.mark.parametrize("name", [*real("npb_cg_W_n4"), "samplesort_n8"])
 @pytest.mark.parametrize("processes", [2, 4])
-def test_a_dumpi_trace_replays_in_parallel_as_serially(processes):
-    """A DUMPI trace of a real run (the shared NPB CG trace, which makes communicators), its ranks spread
-    over every process; the trace is read where the replay runs, by each process."""
-    trace = Path(__file__).resolve().parents[2] / "shared" / "traces" / "npb_cg_W_n4"
-    if not trace.is_dir():
-        pytest.skip(f"shared DUMPI traces not found: {trace} is not present")
+def test_a_dumpi_trace_replays_in_parallel_as_serially(processes, name):
+    """A DUMPI trace (the real NPB CG trace, which makes communicators; the shipped sample sort and its
+    all-to-all-v), its ranks spread over every process; the trace is read where the replay runs, by each
+    process."""
+    trace = set_path(name)
     command = [sys.executable, "-m", "ppt.cli.main", "replay", str(trace), "--system", "edison", "--network",
                "analytic", "--ranks-per-node", "1", "--mapping", "random", "--json"]
     serial, parallel = _run(command), _run(command, processes)
