@@ -159,8 +159,25 @@ def _split(rank, msg, vector: bool):
     return buf, counts, displs, datatype
 
 
+def _whole(msg):
+    """The :class:`Buf` of one block of a message in the form most calls give, ``[array, datatype]`` with a
+    C-contiguous numpy array whose elements are the predefined datatype's, the whole array; else None (the
+    general reading of :func:`message` gives the same Buf for it, slower)."""
+    if type(msg) is not list and type(msg) is not tuple or len(msg) != 2:
+        return None
+    array, datatype = msg
+    if type(array) is not np.ndarray or type(datatype) is not Datatype or datatype.reach_elems != 1 or \
+            datatype.extent_elems != 1 or array.dtype != datatype.dtype or not array.flags.c_contiguous:
+        return None
+    return Buf(array.reshape(-1), datatype, [array.size], [0])
+
+
 def message(rank, msg, blocks: int = 1, what: str = "send"):
     """``msg`` as a :class:`Buf` of ``blocks`` equal blocks (mpi4py's simple message)."""
+    if blocks == 1:
+        whole = _whole(msg)
+        if whole is not None:
+            return whole
     buf, count, displ, spec = _split(rank, msg, False)
     if buf is None:
         datatype = _datatype(rank, spec) if spec is not None else _BYTE

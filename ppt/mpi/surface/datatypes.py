@@ -27,7 +27,8 @@ class Datatype(metaclass=Refusing):
     items ``extent_elems`` elements apart; ``size``, ``extent``, ``lb`` and ``ub`` in bytes.  Equal
     only to itself, as handles are (the aliases mpi4py shares, such as BOOL and C_BOOL, are one object)."""
 
-    __slots__ = ("name", "dtype", "offsets", "extent_elems", "lb_elems", "typechar", "contiguous", "freed")
+    __slots__ = ("name", "dtype", "offsets", "extent_elems", "lb_elems", "typechar", "contiguous", "freed",
+                 "reach_elems")
 
     def __init__(self, name: str | None = None, dtype="B", count: int = 1, typechar: str | None = None,
                  offsets=None, extent_elems: int | None = None, lb_elems: int | None = None):
@@ -44,6 +45,8 @@ class Datatype(metaclass=Refusing):
         #: Freed by Free (derived types only): equal to MPI.DATATYPE_NULL from then on.
         self.freed = name == "DATATYPE_NULL"
         n = len(self.offsets)
+        #: Elements from an item's start to past its last element (0 for an empty type).
+        self.reach_elems = int(self.offsets.max()) + 1 if n else 0
         #: One run of elements from the item's start, items back to back: buffers slice, not gather.
         self.contiguous = n == self.extent_elems and (n == 0 or self.offsets[0] == 0 and
                                                       bool(np.all(np.diff(self.offsets) == 1)))
@@ -82,7 +85,7 @@ class Datatype(metaclass=Refusing):
 
     @property
     def true_extent(self) -> int:
-        return self.dtype.itemsize * (int(self.offsets.max()) + 1) - self.true_lb if len(self.offsets) else 0
+        return self.dtype.itemsize * self.reach_elems - self.true_lb if len(self.offsets) else 0
 
     @property
     def true_ub(self) -> int:
@@ -105,7 +108,7 @@ class Datatype(metaclass=Refusing):
 
     def span(self, items: int) -> int:
         """Elements a buffer needs to hold ``items`` items."""
-        return (items - 1) * self.extent_elems + int(self.offsets.max()) + 1 if items and self.count else 0
+        return (items - 1) * self.extent_elems + self.reach_elems if items and self.reach_elems else 0
 
     def Get_size(self) -> int:
         return self.size
