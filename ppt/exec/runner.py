@@ -16,6 +16,7 @@ from greenlet import getcurrent
 from ppt.engine import parallel
 from ppt.errors import DeadlockError, PPTError
 from ppt.exec.current import RUNS, current_run
+from ppt.exec.heap import keep_freed_memory
 from ppt.exec.cwd import Cwds
 from ppt.exec.meter import CpuMeter
 from ppt.exec.program import Program, ProgramExit, RankRun
@@ -81,6 +82,7 @@ def exec_program(job, options: ExecOptions, progress=None) -> ExecOutcome:
     and PPTError on a bad program or MPI usage.
     """
     program = Program(options.program, options.args)
+    keep_freed_memory()
     meter = CpuMeter(options.compute_scale) if options.compute == "measured" else None
     if options.output_dir is not None:
         _prepare_output_dir(options.output_dir, job.num_ranks)
