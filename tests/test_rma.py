@@ -7,7 +7,8 @@ import pytest
 from mpi_helpers import BANDWIDTH_BPS, LATENCY_S, run
 from ppt.errors import DeadlockError
 from ppt.mpi import MPIError
-from ppt.mpi.constants import CONTROL_B
+from ppt.mpi.constants import CONTROL_B, RMA
+from ppt.mpi.surface.rmasync import LOCK_EXCLUSIVE, LOCK_SHARED, TargetLock
 
 #: One control message (a lock request, a grant, a release, an acknowledgement, a get's request).
 CONTROL_S = LATENCY_S + CONTROL_B / BANDWIDTH_BPS
@@ -88,6 +89,29 @@ def test_lock_and_unlock_are_round_trips_and_exclusive_locks_queue_in_arrival_or
     assert first[0] + CONTROL_S < second[0] + CONTROL_S < first[2] + CONTROL_S     # arrivals at rank 0
     assert second[1] == pytest.approx(first[2] + 2 * CONTROL_S, rel=1e-12)      # release there, grant back
     assert second[3] - second[2] == pytest.approx(2 * CONTROL_S, rel=1e-12)
+
+
+def test_a_target_grants_shared_locks_together_and_exclusive_ones_alone_in_arrival_order():
+    lock = TargetLock()
+    assert lock.request(0, LOCK_SHARED, 10) and lock.request(1, LOCK_SHARED, 11)
+    assert not lock.request(2, LOCK_EXCLUSIVE, 12)
+    assert not lock.request(3, LOCK_SHARED, 13)          # behind the exclusive request: no overtaking
+    assert lock.release(0) == []
+    assert lock.release(1) == [(2, 12)]
+    assert lock.release(2) == [(3, 13)]
+
+
+def test_lock_under_mode_nocheck_sends_nothing():
+    def main(MPI):
+        win, _ = _window(MPI, 1)
+        start = MPI.Wtime()
+        win.Lock(1 - MPI.COMM_WORLD.rank, MPI.LOCK_SHARED, MPI.MODE_NOCHECK)
+        locked = MPI.Wtime() - start
+        win.Unlock(1 - MPI.COMM_WORLD.rank)
+        win.Free()
+        return locked, MPI.MODE_NOCHECK == RMA["MODE_NOCHECK"]
+
+    assert run(2, main).returns == [(0.0, True)] * 2
 
 
 def test_fence_costs_what_a_barrier_costs():
@@ -171,6 +195,51 @@ def test_get_based_gather_and_accumulate_sum_and_max():
     assert returns[0][1][1:] == [15, max(3 * r - r * r for r in range(5))]
 
 
+@pytest.mark.parametrize("op, expected", [
+    ("SUM", [0 + 1 + 2 + 3, 11]), ("PROD", [0, 11]), ("MAX", [3, 11]), ("MIN", [0, 11]), ("BOR", [3, 11]),
+    ("BAND", [0, 11]), ("BXOR", [0, 11]), ("REPLACE", [None, 11]), ("NO_OP", [0, 11])])
+def test_accumulate_combines_with_each_predefined_operation(op, expected):
+    def main(MPI):
+        comm = MPI.COMM_WORLD
+        win, memory = _window(MPI, 2)
+        memory[1] = 11
+        win.Fence()
+        win.Accumulate(np.array([comm.rank], "i"), 0, 0, getattr(MPI, op))
+        win.Fence()
+        win.Free()
+        return memory.tolist()
+
+    got = run(4, main).returns[0]
+    assert got == expected or op == "REPLACE" and got[0] in range(4) and got[1] == 11
+
+
+def test_get_accumulate_fetches_the_old_value_atomically():
+    def main(MPI):
+        comm = MPI.COMM_WORLD
+        win, memory = _window(MPI, 1)
+        old, swapped = np.zeros(1, "i"), np.zeros(1, "i")
+        win.Lock_all()
+        win.Get_accumulate(np.array([comm.rank + 1], "i"), old, 0, None, MPI.SUM)
+        win.Flush(0)
+        MPI.COMM_WORLD.Barrier()
+        win.Get_accumulate(np.array([comm.rank], "i"), swapped, 0, None, MPI.REPLACE)
+        win.Unlock_all()
+        comm.Barrier()
+        seen = np.zeros(1, "i")
+        win.Lock(0, MPI.LOCK_SHARED)
+        win.Get_accumulate(None, seen, 0, (0, 1, MPI.INT), MPI.NO_OP)
+        win.Unlock(0)
+        win.Free()
+        return int(old[0]), int(swapped[0]), int(seen[0])
+
+    returns = run(3, main).returns
+    order = sorted(range(3), key=lambda r: returns[r][0])      # each fetched the sum of those before it
+    assert [returns[r][0] for r in order] == [0, order[0] + 1, order[0] + order[1] + 2]
+    swapped = sorted(s for _, s, _ in returns)
+    final = returns[0][2]
+    assert sorted(swapped + [final]) == [0, 1, 2, 6] and all(seen == final for _, _, seen in returns)
+
+
 def test_compare_and_swap_spin_lock_guards_a_read_modify_write():
     def main(MPI, n):
         comm = MPI.COMM_WORLD
@@ -206,9 +275,12 @@ def test_post_start_complete_wait_between_pairs():
         win, memory = _window(MPI, 2)
         partner = me ^ 1
         group = comm.Get_group().Incl([partner])
-        if me % 2 == 0:                             # target
+        if me % 2 == 0:                             # target, polling
             win.Post(group)
-            win.Wait()
+            polls = 0
+            while not win.Test():
+                polls += 1
+            assert polls > 0
         else:                                       # origin
             MPI.sleep(1e-5)
             win.Start(group)

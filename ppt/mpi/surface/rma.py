@@ -239,7 +239,7 @@ class Win(metaclass=Refusing):
         self._check_target(rank)
         if self.lock_all:
             raise self.error("MPI_Win_lock inside MPI_Win_lock_all (MPI_ERR_RMA_SYNC)")
-        rmasync.lock(self, [rank], lock_type)
+        rmasync.lock(self, [rank], lock_type, assertion)
 
     @mpi_call("MPI_Win_unlock")
     def Unlock(self, rank: int) -> None:
@@ -253,7 +253,7 @@ class Win(metaclass=Refusing):
         """A shared lock at every member."""
         if self.locks:
             raise self.error("MPI_Win_lock_all while the window is locked (MPI_ERR_RMA_SYNC)")
-        rmasync.lock(self, list(range(self.comm.size)), rmasync.LOCK_SHARED)
+        rmasync.lock(self, list(range(self.comm.size)), rmasync.LOCK_SHARED, assertion)
         self.lock_all = True
 
     @mpi_call("MPI_Win_unlock_all")
@@ -367,9 +367,10 @@ class Win(metaclass=Refusing):
         return req
 
     def _fetch(self, result, rank: int, target, update=None, operand_B: int = 0):
-        """Get ``rank``'s elements into ``result``, then (``update(old)``: the new elements) write them."""
+        """Get ``rank``'s elements into ``result`` (a message, or a Buf), then (``update(old)``: the new
+        elements) write them; ``operand_B``: the operands the request carries."""
         me = self._rank
-        rbuf = message(me, result, 1, "result")
+        rbuf = result if isinstance(result, Buf) else message(me, result, 1, "result")
         self._access(rank)
         tbuf = self._target(rank, rbuf, target)
         old = tbuf.block(0)
@@ -393,37 +394,41 @@ class Win(metaclass=Refusing):
     @mpi_call("MPI_Accumulate")
     def Accumulate(self, origin, target_rank: int, target=None, op=None) -> None:
         if target_rank != PROC_NULL:
-            self._put(origin, target_rank, target, _op(op))
+            self._put(origin, target_rank, target, self._op(op))
 
     @mpi_call("MPI_Get_accumulate")
     def Get_accumulate(self, origin, result, target_rank: int, target=None, op=None) -> None:
         if target_rank != PROC_NULL:
-            self._get_accumulate(origin, result, target_rank, target, _op(op))
+            self._get_accumulate(message(self._rank, origin, 1, "origin"), result, target_rank, target, self._op(op))
 
-    def _get_accumulate(self, origin, result, rank: int, target, op):
-        obuf = message(self._rank, origin, 1, "origin")
+    def _get_accumulate(self, obuf: Buf, result, rank: int, target, op):
         value = obuf.block(0)
         return self._fetch(result, rank, target, lambda old: on_buffers(op, obuf.datatype)(old, value),
                            obuf.nbytes(0) if value is not None else 0)
+
+    def _element(self, msg, what: str) -> Buf:
+        """The first element of message ``msg`` (Fetch_and_op's and Compare_and_swap's arguments)."""
+        buf = message(self._rank, msg, 1, what)
+        return Buf(buf.array, buf.datatype, [1], buf.displs)
 
     @mpi_call("MPI_Fetch_and_op")
     def Fetch_and_op(self, origin, result, target_rank: int, target_disp: int = 0, op=None) -> None:
         """Get_accumulate of one element."""
         if target_rank != PROC_NULL:
-            obuf = message(self._rank, origin, 1, "origin")
-            self._get_accumulate([origin, 1, obuf.datatype], result, target_rank, (target_disp, 1, obuf.datatype),
-                                 _op(op))
+            obuf = self._element(origin, "origin")
+            self._get_accumulate(obuf, self._element(result, "result"), target_rank,
+                                 (target_disp, 1, obuf.datatype), self._op(op))
 
     @mpi_call("MPI_Compare_and_swap")
     def Compare_and_swap(self, origin, compare, result, target_rank: int, target_disp: int = 0) -> None:
         """The target's element into ``result``, replaced by ``origin``'s if it equals ``compare``'s."""
         if target_rank == PROC_NULL:
             return
-        obuf = message(self._rank, origin, 1, "origin")
-        new = obuf.block(0)[:1]
-        expected = message(self._rank, compare, 1, "compare").block(0)[:1].view(new.dtype)
-        self._fetch(result, target_rank, (target_disp, 1, obuf.datatype),
-                    lambda old: new if old.tobytes() == expected.tobytes() else old, 2 * obuf.datatype.size)
+        obuf = self._element(origin, "origin")
+        new = obuf.block(0)
+        expected = self._element(compare, "compare").block(0).tobytes()
+        self._fetch(self._element(result, "result"), target_rank, (target_disp, 1, obuf.datatype),
+                    lambda old: new if old.tobytes() == expected else old, 2 * obuf.datatype.size)
 
     @mpi_call("MPI_Rput")
     def Rput(self, origin, target_rank: int, target=None):
@@ -436,11 +441,19 @@ class Win(metaclass=Refusing):
 
     @mpi_call("MPI_Raccumulate")
     def Raccumulate(self, origin, target_rank: int, target=None, op=None):
-        return self._request(target_rank, lambda: self._put(origin, target_rank, target, _op(op)))
+        return self._request(target_rank, lambda: self._put(origin, target_rank, target, self._op(op)))
 
     @mpi_call("MPI_Rget_accumulate")
     def Rget_accumulate(self, origin, result, target_rank: int, target=None, op=None):
-        return self._request(target_rank, lambda: self._get_accumulate(origin, result, target_rank, target, _op(op)))
+        return self._request(target_rank, lambda: self._get_accumulate(
+            message(self._rank, origin, 1, "origin"), result, target_rank, target, self._op(op)))
+
+    def _op(self, op):
+        """``op`` (default SUM) as an Op, refusing one of the program's own: MPI allows predefined ones."""
+        op = as_op("SUM" if op is None else op)
+        if op.user is not None:
+            raise self.error("one-sided accumulations take predefined operations only (MPI_ERR_OP)")
+        return op
 
     def _request(self, rank: int, issue):
         """The request of a request-based operation (a null one for PROC_NULL); only in a passive epoch."""
@@ -450,14 +463,6 @@ class Win(metaclass=Refusing):
             raise self.error("request-based operations need a passive target epoch (Lock or Lock_all) "
                              "(MPI_ERR_RMA_SYNC)")
         return issue()
-
-
-def _op(op):
-    """``op`` (default SUM) as an Op, refusing an operation of the program's own (MPI allows predefined ones)."""
-    op = as_op("SUM" if op is None else op)
-    if op.user is not None:
-        raise UnsupportedCall(f"{op.name}: one-sided accumulations take predefined operations only (MPI_ERR_OP)")
-    return op
 
 
 def _new_bytes(size) -> np.ndarray:

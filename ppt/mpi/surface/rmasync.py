@@ -15,7 +15,8 @@ from collections import deque
 from ppt.mpi.constants import CONTROL_B, RMA
 from ppt.mpi.surface import rmatransfer as transfer
 
-LOCK_EXCLUSIVE, LOCK_SHARED, MODE_NOSUCCEED = RMA["LOCK_EXCLUSIVE"], RMA["LOCK_SHARED"], RMA["MODE_NOSUCCEED"]
+LOCK_EXCLUSIVE, LOCK_SHARED = RMA["LOCK_EXCLUSIVE"], RMA["LOCK_SHARED"]
+MODE_NOCHECK, MODE_NOSUCCEED = RMA["MODE_NOCHECK"], RMA["MODE_NOSUCCEED"]
 
 
 class TargetLock:
@@ -30,7 +31,8 @@ class TargetLock:
     def _free_for(self, lock_type: int) -> bool:
         return self.exclusive is None and (lock_type == LOCK_SHARED or not self.shared)
 
-    def _hold(self, origin: int, lock_type: int) -> None:
+    def hold(self, origin: int, lock_type: int) -> None:
+        """The origin holds the lock (granted, or taken under MODE_NOCHECK)."""
         if lock_type == LOCK_EXCLUSIVE:
             self.exclusive = origin
         else:
@@ -39,7 +41,7 @@ class TargetLock:
     def request(self, origin: int, lock_type: int, grant: int) -> bool:
         """An origin's request arrives: True if granted now, else it waits (``grant``: its grant's request)."""
         if not self.waiting and self._free_for(lock_type):
-            self._hold(origin, lock_type)
+            self.hold(origin, lock_type)
             return True
         self.waiting.append((origin, lock_type, grant))
         return False
@@ -53,7 +55,7 @@ class TargetLock:
         granted = []
         while self.waiting and self._free_for(self.waiting[0][1]):
             waiter, lock_type, grant = self.waiting.popleft()
-            self._hold(waiter, lock_type)
+            self.hold(waiter, lock_type)
             granted.append((waiter, grant))
         return granted
 
@@ -82,15 +84,21 @@ def fence(win, assertion: int) -> None:
 
 
 # -- passive target ----------------------------------------------------------------------------------------
-def lock(win, targets, lock_type: int) -> None:
+def lock(win, targets, lock_type: int, assertion: int = 0) -> None:
     """Lock the window at each of ``targets`` (ranks of its group) with ``lock_type``: requests to all at once,
-    each granted by its target as it can; returns once all are granted."""
+    each granted by its target as it can; returns once all are granted.  Under MODE_NOCHECK (no other origin
+    holds or asks for a conflicting lock, the program asserts) the lock is taken with no message."""
     if lock_type not in (LOCK_EXCLUSIVE, LOCK_SHARED):
         raise win.error(f"lock type {lock_type!r} is neither LOCK_EXCLUSIVE nor LOCK_SHARED (MPI_ERR_LOCKTYPE)")
     held = [t for t in targets if t in win.locks]
     if held:
         raise win.error(f"the window is already locked at rank {held[0]} (MPI_ERR_RMA_SYNC)")
     rank, comm, me = win._rank, win.comm, win.comm.rank
+    if assertion & MODE_NOCHECK:
+        for target in targets:
+            win.state.locks[target].hold(me, lock_type)
+            win.locks[target] = lock_type
+        return
     grants = []
 
     def arrived(i):
@@ -175,6 +183,7 @@ def wait(win) -> None:
 
 def test(win) -> bool:
     """:func:`wait` if every origin has completed, else False (an unsuccessful poll)."""
+    win._rank.pay()
     if not all(req.done for req in _posted(win)):
         win._rank.api.polled("MPI_Win_test")
         return False
