@@ -360,6 +360,22 @@ def test_same_program_same_times_to_the_bit():
     assert run(5, main).returns == run(5, main).returns
 
 
+def test_a_window_tells_its_memory_group_flavor_and_model():
+    def main(MPI):
+        comm = MPI.COMM_WORLD
+        win = MPI.Win.Allocate(8 * (comm.rank + 1), 8, comm=comm)
+        base, size, disp_unit = win.attrs
+        memory = np.frombuffer(win.tomemory(), "i8")
+        facts = (size, disp_unit, memory.size, base == win.Get_attr(MPI.WIN_BASE) == memory.ctypes.data,
+                 win.Get_attr(MPI.WIN_SIZE), win.flavor == MPI.WIN_FLAVOR_ALLOCATE, win.model == MPI.WIN_UNIFIED,
+                 win.Get_group().Get_size(), win == MPI.WIN_NULL)
+        win.Free()
+        return facts + (win == MPI.WIN_NULL,)
+
+    assert run(2, main).returns == [(8, 8, 1, True, 8, True, True, 2, False, True),
+                                     (16, 8, 2, True, 16, True, True, 2, False, True)]
+
+
 # -- erroneous use: one line --------------------------------------------------------------------------------
 @pytest.mark.parametrize("body, message", [
     (lambda MPI, win: win.Put(np.ones(1, "i"), 1), "rank 0 in MPI_Put: no access epoch to rank 1 is open"),

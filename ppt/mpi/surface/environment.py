@@ -190,7 +190,7 @@ class Null:
 NULLS = {null.name: null for null in (
     Null("COMM_NULL", "Comm", "Cartcomm"), Null("GROUP_NULL", "Group"), Null("OP_NULL", "Op"),
     Null("DATATYPE_NULL", "Datatype"), Null("MESSAGE_NULL", "Message"), Null("INFO_NULL"),
-    Null("ERRHANDLER_NULL"), Null("WIN_NULL"), Null("FILE_NULL"), Null("SESSION_NULL"))}
+    Null("ERRHANDLER_NULL"), Null("WIN_NULL", "Win"), Null("FILE_NULL"), Null("SESSION_NULL"))}
 
 
 def _group_empty(self):
