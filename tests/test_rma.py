@@ -400,6 +400,16 @@ def test_erroneous_use_is_one_line_naming_the_call(body, message):
     assert message in str(error.value) and "\n" not in str(error.value)
 
 
+def test_a_null_window_refuses_calls_in_one_line():
+    def main(MPI):
+        null = MPI.Win()
+        assert null == MPI.WIN_NULL and not null
+        null.Fence()
+
+    with pytest.raises(MPIError, match=r"^MPI_Win_fence: invalid handle: MPI.WIN_NULL is a null handle"):
+        run(1, main)
+
+
 def test_a_start_with_no_post_is_a_deadlock_naming_the_call():
     def main(MPI):
         win, _ = _window(MPI, 1)

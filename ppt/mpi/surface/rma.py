@@ -24,6 +24,7 @@ from ppt.mpi.surface.buffers import Buf, message, writable_bytes
 from ppt.mpi.surface.calls import mpi_call
 from ppt.mpi.surface.group import Group
 from ppt.mpi.surface.names import BOTTOM, mpi4py_names
+from ppt.mpi.surface.nulls import NullOwner
 from ppt.mpi.unsupported import Refusing
 
 #: Per engine, the windows being made or alive, by (job's first engine rank, context, first member) of their
@@ -94,7 +95,7 @@ class Win(metaclass=Refusing):
 
     def __init__(self, comm=None, state: WindowState | None = None):
         """Without arguments, mpi4py's ``MPI.Win()``: a null window, equal to ``MPI.WIN_NULL``."""
-        self._rank = comm._rank if comm is not None else None
+        self._rank = comm._rank if comm is not None else NullOwner("MPI.WIN_NULL")
         self.comm, self.state = comm, state
         self.fence_open, self.lock_all = False, False
         self.locks: dict[int, int] = {}
