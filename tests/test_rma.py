@@ -114,6 +114,33 @@ def test_lock_under_mode_nocheck_sends_nothing():
     assert run(2, main).returns == [(0.0, True)] * 2
 
 
+def test_pscw_costs_a_notice_each_way_and_the_transfers_between():
+    def main(MPI, nbytes):
+        comm = MPI.COMM_WORLD
+        win, _ = _window(MPI, nbytes, "u1")
+        other = comm.Get_group().Incl([1 - comm.rank])
+        comm.Barrier()
+        times = [MPI.Wtime()]
+        if comm.rank == 0:                      # target
+            win.Post(other)
+            win.Wait()
+        else:                                   # origin
+            win.Start(other)
+            times.append(MPI.Wtime())
+            win.Put(np.ones(nbytes, "u1"), 0)
+            win.Complete()
+        times.append(MPI.Wtime())
+        win.Free()
+        return times
+
+    target, origin = run(2, main, 1000).returns
+    posted, wait_end = target
+    start_call, started, completed = origin
+    assert started == pytest.approx(max(start_call, posted + CONTROL_S), rel=1e-12)
+    assert completed == pytest.approx(started + LATENCY_S + 1000 / BANDWIDTH_BPS, rel=1e-12)
+    assert wait_end == pytest.approx(completed + CONTROL_S, rel=1e-12)
+
+
 def test_fence_costs_what_a_barrier_costs():
     def main(MPI):
         win, _ = _window(MPI, 1)
