@@ -317,7 +317,7 @@ def test_zero_exit_ends_only_that_rank(tmp_path, capsys):
     ("from mpi4py import MPI\nimport no_such_module_here\n",
      "prog.py line 2: no module named 'no_such_module_here': install it where PPT is installed"),
     ("import mpi4py.futures\n", "mpi4py.futures is not supported by PPT's simulated MPI"),
-    ("from mpi4py import MPI\nMPI.Win.Create(None)\n", "MPI.Win.Create is not supported by PPT's simulated MPI"),
+    ("from mpi4py import MPI\nMPI.Win.Allocate(8).Sync()\n", "MPI.Win.Sync is not supported by PPT's simulated MPI"),
     ("from mpi4py import MPI\nMPI.COMM_WORLD.Spawn('x')\n", "MPI.Comm.Spawn is not supported"),
     ("from mpi4py import MPI\nMPI.File.Open(MPI.COMM_WORLD, 'x')\n", "MPI.File.Open is not supported"),
     ("print('hello')\n", "prog.py never imports mpi4py, so no rank called MPI"),

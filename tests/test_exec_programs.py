@@ -91,7 +91,6 @@ def host_masked(line):
 KNOWN = {
     "intercomm.py": "intercommunicators are not simulated (Comm.Create_intercomm, Intercomm.Merge, "
                     "Get_remote_size, bcast with MPI.ROOT)",
-    "one_sided.py": "RMA windows are not simulated (Win.Create, Fence, Put, Get, Accumulate, Lock/Unlock)",
     "graph_neighbors.py": "graph topologies are not simulated (Create_dist_graph_adjacent, Get_dist_neighbors, "
                           "Neighbor_allgather, Neighbor_alltoall)",
 }

@@ -30,3 +30,13 @@ CONTROL_B = 64
 STANDARD, SYNC, BUFFERED = range(3)
 #: Communicator ids of COMM_WORLD and COMM_SELF.
 WORLD_ID, SELF_ID = 0, 1
+
+#: RMA (one-sided communication), MPICH's values by mpi4py name: lock types, assertions (MPI_MODE_*), window
+#: flavors and memory models, and the keys of the window attributes (Win.Get_attr).
+RMA = {"LOCK_EXCLUSIVE": 234, "LOCK_SHARED": 235,
+       "MODE_NOCHECK": 1024, "MODE_NOSTORE": 2048, "MODE_NOPUT": 4096, "MODE_NOPRECEDE": 8192,
+       "MODE_NOSUCCEED": 16384,
+       "WIN_FLAVOR_CREATE": 1, "WIN_FLAVOR_ALLOCATE": 2, "WIN_FLAVOR_DYNAMIC": 3, "WIN_FLAVOR_SHARED": 4,
+       "WIN_SEPARATE": 1, "WIN_UNIFIED": 2,
+       "WIN_BASE": 0x66000001, "WIN_SIZE": 0x66000003, "WIN_DISP_UNIT": 0x66000005, "WIN_CREATE_FLAVOR": 0x66000007,
+       "WIN_MODEL": 0x66000009}

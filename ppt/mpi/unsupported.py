@@ -4,7 +4,7 @@
 classes.  Looking up one of them that the simulated MPI lacks raises an
 :class:`~ppt.mpi.errors.UnsupportedCall` (an MPIError, and an AttributeError so
 ``hasattr`` finds the feature absent) naming the call and what it belongs to
-(``MPI.Win.Create is not supported by PPT's simulated MPI (RMA windows)``);
+(``MPI.File.Open is not supported by PPT's simulated MPI (MPI-IO)``);
 a name mpi4py lacks too raises AttributeError, as Python would.
 """
 from __future__ import annotations
@@ -106,6 +106,13 @@ MPI4PY_API = {name: frozenset(text.split()) for name, text in {
     py2f toint""",
     "Message": """
     Iprobe Irecv Probe Recv f2py free fromhandle fromint handle iprobe irecv probe py2f recv toint""",
+    "Win": """
+    Accumulate Allocate Allocate_shared Attach Call_errhandler Compare_and_swap Complete Create Create_dynamic
+    Create_errhandler Create_keyval Delete_attr Detach Fence Fetch_and_op Flush Flush_all Flush_local
+    Flush_local_all Free Free_keyval Get Get_accumulate Get_attr Get_errhandler Get_group Get_info Get_name Lock
+    Lock_all Post Put Raccumulate Rget Rget_accumulate Rput Set_attr Set_errhandler Set_info Set_name
+    Shared_query Start Sync Test Unlock Unlock_all Wait attrs f2py flavor free fromhandle fromint group
+    group_rank group_size handle info model name py2f toint tomemory""",
 }.items()}
 
 #: Which part of MPI a name belongs to, for the error message: (name prefixes or names, what).
@@ -149,10 +156,13 @@ def area(name: str) -> str:
 
 
 def unsupported(call: str, rank=None) -> UnsupportedCall:
-    """The error for ``call`` (``'MPI.Win.Create'``), made on world rank ``rank`` if known."""
+    """The error for ``call`` (``'MPI.File.Open'``), made on world rank ``rank`` if known: named by the part
+    of MPI the call belongs to, else by its class's (``MPI.Win.Sync``: RMA windows)."""
     where = f"rank {rank}: " if rank is not None else ""
-    what = area(call.split(".")[-1] if call.count(".") < 2 or call.split(".")[1] in MPI4PY_API
-                else call.split(".")[1])
+    parts = call.split(".")
+    what = area(parts[-1] if len(parts) < 3 or parts[1] in MPI4PY_API else parts[1])
+    if what == "not modelled" and len(parts) == 3:
+        what = area(parts[1])
     return UnsupportedCall(f"{where}{call} is not supported by PPT's simulated MPI ({what}); "
                     "run the program on a real MPI library or leave the call out")
 
@@ -168,7 +178,7 @@ def mpi4py_api(owner: str):
 
 def refuse(owner: str, name: str, rank=None):
     """Fail a lookup of ``name`` on ``owner`` (a key of :data:`MPI4PY_API`, or an mpi4py class the
-    simulation lacks such as ``'Win'``): MPIError if mpi4py has the name, else AttributeError."""
+    simulation lacks such as ``'File'``): MPIError if mpi4py has the name, else AttributeError."""
     known = mpi4py_api(owner)
     if known is None:
         raise AttributeError(f"{owner!r} object has no attribute {name!r}")
@@ -191,7 +201,7 @@ class Refusing(type):
 
 
 class Unsupported:
-    """A class of mpi4py the simulation lacks (``MPI.Win``): using it or any attribute raises the error."""
+    """A class of mpi4py the simulation lacks (``MPI.File``): using it or any attribute raises the error."""
 
     __slots__ = ("_name", "_rank")
 

@@ -24,6 +24,7 @@ from ppt.mpi.surface.names import fill, mpi4py_names
 from ppt.mpi.constants import SELF_ID, WORLD_ID
 from ppt.mpi.surface.requests import Request, Status
 from ppt.mpi.surface.persistent import Prequest
+from ppt.mpi.surface.rma import Win
 from ppt.mpi.errors import AfterFinalize
 from ppt.mpi.surface.fast import FINALIZED, complete, retire, test, wait, waitall
 
@@ -48,7 +49,7 @@ class MPI:
     Prequest = Prequest
 
     __slots__ = ("_rank", "COMM_WORLD", "COMM_SELF", "argv", "initialized", "finalized", "bsend_buffer",
-                 "_poll_clock", "_polls")
+                 "_poll_clock", "_polls", "_win")
 
     @classmethod
     def of_rank(cls, rank, num_ranks: int, argv=()) -> "MPI":
@@ -73,6 +74,15 @@ class MPI:
         #: time last passed otherwise (see polled).
         self._poll_clock = -1.0
         self._polls = set()
+        self._win = None
+
+    @property
+    def Win(self) -> type:
+        """mpi4py's ``MPI.Win`` (:class:`ppt.mpi.surface.rma.Win`) of this rank: its windows are made on its
+        COMM_SELF where the call names no communicator, as mpi4py's are."""
+        if self._win is None:
+            self._win = type("Win", (Win,), {"__slots__": (), "_self_comm": self.COMM_SELF})
+        return self._win
 
     @property
     def REQUEST_NULL(self) -> Request:

@@ -124,6 +124,19 @@ def _memory(rank, obj, what: str, msg=None):
         lookup(view.format[-1:]) or _BYTE
 
 
+def writable_bytes(rank, obj, what: str) -> np.ndarray:
+    """The bytes of buffer ``obj``: a writable numpy view of its memory (an RMA window's)."""
+    raw = _memory(rank, obj, what)[0]
+    if not raw.flags.writeable:
+        raise rank.error(f"the {what} buffer is read-only; give a writable one (a numpy array, a bytearray)")
+    return raw
+
+
+def address_of(rank, obj) -> int:
+    """The address of buffer ``obj``'s first byte in the rank's memory (MPI_Get_address)."""
+    return _memory(rank, obj, "location")[0].ctypes.data
+
+
 def _typed(rank, raw, datatype):
     if raw is None:
         return None

@@ -7,6 +7,7 @@ node as Cray systems name theirs (``nid00012``); ``Finalize`` is per rank.
 from __future__ import annotations
 
 from ppt.mpi.errors import AfterFinalize
+from ppt.mpi.surface.buffers import address_of
 from ppt.mpi.surface.calls import mpi_call
 from ppt.mpi.surface.fast import FINALIZED
 
@@ -145,6 +146,19 @@ def Pcontrol(self, level: int) -> None:
     """Profiling control: accepted and ignored."""
 
 
+def Get_address(self, location) -> int:
+    """The address of buffer ``location`` (a dynamic RMA window's displacement of it)."""
+    return address_of(self._rank, location)
+
+
+def Aint_add(self, base: int, disp: int) -> int:
+    return int(base) + int(disp)
+
+
+def Aint_diff(self, addr1: int, addr2: int) -> int:
+    return int(addr1) - int(addr2)
+
+
 class Null:
     """A null handle of mpi4py (``MPI.COMM_NULL`` ...): false, and equal to itself, to None (what PPT
     returns where MPI gives no communicator) and to a freed object of its ``kinds`` (class names), as a
@@ -176,7 +190,7 @@ class Null:
 NULLS = {null.name: null for null in (
     Null("COMM_NULL", "Comm", "Cartcomm"), Null("GROUP_NULL", "Group"), Null("OP_NULL", "Op"),
     Null("DATATYPE_NULL", "Datatype"), Null("MESSAGE_NULL", "Message"), Null("INFO_NULL"),
-    Null("ERRHANDLER_NULL"), Null("WIN_NULL"), Null("FILE_NULL"), Null("SESSION_NULL"))}
+    Null("ERRHANDLER_NULL"), Null("WIN_NULL", "Win"), Null("FILE_NULL"), Null("SESSION_NULL"))}
 
 
 def _group_empty(self):
@@ -187,7 +201,8 @@ def _group_empty(self):
 FUNCTIONS = {
     **{fn.__name__: fn for fn in (Wtick, Get_processor_name, Init, Init_thread, Query_thread, Finalize,
                                   Is_initialized, Is_finalized, Is_thread_main, Get_version, Get_library_version,
-                                  Compute_dims, Attach_buffer, Detach_buffer, Alloc_mem, Free_mem, Pcontrol)},
+                                  Compute_dims, Attach_buffer, Detach_buffer, Alloc_mem, Free_mem, Pcontrol,
+                                  Get_address, Aint_add, Aint_diff)},
     "VERSION": VERSION, "SUBVERSION": SUBVERSION, "THREAD_SINGLE": THREAD_SINGLE,
     "THREAD_FUNNELED": THREAD_FUNNELED, "THREAD_SERIALIZED": THREAD_SERIALIZED, "THREAD_MULTIPLE": THREAD_MULTIPLE,
     "MAX_PROCESSOR_NAME": 128, "MAX_OBJECT_NAME": 128, "MAX_ERROR_STRING": 512, "BSEND_OVERHEAD": 96,

@@ -62,9 +62,9 @@ def _value(value):
     return lambda self, *args, **kwargs: value
 
 
-#: The classes of mpi4py that PPT's simulated MPI does not model: ``MPI.Win`` and the like are placeholders
+#: The classes of mpi4py that PPT's simulated MPI does not model: ``MPI.File`` and the like are placeholders
 #: whose use raises the one-line error.
-UNSUPPORTED_CLASSES = ("Win", "File", "Intercomm", "Session", "Info", "Errhandler", "Grequest",
+UNSUPPORTED_CLASSES = ("File", "Intercomm", "Session", "Info", "Errhandler", "Grequest",
                        "Graphcomm", "Distgraphcomm", "Topocomm", "Pickle", "buffer", "memory")
 
 _COMM = {
@@ -94,6 +94,7 @@ MPI4PY_NAMES = {
     "Status": bufp2p.STATUS,
     "Request": bufp2p.REQUEST,
     "Prequest": {"Start": "start", "Startall": "startall"},
+    "Win": {},                          # ppt.mpi.surface.rma.Win has mpi4py's names itself
     "Message": bufp2p.MESSAGE,
     "Op": {
         "Create": classmethod(lambda cls, function, commute=False: cls.create_mpi4py(function, commute)),
@@ -105,7 +106,7 @@ MPI4PY_NAMES = {
         "ORDER_C": ORDER_C, "ORDER_FORTRAN": ORDER_FORTRAN, "ORDER_F": ORDER_FORTRAN,
         **{name: getattr(constants, name) for name in (
             "IDENT", "CONGRUENT", "SIMILAR", "UNEQUAL", "ROOT", "CART", "GRAPH", "DIST_GRAPH")},
-        **constants.KEYVALS,
+        **constants.KEYVALS, **constants.RMA,
         **{name: getattr(ops, name) for name in ("LXOR", "MAXLOC", "MINLOC", "REPLACE", "NO_OP")},
     },
 }
