@@ -1,12 +1,13 @@
 /* Nonblocking collectives on a program rank (MPI_Iallreduce ...): a collective's schedule run in the background.
  *
  * The schedule is the blocking call's (ppt/mpi/collectives/schedule.py, flattened), of SEND and RECV posts
- * only.  The call posts its first step at the rank's clock (the rank owes the sends' overhead); once a
- * step's waits are over the next step's posts go out at the engine's time, as an MPI library's progress
- * engine would send them, while the rank does other things: each send there leaves after the send overhead
- * and the receive overhead of the receives the step took over (paid by the progress engine, not the rank).
- * The request completes once the last step's waits and every post are over; the rank's wait then owes the
- * receive overhead of the last step.  Messages carry sizes only, as a blocking run's: a receive sets its
+ * only, timed as the blocking run times it, on a clock of its own instead of the rank's: the call posts
+ * the first step at the rank's clock (the rank owes the sends' overhead); once a step's waits are over
+ * they are taken in order, each at the later of the clock and its completion, a receive adding its
+ * receive overhead, and the next step's posts go out at that clock, as an MPI library's progress engine
+ * would send them, while the rank does other things.  The request completes once the last step's waits
+ * and every post are over; the rank's wait then owes what the clock is ahead of the engine (the last
+ * receives' overhead), so a wait right after the call ends when the blocking call would have.  Messages carry sizes only, as a blocking run's: a receive sets its
  * slots' sizes, later sends carry them on.  A message of another collective call sets the request's status
  * tag to 1 (ppt_mpi_mismatch tells which); the schedule goes on. */
 #include <stdlib.h>
@@ -19,11 +20,12 @@ struct icoll {
     const int32_t *members;     /* the communicator's members (world ranks) */
     int64_t *sizes;             /* the slots' sizes, bytes */
     int8_t *done;               /* per post number: complete */
+    double *at_s, *due_s;       /* per post number: when it completed, s, and the receive overhead it owes, s */
     int32_t *first;             /* per step: the number of its first post */
     int32_t step, pending, ctx; /* the step whose waits are awaited; posts out and not complete */
     int8_t posting, mismatch;   /* posts going out (completions only recorded); a foreign message came */
     hdr_t hdr;                  /* its messages' header (their tag: hdr.seq) */
-    double owed_s;              /* receive overhead taken over since the step's posts went out, s */
+    double clock_s;             /* the schedule's clock: when its last posts went out, then its waits taken, s */
 };
 
 static const int32_t *step_at(const struct icoll *c, int32_t k)
@@ -39,8 +41,7 @@ static void post_step(ppt_mpi_t *m, int32_t q, int32_t k, int background)
     const int32_t *step = step_at(c, k);
     double owed_s = RANK(m, r)->owed_s;
     if (background)
-        RANK(m, r)->owed_s = c->owed_s;
-    c->owed_s = 0.0;
+        RANK(m, r)->owed_s = c->clock_s > m->now ? c->clock_s - m->now : 0.0;
     c->posting = 1;
     for (int32_t i = 0; i < step[0]; i++) {
         const int32_t *post = step + 1 + 4 * i;
@@ -67,17 +68,23 @@ static void post_step(ppt_mpi_t *m, int32_t q, int32_t k, int background)
         }
     }
     c->posting = 0;
+    c->clock_s = m->now + RANK(m, r)->owed_s;
     if (background)
         RANK(m, r)->owed_s = owed_s;
 }
 
-static int waits_over(const struct icoll *c, int32_t k)
+/* Whether step k's waits are over; if so, the clock has taken them in order. */
+static int waits_over(struct icoll *c, int32_t k)
 {
     const int32_t *step = step_at(c, k);
     const int32_t *waits = step + 1 + 4 * step[0];
     for (int32_t i = 0; i < waits[0]; i++)
         if (!c->done[waits[1 + i]])
             return 0;
+    for (int32_t i = 0; i < waits[0]; i++) {
+        int32_t n = waits[1 + i];
+        c->clock_s = (c->clock_s > c->at_s[n] ? c->clock_s : c->at_s[n]) + c->due_s[n];
+    }
     return 1;
 }
 
@@ -92,10 +99,12 @@ static void advance(ppt_mpi_t *m, int32_t q)
     if (c->step < nsteps || c->pending)
         return;
     req_t *rq = REQ(m, q);
-    rq->overhead_due_s = c->owed_s;
+    rq->overhead_due_s = c->clock_s > m->now ? c->clock_s - m->now : 0.0;
     rq->status_tag = c->mismatch;
     free(c->sizes);
     free(c->done);
+    free(c->at_s);
+    free(c->due_s);
     free(c->first);
     free(c);
     rq->icoll = NULL;
@@ -110,15 +119,17 @@ int32_t ppt_mpi_icoll(ppt_mpi_t *m, int32_t r, const int32_t *schedule, const in
     rq->src = rq->status_src = PROC_NULL;
     int32_t nsteps = schedule[0], nposts = 0;
     struct icoll *c = malloc(sizeof *c);
-    *c = (struct icoll){schedule, members, ppt_alloc((size_t)(nslots ? nslots : 1), sizeof(int64_t)), NULL,
-                        ppt_alloc((size_t)(nsteps ? nsteps : 1), sizeof(int32_t)), 0, 0, ctx, 0, 0,
-                        {hdr_call, hdr_root, tag}, 0.0};
+    *c = (struct icoll){.schedule = schedule, .members = members, .ctx = ctx, .hdr = {hdr_call, hdr_root, tag},
+                        .sizes = ppt_alloc((size_t)(nslots ? nslots : 1), sizeof(int64_t)),
+                        .first = ppt_alloc((size_t)(nsteps ? nsteps : 1), sizeof(int32_t))};
     memcpy(c->sizes, sizes, sizeof(int64_t) * (size_t)nslots);
     for (int32_t k = 0; k < nsteps; k++) {
         c->first[k] = nposts;
         nposts += step_at(c, k)[0];
     }
     c->done = calloc((size_t)(nposts ? nposts : 1), 1);
+    c->at_s = ppt_alloc((size_t)(nposts ? nposts : 1), sizeof(double));
+    c->due_s = ppt_alloc((size_t)(nposts ? nposts : 1), sizeof(double));
     rq->icoll = c;
     if (nsteps)
         post_step(m, q, 0, 0);
@@ -153,8 +164,11 @@ void icoll_post_done(ppt_mpi_t *m, int32_t p)
         } else {
             c->sizes[rq->slot] = rq->status_bytes;
         }
-        c->owed_s += rq->overhead_due_s;
+        c->due_s[rq->icoll_post] = rq->overhead_due_s;
+    } else {
+        c->due_s[rq->icoll_post] = 0.0;
     }
+    c->at_s[rq->icoll_post] = m->now;
     c->done[rq->icoll_post] = 1;
     c->pending--;
     p2p_release(m, p);
