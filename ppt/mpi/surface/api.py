@@ -18,6 +18,7 @@ from ppt.mpi.collectives import ops
 from ppt.mpi.surface.calls import as_call, mpi_call
 from ppt.mpi.surface.cart import Cartcomm
 from ppt.mpi.surface.comm import Comm
+from ppt.mpi.surface.graph import Distgraphcomm, Graphcomm
 from ppt.mpi.surface.group import Group
 from ppt.mpi.surface.message import Message
 from ppt.mpi.surface.names import fill, mpi4py_names
@@ -43,6 +44,7 @@ class MPI:
     Request = Request
     Comm = Intracomm = Comm
     Cartcomm = Cartcomm
+    Graphcomm, Distgraphcomm = Graphcomm, Distgraphcomm
     Group = Group
     Message = Message
     Prequest = Prequest

@@ -103,6 +103,13 @@ class Cartcomm(Comm):
 
         return neighbour(-disp), neighbour(disp)
 
+    @property
+    def inedges(self) -> list:
+        """The neighbours of the neighbourhood collectives: per dimension, one step down, then one step up."""
+        return [peer for d in range(len(self.dims)) for peer in self.cart_shift(d)]
+
+    outedges = inedges
+
 
 class Coords(list):
     """Cartesian coordinates: mpi4py's list, equal to the tuple :meth:`Cartcomm.cart_coords` returns too."""
