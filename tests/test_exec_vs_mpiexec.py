@@ -32,6 +32,7 @@ CASES = {
     "exits.py": (3, False),
     "nonblocking_collectives.py": (0, True),
     "topologies.py": (0, True),
+    "intercomm.py": (0, True),
 }
 
 

@@ -20,6 +20,7 @@ from ppt.mpi.surface.cart import Cartcomm
 from ppt.mpi.surface.comm import Comm
 from ppt.mpi.surface.graph import Distgraphcomm, Graphcomm
 from ppt.mpi.surface.group import Group
+from ppt.mpi.surface.intercomm import Intercomm
 from ppt.mpi.surface.message import Message
 from ppt.mpi.surface.names import fill, mpi4py_names
 from ppt.mpi.constants import SELF_ID, WORLD_ID
@@ -45,6 +46,7 @@ class MPI:
     Comm = Intracomm = Comm
     Cartcomm = Cartcomm
     Graphcomm, Distgraphcomm = Graphcomm, Distgraphcomm
+    Intercomm = Intercomm
     Group = Group
     Message = Message
     Prequest = Prequest

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from ppt.mpi.surface.calls import mpi_call
-from ppt.mpi.surface.comm import INT_B, TOPOLOGIES, Comm
+from ppt.mpi.surface.comm import INT_B, KINDS, Comm
 from ppt.mpi.constants import CART, PROC_NULL
 from ppt.mpi.surface.names import mpi4py_names
 
@@ -125,4 +125,4 @@ class Coords(list):
     __hash__ = None
 
 
-TOPOLOGIES["cart"] = Cartcomm
+KINDS["cart"] = Cartcomm

@@ -36,10 +36,10 @@ from ppt.mpi.unsupported import Refusing
 
 #: Bytes of one integer in the agreement messages of communicator creation.
 INT_B = 4
-#: Communicator classes of the virtual topologies by kind, each registered by its own module (``cart``:
-#: :mod:`ppt.mpi.surface.cart`, whose Cartcomm subclasses Comm; ``graph``, ``dist_graph``:
-#: :mod:`ppt.mpi.surface.graph`).
-TOPOLOGIES: dict[str, type] = {}
+#: Communicator classes beyond the intra-communicator by kind, each registered by its own module: the virtual
+#: topologies' (``cart``: :mod:`ppt.mpi.surface.cart`; ``graph``, ``dist_graph``: :mod:`ppt.mpi.surface.graph`)
+#: and the intercommunicator's (``inter``: :mod:`ppt.mpi.surface.intercomm`).
+KINDS: dict[str, type] = {}
 
 
 @mpi4py_names
@@ -524,7 +524,7 @@ class Comm(metaclass=Refusing):
         comm_id = self._new_id(self._agree())
         if self.rank >= cells:
             return None
-        return self._make(list(self.members[:cells]), comm_id, "cart", TOPOLOGIES["cart"], dims=dims,
+        return self._make(list(self.members[:cells]), comm_id, "cart", KINDS["cart"], dims=dims,
                           periods=periods)
 
     @mpi_call("MPI_Graph_create")
@@ -539,7 +539,7 @@ class Comm(metaclass=Refusing):
         comm_id = self._new_id(self._agree())
         if self.rank >= nnodes:
             return None
-        return self._make(list(self.members[:nnodes]), comm_id, "graph", TOPOLOGIES["graph"], graph_index=index,
+        return self._make(list(self.members[:nnodes]), comm_id, "graph", KINDS["graph"], graph_index=index,
                           edges=edges)
 
     @mpi_call("MPI_Dist_graph_create_adjacent")
@@ -551,7 +551,7 @@ class Comm(metaclass=Refusing):
             self._check_peer(peer, "neighbour", False)
         weights = None if sourceweights is None else (list(sourceweights), list(destweights))
         comm_id = self._new_id(self._agree())
-        return self._make(self.members, comm_id, "dist_graph", TOPOLOGIES["dist_graph"], sources=sources,
+        return self._make(self.members, comm_id, "dist_graph", KINDS["dist_graph"], sources=sources,
                           destinations=destinations, weights=weights)
 
     @mpi_call("MPI_Dist_graph_create")
@@ -566,8 +566,14 @@ class Comm(metaclass=Refusing):
         ins = [(s, w) for part, _ in everyone for s, d, w in part if d == self.rank]
         outs = [(d, w) for part, _ in everyone for s, d, w in part if s == self.rank]
         weights = None if weights is None else ([w for _, w in ins], [w for _, w in outs])
-        return self._make(self.members, comm_id, "dist_graph", TOPOLOGIES["dist_graph"],
+        return self._make(self.members, comm_id, "dist_graph", KINDS["dist_graph"],
                           sources=[s for s, _ in ins], destinations=[d for d, _ in outs], weights=weights)
+
+    @mpi_call("MPI_Intercomm_create")
+    def create_intercomm(self, local_leader: int, peer_comm, remote_leader: int, tag: int = 0):
+        """The intercommunicator between this communicator's group and another (its leader ``remote_leader`` of
+        ``peer_comm``, which holds this one's ``local_leader`` too), the leaders' messages tagged ``tag``."""
+        return KINDS["inter"].of_leaders(self, local_leader, peer_comm, remote_leader, tag)
 
 
 def _own(obj):

@@ -4,7 +4,7 @@ neighbours, as the neighbourhood collectives (:mod:`ppt.mpi.surface.neighbor`) r
 from __future__ import annotations
 
 from ppt.mpi.constants import DIST_GRAPH, GRAPH
-from ppt.mpi.surface.comm import TOPOLOGIES, Comm
+from ppt.mpi.surface.comm import KINDS, Comm
 from ppt.mpi.surface.names import mpi4py_names
 
 
@@ -96,5 +96,5 @@ class Distgraphcomm(Comm):
         return self.indegree, self.outdegree, self.weights is not None
 
 
-TOPOLOGIES["graph"] = Graphcomm
-TOPOLOGIES["dist_graph"] = Distgraphcomm
+KINDS["graph"] = Graphcomm
+KINDS["dist_graph"] = Distgraphcomm

@@ -64,7 +64,7 @@ def _value(value):
 
 #: The classes of mpi4py that PPT's simulated MPI does not model: ``MPI.Win`` and the like are placeholders
 #: whose use raises the one-line error.
-UNSUPPORTED_CLASSES = ("Win", "File", "Intercomm", "Session", "Info", "Errhandler", "Grequest",
+UNSUPPORTED_CLASSES = ("Win", "File", "Session", "Info", "Errhandler", "Grequest",
                        "Topocomm", "Pickle", "buffer", "memory")
 
 _COMM = {
@@ -72,7 +72,7 @@ _COMM = {
     "Get_group": _get("group"), "Split": "split", "Split_type": "split_type", "Dup": "dup", "Clone": "dup",
     "Free": "free", "Create": "create", "Create_cart": "cart_create", "Compare": "compare", "Abort": "abort",
     "Create_graph": "graph_create", "Create_dist_graph_adjacent": "dist_graph_create_adjacent",
-    "Create_dist_graph": "dist_graph_create",
+    "Create_dist_graph": "dist_graph_create", "Create_intercomm": "create_intercomm",
     "Get_topology": _get("topology"), "Is_inter": _value(False), "Is_intra": _value(True),
     "Get_attr": "get_attr", "Set_errhandler": "set_errhandler", "Barrier": "barrier", "Ibarrier": "ibarrier",
     "Send_init": "send_init", "Ssend_init": "ssend_init", "Bsend_init": "bsend_init", "Rsend_init": "rsend_init",
@@ -87,6 +87,10 @@ MPI4PY_NAMES = {
         "Get_dim": _get("ndim"), "dim": property(lambda self: self.ndim), "Get_coords": bufp2p.Get_coords,
         "Get_cart_rank": "cart_rank", "Shift": "cart_shift", "Sub": "sub", "Get_topo": _get("topo"),
         **neighbor.COMM,
+    },
+    "Intercomm": {
+        "Get_remote_size": _get("remote_size"), "Get_remote_group": _get("remote_group"), "Merge": "merge",
+        "Is_inter": _value(True), "Is_intra": _value(False),
     },
     "Graphcomm": {
         "Get_topo": _get("topo"), "Get_dims": _get("dims"), "Get_neighbors": "neighbors_of",
