@@ -14,7 +14,8 @@ then (:class:`~ppt.mpi.collectives.schedule.Exchange`), once per call, not messa
 Every call a program can make runs here: a persistent request (:class:`CPrequest`) posts a fresh
 engine send or receive at each start; a matched probe takes the message off the engine's queue for
 its ``Mrecv``; an ``Ibarrier``'s rounds run in the engine (``ppt/mpi/engine/core/ibarrier.c``), progressing
-while the rank does other things.
+while the rank does other things, and so do the other nonblocking collectives' schedules (``icoll.c``,
+:class:`CCollRequest`).
 
 A parallel run (``mpiexec``, on the analytic or packet network) runs on each simulation process the
 ranks of its nodes (:mod:`ppt.mpi.engine.windows`); the payloads and non-integer tags of messages
@@ -215,8 +216,7 @@ class CCollRequest(CRequest):
         if finish is not None and self.done:
             self.finish = None
             rank = self._rank
-            self.status                                 # read from the engine: its tag tells a mismatch
-            if self.raw[1]:
+            if self.status.tag:                         # the engine's mark: another call's message came
                 raise mismatch(rank.m, rank.engine.names, rank, self.comm, rank.base)
             finish(rank.engine.parts.values(self.key, self.me, combined=False))
         return None

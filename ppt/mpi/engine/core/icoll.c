@@ -7,9 +7,11 @@
  * receive overhead, and the next step's posts go out at that clock, as an MPI library's progress engine
  * would send them, while the rank does other things.  The request completes once the last step's waits
  * and every post are over; the rank's wait then owes what the clock is ahead of the engine (the last
- * receives' overhead), so a wait right after the call ends when the blocking call would have.  Messages carry sizes only, as a blocking run's: a receive sets its
- * slots' sizes, later sends carry them on.  A message of another collective call sets the request's status
- * tag to 1 (ppt_mpi_mismatch tells which); the schedule goes on. */
+ * receives' overhead), so a wait right after the call ends when the blocking call would have.
+ *
+ * Messages carry sizes only, as a blocking run's: a receive sets its slots' sizes, later sends carry them
+ * on.  A message of another collective call sets the request's status tag to 1 (ppt_mpi_mismatch tells
+ * which); the schedule goes on. */
 #include <stdlib.h>
 #include <string.h>
 #include "_mpicore.h"
