@@ -12,6 +12,7 @@ def test_cartesian_neighbours_are_per_dimension_down_then_up_and_proc_null_block
         cart = MPI.COMM_WORLD.Create_cart([2, 3], periods=[False, True])
         got = np.full(4, -1.0)
         cart.Neighbor_allgather(np.array([float(cart.rank)]), got)
+        assert cart.degrees == (cart.indegree, cart.outdegree) == (4, 4) and cart.inoutedges[1] == cart.outedges
         return cart.inedges, got.tolist(), cart.neighbor_allgather(cart.rank)
 
     results = run(6, main).returns
@@ -37,6 +38,7 @@ def test_graph_and_distributed_graph_neighbours_and_alltoall_as_declared():
         sent = adjacent.neighbor_alltoall([f"{rank}>{(rank + 1) % size}", f"{rank}>{(rank + 2) % size}"])
         into = np.zeros(2)
         ring.Neighbor_alltoall(np.array([10.0 * rank, 10.0 * rank + 1]), into)
+        assert (adjacent.indegree, adjacent.outdegree, ring.nneighbors, ring.Get_dims()) == (2, 2, 2, (size, 2 * size))
         return (ring.Get_topology() == MPI.GRAPH, ring.Get_neighbors(rank), adjacent.Get_dist_neighbors(),
                 declared.Get_dist_neighbors(), declared.Get_dist_neighbors_count(), sent, into.tolist())
 

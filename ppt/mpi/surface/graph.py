@@ -75,25 +75,13 @@ class Distgraphcomm(Comm):
     def outedges(self) -> list:
         return list(self.destinations)
 
-    @property
-    def inoutedges(self) -> tuple[list, list]:
-        return self.inedges, self.outedges
-
-    @property
-    def indegree(self) -> int:
-        return len(self.sources)
-
-    @property
-    def outdegree(self) -> int:
-        return len(self.destinations)
-
     def dist_neighbors(self) -> tuple:
         """``(sources, destinations, weights)`` (MPI_Dist_graph_neighbors; weights None if unweighted)."""
         return self.inedges, self.outedges, self.weights
 
     def dist_neighbors_count(self) -> tuple[int, int, bool]:
         """``(indegree, outdegree, weighted)``."""
-        return self.indegree, self.outdegree, self.weights is not None
+        return len(self.sources), len(self.destinations), self.weights is not None
 
 
 KINDS["graph"] = Graphcomm

@@ -8,6 +8,8 @@ completes at the schedule's end; the wait or test that retires it runs the rest 
 (combining the payloads, filling the receive buffer).  An ``Iallreduce`` of ``t`` seconds followed by
 ``C`` seconds of computation and a wait thus ends after about ``max(C, t)``, not ``C + t``.
 
+The first schedule the call starts is the one that runs in the background: a call that agrees on sizes
+first (``Ireduce_scatter`` without ``recvcounts``) runs that agreement so, and its reduction at the wait.
 The rest of the call waits meanwhile in a greenlet of its own.  A call with nothing to send (one rank)
 completes at once, and so does a schedule the background runner does not run (streams, relays and
 flows: an all-gatherv's Bruck, NCCL's algorithms), which runs as the blocking call does.

@@ -80,13 +80,21 @@ _COMM = {
     **bufp2p.COMM, **bufcoll.COMM,
 }
 
+#: mpi4py's Topocomm: every communicator with a topology has neighbours (``inedges``, ``outedges``) and the
+#: neighbourhood collectives over them.
+_TOPOCOMM = {
+    "indegree": property(lambda self: len(self.inedges)), "outdegree": property(lambda self: len(self.outedges)),
+    "degrees": property(lambda self: (len(self.inedges), len(self.outedges))),
+    "inoutedges": property(lambda self: (self.inedges, self.outedges)), **neighbor.COMM,
+}
+
 #: mpi4py name -> PEP 8 attribute name or function, by class name.  Subclasses inherit them.
 MPI4PY_NAMES = {
     "Comm": _COMM,
     "Cartcomm": {
         "Get_dim": _get("ndim"), "dim": property(lambda self: self.ndim), "Get_coords": bufp2p.Get_coords,
         "Get_cart_rank": "cart_rank", "Shift": "cart_shift", "Sub": "sub", "Get_topo": _get("topo"),
-        **neighbor.COMM,
+        **_TOPOCOMM,
     },
     "Intercomm": {
         "Get_remote_size": _get("remote_size"), "Get_remote_group": _get("remote_group"), "Merge": "merge",
@@ -96,11 +104,11 @@ MPI4PY_NAMES = {
         "Get_topo": _get("topo"), "Get_dims": _get("dims"), "Get_neighbors": "neighbors_of",
         "Get_neighbors_count": "neighbors_count", "nnodes": property(lambda self: self.dims[0]),
         "nedges": property(lambda self: self.dims[1]), "nneighbors": property(lambda self: len(self.neighbors)),
-        **neighbor.COMM,
+        **_TOPOCOMM,
     },
     "Distgraphcomm": {
         "Get_dist_neighbors": "dist_neighbors", "Get_dist_neighbors_count": "dist_neighbors_count",
-        **neighbor.COMM,
+        **_TOPOCOMM,
     },
     "Group": {
         "Get_rank": _get("rank"), "Get_size": _get("size"), "Incl": "incl", "Excl": "excl",
