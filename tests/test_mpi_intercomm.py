@@ -82,3 +82,13 @@ def test_collectives_mpi_does_not_define_between_groups_are_refused():
 
     with pytest.raises(MPIError, match="scan on an intercommunicator is not supported"):
         run(2, main)
+
+
+def test_a_destination_outside_the_smaller_remote_group_is_an_mpi_error():
+    def main(MPI):
+        inter, color = _inter(MPI, 3)
+        if color == 0 and inter.rank == 2:
+            inter.send("lost", dest=2)
+
+    with pytest.raises(MPIError, match=r"destination 2 is out of range for the remote group of inter#\d+\(split#\d+\(WORLD\)\) \(size 2\)"):
+        run(5, main)
