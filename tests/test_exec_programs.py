@@ -89,10 +89,6 @@ def host_masked(line):
 
 # Differences from mpi4py that PPT's simulated MPI still has, by program; strict, so a fix shows.
 KNOWN = {
-    "intercomm.py": "intercommunicators are not simulated (Comm.Create_intercomm, Intercomm.Merge, "
-                    "Get_remote_size, bcast with MPI.ROOT)",
-    "graph_neighbors.py": "graph topologies are not simulated (Create_dist_graph_adjacent, Get_dist_neighbors, "
-                          "Neighbor_allgather, Neighbor_alltoall)",
 }
 
 # (program under examples/mpi4py, rank counts, arguments, line filter)

@@ -12,7 +12,7 @@ UNDEFINED = -32766
 
 #: Comm.Compare / Group.Compare results: same object, same ranks in the same order, the same ranks, other.
 IDENT, CONGRUENT, SIMILAR, UNEQUAL = 0, 1, 2, 3
-#: Root of an intercommunicator collective (mpi4py's MPI.ROOT; intercommunicators are not modelled).
+#: The root of an intercommunicator collective, in its own group (mpi4py's MPI.ROOT).
 ROOT = -3
 #: Topology kinds (Comm.Get_topology): a Cartesian communicator; UNDEFINED for none.
 CART, GRAPH, DIST_GRAPH = 1, 2, 3

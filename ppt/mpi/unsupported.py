@@ -123,7 +123,6 @@ _AREAS = [
     (("Spawn", "Get_parent", "Accept", "Connect", "Join", "Disconnect", "Open_port", "Close_port",
       "Publish_name", "Lookup_name", "Unpublish_name", "APPNUM", "UNIVERSE_SIZE", "MAX_PORT_NAME"),
      "dynamic process management"),
-    (("Intercomm", "Create_intercomm", "ROOT", "is_inter", "Is_inter"), "intercommunicators"),
     (("Session", "SESSION_", "Create_from", "MAX_PSET"), "MPI sessions"),
     (("Graph", "Distgraph", "Create_graph", "Create_dist_graph", "Neighbor", "Ineighbor", "neighbor",
       "DIST_GRAPH", "GRAPH", "UNWEIGHTED", "WEIGHTS_EMPTY", "Cart_map", "Graph_map", "degrees", "indegree",

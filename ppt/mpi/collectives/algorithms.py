@@ -416,3 +416,15 @@ def nccl_allgather(me: int, size: int, pieces: int):
     if size > 2:
         b.wait(~relayed)
     return b.schedule(pieces)
+
+
+# -- neighbourhood collectives -------------------------------------------------------
+def neighbor_exchange(sources: list, dests: list, send_slots: list, first_recv: int, slots: int):
+    """One step: a receive from each of ``sources`` into slots ``first_recv``, ``first_recv + 1`` ... and a send
+    of slot ``send_slots[j]`` to each of ``dests``, in order, PROC_NULL ones skipped; then wait for all."""
+    b = Builder()
+    posted = [b.recv(peer, first_recv + i) for i, peer in enumerate(sources) if peer >= 0]
+    posted += [b.send(peer, slot) for peer, slot in zip(dests, send_slots) if peer >= 0]
+    if posted:
+        b.wait(*posted)
+    return b.schedule(slots)

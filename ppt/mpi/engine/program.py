@@ -14,7 +14,8 @@ then (:class:`~ppt.mpi.collectives.schedule.Exchange`), once per call, not messa
 Every call a program can make runs here: a persistent request (:class:`CPrequest`) posts a fresh
 engine send or receive at each start; a matched probe takes the message off the engine's queue for
 its ``Mrecv``; an ``Ibarrier``'s rounds run in the engine (``ppt/mpi/engine/core/ibarrier.c``), progressing
-while the rank does other things.
+while the rank does other things, and so do the other nonblocking collectives' schedules (``icoll.c``,
+:class:`CCollRequest`).
 
 A parallel run (``mpiexec``, on the analytic or packet network) runs on each simulation process the
 ranks of its nodes (:mod:`ppt.mpi.engine.windows`); the payloads and non-integer tags of messages
@@ -189,6 +190,45 @@ class CBarrierRequest(CRequest):
         return f"Ibarrier round to rank {(comm.rank + dist) % comm.size}, comm={comm.label}"
 
 
+class CCollRequest(CRequest):
+    """The request of a nonblocking collective call ``c`` (MPI_Iallreduce ...) whose schedule the engine runs in
+    the background (``ppt/mpi/engine/core/icoll.c``; :mod:`ppt.mpi.surface.icoll`): ``flat``, kept while it runs,
+    and the call's key in the engine's parts."""
+
+    __slots__ = ("flat", "key", "me", "call", "finish")
+
+    def __init__(self, c, flat, sizes: list, members_array, key: tuple):
+        rank = c.rank
+        EngineRequest.__init__(self, rank, False, c.comm, PROC_NULL, 0, c.ctx)
+        call, root, _ = c.hdr
+        self.flat, self.key, self.me, self.call = flat, key, c.me, call
+        #: Called with the slots once the request is complete (the surface's rest of the call), or None.
+        self.finish = None
+        self.q = lib.ppt_mpi_icoll(rank.m, rank.me, flat, ffi.new("int64_t[]", list(sizes) or [0]), len(sizes),
+                                   members_array, c.ctx, c.tag, rank.engine.names.id(call),
+                                   -1 if root is None else root)
+
+    @property
+    def value(self):
+        """None (MPI's nonblocking collectives return nothing); once complete, the first read runs the rest of
+        the call (:attr:`finish`) with the call's slots, as :meth:`CompiledRank.plan` returns them."""
+        finish = self.finish
+        if finish is not None and self.done:
+            self.finish = None
+            rank = self._rank
+            if self.status.tag:                         # the engine's mark: another call's message came
+                raise mismatch(rank.m, rank.engine.names, rank, self.comm, rank.base)
+            finish(rank.engine.parts.values(self.key, self.me, combined=False))
+        return None
+
+    def describe(self) -> str:
+        """The step the collective waits in, for deadlock reports."""
+        out = self._rank.out
+        step = lib.ppt_mpi_icoll_waiting(self._rank.m, self.q, out)
+        verb = "sending to" if out[0] == 1 else "waiting for"
+        return f"{self.call[4:]} step {step}, {verb} rank {out[1]}, comm={self.comm.label}"
+
+
 class _Matched:
     """An unreceived message a probe found (a matched probe then took it off the rank's queue, as
     :class:`ppt.mpi.surface.message.Message` reads it): its world source, its tag, its bytes and its index in the
@@ -226,7 +266,7 @@ class CompiledRank(RankCore):
     waits are compiled (:class:`~ppt.mpi.surface.fast.RankCore`)."""
 
     __slots__ = ("job", "world_rank", "node", "sim", "api", "result", "next_ctx", "cpu_mark", "recv_overhead_s",
-                 "node_of", "out")
+                 "node_of", "out", "background")
     error = rank_error
     prequest_class = CPrequest
     barrier_class = CBarrierRequest
@@ -252,6 +292,9 @@ class CompiledRank(RankCore):
         self.node_of = job.node_of
         self.out = engine.out
         self.request_class = CRequest
+        #: Set by a nonblocking collective call (:mod:`ppt.mpi.surface.icoll`): takes the request of its schedule
+        #: started in the background and returns its slots once complete.
+        self.background = None
         lib.ppt_mpi_set_program(self.m, self.me)
 
     def __repr__(self):
@@ -306,6 +349,8 @@ class CompiledRank(RankCore):
         engine.parts.add(key, members, c.me, schedule, values, list(sizes), op)
         call, root, _ = c.hdr
         flat = engine.flatten(schedule)                  # alive while the run uses it
+        if self.background is not None and lib.ppt_mpi_icoll_runs(flat):
+            return self.background(CCollRequest(c, flat, sizes, members_array, key))
         state = lib.ppt_mpi_program_run(m, me, flat, ffi.new("int64_t[]", list(sizes) or [0]), len(sizes),
                                         members_array, c.ctx, c.tag, engine.names.id(call),
                                         -1 if root is None else root)

@@ -18,7 +18,9 @@ from ppt.mpi.collectives import ops
 from ppt.mpi.surface.calls import as_call, mpi_call
 from ppt.mpi.surface.cart import Cartcomm
 from ppt.mpi.surface.comm import Comm
+from ppt.mpi.surface.graph import Distgraphcomm, Graphcomm
 from ppt.mpi.surface.group import Group
+from ppt.mpi.surface.intercomm import Intercomm
 from ppt.mpi.surface.message import Message
 from ppt.mpi.surface.names import fill, mpi4py_names
 from ppt.mpi.constants import SELF_ID, WORLD_ID
@@ -44,6 +46,8 @@ class MPI:
     Request = Request
     Comm = Intracomm = Comm
     Cartcomm = Cartcomm
+    Graphcomm, Distgraphcomm = Graphcomm, Distgraphcomm
+    Intercomm = Intercomm
     Group = Group
     Message = Message
     Prequest = Prequest

@@ -9,17 +9,16 @@ receive buffer of Scatter(v), and the send buffer of Allgather(v),
 Alltoall(v), Allreduce, Reduce_scatter(_block), Scan and Exscan.
 Reductions apply the op element-wise in the datatype (:func:`ppt.mpi.collectives.ops.on_buffers`).
 
-The nonblocking collectives but Ibarrier (``Ibcast``, ``Iallreduce`` ...)
-run the blocking collective at the call and return a completed request:
-their data and timing are those of the blocking call, with no overlap of
-the collective with the caller's later work.  ``Ibarrier`` is truly
-nonblocking (:mod:`ppt.mpi.surface.ibarrier`), as sparse exchanges need.
+The nonblocking collectives (``Ibcast``, ``Iallreduce`` ...) start these calls'
+schedules and return their requests (:mod:`ppt.mpi.surface.icoll`): the
+messages go on while the rank computes; the wait fills the receive buffer.
+``Ibarrier`` is its own (:mod:`ppt.mpi.surface.ibarrier`).
 """
 from __future__ import annotations
 
 from ppt.mpi.surface.buffers import LOCAL, message, vector
 from ppt.mpi.surface.calls import mpi_call
-from ppt.mpi.constants import PROC_NULL
+from ppt.mpi.surface.icoll import nonblocking
 from ppt.mpi.collectives.ops import SUM, as_op, on_buffers
 
 
@@ -211,16 +210,6 @@ def Reduce_local(self, inbuf, inoutbuf) -> None:
     inout.put(LOCAL, 0, got)
 
 
-# -- nonblocking collectives: the blocking call, then a completed request --------------------------
-def _nonblocking(name: str, blocking):
-    @mpi_call(name)
-    def start(self, *args, **kwargs):
-        blocking(self, *args, **kwargs)
-        return self._rank.isend(self, PROC_NULL, 0, 0, None, self.ctx)     # a request complete at once
-    start.__name__ = "I" + blocking.__name__.lower()
-    return start
-
-
 _BLOCKING = {"Bcast": Bcast, "Scatter": Scatter, "Scatterv": Scatterv, "Gather": Gather, "Gatherv": Gatherv,
              "Allgather": Allgather, "Allgatherv": Allgatherv, "Alltoall": Alltoall, "Alltoallv": Alltoallv,
              "Reduce": Reduce, "Allreduce": Allreduce, "Scan": Scan, "Exscan": Exscan,
@@ -228,4 +217,4 @@ _BLOCKING = {"Bcast": Bcast, "Scatter": Scatter, "Scatterv": Scatterv, "Gather":
 
 #: Comm's uppercase collectives, blocking and nonblocking.
 COMM = {**_BLOCKING,
-        **{f"I{name.lower()}": _nonblocking(f"MPI_I{name.lower()}", fn) for name, fn in _BLOCKING.items()}}
+        **{f"I{name.lower()}": nonblocking(f"MPI_I{name.lower()}", fn) for name, fn in _BLOCKING.items()}}

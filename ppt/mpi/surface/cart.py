@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from ppt.mpi.surface.calls import mpi_call
-from ppt.mpi.surface.comm import INT_B, TOPOLOGIES, Comm
+from ppt.mpi.surface.comm import INT_B, KINDS, Comm
 from ppt.mpi.constants import CART, PROC_NULL
 from ppt.mpi.surface.names import mpi4py_names
 
@@ -103,6 +103,13 @@ class Cartcomm(Comm):
 
         return neighbour(-disp), neighbour(disp)
 
+    @property
+    def inedges(self) -> list:
+        """The neighbours of the neighbourhood collectives: per dimension, one step down, then one step up."""
+        return [peer for d in range(len(self.dims)) for peer in self.cart_shift(d)]
+
+    outedges = inedges
+
 
 class Coords(list):
     """Cartesian coordinates: mpi4py's list, equal to the tuple :meth:`Cartcomm.cart_coords` returns too."""
@@ -118,4 +125,4 @@ class Coords(list):
     __hash__ = None
 
 
-TOPOLOGIES["cart"] = Cartcomm
+KINDS["cart"] = Cartcomm

@@ -36,9 +36,10 @@ from ppt.mpi.unsupported import Refusing
 
 #: Bytes of one integer in the agreement messages of communicator creation.
 INT_B = 4
-#: Communicator classes of the virtual topologies by kind, each registered by its own module (``cart``:
-#: :mod:`ppt.mpi.surface.cart`, whose Cartcomm subclasses Comm).
-TOPOLOGIES: dict[str, type] = {}
+#: Communicator classes beyond the intra-communicator by kind, each registered by its own module: the virtual
+#: topologies' (``cart``: :mod:`ppt.mpi.surface.cart`; ``graph``, ``dist_graph``: :mod:`ppt.mpi.surface.graph`)
+#: and the intercommunicator's (``inter``: :mod:`ppt.mpi.surface.intercomm`).
+KINDS: dict[str, type] = {}
 
 
 @mpi4py_names
@@ -523,8 +524,56 @@ class Comm(metaclass=Refusing):
         comm_id = self._new_id(self._agree())
         if self.rank >= cells:
             return None
-        return self._make(list(self.members[:cells]), comm_id, "cart", TOPOLOGIES["cart"], dims=dims,
+        return self._make(list(self.members[:cells]), comm_id, "cart", KINDS["cart"], dims=dims,
                           periods=periods)
+
+    @mpi_call("MPI_Graph_create")
+    def graph_create(self, index, edges, reorder: bool = False):
+        """A graph communicator over the first ``len(index)`` ranks (:class:`~ppt.mpi.surface.graph.Graphcomm`);
+        None on the others."""
+        index, edges = [int(i) for i in index], [int(e) for e in edges]
+        nnodes = len(index)
+        if nnodes > self.size or index != sorted(index) or (index and index[-1] != len(edges)) \
+                or any(not 0 <= e < nnodes for e in edges):
+            raise self._rank.error(f"bad graph index={index} edges={edges} for {self.label} of size {self.size}")
+        comm_id = self._new_id(self._agree())
+        if self.rank >= nnodes:
+            return None
+        return self._make(list(self.members[:nnodes]), comm_id, "graph", KINDS["graph"], graph_index=index,
+                          edges=edges)
+
+    @mpi_call("MPI_Dist_graph_create_adjacent")
+    def dist_graph_create_adjacent(self, sources, destinations, sourceweights=None, destweights=None, info=None,
+                                   reorder: bool = False):
+        """A distributed graph communicator of this rank's in- and out-neighbours (ranks here)."""
+        sources, destinations = [int(r) for r in sources], [int(r) for r in destinations]
+        for peer in sources + destinations:
+            self._check_peer(peer, "neighbour", False)
+        weights = None if sourceweights is None else (list(sourceweights), list(destweights))
+        comm_id = self._new_id(self._agree())
+        return self._make(self.members, comm_id, "dist_graph", KINDS["dist_graph"], sources=sources,
+                          destinations=destinations, weights=weights)
+
+    @mpi_call("MPI_Dist_graph_create")
+    def dist_graph_create(self, sources, degrees, destinations, weights=None, info=None, reorder: bool = False):
+        """A distributed graph communicator from edges any rank may name: ``degrees[i]`` edges from
+        ``sources[i]`` to the next entries of ``destinations``.  Every rank's edges are gathered (one
+        allgather); a rank's neighbours come in the order of the ranks that named them, then of their lists."""
+        ends = iter(zip(destinations, weights if weights is not None else [None] * len(destinations)))
+        edges = [(int(s), int(d), w) for s, n in zip(sources, degrees) for d, w in (next(ends) for _ in range(n))]
+        everyone = self._allgather((edges, self._rank.next_ctx), (3 * len(edges) + 1) * INT_B, None, None)
+        comm_id = self._new_id(max(ctx for _, ctx in everyone))
+        ins = [(s, w) for part, _ in everyone for s, d, w in part if d == self.rank]
+        outs = [(d, w) for part, _ in everyone for s, d, w in part if s == self.rank]
+        weights = None if weights is None else ([w for _, w in ins], [w for _, w in outs])
+        return self._make(self.members, comm_id, "dist_graph", KINDS["dist_graph"],
+                          sources=[s for s, _ in ins], destinations=[d for d, _ in outs], weights=weights)
+
+    @mpi_call("MPI_Intercomm_create")
+    def create_intercomm(self, local_leader: int, peer_comm, remote_leader: int, tag: int = 0):
+        """The intercommunicator between this communicator's group and another (its leader ``remote_leader`` of
+        ``peer_comm``, which holds this one's ``local_leader`` too), the leaders' messages tagged ``tag``."""
+        return KINDS["inter"].of_leaders(self, local_leader, peer_comm, remote_leader, tag)
 
 
 def _own(obj):

@@ -395,8 +395,9 @@ cdef class RankCore:
 
 # -- the calls of a communicator (methods of ppt.mpi.surface.comm.Comm) ------------------------------------------
 def _isend(self, obj, dest, tag, nbytes, mode=STANDARD, into=None):
-    """Start a send of ``obj`` (a snapshot of it; ``nbytes`` on the wire, default its size) to ``dest``."""
-    if type(dest) is not int or not 0 <= dest < self.size:
+    """Start a send of ``obj`` (a snapshot of it; ``nbytes`` on the wire, default its size) to ``dest`` (a rank of
+    ``members``: the communicator's, an intercommunicator's remote group)."""
+    if type(dest) is not int or not 0 <= dest < len(self.members):
         self._check_peer(dest, "destination", False)
     if type(tag) is not int or tag < 0:
         self._check_tag(tag, False)
@@ -413,7 +414,7 @@ def _isend(self, obj, dest, tag, nbytes, mode=STANDARD, into=None):
 
 def _irecv(self, source, tag, into=None):
     """Post a receive from ``source`` with ``tag`` (wildcards allowed)."""
-    if type(source) is not int or not 0 <= source < self.size:
+    if type(source) is not int or not 0 <= source < len(self.members):
         self._check_peer(source, "source", True)
     if type(tag) is not int or tag < 0:
         self._check_tag(tag, True)

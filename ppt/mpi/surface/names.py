@@ -34,7 +34,7 @@ import inspect
 
 from ppt.mpi import constants
 from ppt.mpi.collectives import ops
-from ppt.mpi.surface import bufcoll, bufp2p, environment
+from ppt.mpi.surface import bufcoll, bufp2p, environment, neighbor
 from ppt.mpi.surface.buffers import fill  # noqa: F401  (the api retires mpi4py receive requests with it)
 from ppt.mpi.surface.datatypes import DATATYPES, ORDER_C, ORDER_FORTRAN, TYPEDICT, Datatype
 from ppt.mpi.errors import MPIError
@@ -64,18 +64,28 @@ def _value(value):
 
 #: The classes of mpi4py that PPT's simulated MPI does not model: ``MPI.File`` and the like are placeholders
 #: whose use raises the one-line error.
-UNSUPPORTED_CLASSES = ("File", "Intercomm", "Session", "Info", "Errhandler", "Grequest",
-                       "Graphcomm", "Distgraphcomm", "Topocomm", "Pickle", "buffer", "memory")
+UNSUPPORTED_CLASSES = ("File", "Session", "Info", "Errhandler", "Grequest", "Topocomm", "Pickle", "buffer",
+                       "memory")
 
 _COMM = {
     "Get_rank": _get("rank"), "Get_size": _get("size"), "Get_name": _get("name"), "Set_name": _set_name,
     "Get_group": _get("group"), "Split": "split", "Split_type": "split_type", "Dup": "dup", "Clone": "dup",
     "Free": "free", "Create": "create", "Create_cart": "cart_create", "Compare": "compare", "Abort": "abort",
+    "Create_graph": "graph_create", "Create_dist_graph_adjacent": "dist_graph_create_adjacent",
+    "Create_dist_graph": "dist_graph_create", "Create_intercomm": "create_intercomm",
     "Get_topology": _get("topology"), "Is_inter": _value(False), "Is_intra": _value(True),
     "Get_attr": "get_attr", "Set_errhandler": "set_errhandler", "Barrier": "barrier", "Ibarrier": "ibarrier",
     "Send_init": "send_init", "Ssend_init": "ssend_init", "Bsend_init": "bsend_init", "Rsend_init": "rsend_init",
     "Recv_init": "recv_init",
     **bufp2p.COMM, **bufcoll.COMM,
+}
+
+#: mpi4py's Topocomm: every communicator with a topology has neighbours (``inedges``, ``outedges``) and the
+#: neighbourhood collectives over them.
+_TOPOCOMM = {
+    "indegree": property(lambda self: len(self.inedges)), "outdegree": property(lambda self: len(self.outedges)),
+    "degrees": property(lambda self: (len(self.inedges), len(self.outedges))),
+    "inoutedges": property(lambda self: (self.inedges, self.outedges)), **neighbor.COMM,
 }
 
 #: mpi4py name -> PEP 8 attribute name or function, by class name.  Subclasses inherit them.
@@ -84,6 +94,21 @@ MPI4PY_NAMES = {
     "Cartcomm": {
         "Get_dim": _get("ndim"), "dim": property(lambda self: self.ndim), "Get_coords": bufp2p.Get_coords,
         "Get_cart_rank": "cart_rank", "Shift": "cart_shift", "Sub": "sub", "Get_topo": _get("topo"),
+        **_TOPOCOMM,
+    },
+    "Intercomm": {
+        "Get_remote_size": _get("remote_size"), "Get_remote_group": _get("remote_group"), "Merge": "merge",
+        "Is_inter": _value(True), "Is_intra": _value(False),
+    },
+    "Graphcomm": {
+        "Get_topo": _get("topo"), "Get_dims": _get("dims"), "Get_neighbors": "neighbors_of",
+        "Get_neighbors_count": "neighbors_count", "nnodes": property(lambda self: self.dims[0]),
+        "nedges": property(lambda self: self.dims[1]), "nneighbors": property(lambda self: len(self.neighbors)),
+        **_TOPOCOMM,
+    },
+    "Distgraphcomm": {
+        "Get_dist_neighbors": "dist_neighbors", "Get_dist_neighbors_count": "dist_neighbors_count",
+        **_TOPOCOMM,
     },
     "Group": {
         "Get_rank": _get("rank"), "Get_size": _get("size"), "Incl": "incl", "Excl": "excl",

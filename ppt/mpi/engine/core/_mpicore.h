@@ -93,8 +93,11 @@ typedef struct {
     int32_t slot, count;        /* schedule posts */
     int64_t *parts;             /* sends: sizes of the slots carried; receives: as received */
     hdr_t hdr;
-    int32_t round_of;           /* a message of an MPI_Ibarrier's round: the barrier's request, else -1 */
+    int32_t round_of;           /* a message of an MPI_Ibarrier's round or a nonblocking collective's: its request,
+                                 * else -1 */
     struct ibarrier *barrier;   /* an MPI_Ibarrier's request while its rounds go on, else NULL */
+    struct icoll *icoll;        /* a nonblocking collective's request while its schedule runs, else NULL */
+    int32_t icoll_post;         /* a nonblocking collective's message: its post number in the schedule */
     int32_t free_next;
 } req_t;
 
@@ -440,6 +443,8 @@ int32_t p2p_find_unexpected(ppt_mpi_t *m, int32_t rank, int32_t ctx, int32_t src
 int32_t queue_new(ppt_mpi_t *m);
 /* ibarrier.c: MPI_Ibarrier's rounds */
 void ibarrier_round_done(ppt_mpi_t *m, int32_t barrier_req);
+/* icoll.c: a nonblocking collective's message p is complete (released here; its schedule goes on) */
+void icoll_post_done(ppt_mpi_t *m, int32_t p);
 /* run.c: collective schedules */
 int run_proceed(ppt_mpi_t *m, int32_t rank, int fresh);
 int run_start(ppt_mpi_t *m, int32_t rank);

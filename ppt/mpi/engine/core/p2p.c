@@ -214,6 +214,10 @@ void p2p_finish(ppt_mpi_t *m, int32_t q)
 {
     req_t *rq = REQ(m, q);
     rank_t *rk = RANK(m, rq->rank);
+    if (rq->round_of >= 0 && REQ(m, rq->round_of)->icoll) {    /* a nonblocking collective's: it goes on */
+        icoll_post_done(m, q);
+        return;
+    }
     if (rq->round_of >= 0) {                    /* nobody waits for a barrier round's message: the barrier goes on */
         int32_t barrier = rq->round_of;
         p2p_release(m, q);

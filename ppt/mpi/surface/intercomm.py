@@ -1,0 +1,305 @@
+"""Intercommunicators (MPI_Intercomm_create, MPI_Intercomm_merge): two disjoint groups, whose point-to-point
+ranks name the remote group, and the collectives MPI defines between the groups.
+
+Each group's rank 0 leads, and a collective is timed as the messages of its leader-based algorithm: a
+collective of the local group (on a communicator of the group's own), the leaders' messages in the
+intercommunicator's collective context, then another local collective.  Allreduce is a local reduce, the
+leaders' exchange and a local bcast; Allgather a local gather, the exchange and a local bcast; Barrier a local
+barrier, the leaders' empty messages and an empty local bcast; Bcast and Scatter the root's message to the
+remote leader, then a local bcast or scatter there; Reduce and Gather a local reduce or gather, then the
+leader's message to the root; Alltoall every rank's block to every remote rank directly.  Each group gets the
+other group's data, as MPI defines: an Allreduce gives each group the reduction of the other's contributions.
+In the rooted calls the root passes ``MPI.ROOT``, the rest of its group ``MPI.PROC_NULL``, and the other group
+the root's rank.
+"""
+from __future__ import annotations
+
+from ppt.mpi.collectives.ops import MAX, SUM, as_op, on_buffers
+from ppt.mpi.collectives.payload import size_of
+from ppt.mpi.constants import ANY_SOURCE, PROC_NULL, ROOT
+from ppt.mpi.surface.buffers import message
+from ppt.mpi.surface.calls import mpi_call
+from ppt.mpi.surface.comm import INT_B, KINDS, Comm
+from ppt.mpi.surface.group import Group
+from ppt.mpi.surface.names import mpi4py_names
+
+
+@mpi4py_names
+class Intercomm(Comm):
+    """An intercommunicator as one rank sees it: ``rank`` and ``size`` are its local group's, ``members`` the
+    remote group's world ranks (which point-to-point ranks name), ``local`` a communicator of the local group
+    (for the local parts of collectives)."""
+
+    __slots__ = ("local",)
+
+    def __init__(self, rank, local: Comm, remote: list, comm_id: int, label: str):
+        Comm.__init__(self, rank, local.members, local.index, comm_id, label)
+        self.members, self.index = rank.job.intern_members(remote)
+        self.local = local
+
+    is_inter, is_intra = True, False
+
+    @classmethod
+    def of_leaders(cls, comm: Comm, local_leader: int, peer_comm: Comm, remote_leader: int, tag: int) -> "Intercomm":
+        """MPI_Intercomm_create on ``comm``: the leaders swap their groups and largest unused ids over
+        ``peer_comm``, then each group's leader broadcasts the other's."""
+        rank = comm._rank
+        comm._root(local_leader)
+        mine = comm._allreduce(rank.next_ctx, MAX, INT_B, None)
+        found = nbytes = None
+        if comm.rank == local_leader:
+            found = peer_comm.sendrecv((list(comm.members), mine), remote_leader, tag, remote_leader, tag,
+                                       INT_B * (comm.size + 1))
+            nbytes = INT_B * (len(found[0]) + 1)
+        remote, theirs = comm._bcast(found, local_leader, nbytes, None)
+        comm_id = max(mine, theirs)
+        rank.next_ctx = comm_id + 2                 # comm_id + 1: the local groups' own communicators
+        label = f"inter#{comm_id}({comm.label})"
+        return cls(rank, Comm(rank, comm.members, comm.index, comm_id + 1, f"local({label})"), remote, comm_id, label)
+
+    # -- the remote group ---------------------------------------------------------------------------------
+    @property
+    def remote_size(self) -> int:
+        return len(self.members)
+
+    @property
+    def remote_group(self) -> Group:
+        """The remote group (MPI_Comm_remote_group)."""
+        return Group(self._rank, self.members)
+
+    @property
+    def group(self) -> Group:
+        """The local group (MPI_Comm_group)."""
+        return Group(self._rank, self.local.members)
+
+    def world_of(self, rank: int) -> int:
+        if not 0 <= rank < self.remote_size:
+            raise self._rank.error(f"rank {rank} is out of range for the remote group of {self.label} "
+                                   f"(size {self.remote_size})")
+        return self.members[rank]
+
+    def _check_peer(self, rank, what: str, wildcard: bool) -> None:
+        if rank == PROC_NULL or (wildcard and rank == ANY_SOURCE):
+            return
+        if not isinstance(rank, int) or not 0 <= rank < self.remote_size:
+            raise self._rank.error(f"{what} {rank!r} is out of range for the remote group of {self.label} "
+                                   f"(size {self.remote_size})")
+
+    # -- messages between the groups ------------------------------------------------------------------------
+    def _tag(self) -> int:
+        self.coll_seq += 1                          # both groups call the collectives in one order
+        return self.coll_seq
+
+    def _send(self, dest: int, obj, nbytes: int, tag: int) -> None:
+        rank = self._rank
+        rank.wait(rank.isend(self, dest, tag, nbytes, obj, self.coll_ctx))
+
+    def _recv(self, source: int, tag: int) -> tuple:
+        """The payload from remote rank ``source`` and its size (bytes)."""
+        rank = self._rank
+        req = rank.irecv(self, source, tag, self.coll_ctx)
+        rank.wait(req)
+        return req.value, req.status.bytes
+
+    def _leaders(self, obj, nbytes: int):
+        """The remote leader's ``obj`` given the local leader's (``nbytes``), on every rank of the group: the
+        leaders swap, then a local bcast."""
+        tag = self._tag()
+        got = got_B = None
+        if self.rank == 0:
+            rank = self._rank
+            req = rank.irecv(self, 0, tag, self.coll_ctx)
+            rank.wait(rank.isend(self, 0, tag, nbytes, obj, self.coll_ctx))
+            rank.wait(req)
+            got, got_B = req.value, req.status.bytes
+        return self.local._bcast(got, 0, got_B, None)
+
+    def _remote_root(self, root) -> None:
+        if root not in (ROOT, PROC_NULL) and not (isinstance(root, int) and 0 <= root < self.remote_size):
+            raise self._rank.error(f"root {root!r} of {self.label} must be MPI.ROOT, MPI.PROC_NULL or a rank of "
+                                   f"the remote group (size {self.remote_size})")
+
+    def _remote_sizes(self, objs, nbytes) -> list:
+        """Per remote rank, the bytes of its block (``nbytes``: one size, a list, or None for the payloads')."""
+        if nbytes is None:
+            return [size_of(o) for o in objs]
+        return [nbytes] * self.remote_size if isinstance(nbytes, int) else list(nbytes)
+
+    # -- collectives (the methods Comm's lowercase and these uppercase calls use) ----------------------------
+    @mpi_call("MPI_Barrier")
+    def barrier(self) -> None:
+        self.local.barrier()
+        self._leaders(None, 0)
+
+    def _bcast(self, obj, root, nbytes, algorithm):
+        self._remote_root(root)
+        tag = self._tag()
+        if root == ROOT:
+            self._send(0, obj, self._size(obj, nbytes), tag)
+        if root in (ROOT, PROC_NULL):
+            return None                             # as mpi4py: the root's group gets nothing back
+        got, got_B = self._recv(root, tag) if self.rank == 0 else (None, 0)
+        return self.local._bcast(got, 0, got_B, None)
+
+    def _reduce(self, obj, op, root, nbytes, algorithm):
+        self._remote_root(root)
+        tag = self._tag()
+        if root == ROOT:
+            return self._recv(0, tag)[0]
+        if root != PROC_NULL:
+            nbytes = self._size(obj, nbytes)
+            part = self.local._reduce(obj, as_op(op), 0, nbytes, None)
+            if self.rank == 0:
+                self._send(root, part, nbytes, tag)
+        return None
+
+    def _gather(self, obj, root, nbytes, algorithm):
+        self._remote_root(root)
+        tag = self._tag()
+        if root == ROOT:
+            return self._recv(0, tag)[0]
+        if root != PROC_NULL:
+            nbytes = self._size(obj, nbytes)
+            parts = self.local._gather(obj, 0, nbytes, None)
+            if self.rank == 0:
+                self._send(root, parts, nbytes * self.size, tag)
+        return None
+
+    def _scatter(self, objs, root, nbytes, algorithm):
+        self._remote_root(root)
+        tag = self._tag()
+        if root == ROOT:
+            objs = list(objs)
+            sizes = self._remote_sizes(objs, nbytes)
+            self._send(0, (objs, sizes), sum(sizes), tag)
+            return None
+        if root == PROC_NULL:
+            return None
+        objs, sizes = self._recv(root, tag)[0] if self.rank == 0 else (None, None)
+        return self.local._scatter(objs, 0, sizes, None)
+
+    def _allreduce(self, obj, op, nbytes, algorithm):
+        nbytes = self._size(obj, nbytes)
+        return self._leaders(self.local._reduce(obj, as_op(op), 0, nbytes, None), nbytes)
+
+    def _allgather(self, obj, nbytes, algorithm, uniform_B):
+        nbytes = self._size(obj, nbytes)
+        return self._leaders(self.local._gather(obj, 0, nbytes, None), nbytes * self.size)
+
+    def _alltoall(self, objs, nbytes, algorithm):
+        objs = list(objs)
+        if len(objs) != self.remote_size:
+            raise self._rank.error(f"give {self.remote_size} blocks (one per remote rank of {self.label}), "
+                                   f"got {len(objs)}")
+        rank, tag = self._rank, self._tag()
+        receives = [rank.irecv(self, j, tag, self.coll_ctx) for j in range(self.remote_size)]
+        sends = [rank.isend(self, j, tag, n, obj, self.coll_ctx)
+                 for j, (obj, n) in enumerate(zip(objs, self._remote_sizes(objs, nbytes)))]
+        rank.wait_all(receives + sends)
+        return [req.value for req in receives]
+
+    # -- mpi4py's buffer forms --------------------------------------------------------------------------------
+    @mpi_call("MPI_Bcast")
+    def Bcast(self, buf, root=0):
+        rank = self._rank
+        msg = message(rank, buf, 1, "broadcast")
+        got = self._bcast(msg.block(0) if root == ROOT else None, root, msg.nbytes(0), None)
+        if root not in (ROOT, PROC_NULL):
+            msg.put(rank, 0, got)
+
+    @mpi_call("MPI_Reduce")
+    def Reduce(self, sendbuf, recvbuf, op=SUM, root=0):
+        rank = self._rank
+        if root == ROOT:
+            message(rank, recvbuf, 1, "receive").put(rank, 0, self._reduce(None, op, ROOT, 0, None))
+        elif root != PROC_NULL:
+            mine = message(rank, sendbuf, 1, "send")
+            self._reduce(mine.block(0), on_buffers(as_op(op), mine.datatype), root, mine.nbytes(0), None)
+        else:
+            self._reduce(None, op, root, 0, None)
+
+    @mpi_call("MPI_Allreduce")
+    def Allreduce(self, sendbuf, recvbuf, op=SUM):
+        rank = self._rank
+        mine = message(rank, sendbuf, 1, "send")
+        got = self._allreduce(mine.block(0), on_buffers(as_op(op), mine.datatype), mine.nbytes(0), None)
+        message(rank, recvbuf, 1, "receive").put(rank, 0, got)
+
+    @mpi_call("MPI_Gather")
+    def Gather(self, sendbuf, recvbuf, root=0):
+        rank = self._rank
+        if root == ROOT:
+            into = message(rank, recvbuf, self.remote_size, "receive")
+            for i, value in enumerate(self._gather(None, ROOT, 0, None)):
+                into.put(rank, i, value)
+        elif root != PROC_NULL:
+            mine = message(rank, sendbuf, 1, "send")
+            self._gather(mine.block(0), root, mine.nbytes(0), None)
+        else:
+            self._gather(None, root, 0, None)
+
+    @mpi_call("MPI_Scatter")
+    def Scatter(self, sendbuf, recvbuf, root=0):
+        rank = self._rank
+        if root == ROOT:
+            source = message(rank, sendbuf, self.remote_size, "send")
+            n = self.remote_size
+            self._scatter([source.block(j) for j in range(n)], ROOT, [source.nbytes(j) for j in range(n)], None)
+        elif root != PROC_NULL:
+            message(rank, recvbuf, 1, "receive").put(rank, 0, self._scatter(None, root, None, None))
+        else:
+            self._scatter(None, root, None, None)
+
+    @mpi_call("MPI_Allgather")
+    def Allgather(self, sendbuf, recvbuf):
+        rank = self._rank
+        mine = message(rank, sendbuf, 1, "send")
+        into = message(rank, recvbuf, self.remote_size, "receive")
+        for i, value in enumerate(self._allgather(mine.block(0), mine.nbytes(0), None, None)):
+            into.put(rank, i, value)
+
+    @mpi_call("MPI_Alltoall")
+    def Alltoall(self, sendbuf, recvbuf):
+        rank, n = self._rank, self.remote_size
+        source = message(rank, sendbuf, n, "send")
+        into = message(rank, recvbuf, n, "receive")
+        got = self._alltoall([source.block(j) for j in range(n)], [source.nbytes(j) for j in range(n)], None)
+        for i, value in enumerate(got):
+            into.put(rank, i, value)
+
+    # -- a new intra-communicator ---------------------------------------------------------------------------
+    @mpi_call("MPI_Intercomm_merge")
+    def merge(self, high: bool = False) -> Comm:
+        """The intra-communicator of both groups, the group that passed ``high`` false first (on a tie, the
+        group whose leader has the lower world rank)."""
+        rank = self._rank
+        mine = (bool(high), self.local.members[0], self.local._allreduce(rank.next_ctx, MAX, INT_B, None))
+        theirs = self._leaders(mine, 3 * INT_B)
+        comm_id = self._new_id(max(mine[2], theirs[2]))
+        first = mine[:2] < theirs[:2]
+        members = list(self.local.members) + list(self.members)
+        return self._make(members if first else members[self.size:] + members[:self.size], comm_id, "merge")
+
+
+#: What Comm offers that this module does not define between two groups.
+UNDEFINED_HERE = ("Scan", "Exscan", "scan", "exscan", "Reduce_scatter", "Reduce_scatter_block", "reduce_scatter",
+                  "reduce_scatter_block", "Allgatherv", "Alltoallv", "Gatherv", "Scatterv", "Ibarrier", "ibarrier",
+                  "Ibcast", "Ireduce", "Iallreduce", "Igather", "Igatherv", "Iscatter", "Iscatterv", "Iallgather",
+                  "Iallgatherv", "Ialltoall", "Ialltoallv", "Iscan", "Iexscan", "Ireduce_scatter",
+                  "Ireduce_scatter_block", "Split", "split", "Split_type", "split_type", "Dup", "dup", "Clone",
+                  "Create", "create", "Create_cart", "cart_create", "Create_graph", "graph_create",
+                  "Create_dist_graph", "dist_graph_create", "Create_dist_graph_adjacent",
+                  "dist_graph_create_adjacent", "Create_intercomm", "create_intercomm")
+
+
+def _undefined(name: str):
+    def refuse(self, *args, **kwargs):
+        raise self._rank.error(f"{name} on an intercommunicator is not supported by the simulated MPI")
+    refuse.__name__ = name
+    return refuse
+
+
+for _name in UNDEFINED_HERE:
+    setattr(Intercomm, _name, _undefined(_name))
+
+KINDS["inter"] = Intercomm
