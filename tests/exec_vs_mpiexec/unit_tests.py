@@ -1,8 +1,10 @@
 """A program of unit tests: unittest.main() runs them on every rank and exits with their status.
 
-Its report goes to stdout, which Python buffers until the rank ends: on stderr, mpiexec would mix the
-ranks' progress dots (written without newlines) in an order that changes from run to run.
+Its report is written to stdout in one piece when the tests are over: unittest flushes its stream after
+every progress dot (written without a newline), so written as it goes the two ranks' dots would mix, under
+mpiexec, in an order that changes from run to run.
 """
+import io
 import sys
 import unittest
 
@@ -18,4 +20,7 @@ class Ranks(unittest.TestCase):
 
 
 if __name__ == "__main__":
-    unittest.main(testRunner=unittest.TextTestRunner(stream=sys.stdout))
+    report = io.StringIO()
+    outcome = unittest.main(testRunner=unittest.TextTestRunner(stream=report), exit=False)
+    sys.stdout.write(report.getvalue())
+    sys.exit(not outcome.result.wasSuccessful())
