@@ -381,7 +381,7 @@ class DragonflyTopology(GroupedTopology):
     """
 
     kind = "dragonfly"
-    tagline = "dragonfly (Kim et al. 2008): groups of all-to-all routers"
+    tagline = "Kim et al. 2008: all-to-all groups of all-to-all routers"
     params = (Param("p", "nodes on every router", int, positive=True),
               Param("a", "routers in a group", int, positive=True),
               Param("h", "global ports of every router", int, positive=True),
