@@ -59,13 +59,12 @@ class Param:
     def read(self, cfg: dict, where: str):
         """The key's value in section ``cfg`` (named ``where`` in errors), checked, or its default;
         null stands for the default when that is None."""
-        value = cfg.get(self.name) if isinstance(cfg, dict) else None
-        if value is None and self.default is None:
-            return None
-        if self.kind is bool and self.name in cfg:
-            if not isinstance(value, bool):
+        if isinstance(cfg, dict) and self.name in cfg:       # (not a mapping: field() says so)
+            value = cfg[self.name]
+            if value is None and self.default is None:
+                return None
+            if self.kind is bool and not isinstance(value, bool):
                 raise ConfigError(f"{where}.{self.name} must be true or false, got {value!r}")
-            return value
         default = {} if self.default == REQUIRED else {"default": self.default}
         checks = {"positive": self.positive, "nonnegative": self.nonnegative} if self.kind else {}
         return field(cfg, self.name, where, self.kind, **checks, **default)
