@@ -67,6 +67,19 @@ import math
 import numpy as np
 
 from ppt.mpi.constants import CONTROL_B
+from ppt.params import Param
+
+#: The keys of a preset's ``calibration`` section: how :func:`build` measured the host (the model reads none).
+CALIBRATION_PARAMS = (
+    Param("date", "day of the measurement, ISO 8601", str),
+    Param("command", "the ppt calibrate command line that measured", str),
+    Param("version", "the ppt version that measured", str),
+    Param("host", "the host: hostname, processor name, cores, clock and load", dict),
+    Param("method", "how the ping-pong and the memory copy were measured", str),
+    Param("pingpong", "the measured one-way times by message size", list),
+    Param("memory_copy", "the measured memory copy bandwidths", dict),
+    Param("fit", "the latency and bandwidth fitted to the ping-pong", dict))
+
 
 #: Largest message size the fit uses, bytes.  Larger messages are pipelined by shared-memory MPI
 #: transports (the sender fills the next chunk while the receiver empties the last), so they move

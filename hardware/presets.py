@@ -11,8 +11,13 @@ from pathlib import Path
 
 from ppt.config import preset_names, read_preset
 from ppt.hardware.node import NodeModel
+from ppt.params import Param
 
 PROCESSORS_DIR = Path(__file__).with_name("processors")
+#: A system preset's ``node`` section: the processor model of its nodes and their cores.
+PROCESSOR = Param("processor", "processor preset of the nodes (see hardware/processors) or a .json file", str)
+CORES = Param("cores", "cores of one node, one MPI rank each by default", int, positive=True)
+NODE_PARAMS = (PROCESSOR, CORES)
 
 
 def list_processors() -> list[str]:

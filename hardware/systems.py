@@ -17,27 +17,55 @@ the fit); the model does not read it.
 """
 from __future__ import annotations
 
-import difflib
 import json
 import os
 from pathlib import Path
 
-from ppt.config import preset_names, read_preset, reject_unknown
+from ppt.config import closest, preset_names, read_preset, reject_unknown
 from ppt.errors import ConfigError
-from ppt.mpi.settings import MPI_FIELDS
+from ppt.hardware.hostpreset import CALIBRATION_PARAMS
+from ppt.hardware.presets import NODE_PARAMS
+from ppt.mpi.settings import MPI_PARAMS
+from ppt.params import REQUIRED, Param, names
 from ppt.units import dimension_of, has_unit, parse_quantity
 
 SYSTEMS_DIR = Path(__file__).with_name("systems")
-REQUIRED_SECTIONS = ("name", "topology", "network", "node")
-#: Keys of each section that is not owned by a component building itself from it (the topology
-#: section is checked by the topology builder, which knows its kind's keys).
-SECTION_KEYS = {
-    "": ("name", "description", "sources", "topology", "network", "mpi", "node", "calibration"),
-    "node": ("processor", "cores"),
-    "calibration": ("date", "command", "version", "host", "method", "pingpong", "memory_copy", "fit"),
-    "mpi": MPI_FIELDS,
-    "network.packet": ("header_B", "max_payload_B", "chunk_B", "response_B"),
-}
+#: The top level of a preset: its name, its sources and its sections.
+PRESET_PARAMS = (
+    Param("name", "the system's name", str),
+    Param("description", "the system in one sentence", str, ""),
+    Param("sources", "where the figures come from, one entry per source", list, []),
+    Param("topology", "the interconnect's shape and links: a kind and its keys (see 'ppt describe KIND')", dict),
+    Param("network", "the network's NICs, packets, routing and buffers (see 'ppt describe network')", dict),
+    Param("mpi", "the MPI library's protocol switch and overheads (see 'ppt describe mpi')", dict, {}),
+    Param("node", "the nodes' processor and cores (see 'ppt describe node')", dict),
+    Param("calibration", "how 'ppt calibrate' measured a generated preset (see 'ppt describe calibration')", dict,
+          None))
+REQUIRED_SECTIONS = tuple(param.name for param in PRESET_PARAMS if param.default == REQUIRED)
+
+
+def sections() -> dict[str, tuple[str, tuple[Param, ...]]]:
+    """Every section of a preset but the topology (its kind declares its keys): a one-line summary and
+    its declared keys, by dotted name (``preset`` for the top level)."""
+    from ppt.interconnects.networks.packetizer import PACKET_PARAMS
+    from ppt.interconnects.networks.settings import NetworkSettings
+    return {"preset": ("a system preset's top level: name, sources and sections", PRESET_PARAMS),
+            "network": ("NICs, routing, buffers, failures, rails, classes, congestion",
+                        NetworkSettings.params()),
+            "network.packet": ("the packet format: header, payload, rounding, responses", PACKET_PARAMS),
+            "mpi": ("MPI library: eager limit, software overheads, NCCL-style cuts",
+                    MPI_PARAMS),
+            "node": ("the nodes: processor model and cores", NODE_PARAMS),
+            "calibration": ("how 'ppt calibrate' measured a preset (the model reads none)",
+                            CALIBRATION_PARAMS)}
+
+
+def section_of(preset: dict, name: str):
+    """Section ``name`` (dotted; ``preset`` is the top level) of ``preset``, {} where it is absent."""
+    section = preset
+    for part in name.split(".") if name != "preset" else ():
+        section = section.get(part, {}) if isinstance(section, dict) else {}
+    return section
 
 
 def list_systems() -> list[str]:
@@ -95,15 +123,18 @@ def load_system(name_or_path: str, overrides=()) -> dict:
 
 
 def check_keys(preset: dict) -> None:
-    """ConfigError naming the first misspelled or misplaced key of a system preset."""
-    from ppt.interconnects.networks.settings import NetworkSettings
-    sections = {**SECTION_KEYS, "network": NetworkSettings.keys()}
-    home = {key: f"{name}.{key}" if name else key for name, keys in sections.items() for key in keys}
-    for name, keys in sections.items():
-        section = preset
-        for part in filter(None, name.split(".")):
-            section = section.get(part, {}) if isinstance(section, dict) else {}
-        reject_unknown(section, name or "preset", keys, home)
+    """ConfigError naming the first key of a system preset that no component declares (misspelled or
+    misplaced), and its section; the topology section's keys are those its kind declares."""
+    from ppt.interconnects.topologies.registry import kind_keys
+    declared = {name: names(params) for name, (_, params) in sections().items()}
+    topology = preset.get("topology")
+    kind = topology.get("kind") if isinstance(topology, dict) else None
+    keys = kind_keys(kind) if isinstance(kind, str) else None
+    if keys is not None:                         # an unknown kind: the topology builder names it
+        declared["topology"] = keys
+    home = {key: key if name == "preset" else f"{name}.{key}" for name, keys in declared.items() for key in keys}
+    for name, keys in declared.items():
+        reject_unknown(section_of(preset, name), name, keys, home)
 
 
 def apply_override(preset: dict, item: str) -> None:
@@ -123,7 +154,7 @@ def apply_override(preset: dict, item: str) -> None:
     for part in parents:
         child = node.get(part)
         if not isinstance(child, dict):
-            close = difflib.get_close_matches(part, [k for k, v in node.items() if isinstance(v, dict)], n=1)
+            close = closest(part, [k for k, v in node.items() if isinstance(v, dict)])
             hint = f"; did you mean {close[0]}?" if close else ""
             raise ConfigError(f"--set {key}: {part!r} is not a section of this preset{hint}")
         node = child

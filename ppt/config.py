@@ -71,6 +71,11 @@ def read_preset(folder: Path, name_or_path: str, what: str) -> dict:
     return cfg
 
 
+def closest(name: str, known, cutoff: float = 0.6) -> list[str]:
+    """The names of ``known`` nearest to ``name`` (a misspelling's likely meaning), best first, at most three."""
+    return difflib.get_close_matches(name, list(known), n=3, cutoff=cutoff)
+
+
 def reject_unknown(cfg: dict, where: str, known, elsewhere: dict | None = None) -> None:
     """ConfigError for the first key of ``cfg`` not in ``known``, naming the nearest valid one.
 
@@ -82,8 +87,8 @@ def reject_unknown(cfg: dict, where: str, known, elsewhere: dict | None = None) 
     for key in cfg:
         if key in known:
             continue
-        close = difflib.get_close_matches(key, list(known), n=1, cutoff=0.6)
-        away = difflib.get_close_matches(key, list(elsewhere or ()), n=1, cutoff=0.8)
+        close = closest(key, known)
+        away = closest(key, elsewhere or (), cutoff=0.8)
         if close:
             hint = f"; did you mean {where}.{close[0]}?"
         elif away:
@@ -92,22 +97,3 @@ def reject_unknown(cfg: dict, where: str, known, elsewhere: dict | None = None) 
             hint = f"; valid keys: {', '.join(sorted(known))}"
         raise ConfigError(f"unknown setting {where}.{key}{hint}")
 
-
-class ReadTracker(dict):
-    """A section that remembers which keys its owner looked at (``in``, ``[]``, ``get``)."""
-
-    def __init__(self, cfg: dict):
-        super().__init__(cfg)
-        self.read: set = set()
-
-    def __contains__(self, key):
-        self.read.add(key)
-        return super().__contains__(key)
-
-    def __getitem__(self, key):
-        self.read.add(key)
-        return super().__getitem__(key)
-
-    def get(self, key, default=None):
-        self.read.add(key)
-        return super().get(key, default)

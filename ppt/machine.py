@@ -3,8 +3,8 @@ from __future__ import annotations
 
 from functools import cached_property
 
-from ppt.config import field
 from ppt.errors import ConfigError
+from ppt.hardware.presets import CORES, PROCESSOR
 
 class Machine:
     """System preset ``preset`` (a dict from :func:`ppt.hardware.systems.load_system`).
@@ -23,7 +23,7 @@ class Machine:
         self.network_kind = network_kind
         self.seed = seed
         node = preset["node"]
-        self.cores_per_node = field(node, "cores", "node", int, positive=True)
+        self.cores_per_node = CORES.read(node, "node")
         from ppt.interconnects.networks.settings import NetworkSettings
         #: The preset's ``network`` section, read and checked once (here, before any run); each component
         #: reads its part (:mod:`ppt.interconnects.networks.settings`).
@@ -41,7 +41,7 @@ class Machine:
     @cached_property
     def node_model(self):
         from ppt.hardware.presets import load_processor
-        return load_processor(field(self.preset["node"], "processor", "node", str))
+        return load_processor(PROCESSOR.read(self.preset["node"], "node"))
 
     @property
     def num_nodes(self) -> int:

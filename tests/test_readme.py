@@ -23,6 +23,6 @@ def test_application_model_example_runs(tmp_path, capsys):
 
 def test_tour_commands_exist():
     commands = {line.split()[1] for line in README.splitlines() if line.startswith("ppt ")}
-    assert commands == {"systems", "topology", "pingpong", "latency-survey", "traffic", "run", "replay",
+    assert commands == {"systems", "describe", "topology", "pingpong", "latency-survey", "traffic", "run", "replay",
                         "snap", "bench", "sweep", "scale", "plot", "calibrate", "exec", "convert", "samples",
                         "record"}

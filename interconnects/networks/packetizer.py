@@ -8,22 +8,26 @@ FMA PUT acknowledgements).
 """
 from __future__ import annotations
 
-from ppt.config import field, reject_unknown
-from ppt.errors import ConfigError
+from ppt.config import reject_unknown
+from ppt.params import Param, names, read_section
+
+#: The keys of the ``network.packet`` section.
+PACKET_PARAMS = (
+    Param("header_B", "header bytes of every packet", int, nonnegative=True),
+    Param("max_payload_B", "most payload bytes of one packet", int, positive=True),
+    Param("chunk_B", "packet sizes are rounded up to a multiple of this (flit, phit)", int, 1, positive=True),
+    Param("response_B", "size of the response every data packet is answered with (0: none)", int, 0,
+          nonnegative=True))
 
 
 class Packetizer:
-    __slots__ = ("header_B", "max_payload_B", "chunk_B", "response_B")
+    __slots__ = names(PACKET_PARAMS)          # the keys are the attributes
 
     def __init__(self, cfg: dict):
         where = "network.packet"
-        reject_unknown(cfg, where, self.__slots__)          # the keys are the attributes
-        self.header_B = field(cfg, "header_B", where, int)
-        self.max_payload_B = field(cfg, "max_payload_B", where, int, positive=True)
-        self.chunk_B = field(cfg, "chunk_B", where, int, default=1, positive=True)
-        self.response_B = field(cfg, "response_B", where, int, default=0)
-        if self.header_B < 0 or self.response_B < 0:
-            raise ConfigError(f"{where}: header_B and response_B must not be negative")
+        reject_unknown(cfg, where, self.__slots__)
+        for key, value in read_section(cfg, PACKET_PARAMS, where).items():
+            setattr(self, key, value)
 
     def count(self, nbytes: int) -> int:
         """Packets of an ``nbytes`` message (a zero-byte message still takes one)."""

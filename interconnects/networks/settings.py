@@ -31,9 +31,10 @@ from ppt.interconnects.networks.classes import TrafficClasses
 from ppt.interconnects.networks.congestion import CongestionControl
 from ppt.interconnects.networks.nodememory import DEFAULT_LATENCY_S
 from ppt.interconnects.networks.packetizer import Packetizer
-from ppt.interconnects.topologies.failures import FailureSpec
-from ppt.interconnects.topologies.planes import RailPolicy
+from ppt.interconnects.topologies.failures import CLASSES as FAILURE_CLASSES, FailureSpec
+from ppt.interconnects.topologies.planes import RAIL_POLICIES, RAIL_UNITS, RailPolicy
 from ppt.interconnects.topologies.topology import NETWORK_ROUTING_OPTIONS
+from ppt.params import REQUIRED, Param, names
 
 #: The routing a preset that names none runs.
 DEFAULT_ROUTING = "min"
@@ -43,11 +44,11 @@ MAX_VCS = 32767
 UNBOUNDED_VC_B = 1 << 50
 
 
-def _key(default=dataclasses.MISSING, kind=None, **checks):
-    """A key of the section: its ``default`` (none: the key is required) and how a value is checked
-    (``kind`` and ``positive``/``nonnegative`` as :func:`ppt.config.field`; bool: true or false;
-    None: by the part that reads it)."""
-    return dataclasses.field(default=default, metadata={"kind": kind, "checks": checks})
+def _key(meaning: str, default=REQUIRED, kind=None, **checks):
+    """A key of the section, declared (see :class:`~ppt.params.Param`; the name is the field's)."""
+    param = Param("", meaning, kind, default, **checks)
+    return dataclasses.field(default=dataclasses.MISSING if default == REQUIRED else default,
+                             metadata={"param": param})
 
 
 def _part():
@@ -59,48 +60,41 @@ def _part():
 class NetworkSettings:
     """A preset's ``network`` section, checked (see the module docstring); SI units."""
 
-    #: Bytes/s one NIC port (rail) injects.
-    nic_bandwidth_Bps: float = _key(kind=float, positive=True)
-    #: The packet format (``header_B``, ``max_payload_B``, ``chunk_B``, ``response_B``; see packetizer.py).
-    packet: dict = _key(kind=dict)
-    #: Routing algorithm, by its registered name.
-    routing: str = _key(DEFAULT_ROUTING, str)
-    #: Buffer bytes per router input port, split evenly among its VCs (None: see vc_buffer_B).
-    buffer_B: int | None = _key(None, int, positive=True)
-    #: Buffer bytes per VC of a router input port (None with buffer_B None: unbounded, no credits).
-    vc_buffer_B: int | None = _key(None, int, positive=True)
-    #: Virtual channels per port (None: what the routing needs).
-    vcs: int | None = _key(None, int, positive=True)
-    #: Latency of a NIC, charged at both ends, s.
-    nic_latency_s: float = _key(0.0, float, nonnegative=True)
-    #: Latency of a same-node copy (the hardware part; MPI overheads are the mpi section's), s.
-    shm_latency_s: float = _key(DEFAULT_LATENCY_S, float, nonnegative=True)
-    #: Share of router-to-router links that fail ("5%" or 0.05).
-    fail_links: float | str = _key(0.0)
-    #: Which links fail_links draws from: all, local or global.
-    fail_class: str = _key("all")
-    #: Seed of the failure draw.
-    fail_seed: int = _key(0)
-    #: File naming the failed links, one "ROUTER PORT" a line (instead of fail_links).
-    fail_file: str | None = _key(None)
-    #: Independent router planes, one NIC rail into each.
-    planes: int = _key(1, int)
-    #: How a NIC picks a rail (see planes.RAIL_POLICIES).
-    rail_policy: str = _key("round-robin", str)
-    #: Whether the rail is picked per message or per packet.
-    rail_unit: str = _key("packet", str)
-    #: UGAL-type routings' bias toward the minimal path, packets (None: the routing's default).
-    ugal_bias_packets: float | None = _key(None, float, nonnegative=True)
-    #: Routers cut through (forward a packet once its header is in) instead of storing and forwarding.
-    cut_through: bool = _key(False, bool)
-    #: Traffic classes, each with its own VCs and share of every port (1: none).
-    traffic_classes: int = _key(1, int, positive=True)
-    #: Each class's guaranteed fraction of a port's bandwidth, summing to 1 (None: equal shares).
-    class_shares: list | None = _key(None, list)
-    #: Each class's strict priority level, higher served first (None: all equal).
-    class_priority: list | None = _key(None, list)
-    #: Congestion control: None (off) or a mapping with a scheme ("ib") and its parameters (congestion.py).
-    congestion_control: dict | None = _key(None)
+    nic_bandwidth_Bps: float = _key("bandwidth one NIC port (rail) injects", kind=float, positive=True)
+    packet: dict = _key("the packet format (see 'ppt describe network.packet')", kind=dict)
+    routing: str = _key("routing algorithm, by its registered name (see 'ppt describe TOPOLOGY')",
+                        DEFAULT_ROUTING, str)
+    buffer_B: int | None = _key("buffer per router input port, split evenly among its VCs (null: see "
+                                "vc_buffer_B)", None, int, positive=True)
+    vc_buffer_B: int | None = _key("buffer per VC of a router input port (null with buffer_B null: "
+                                   "unbounded, no credits)", None, int, positive=True)
+    vcs: int | None = _key("virtual channels per port (null: what the routing needs)", None, int, positive=True)
+    nic_latency_s: float = _key("latency of a NIC, charged at both ends", 0.0, float, nonnegative=True)
+    shm_latency_s: float = _key("latency of a same-node copy (the hardware part; MPI overheads are the "
+                                "mpi section's)", DEFAULT_LATENCY_S, float, nonnegative=True)
+    fail_links: float | str = _key("share of router-to-router links that fail (\"5%\" or 0.05)", 0.0,
+                                   shape="share")
+    fail_class: str = _key("which links fail_links draws from", "all", choices=FAILURE_CLASSES, shape="str")
+    fail_seed: int = _key("seed of the failure draw", 0, shape="int")
+    fail_file: str | None = _key("file naming the failed links, one \"ROUTER PORT\" a line (instead of "
+                                 "fail_links)", None, shape="path")
+    planes: int = _key("independent router planes, one NIC rail into each", 1, int)
+    rail_policy: str = _key("how a NIC picks a rail", "round-robin", str, choices=RAIL_POLICIES)
+    rail_unit: str = _key("whether the rail is picked per message or per packet", "packet", str,
+                          choices=RAIL_UNITS)
+    ugal_bias_packets: float | None = _key("UGAL-type routings' bias toward the minimal path, in packets "
+                                           "(null: the routing's default)", None, float, nonnegative=True)
+    cut_through: bool = _key("routers forward a packet once its header is in, instead of storing it whole",
+                             False, bool)
+    traffic_classes: int = _key("traffic classes, each with its own VCs and share of every port (1: none)", 1,
+                                int, positive=True)
+    class_shares: list | None = _key("each class's guaranteed fraction of a port's bandwidth, summing to 1 "
+                                     "(null: equal shares)", None, list)
+    class_priority: list | None = _key("each class's strict priority level, higher served first (null: all "
+                                       "equal)", None, list)
+    congestion_control: dict | None = _key("null (off) or a mapping: a scheme (\"ib\" or \"dcqcn\") and its "
+                                           "parameters, as the congestion control guide lists them", None,
+                                           shape="mapping")
 
     #: The packet format's part: cutting messages into packets.
     packetizer: Packetizer = _part()
@@ -114,18 +108,8 @@ class NetworkSettings:
     congestion: CongestionControl = _part()
 
     def __post_init__(self):
-        for key in dataclasses.fields(self):
-            if not key.init:
-                continue
-            kind, value = key.metadata["kind"], getattr(self, key.name)
-            if kind is None or (value is None and key.default is None):
-                continue
-            if kind is bool:
-                if not isinstance(value, bool):
-                    raise ConfigError(f"network.{key.name} must be true or false, got {value!r}")
-                continue
-            object.__setattr__(self, key.name, read_field({key.name: value}, key.name, "network", kind,
-                                                          **key.metadata["checks"]))
+        for param in self.params():
+            object.__setattr__(self, param.name, param.read({param.name: getattr(self, param.name)}, "network"))
         if self.buffer_B is not None and self.vc_buffer_B is not None:
             raise ConfigError("network sets both buffer_B (per port, split among VCs) and vc_buffer_B (per VC); "
                               "keep one")
@@ -137,9 +121,15 @@ class NetworkSettings:
             self.congestion_control, self.packet_B, self.nic_bandwidth_Bps))
 
     @classmethod
+    def params(cls) -> tuple[Param, ...]:
+        """The keys a ``network`` section may hold, declared: the fields."""
+        return tuple(dataclasses.replace(key.metadata["param"], name=key.name)
+                     for key in dataclasses.fields(cls) if key.init)
+
+    @classmethod
     def keys(cls) -> tuple[str, ...]:
-        """The keys a ``network`` section may hold: the fields."""
-        return tuple(key.name for key in dataclasses.fields(cls) if key.init)
+        """The keys a ``network`` section may hold."""
+        return names(cls.params())
 
     @classmethod
     def from_section(cls, section: dict) -> "NetworkSettings":

@@ -36,12 +36,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from ppt.config import field
 from ppt.errors import ConfigError
-from ppt.interconnects.topologies.dragonfly import (GroupedTopology, check_group_limit, complete_graph_ports,
-                                                    link_class)
+from ppt.interconnects.topologies.dragonfly import (NUM_NODES, ROUTER_DELAY, GroupedTopology, check_group_limit,
+                                                    complete_graph_ports, link_class, link_params)
 from ppt.interconnects.topologies.registry import register
 from ppt.interconnects.topologies.topology import LinkClass
+from ppt.params import Param, read_section
 
 CHASSIS_PER_GROUP = 6
 BLADES_PER_CHASSIS = 16
@@ -76,6 +76,14 @@ class AriesTopology(GroupedTopology):
     """
 
     kind = "aries"
+    tagline = "Cray XC Aries: dragonfly groups of 96 routers, 4 nodes each"
+    params = (Param("groups", "groups of 96 routers (6 chassis of 16 blades)", int, positive=True),
+              NUM_NODES,
+              *link_params("green", "a green link (all-to-all in a chassis)"),
+              *link_params("black", "one tile of a black link (3 tiles to each peer chassis)"),
+              *link_params("blue", "a blue (global) link"),
+              *link_params("node", "a node's link to its router"),
+              ROUTER_DELAY)
     port_tiles = np.array([1] * (BLADES_PER_CHASSIS - 1) + [BLACK_TILES] * (CHASSIS_PER_GROUP - 1)
                           + [1] * BLUE_PORTS + [TILES_PER_NODE] * NODES_PER_ROUTER)
 
@@ -103,15 +111,9 @@ class AriesTopology(GroupedTopology):
 
     @classmethod
     def from_config(cls, cfg: dict) -> "AriesTopology":
-        """Fields: groups, num_nodes (optional), {green,black,blue,node}_{bandwidth_Bps,latency_s}
-        (black per tile), router_delay_s."""
-        return cls(groups=field(cfg, "groups", "topology", int, positive=True),
-                   green=link_class(cfg, "green", "green"),
-                   black_tile=link_class(cfg, "black", "black"),
-                   blue=link_class(cfg, "blue", "blue"),
-                   node=link_class(cfg, "node", "node"),
-                   router_delay_s=field(cfg, "router_delay_s", "topology", float, nonnegative=True),
-                   num_nodes=field(cfg, "num_nodes", "topology", int, default=None, positive=True))
+        values = read_section(cfg, cls.params, "topology")
+        return cls(green=link_class(values, "green", "green"), black_tile=link_class(values, "black", "black"),
+                   blue=link_class(values, "blue", "blue"), node=link_class(values, "node", "node"), **values)
 
     def tiles_in_use(self) -> np.ndarray:
         """Router tiles behind the connected ports, per router (at most ``ROUTER_TILES``)."""

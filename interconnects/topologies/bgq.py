@@ -25,6 +25,7 @@ class BlueGeneQ(Torus):
     """An A x B x C x D x E Blue Gene/Q torus, one node per router, E = 2."""
 
     kind = "bgq"
+    tagline = "IBM Blue Gene/Q 5D torus: one node a router, E = 2"
     fixed = {"nodes_per_router": 1, "links_per_direction": 1, "dim_names": ("A", "B", "C", "D", "E")}
 
     @classmethod

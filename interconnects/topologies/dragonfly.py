@@ -61,12 +61,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from ppt.config import field
 from ppt.errors import ConfigError
 from ppt.interconnects.topologies.legalpaths import (FAR, hop_counts, legal_hops, legal_survey, local_distances,
                                                      valiant_served)
 from ppt.interconnects.topologies.registry import register
 from ppt.interconnects.topologies.topology import LinkClass, Topology, register_routing
+from ppt.params import Param, read_section
 
 ARRANGEMENTS = ("consecutive", "palmtree")
 
@@ -327,10 +327,23 @@ def check_arrangement(arrangement: str, num_groups: int, trunks: int, where: str
                           f"{trunks} global links of a group; use 'consecutive' or change g")
 
 
-def link_class(cfg: dict, name: str, prefix: str) -> LinkClass:
-    """LinkClass ``name`` from ``<prefix>_bandwidth_Bps`` and ``<prefix>_latency_s`` of ``cfg``."""
-    return LinkClass(name, field(cfg, f"{prefix}_bandwidth_Bps", "topology", float, positive=True),
-                     field(cfg, f"{prefix}_latency_s", "topology", float, nonnegative=True))
+def link_params(prefix: str, links: str) -> tuple[Param, Param]:
+    """The keys of link class ``prefix``: ``<prefix>_bandwidth_Bps`` and ``<prefix>_latency_s`` of each
+    of its ``links`` (words for the meaning)."""
+    return (Param(f"{prefix}_bandwidth_Bps", f"bandwidth of {links}, each direction", float, positive=True),
+            Param(f"{prefix}_latency_s", f"latency of {links}", float, nonnegative=True))
+
+
+def link_class(values: dict, name: str, prefix: str) -> LinkClass:
+    """LinkClass ``name`` from the values of :func:`link_params` ``prefix``."""
+    return LinkClass(name, values.pop(f"{prefix}_bandwidth_Bps"), values.pop(f"{prefix}_latency_s"))
+
+
+#: The router traversal time key of a grouped topology.
+ROUTER_DELAY = Param("router_delay_s", "time a packet takes to cross a router", float, nonnegative=True)
+#: The compute nodes key of a grouped topology.
+NUM_NODES = Param("num_nodes", "compute nodes, filling routers in order (null: every slot)", int, None,
+                  positive=True)
 
 
 def check_num_nodes(num_nodes: int | None, capacity: int, capacity_text: str) -> int:
@@ -341,16 +354,22 @@ def check_num_nodes(num_nodes: int | None, capacity: int, capacity_text: str) ->
     return num_nodes
 
 
-def local_global_node_fields(cfg: dict) -> dict:
-    """Keyword arguments every local/global/node-link preset section shares: the three link classes
-    (``{local,global,node}_{bandwidth_Bps,latency_s}``), ``router_delay_s``, and the optional
-    ``arrangement`` and ``num_nodes``."""
-    return {"local": link_class(cfg, "local", "local"),
-            "global_": link_class(cfg, "global", "global"),
-            "node": link_class(cfg, "node", "node"),
-            "router_delay_s": field(cfg, "router_delay_s", "topology", float, nonnegative=True),
-            "arrangement": field(cfg, "arrangement", "topology", str, default="consecutive"),
-            "num_nodes": field(cfg, "num_nodes", "topology", int, default=None, positive=True)}
+#: The keys every local/global/node-link topology shares, after its sizes.
+LOCAL_GLOBAL_NODE_PARAMS = (
+    *link_params("local", "a local link (inside a group)"),
+    *link_params("global", "a global link (between groups)"),
+    *link_params("node", "a node's link to its router"),
+    ROUTER_DELAY,
+    Param("arrangement", "which global ports join which groups", str, "consecutive", choices=ARRANGEMENTS),
+    NUM_NODES)
+
+
+def local_global_node_fields(values: dict) -> dict:
+    """The keyword arguments of a local/global/node-link topology from its read section ``values``: the
+    three link classes in place of their keys."""
+    values = dict(values)
+    return {"local": link_class(values, "local", "local"), "global_": link_class(values, "global", "global"),
+            "node": link_class(values, "node", "node"), **values}
 
 
 @register
@@ -362,6 +381,12 @@ class DragonflyTopology(GroupedTopology):
     """
 
     kind = "dragonfly"
+    tagline = "Kim et al. 2008: all-to-all groups of all-to-all routers"
+    params = (Param("p", "nodes on every router", int, positive=True),
+              Param("a", "routers in a group", int, positive=True),
+              Param("h", "global ports of every router", int, positive=True),
+              Param("g", "groups, from 2 up to a*h + 1", int, positive=True),
+              *LOCAL_GLOBAL_NODE_PARAMS)
 
     def __init__(self, p: int, a: int, h: int, g: int, local: LinkClass, global_: LinkClass,
                  node: LinkClass, router_delay_s: float, arrangement: str = "consecutive",
@@ -383,8 +408,7 @@ class DragonflyTopology(GroupedTopology):
 
     @classmethod
     def from_config(cls, cfg: dict) -> "DragonflyTopology":
-        sizes = {k: field(cfg, k, "topology", int, positive=True) for k in ("p", "a", "h", "g")}
-        return cls(**sizes, **local_global_node_fields(cfg))
+        return cls(**local_global_node_fields(read_section(cfg, cls.params, "topology")))
 
 
 # -- routing (core/grouped.c): phase x local-hop VCs, L per phase ---------------------------

@@ -45,10 +45,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from ppt.config import field
 from ppt.errors import ConfigError
 from ppt.interconnects.topologies.registry import register
-from ppt.interconnects.topologies.topology import Topology, register_routing, switch_and_terminal, switch_link_fields
+from ppt.interconnects.topologies.topology import SWITCH_LINK_PARAMS, Topology, register_routing, switch_and_terminal
+from ppt.params import Param
 
 SWITCH_LINK, TERMINAL_LINK = 0, 1
 
@@ -58,6 +58,11 @@ class FatTree(Topology):
     """An m-port n-tree of m-port switches (see module docstring)."""
 
     kind = "fattree"
+    tagline = "InfiniBand m-port n-tree (fat tree) with multiple-LID routing"
+    params = (Param("ports", "ports of every switch (m, even)", int, positive=True),
+              Param("levels", "switch levels (n); the tree holds 2 (m/2)^n nodes", int, positive=True),
+              Param("num_nodes", "nodes on the first leaf ports (null: every port)", int, None, positive=True),
+              *SWITCH_LINK_PARAMS)
 
     def __init__(self, ports: int, levels: int, link_bandwidth_Bps: float, link_latency_s: float,
                  router_delay_s: float, num_nodes: int | None = None,
@@ -92,14 +97,6 @@ class FatTree(Topology):
         m, n = int(cfg["ports"]), int(cfg["levels"])
         half = m // 2
         return (half ** (n - 1) + (n - 1) * m * half ** max(n - 2, 0)) * m
-
-    @classmethod
-    def from_config(cls, cfg: dict) -> "FatTree":
-        where = "topology"
-        return cls(ports=field(cfg, "ports", where, int, positive=True),
-                   levels=field(cfg, "levels", where, int, positive=True),
-                   num_nodes=field(cfg, "num_nodes", where, int, default=None),
-                   **switch_link_fields(cfg))
 
     def _build_ports(self, roots: int, per_level: int) -> None:
         m, n, half = self.ports, self.levels, self.half

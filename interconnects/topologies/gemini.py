@@ -18,6 +18,7 @@ class Gemini(Torus):
     """A Gemini X x Y x Z torus: 2 nodes per router, 2/1/2 links per direction in X/Y/Z."""
 
     kind = "gemini"
+    tagline = "Cray Gemini 3D torus: 2 nodes a router, 2/1/2 links in X/Y/Z"
     fixed = {"nodes_per_router": 2, "links_per_direction": (2, 1, 2), "dim_names": ("X", "Y", "Z")}
 
     @classmethod

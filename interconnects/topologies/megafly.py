@@ -37,11 +37,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from ppt.config import field
 from ppt.interconnects.topologies.dragonfly import (GroupedTopology, check_arrangement, check_group_limit,
-                                                    check_num_nodes, local_global_node_fields)
+                                                    check_num_nodes, LOCAL_GLOBAL_NODE_PARAMS,
+                                                    local_global_node_fields)
 from ppt.interconnects.topologies.registry import register
 from ppt.interconnects.topologies.topology import LinkClass
+from ppt.params import Param, read_section
 
 
 def leaf_spine_ports(leaves: int, spines: int) -> tuple[np.ndarray, np.ndarray]:
@@ -67,6 +68,13 @@ class MegaflyTopology(GroupedTopology):
     """
 
     kind = "megafly"
+    tagline = "megafly (dragonfly+): groups of leaf and spine routers"
+    params = (Param("leaves", "leaf routers in a group", int, positive=True),
+              Param("spines", "spine routers in a group, each joined to every leaf", int, positive=True),
+              Param("nodes_per_leaf", "nodes on every leaf router", int, positive=True),
+              Param("global_per_spine", "global ports of every spine router", int, positive=True),
+              Param("groups", "groups, from 2 up to spines*global_per_spine + 1", int, positive=True),
+              *LOCAL_GLOBAL_NODE_PARAMS)
     local_valiant = False
 
     def __init__(self, leaves: int, spines: int, nodes_per_leaf: int, global_per_spine: int, groups: int,
@@ -94,8 +102,4 @@ class MegaflyTopology(GroupedTopology):
 
     @classmethod
     def from_config(cls, cfg: dict) -> "MegaflyTopology":
-        """Fields: leaves, spines, nodes_per_leaf, global_per_spine, groups, arrangement and num_nodes
-        (optional), {local,global,node}_{bandwidth_Bps,latency_s}, router_delay_s."""
-        sizes = {k: field(cfg, k, "topology", int, positive=True)
-                 for k in ("leaves", "spines", "nodes_per_leaf", "global_per_spine", "groups")}
-        return cls(**sizes, **local_global_node_fields(cfg))
+        return cls(**local_global_node_fields(read_section(cfg, cls.params, "topology")))

@@ -5,7 +5,7 @@ import importlib
 import pkgutil
 
 from ppt import hostmemory
-from ppt.config import ReadTracker, reject_unknown
+from ppt.config import reject_unknown
 from ppt.errors import ConfigError
 
 TOPOLOGIES: dict[str, type] = {}
@@ -29,11 +29,17 @@ def build_topology(cfg: dict):
         known = ", ".join(sorted(TOPOLOGIES))
         raise ConfigError(f"unknown topology kind {kind!r}; choose one of: {known}") from None
     _refuse_if_too_large(cls, cfg)
-    tracked = ReadTracker(cfg)
-    topology = cls.from_config(tracked)
-    # the builder reads every key it supports: any other key is a typo or belongs to another kind
-    reject_unknown(cfg, "topology", tracked.read | {"kind"})
+    topology = cls.from_config(cfg)
+    # a key the kind does not declare is a typo or belongs to another kind
+    reject_unknown(cfg, "topology", cls.preset_keys())
     return topology
+
+
+def kind_keys(kind: str) -> tuple[str, ...] | None:
+    """The keys a ``topology`` section of kind ``kind`` may hold, None for an unknown kind."""
+    load_all()
+    cls = TOPOLOGIES.get(kind)
+    return None if cls is None else cls.preset_keys()
 
 
 def load_all() -> None:

@@ -44,12 +44,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from ppt.config import field
 from ppt.errors import ConfigError
 from ppt.interconnects.topologies.finitefield import FiniteField, prime_power
 from ppt.interconnects.topologies.hopreach import missing, share_any, within_two
 from ppt.interconnects.topologies.registry import register
-from ppt.interconnects.topologies.topology import Topology, register_routing, switch_and_terminal, switch_link_fields
+from ppt.interconnects.topologies.topology import SWITCH_LINK_PARAMS, Topology, register_routing, switch_and_terminal
+from ppt.params import Param
 
 NETWORK_LINK, TERMINAL_LINK = 0, 1
 
@@ -98,6 +98,13 @@ class SlimFly(Topology):
     """A Slim Fly of 2q^2 routers with p nodes each (see module docstring)."""
 
     kind = "slimfly"
+    tagline = "Slim Fly (MMS graph) of 2q^2 routers, diameter 2"
+    params = (Param("q", "prime power of the MMS graph: 2q^2 routers", int, positive=True),
+              Param("p", "nodes on every router", int, positive=True),
+              *SWITCH_LINK_PARAMS,
+              Param("router_radix", "ports of a router, checked to hold p + the network ports (null: no check)",
+                    int, None, positive=True),
+              Param("ugal_c_sf", "UGAL's scale of a Valiant path's cost", float, 1.0, positive=True))
 
     def __init__(self, q: int, p: int, link_bandwidth_Bps: float, link_latency_s: float,
                  router_delay_s: float, terminal_bandwidth_Bps: float | None = None,
@@ -127,15 +134,6 @@ class SlimFly(Topology):
     def ports_estimate(cls, cfg: dict) -> int:
         q, p = int(cfg["q"]), int(cfg["p"])
         return 2 * q * q * (p + (3 * q + 1) // 2)
-
-    @classmethod
-    def from_config(cls, cfg: dict) -> "SlimFly":
-        where = "topology"
-        return cls(q=field(cfg, "q", where, int, positive=True),
-                   p=field(cfg, "p", where, int, positive=True),
-                   **switch_link_fields(cfg),
-                   router_radix=field(cfg, "router_radix", where, int, default=None, positive=True),
-                   ugal_c_sf=field(cfg, "ugal_c_sf", where, float, default=1.0, positive=True))
 
     def _build_ports(self) -> None:
         q, p, h, fld = self.q, self.p, self.h, self.field

@@ -29,6 +29,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ppt.errors import ConfigError
+from ppt.params import Param, read_section
 
 
 @dataclass(frozen=True)
@@ -48,18 +49,15 @@ class LinkClass:
                               f">= 0, got {self.latency_s!r}")
 
 
-def switch_link_fields(cfg: dict) -> dict:
-    """The link fields of a one-switch-class topology's preset section, as keyword arguments:
-    ``link_bandwidth_Bps``, ``link_latency_s``, ``router_delay_s`` (default 0) and the optional
-    ``terminal_bandwidth_Bps`` and ``terminal_latency_s`` (see :func:`switch_and_terminal`)."""
-    from ppt.config import field
-    where = "topology"
-    return {"link_bandwidth_Bps": field(cfg, "link_bandwidth_Bps", where, float, positive=True),
-            "link_latency_s": field(cfg, "link_latency_s", where, float, nonnegative=True),
-            "router_delay_s": field(cfg, "router_delay_s", where, float, default=0.0, nonnegative=True),
-            "terminal_bandwidth_Bps": field(cfg, "terminal_bandwidth_Bps", where, float, default=None,
-                                            positive=True),
-            "terminal_latency_s": field(cfg, "terminal_latency_s", where, float, default=None, nonnegative=True)}
+#: The link keys of a topology with one class of switch-to-switch links (see :func:`switch_and_terminal`).
+SWITCH_LINK_PARAMS = (
+    Param("link_bandwidth_Bps", "bandwidth of a switch-to-switch link, each direction", float, positive=True),
+    Param("link_latency_s", "latency of a switch-to-switch link", float, nonnegative=True),
+    Param("router_delay_s", "time a packet takes to cross a router", float, 0.0, nonnegative=True),
+    Param("terminal_bandwidth_Bps", "bandwidth of a node's link to its switch (null: link_bandwidth_Bps)", float,
+          None, positive=True),
+    Param("terminal_latency_s", "latency of a node's link to its switch (null: link_latency_s)", float, None,
+          nonnegative=True))
 
 
 def switch_and_terminal(name: str, bandwidth_Bps: float, latency_s: float, terminal_bandwidth_Bps=None,
@@ -212,6 +210,10 @@ class Topology:
     """Routers, ports and links of one interconnect (see module docstring)."""
 
     kind = "?"
+    #: What the kind is, one line (for ``ppt describe``).
+    tagline = ""
+    #: The keys of a preset's ``topology`` section of this kind (besides ``kind``).
+    params: tuple[Param, ...] = ()
     routings: dict[str, RoutingSpec] = {}
 
     num_nodes: int
@@ -229,6 +231,17 @@ class Topology:
     def ports_estimate(cls, cfg: dict) -> int:
         """Router ports (routers x radix) a preset section asks for, before building (0: unknown)."""
         return 0
+
+    @classmethod
+    def preset_keys(cls) -> tuple[str, ...]:
+        """The keys a ``topology`` section of this kind may hold: ``kind`` and the declared ones."""
+        return ("kind", *(param.name for param in cls.params))
+
+    @classmethod
+    def from_config(cls, cfg: dict) -> "Topology":
+        """The topology of a preset's ``topology`` section: its declared keys (:attr:`params`) are the
+        constructor's keywords."""
+        return cls(**read_section(cfg, cls.params, "topology"))
 
     def routing_spec(self, name: str) -> RoutingSpec:
         """The registered routing ``name``; a ConfigError listing the choices if there is none."""

@@ -47,10 +47,10 @@ import math
 
 import numpy as np
 
-from ppt.config import field
 from ppt.errors import ConfigError
 from ppt.interconnects.topologies.registry import register
 from ppt.interconnects.topologies.topology import LinkClass, Topology, register_routing
+from ppt.params import Param, read_section
 
 _WHERE = "topology"
 
@@ -82,20 +82,44 @@ def _per_dimension(value, n: int, key: str, kind, minimum, inclusive: bool) -> t
 class Torus(Topology):
     """A k-ary n-cube with ``nodes_per_router`` compute nodes on each router.
 
-    Preset fields (``topology`` section): ``dims`` (sizes, one per dimension),
-    ``link_bandwidth_Bps`` (bytes/s per direction of one link) and
-    ``link_latency_s`` (seconds), each one number or one per dimension,
-    ``terminal_bandwidth_Bps``; optional ``terminal_latency_s`` (0),
-    ``router_delay_s`` (0), ``nodes_per_router`` (1), ``links_per_direction``
-    (1, or one per dimension), ``dim_names`` and ``num_nodes``.  ``num_nodes``
-    (default: every slot) places that many compute nodes evenly over the
+    Preset fields (``topology`` section): :attr:`params` (``ppt describe torus``);
+    ``link_bandwidth_Bps`` and ``link_latency_s`` take one number or one per
+    dimension.  ``num_nodes`` places that many compute nodes evenly over the
     ``num_routers * nodes_per_router`` slots; the other slots stay unused
     (service nodes on a real machine).  Port tables are ``int32``.
     """
 
     kind = "torus"
-    #: Parameters a machine kind fixes; a preset may not set them.
+    tagline = "k-ary n-cube: any number of dimensions, wraparound links"
+    #: Read as given: the constructor checks them, a number or one per dimension alike.
+    params = (Param("dims", "routers along each dimension", shape="list of int", positive=True),
+              Param("link_bandwidth_Bps", "bandwidth of a torus link, each direction", shape="number or list",
+                    positive=True),
+              Param("link_latency_s", "latency of a torus link", shape="number or list", nonnegative=True),
+              Param("terminal_bandwidth_Bps", "bandwidth of a node's link to its router", shape="float",
+                    positive=True),
+              Param("terminal_latency_s", "latency of a node's link to its router", default=0.0, shape="float",
+                    nonnegative=True),
+              Param("router_delay_s", "time a packet takes to cross a router", default=0.0, shape="float",
+                    nonnegative=True),
+              Param("nodes_per_router", "nodes on every router", default=1, shape="int", positive=True),
+              Param("links_per_direction", "parallel links to each neighbour", default=1, shape="int or list",
+                    positive=True),
+              Param("dim_names", "names of the dimensions (null: dim0, dim1, ...)", default=None,
+                    shape="list of str"),
+              Param("num_nodes", "nodes spread evenly over the node slots (null: every slot)", default=None,
+                    shape="int", positive=True))
+    #: Parameters a machine kind fixes; a preset may not set them (nor does it declare them).
     fixed: dict = {}
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        cls.params = tuple(param for param in cls.params if param.name not in cls.fixed)
+
+    @classmethod
+    def preset_keys(cls) -> tuple[str, ...]:
+        """The declared keys and the fixed ones, which :meth:`from_config` refuses in words of their own."""
+        return (*super().preset_keys(), *cls.fixed)
 
     def __init__(self, dims, *, link_bandwidth_Bps, link_latency_s, terminal_bandwidth_Bps,
                  terminal_latency_s=0.0, router_delay_s=0.0, nodes_per_router=1,
@@ -185,18 +209,7 @@ class Torus(Topology):
             if isinstance(cfg, dict) and key in cfg:
                 raise ConfigError(f"{_WHERE}.{key} is fixed at {value!r} for kind {cls.kind!r}; "
                                   f"remove it or use kind 'torus'")
-        options = dict(cls.fixed)
-        for key in ("nodes_per_router", "links_per_direction", "num_nodes", "dim_names",
-                    "router_delay_s", "terminal_latency_s"):
-            if key not in options:
-                value = field(cfg, key, _WHERE, default=None)
-                if value is not None:
-                    options[key] = value
-        return cls(field(cfg, "dims", _WHERE),
-                   link_bandwidth_Bps=field(cfg, "link_bandwidth_Bps", _WHERE),
-                   link_latency_s=field(cfg, "link_latency_s", _WHERE),
-                   terminal_bandwidth_Bps=field(cfg, "terminal_bandwidth_Bps", _WHERE),
-                   **options)
+        return cls(**read_section(cfg, cls.params, _WHERE), **cls.fixed)
 
     def build_core_tables(self):
         """The ``ppt_torus_t`` the compiled routings read: the rings and every router's coordinates."""

@@ -21,7 +21,7 @@ from ppt.cli.common import check_dpi
 from ppt.errors import PPTError
 from ppt.log import to_stderr
 
-COMMANDS = ["systems", "topology", "bench", "run", "exec", "pingpong", "latency_survey",
+COMMANDS = ["systems", "describe", "topology", "bench", "run", "exec", "pingpong", "latency_survey",
             "traffic", "snap", "app", "replay", "record", "samples", "trace_info", "convert", "sweep", "scale", "plot", "calibrate"]
 
 

@@ -48,9 +48,10 @@ def pick_columns(option: str | None, available: list[str], default: list[str]) -
     return wanted, None
 
 
-def emit(args, result: dict, headers=None, rows=None, title=None, width: int | None = None) -> None:
+def emit(args, result: dict, headers=None, rows=None, title=None, width: int | None = None,
+         text: str | None = None) -> None:
     """Print ``result`` as JSON (``args.json``) or ``rows`` as a table under ``headers``, at most
-    ``width`` columns wide (default :func:`terminal_width`).
+    ``width`` columns wide (default :func:`terminal_width`), or the ``text`` made of it.
 
     The results are flushed here, so a standard output that cannot take them (a full disk) is a
     one-line PPTError; a reader that went away (BrokenPipeError) is left to the command line.
@@ -64,7 +65,9 @@ def emit(args, result: dict, headers=None, rows=None, title=None, width: int | N
         else:
             if title:
                 print(title)
-            if rows is None:
+            if text is not None:
+                print(text)
+            elif rows is None:
                 print(format_result(result, width))
             else:
                 print(format_table(headers, rows, width))

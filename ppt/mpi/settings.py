@@ -39,14 +39,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ppt.config import field
 from ppt.errors import ConfigError
+from ppt.params import Param, read_section
 
 #: Eager/rendezvous switch when a preset names none, bytes.
 EAGER_THRESHOLD_B = 8192
-#: Keys of the ``mpi`` section.
-MPI_FIELDS = ("eager_threshold_B", "send_overhead_s", "recv_overhead_s", "poll_overhead_s", "nccl_channels",
-              "nccl_chunk_B")
 #: Time of one unsuccessful test or probe when a preset names none, s (see the module docstring).
 POLL_OVERHEAD_S = 1e-7
 #: NCCL-style collectives' channels when a preset names none (see the module docstring).
@@ -54,19 +51,29 @@ NCCL_CHANNELS = 1
 #: NCCL-style collectives' pipelined chunk when a preset names none, bytes (see the module docstring).
 NCCL_CHUNK_B = 512 * 1024
 
+#: The keys of the ``mpi`` section.
+MPI_PARAMS = (
+    Param("eager_threshold_B", "largest message sent eagerly; larger ones take the rendezvous protocol", int,
+          EAGER_THRESHOLD_B, nonnegative=True),
+    Param("send_overhead_s", "sending rank's time per message (LogGP o_s)", float, 0.0, nonnegative=True),
+    Param("recv_overhead_s", "receiving rank's time per message (LogGP o_r)", float, 0.0, nonnegative=True),
+    Param("poll_overhead_s", "a rank's time per unsuccessful test or probe", float, POLL_OVERHEAD_S,
+          nonnegative=True),
+    Param("nccl_channels", "NCCL-style collectives: parallel rings (or tree pairs) a buffer is split over", int,
+          NCCL_CHANNELS, positive=True),
+    Param("nccl_chunk_B", "NCCL-style collectives: most bytes of one pipelined chunk", int, NCCL_CHUNK_B,
+          positive=True))
+
 
 @dataclass(frozen=True)
 class MPISettings:
+    """A preset's ``mpi`` section (:data:`MPI_PARAMS` declares each field)."""
+
     eager_threshold_B: int = EAGER_THRESHOLD_B
-    #: Sending rank's time per message, s (LogGP o_s).
     send_overhead_s: float = 0.0
-    #: Receiving rank's time per message, s (LogGP o_r).
     recv_overhead_s: float = 0.0
-    #: A rank's time per unsuccessful test or probe, s.
     poll_overhead_s: float = POLL_OVERHEAD_S
-    #: NCCL-style collectives: parallel rings (or tree pairs) a buffer is split over.
     nccl_channels: int = NCCL_CHANNELS
-    #: NCCL-style collectives: most bytes of one pipelined chunk.
     nccl_chunk_B: int = NCCL_CHUNK_B
 
     def __post_init__(self):
@@ -79,13 +86,7 @@ class MPISettings:
 
     @classmethod
     def from_preset(cls, preset: dict) -> "MPISettings":
-        section = preset.get("mpi", {})
-        return cls(field(section, "eager_threshold_B", "mpi", int, default=EAGER_THRESHOLD_B),
-                   field(section, "send_overhead_s", "mpi", float, default=0.0, nonnegative=True),
-                   field(section, "recv_overhead_s", "mpi", float, default=0.0, nonnegative=True),
-                   field(section, "poll_overhead_s", "mpi", float, default=POLL_OVERHEAD_S, nonnegative=True),
-                   field(section, "nccl_channels", "mpi", int, default=NCCL_CHANNELS, positive=True),
-                   field(section, "nccl_chunk_B", "mpi", int, default=NCCL_CHUNK_B, positive=True))
+        return cls(**read_section(preset.get("mpi", {}), MPI_PARAMS, "mpi"))
 
     @property
     def overhead_s(self) -> float:
