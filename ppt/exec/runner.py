@@ -15,6 +15,7 @@ from greenlet import getcurrent
 
 from ppt.engine import parallel
 from ppt.errors import DeadlockError, PPTError
+from ppt.exec.crash import watching
 from ppt.exec.current import RUNS, current_run
 from ppt.exec.heap import keep_freed_memory
 from ppt.exec.cwd import Cwds
@@ -114,7 +115,7 @@ def exec_program(job, options: ExecOptions, progress=None) -> ExecOutcome:
             meter.stop(rank)
             rank.meter = None
 
-    with _environment(program) as thread_errors:
+    with _environment(program) as thread_errors, watching(views["os"], real_out, real_err):
         try:
             result = job.run(main, progress=progress)
             if thread_errors:

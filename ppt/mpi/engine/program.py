@@ -50,7 +50,7 @@ from ppt.mpi.errors import rank_error
 from ppt.mpi.surface.requests import Request, Status
 from ppt.mpi.surface.persistent import Prequest
 from ppt.mpi.stats import RankStats, total_calls
-from ppt.mpi.surface.fast import EngineRequest, RankCore
+from ppt.mpi.surface.fast import EngineRequest, RankCore, running
 from ppt.mpi.unsupported import Refusing
 
 
@@ -118,6 +118,7 @@ class _Process:
             raise SimulationError(f"node[{self.rank.node}] scheduled an event in the past (delay {delay_s!r} s)")
         lib.ppt_mpi_sleep(self.rank.m, self.rank.me, delay_s)
         self.main.switch()
+        running(self.rank)
 
     def hibernate(self, why=None):
         """Block until the engine resumes the process; ``why`` is shown in deadlock reports."""

@@ -20,7 +20,9 @@ from cpython.mem cimport PyMem_Free, PyMem_Malloc
 from cpython.object cimport PyObject, PyTypeObject
 from cpython.pythread cimport PyThread_get_thread_ident
 from libc.math cimport NAN
+from libc.signal cimport SIGBUS, SIGFPE, SIGILL, SIGSEGV, signal, sighandler_t
 from libc.stdint cimport int32_t, int64_t, uintptr_t
+from libc.string cimport strlen
 
 from ppt.interconnects.core import ffi, lib
 from ppt.mpi.constants import ANY_SOURCE, ANY_TAG, PROC_NULL, STANDARD
@@ -82,6 +84,98 @@ cdef void _bind_engine() except *:
 _bind_engine()
 
 
+# -- the rank in progress, for a crash's report --------------------------------------------------------
+# A crash of the interpreter (a fault in a C extension a rank called) ends every simulated rank at once:
+# the signal handler below names the rank that ran and the MPI call it was in or made last.  The rank that
+# runs is noted whenever one starts or ends a top-level call, and when one wakes from a sleep (running).
+cdef extern from "<unistd.h>":
+    ssize_t write(int fd, const void *buf, size_t count) nogil
+    void _exit(int status) nogil
+
+cdef int _crash_rank = -1
+cdef const char *_crash_call = NULL
+#: The UTF-8 bytes of every MPI call name a rank made, kept alive for the ranks' ``last_name``.
+cdef dict _call_names = {}
+cdef int[4] _WATCHED = [SIGSEGV, SIGBUS, SIGILL, SIGFPE]
+cdef sighandler_t[4] _previous
+
+
+cdef inline const char *_c_name(str name) except NULL:
+    encoded = _call_names.get(name)
+    if encoded is None:
+        encoded = _call_names[name] = name.encode()
+    return <bytes>encoded
+
+
+cdef inline void _runs(RankCore core) noexcept:
+    """Rank ``core`` is the one that runs."""
+    global _crash_rank, _crash_call
+    _crash_rank = core.me - core.base
+    _crash_call = core.last_name
+
+
+def running(RankCore core):
+    """Note rank ``core`` as the one that runs (it woke from a sleep)."""
+    _runs(core)
+
+
+cdef void _say(const char *text) noexcept nogil:
+    write(2, text, strlen(text))
+
+
+cdef void _crashed(int sig) noexcept nogil:
+    """The one line of a crash on stderr (async-signal-safe calls only); the process then ends with the
+    signal's number as its status, as mpiexec (MPICH) ends a job one of whose processes a signal killed."""
+    cdef char digits[12]
+    cdef int n = 11, rank = _crash_rank
+    digits[11] = 0
+    while True:
+        n -= 1
+        digits[n] = 48 + rank % 10
+        rank //= 10
+        if rank <= 0:
+            break
+    _say(b"ppt exec: rank ")
+    if _crash_rank >= 0:
+        _say(&digits[n])
+    else:
+        _say(b"?")
+    _say(b" crashed (")
+    if sig == SIGSEGV:
+        _say(b"SIGSEGV")
+    elif sig == SIGBUS:
+        _say(b"SIGBUS")
+    elif sig == SIGILL:
+        _say(b"SIGILL")
+    else:
+        _say(b"SIGFPE")
+    if _crash_call != NULL:
+        _say(b") in or after ")
+        _say(_crash_call)
+    else:
+        _say(b") before its first MPI call")
+    _say(b"; the ranks' output so far is above\n")
+    _exit(sig)
+
+
+def watch_crashes(bint on):
+    """Report a crash of the interpreter in one line naming the rank and its MPI call (``on``), or give
+    the signals back to the handlers they had (``off``)."""
+    global _crash_rank, _crash_call
+    for k in range(4):
+        if on:
+            _previous[k] = signal(_WATCHED[k], _crashed)
+        else:
+            signal(_WATCHED[k], _previous[k])
+    _crash_rank, _crash_call = -1, NULL
+
+
+def noted() -> tuple:
+    """``(world rank, MPI call)`` of the rank that runs, as a crash's report names them (-1 and None
+    before any)."""
+    return _crash_rank, None if _crash_call == NULL else _crash_call.decode()
+
+
 # -- every top-level MPI call ------------------------------------------------------------------------
 cdef inline double _clock(rank) except? -1.0:
     """The rank's clock, s (the engine's time plus the overhead it owes)."""
@@ -118,6 +212,8 @@ cdef double begin(owner, rank, str name) except? -1.0:
                 raise OtherThread(rank.world_rank, name)
             core.thread = PyThread_get_thread_ident()
         core.call = name
+        core.last_name = _c_name(name)
+        _runs(core)
     meter = rank.meter if core is None else core.meter
     if meter is not None:              # ppt exec: the program's CPU time since it left MPI is compute
         meter.stop(rank)
@@ -138,6 +234,7 @@ cdef int end(rank, double start) except -1:
         rank.call = None
     else:
         core.call = None
+        _runs(core)
     meter = rank.meter if core is None else core.meter
     if meter is not None:
         meter.start(rank)
@@ -259,6 +356,8 @@ cdef class RankCore:
 
     cdef ppt_mpi_t *m_core
     cdef object m_cdata
+    #: The MPI call the rank is in or made last (NULL before its first), for a crash's report.
+    cdef const char *last_name
     cdef public int32_t me, base
     cdef public object engine, proc, stats, call, meter, request_class
     #: The thread that made the rank's first MPI call (0 before it): MPI calls from any other are refused.
