@@ -24,15 +24,14 @@ from __future__ import annotations
 import json
 import multiprocessing
 import os
-import shutil
-import signal
 import statistics
-import subprocess
 import sys
 import time
 from pathlib import Path
 
 from ppt.errors import PPTError
+from ppt.hardware import mpirun
+from ppt.hardware.mpirun import find_mpiexec
 
 WORKER = Path(__file__).with_name("pingpong_worker.py")
 
@@ -59,40 +58,12 @@ class Plan:
         self.deadline_s = 30.0 if quick else 120.0
 
 
-def find_mpiexec() -> str:
-    """The ``mpiexec`` of the running Python's environment, else the one on PATH (PPTError if none)."""
-    beside = Path(sys.executable).with_name("mpiexec")
-    if beside.is_file() and os.access(beside, os.X_OK):
-        return str(beside)
-    found = shutil.which("mpiexec")
-    if not found:
-        raise PPTError("mpiexec not found beside this Python or on PATH: install an MPI "
-                       "(e.g. pip install mpich mpi4py) to calibrate")
-    return found
-
-
 def pingpong(plan: Plan, mpiexec: str | None = None) -> dict:
     """One-way time per size of a real 2-rank ping-pong on this host (see the module docstring)."""
     mpiexec = mpiexec or find_mpiexec()
     cmd = [mpiexec, "-n", "2", sys.executable, str(WORKER), ",".join(map(str, plan.sizes)),
            str(plan.rounds), str(plan.batch_s), str(plan.rounds_s)]
-    env = dict(os.environ, OPENBLAS_NUM_THREADS="1", OMP_NUM_THREADS="1")
-    try:
-        proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
-                                start_new_session=True)
-    except OSError as exc:
-        raise PPTError(f"mpiexec could not be started ({mpiexec}): {exc.strerror or exc}") from None
-    try:
-        out, err = proc.communicate(timeout=plan.deadline_s)
-    except subprocess.TimeoutExpired:
-        _kill_group(proc)
-        raise PPTError(f"mpiexec ping-pong did not finish within {plan.deadline_s:g} s; stopped it") from None
-    except BaseException:           # Ctrl-C: mpiexec has its own process group, out of reach of the terminal
-        _kill_group(proc)
-        raise
-    if proc.returncode != 0:
-        last = next((line.strip() for line in reversed(err.splitlines()) if line.strip()), "no message")
-        raise PPTError(f"mpiexec ping-pong failed (exit status {proc.returncode}): {last[:300]}")
+    out, _ = mpirun.run(cmd, plan.deadline_s, "mpiexec ping-pong")
     try:
         raw = json.loads(out.strip().splitlines()[-1])
     except (ValueError, IndexError):
@@ -103,15 +74,6 @@ def pingpong(plan: Plan, mpiexec: str | None = None) -> dict:
                      "rounds": len(times), "round_trips": trips})
     return {"mpiexec": Path(mpiexec).name, "mpi_library": raw.get("mpi_library", ""),
             "ranks": 2, "statistic": "minimum over rounds (median also kept)", "results": rows}
-
-
-def _kill_group(proc) -> None:
-    """Stop the mpiexec this module started and its ranks (its own process group)."""
-    try:
-        os.killpg(proc.pid, signal.SIGKILL)
-    except ProcessLookupError:
-        pass
-    proc.communicate()
 
 
 def _copy_rate(nbytes: int, repeats: int, start=None) -> float:

@@ -14,13 +14,9 @@ from ppt.errors import ConfigError
 from ppt.hardware import calibrate, hostpreset
 from ppt.hardware.systems import SYSTEMS_DIR, load_system
 
+from host_preset import synthetic, write_host_preset
+
 PPT = [sys.executable, "-m", "ppt.cli.main"]
-
-
-def synthetic(a, L, bandwidth, eager, sizes):
-    """One-way times of the model of ppt.hardware.hostpreset with these parameters."""
-    fit = {"latency_s": a, "shm_latency_s": L, "bandwidth_Bps": bandwidth, "eager_threshold_B": eager}
-    return [hostpreset.model_time_s(fit, n) for n in sizes]
 
 
 def test_fit_recovers_the_model_parameters():
@@ -83,18 +79,8 @@ def test_calibrate_writes_a_preset_whose_pingpong_matches_the_measurement(tmp_pa
 
 
 def test_calibrated_preset_loads_by_name_from_the_user_folder(tmp_path, monkeypatch):
-    info = {"cores": 2, "processor_name": "Test CPU", "clock_hz": 3e9, "hostname": "h", "load_average_1min": 0.1,
-            "caches": [{"name": "L1", "size_B": 32768, "shared_by": 1}, {"name": "L3", "size_B": 1 << 25, "shared_by": 2}]}
-    sizes = calibrate.QUICK_SIZES_B
-    times = synthetic(1.5e-6, 0.5e-6, 8e9, 8192, sizes)
-    pingpong = {"mpiexec": "mpiexec", "mpi_library": "MPI", "results": [
-        {"bytes": n, "min_s": t, "median_s": t * 1.1, "rounds": 3, "round_trips": 10} for n, t in zip(sizes, times)]}
-    copy = {"core_copy_bandwidth_Bps": 2e10, "node_copy_bandwidth_Bps": 3e10, "array_B": 1 << 25, "repeats": 3}
-    fit = hostpreset.fit_pingpong(sizes, times)
     folder = tmp_path / "systems"
-    folder.mkdir()
-    (folder / "host.json").write_text(json.dumps(hostpreset.build(info, pingpong, copy, fit, "host.processor.json")))
-    (folder / "host.processor.json").write_text(json.dumps(hostpreset.processor(info, copy, fit, "today")))
+    write_host_preset(folder, a=1.5e-6, L=0.5e-6, bandwidth=8e9, eager=8192)
     monkeypatch.setenv("PPT_HOME", str(tmp_path))
     preset = load_system("host")
     assert Path(preset["node"]["processor"]) == (folder / "host.processor.json").resolve()
