@@ -35,10 +35,11 @@ from ppt.hardware.mpirun import find_mpiexec
 
 WORKER = Path(__file__).with_name("pingpong_worker.py")
 
-#: Ping-pong sizes, bytes: dense around the usual eager limits (4-64 KiB) so the switch is found.
+#: Ping-pong sizes, bytes: dense around the usual eager limits (4-64 KiB) so the switch is found, and
+#: four sizes from 1 MiB up so a large-message regime has a segment of its own (ppt.hardware.segments).
 SIZES_B = (0, 8, 64, 256, 1024, 2048, 4096, 6144, 8192, 12288, 16384, 24576, 32768, 65536,
-           131072, 262144, 1048576, 4194304)
-QUICK_SIZES_B = (8, 256, 1024, 4096, 8192, 16384, 65536, 262144, 1048576)
+           131072, 262144, 524288, 1048576, 2097152, 4194304, 8388608)
+QUICK_SIZES_B = (8, 256, 1024, 4096, 8192, 16384, 65536, 262144, 1048576, 2097152, 4194304)
 
 
 class Plan:

@@ -31,15 +31,21 @@ def test_fit_recovers_the_model_parameters():
     assert fit["rms_relative_error"] < 0.01
 
 
-def test_fit_keeps_overheads_non_negative_and_ignores_sizes_above_its_range():
+def test_fit_keeps_overheads_non_negative_and_leaves_a_large_message_regime_out():
     sizes = calibrate.SIZES_B
     # a rendezvous step of 6 a (more than the model's 2 L <= 2 a can give): all of a becomes copy latency
     times = [t + (4e-6 if n > 4096 else 0.0) for n, t in zip(sizes, synthetic(1e-6, 1e-6, 5e9, 4096, sizes))]
-    times[-1] = times[-1] / 3          # a 4 MiB message far faster per byte: outside the fitted range
+    # from 1 MiB on, twice the bandwidth and no new handshake: a pipelined regime the preset cannot describe
+    at_1m = 0.9 * times[sizes.index(1 << 20)]
+    times = [at_1m + (n - (1 << 20)) / 10e9 if n >= 1 << 20 else t for n, t in zip(sizes, times)]
     fit = hostpreset.fit_pingpong(sizes, times)
     assert fit["overhead_s"] >= 0.0 and fit["shm_latency_s"] == pytest.approx(fit["latency_s"])
-    assert fit["sizes_up_to_B"] == hostpreset.FIT_MAX_B < sizes[-1]
-    assert fit["eager_threshold_B"] == 4096
+    assert fit["sizes_up_to_B"] == 524288 and fit["eager_threshold_B"] == 4096
+    large = fit["segments"][-1]
+    assert (large["from_B"], large["to_B"], large["in_preset"]) == (1 << 20, sizes[-1], False)
+    assert large["bandwidth_Bps"] == pytest.approx(10e9, rel=1e-6) and large["rms_relative_error"] < 1e-6
+    assert large["preset_rms_relative_error"] > 0.2         # the preset's one bandwidth misses it, and says so
+    assert all(s["in_preset"] for s in fit["segments"][:-1])
 
 
 @pytest.mark.mpiexec
@@ -68,6 +74,9 @@ def test_calibrate_writes_a_preset_whose_pingpong_matches_the_measurement(tmp_pa
         assert 0.7 < ratios[len(ratios) // 2] < 1.4, ratios
     else:
         assert result["warnings"], "a disturbed calibration must say so"
+    covered = [n for s in fit["segments"] for n in measured if s["from_B"] <= n <= s["to_B"]]
+    assert sorted(covered) == sorted(measured)              # the segments cover every measured size once
+    assert all(s["rms_relative_error"] >= 0 and s["preset_rms_relative_error"] >= 0 for s in fit["segments"])
     assert result["fit"] == fit and [r["model_s"] for r in result["pingpong"]] == [r["model_s"] for r in measured.values()]
 
     for dst in ("0", "1"):                # two ranks on one node (a same-node copy), and across the network
