@@ -8,6 +8,7 @@ Every function returns plain dicts of SI numbers (seconds, bytes, bytes/s);
   ``PATH``) with a deadline, and keeps for every size the **minimum** one-way
   time over its rounds (what the library and the host can do: load from other
   processes only ever adds time) and the **median** (what a run typically sees).
+  The same job times mpi4py's call kinds (:mod:`ppt.hardware.hostcalls`).
 * :func:`memory_copy` times ``numpy.copyto`` of an array larger than the last
   cache level, STREAM Copy style (bytes read + bytes written per second), on
   one core and on every core at once (one process per core); it keeps the
@@ -30,7 +31,7 @@ import time
 from pathlib import Path
 
 from ppt.errors import PPTError
-from ppt.hardware import mpirun
+from ppt.hardware import hostcalls, mpirun
 from ppt.hardware.mpirun import find_mpiexec
 
 WORKER = Path(__file__).with_name("pingpong_worker.py")
@@ -73,8 +74,11 @@ def pingpong(plan: Plan, mpiexec: str | None = None) -> dict:
     for n, times, trips in zip(raw["sizes"], raw["one_way_s"], raw["round_trips"]):
         rows.append({"bytes": n, "min_s": min(times), "median_s": statistics.median(times),
                      "rounds": len(times), "round_trips": trips})
+    calls = [{"kind": kind, "min_s": min(times), "median_s": statistics.median(times), "rounds": len(times),
+              "repeats": raw["call_repeats"][kind]} for kind, times in raw["calls"].items()]
     return {"mpiexec": Path(mpiexec).name, "mpi_library": raw.get("mpi_library", ""),
-            "ranks": 2, "statistic": "minimum over rounds (median also kept)", "results": rows}
+            "ranks": 2, "statistic": "minimum over rounds (median also kept)", "results": rows,
+            "calls": hostcalls.with_object_costs(calls)}
 
 
 def _copy_rate(nbytes: int, repeats: int, start=None) -> float:

@@ -260,10 +260,13 @@ def build(info: dict, pingpong: dict, copy: dict, fit: dict, processor_file: str
             "host": {k: info.get(k) for k in ("hostname", "processor_name", "cores", "clock_hz", "load_average_1min")},
             "method": ("MPI: mpi4py Send/Recv ping-pong of numpy byte buffers between 2 ranks of "
                        f"'{pingpong['mpiexec']} -n 2' ({pingpong['mpi_library']}), sizes visited in rounds, "
-                       "one-way time = half a round trip, minimum and median over rounds; memory: numpy.copyto "
+                       "one-way time = half a round trip, minimum and median over rounds; call kinds (in the same "
+                       "rounds): mpi4py buffer calls of 8 bytes and their lowercase twins of a float, whose "
+                       "difference is the object layer's cost (ppt.hardware.hostcalls); memory: numpy.copyto "
                        f"of {copy['array_B']} bytes, best of {copy['repeats']} repeats, read + write bytes per "
                        "second, on one core and on every core at once"),
             "pingpong": rows,
+            "calls": pingpong.get("calls", []),
             "memory_copy": copy,
             "fit": fit,
         },

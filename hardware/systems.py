@@ -34,7 +34,7 @@ REQUIRED_SECTIONS = ("name", "topology", "network", "node")
 SECTION_KEYS = {
     "": ("name", "description", "sources", "topology", "network", "mpi", "node", "calibration"),
     "node": ("processor", "cores"),
-    "calibration": ("date", "command", "version", "host", "method", "pingpong", "memory_copy", "fit"),
+    "calibration": ("date", "command", "version", "host", "method", "pingpong", "calls", "memory_copy", "fit"),
     "mpi": MPI_FIELDS,
     "network.packet": ("header_B", "max_payload_B", "chunk_B", "response_B"),
 }

@@ -11,7 +11,7 @@ import pytest
 from ppt.cli.calibrate import NOISY_FIT
 from ppt.cli.main import main
 from ppt.errors import ConfigError
-from ppt.hardware import calibrate, hostpreset
+from ppt.hardware import calibrate, hostcalls, hostpreset
 from ppt.hardware.systems import SYSTEMS_DIR, load_system
 
 from host_preset import synthetic, write_host_preset
@@ -48,6 +48,15 @@ def test_fit_keeps_overheads_non_negative_and_leaves_a_large_message_regime_out(
     assert all(s["in_preset"] for s in fit["segments"][:-1])
 
 
+def test_object_layer_cost_is_a_lowercase_call_over_its_buffer_twin():
+    rows = [{"kind": "Send/Recv", "min_s": 2e-6}, {"kind": "send/recv", "min_s": 3.5e-6},
+            {"kind": "Allreduce", "min_s": 4e-6}, {"kind": "allreduce", "min_s": 3e-6}, {"kind": "bcast", "min_s": 1e-6}]
+    out = {r["kind"]: r for r in hostcalls.with_object_costs(rows)}
+    assert out["send/recv"]["object_overhead_s"] == pytest.approx(1.5e-6) and out["send/recv"]["per"] == "one-way message"
+    assert out["allreduce"]["object_overhead_s"] == 0.0 and out["allreduce"]["per"] == "call"   # noise: never negative
+    assert "object_overhead_s" not in out["bcast"] and "object_overhead_s" not in out["Send/Recv"]   # no twin timed
+
+
 @pytest.mark.mpiexec
 def test_calibrate_writes_a_preset_whose_pingpong_matches_the_measurement(tmp_path, capsys):
     out = tmp_path / "host.json"
@@ -77,6 +86,11 @@ def test_calibrate_writes_a_preset_whose_pingpong_matches_the_measurement(tmp_pa
     covered = [n for s in fit["segments"] for n in measured if s["from_B"] <= n <= s["to_B"]]
     assert sorted(covered) == sorted(measured)              # the segments cover every measured size once
     assert all(s["rms_relative_error"] >= 0 and s["preset_rms_relative_error"] >= 0 for s in fit["segments"])
+    calls = {c["kind"]: c for c in result["calls"]}
+    assert set(hostcalls.TWINS) | set(hostcalls.TWINS.values()) | {"Sendrecv", "Barrier"} == set(calls)
+    assert calls == {c["kind"]: c for c in preset["calibration"]["calls"]}
+    assert all(0 < c["min_s"] <= c["median_s"] for c in calls.values())
+    assert {k for k, c in calls.items() if "object_overhead_s" in c} == set(hostcalls.TWINS)
     assert result["fit"] == fit and [r["model_s"] for r in result["pingpong"]] == [r["model_s"] for r in measured.values()]
 
     for dst in ("0", "1"):                # two ranks on one node (a same-node copy), and across the network

@@ -95,7 +95,7 @@ def run(args) -> int:
              for r in preset["calibration"]["pingpong"]]
     result = {"version": version, "system": "host", "command": "calibrate", "preset": str(target), "warnings": warnings,
               "processor_preset": str(processor_file), "host": preset["calibration"]["host"],
-              "pingpong": preset["calibration"]["pingpong"], "memory_copy": copy, "fit": fit,
+              "pingpong": preset["calibration"]["pingpong"], "calls": pingpong["calls"], "memory_copy": copy, "fit": fit,
               "preset_fields": {"mpi": preset["mpi"], "network.shm_latency_s": preset["network"]["shm_latency_s"],
                                 "memory.copy_bandwidth_Bps": 2.0 * fit["bandwidth_Bps"], "node.cores": info["cores"]}}
     if not args.json:
@@ -110,9 +110,20 @@ def run(args) -> int:
         for number, segment in enumerate(found, 1):
             print("  " + _segment_line(number, segment))
         print()
+        _print_calls(pingpong["calls"])
     emit(args, result, ["bytes", "min_us", "median_us", "model_us", "model_err_%", "segment", "note"], table,
          title=None if args.json else "MPI ping-pong, one-way time (2 ranks on this host; model = the preset's prediction)")
     return 0
+
+
+def _print_calls(calls: list[dict]) -> None:
+    """The call kinds' times and what mpi4py's object layer adds to the lowercase ones."""
+    from ppt.cli.output import format_table
+    rows = [[c["kind"], c["per"], c["min_s"] * 1e6, c["median_s"] * 1e6,
+             c["object_overhead_s"] * 1e6 if "object_overhead_s" in c else ""] for c in calls]
+    print("mpi4py calls, 8 bytes or a float (2 ranks; object_us = the lowercase call's cost over its buffer twin)")
+    print(format_table(["call", "per", "min_us", "median_us", "object_us"], rows))
+    print()
 
 
 def _segment_line(number: int, segment: dict) -> str:
