@@ -8,6 +8,7 @@ Every function returns plain dicts of SI numbers (seconds, bytes, bytes/s);
   ``PATH``) with a deadline, and keeps for every size the **minimum** one-way
   time over its rounds (what the library and the host can do: load from other
   processes only ever adds time) and the **median** (what a run typically sees).
+  The same job times mpi4py's call kinds (:mod:`ppt.hardware.hostcalls`).
 * :func:`memory_copy` times ``numpy.copyto`` of an array larger than the last
   cache level, STREAM Copy style (bytes read + bytes written per second), on
   one core and on every core at once (one process per core); it keeps the
@@ -24,22 +25,22 @@ from __future__ import annotations
 import json
 import multiprocessing
 import os
-import shutil
-import signal
 import statistics
-import subprocess
 import sys
 import time
 from pathlib import Path
 
 from ppt.errors import PPTError
+from ppt.hardware import hostcalls, mpirun
+from ppt.hardware.mpirun import find_mpiexec
 
 WORKER = Path(__file__).with_name("pingpong_worker.py")
 
-#: Ping-pong sizes, bytes: dense around the usual eager limits (4-64 KiB) so the switch is found.
+#: Ping-pong sizes, bytes: dense around the usual eager limits (4-64 KiB) so the switch is found, and
+#: four sizes from 1 MiB up so a large-message regime has a segment of its own (ppt.hardware.segments).
 SIZES_B = (0, 8, 64, 256, 1024, 2048, 4096, 6144, 8192, 12288, 16384, 24576, 32768, 65536,
-           131072, 262144, 1048576, 4194304)
-QUICK_SIZES_B = (8, 256, 1024, 4096, 8192, 16384, 65536, 262144, 1048576)
+           131072, 262144, 524288, 1048576, 2097152, 4194304, 8388608)
+QUICK_SIZES_B = (8, 256, 1024, 4096, 8192, 16384, 65536, 262144, 1048576, 2097152, 4194304)
 
 
 class Plan:
@@ -59,40 +60,12 @@ class Plan:
         self.deadline_s = 30.0 if quick else 120.0
 
 
-def find_mpiexec() -> str:
-    """The ``mpiexec`` of the running Python's environment, else the one on PATH (PPTError if none)."""
-    beside = Path(sys.executable).with_name("mpiexec")
-    if beside.is_file() and os.access(beside, os.X_OK):
-        return str(beside)
-    found = shutil.which("mpiexec")
-    if not found:
-        raise PPTError("mpiexec not found beside this Python or on PATH: install an MPI "
-                       "(e.g. pip install mpich mpi4py) to calibrate")
-    return found
-
-
 def pingpong(plan: Plan, mpiexec: str | None = None) -> dict:
     """One-way time per size of a real 2-rank ping-pong on this host (see the module docstring)."""
     mpiexec = mpiexec or find_mpiexec()
     cmd = [mpiexec, "-n", "2", sys.executable, str(WORKER), ",".join(map(str, plan.sizes)),
            str(plan.rounds), str(plan.batch_s), str(plan.rounds_s)]
-    env = dict(os.environ, OPENBLAS_NUM_THREADS="1", OMP_NUM_THREADS="1")
-    try:
-        proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
-                                start_new_session=True)
-    except OSError as exc:
-        raise PPTError(f"mpiexec could not be started ({mpiexec}): {exc.strerror or exc}") from None
-    try:
-        out, err = proc.communicate(timeout=plan.deadline_s)
-    except subprocess.TimeoutExpired:
-        _kill_group(proc)
-        raise PPTError(f"mpiexec ping-pong did not finish within {plan.deadline_s:g} s; stopped it") from None
-    except BaseException:           # Ctrl-C: mpiexec has its own process group, out of reach of the terminal
-        _kill_group(proc)
-        raise
-    if proc.returncode != 0:
-        last = next((line.strip() for line in reversed(err.splitlines()) if line.strip()), "no message")
-        raise PPTError(f"mpiexec ping-pong failed (exit status {proc.returncode}): {last[:300]}")
+    out, _ = mpirun.run(cmd, plan.deadline_s, "mpiexec ping-pong")
     try:
         raw = json.loads(out.strip().splitlines()[-1])
     except (ValueError, IndexError):
@@ -101,17 +74,11 @@ def pingpong(plan: Plan, mpiexec: str | None = None) -> dict:
     for n, times, trips in zip(raw["sizes"], raw["one_way_s"], raw["round_trips"]):
         rows.append({"bytes": n, "min_s": min(times), "median_s": statistics.median(times),
                      "rounds": len(times), "round_trips": trips})
+    calls = [{"kind": kind, "min_s": min(times), "median_s": statistics.median(times), "rounds": len(times),
+              "repeats": raw["call_repeats"][kind]} for kind, times in raw["calls"].items()]
     return {"mpiexec": Path(mpiexec).name, "mpi_library": raw.get("mpi_library", ""),
-            "ranks": 2, "statistic": "minimum over rounds (median also kept)", "results": rows}
-
-
-def _kill_group(proc) -> None:
-    """Stop the mpiexec this module started and its ranks (its own process group)."""
-    try:
-        os.killpg(proc.pid, signal.SIGKILL)
-    except ProcessLookupError:
-        pass
-    proc.communicate()
+            "ranks": 2, "statistic": "minimum over rounds (median also kept)", "results": rows,
+            "calls": hostcalls.with_object_costs(calls)}
 
 
 def _copy_rate(nbytes: int, repeats: int, start=None) -> float:

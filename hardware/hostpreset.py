@@ -18,11 +18,22 @@ of an ``n``-byte ping-pong is therefore::
 
 The fit
 -------
-:func:`fit_pingpong` finds ``a``, ``L`` (as a share ``f = L / a`` in [0, 1], so
+:func:`fit_pingpong` first describes the measured curve as SimGrid calibrates
+SMPI, by segments of sizes with a line each, the boundaries found from the
+data (:mod:`ppt.hardware.segments`): typically eager, rendezvous, and large
+messages that a shared-memory transport pipelines (the sender fills the next
+chunk while the receiver empties the last), which move faster per byte.  The
+engine has one copy bandwidth for all sizes, so a last segment that is such a
+regime -- the third segment or a later one, with a bandwidth at least
+:data:`LARGE_GAIN` times the segment's before it and no step up between them
+(no new handshake) -- is reported, with the preset's error on it, but left
+out of the preset's fit.  With fewer segments (a noisy curve, or no such
+regime) every size is fitted.
+
+It then finds ``a``, ``L`` (as a share ``f = L / a`` in [0, 1], so
 that neither overhead is negative), ``beta`` and the eager threshold ``E``
 that minimise the sum of squared *relative* errors of this model over the
-measured sizes up to :data:`FIT_MAX_B` (each size counts alike, 8 bytes as
-much as 1 MiB).  ``E``
+other sizes (each size counts alike, 8 bytes as much as 1 MiB).  ``E``
 ranges over the measured sizes (a message of at most ``E`` bytes is eager),
 ``f`` over a grid of 101 steps, and for each pair ``a`` and ``beta`` are a
 weighted linear least-squares solution.  The minimum one-way times are fitted:
@@ -66,6 +77,7 @@ import math
 
 import numpy as np
 
+from ppt.hardware import segments
 from ppt.mpi.constants import CONTROL_B
 from ppt.params import Param
 
@@ -77,14 +89,17 @@ CALIBRATION_PARAMS = (
     Param("host", "the host: hostname, processor name, cores, clock and load", dict),
     Param("method", "how the ping-pong and the memory copy were measured", str),
     Param("pingpong", "the measured one-way times by message size", list),
+    Param("calls", "per call kind: the measured time of mpi4py's buffer call and its lowercase twin", list),
     Param("memory_copy", "the measured memory copy bandwidths", dict),
     Param("fit", "the latency and bandwidth fitted to the ping-pong", dict))
 
 
-#: Largest message size the fit uses, bytes.  Larger messages are pipelined by shared-memory MPI
-#: transports (the sender fills the next chunk while the receiver empties the last), so they move
-#: faster per byte than one bandwidth describes; they are measured and shown beside the model only.
-FIT_MAX_B = 1 << 20
+#: Bandwidth of a last segment over the one before it from which it is a large-message regime the
+#: preset cannot describe (see the module docstring).
+LARGE_GAIN = 1.1
+#: Step up, at a segment's first size, of its line over the previous segment's that still counts as
+#: no step (noise), as a fraction of the time.
+STEP_TOLERANCE = 0.05
 #: Nodes of the host preset: one per real node (1), plus spares so a job of more ranks than cores runs.
 NODES = 4
 #: Cache latencies (cycles) when Linux gives only sizes: typical of current x86-64 cores.
@@ -93,9 +108,42 @@ MEMORY_LATENCY_S = 1.0e-7
 
 
 def fit_pingpong(sizes, times_s, max_B: int | None = None) -> dict:
-    """Fit ``a``, ``L``, ``beta`` and ``E`` (see the module docstring) to one-way times ``times_s`` (s)
-    of the sizes up to ``max_B`` bytes (default :data:`FIT_MAX_B`)."""
-    max_B = FIT_MAX_B if max_B is None else max_B
+    """Segments of the curve and ``a``, ``L``, ``beta`` and ``E`` (see the module docstring) fitted to
+    one-way times ``times_s`` (s) of the sizes up to ``max_B`` bytes (default: up to a large-message
+    regime found in the data, else all)."""
+    found = segments.fit_segments(sizes, times_s)
+    if max_B is None:
+        max_B = preset_range_B(found["segments"])
+    fit = _fit_protocols(sizes, times_s, max_B)
+    fit["segments"] = [dict(segment, preset_rms_relative_error=_rms_error(fit, sizes, times_s, segment),
+                            in_preset=segment["to_B"] <= max_B) for segment in found["segments"]]
+    fit["segments_rms_relative_error"] = found["rms_relative_error"]
+    return fit
+
+
+def preset_range_B(found: list[dict]) -> int:
+    """The largest size the preset's model is fitted to: the end of the segment before a last segment that
+    is a large-message regime (see the module docstring), else the last size."""
+    if len(found) >= 3:
+        last, before = found[-1], found[-2]
+        faster = before["bandwidth_Bps"] and last["bandwidth_Bps"] and \
+            last["bandwidth_Bps"] >= LARGE_GAIN * before["bandwidth_Bps"]
+        start = last["from_B"]
+        no_step = segments.line_time_s(last, start) <= (1 + STEP_TOLERANCE) * segments.line_time_s(before, start)
+        if faster and no_step:
+            return before["to_B"]
+    return found[-1]["to_B"]
+
+
+def _rms_error(fit: dict, sizes, times_s, segment: dict) -> float:
+    """Rms relative error of the preset's model over the sizes of ``segment``."""
+    errors = [model_time_s(fit, n) / t - 1.0 for n, t in zip(sizes, times_s)
+              if segment["from_B"] <= n <= segment["to_B"]]
+    return math.sqrt(sum(e * e for e in errors) / len(errors))
+
+
+def _fit_protocols(sizes, times_s, max_B: int) -> dict:
+    """``a``, ``L``, ``beta`` and ``E`` (see the module docstring) fitted to the sizes up to ``max_B``."""
     n = np.asarray(sizes, dtype=float)
     t = np.asarray(times_s, dtype=float)
     keep = n <= max_B
@@ -226,10 +274,13 @@ def build(info: dict, pingpong: dict, copy: dict, fit: dict, processor_file: str
             "host": {k: info.get(k) for k in ("hostname", "processor_name", "cores", "clock_hz", "load_average_1min")},
             "method": ("MPI: mpi4py Send/Recv ping-pong of numpy byte buffers between 2 ranks of "
                        f"'{pingpong['mpiexec']} -n 2' ({pingpong['mpi_library']}), sizes visited in rounds, "
-                       "one-way time = half a round trip, minimum and median over rounds; memory: numpy.copyto "
+                       "one-way time = half a round trip, minimum and median over rounds; call kinds (in the same "
+                       "rounds): mpi4py buffer calls of 8 bytes and their lowercase twins of a float, whose "
+                       "difference is the object layer's cost (ppt.hardware.hostcalls); memory: numpy.copyto "
                        f"of {copy['array_B']} bytes, best of {copy['repeats']} repeats, read + write bytes per "
                        "second, on one core and on every core at once"),
             "pingpong": rows,
+            "calls": pingpong.get("calls", []),
             "memory_copy": copy,
             "fit": fit,
         },

@@ -1,23 +1,92 @@
-"""Real MPI ping-pong between ranks 0 and 1, run by ``ppt calibrate`` as ``mpiexec -n 2 python THIS SIZES ROUNDS BATCH_S [MAX_S]``.
+"""Real MPI between ranks 0 and 1, run by ``ppt calibrate`` as ``mpiexec -n 2 python THIS SIZES ROUNDS BATCH_S [MAX_S]``.
 
 A standalone script (numpy and mpi4py only, no ``ppt`` import, so the ranks start fast).
-Sizes are visited in rounds: every round times each size once (a few warm-up
-round trips, then enough timed round trips to last about ``BATCH_S`` seconds),
-so a burst of load from other processes on the host spoils one round of every
-size rather than every round of one size; no new round starts after
-``MAX_S`` seconds (at least 3 rounds run).  Rank 0 prints one JSON object:
-``{"sizes": [...], "one_way_s": [[round 0, round 1, ...] per size], "round_trips": [...]}``,
-each time being half the mean round trip of its round, in seconds.
+It times two things, each as a list of timed operations:
 
-Messages use mpi4py's buffer interface (``Send``/``Recv`` of a numpy byte
-array): what is timed is the MPI library plus mpi4py's call overhead, with no
-pickling.
+* a ping-pong per size in SIZES (bytes): mpi4py's buffer interface
+  (``Send``/``Recv`` of a numpy byte array), so what is timed is the MPI
+  library plus mpi4py's call overhead, with no pickling; one-way time = half
+  a round trip;
+* the call kinds of :data:`CALLS`, one 8-byte message or a Python float
+  each: the uppercase buffer calls and their lowercase twins that pickle
+  (``send``/``recv``, ``isend``/``irecv`` + ``wait``, ``allreduce``, ``bcast``),
+  so the difference is what mpi4py's object layer costs per call; the
+  point-to-point kinds are timed per one-way message (half a round trip),
+  the others per call.
+
+Operations are visited in rounds: every round times each operation once (a
+few warm-up repetitions, then enough timed ones to last about ``BATCH_S``
+seconds), so a burst of load from other processes on the host spoils one
+round of every operation rather than every round of one; no new round starts
+after ``MAX_S`` seconds (at least 3 rounds run).  Rank 0 prints one JSON object:
+``{"sizes": [...], "one_way_s": [[round 0, round 1, ...] per size], "round_trips": [...],
+"calls": {kind: [round 0, ...]}, "call_repeats": {kind: n}}``, in seconds.
 """
 import json
 import sys
 
 import numpy as np
 from mpi4py import MPI
+
+#: Call kinds timed besides the ping-pong: name -> True if timed per one-way message (half a round trip).
+CALLS = {"Send/Recv": True, "send/recv": True, "Isend/Irecv+Wait": True, "isend/irecv+wait": True,
+         "Sendrecv": False, "Allreduce": False, "allreduce": False, "Bcast": False, "bcast": False,
+         "Barrier": False}
+
+
+def operations(comm, sizes):
+    """``(label, halve, run(repeats))`` per timed operation: the ping-pong sizes, then :data:`CALLS`."""
+    rank = comm.Get_rank()
+    peer = 1 - rank
+    value = 0.5
+    small = np.ones(1, dtype=np.float64)
+    other = np.empty(1, dtype=np.float64)
+
+    def pingpong(n):
+        buf = [np.ones(max(n, 1), dtype=np.uint8), n, MPI.BYTE]
+
+        def run(repeats):
+            for _ in range(repeats):
+                if rank == 0:
+                    comm.Send(buf, peer, 7)
+                    comm.Recv(buf, peer, 7)
+                else:
+                    comm.Recv(buf, peer, 7)
+                    comm.Send(buf, peer, 7)
+        return run
+
+    def round_trips(send, recv):
+        def run(repeats):
+            for _ in range(repeats):
+                if rank == 0:
+                    send()
+                    recv()
+                else:
+                    recv()
+                    send()
+        return run
+
+    def repeated(call):
+        def run(repeats):
+            for _ in range(repeats):
+                call()
+        return run
+
+    calls = {
+        "Send/Recv": round_trips(lambda: comm.Send(small, peer, 8), lambda: comm.Recv(other, peer, 8)),
+        "send/recv": round_trips(lambda: comm.send(value, peer, 9), lambda: comm.recv(source=peer, tag=9)),
+        "Isend/Irecv+Wait": round_trips(lambda: comm.Isend(small, peer, 10).Wait(),
+                                        lambda: comm.Irecv(other, peer, 10).Wait()),
+        "isend/irecv+wait": round_trips(lambda: comm.isend(value, peer, 11).wait(),
+                                        lambda: comm.irecv(source=peer, tag=11).wait()),
+        "Sendrecv": repeated(lambda: comm.Sendrecv(small, peer, 12, other, peer, 12)),
+        "Allreduce": repeated(lambda: comm.Allreduce(small, other)),
+        "allreduce": repeated(lambda: comm.allreduce(value)),
+        "Bcast": repeated(lambda: comm.Bcast(small, 0)),
+        "bcast": repeated(lambda: comm.bcast(value, 0)),
+        "Barrier": repeated(comm.Barrier),
+    }
+    return [(n, True, pingpong(n)) for n in sizes] + [(name, CALLS[name], calls[name]) for name in CALLS]
 
 
 def main(argv):
@@ -29,44 +98,36 @@ def main(argv):
     rank = comm.Get_rank()
     if comm.Get_size() != 2:
         raise SystemExit("pingpong_worker: run with exactly 2 ranks")
-    peer = 1 - rank
-    buffers = {n: np.ones(max(n, 1), dtype=np.uint8) for n in sizes}
+    ops = operations(comm, sizes)
 
-    def bounce(n, trips):
-        buf = [buffers[n], n, MPI.BYTE]
-        for _ in range(trips):
-            if rank == 0:
-                comm.Send(buf, peer, 7)
-                comm.Recv(buf, peer, 7)
-            else:
-                comm.Recv(buf, peer, 7)
-                comm.Send(buf, peer, 7)
-
-    # Round trips per size: from a short probe, so each timed batch lasts about budget_s (rank 0 decides).
-    trips = []
-    for n in sizes:
-        bounce(n, 3)
+    # Repetitions per operation: from a short probe, so each timed batch lasts about budget_s (rank 0 decides).
+    repeats = []
+    for _, _, run in ops:
+        run(3)
         comm.Barrier()
         start = MPI.Wtime()
-        bounce(n, 5)
+        run(5)
         probe_s = (MPI.Wtime() - start) / 5
         count = comm.bcast(max(3, min(5000, int(budget_s / max(probe_s, 1e-7)))) if rank == 0 else None, root=0)
-        trips.append(count)
+        repeats.append(count)
 
-    one_way = [[] for _ in sizes]
+    times = [[] for _ in ops]
     started = MPI.Wtime()
     for done in range(rounds):
         # stop after MAX_S seconds (rank 0 decides), so a busy host does not stretch the run; 3 rounds at least
         if comm.bcast(done >= 3 and MPI.Wtime() - started > max_s if rank == 0 else None, root=0):
             break
-        for i, n in enumerate(sizes):
-            bounce(n, 2)
+        for i, (_, halve, run) in enumerate(ops):
+            run(2)
             comm.Barrier()
             start = MPI.Wtime()
-            bounce(n, trips[i])
-            one_way[i].append((MPI.Wtime() - start) / (2 * trips[i]))
+            run(repeats[i])
+            times[i].append((MPI.Wtime() - start) / (repeats[i] * (2 if halve else 1)))
     if rank == 0:
-        json.dump({"sizes": sizes, "one_way_s": one_way, "round_trips": trips,
+        count = len(sizes)
+        json.dump({"sizes": sizes, "one_way_s": times[:count], "round_trips": repeats[:count],
+                   "calls": {label: t for (label, _, _), t in zip(ops[count:], times[count:])},
+                   "call_repeats": {label: r for (label, _, _), r in zip(ops[count:], repeats[count:])},
                    "mpi_library": MPI.Get_library_version().strip().splitlines()[0]}, sys.stdout)
         sys.stdout.write("\n")
 

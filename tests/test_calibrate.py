@@ -11,16 +11,12 @@ import pytest
 from ppt.cli.calibrate import NOISY_FIT
 from ppt.cli.main import main
 from ppt.errors import ConfigError
-from ppt.hardware import calibrate, hostpreset
+from ppt.hardware import calibrate, hostcalls, hostpreset
 from ppt.hardware.systems import SYSTEMS_DIR, load_system
 
+from host_preset import synthetic, write_host_preset
+
 PPT = [sys.executable, "-m", "ppt.cli.main"]
-
-
-def synthetic(a, L, bandwidth, eager, sizes):
-    """One-way times of the model of ppt.hardware.hostpreset with these parameters."""
-    fit = {"latency_s": a, "shm_latency_s": L, "bandwidth_Bps": bandwidth, "eager_threshold_B": eager}
-    return [hostpreset.model_time_s(fit, n) for n in sizes]
 
 
 def test_fit_recovers_the_model_parameters():
@@ -35,15 +31,30 @@ def test_fit_recovers_the_model_parameters():
     assert fit["rms_relative_error"] < 0.01
 
 
-def test_fit_keeps_overheads_non_negative_and_ignores_sizes_above_its_range():
+def test_fit_keeps_overheads_non_negative_and_leaves_a_large_message_regime_out():
     sizes = calibrate.SIZES_B
     # a rendezvous step of 6 a (more than the model's 2 L <= 2 a can give): all of a becomes copy latency
     times = [t + (4e-6 if n > 4096 else 0.0) for n, t in zip(sizes, synthetic(1e-6, 1e-6, 5e9, 4096, sizes))]
-    times[-1] = times[-1] / 3          # a 4 MiB message far faster per byte: outside the fitted range
+    # from 1 MiB on, twice the bandwidth and no new handshake: a pipelined regime the preset cannot describe
+    at_1m = 0.9 * times[sizes.index(1 << 20)]
+    times = [at_1m + (n - (1 << 20)) / 10e9 if n >= 1 << 20 else t for n, t in zip(sizes, times)]
     fit = hostpreset.fit_pingpong(sizes, times)
     assert fit["overhead_s"] >= 0.0 and fit["shm_latency_s"] == pytest.approx(fit["latency_s"])
-    assert fit["sizes_up_to_B"] == hostpreset.FIT_MAX_B < sizes[-1]
-    assert fit["eager_threshold_B"] == 4096
+    assert fit["sizes_up_to_B"] == 524288 and fit["eager_threshold_B"] == 4096
+    large = fit["segments"][-1]
+    assert (large["from_B"], large["to_B"], large["in_preset"]) == (1 << 20, sizes[-1], False)
+    assert large["bandwidth_Bps"] == pytest.approx(10e9, rel=1e-6) and large["rms_relative_error"] < 1e-6
+    assert large["preset_rms_relative_error"] > 0.2         # the preset's one bandwidth misses it, and says so
+    assert all(s["in_preset"] for s in fit["segments"][:-1])
+
+
+def test_object_layer_cost_is_a_lowercase_call_over_its_buffer_twin():
+    rows = [{"kind": "Send/Recv", "min_s": 2e-6}, {"kind": "send/recv", "min_s": 3.5e-6},
+            {"kind": "Allreduce", "min_s": 4e-6}, {"kind": "allreduce", "min_s": 3e-6}, {"kind": "bcast", "min_s": 1e-6}]
+    out = {r["kind"]: r for r in hostcalls.with_object_costs(rows)}
+    assert out["send/recv"]["object_overhead_s"] == pytest.approx(1.5e-6) and out["send/recv"]["per"] == "one-way message"
+    assert out["allreduce"]["object_overhead_s"] == 0.0 and out["allreduce"]["per"] == "call"   # noise: never negative
+    assert "object_overhead_s" not in out["bcast"] and "object_overhead_s" not in out["Send/Recv"]   # no twin timed
 
 
 @pytest.mark.mpiexec
@@ -72,6 +83,14 @@ def test_calibrate_writes_a_preset_whose_pingpong_matches_the_measurement(tmp_pa
         assert 0.7 < ratios[len(ratios) // 2] < 1.4, ratios
     else:
         assert result["warnings"], "a disturbed calibration must say so"
+    covered = [n for s in fit["segments"] for n in measured if s["from_B"] <= n <= s["to_B"]]
+    assert sorted(covered) == sorted(measured)              # the segments cover every measured size once
+    assert all(s["rms_relative_error"] >= 0 and s["preset_rms_relative_error"] >= 0 for s in fit["segments"])
+    calls = {c["kind"]: c for c in result["calls"]}
+    assert set(hostcalls.TWINS) | set(hostcalls.TWINS.values()) | {"Sendrecv", "Barrier"} == set(calls)
+    assert calls == {c["kind"]: c for c in preset["calibration"]["calls"]}
+    assert all(0 < c["min_s"] <= c["median_s"] for c in calls.values())
+    assert {k for k, c in calls.items() if "object_overhead_s" in c} == set(hostcalls.TWINS)
     assert result["fit"] == fit and [r["model_s"] for r in result["pingpong"]] == [r["model_s"] for r in measured.values()]
 
     for dst in ("0", "1"):                # two ranks on one node (a same-node copy), and across the network
@@ -83,18 +102,8 @@ def test_calibrate_writes_a_preset_whose_pingpong_matches_the_measurement(tmp_pa
 
 
 def test_calibrated_preset_loads_by_name_from_the_user_folder(tmp_path, monkeypatch):
-    info = {"cores": 2, "processor_name": "Test CPU", "clock_hz": 3e9, "hostname": "h", "load_average_1min": 0.1,
-            "caches": [{"name": "L1", "size_B": 32768, "shared_by": 1}, {"name": "L3", "size_B": 1 << 25, "shared_by": 2}]}
-    sizes = calibrate.QUICK_SIZES_B
-    times = synthetic(1.5e-6, 0.5e-6, 8e9, 8192, sizes)
-    pingpong = {"mpiexec": "mpiexec", "mpi_library": "MPI", "results": [
-        {"bytes": n, "min_s": t, "median_s": t * 1.1, "rounds": 3, "round_trips": 10} for n, t in zip(sizes, times)]}
-    copy = {"core_copy_bandwidth_Bps": 2e10, "node_copy_bandwidth_Bps": 3e10, "array_B": 1 << 25, "repeats": 3}
-    fit = hostpreset.fit_pingpong(sizes, times)
     folder = tmp_path / "systems"
-    folder.mkdir()
-    (folder / "host.json").write_text(json.dumps(hostpreset.build(info, pingpong, copy, fit, "host.processor.json")))
-    (folder / "host.processor.json").write_text(json.dumps(hostpreset.processor(info, copy, fit, "today")))
+    write_host_preset(folder, a=1.5e-6, L=0.5e-6, bandwidth=8e9, eager=8192)
     monkeypatch.setenv("PPT_HOME", str(tmp_path))
     preset = load_system("host")
     assert Path(preset["node"]["processor"]) == (folder / "host.processor.json").resolve()

@@ -25,4 +25,4 @@ def test_tour_commands_exist():
     commands = {line.split()[1] for line in README.splitlines() if line.startswith("ppt ")}
     assert commands == {"systems", "describe", "topology", "pingpong", "latency-survey", "traffic", "run", "replay",
                         "snap", "bench", "sweep", "scale", "plot", "calibrate", "exec", "convert", "samples",
-                        "record"}
+                        "record", "validate"}

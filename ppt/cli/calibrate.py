@@ -87,12 +87,15 @@ def run(args) -> int:
     for text in warnings:
         print(f"calibrate: warning: {text}", file=sys.stderr)
 
+    from ppt.hardware.segments import segment_of
+    found = fit["segments"]
     table = [[r["bytes"], r["min_s"] * 1e6, r["median_s"] * 1e6, r["model_s"] * 1e6,
-              100.0 * (r["model_s"] / r["min_s"] - 1.0), "" if r["bytes"] <= fit["sizes_up_to_B"] else "not fitted"]
+              100.0 * (r["model_s"] / r["min_s"] - 1.0), segment_of(found, r["bytes"]) + 1,
+              "" if r["bytes"] <= fit["sizes_up_to_B"] else "not fitted"]
              for r in preset["calibration"]["pingpong"]]
     result = {"version": version, "system": "host", "command": "calibrate", "preset": str(target), "warnings": warnings,
               "processor_preset": str(processor_file), "host": preset["calibration"]["host"],
-              "pingpong": preset["calibration"]["pingpong"], "memory_copy": copy, "fit": fit,
+              "pingpong": preset["calibration"]["pingpong"], "calls": pingpong["calls"], "memory_copy": copy, "fit": fit,
               "preset_fields": {"mpi": preset["mpi"], "network.shm_latency_s": preset["network"]["shm_latency_s"],
                                 "memory.copy_bandwidth_Bps": 2.0 * fit["bandwidth_Bps"], "node.cores": info["cores"]}}
     if not args.json:
@@ -103,10 +106,35 @@ def run(args) -> int:
               f"{fit['overhead_s'] * 1e6:.3g} us), bandwidth {fit['bandwidth_Bps'] / 1e9:.3g} GB/s, eager up to "
               f"{fit['eager_threshold_B']} B, rms error {100 * fit['rms_relative_error']:.1f} % "
               f"(sizes up to {fit['sizes_up_to_B']} B)")
+        print(f"segments found in the measured curve (rms error {100 * fit['segments_rms_relative_error']:.1f} %):")
+        for number, segment in enumerate(found, 1):
+            print("  " + _segment_line(number, segment))
         print()
-    emit(args, result, ["bytes", "min_us", "median_us", "model_us", "model_err_%", "note"], table,
+        _print_calls(pingpong["calls"])
+    emit(args, result, ["bytes", "min_us", "median_us", "model_us", "model_err_%", "segment", "note"], table,
          title=None if args.json else "MPI ping-pong, one-way time (2 ranks on this host; model = the preset's prediction)")
     return 0
+
+
+def _print_calls(calls: list[dict]) -> None:
+    """The call kinds' times and what mpi4py's object layer adds to the lowercase ones."""
+    from ppt.cli.output import format_table
+    rows = [[c["kind"], c["per"], c["min_s"] * 1e6, c["median_s"] * 1e6,
+             c["object_overhead_s"] * 1e6 if "object_overhead_s" in c else ""] for c in calls]
+    print("mpi4py calls, 8 bytes or a float (2 ranks; object_us = the lowercase call's cost over its buffer twin)")
+    print(format_table(["call", "per", "min_us", "median_us", "object_us"], rows))
+    print()
+
+
+def _segment_line(number: int, segment: dict) -> str:
+    """One segment of the measured curve: its sizes, line, and both fits' rms errors."""
+    bandwidth = segment["bandwidth_Bps"]
+    rate = f"{bandwidth / 1e9:.3g} GB/s" if bandwidth else "no size term"
+    preset = (f"preset {100 * segment['preset_rms_relative_error']:.1f} %" if segment["in_preset"]
+              else f"preset {100 * segment['preset_rms_relative_error']:.1f} % (not fitted: one bandwidth only)")
+    return (f"{number}: {segment['from_B']}-{segment['to_B']} B, "
+            f"{segment['latency_s'] * 1e6:.3g} us + {rate}; rms error: line {100 * segment['rms_relative_error']:.1f} %, "
+            f"{preset}")
 
 
 def _say(text: str) -> None:

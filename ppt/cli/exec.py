@@ -62,9 +62,10 @@ def add_arguments(parser) -> None:
                         help="the mpi4py program and its arguments (ppt's options may follow; '--' ends them)")
 
 
-def _late_options(args) -> list[str]:
-    """Read ppt's options given after PROGRAM.py into ``args`` (and ``args.program``); returns the
-    program's own arguments."""
+def late_options(args, add_options, prog: str) -> list[str]:
+    """Read the options ``add_options`` declares that follow ``PROGRAM`` in ``args.command`` (a command
+    line ``PROGRAM [ARGS...] [OPTIONS]``; ``--`` ends the options) into ``args``, and ``PROGRAM`` into
+    ``args.program`` (None if absent); returns the program's own arguments."""
     from ppt.cli.main import _Parser
     tokens = list(args.command)
     if tokens[:1] == ["--"]:
@@ -74,10 +75,16 @@ def _late_options(args) -> list[str]:
     if "--" in tokens:
         cut = tokens.index("--")
         tokens, rest = tokens[:cut], tokens[cut + 1:]
-    late = _Parser(prog="ppt exec", add_help=False, allow_abbrev=False)
+    late = _Parser(prog=prog, add_help=False, allow_abbrev=False)
     add_options(late)
     _, program_args = late.parse_known_args(tokens, namespace=args)
     return program_args + rest
+
+
+def _late_options(args) -> list[str]:
+    """Read ppt's options given after PROGRAM.py into ``args`` (and ``args.program``); returns the
+    program's own arguments."""
+    return late_options(args, add_options, "ppt exec")
 
 
 def run(args) -> int:

@@ -22,7 +22,8 @@ from ppt.errors import PPTError
 from ppt.log import to_stderr
 
 COMMANDS = ["systems", "describe", "topology", "bench", "run", "exec", "pingpong", "latency_survey",
-            "traffic", "snap", "app", "replay", "record", "samples", "trace_info", "convert", "sweep", "scale", "plot", "calibrate"]
+            "traffic", "snap", "app", "replay", "record", "samples", "trace_info", "convert", "sweep", "scale", "plot", "calibrate",
+            "validate"]
 
 
 #: A value that starts with a minus sign: a number (``-1``, ``-1e-6``, ``-inf``), a share (``-5%``) or a
