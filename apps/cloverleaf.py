@@ -59,8 +59,13 @@ from ppt.hardware.tasklist import MemAccess, Tasklist
 
 WORD_B = 8
 LINE_B = 64
-#: Lanes the model assumes a vectorised kernel uses (AVX, 4 doubles): flops and divides issue per 4 cells.
+#: Lanes the model assumes a vectorised kernel uses (AVX, 4 doubles): flops issue per 4 cells.
 CELLS_PER_VECTOR = 4
+#: Doubles one divide's time (the processor's ``divide_cycles``, a scalar divide's reciprocal throughput)
+#: covers: Sandy Bridge to Haswell divide 128 bits at a time, so a 4-wide AVX divide (VDIVPD ymm) takes
+#: twice a scalar one's cycles (A. Fog, instruction tables: 20-44 vs 10-22 cycles on Sandy Bridge,
+#: 16-28 vs 8-14 on Ivy Bridge and Haswell).
+CELLS_PER_DIVIDE = 2
 #: 2-D arrays a chunk allocates (density0/1, energy0/1, pressure, viscosity, soundspeed, xvel0/1, yvel0/1,
 #: vol_flux_x/y, mass_flux_x/y, volume, xarea, yarea and seven work arrays): the reuse distance of a field
 #: from one kernel to the next is the whole working set.
@@ -140,7 +145,7 @@ def kernel_tasklist(kernel: Kernel, nx: int, ny: int, depth: int = 2) -> Tasklis
                                   reuse_profile=((row_B, 1.0),)))
     return Tasklist(int_ops=cells / CELLS_PER_VECTOR, vector_ops=((cells * kernel.flops / CELLS_PER_VECTOR,
                                                                    CELLS_PER_VECTOR),),
-                    divides=cells * kernel.divides / CELLS_PER_VECTOR, accesses=tuple(accesses))
+                    divides=cells * kernel.divides / CELLS_PER_DIVIDE, accesses=tuple(accesses))
 
 
 def pack_tasklist(doubles: int) -> Tasklist:

@@ -1,7 +1,8 @@
 """CloverLeaf model: chunk decomposition, halo message counts and sizes, compute vs tasklists, sampling."""
 import pytest
 
-from ppt.apps.cloverleaf import HALOS, KERNELS, WORD_B, CloverLeafSim, decompose, kernel_tasklist, pack_tasklist
+from ppt.apps.cloverleaf import (HALOS, KERNELS, WORD_B, CloverLeafSim, Kernel, decompose, kernel_tasklist,
+                                 pack_tasklist)
 from ppt.apps.registry import get
 from ppt.errors import ConfigError
 from ppt.hardware.systems import load_system
@@ -77,6 +78,19 @@ def test_memory_traffic_follows_the_streamed_arrays(edison):
     assert dram == pytest.approx(nx * ny * WORD_B * (kernel.read + 2 * kernel.written))
     small = node.breakdown(kernel_tasklist(kernel, 20, 20), 24).dram_bytes
     assert small == 0                                          # a small chunk stays in cache: strong-scaling gain
+
+
+@pytest.mark.parametrize("system", ["stampede", "edison", "trinity"])
+def test_a_vector_divide_costs_two_scalar_divides(system):
+    # Sandy Bridge to Haswell divide 2 doubles per divide_cycles: a kernel's divides add
+    # cells * divides / 2 * divide_cycles / clock_hz seconds to its issue bound.
+    node = Machine(load_system(system), network_kind="analytic").node_model
+    kernel = KERNELS["viscosity"]
+    without = Kernel(kernel.read, kernel.written, kernel.stencil, kernel.flops, 0)
+    cells = 100 * 60
+    extra_s = (node.breakdown(kernel_tasklist(kernel, 100, 60), 1).issue_s
+               - node.breakdown(kernel_tasklist(without, 100, 60), 1).issue_s)
+    assert extra_s == pytest.approx(cells * kernel.divides / 2 * node.divide_cycles / node.clock_hz, rel=1e-12)
 
 
 def test_sampled_steps_predict_the_full_run(edison):
