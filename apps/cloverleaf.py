@@ -58,7 +58,10 @@ from ppt.errors import ConfigError
 from ppt.hardware.tasklist import MemAccess, Tasklist
 
 WORD_B = 8
-LINE_B = 64
+#: Bytes of one modelled streaming access: a whole number of every preset's cache lines (64 B on the
+#: x86 presets, 128 B on Blue Gene/Q), since the node model counts an access shorter than a line as a
+#: whole line -- 64-byte accesses made Blue Gene/Q move every streamed byte twice.
+STREAM_B = 128
 #: Lanes the model assumes a vectorised kernel uses (AVX, 4 doubles): flops issue per 4 cells.
 CELLS_PER_VECTOR = 4
 #: Doubles one divide's time (the processor's ``divide_cycles``, a scalar divide's reciprocal throughput)
@@ -138,7 +141,7 @@ def kernel_tasklist(kernel: Kernel, nx: int, ny: int, depth: int = 2) -> Tasklis
     row_B = 2 * (nx + 2 * depth) * WORD_B * max(1, kernel.read + kernel.written)
     accesses = []
     if streamed:
-        accesses.append(MemAccess(cells * streamed * WORD_B / LINE_B, LINE_B,
+        accesses.append(MemAccess(cells * streamed * WORD_B / STREAM_B, STREAM_B,
                                   reuse_profile=((WORKING_SET_ARRAYS * padded_B, 1.0),)))
     if kernel.stencil:
         accesses.append(MemAccess(cells * kernel.stencil / CELLS_PER_VECTOR, CELLS_PER_VECTOR * WORD_B,
@@ -150,7 +153,7 @@ def kernel_tasklist(kernel: Kernel, nx: int, ny: int, depth: int = 2) -> Tasklis
 
 def pack_tasklist(doubles: int) -> Tasklist:
     """Copying ``doubles`` halo values into a message buffer (or out of one): a load and a store each."""
-    return Tasklist(accesses=(MemAccess(2 * doubles * WORD_B / LINE_B, LINE_B,
+    return Tasklist(accesses=(MemAccess(2 * doubles * WORD_B / STREAM_B, STREAM_B,
                                         reuse_profile=((2 * doubles * WORD_B, 1.0),)),))
 
 

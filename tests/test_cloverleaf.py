@@ -80,6 +80,15 @@ def test_memory_traffic_follows_the_streamed_arrays(edison):
     assert small == 0                                          # a small chunk stays in cache: strong-scaling gain
 
 
+def test_streamed_bytes_do_not_depend_on_the_line_size():
+    # Blue Gene/Q's 128-byte lines move the same nx ny 8 (read + 2 written) bytes as x86's 64-byte ones.
+    node = Machine(load_system("mira"), network_kind="analytic").node_model
+    assert node.line_B == 128
+    kernel = KERNELS["advec_mom_first"]
+    dram = node.breakdown(kernel_tasklist(kernel, 2000, 2000), 16).dram_bytes
+    assert dram == pytest.approx(2000 * 2000 * WORD_B * (kernel.read + 2 * kernel.written))
+
+
 @pytest.mark.parametrize("system", ["stampede", "edison", "trinity"])
 def test_a_vector_divide_costs_two_scalar_divides(system):
     # Sandy Bridge to Haswell divide 2 doubles per divide_cycles: a kernel's divides add
