@@ -15,7 +15,7 @@ efficiency (against the sweep's first point) and the share of the mean
 rank's time spent in MPI calls.
 
 Run: ``python benchmarks/apps_scaling.py [--quick] [--only MODEL] [--json] [--plot DIR]``
-(about 12 minutes at the default size on 2 cores, ``--quick`` under 2).
+(about 6 minutes at the default size on a shared 2-core machine, ``--quick`` about 1).
 """
 from __future__ import annotations
 
@@ -102,12 +102,12 @@ def plot(model: str, sweeps: list[dict], path: str) -> None:
     networks = ", ".join(f"{s['system']} {s['network']}" for s in sweeps)
     title = f"{model}: strong scaling, one rank per core ({networks} network)"
     write_plot(path, lambda tmp: plot_scaling({s["system"]: s["results"] for s in sweeps}, tmp, title,
-                                              x="cores", dpi=100))
+                                              x="cores", dpi=80))
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--quick", action="store_true", help="fewer, smaller points (under 2 minutes)")
+    parser.add_argument("--quick", action="store_true", help="1 and 4 nodes only (about a minute)")
     parser.add_argument("--only", choices=sorted(SWEEPS), action="append", help="run this model (repeatable)")
     parser.add_argument("--network", default="auto", choices=("auto", "packet", "flow", "analytic"))
     parser.add_argument("--json", action="store_true", help="print the results as JSON instead of the table")
