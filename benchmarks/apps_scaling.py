@@ -1,8 +1,8 @@
 """Strong scaling of every registered application model on three system presets.
 
 Each model (``ppt app --list``) runs one fixed problem, chosen so one point
-takes seconds, on 1, 2, 4, ... whole nodes of each of its systems (one rank per
-core); STREAM, a node benchmark, runs on 1, 2, 4, ... cores of one node
+takes seconds, on 1, 4, 16 (and for some 32) whole nodes of each of its
+systems (one rank per core); STREAM, a node benchmark, runs on 1, 2, 4, ... cores of one node
 instead, since its problem does not span nodes.  The default systems are
 edison (Aries, Ivy Bridge), trinity (Aries, Haswell) and mira (Blue Gene/Q 5-D
 torus); IMC runs on stampede (fat tree, Sandy Bridge) instead of edison, since
