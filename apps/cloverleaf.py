@@ -58,9 +58,17 @@ from ppt.errors import ConfigError
 from ppt.hardware.tasklist import MemAccess, Tasklist
 
 WORD_B = 8
-LINE_B = 64
-#: Lanes the model assumes a vectorised kernel uses (AVX, 4 doubles): flops and divides issue per 4 cells.
+#: Bytes of one modelled streaming access: a whole number of every preset's cache lines (64 B on the
+#: x86 presets, 128 B on Blue Gene/Q), since the node model counts an access shorter than a line as a
+#: whole line -- 64-byte accesses made Blue Gene/Q move every streamed byte twice.
+STREAM_B = 128
+#: Lanes the model assumes a vectorised kernel uses (AVX, 4 doubles): flops issue per 4 cells.
 CELLS_PER_VECTOR = 4
+#: Doubles one divide's time (the processor's ``divide_cycles``, a scalar divide's reciprocal throughput)
+#: covers: Sandy Bridge to Haswell divide 128 bits at a time, so a 4-wide AVX divide (VDIVPD ymm) takes
+#: twice a scalar one's cycles (A. Fog, instruction tables: 20-44 vs 10-22 cycles on Sandy Bridge,
+#: 16-28 vs 8-14 on Ivy Bridge and Haswell).
+CELLS_PER_DIVIDE = 2
 #: 2-D arrays a chunk allocates (density0/1, energy0/1, pressure, viscosity, soundspeed, xvel0/1, yvel0/1,
 #: vol_flux_x/y, mass_flux_x/y, volume, xarea, yarea and seven work arrays): the reuse distance of a field
 #: from one kernel to the next is the whole working set.
@@ -133,19 +141,19 @@ def kernel_tasklist(kernel: Kernel, nx: int, ny: int, depth: int = 2) -> Tasklis
     row_B = 2 * (nx + 2 * depth) * WORD_B * max(1, kernel.read + kernel.written)
     accesses = []
     if streamed:
-        accesses.append(MemAccess(cells * streamed * WORD_B / LINE_B, LINE_B,
+        accesses.append(MemAccess(cells * streamed * WORD_B / STREAM_B, STREAM_B,
                                   reuse_profile=((WORKING_SET_ARRAYS * padded_B, 1.0),)))
     if kernel.stencil:
         accesses.append(MemAccess(cells * kernel.stencil / CELLS_PER_VECTOR, CELLS_PER_VECTOR * WORD_B,
                                   reuse_profile=((row_B, 1.0),)))
     return Tasklist(int_ops=cells / CELLS_PER_VECTOR, vector_ops=((cells * kernel.flops / CELLS_PER_VECTOR,
                                                                    CELLS_PER_VECTOR),),
-                    divides=cells * kernel.divides / CELLS_PER_VECTOR, accesses=tuple(accesses))
+                    divides=cells * kernel.divides / CELLS_PER_DIVIDE, accesses=tuple(accesses))
 
 
 def pack_tasklist(doubles: int) -> Tasklist:
     """Copying ``doubles`` halo values into a message buffer (or out of one): a load and a store each."""
-    return Tasklist(accesses=(MemAccess(2 * doubles * WORD_B / LINE_B, LINE_B,
+    return Tasklist(accesses=(MemAccess(2 * doubles * WORD_B / STREAM_B, STREAM_B,
                                         reuse_profile=((2 * doubles * WORD_B, 1.0),)),))
 
 

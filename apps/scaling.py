@@ -206,6 +206,7 @@ def plot_scaling(results, path: str, title: str, x: str = "cores", dpi: int = 20
     height = 3.6 + 0.25 * legend_rows                       # inches: the panels, then the legend's rows
     fig, (time_ax, speed_ax, eff_ax) = plt.subplots(1, 3, figsize=(12, height))
     ticks = sorted({r[x] for entries in series.values() for r in entries})
+    same_base = len({entries[0][x] for entries in series.values()}) == 1
     for index, (label, entries) in enumerate(series.items()):
         colour = f"C{index}"
         named = (lambda what: what) if label is None else (lambda what: f"{label}: {what}")
@@ -218,19 +219,23 @@ def plot_scaling(results, path: str, title: str, x: str = "cores", dpi: int = 20
                        label=named("communication (mean per rank)"))
         speedups = [r.get("speedup") for r in entries]
         speed_ax.loglog(counts, speedups, "o-", color=colour, label=named("predicted"))
+        if not same_base:                                   # each system's own ideal, from its first point
+            speed_ax.loglog(counts, [c / counts[0] for c in counts], "--", color=colour, alpha=0.6)
         efficiencies = [r.get("efficiency") for r in entries]
         eff_ax.semilogx(counts, efficiencies, "o-", color=colour, label=named("predicted"))
     base = min(ticks)
-    speed_ax.loglog(ticks, [t / base for t in ticks], "--", color="grey", label="ideal")
+    if same_base:
+        speed_ax.loglog(ticks, [t / base for t in ticks], "--", color="grey", label="ideal")
     eff_ax.axhline(1.0, linestyle="--", color="grey", label="ideal")
-    for ax, ylabel in ((time_ax, "time (s)"), (speed_ax, f"speed-up over {base} {x}"),
-                       (eff_ax, "parallel efficiency")):
-        ax.set_xticks(ticks, [str(c) for c in ticks])
+    speed_label = f"speed-up over {base} {x}" if same_base else "speed-up over the first point"
+    for ax, ylabel in ((time_ax, "time (s)"), (speed_ax, speed_label), (eff_ax, "parallel efficiency")):
+        ax.set_xticks(ticks, [str(c) for c in ticks], rotation=45 if len(ticks) > 6 else 0)
         ax.xaxis.set_minor_formatter(matplotlib.ticker.NullFormatter())
         ax.set_xlabel(x)
         ax.set_ylabel(ylabel)
         ax.grid(True, which="both", alpha=0.3)
-    speed_ax.set_yticks([t / base for t in ticks], [f"{t / base:g}" for t in ticks])
+    speed_ticks = sorted({r[x] / entries[0][x] for entries in series.values() for r in entries})
+    speed_ax.set_yticks(speed_ticks, [f"{t:g}" for t in speed_ticks])
     speed_ax.yaxis.set_minor_formatter(matplotlib.ticker.NullFormatter())
     eff_ax.set_ylim(0, max(1.05, *(r.get("efficiency") or 0 for entries in series.values() for r in entries)) * 1.05)
     handles, labels = time_ax.get_legend_handles_labels()

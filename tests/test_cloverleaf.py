@@ -1,7 +1,8 @@
 """CloverLeaf model: chunk decomposition, halo message counts and sizes, compute vs tasklists, sampling."""
 import pytest
 
-from ppt.apps.cloverleaf import HALOS, KERNELS, WORD_B, CloverLeafSim, decompose, kernel_tasklist, pack_tasklist
+from ppt.apps.cloverleaf import (HALOS, KERNELS, WORD_B, CloverLeafSim, Kernel, decompose, kernel_tasklist,
+                                 pack_tasklist)
 from ppt.apps.registry import get
 from ppt.errors import ConfigError
 from ppt.hardware.systems import load_system
@@ -77,6 +78,28 @@ def test_memory_traffic_follows_the_streamed_arrays(edison):
     assert dram == pytest.approx(nx * ny * WORD_B * (kernel.read + 2 * kernel.written))
     small = node.breakdown(kernel_tasklist(kernel, 20, 20), 24).dram_bytes
     assert small == 0                                          # a small chunk stays in cache: strong-scaling gain
+
+
+def test_streamed_bytes_do_not_depend_on_the_line_size():
+    # Blue Gene/Q's 128-byte lines move the same nx ny 8 (read + 2 written) bytes as x86's 64-byte ones.
+    node = Machine(load_system("mira"), network_kind="analytic").node_model
+    assert node.line_B == 128
+    kernel = KERNELS["advec_mom_first"]
+    dram = node.breakdown(kernel_tasklist(kernel, 2000, 2000), 16).dram_bytes
+    assert dram == pytest.approx(2000 * 2000 * WORD_B * (kernel.read + 2 * kernel.written))
+
+
+@pytest.mark.parametrize("system", ["stampede", "edison", "trinity"])
+def test_a_vector_divide_costs_two_scalar_divides(system):
+    # Sandy Bridge to Haswell divide 2 doubles per divide_cycles: a kernel's divides add
+    # cells * divides / 2 * divide_cycles / clock_hz seconds to its issue bound.
+    node = Machine(load_system(system), network_kind="analytic").node_model
+    kernel = KERNELS["viscosity"]
+    without = Kernel(kernel.read, kernel.written, kernel.stencil, kernel.flops, 0)
+    cells = 100 * 60
+    extra_s = (node.breakdown(kernel_tasklist(kernel, 100, 60), 1).issue_s
+               - node.breakdown(kernel_tasklist(without, 100, 60), 1).issue_s)
+    assert extra_s == pytest.approx(cells * kernel.divides / 2 * node.divide_cycles / node.clock_hz, rel=1e-12)
 
 
 def test_sampled_steps_predict_the_full_run(edison):

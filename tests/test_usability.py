@@ -348,6 +348,17 @@ def test_a_scaling_figure_draws_time_speedup_and_efficiency_at_the_dpi_asked(tmp
     assert large[0] == 2 * small[0] and large[0] >= 2000                       # paper-ready at 200 dpi
 
 
+def test_systems_of_different_node_sizes_get_their_own_ideal_speed_up(tmp_path, monkeypatch):
+    # edison's first point is 24 ranks, mira's 16: a speed-up over 16 ranks would misplace edison's.
+    from ppt.apps.scaling import plot_scaling
+    saved = _figure_of(monkeypatch)
+    series = {system: [{"ranks": n * r, "predicted_s": 1.0 / n, "comm_s": 1e-3, "speedup": float(n),
+                        "efficiency": 1.0} for n in (1, 4)] for system, r in (("edison", 24), ("mira", 16))}
+    plot_scaling(series, str(tmp_path / "s.png"), "t", x="ranks", dpi=50)
+    (axes, _), = saved
+    assert axes[1][0] == "speed-up over the first point"
+
+
 def test_a_strong_scaling_sweep_plots_times_on_a_log_axis(tmp_path, monkeypatch):
     from ppt.sweep.plot import plot_sweep
     saved = _figure_of(monkeypatch)
