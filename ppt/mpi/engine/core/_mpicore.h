@@ -426,6 +426,10 @@ enum { STANDARD, SYNC, BUFFERED };
 void p2p_match(ppt_mpi_t *m, int32_t req, int32_t msg);
 int32_t p2p_irecv(ppt_mpi_t *m, int32_t rank, int32_t src, int32_t ctx, int64_t tag, int32_t req);
 void p2p_post(ppt_mpi_t *m, int32_t req);
+/* Hand the network a protocol message of kind (CTS, DATA) from src to dst moving nbytes, that names the send
+ * and receive requests it serves (-1: none), at start_s. */
+void p2p_transfer(ppt_mpi_t *m, int8_t kind, int32_t src, int32_t dst, int32_t send_req, int32_t recv_req,
+                  int64_t nbytes, double start_s);
 void p2p_arrive(ppt_mpi_t *m, int32_t msg);
 void p2p_finish(ppt_mpi_t *m, int32_t req);
 /* Send q's last byte leaves its NIC at t_s (the analytic network and unshared node memory know it when they

@@ -311,15 +311,21 @@ void p2p_match(ppt_mpi_t *m, int32_t q, int32_t i)
     }
     int32_t me = g->dst, src = g->src, send_req = g->send_req;
     mpi_free_msg(m, i);
-    int32_t c = mpi_new_msg(m);
-    msg_t *cts = MSG(m, c);
-    cts->kind = CTS;
-    cts->dst = src;
-    cts->src = me;
-    cts->send_req = send_req;
-    cts->recv_req = q;
-    cts->net_B = cts->nbytes = CONTROL_B;
-    mpi_send_message(m, c, m->now);
+    p2p_transfer(m, CTS, me, src, send_req, q, CONTROL_B, m->now);
+}
+
+void p2p_transfer(ppt_mpi_t *m, int8_t kind, int32_t src, int32_t dst, int32_t send_req, int32_t recv_req,
+                  int64_t nbytes, double start_s)
+{
+    int32_t i = mpi_new_msg(m);
+    msg_t *g = MSG(m, i);
+    g->kind = kind;
+    g->src = src;
+    g->dst = dst;
+    g->send_req = send_req;
+    g->recv_req = recv_req;
+    g->net_B = g->nbytes = nbytes;
+    mpi_send_message(m, i, start_s);
 }
 
 void p2p_post(ppt_mpi_t *m, int32_t q)

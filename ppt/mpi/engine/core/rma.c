@@ -23,15 +23,7 @@ static double departure(ppt_mpi_t *m, int32_t src, int64_t nbytes, int32_t own)
 
 void ppt_mpi_rma_put(ppt_mpi_t *m, int32_t src, int32_t dst, int64_t nbytes, int32_t q, int32_t own)
 {
-    double start_s = departure(m, src, nbytes, own);
-    int32_t i = mpi_new_msg(m);
-    msg_t *g = MSG(m, i);
-    g->kind = DATA;
-    g->src = src;
-    g->dst = dst;
-    g->recv_req = q;
-    g->net_B = g->nbytes = nbytes;
-    mpi_send_message(m, i, start_s);
+    p2p_transfer(m, DATA, src, dst, -1, q, nbytes, departure(m, src, nbytes, own));
 }
 
 int32_t ppt_mpi_rma_get(ppt_mpi_t *m, int32_t origin, int32_t target, int64_t request_B, int64_t reply_B,
@@ -42,15 +34,7 @@ int32_t ppt_mpi_rma_get(ppt_mpi_t *m, int32_t origin, int32_t target, int64_t re
     int32_t s = p2p_new_req(m, target);         /* the target NIC's send of the reply */
     REQ(m, s)->is_send = 1;
     REQ(m, s)->nbytes = reply_B;
-    int32_t i = mpi_new_msg(m);
-    msg_t *g = MSG(m, i);
-    g->kind = CTS;
-    g->src = origin;
-    g->dst = target;
-    g->send_req = s;
-    g->recv_req = q;
-    g->net_B = g->nbytes = request_B;
-    mpi_send_message(m, i, start_s);
+    p2p_transfer(m, CTS, origin, target, s, q, request_B, start_s);
     *served = s;
     return q;
 }
