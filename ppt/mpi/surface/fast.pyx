@@ -3,7 +3,8 @@
 
 A program's ``comm.isend``, ``comm.irecv``, ``comm.send``, ``comm.recv``, ``mpi.wait``, ``mpi.test``
 and ``mpi.waitall`` run here, with the bookkeeping every top-level MPI call gets (:func:`mpi_call`:
-counting, timing, the freed check, the CPU meter), without a Python frame between the program and
+counting, timing, the freed check, the CPU meter, a lowercase call's object-layer cost from
+``mpi.object_overhead_s``), without a Python frame between the program and
 the compiled MPI engine.  On the compiled engine the rank (:class:`RankCore`, the base of
 :class:`ppt.mpi.engine.program.CompiledRank`) and its requests (:class:`EngineRequest`) are C
 structures and the engine's calls are plain C calls, made with the interpreter lock held.  A replay's
