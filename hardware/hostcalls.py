@@ -10,12 +10,23 @@ mpi4py's object layer (pickling, the pickle buffer, argument handling):
 :func:`with_object_costs` adds it to each lowercase kind as
 ``object_overhead_s`` (the difference of the minimum times, at least 0; per
 one-way message for point-to-point kinds, per call otherwise).
+
+:func:`object_overheads` turns these into the preset's
+``mpi.object_overhead_s`` (:mod:`ppt.mpi.settings`), what the model charges
+per top-level lowercase call: a one-way message's cost is split evenly
+between its sending and its receiving call (``send`` and ``recv``, ``isend``
+and ``irecv``), as the ping-pong's overheads are; a collective's cost is its
+call's.  Only a Python float was timed, so the cost is per call, not per
+pickled byte.
 """
 from __future__ import annotations
 
 #: Lowercase (pickling) call kind -> its buffer twin.
 TWINS = {"send/recv": "Send/Recv", "isend/irecv+wait": "Isend/Irecv+Wait", "allreduce": "Allreduce",
-         "bcast": "Bcast"}
+         "bcast": "Bcast", "reduce": "Reduce", "gather": "Gather", "scatter": "Scatter", "allgather": "Allgather",
+         "alltoall": "Alltoall"}
+#: Lowercase kind timed -> the calls of ``mpi.object_overhead_s`` that share its cost evenly.
+CHARGED = {"send/recv": ("send", "recv"), "isend/irecv+wait": ("isend", "irecv")}
 #: Kinds timed per one-way message (half a round trip); the others per call.
 ONE_WAY = ("Send/Recv", "send/recv", "Isend/Irecv+Wait", "isend/irecv+wait")
 
@@ -32,3 +43,13 @@ def with_object_costs(calls: list[dict]) -> list[dict]:
             row["object_overhead_s"] = max(0.0, row["min_s"] - best[twin])
         out.append(row)
     return out
+
+
+def object_overheads(calls: list[dict]) -> dict:
+    """``mpi.object_overhead_s`` from rows of :func:`with_object_costs`: s per lowercase call, by call kind."""
+    costs = {}
+    for row in calls:
+        if "object_overhead_s" in row:
+            shares = CHARGED.get(row["kind"], (row["kind"],))
+            costs.update((kind, row["object_overhead_s"] / len(shares)) for kind in shares)
+    return costs

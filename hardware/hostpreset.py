@@ -53,6 +53,9 @@ Which measurement sets which parameter
   ping-pong sees only their sum, so it is split evenly (LogGP's symmetric
   ``o``; a modelling choice).  It includes mpi4py's call overhead, which real
   mpi4py programs pay too.
+* ``mpi.object_overhead_s``: what each lowercase call kind timed costs
+  beyond its buffer twin (mpi4py's pickling layer), per call
+  (:func:`ppt.hardware.hostcalls.object_overheads`).
 * the processor's ``memory.copy_bandwidth_Bps`` = ``2 / beta``, so that
   same-node messages move at the ping-pong's fitted bandwidth ``1 / beta``.
   This is the MPI library's copy rate, usually below the STREAM Copy figure
@@ -77,7 +80,7 @@ import math
 
 import numpy as np
 
-from ppt.hardware import segments
+from ppt.hardware import hostcalls, segments
 from ppt.mpi.constants import CONTROL_B
 from ppt.params import Param
 
@@ -258,6 +261,9 @@ def build(info: dict, pingpong: dict, copy: dict, fit: dict, processor_file: str
             "mpi.eager_threshold_B, mpi.send_overhead_s, mpi.recv_overhead_s, network.shm_latency_s and the "
             "processor's memory.copy_bandwidth_Bps: fitted to the minimum one-way times of a real 2-rank mpi4py "
             "ping-pong (ppt.hardware.hostpreset explains the fit); the overheads are split evenly.",
+            "mpi.object_overhead_s: per lowercase call kind, its minimum time less its uppercase buffer twin's "
+            "in the same job, a one-way message's split evenly between its send and its receive "
+            "(ppt.hardware.hostcalls).",
             f"topology: a one-switch fat tree of {NODES} nodes whose links, NICs and packets are set so a message "
             "between nodes costs what the fit gives for a same-node copy (on the real host every message is one); "
             "node 0 is the host, the others let a job of more ranks than cores be placed.",
@@ -265,7 +271,8 @@ def build(info: dict, pingpong: dict, copy: dict, fit: dict, processor_file: str
         ],
         "topology": topology,
         "network": network,
-        "mpi": {"eager_threshold_B": fit["eager_threshold_B"], "send_overhead_s": half_o, "recv_overhead_s": half_o},
+        "mpi": {"eager_threshold_B": fit["eager_threshold_B"], "send_overhead_s": half_o, "recv_overhead_s": half_o,
+                "object_overhead_s": hostcalls.object_overheads(pingpong.get("calls", []))},
         "node": {"processor": processor_file, "cores": info["cores"]},
         "calibration": {
             "date": date,

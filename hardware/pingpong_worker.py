@@ -9,7 +9,8 @@ It times two things, each as a list of timed operations:
   a round trip;
 * the call kinds of :data:`CALLS`, one 8-byte message or a Python float
   each: the uppercase buffer calls and their lowercase twins that pickle
-  (``send``/``recv``, ``isend``/``irecv`` + ``wait``, ``allreduce``, ``bcast``),
+  (``send``/``recv``, ``isend``/``irecv`` + ``wait``, ``allreduce``, ``bcast``,
+  ``reduce``, ``gather``, ``scatter``, ``allgather``, ``alltoall``),
   so the difference is what mpi4py's object layer costs per call; the
   point-to-point kinds are timed per one-way message (half a round trip),
   the others per call.
@@ -31,7 +32,8 @@ from mpi4py import MPI
 #: Call kinds timed besides the ping-pong: name -> True if timed per one-way message (half a round trip).
 CALLS = {"Send/Recv": True, "send/recv": True, "Isend/Irecv+Wait": True, "isend/irecv+wait": True,
          "Sendrecv": False, "Allreduce": False, "allreduce": False, "Bcast": False, "bcast": False,
-         "Barrier": False}
+         "Reduce": False, "reduce": False, "Gather": False, "gather": False, "Scatter": False, "scatter": False,
+         "Allgather": False, "allgather": False, "Alltoall": False, "alltoall": False, "Barrier": False}
 
 
 def operations(comm, sizes):
@@ -41,6 +43,9 @@ def operations(comm, sizes):
     value = 0.5
     small = np.ones(1, dtype=np.float64)
     other = np.empty(1, dtype=np.float64)
+    pair = np.ones(2, dtype=np.float64)                 # one float per rank
+    pairs = np.empty(2, dtype=np.float64)
+    root = rank == 0
 
     def pingpong(n):
         buf = [np.ones(max(n, 1), dtype=np.uint8), n, MPI.BYTE]
@@ -84,6 +89,16 @@ def operations(comm, sizes):
         "allreduce": repeated(lambda: comm.allreduce(value)),
         "Bcast": repeated(lambda: comm.Bcast(small, 0)),
         "bcast": repeated(lambda: comm.bcast(value, 0)),
+        "Reduce": repeated(lambda: comm.Reduce(small, other, root=0)),
+        "reduce": repeated(lambda: comm.reduce(value, root=0)),
+        "Gather": repeated(lambda: comm.Gather(small, pairs if root else None, 0)),
+        "gather": repeated(lambda: comm.gather(value, 0)),
+        "Scatter": repeated(lambda: comm.Scatter(pair if root else None, other, 0)),
+        "scatter": repeated(lambda: comm.scatter([value, value] if root else None, 0)),
+        "Allgather": repeated(lambda: comm.Allgather(small, pairs)),
+        "allgather": repeated(lambda: comm.allgather(value)),
+        "Alltoall": repeated(lambda: comm.Alltoall(pair, pairs)),
+        "alltoall": repeated(lambda: comm.alltoall([value, value])),
         "Barrier": repeated(comm.Barrier),
     }
     return [(n, True, pingpong(n)) for n in sizes] + [(name, CALLS[name], calls[name]) for name in CALLS]

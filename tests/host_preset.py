@@ -14,12 +14,14 @@ def synthetic(a, L, bandwidth, eager, sizes):
     return [hostpreset.model_time_s(fit, n) for n in sizes]
 
 
-def write_host_preset(folder, a=1.5e-6, L=0.5e-6, bandwidth=8e9, eager=8192):
-    """Write ``host.json`` and ``host.processor.json`` into ``folder`` for a host of these parameters."""
+def write_host_preset(folder, a=1.5e-6, L=0.5e-6, bandwidth=8e9, eager=8192, calls=()):
+    """Write ``host.json`` and ``host.processor.json`` into ``folder`` for a host of these parameters and call
+    kinds ``calls`` (rows of ``ppt.hardware.hostcalls.with_object_costs``)."""
     sizes = calibrate.QUICK_SIZES_B
     times = synthetic(a, L, bandwidth, eager, sizes)
     pingpong = {"mpiexec": "mpiexec", "mpi_library": "MPI", "results": [
-        {"bytes": n, "min_s": t, "median_s": t * 1.1, "rounds": 3, "round_trips": 10} for n, t in zip(sizes, times)]}
+        {"bytes": n, "min_s": t, "median_s": t * 1.1, "rounds": 3, "round_trips": 10} for n, t in zip(sizes, times)],
+        "calls": list(calls)}
     fit = hostpreset.fit_pingpong(sizes, times)
     folder.mkdir(parents=True, exist_ok=True)
     (folder / "host.json").write_text(json.dumps(hostpreset.build(INFO, pingpong, COPY, fit, "host.processor.json")))

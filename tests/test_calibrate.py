@@ -13,6 +13,7 @@ from ppt.cli.main import main
 from ppt.errors import ConfigError
 from ppt.hardware import calibrate, hostcalls, hostpreset
 from ppt.hardware.systems import SYSTEMS_DIR, load_system
+from ppt.mpi.settings import MPISettings
 
 from host_preset import synthetic, write_host_preset
 
@@ -57,6 +58,21 @@ def test_object_layer_cost_is_a_lowercase_call_over_its_buffer_twin():
     assert "object_overhead_s" not in out["bcast"] and "object_overhead_s" not in out["Send/Recv"]   # no twin timed
 
 
+def test_the_preset_charges_the_object_layer_per_lowercase_call(tmp_path):
+    """A one-way message's cost is split between its send and its receive; a collective's is its call's."""
+    rows = hostcalls.with_object_costs([
+        {"kind": "Send/Recv", "min_s": 2e-6}, {"kind": "send/recv", "min_s": 5e-6},
+        {"kind": "Isend/Irecv+Wait", "min_s": 3e-6}, {"kind": "isend/irecv+wait", "min_s": 4e-6},
+        {"kind": "Gather", "min_s": 6e-6}, {"kind": "gather", "min_s": 8.5e-6},
+        {"kind": "Bcast", "min_s": 3e-6}, {"kind": "bcast", "min_s": 2e-6}, {"kind": "Barrier", "min_s": 1e-6}])
+    write_host_preset(tmp_path, calls=rows)
+    preset = load_system(str(tmp_path / "host.json"))
+    assert preset["mpi"]["object_overhead_s"] == pytest.approx(
+        {"send": 1.5e-6, "recv": 1.5e-6, "isend": 0.5e-6, "irecv": 0.5e-6, "gather": 2.5e-6, "bcast": 0.0})
+    assert MPISettings.from_preset(preset).object_costs == pytest.approx(
+        {"send": 1.5e-6, "recv": 1.5e-6, "isend": 0.5e-6, "irecv": 0.5e-6, "gather": 2.5e-6})
+
+
 @pytest.mark.mpiexec
 def test_calibrate_writes_a_preset_whose_pingpong_matches_the_measurement(tmp_path, capsys):
     out = tmp_path / "host.json"
@@ -91,6 +107,7 @@ def test_calibrate_writes_a_preset_whose_pingpong_matches_the_measurement(tmp_pa
     assert calls == {c["kind"]: c for c in preset["calibration"]["calls"]}
     assert all(0 < c["min_s"] <= c["median_s"] for c in calls.values())
     assert {k for k, c in calls.items() if "object_overhead_s" in c} == set(hostcalls.TWINS)
+    assert preset["mpi"]["object_overhead_s"] == hostcalls.object_overheads(preset["calibration"]["calls"])
     assert result["fit"] == fit and [r["model_s"] for r in result["pingpong"]] == [r["model_s"] for r in measured.values()]
 
     for dst in ("0", "1"):                # two ranks on one node (a same-node copy), and across the network

@@ -34,6 +34,17 @@ one channel, and a preset names its own.  The chunk default, 512 KiB, is one
 step of NCCL's Simple protocol: its default per-channel buffer (1 << 22 =
 4 MiB, src/init.cc) cut into 8 steps (src/include/device.h), the unit NCCL
 sends and forwards.
+
+``object_overhead_s``: what mpi4py's object layer costs a rank per
+lowercase call (pickling, the pickle buffer, argument handling), in seconds,
+by call kind (:data:`OBJECT_CALLS`): ``{"send": 1.5e-6, "recv": 1.5e-6,
+"allreduce": 4e-6}``.  A program's top-level lowercase call owes it as
+software overhead (:mod:`ppt.mpi.surface.fast`); the lowercase code an
+uppercase buffer call runs inside owes nothing.  A point-to-point message
+pays its sender's kind (``send``/``isend``, before the message leaves) and
+its receiver's (``recv`` once the message is in; ``irecv`` when the request
+is retired).  ``ppt calibrate`` measures it on the host
+(:mod:`ppt.hardware.hostcalls`).  Default: none, no call kind costs anything.
 """
 from __future__ import annotations
 
@@ -51,6 +62,10 @@ NCCL_CHANNELS = 1
 #: NCCL-style collectives' pipelined chunk when a preset names none, bytes (see the module docstring).
 NCCL_CHUNK_B = 512 * 1024
 
+#: Lowercase (object) call kinds ``object_overhead_s`` may name.
+OBJECT_CALLS = ("send", "recv", "isend", "irecv", "bcast", "reduce", "allreduce", "gather", "scatter",
+                "allgather", "alltoall")
+
 #: The keys of the ``mpi`` section.
 MPI_PARAMS = (
     Param("eager_threshold_B", "largest message sent eagerly; larger ones take the rendezvous protocol", int,
@@ -62,7 +77,9 @@ MPI_PARAMS = (
     Param("nccl_channels", "NCCL-style collectives: parallel rings (or tree pairs) a buffer is split over", int,
           NCCL_CHANNELS, positive=True),
     Param("nccl_chunk_B", "NCCL-style collectives: most bytes of one pipelined chunk", int, NCCL_CHUNK_B,
-          positive=True))
+          positive=True),
+    Param("object_overhead_s", "a rank's time per top-level lowercase call (mpi4py's pickling layer), by call kind: "
+          + ", ".join(OBJECT_CALLS), dict, {}, shape="mapping of kind to s"))
 
 
 @dataclass(frozen=True)
@@ -75,8 +92,17 @@ class MPISettings:
     poll_overhead_s: float = POLL_OVERHEAD_S
     nccl_channels: int = NCCL_CHANNELS
     nccl_chunk_B: int = NCCL_CHUNK_B
+    #: ``(kind, s)`` pairs sorted by kind (a mapping given here is made one), so the settings stay hashable.
+    object_overhead_s: tuple = ()
 
     def __post_init__(self):
+        pairs = tuple(sorted(dict(self.object_overhead_s).items()))
+        for kind, cost in pairs:
+            if kind not in OBJECT_CALLS:
+                raise ConfigError(f"mpi.object_overhead_s names {kind!r}, not one of {', '.join(OBJECT_CALLS)}")
+            if isinstance(cost, bool) or not isinstance(cost, (int, float)) or not 0 <= cost < float("inf"):
+                raise ConfigError(f"mpi.object_overhead_s.{kind} must be a number of seconds >= 0, got {cost!r}")
+        object.__setattr__(self, "object_overhead_s", tuple((kind, float(cost)) for kind, cost in pairs if cost))
         if self.eager_threshold_B < 0:
             raise ConfigError(f"mpi.eager_threshold_B must not be negative, got {self.eager_threshold_B}")
         for key in ("nccl_channels", "nccl_chunk_B"):
@@ -87,6 +113,11 @@ class MPISettings:
     @classmethod
     def from_preset(cls, preset: dict) -> "MPISettings":
         return cls(**read_section(preset.get("mpi", {}), MPI_PARAMS, "mpi"))
+
+    @property
+    def object_costs(self) -> dict:
+        """``object_overhead_s`` by call kind, the kinds that cost something only, s."""
+        return dict(self.object_overhead_s)
 
     @property
     def overhead_s(self) -> float:

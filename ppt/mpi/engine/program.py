@@ -290,6 +290,7 @@ class CompiledRank(RankCore):
         self.meter = None
         self.cpu_mark = 0.0
         self.recv_overhead_s = job.settings.recv_overhead_s
+        self.object_costs = job.settings.object_costs or None
         self.node_of = job.node_of
         self.out = engine.out
         self.request_class = CRequest

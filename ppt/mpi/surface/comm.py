@@ -264,7 +264,7 @@ class Comm(metaclass=Refusing):
         """Start a barrier; the request completes once every rank of this communicator has entered it."""
         return ibarrier(self)
 
-    @mpi_call("MPI_Bcast")
+    @mpi_call("MPI_Bcast", lowercase="bcast")
     def bcast(self, obj=None, root: int = 0, nbytes: int | None = None, algorithm: str | None = None):
         """Root's ``obj`` on every rank (each rank's own copy)."""
         return _own(self._bcast(_own(obj), root, nbytes, algorithm))
@@ -276,7 +276,7 @@ class Comm(metaclass=Refusing):
         nbytes = self._size(obj, nbytes) if self.rank == root else 0
         return coll.algorithm(self, "bcast", algorithm)(Coll(self, root), obj, root, nbytes)
 
-    @mpi_call("MPI_Reduce")
+    @mpi_call("MPI_Reduce", lowercase="reduce")
     def reduce(self, obj=None, op=SUM, root: int = 0, nbytes: int | None = None, algorithm: str | None = None):
         """``op`` over all ranks' ``obj`` (in rank order) on ``root``; None elsewhere."""
         return _own(self._reduce(_own(obj), op, root, nbytes, algorithm))
@@ -288,7 +288,7 @@ class Comm(metaclass=Refusing):
             return obj
         return coll.algorithm(self, "reduce", algorithm)(Coll(self, root), obj, op, root, self._size(obj, nbytes))
 
-    @mpi_call("MPI_Allreduce")
+    @mpi_call("MPI_Allreduce", lowercase="allreduce")
     def allreduce(self, obj=None, op=SUM, nbytes: int | None = None, algorithm: str | None = None):
         """``op`` over all ranks' ``obj`` on every rank."""
         return _own(self._allreduce(_own(obj), op, nbytes, algorithm))
@@ -301,7 +301,7 @@ class Comm(metaclass=Refusing):
         fn = coll.algorithm(self, "allreduce", algorithm, nbytes, op)
         return fn(Coll(self), obj, op, nbytes)
 
-    @mpi_call("MPI_Gather")
+    @mpi_call("MPI_Gather", lowercase="gather")
     def gather(self, obj=None, root: int = 0, nbytes: int | None = None, algorithm: str | None = None):
         """List of all ranks' ``obj`` on ``root`` (None elsewhere); ``nbytes``: this rank's block."""
         return _own(self._gather(_own(obj), root, nbytes, algorithm))
@@ -318,7 +318,7 @@ class Comm(metaclass=Refusing):
         fn = coll.algorithm(self, "gather", algorithm)
         return fn(Coll(self, root), obj, root, self._size(obj, nbytes))
 
-    @mpi_call("MPI_Scatter")
+    @mpi_call("MPI_Scatter", lowercase="scatter")
     def scatter(self, objs=None, root: int = 0, nbytes=None, algorithm: str | None = None):
         """Block ``objs[i]`` of the root to rank i; ``nbytes``: bytes per block (root only)."""
         return _own(self._scatter(_own(objs), root, nbytes, algorithm))
@@ -339,7 +339,7 @@ class Comm(metaclass=Refusing):
             return objs[0]
         return coll.algorithm(self, "scatter", algorithm)(Coll(self, root), objs, root, sizes)
 
-    @mpi_call("MPI_Allgather")
+    @mpi_call("MPI_Allgather", lowercase="allgather")
     def allgather(self, obj=None, nbytes: int | None = None, algorithm: str | None = None):
         """List of all ranks' ``obj`` on every rank."""
         return _own(self._allgather(_own(obj), nbytes, algorithm, nbytes))
@@ -355,7 +355,7 @@ class Comm(metaclass=Refusing):
         nbytes = self._size(obj, nbytes)
         return coll.algorithm(self, "allgather", algorithm, uniform_B)(Coll(self), obj, nbytes)
 
-    @mpi_call("MPI_Alltoall")
+    @mpi_call("MPI_Alltoall", lowercase="alltoall")
     def alltoall(self, objs=None, nbytes=None, algorithm: str | None = None):
         """Block ``objs[j]`` to rank j; returns the blocks received, by source.  ``nbytes``: per block."""
         return _own(self._alltoall(_own(objs), nbytes, algorithm))

@@ -3,7 +3,8 @@
 
 A program's ``comm.isend``, ``comm.irecv``, ``comm.send``, ``comm.recv``, ``mpi.wait``, ``mpi.test``
 and ``mpi.waitall`` run here, with the bookkeeping every top-level MPI call gets (:func:`mpi_call`:
-counting, timing, the freed check, the CPU meter), without a Python frame between the program and
+counting, timing, the freed check, the CPU meter, a lowercase call's object-layer cost from
+``mpi.object_overhead_s``), without a Python frame between the program and
 the compiled MPI engine.  On the compiled engine the rank (:class:`RankCore`, the base of
 :class:`ppt.mpi.engine.program.CompiledRank`) and its requests (:class:`EngineRequest`) are C
 structures and the engine's calls are plain C calls, made with the interpreter lock held.  A replay's
@@ -241,11 +242,30 @@ cdef int end(rank, double start) except -1:
     return 0
 
 
-def mpi_call(str name):
+cdef inline double object_cost(rank, str kind):
+    """What the rank's top-level lowercase call ``kind`` costs in mpi4py's object layer, s (0 off the compiled
+    engine, or when its job's ``mpi.object_overhead_s`` names no cost: see :mod:`ppt.mpi.settings`)."""
+    if not isinstance(rank, RankCore) or (<RankCore>rank).object_costs is None:
+        return 0.0
+    return (<RankCore>rank).object_costs.get(kind, 0.0)
+
+
+cdef inline int owe(rank, double cost_s) except -1:
+    """The rank owes ``cost_s`` more of software overhead (a compiled engine's rank; nothing if 0)."""
+    cdef RankCore core
+    if cost_s:
+        core = <RankCore>rank
+        surface_set_owed(core.m_core, core.me, surface_owed(core.m_core, core.me) + cost_s)
+    return 0
+
+
+def mpi_call(str name, str lowercase=None):
     """Decorate a method of an object with a ``_rank`` attribute as the MPI call ``name``.
 
     The outermost call of a rank is counted and timed (``RankStats.comm_s``);
     calls made inside it (a collective's point-to-point messages) are not.
+    A lowercase call (``lowercase``: its kind in ``mpi.object_overhead_s``,
+    ``"allreduce"`` ...) owes its kind's cost when it is the outermost call, before it runs.
     A rank with a CPU meter (``Rank.meter``, see :mod:`ppt.exec.meter`) is
     charged the compute time its code used before the call.
     A call on a freed communicator or group raises an MPIError.
@@ -256,6 +276,8 @@ def mpi_call(str name):
             rank = self._rank
             cdef double start = begin(self, rank, name)
             try:
+                if lowercase is not None and start == start:
+                    owe(rank, object_cost(rank, lowercase))
                 return fn(self, *args, **kwargs)
             finally:
                 end(rank, start)
@@ -268,10 +290,12 @@ cdef class EngineRequest:
     """A request whose state is the engine's: ``done``, ``status`` and ``value`` (``q``: its index there;
     -1 once it needs none).  A receive's result is read from the engine once: ``raw`` (world source,
     engine tag, bytes) and its payload in ``data``; its Status is built from ``raw`` when first asked for.
-    ``active``: not yet retired by a wait or test; ``buffer``: mpi4py's receive buffer, if any."""
+    ``active``: not yet retired by a wait or test; ``buffer``: mpi4py's receive buffer, if any; ``due_s``: the
+    object layer's cost a lowercase ``irecv``'s rank owes when the request is retired, s."""
 
     cdef public RankCore _rank
     cdef public bint is_send, active
+    cdef public double due_s
     cdef public object comm, peer, tag, nbytes, data, raw, built, buffer
     cdef public int64_t ctx
     cdef public int32_t q
@@ -283,7 +307,7 @@ cdef class EngineRequest:
     cdef reset(self, RankCore rank, bint is_send, comm, peer, tag, int64_t ctx, nbytes, data):
         self._rank, self.is_send, self.comm, self.peer, self.tag, self.ctx = rank, is_send, comm, peer, tag, ctx
         self.nbytes, self.data, self.raw, self.built, self.q = nbytes, data, None, None, -1
-        self.active, self.buffer = True, None
+        self.active, self.buffer, self.due_s = True, None, 0.0
 
     def _restart(self, *args):
         """This request (a persistent one starting, or a request of a subclass) made anew as by
@@ -352,7 +376,8 @@ cdef class RankCore:
     """The part of a rank of the compiled engine its point-to-point calls use: the engine ``m`` (a cffi
     pointer), this rank's number there ``me``, its job's first engine rank ``base``; the rank's ``engine``
     (payloads and tags), ``proc``, ``stats``, the MPI ``call`` in progress, its CPU ``meter``, and the
-    class of its nonblocking requests, ``request_class`` (an :class:`EngineRequest`)."""
+    class of its nonblocking requests, ``request_class`` (an :class:`EngineRequest`); ``object_costs``: its job's
+    ``mpi.object_overhead_s`` by call kind (s), None when no kind costs anything."""
 
     cdef ppt_mpi_t *m_core
     cdef object m_cdata
@@ -360,6 +385,7 @@ cdef class RankCore:
     cdef const char *last_name
     cdef public int32_t me, base
     cdef public object engine, proc, stats, call, meter, request_class
+    cdef public dict object_costs
     #: The thread that made the rank's first MPI call (0 before it): MPI calls from any other are refused.
     cdef public unsigned long thread
 
@@ -536,6 +562,8 @@ def send(self, obj=None, dest=0, tag=0, nbytes=None):
     rank = self._rank
     cdef double start = begin(self, rank, "MPI_Send")
     try:
+        if start == start:
+            owe(rank, object_cost(rank, "send"))
         wait_for(rank, _isend(self, obj, dest, tag, nbytes))
     finally:
         end(rank, start)
@@ -546,6 +574,8 @@ def isend(self, obj=None, dest=0, tag=0, nbytes=None):
     rank = self._rank
     cdef double start = begin(self, rank, "MPI_Isend")
     try:
+        if start == start:
+            owe(rank, object_cost(rank, "isend"))
         return _isend(self, obj, dest, tag, nbytes)
     finally:
         end(rank, start)
@@ -564,6 +594,8 @@ def recv(self, *args, **kwargs):
             source, tag, status = recv_args("recv", args, kwargs, (ANY_SOURCE, ANY_TAG, None))
         req = _irecv(self, source, tag)
         wait_for(rank, req)
+        if start == start:
+            owe(rank, object_cost(rank, "recv"))
         if status is not None:
             req.status.copy_to(status)
         return req.value
@@ -577,9 +609,13 @@ def irecv(self, *args, **kwargs):
     cdef double start = begin(self, rank, "MPI_Irecv")
     try:
         if not kwargs and len(args) == 2 and type(args[0]) is int:
-            return _irecv(self, args[0], args[1])
-        source, tag = recv_args("irecv", args, kwargs, (ANY_SOURCE, ANY_TAG))
-        return _irecv(self, source, tag)
+            req = _irecv(self, args[0], args[1])
+        else:
+            source, tag = recv_args("irecv", args, kwargs, (ANY_SOURCE, ANY_TAG))
+            req = _irecv(self, source, tag)
+        if start == start and isinstance(req, EngineRequest):
+            (<EngineRequest>req).due_s = object_cost(rank, "irecv")
+        return req
     finally:
         end(rank, start)
 
@@ -609,8 +645,11 @@ def recv_args(str call, args, kwargs, defaults) -> list:
 # -- completing requests (methods of ppt.mpi.surface.api.MPI) ------------------------------------------------------
 def retire(self, req, status):
     """Retire ``req``, which the rank has taken over: returns its payload (receives), fills ``status`` and any
-    mpi4py receive buffer."""
+    mpi4py receive buffer; the rank owes the object layer's cost of a lowercase ``irecv``."""
     req.active = False
+    if isinstance(req, EngineRequest) and (<EngineRequest>req).due_s:
+        owe((<EngineRequest>req)._rank, (<EngineRequest>req).due_s)
+        (<EngineRequest>req).due_s = 0.0
     if status is not None and req.status is not None:
         req.status.copy_to(status)
     if req.is_send:

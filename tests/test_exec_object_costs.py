@@ -1,0 +1,108 @@
+"""``mpi.object_overhead_s``: a top-level lowercase call owes mpi4py's object-layer cost, an uppercase one does not.
+
+On the analytic network without other overheads a ping-pong's time is closed form, so a cost of ``X``
+seconds per ``send`` adds exactly ``2 N X`` to ``N`` round trips.
+"""
+import copy
+import textwrap
+
+import pytest
+
+from ppt.exec.runner import ExecOptions, exec_program
+from ppt.hardware.systems import load_system
+from ppt.machine import Machine
+from ppt.mpi import MPIJob
+
+ROUND_TRIPS = 5
+X = 2.0 ** -18                  # about 3.8 us, a binary fraction so the sums are exact
+
+PINGPONG = """
+    from mpi4py import MPI
+    comm = MPI.COMM_WORLD
+    peer = 1 - comm.Get_rank()
+    for _ in range({n}):
+        if comm.Get_rank() == 0:
+            {send}
+            {recv}
+        else:
+            {recv}
+            {send}
+"""
+LOWER = {"send": "comm.send(0.5, peer, 7)", "recv": "comm.recv(source=peer, tag=7)"}
+NONBLOCKING = {"send": "comm.isend(0.5, peer, 7).wait()", "recv": "comm.irecv(source=peer, tag=7).wait()"}
+UPPER = {"send": "comm.Send(buf, peer, 7)", "recv": "comm.Recv(buf, peer, 7)"}
+COLLECTIVES = """
+    from mpi4py import MPI
+    comm = MPI.COMM_WORLD
+    for _ in range({n}):
+        comm.allreduce(0.5)
+        comm.bcast(0.5, 0)
+"""
+UPPER_COLLECTIVES = """
+    import numpy
+    from mpi4py import MPI
+    comm = MPI.COMM_WORLD
+    one, two = numpy.ones(1), numpy.ones(1)
+    for _ in range({n}):
+        comm.Allreduce(one, two)
+        comm.Bcast(one, 0)
+"""
+
+
+def predicted_s(tmp_path, source, costs=None):
+    """Predicted time of ``source`` on 2 ranks of edison's analytic network, with ``mpi.object_overhead_s`` =
+    ``costs`` (None: the key absent)."""
+    preset = copy.deepcopy(load_system("edison"))
+    if costs is not None:
+        preset.setdefault("mpi", {})["object_overhead_s"] = costs
+    program = tmp_path / "prog.py"
+    program.write_text(textwrap.dedent(source))
+    job = MPIJob.on_machine(Machine(preset, network_kind="analytic"), 2, 1)
+    return exec_program(job, ExecOptions(str(program), compute="none")).result.predicted_s
+
+
+def pingpong(calls, n=ROUND_TRIPS, upper=False):
+    source = PINGPONG.format(n=n, **calls)
+    if upper:
+        source = source.replace("peer = ", "buf = bytearray(8)\n    peer = ")
+    return source
+
+
+def test_each_lowercase_send_adds_its_cost(tmp_path):
+    base = predicted_s(tmp_path, pingpong(LOWER))
+    assert predicted_s(tmp_path, pingpong(LOWER), {"send": X}) - base == pytest.approx(2 * ROUND_TRIPS * X,
+                                                                                      rel=1e-9)
+
+
+def test_a_receive_owes_its_cost_once_the_message_is_in(tmp_path):
+    base = predicted_s(tmp_path, pingpong(LOWER))
+    assert predicted_s(tmp_path, pingpong(LOWER), {"recv": X}) - base == pytest.approx(2 * ROUND_TRIPS * X,
+                                                                                      rel=1e-9)
+
+
+def test_nonblocking_lowercase_calls_owe_theirs(tmp_path):
+    base = predicted_s(tmp_path, pingpong(NONBLOCKING))
+    both = predicted_s(tmp_path, pingpong(NONBLOCKING), {"isend": X, "irecv": 2 * X})
+    assert both - base == pytest.approx(2 * ROUND_TRIPS * 3 * X, rel=1e-9)
+
+
+def test_lowercase_collectives_owe_theirs(tmp_path):
+    source = COLLECTIVES.format(n=ROUND_TRIPS)
+    base = predicted_s(tmp_path, source)
+    assert predicted_s(tmp_path, source, {"allreduce": X, "bcast": 2 * X}) - base == \
+        pytest.approx(ROUND_TRIPS * 3 * X, rel=1e-9)
+
+
+def test_uppercase_calls_owe_nothing(tmp_path):
+    """Send and Recv run the lowercase code inside them: it is not a top-level lowercase call."""
+    every = {"send": X, "recv": X, "isend": X, "irecv": X}
+    assert predicted_s(tmp_path, pingpong(UPPER, upper=True), every) == \
+        predicted_s(tmp_path, pingpong(UPPER, upper=True))
+    upper = UPPER_COLLECTIVES.format(n=ROUND_TRIPS)
+    assert predicted_s(tmp_path, upper, {"allreduce": X, "bcast": X}) == predicted_s(tmp_path, upper)
+
+
+def test_no_setting_and_no_cost_predict_the_same(tmp_path):
+    base = predicted_s(tmp_path, pingpong(LOWER))
+    assert predicted_s(tmp_path, pingpong(LOWER), {}) == base
+    assert predicted_s(tmp_path, pingpong(LOWER), {"send": 0}) == base
