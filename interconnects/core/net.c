@@ -1213,6 +1213,12 @@ int64_t ppt_net_run(ppt_net_t *net, double until_s, int64_t max_events)
 
 uint64_t ppt_net_send(ppt_net_t *net, int32_t src, int32_t dst, int64_t nbytes, int32_t notify_sent, double now_s)
 {
+    return ppt_net_send_class(net, src, dst, nbytes, notify_sent, now_s, -1);
+}
+
+uint64_t ppt_net_send_class(ppt_net_t *net, int32_t src, int32_t dst, int64_t nbytes, int32_t notify_sent,
+                            double now_s, int32_t tclass)
+{
     int32_t m = message_new(net);
     message_t *msg = &net->msgs[m];
     msg->uid = ((uint64_t)src << 32) | ++net->nic_msg_seq[src];
@@ -1223,7 +1229,7 @@ uint64_t ppt_net_send(ppt_net_t *net, int32_t src, int32_t dst, int64_t nbytes, 
     msg->npackets = n > 1 ? (int32_t)n : 1;
     msg->cut = 0;
     msg->notify_sent = notify_sent;
-    msg->tclass = net->node_class ? net->node_class[src] : 0;
+    msg->tclass = tclass >= 0 ? tclass : net->node_class ? net->node_class[src] : 0;
     net->c.messages_sent++;
     post(net, now_s + net->cfg.nic_latency_s, ++net->nic_send_key[src], EV_NIC_QUEUE, src, m, 0);
     return msg->uid;

@@ -318,6 +318,10 @@ struct ppt_mpi {
     ppt_net_t *net;             /* the packet network's core, or NULL: the analytic network */
     ppt_histogram_t *message_latency;
     double net_lead_s, net_wake_s;
+    int32_t classes_on;         /* ppt_mpi_set_classes was called: the class of each message (packet.c) */
+    int32_t coll_class, p2p_class, class_ranges;
+    int64_t *class_lo, *class_hi;
+    int32_t *class_of_range;
     double horizon_s;           /* events from here on wait (ppt_mpi_set_horizon) */
     int64_t net_wakes;
     int64_t net_owed;           /* deliveries and send completions the core still owes this process */

@@ -309,11 +309,14 @@ void p2p_match(ppt_mpi_t *m, int32_t q, int32_t i)
         receive_data(m, q, i);
         return;
     }
-    int32_t me = g->dst, src = g->src, send_req = g->send_req;
+    int32_t me = g->dst, src = g->src, send_req = g->send_req, ctx = g->ctx;
+    int64_t tag = g->tag;
     mpi_free_msg(m, i);
     int32_t c = mpi_new_msg(m);
     msg_t *cts = MSG(m, c);
     cts->kind = CTS;
+    cts->ctx = ctx;                             /* the rendezvous's traffic class (packet.c) */
+    cts->tag = tag;
     cts->dst = src;
     cts->src = me;
     cts->send_req = send_req;
@@ -427,6 +430,8 @@ void p2p_arrive(ppt_mpi_t *m, int32_t i)
         data->kind = DATA;
         data->dst = dst;
         data->src = rq->rank;
+        data->ctx = rq->ctx;
+        data->tag = rq->tag;
         data->recv_req = recv_req;
         data->net_B = data->nbytes = rq->nbytes;
         data->on_sent = q;

@@ -4,6 +4,10 @@
 #include "_mpicore.h"
 #include "rma.h"
 
+/* The tag of one-sided messages, which no tag range of ppt_mpi_set_classes holds: they are in the
+ * point-to-point class. */
+#define RMA_TAG (-1)
+
 int32_t ppt_mpi_rma_request(ppt_mpi_t *m, int32_t rank)
 {
     return p2p_new_req(m, rank);
@@ -31,6 +35,7 @@ void ppt_mpi_rma_put(ppt_mpi_t *m, int32_t src, int32_t dst, int64_t nbytes, int
     g->dst = dst;
     g->recv_req = q;
     g->net_B = g->nbytes = nbytes;
+    g->tag = RMA_TAG;
     mpi_send_message(m, i, start_s);
 }
 
@@ -42,6 +47,7 @@ int32_t ppt_mpi_rma_get(ppt_mpi_t *m, int32_t origin, int32_t target, int64_t re
     int32_t s = p2p_new_req(m, target);         /* the target NIC's send of the reply */
     REQ(m, s)->is_send = 1;
     REQ(m, s)->nbytes = reply_B;
+    REQ(m, s)->tag = RMA_TAG;                   /* (the reply's, p2p_arrive) */
     int32_t i = mpi_new_msg(m);
     msg_t *g = MSG(m, i);
     g->kind = CTS;
@@ -50,6 +56,7 @@ int32_t ppt_mpi_rma_get(ppt_mpi_t *m, int32_t origin, int32_t target, int64_t re
     g->send_req = s;
     g->recv_req = q;
     g->net_B = g->nbytes = request_B;
+    g->tag = RMA_TAG;
     mpi_send_message(m, i, start_s);
     *served = s;
     return q;
