@@ -34,12 +34,17 @@ one channel, and a preset names its own.  The chunk default, 512 KiB, is one
 step of NCCL's Simple protocol: its default per-channel buffer (1 << 22 =
 4 MiB, src/init.cc) cut into 8 steps (src/include/device.h), the unit NCCL
 sends and forwards.
+
+``class_of``: the traffic class of the job's messages by kind (collectives,
+point-to-point, tag ranges) on a packet network with classes: see
+:mod:`ppt.mpi.classes`.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
 
 from ppt.errors import ConfigError
+from ppt.mpi.classes import CLASS_OF, MessageClasses
 from ppt.params import Param, read_section
 
 #: Eager/rendezvous switch when a preset names none, bytes.
@@ -62,7 +67,8 @@ MPI_PARAMS = (
     Param("nccl_channels", "NCCL-style collectives: parallel rings (or tree pairs) a buffer is split over", int,
           NCCL_CHANNELS, positive=True),
     Param("nccl_chunk_B", "NCCL-style collectives: most bytes of one pipelined chunk", int, NCCL_CHUNK_B,
-          positive=True))
+          positive=True),
+    CLASS_OF)
 
 
 @dataclass(frozen=True)
@@ -75,8 +81,12 @@ class MPISettings:
     poll_overhead_s: float = POLL_OVERHEAD_S
     nccl_channels: int = NCCL_CHANNELS
     nccl_chunk_B: int = NCCL_CHUNK_B
+    #: Traffic classes of the job's messages (ppt.mpi.classes; given as the setting's mapping, kept read).
+    class_of: MessageClasses = MessageClasses()
 
     def __post_init__(self):
+        if not isinstance(self.class_of, MessageClasses):
+            object.__setattr__(self, "class_of", MessageClasses.read(self.class_of))
         if self.eager_threshold_B < 0:
             raise ConfigError(f"mpi.eager_threshold_B must not be negative, got {self.eager_threshold_B}")
         for key in ("nccl_channels", "nccl_chunk_B"):
