@@ -122,3 +122,19 @@ def test_message_classes_over_two_processes_print_the_serial_json(tmp_path):
     assert serial.returncode == parallel.returncode == 0, serial.stderr + parallel.stderr
     assert _without_wall_time(parallel.stdout) == _without_wall_time(serial.stdout)
     assert all(c["packets"] > 0 for c in json.loads(serial.stdout)["network"]["classes"])
+
+
+def test_a_trace_replay_puts_collectives_and_point_to_point_in_their_classes(tmp_path):
+    from mpi_helpers import synthetic_trace
+    from ppt.traces.formats import open_trace
+    from ppt.traces.replay import replay
+    trace = open_trace(str(synthetic_trace(tmp_path / "synthetic", 400)))
+
+    def packets(class_of):
+        net, _ = ring(traffic_classes=2)
+        job = MPIJob(net, trace.num_ranks, ranks_per_node=2, comm=None, settings=MPISettings(class_of=class_of))
+        return [c["packets"] for c in replay(trace, job)["network"]["classes"]]
+
+    collectives = packets({"collectives": 1})
+    assert min(collectives) > 0
+    assert packets({"point-to-point": 1, "collectives": 0}) == collectives[::-1]
