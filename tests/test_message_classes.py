@@ -52,6 +52,36 @@ def test_a_rendezvous_its_control_messages_and_data_travel_in_the_sends_class():
     assert packets == [0, 0, 2 + 200]           # RTS, CTS, the data
 
 
+def behind_a_long_message(mpi, long_B):
+    """Rank 0 sends ``long_B`` bytes to rank 4 (tag 1), then 40 bytes to rank 3 (tag 5), which each return
+    when theirs arrived.  (To one peer the short message would wait anyway: the engine matches a pair's
+    messages in the order they were sent.)"""
+    comm = mpi.COMM_WORLD
+    if comm.rank == 0:
+        requests = [comm.isend(None, 4, tag=1, nbytes=long_B), comm.isend(None, 3, tag=5, nbytes=40)]
+        for request in requests:
+            request.wait()
+    elif comm.rank in (3, 4):
+        comm.recv(source=0)
+        return mpi.Wtime()
+
+
+@pytest.mark.parametrize("network", [{}, {"buffer_B": 4096}])
+def test_a_nic_sends_a_high_priority_message_before_a_long_one_queued_ahead(network):
+    long_B = 64 * 1024
+    settings = MPISettings(eager_threshold_B=long_B, class_of={"5": 1})
+
+    def arrivals(**classes):
+        net, _ = ring(traffic_classes=2, **classes, **network)
+        return MPIJob(net, 8, comm=None, settings=settings).run(behind_a_long_message, long_B).returns[3:5]
+
+    short_s, long_s = arrivals(class_priority=[0, 1])
+    # the short message waits for at most the long one's packet on the wire at the NIC and at each port
+    wait_s = (HEADER_B + PAYLOAD_B) / 1e9 * 5
+    assert short_s < lone_packet_s(3, HEADER_B + 40) + wait_s < 0.1 * long_s
+    assert arrivals()[0] > 0.5 * long_s             # equal priority: the NIC sends in order, the long one first
+
+
 def flood(mpi):
     """Even nodes: ten 8-byte allreduces among themselves, timed (s); odd nodes: a halo of HALO_B each way
     with the node across the ring, whose packets cross the even nodes' routers."""
