@@ -122,6 +122,8 @@ struct ppt_net {
     int32_t classes, class_vcs;
     double *class_cost;                     /* [class] virtual bytes per byte served: 1 / share */
     int32_t *class_priority;                /* [class] strict priority level */
+    int32_t nic_by_priority;                /* classes of unequal priority: a NIC's FIFO sends its first message
+                                             * of the highest priority first (fifo_pick) */
     double *class_tag;                      /* [port * classes + class] fair queueing finish tag, virtual bytes */
     double *port_vtime;                     /* [port] start tag of the packet last started, virtual bytes */
     int32_t *class_rr;                      /* [port * classes + class] round-robin pointer among its VCs */

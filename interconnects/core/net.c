@@ -857,18 +857,40 @@ static void post_sent(ppt_net_t *net, int32_t node, double t, uint64_t uid)
     post(net, t, nic_key(net, node), EV_SENT, node, (int32_t)(uid >> 32), (int32_t)(uint32_t)uid);
 }
 
-/* Cut the next packet of the message at the head of the FIFO (*head, *tail), now; the message leaves
- * the FIFO with its last packet, and *notify is then its uid if Python asked to hear it sent (else 0). */
+/* The message of the FIFO from `head` that sends next: the head, or with classes of unequal priority
+ * the first message of the highest priority, so that one NIC sending in several classes (mpi.class_of)
+ * does not hold a high-priority message behind a long one; *before: the message ahead of it, or NONE. */
+static int32_t fifo_pick(const ppt_net_t *net, int32_t head, int32_t *before)
+{
+    int32_t pick = head;
+    *before = NONE;
+    if (!net->nic_by_priority)
+        return head;
+    for (int32_t last = head, m = net->msgs[head].next; m != NONE; last = m, m = net->msgs[m].next)
+        if (net->class_priority[net->msgs[m].tclass] > net->class_priority[net->msgs[pick].tclass]) {
+            pick = m;
+            *before = last;
+        }
+    return pick;
+}
+
+/* Cut the next packet of the FIFO's (*head, *tail) message that sends next (fifo_pick), now; the message
+ * leaves the FIFO with its last packet, and *notify is then its uid if Python asked to hear it sent
+ * (else 0). */
 static int32_t fifo_cut(ppt_net_t *net, int32_t *head, int32_t *tail, uint64_t *notify)
 {
-    int32_t m = *head;
+    int32_t before;
+    int32_t m = fifo_pick(net, *head, &before);
     int32_t p = nic_cut(net, m, net->now);
     message_t *msg = &net->msgs[m];
     *notify = 0;
     if (msg->cut == msg->npackets) {
-        *head = msg->next;
+        if (before == NONE)
+            *head = msg->next;
+        else
+            net->msgs[before].next = msg->next;
         if (msg->next == NONE)
-            *tail = NONE;
+            *tail = before;
         if (msg->notify_sent)
             *notify = msg->uid;
         message_free(net, m);
@@ -1015,7 +1037,7 @@ static void nic_queue(ppt_net_t *net, int32_t node, int32_t m)
     message_t *msg = &net->msgs[m];
     int per_packet = net->rail_unit == PPT_RAIL_PER_PACKET;
     int32_t rail = per_packet ? NONE : choose_rail(net, node, msg->dst, msg->uid << 24);
-    if (!net->credit_on && !net->traffic_on && !net->cc_on) {
+    if (!net->credit_on && !net->traffic_on && !net->cc_on && !net->nic_by_priority) {
         /* unbounded buffers: nothing can hold a rail up, so lay out all packets now (FIFO per rail) */
         double done = net->now;
         while (msg->cut < msg->npackets) {
@@ -1213,6 +1235,12 @@ int64_t ppt_net_run(ppt_net_t *net, double until_s, int64_t max_events)
 
 uint64_t ppt_net_send(ppt_net_t *net, int32_t src, int32_t dst, int64_t nbytes, int32_t notify_sent, double now_s)
 {
+    return ppt_net_send_class(net, src, dst, nbytes, notify_sent, now_s, -1);
+}
+
+uint64_t ppt_net_send_class(ppt_net_t *net, int32_t src, int32_t dst, int64_t nbytes, int32_t notify_sent,
+                            double now_s, int32_t tclass)
+{
     int32_t m = message_new(net);
     message_t *msg = &net->msgs[m];
     msg->uid = ((uint64_t)src << 32) | ++net->nic_msg_seq[src];
@@ -1223,7 +1251,7 @@ uint64_t ppt_net_send(ppt_net_t *net, int32_t src, int32_t dst, int64_t nbytes, 
     msg->npackets = n > 1 ? (int32_t)n : 1;
     msg->cut = 0;
     msg->notify_sent = notify_sent;
-    msg->tclass = net->node_class ? net->node_class[src] : 0;
+    msg->tclass = tclass >= 0 ? tclass : net->node_class ? net->node_class[src] : 0;
     net->c.messages_sent++;
     post(net, now_s + net->cfg.nic_latency_s, ++net->nic_send_key[src], EV_NIC_QUEUE, src, m, 0);
     return msg->uid;
@@ -1354,6 +1382,7 @@ ppt_net_t *ppt_net_new(const ppt_net_config_t *cfg, const ppt_routing_t *routing
         for (int32_t c = 0; c < C; c++) {
             net->class_cost[c] = 1.0 / cfg->class_share[c];
             net->class_priority[c] = cfg->class_priority ? cfg->class_priority[c] : 0;
+            net->nic_by_priority |= net->class_priority[c] != net->class_priority[0];
         }
         net->class_tag = ppt_alloc((size_t)(ports * C), sizeof(double));
         net->class_rr = ppt_alloc((size_t)(ports * C), sizeof(int32_t));

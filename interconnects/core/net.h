@@ -140,6 +140,9 @@ void ppt_net_free(ppt_net_t *net);
 
 /* A message of nbytes from node src to node dst handed over at time now_s; returns its uid. */
 uint64_t ppt_net_send(ppt_net_t *net, int32_t src, int32_t dst, int64_t nbytes, int32_t notify_sent, double now_s);
+/* The same in traffic class tclass (in [0, classes)), or in the node's class (tclass -1: as ppt_net_send). */
+uint64_t ppt_net_send_class(ppt_net_t *net, int32_t src, int32_t dst, int64_t nbytes, int32_t notify_sent,
+                            double now_s, int32_t tclass);
 /* Run events with time < until_s, at most max_events of them; once an event has output (see
  * ppt_net_outputs) at time t, only those before t + nic_latency_s, when a message Python sends in
  * reply could first reach the core.  Returns the number of events run. */

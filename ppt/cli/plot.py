@@ -12,6 +12,11 @@ files (``ppt plot wc-min.npz wc-ugal.npz``), their figures also share the
 occupancy colour scale and the time and latency axes, so they compare.
 The figures are drawn in a temporary folder beside them and moved into
 place only once all are drawn, so a failed write (a full disk) leaves none.
+
+Given results instead (``ppt plot result.json``: the ``--json`` output of a
+run with ``network.traffic_classes`` > 1), writes ``PREFIX-classes.png``:
+each traffic class's delivered throughput and packet latencies
+(:mod:`ppt.drivers.class_plots`).
 """
 from __future__ import annotations
 
@@ -29,7 +34,8 @@ HELP = "draw a sample file (from --sample-every) as PNG figures"
 
 def add_arguments(parser) -> None:
     parser.add_argument("samples", metavar="FILE.npz", nargs="+",
-                        help="sample file(s) written by --sample-every; several share their figures' scales")
+                        help="sample file(s) written by --sample-every; several share their figures' scales "
+                             "(or results written by --json: their per-class figures)")
     parser.add_argument("--out", default=None, metavar="PREFIX",
                         help="figures go to PREFIX-NAME.png (default: the sample file without .npz; "
                              "one sample file only)")
@@ -59,6 +65,8 @@ def run(args) -> int:
     sources = [_readable(name) for name in args.samples]
     prefixes = [args.out or str(source.with_suffix("")) for source in sources]
     option = "--out" if args.out else "figure"      # beside the sample file
+    if any(source.suffix == ".json" for source in sources):
+        return _plot_classes(args, sources, prefixes, option)
     for prefix in prefixes:
         check_writable(f"{prefix}-utilization.png", option)
     files = [read_samples(str(source)) for source in sources]
@@ -90,3 +98,25 @@ def _draw(meta, arrays, prefix: str, option: str, scales: dict, dpi: int) -> lis
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
     return written
+
+
+def _plot_classes(args, sources: list[Path], prefixes: list[str], option: str) -> int:
+    """``ppt plot RESULT.json ...``: each result's per-class figure, PREFIX-classes.png."""
+    import json
+    from ppt.atomicfile import atomic_output
+    from ppt.drivers.class_plots import class_table, draw_classes, title
+    if any(source.suffix != ".json" for source in sources):
+        raise PPTError("give sample files (.npz) or results (.json) to one ppt plot, not both")
+    written = []
+    for source, prefix in zip(sources, prefixes):
+        try:
+            result = json.loads(source.read_text())
+        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+            raise PPTError(f"{source}: not a result written by --json ({exc})") from None
+        classes = class_table(result, str(source))
+        written.append(f"{prefix}-classes.png")
+        check_writable(written[-1], option)
+        with atomic_output(written[-1], option) as path:
+            draw_classes(classes, title(result), path, args.dpi)
+    emit(args, {"figures": written}, ["figure"], [[path] for path in written])
+    return 0

@@ -45,12 +45,17 @@ pays its sender's kind (``send``/``isend``, before the message leaves) and
 its receiver's (``recv`` once the message is in; ``irecv`` when the request
 is retired).  ``ppt calibrate`` measures it on the host
 (:mod:`ppt.hardware.hostcalls`).  Default: none, no call kind costs anything.
+
+``class_of``: the traffic class of the job's messages by kind (collectives,
+point-to-point, tag ranges) on a packet network with classes: see
+:mod:`ppt.mpi.classes`.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
 
 from ppt.errors import ConfigError
+from ppt.mpi.classes import CLASS_OF, MessageClasses
 from ppt.params import Param, read_section
 
 #: Eager/rendezvous switch when a preset names none, bytes.
@@ -79,7 +84,8 @@ MPI_PARAMS = (
     Param("nccl_chunk_B", "NCCL-style collectives: most bytes of one pipelined chunk", int, NCCL_CHUNK_B,
           positive=True),
     Param("object_overhead_s", "a rank's time per top-level lowercase call (mpi4py's pickling layer), by call kind: "
-          + ", ".join(OBJECT_CALLS), dict, {}, shape="mapping of kind to s"))
+          + ", ".join(OBJECT_CALLS), dict, {}, shape="mapping of kind to s"),
+    CLASS_OF)
 
 
 @dataclass(frozen=True)
@@ -94,8 +100,12 @@ class MPISettings:
     nccl_chunk_B: int = NCCL_CHUNK_B
     #: ``(kind, s)`` pairs sorted by kind (a mapping given here is made one), so the settings stay hashable.
     object_overhead_s: tuple = ()
+    #: Traffic classes of the job's messages (ppt.mpi.classes; given as the setting's mapping, kept read).
+    class_of: MessageClasses = MessageClasses()
 
     def __post_init__(self):
+        if not isinstance(self.class_of, MessageClasses):
+            object.__setattr__(self, "class_of", MessageClasses.read(self.class_of))
         pairs = tuple(sorted(dict(self.object_overhead_s).items()))
         for kind, cost in pairs:
             if kind not in OBJECT_CALLS:

@@ -477,6 +477,7 @@ class Engine:
         elif type(net) is AnalyticNetwork:
             lib.ppt_mpi_set_network(m, int(net.uniform), net.latency_s + 0 * net.per_hop_s, net.bandwidth_Bps,
                                     int(net.wire_identity), self.handle)
+        self._set_classes(settings.class_of)
         memory = net.node_memory
         if not self.built_in_network or type(memory) is not NodeMemory:
             self.sim = self.sim or net.simulation(comm=comm, name="mpi")
@@ -485,6 +486,19 @@ class Engine:
             lib.ppt_mpi_set_memory(m, memory.bandwidth_Bps, memory.latency_s)
         self.names = _Names()
         self.members: dict = {}
+
+    def _set_classes(self, classes) -> None:
+        """Hand the job's message classes (:mod:`ppt.mpi.classes`) to the engine, checked against the network's."""
+        if not classes.on:
+            return
+        packet = type(self.net) is PacketNetwork
+        classes.check(self.net.classes.count if packet else 1,
+                      "the packet network (network.traffic_classes)" if packet
+                      else "this network (classes need the packet network)")
+        if packet:
+            low, high, number = zip(*classes.tag_ranges) if classes.tag_ranges else ((), (), ())
+            lib.ppt_mpi_set_classes(self.m, classes.collectives, classes.point_to_point, len(low),
+                                    ffi.new("int64_t[]", low), ffi.new("int64_t[]", high), ffi.new("int32_t[]", number))
 
     @property
     def built_in_network(self) -> bool:

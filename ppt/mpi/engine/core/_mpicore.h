@@ -318,6 +318,10 @@ struct ppt_mpi {
     ppt_net_t *net;             /* the packet network's core, or NULL: the analytic network */
     ppt_histogram_t *message_latency;
     double net_lead_s, net_wake_s;
+    int32_t classes_on;         /* ppt_mpi_set_classes was called: the class of each message (packet.c) */
+    int32_t coll_class, p2p_class, class_ranges;
+    int64_t *class_lo, *class_hi;
+    int32_t *class_of_range;
     double horizon_s;           /* events from here on wait (ppt_mpi_set_horizon) */
     int64_t net_wakes;
     int64_t net_owed;           /* deliveries and send completions the core still owes this process */
@@ -427,9 +431,10 @@ void p2p_match(ppt_mpi_t *m, int32_t req, int32_t msg);
 int32_t p2p_irecv(ppt_mpi_t *m, int32_t rank, int32_t src, int32_t ctx, int64_t tag, int32_t req);
 void p2p_post(ppt_mpi_t *m, int32_t req);
 /* Hand the network a protocol message of kind (CTS, DATA) from src to dst moving nbytes, that names the send
- * and receive requests it serves (-1: none), at start_s. */
+ * and receive requests it serves (-1: none) and the context and tag whose traffic class it travels in, at
+ * start_s. */
 void p2p_transfer(ppt_mpi_t *m, int8_t kind, int32_t src, int32_t dst, int32_t send_req, int32_t recv_req,
-                  int64_t nbytes, double start_s);
+                  int32_t ctx, int64_t tag, int64_t nbytes, double start_s);
 void p2p_arrive(ppt_mpi_t *m, int32_t msg);
 void p2p_finish(ppt_mpi_t *m, int32_t req);
 /* Send q's last byte leaves its NIC at t_s (the analytic network and unshared node memory know it when they

@@ -92,6 +92,9 @@ void ppt_mpi_free(ppt_mpi_t *m)
     free(m->routes);
     free(m->node_of);
     free(m->key);
+    free(m->class_lo);
+    free(m->class_hi);
+    free(m->class_of_range);
     free(m->dirty);
     free(m->is_dirty);
     free(m->paths);

@@ -147,6 +147,13 @@ int32_t ppt_mpi_need_stage(const ppt_mpi_t *m);
 void ppt_mpi_set_comm(ppt_mpi_t *m, int32_t handle, int32_t ctx, int32_t size, int32_t me, const int32_t *members);
 void ppt_mpi_drop_comm(ppt_mpi_t *m, int32_t handle);
 
+/* Traffic classes of the job's messages on the packet network (ppt/mpi/classes.py): a collective's
+ * messages (odd contexts) in class coll_class, a point-to-point message in the class of the first of the
+ * n tag ranges [tag_lo[k], tag_hi[k]] that holds its tag, else in p2p_class; class -1: the sending node's
+ * (its job's).  A rendezvous's control messages and data go in the class of its RTS.  Arrays copied. */
+void ppt_mpi_set_classes(ppt_mpi_t *m, int32_t coll_class, int32_t p2p_class, int32_t n, const int64_t *tag_lo,
+                         const int64_t *tag_hi, const int32_t *tag_class);
+
 /* Results. */
 double ppt_mpi_now(const ppt_mpi_t *m);
 int64_t ppt_mpi_events(const ppt_mpi_t *m);

@@ -309,13 +309,14 @@ void p2p_match(ppt_mpi_t *m, int32_t q, int32_t i)
         receive_data(m, q, i);
         return;
     }
-    int32_t me = g->dst, src = g->src, send_req = g->send_req;
+    int32_t me = g->dst, src = g->src, send_req = g->send_req, ctx = g->ctx;
+    int64_t tag = g->tag;
     mpi_free_msg(m, i);
-    p2p_transfer(m, CTS, me, src, send_req, q, CONTROL_B, m->now);
+    p2p_transfer(m, CTS, me, src, send_req, q, ctx, tag, CONTROL_B, m->now);     /* in the send's class */
 }
 
 void p2p_transfer(ppt_mpi_t *m, int8_t kind, int32_t src, int32_t dst, int32_t send_req, int32_t recv_req,
-                  int64_t nbytes, double start_s)
+                  int32_t ctx, int64_t tag, int64_t nbytes, double start_s)
 {
     int32_t i = mpi_new_msg(m);
     msg_t *g = MSG(m, i);
@@ -324,6 +325,8 @@ void p2p_transfer(ppt_mpi_t *m, int8_t kind, int32_t src, int32_t dst, int32_t s
     g->dst = dst;
     g->send_req = send_req;
     g->recv_req = recv_req;
+    g->ctx = ctx;
+    g->tag = tag;
     g->net_B = g->nbytes = nbytes;
     mpi_send_message(m, i, start_s);
 }
@@ -433,6 +436,8 @@ void p2p_arrive(ppt_mpi_t *m, int32_t i)
         data->kind = DATA;
         data->dst = dst;
         data->src = rq->rank;
+        data->ctx = rq->ctx;
+        data->tag = rq->tag;
         data->recv_req = recv_req;
         data->net_B = data->nbytes = rq->nbytes;
         data->on_sent = q;

@@ -12,6 +12,7 @@
  * A job mix runs synthetic sources in the core beside its MPI jobs (ppt/jobs/mix.py): they stop at a
  * finish notice, an engine event, and the mix asks between runs whether its ranks can still move
  * (ppt_mpi_quiescent: what the core owes this process is counted as it is handed over and settled). */
+#include <string.h>
 #include "_mpicore.h"
 
 void packet_reschedule(ppt_mpi_t *m)
@@ -24,10 +25,39 @@ void packet_reschedule(ppt_mpi_t *m)
     }
 }
 
+void ppt_mpi_set_classes(ppt_mpi_t *m, int32_t coll_class, int32_t p2p_class, int32_t n, const int64_t *tag_lo,
+                         const int64_t *tag_hi, const int32_t *tag_class)
+{
+    m->classes_on = 1;
+    m->coll_class = coll_class;
+    m->p2p_class = p2p_class;
+    m->class_ranges = n;
+    m->class_lo = ppt_alloc((size_t)n + 1, sizeof(int64_t));
+    m->class_hi = ppt_alloc((size_t)n + 1, sizeof(int64_t));
+    m->class_of_range = ppt_alloc((size_t)n + 1, sizeof(int32_t));
+    memcpy(m->class_lo, tag_lo, (size_t)n * sizeof(int64_t));
+    memcpy(m->class_hi, tag_hi, (size_t)n * sizeof(int64_t));
+    memcpy(m->class_of_range, tag_class, (size_t)n * sizeof(int32_t));
+}
+
+/* Message g's traffic class (-1: its node's), as ppt_mpi_set_classes says. */
+static int32_t message_class(const ppt_mpi_t *m, const msg_t *g)
+{
+    if (!m->classes_on)
+        return -1;
+    if (g->ctx & 1)
+        return m->coll_class;
+    for (int32_t k = 0; k < m->class_ranges; k++)
+        if (m->class_lo[k] <= g->tag && g->tag <= m->class_hi[k])
+            return m->class_of_range[k];
+    return m->p2p_class;
+}
+
 void packet_send(ppt_mpi_t *m, int32_t i, int32_t src_node, int32_t dst_node, double start_s)
 {
     msg_t *g = MSG(m, i);
-    uint64_t uid = ppt_net_send(m->net, src_node, dst_node, g->net_B, g->on_sent >= 0, start_s);
+    uint64_t uid = ppt_net_send_class(m->net, src_node, dst_node, g->net_B, g->on_sent >= 0, start_s,
+                                      message_class(m, g));
     g->sent_s = start_s;
     if (g->on_sent >= 0) {
         map_put(&m->map, map_k1(T_UID_SENT, 0), uid, g->on_sent);

@@ -4,6 +4,10 @@
 #include "_mpicore.h"
 #include "rma.h"
 
+/* The tag of one-sided messages, which no tag range of ppt_mpi_set_classes holds: they are in the
+ * point-to-point class. */
+#define RMA_TAG (-1)
+
 int32_t ppt_mpi_rma_request(ppt_mpi_t *m, int32_t rank)
 {
     return p2p_new_req(m, rank);
@@ -23,7 +27,7 @@ static double departure(ppt_mpi_t *m, int32_t src, int64_t nbytes, int32_t own)
 
 void ppt_mpi_rma_put(ppt_mpi_t *m, int32_t src, int32_t dst, int64_t nbytes, int32_t q, int32_t own)
 {
-    p2p_transfer(m, DATA, src, dst, -1, q, nbytes, departure(m, src, nbytes, own));
+    p2p_transfer(m, DATA, src, dst, -1, q, 0, RMA_TAG, nbytes, departure(m, src, nbytes, own));
 }
 
 int32_t ppt_mpi_rma_get(ppt_mpi_t *m, int32_t origin, int32_t target, int64_t request_B, int64_t reply_B,
@@ -34,7 +38,8 @@ int32_t ppt_mpi_rma_get(ppt_mpi_t *m, int32_t origin, int32_t target, int64_t re
     int32_t s = p2p_new_req(m, target);         /* the target NIC's send of the reply */
     REQ(m, s)->is_send = 1;
     REQ(m, s)->nbytes = reply_B;
-    p2p_transfer(m, CTS, origin, target, s, q, request_B, start_s);
+    REQ(m, s)->tag = RMA_TAG;                   /* (the reply's, p2p_arrive) */
+    p2p_transfer(m, CTS, origin, target, s, q, 0, RMA_TAG, request_B, start_s);
     *served = s;
     return q;
 }
