@@ -54,8 +54,8 @@ def add_arguments(parser) -> None:
 
 def _options(args) -> argparse.Namespace:
     """The scale options given before and after SCRIPT; ``args.args`` keeps only the command's own."""
-    from ppt.cli.main import _Parser
-    inner = _Parser(prog="ppt scale", allow_abbrev=False, add_help=False)
+    from ppt.cli.parser import Parser
+    inner = Parser(prog="ppt scale", allow_abbrev=False, add_help=False)
     _scale_options(inner, defaults=False)
     tokens = list(args.args)
     cut = tokens.index("--") if "--" in tokens else len(tokens)     # '--': the rest is the program's

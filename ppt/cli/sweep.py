@@ -77,8 +77,8 @@ def add_arguments(parser) -> None:
 
 def _options(args) -> argparse.Namespace:
     """The sweep options given before and after COMMAND; ``args.args`` keeps only the command's own."""
-    from ppt.cli.main import _Parser
-    inner = _Parser(prog="ppt sweep", allow_abbrev=False, add_help=False)
+    from ppt.cli.parser import Parser
+    inner = Parser(prog="ppt sweep", allow_abbrev=False, add_help=False)
     _sweep_options(inner, defaults=False)
     tokens = list(args.args)
     cut = tokens.index("--") if "--" in tokens else len(tokens)     # '--': the rest is a program's (exec)
@@ -111,7 +111,7 @@ def _check_points(points) -> list:
     import json
 
     from ppt.cli.common import load_preset
-    from ppt.cli.main import build_parser
+    from ppt.cli.parser import build_parser
     from ppt.interconnects.topologies.registry import build_topology
     from ppt.interconnects.networks.settings import NetworkSettings
     from ppt.interconnects.topologies.planes import check_planes
