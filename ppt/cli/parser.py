@@ -1,9 +1,9 @@
 """The parser of the ``ppt`` command line: one subcommand per module listed in COMMANDS.
 
-Each subcommand module defines ``HELP`` (one line), ``add_arguments(parser)``
-and ``run(args) -> int``.  The parser's errors are one line (a
-:class:`~ppt.errors.PPTError`), and a value that starts with a minus sign and
-reads as a number is a value, not an option.
+Each subcommand module, ``ppt.cli.ROOM.NAME``, defines ``HELP`` (one line),
+``add_arguments(parser)`` and ``run(args) -> int``.  The parser's errors are
+one line (a :class:`~ppt.errors.PPTError`), and a value that starts with a
+minus sign and reads as a number is a value, not an option.
 """
 from __future__ import annotations
 
@@ -13,9 +13,13 @@ import re
 
 from ppt.errors import PPTError
 
-COMMANDS = ["systems", "describe", "topology", "bench", "run", "exec", "pingpong", "latency_survey",
-            "traffic", "snap", "app", "replay", "record", "samples", "trace_info", "convert", "sweep", "scale", "plot", "calibrate",
-            "validate"]
+#: Every command, in the order of ``ppt --help``, and its room: the subpackage of ``ppt.cli`` holding its
+#: module (of the command's name, ``_`` for ``-``).
+COMMANDS = {"systems": "tool", "describe": "tool", "topology": "network", "bench": "tool", "run": "predict",
+            "exec": "predict", "pingpong": "network", "latency_survey": "network", "traffic": "network",
+            "snap": "predict", "app": "predict", "replay": "traces", "record": "traces", "samples": "traces",
+            "trace_info": "traces", "convert": "traces", "sweep": "predict", "scale": "predict",
+            "plot": "network", "calibrate": "tool", "validate": "predict"}
 
 
 #: A value that starts with a minus sign: a number (``-1``, ``-1e-6``, ``-inf``), a share (``-5%``) or a
@@ -42,8 +46,8 @@ def build_parser() -> argparse.ArgumentParser:
     from ppt.provenance import version
     parser.add_argument("--version", action="version", version=f"ppt {version()}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
-    for name in COMMANDS:
-        module = importlib.import_module(f"ppt.cli.{name}")
+    for name, room in COMMANDS.items():
+        module = importlib.import_module(f"ppt.cli.{room}.{name}")
         cmd = sub.add_parser(name.replace("_", "-"), help=module.HELP, description=module.HELP)
         module.add_arguments(cmd)
         cmd.set_defaults(_run=module.run)

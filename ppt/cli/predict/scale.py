@@ -112,7 +112,7 @@ def scaling_table(points, results) -> dict[str, list[dict]]:
 
 
 def run(args) -> int:
-    from ppt.cli.sweep import CSV_NAME, _refuse_under_mpiexec, plan
+    from ppt.cli.predict.sweep import CSV_NAME, _refuse_under_mpiexec, plan
     from ppt.progress import PointProgress
     from ppt.sweep.runner import Runner
     from ppt.sweep.store import PointStore, check_folder, write_atomic

@@ -89,7 +89,7 @@ def _late_options(args) -> list[str]:
 
 def run(args) -> int:
     from ppt.cli.output import paragraph
-    from ppt.cli.run import algorithms, report
+    from ppt.cli.predict.run import algorithms, report
     from ppt.exec.program import ProgramExit
     from ppt.exec.runner import ExecOptions, exec_program
     from ppt.machine import Machine
