@@ -261,7 +261,7 @@ class Machine:
             ``saturated``, ``link_classes``, ...); under ``mpiexec`` simulation ranks other than 0
             get an empty result.
         """
-        from ppt.cli.traffic import SPEED_FIELDS, check_measurement
+        from ppt.cli.network.traffic import SPEED_FIELDS, check_measurement
         from ppt.drivers.traffic import run_traffic
         for name, value in (("load", load), ("warmup", warmup), ("time", time), ("latency_factor", latency_factor)):
             _expect(name, value, (int, float), "a number")

@@ -145,7 +145,7 @@ def test_unwritable_or_full_destinations_are_one_line_and_leave_nothing(case, tm
 
 def test_convert_to_a_full_disk_or_a_device_is_one_line_and_replaces_nothing(tmp_path, capsys, monkeypatch):
     import stat
-    from ppt.cli import convert
+    from ppt.cli.traces import convert
     monkeypatch.setattr(convert, "open", _full_disk_open(), raising=False)
     line = in_process(capsys, "convert", "sample:halo3d_n8", tmp_path / "app.goal")
     assert "No space left on device" in line and leftovers(tmp_path) == []

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from ppt.cli.calibrate import NOISY_FIT
+from ppt.cli.tool.calibrate import NOISY_FIT
 from ppt.cli.main import main
 from ppt.errors import ConfigError
 from ppt.hardware import calibrate, hostcalls, hostpreset

@@ -6,7 +6,7 @@ import json
 import pytest
 
 from ppt.catalogue import components, preset_sections
-from ppt.cli.describe import shown
+from ppt.cli.tool.describe import shown
 from ppt.cli.main import main
 from ppt.errors import ConfigError
 from ppt.hardware.systems import PRESET_PARAMS, list_systems, load_system, section_of

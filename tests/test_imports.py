@@ -135,6 +135,17 @@ MPI_LAYERS = (
 )
 
 
+#: The rooms of ``ppt.cli`` in the same way: the shared plumbing (output, common arguments, job lists, the
+#: parser, which finds each command module by name), the commands' rooms, and ``main`` above all.
+CLI_LAYERS = (
+    ("ppt.cli.output",),
+    ("ppt.cli.common",),
+    ("ppt.cli.jobmix", "ppt.cli.parser"),
+    ("ppt.cli.network", "ppt.cli.predict", "ppt.cli.tool", "ppt.cli.traces"),
+    ("ppt.cli.main",),
+)
+
+
 def subsystem(module: str, depth: int = 2) -> str:
     """The subsystem ``module`` belongs to: ``ppt.mpi.surface.comm`` -> ``ppt.mpi`` (``depth`` 3: its room
     in the subsystem, ``ppt.mpi.surface``)."""
@@ -181,3 +192,19 @@ def test_every_room_of_the_mpi_subsystem_has_a_layer():
 
 def test_imports_within_the_mpi_subsystem_point_down_only():
     assert upward_imports(import_graph(modules()), MPI_LAYERS, "ppt.mpi") == []
+
+
+def test_every_room_of_the_cli_has_a_layer():
+    rooms = {subsystem(name, 3) for name in modules() if name.startswith("ppt.cli.")}
+    assert rooms == {n for layer in CLI_LAYERS for n in layer}
+
+
+def test_imports_within_the_cli_point_down_only():
+    assert upward_imports(import_graph(modules()), CLI_LAYERS, "ppt.cli") == []
+
+
+def test_every_command_module_is_in_the_room_the_registry_names():
+    from ppt.cli.parser import COMMANDS
+    rooms = CLI_LAYERS[3]
+    in_rooms = {name for name in modules() if subsystem(name, 3) in rooms and name not in rooms}
+    assert in_rooms == {f"ppt.cli.{room}.{command}" for command, room in COMMANDS.items()}

@@ -402,7 +402,7 @@ def test_library_refuses_an_infinite_compute_scale():
 
 
 def test_compute_clock_option_and_its_help_follow_the_library(capsys):
-    from ppt.cli import replay as replay_cli_mod
+    from ppt.cli.traces import replay as replay_cli_mod
     from ppt.cli.main import build_parser
     assert replay_cli_mod.CLOCKS == replay_mod.COMPUTE_CLOCKS
     parser = build_parser()

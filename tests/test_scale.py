@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 
 from ppt.cli.main import main
-from ppt.cli.scale import kind_of
+from ppt.cli.predict.scale import kind_of
 from ppt.errors import PPTError
 
 MODEL = """

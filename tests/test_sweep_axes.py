@@ -171,7 +171,7 @@ def test_inputs_cover_the_scripts_a_job_list_runs(tmp_path):
 def test_a_programs_own_arguments_after_double_dash_stay_the_programs():
     from argparse import Namespace
 
-    from ppt.cli.sweep import _given, _options
+    from ppt.cli.predict.sweep import _given, _options
     args = _options(Namespace(args=["prog.py", "--ranks", "2,4", "--", "--ranks", "9"], sets=[], ranks=None))
     assert args.ranks == "2,4" and args.args == ["prog.py", "--", "--ranks", "9"]
     assert not _given(args.args, "--ranks", "-n") and _given(["p.py", "-n", "2", "--"], "-n")

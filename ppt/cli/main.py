@@ -1,15 +1,11 @@
-"""The ``ppt`` command: one subcommand per module listed in COMMANDS.
+"""The ``ppt`` command: its command line parsed (:mod:`ppt.cli.parser`) and the command run.
 
-Each subcommand module defines ``HELP`` (one line), ``add_arguments(parser)``
-and ``run(args) -> int``.  A :class:`~ppt.errors.PPTError` raised anywhere is
-printed as one line on stderr with exit status 2, never as a traceback.
+A :class:`~ppt.errors.PPTError` raised anywhere is printed as one line on
+stderr with exit status 2, never as a traceback.
 """
 from __future__ import annotations
 
-import argparse
-import importlib
 import os
-import re
 import sys
 
 #: One simulation runs per process, single-threaded: BLAS threads (numpy's, used while building some
@@ -18,44 +14,9 @@ os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 from ppt.engine.parallel import launched_rank
 from ppt.cli.common import check_dpi
+from ppt.cli.parser import build_parser
 from ppt.errors import PPTError
 from ppt.log import to_stderr
-
-COMMANDS = ["systems", "describe", "topology", "bench", "run", "exec", "pingpong", "latency_survey",
-            "traffic", "snap", "app", "replay", "record", "samples", "trace_info", "convert", "sweep", "scale", "plot", "calibrate",
-            "validate"]
-
-
-#: A value that starts with a minus sign: a number (``-1``, ``-1e-6``, ``-inf``), a share (``-5%``) or a
-#: list of them (``-0.1,0.5``).
-_NUMBER = r"(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?%?"
-NEGATIVE_VALUE = re.compile(rf"^-{_NUMBER}(,-?{_NUMBER})*$|^-(inf|nan)$", re.I)
-
-
-class _Parser(argparse.ArgumentParser):
-    """argparse with a one-line error instead of usage + error, and negative numbers (``-1``, ``-1e-6``)
-    read as values, so an option's own check rejects them in words."""
-
-    def __init__(self, *args, **kwargs):
-        super().__init__(*args, **kwargs)
-        self._negative_number_matcher = NEGATIVE_VALUE
-
-    def error(self, message):
-        raise PPTError(f"{message} (see '{self.prog} --help')")
-
-
-def build_parser() -> argparse.ArgumentParser:
-    parser = _Parser(prog="ppt", description="PPT: performance prediction of MPI applications "
-                     "on packet-level models of supercomputer interconnects.")
-    from ppt.provenance import version
-    parser.add_argument("--version", action="version", version=f"ppt {version()}")
-    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
-    for name in COMMANDS:
-        module = importlib.import_module(f"ppt.cli.{name}")
-        cmd = sub.add_parser(name.replace("_", "-"), help=module.HELP, description=module.HELP)
-        module.add_arguments(cmd)
-        cmd.set_defaults(_run=module.run)
-    return parser
 
 
 def main(argv=None) -> int:

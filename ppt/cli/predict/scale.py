@@ -54,8 +54,8 @@ def add_arguments(parser) -> None:
 
 def _options(args) -> argparse.Namespace:
     """The scale options given before and after SCRIPT; ``args.args`` keeps only the command's own."""
-    from ppt.cli.main import _Parser
-    inner = _Parser(prog="ppt scale", allow_abbrev=False, add_help=False)
+    from ppt.cli.parser import Parser
+    inner = Parser(prog="ppt scale", allow_abbrev=False, add_help=False)
     _scale_options(inner, defaults=False)
     tokens = list(args.args)
     cut = tokens.index("--") if "--" in tokens else len(tokens)     # '--': the rest is the program's
@@ -112,7 +112,7 @@ def scaling_table(points, results) -> dict[str, list[dict]]:
 
 
 def run(args) -> int:
-    from ppt.cli.sweep import CSV_NAME, _refuse_under_mpiexec, plan
+    from ppt.cli.predict.sweep import CSV_NAME, _refuse_under_mpiexec, plan
     from ppt.progress import PointProgress
     from ppt.sweep.runner import Runner
     from ppt.sweep.store import PointStore, check_folder, write_atomic

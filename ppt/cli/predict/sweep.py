@@ -77,8 +77,8 @@ def add_arguments(parser) -> None:
 
 def _options(args) -> argparse.Namespace:
     """The sweep options given before and after COMMAND; ``args.args`` keeps only the command's own."""
-    from ppt.cli.main import _Parser
-    inner = _Parser(prog="ppt sweep", allow_abbrev=False, add_help=False)
+    from ppt.cli.parser import Parser
+    inner = Parser(prog="ppt sweep", allow_abbrev=False, add_help=False)
     _sweep_options(inner, defaults=False)
     tokens = list(args.args)
     cut = tokens.index("--") if "--" in tokens else len(tokens)     # '--': the rest is a program's (exec)
@@ -96,7 +96,7 @@ def _point_args(parser, point):
     """The parsed command line of ``point`` (for ``exec``, with the options after its program read too)."""
     point_args = parser.parse_args([point.argv[0], "--json", *point.argv[1:]])
     if point.argv[0] == "exec":
-        from ppt.cli.exec import _late_options
+        from ppt.cli.predict.exec import _late_options
         _late_options(point_args)
         if point_args.program is None or point_args.ranks is None or point_args.system is None:
             raise PPTError("ppt sweep exec: give PROGRAM.py, --ranks N1,N2,... (or -n N) and --system S1,S2,...")
@@ -111,7 +111,7 @@ def _check_points(points) -> list:
     import json
 
     from ppt.cli.common import load_preset
-    from ppt.cli.main import build_parser
+    from ppt.cli.parser import build_parser
     from ppt.interconnects.topologies.registry import build_topology
     from ppt.interconnects.networks.settings import NetworkSettings
     from ppt.interconnects.topologies.planes import check_planes
@@ -156,7 +156,7 @@ def _rank_counts(point, point_args) -> list[int]:
         from ppt.traces.readers.dumpi import TraceSet
         return [TraceSet(point_args.trace).ranks]
     if command == "snap":
-        from ppt.cli.snap import _cores
+        from ppt.cli.predict.snap import _cores
         return _cores(point_args.cores)
     return []
 

@@ -66,7 +66,7 @@ def late_options(args, add_options, prog: str) -> list[str]:
     """Read the options ``add_options`` declares that follow ``PROGRAM`` in ``args.command`` (a command
     line ``PROGRAM [ARGS...] [OPTIONS]``; ``--`` ends the options) into ``args``, and ``PROGRAM`` into
     ``args.program`` (None if absent); returns the program's own arguments."""
-    from ppt.cli.main import _Parser
+    from ppt.cli.parser import Parser
     tokens = list(args.command)
     if tokens[:1] == ["--"]:
         tokens.pop(0)
@@ -75,7 +75,7 @@ def late_options(args, add_options, prog: str) -> list[str]:
     if "--" in tokens:
         cut = tokens.index("--")
         tokens, rest = tokens[:cut], tokens[cut + 1:]
-    late = _Parser(prog=prog, add_help=False, allow_abbrev=False)
+    late = Parser(prog=prog, add_help=False, allow_abbrev=False)
     add_options(late)
     _, program_args = late.parse_known_args(tokens, namespace=args)
     return program_args + rest
@@ -89,7 +89,7 @@ def _late_options(args) -> list[str]:
 
 def run(args) -> int:
     from ppt.cli.output import paragraph
-    from ppt.cli.run import algorithms, report
+    from ppt.cli.predict.run import algorithms, report
     from ppt.exec.program import ProgramExit
     from ppt.exec.runner import ExecOptions, exec_program
     from ppt.machine import Machine

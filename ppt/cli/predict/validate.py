@@ -17,7 +17,7 @@ import sys
 from pathlib import Path
 
 from ppt.cli.common import count, positive_number, read_system, seconds, whole_number
-from ppt.cli.exec import late_options
+from ppt.cli.predict.exec import late_options
 from ppt.cli.output import add_json_flag, emit, paragraph
 from ppt.errors import PPTError
 

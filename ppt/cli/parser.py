@@ -1,0 +1,54 @@
+"""The parser of the ``ppt`` command line: one subcommand per module listed in COMMANDS.
+
+Each subcommand module, ``ppt.cli.ROOM.NAME``, defines ``HELP`` (one line),
+``add_arguments(parser)`` and ``run(args) -> int``.  The parser's errors are
+one line (a :class:`~ppt.errors.PPTError`), and a value that starts with a
+minus sign and reads as a number is a value, not an option.
+"""
+from __future__ import annotations
+
+import argparse
+import importlib
+import re
+
+from ppt.errors import PPTError
+
+#: Every command, in the order of ``ppt --help``, and its room: the subpackage of ``ppt.cli`` holding its
+#: module (of the command's name, ``_`` for ``-``).
+COMMANDS = {"systems": "tool", "describe": "tool", "topology": "network", "bench": "tool", "run": "predict",
+            "exec": "predict", "pingpong": "network", "latency_survey": "network", "traffic": "network",
+            "snap": "predict", "app": "predict", "replay": "traces", "record": "traces", "samples": "traces",
+            "trace_info": "traces", "convert": "traces", "sweep": "predict", "scale": "predict",
+            "plot": "network", "calibrate": "tool", "validate": "predict"}
+
+
+#: A value that starts with a minus sign: a number (``-1``, ``-1e-6``, ``-inf``), a share (``-5%``) or a
+#: list of them (``-0.1,0.5``).
+_NUMBER = r"(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?%?"
+NEGATIVE_VALUE = re.compile(rf"^-{_NUMBER}(,-?{_NUMBER})*$|^-(inf|nan)$", re.I)
+
+
+class Parser(argparse.ArgumentParser):
+    """argparse with a one-line error instead of usage + error, and negative numbers (``-1``, ``-1e-6``)
+    read as values, so an option's own check rejects them in words."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self._negative_number_matcher = NEGATIVE_VALUE
+
+    def error(self, message):
+        raise PPTError(f"{message} (see '{self.prog} --help')")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = Parser(prog="ppt", description="PPT: performance prediction of MPI applications "
+                    "on packet-level models of supercomputer interconnects.")
+    from ppt.provenance import version
+    parser.add_argument("--version", action="version", version=f"ppt {version()}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
+    for name, room in COMMANDS.items():
+        module = importlib.import_module(f"ppt.cli.{room}.{name}")
+        cmd = sub.add_parser(name.replace("_", "-"), help=module.HELP, description=module.HELP)
+        module.add_arguments(cmd)
+        cmd.set_defaults(_run=module.run)
+    return parser
