@@ -126,7 +126,8 @@ LAYERS = (
 #: The rooms of ``ppt.mpi``, lowest first, in the same way: the base modules, the collectives, the
 #: mpi4py surface, the engine, and the job (the package's ``__init__`` above all).
 MPI_LAYERS = (
-    ("ppt.mpi.constants", "ppt.mpi.errors", "ppt.mpi.settings", "ppt.mpi.stats", "ppt.mpi.mapping"),
+    ("ppt.mpi.constants", "ppt.mpi.errors", "ppt.mpi.classes"),
+    ("ppt.mpi.settings", "ppt.mpi.stats", "ppt.mpi.mapping"),
     ("ppt.mpi.unsupported",),
     ("ppt.mpi.collectives",),
     ("ppt.mpi.surface",),
