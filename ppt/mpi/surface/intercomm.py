@@ -142,27 +142,25 @@ class Intercomm(Comm):
         return self.local._bcast(got, 0, got_B, None)
 
     def _reduce(self, obj, op, root, nbytes, algorithm):
-        self._remote_root(root)
-        tag = self._tag()
-        if root == ROOT:
-            return self._recv(0, tag)[0]
-        if root != PROC_NULL:
-            nbytes = self._size(obj, nbytes)
-            part = self.local._reduce(obj, as_op(op), 0, nbytes, None)
-            if self.rank == 0:
-                self._send(root, part, nbytes, tag)
-        return None
+        return self._to_remote_root(root, obj, nbytes,
+                                    lambda n: (self.local._reduce(obj, as_op(op), 0, n, None), n))
 
     def _gather(self, obj, root, nbytes, algorithm):
+        return self._to_remote_root(root, obj, nbytes,
+                                    lambda n: (self.local._gather(obj, 0, n, None), n * self.size))
+
+    def _to_remote_root(self, root, obj, nbytes, local):
+        """A rooted call whose root is in the remote group: the root (``ROOT``) gets what the other group's
+        leader sends; in the other group, ``local(bytes of obj)`` gives the group's ``(part, its bytes)``,
+        made by a call on the local group, which the leader sends to the root; None elsewhere."""
         self._remote_root(root)
         tag = self._tag()
         if root == ROOT:
             return self._recv(0, tag)[0]
         if root != PROC_NULL:
-            nbytes = self._size(obj, nbytes)
-            parts = self.local._gather(obj, 0, nbytes, None)
+            part, part_B = local(self._size(obj, nbytes))
             if self.rank == 0:
-                self._send(root, parts, nbytes * self.size, tag)
+                self._send(root, part, part_B, tag)
         return None
 
     def _scatter(self, objs, root, nbytes, algorithm):
