@@ -8,7 +8,10 @@ and ``sys`` streams and ``argv`` are its own (:mod:`ppt.exec.cwd`,
 :mod:`ppt.exec.sysview`), and modules the
 program imports from its own folder are loaded once per rank, so module-level
 state never leaks between ranks.  What a rank prints comes out as under
-``mpiexec`` or in files of its own (:mod:`ppt.exec.streams`).  The CPU time a rank's
+``mpiexec`` or in files of its own (:mod:`ppt.exec.streams`).  What a rank
+writes to a module the ranks share is its own (:mod:`ppt.exec.rewrite`,
+:mod:`ppt.exec.cow`), and a KeyboardInterrupt it raises ends it as under
+``mpiexec``, not ppt (:mod:`ppt.exec.interrupts`).  The CPU time a rank's
 own Python code spends between MPI calls becomes simulated compute time
 (:mod:`ppt.exec.meter`).  :func:`ppt.exec.runner.exec_program` ties them
 together; :mod:`ppt.exec.current` tells which rank runs.

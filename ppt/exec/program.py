@@ -16,6 +16,7 @@ one rank's run of it: a fresh ``__main__`` namespace whose ``__import__``
 """
 from __future__ import annotations
 
+import ast
 import builtins
 import os
 import traceback
@@ -24,7 +25,9 @@ from pathlib import Path
 
 import ppt
 from ppt.errors import PPTError
-from ppt.exec import clocks, shim, sysview
+from ppt.exec import clocks, cow, shim, sysview
+from ppt.exec.interrupts import KEYBOARD_INTERRUPT_STATUS, UserInterrupt
+from ppt.exec.rewrite import HOOK, routed
 from ppt.mpi.errors import AfterFinalize
 
 #: Standard modules a rank imports as views of its own (:mod:`ppt.exec.clocks`, :mod:`ppt.exec.cwd`,
@@ -77,8 +80,8 @@ class Program:
         """The code of Python file ``path``; a PPTError naming the file and line if it cannot be."""
         shown = self.name if path == getattr(self, "path", path) else str(path.relative_to(self.folder))
         try:
-            source = path.read_bytes()
-            return compile(source, str(path), "exec", dont_inherit=True)
+            tree = ast.parse(path.read_bytes(), str(path))
+            return compile(routed(tree), str(path), "exec", dont_inherit=True)
         except (SyntaxError, ValueError) as exc:
             if getattr(exc, "lineno", None) is None:      # NUL bytes, undecodable text: not Python source
                 raise PPTError(f"{shown} is not a Python program; give the mpi4py program's .py file") from None
@@ -120,7 +123,7 @@ class RankRun:
     modules it imports as views of its own (``os``, :mod:`ppt.exec.cwd`), by name."""
 
     __slots__ = ("program", "mpi", "rank", "sinks", "modules", "builtins", "main", "namespace", "stopped",
-                 "imported_mpi", "status")
+                 "imported_mpi", "status", "shared", "writes", "interrupted")
 
     def __init__(self, program: Program, mpi, sinks, epoch_s: float = 0.0, views=None):
         self.program = program
@@ -131,7 +134,12 @@ class RankRun:
         self.modules: dict[str, types.ModuleType] = {**(views or {}), **clocks.rank_modules(mpi, epoch_s),
                                                      "sys": sysview.sys_view(program.argv)}
         self.builtins = dict(builtins.__dict__)
-        self.builtins["__import__"] = self.import_module
+        self.builtins.update({"__import__": self.import_module, HOOK: self.writable, "setattr": self.setattr,
+                              "delattr": self.delattr})
+        #: Modules every rank shares though the rank imports them as its own (``views``), by name.
+        self.shared = views or {}
+        #: What the rank wrote to shared modules, by module (:mod:`ppt.exec.cow`).
+        self.writes: dict = {}
         #: The rank's ``__main__`` module, whose namespace the program runs in.
         self.main = types.ModuleType("__main__")
         self.namespace = self.main.__dict__
@@ -142,6 +150,8 @@ class RankRun:
         self.imported_mpi = False
         #: The rank's exit status, as its process would exit under mpiexec (1 if it raised).
         self.status = 0
+        #: True if the program ended by raising KeyboardInterrupt (Python then kills its process with SIGINT).
+        self.interrupted = False
 
     def run(self) -> None:
         """Run the program as ``__main__`` and set :attr:`status` as a Python process would end: ``sys.exit``'s
@@ -156,13 +166,17 @@ class RankRun:
         except AfterFinalize as exc:          # MPICH's process prints its line and exits with 1
             self.status = 1
             self.sinks[1].write(exc.mpich_message() + "\n")
-        except PPTError:
+        except (PPTError, UserInterrupt):
             raise
         except ModuleNotFoundError as exc:
             raise PPTError(f"{self.where(exc)}no module named {exc.name!r}: install it where PPT is installed "
                            f"(pip install ...) or put it beside the program") from None
         except Exception as exc:
             self.status = 1
+            self.sinks[1].write(self.traceback(exc))
+        except KeyboardInterrupt as exc:       # Python prints it, then ends its process by SIGINT
+            self.status = KEYBOARD_INTERRUPT_STATUS
+            self.interrupted = True
             self.sinks[1].write(self.traceback(exc))
         finally:
             for sink in self.sinks:
@@ -195,6 +209,32 @@ class RankRun:
             part.stack = traceback.StackSummary.from_list([f for f in part.stack if not _is_ppt(f.filename)])
             pending += [p for p in (part.__cause__, part.__context__) if p is not None]
         return "".join(shown.format())
+
+    # -- writes to modules ------------------------------------------------------------
+    def owns(self, module) -> bool:
+        """True for a module of this rank alone (its mpi4py, clocks, ``sys`` and the program's modules)."""
+        name = getattr(module, "__name__", None)
+        return self.modules.get(name) is module and self.shared.get(name) is not module
+
+    def writable(self, target):
+        """``target``, made copy on write first if it is a module every rank shares (:mod:`ppt.exec.rewrite`)."""
+        if isinstance(target, types.ModuleType) and not self.owns(target):
+            cow.adopt(target)
+        return target
+
+    def setattr(self, target, name, value) -> None:
+        """The rank's ``setattr``: a shared module's attribute is set for this rank alone."""
+        if isinstance(self.writable(target), cow.CopyOnWrite):
+            cow.write(self, target, name, value)
+        else:
+            setattr(target, name, value)
+
+    def delattr(self, target, name) -> None:
+        """The rank's ``delattr``: a shared module's attribute is deleted for this rank alone."""
+        if isinstance(self.writable(target), cow.CopyOnWrite):
+            cow.delete(self, target, name)
+        else:
+            delattr(target, name)
 
     # -- imports -----------------------------------------------------------------------
     def import_module(self, name, globals=None, locals=None, fromlist=(), level=0):

@@ -15,9 +15,11 @@ from greenlet import getcurrent
 
 from ppt.engine import parallel
 from ppt.errors import DeadlockError, PPTError
+from ppt.exec import cow
 from ppt.exec.crash import watching
 from ppt.exec.current import RUNS, current_run
 from ppt.exec.heap import keep_freed_memory
+from ppt.exec.interrupts import KEYBOARD_INTERRUPT_STATUS, user_interrupts
 from ppt.exec.cwd import Cwds
 from ppt.exec.meter import CpuMeter
 from ppt.exec.program import Program, ProgramExit, RankRun
@@ -62,7 +64,8 @@ class ExecOptions:
 @dataclass(frozen=True)
 class ExecOutcome:
     """A finished run: the job's ``result`` and the ``status`` mpiexec would exit with (the bitwise OR of
-    every rank's exit status, as MPICH's hydra combines them), ``exits`` the non-zero ones by rank."""
+    every rank's exit status, as MPICH's hydra combines them, or SIGINT's number if a rank ended by an
+    uncaught KeyboardInterrupt, as hydra reports a rank a signal ended), ``exits`` the non-zero ones by rank."""
 
     result: object
     status: int
@@ -115,7 +118,7 @@ def exec_program(job, options: ExecOptions, progress=None) -> ExecOutcome:
             meter.stop(rank)
             rank.meter = None
 
-    with _environment(program) as thread_errors, watching(views["os"], real_out, real_err):
+    with _environment(program) as thread_errors, watching(views["os"], real_out, real_err), user_interrupts():
         try:
             result = job.run(main, progress=progress)
             if thread_errors:
@@ -135,19 +138,27 @@ def exec_program(job, options: ExecOptions, progress=None) -> ExecOutcome:
         finally:
             cwds.close()
             RUNS.clear()
+            cow.release()
     for line in _unreceived(runs):
         real_err.write(f"ppt: warning: {line}\n")
+    for run in runs:
+        if run.interrupted:
+            real_err.write(f"ppt: note: rank {run.rank} raised KeyboardInterrupt, so its process ends by SIGINT "
+                           f"and mpiexec reports status {KEYBOARD_INTERRUPT_STATUS} for it\n")
     exits = {run.rank: run.status for run in runs if run.status}
+    interrupted = any(run.interrupted for run in runs)
     if comm is not None:
         _print_other_simulation_ranks(comm, (real_out, real_err))
         runs_mpi = comm.allreduce(any(run.imported_mpi for run in runs), op=_mpi_lor())
+        interrupted = comm.allreduce(interrupted, op=_mpi_lor())
         exits = {rank: status for part in comm.allgather(exits) for rank, status in part.items()}
     else:
         runs_mpi = any(run.imported_mpi for run in runs)
     if not runs_mpi:
         raise PPTError(f"{program.name} never imports mpi4py, so no rank called MPI; ppt exec runs mpi4py "
                        "programs (a model defining main(mpi) runs with 'ppt run')")
-    return ExecOutcome(result, _combined(exits.values()), dict(sorted(exits.items())))
+    status = KEYBOARD_INTERRUPT_STATUS if interrupted else _combined(exits.values())
+    return ExecOutcome(result, status, dict(sorted(exits.items())))
 
 
 def _stop(runs) -> None:
