@@ -23,6 +23,7 @@ ETAs are the whole run's average rate applied to what is left, not the last inte
 """
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
 import threading
@@ -249,8 +250,11 @@ class Progress:
                 seen, due = self.beat, stall_s
             idle = time.perf_counter() - seen
             if idle >= due:
-                self.note(f"no simulated progress for {idle:.0f} s of host time: a rank is running its own code "
-                          f"without an MPI call (one that never calls MPI runs until Ctrl-C)")
+                try:
+                    self.note(f"no simulated progress for {idle:.0f} s of host time: a rank is running its own "
+                              f"code without an MPI call (one that never calls MPI runs until Ctrl-C)")
+                except (OSError, ValueError):    # the stream is gone: so is anyone to tell
+                    return
                 due += stall_s
 
     def points(self, done: float, total: float, unit: str) -> None:
@@ -295,6 +299,18 @@ class Progress:
         elif self.enabled and self._sim is not None:
             self.line.finish(*self._state(self._sim, time.perf_counter()))
         self.close()
+
+
+@contextlib.contextmanager
+def closed_on_failure(progress: Progress | None):
+    """Run the block; if it raises, end ``progress`` (None: nothing to end), so that its stall watch does not
+    outlive the failed run (on success the caller ends it with :meth:`Progress.done`)."""
+    try:
+        yield
+    except BaseException:
+        if progress is not None:
+            progress.close()
+        raise
 
 
 class PointProgress:

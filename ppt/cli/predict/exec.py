@@ -95,7 +95,7 @@ def run(args) -> int:
     from ppt.machine import Machine
     from ppt.mpi import MPIJob
     from ppt.mpi.errors import AbortCalled
-    from ppt.progress import Progress
+    from ppt.progress import Progress, closed_on_failure
     program_args = _late_options(args)
     if args.program is None or args.ranks is None or args.system is None:
         raise PPTError("give PROGRAM.py, -n N and --system NAME, e.g. "
@@ -108,7 +108,8 @@ def run(args) -> int:
     summary = _summary_stream(args) if is_leader() else None
     progress = Progress(f"exec {args.system}", ranks=True, watch_stalls=True) if is_leader() else None
     try:
-        outcome = exec_program(job, options, progress)
+        with closed_on_failure(progress):
+            outcome = exec_program(job, options, progress)
     except ProgramExit as exc:
         return _stop(f"ppt: error: {exc}", exc.status)
     except AbortCalled as exc:

@@ -53,7 +53,7 @@ def algorithms(items) -> dict:
 def run(args) -> int:
     from ppt.machine import Machine
     from ppt.mpi import MPIJob
-    from ppt.progress import Progress
+    from ppt.progress import Progress, closed_on_failure
     check_sampling(args)
     check_mapping_file(args)
     if args.job_list:
@@ -74,7 +74,8 @@ def run(args) -> int:
     job = MPIJob.on_machine(machine, args.ranks, args.ranks_per_node, args.mapping, args.seed,
                             algorithms(args.algorithm))
     progress = Progress(f"run {args.system}", ranks=True, watch_stalls=True) if is_leader() else None
-    with sampling(args, machine.name) as job.sampler, contextlib.redirect_stdout(sys.stderr):
+    with closed_on_failure(progress), sampling(args, machine.name) as job.sampler, \
+            contextlib.redirect_stdout(sys.stderr):
         if job.sampler is not None:       # named in the figures' titles (ppt plot)
             job.sampler.workload = {"program": os.path.basename(args.script), "ranks": args.ranks}
         result = job.run(main, argv=argv, progress=progress)   # the model's own prints never mix into the results
