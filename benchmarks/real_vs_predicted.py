@@ -1,6 +1,6 @@
 """Real mpi4py runs on this host against ``ppt exec`` predictions on the calibrated ``host`` preset.
 
-Each program is measured by ``ppt.exec.validate`` (what ``ppt validate``
+Each program is measured by ``ppt.exec.validation.validate`` (what ``ppt validate``
 runs): real runs under ``mpiexec -n N`` inside a timing wrapper that leaves
 start-up out, alternating with ``ppt exec ... --system host --json``
 predictions, ``--repeats`` times each, waiting before each real run for the
@@ -28,7 +28,7 @@ import time
 from pathlib import Path
 
 from ppt.errors import PPTError
-from ppt.exec import validate
+from ppt.exec.validation import validate
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from ppt.cli.main import main
-from ppt.exec import hostload
+from ppt.exec.validation import hostload
 from ppt.hardware import mpirun
 
 from host_preset import write_host_preset

@@ -2,7 +2,7 @@
 
 The program runs ``--repeats`` times under the real ``mpiexec -n N`` of this
 install and as often under ``ppt exec ... --system host`` (by default the
-preset ``ppt calibrate`` wrote), alternating (:mod:`ppt.exec.validate`).  The
+preset ``ppt calibrate`` wrote), alternating (:mod:`ppt.exec.validation.validate`).  The
 table gives the real minimum and median, the median prediction, the error of
 the prediction against the real minimum, the mean number of other processes
 that wanted a core during the fastest real run, and the largest CPU time of a
@@ -52,7 +52,7 @@ def add_arguments(parser) -> None:
 
 def run(args) -> int:
     from ppt import provenance
-    from ppt.exec import validate
+    from ppt.exec.validation import validate
     from ppt.hardware.mpirun import find_mpiexec
     program_args = late_options(args, add_options, "ppt validate")
     if args.program is None or args.ranks is None:

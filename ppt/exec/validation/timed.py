@@ -1,4 +1,4 @@
-"""Times a real mpi4py program under ``mpiexec``: ``mpiexec -n N python -m ppt.exec.timed RESULT.json PROGRAM [ARGS]``.
+"""Times a real mpi4py program under ``mpiexec``: ``mpiexec -n N python -m ppt.exec.validation.timed RESULT.json PROGRAM [ARGS]``.
 
 Each rank imports numpy and mpi4py (so their import and ``MPI_Init`` are not
 timed: ``ppt exec``'s prediction does not contain them either), waits in a

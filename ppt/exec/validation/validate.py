@@ -2,12 +2,12 @@
 
 :func:`measure` alternates, ``repeats`` times, a real run (:func:`real_run`:
 ``mpiexec -n N`` of the program inside the timing wrapper
-:mod:`ppt.exec.timed`, which leaves interpreter start-up, imports and
+:mod:`ppt.exec.validation.timed`, which leaves interpreter start-up, imports and
 ``MPI_Init`` out) and a prediction (:func:`predicted_run`: ``ppt exec ...
 --json`` in a process of its own, its ``predicted_s``).  The host may be
 shared, so before each real run it waits (up to ``quiet_wait_s``) for the
 other processes to leave the run's cores free, and during the run it samples
-how many other processes want a core (:mod:`ppt.exec.hostload`).
+how many other processes want a core (:mod:`ppt.exec.validation.hostload`).
 
 The prediction is compared with the real **minimum** (the run least disturbed
 by other processes; ``ppt calibrate`` fits the preset to minimum times too),
@@ -25,7 +25,7 @@ import tempfile
 from pathlib import Path
 
 from ppt.errors import PPTError
-from ppt.exec import hostload
+from ppt.exec.validation import hostload
 from ppt.hardware import mpirun
 
 #: Mean number of other processes wanting a core during the fastest run above which it is called disturbed.
@@ -37,7 +37,7 @@ def real_run(mpiexec: str, program: str, args, ranks: int, timeout_s: float) -> 
     number of other processes that wanted a core meanwhile)."""
     with tempfile.TemporaryDirectory(prefix="ppt-validate-") as folder:
         result = Path(folder) / "elapsed.json"
-        cmd = [mpiexec, "-n", str(ranks), sys.executable, "-m", "ppt.exec.timed", str(result), program, *args]
+        cmd = [mpiexec, "-n", str(ranks), sys.executable, "-m", "ppt.exec.validation.timed", str(result), program, *args]
         with hostload.Contention(ranks) as watch:
             mpirun.run(cmd, timeout_s, f"{Path(program).name} under 'mpiexec -n {ranks}'", _quiet_env())
         try:
