@@ -40,6 +40,25 @@ class Parser(argparse.ArgumentParser):
         raise PPTError(f"{message} (see '{self.prog} --help')")
 
 
+def options_among(args, prog: str, add_options, appended: tuple = ()) -> argparse.Namespace:
+    """A wrapping command's options (``add_options(parser, defaults=False)`` declares them) read where they
+    stand among the wrapped command line ``args.args`` too, up to its ``--`` (the rest is a program's): each
+    given there replaces the value read before it, or extends it for the list options ``appended``;
+    ``args.args`` keeps only the wrapped command's own tokens.  Returns ``args``."""
+    inner = Parser(prog=prog, allow_abbrev=False, add_help=False)
+    add_options(inner, defaults=False)
+    tokens = list(args.args)
+    cut = tokens.index("--") if "--" in tokens else len(tokens)
+    after, base = inner.parse_known_args(tokens[:cut])
+    for name, value in vars(after).items():
+        if name in appended:
+            setattr(args, name, getattr(args, name) + value)
+        elif value is not None:
+            setattr(args, name, value)
+    args.args = base + tokens[cut:]
+    return args
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = Parser(prog="ppt", description="PPT: performance prediction of MPI applications "
                     "on packet-level models of supercomputer interconnects.")

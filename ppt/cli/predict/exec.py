@@ -23,6 +23,7 @@ import sys
 
 from ppt.cli.common import (add_job_arguments, add_network_argument, add_system_arguments, is_leader,
                             load_preset, placement_notes, whole_number)
+from ppt.cli.predict.run import add_algorithm_argument
 from ppt.errors import PPTError
 
 HELP = "run an unmodified mpi4py program with N simulated ranks on a simulated system"
@@ -38,8 +39,7 @@ def add_options(parser) -> None:
                         help="number of MPI ranks, as mpiexec -n")
     add_job_arguments(parser)
     add_network_argument(parser)
-    parser.add_argument("--algorithm", action="append", default=[], metavar="COLLECTIVE=NAME",
-                        help="collective algorithm, e.g. allreduce=ring (repeatable)")
+    add_algorithm_argument(parser)
     parser.add_argument("--compute", default="measured", choices=["measured", "none"],
                         help="compute time between MPI calls: measured (default; the CPU time the rank's own "
                              "code uses on this host, times --compute-scale) or none (only ppt.hint.compute "

@@ -30,13 +30,18 @@ def add_arguments(parser) -> None:
                         help="number of MPI ranks, as mpiexec -n (required without --job-list)")
     add_job_arguments(parser)
     add_network_argument(parser)
-    parser.add_argument("--algorithm", action="append", default=[], metavar="COLLECTIVE=NAME",
-                        help="collective algorithm, e.g. allreduce=ring (repeatable)")
+    add_algorithm_argument(parser)
     parser.add_argument("--script-args", default="", metavar="'ARGS'",
                         help="arguments for the script (one quoted string), seen by it as mpi.argv")
     add_failure_arguments(parser)
     add_sampling_arguments(parser)
     add_jobs_arguments(parser)
+
+
+def add_algorithm_argument(parser) -> None:
+    """``--algorithm COLLECTIVE=NAME``, repeatable (read by :func:`algorithms`)."""
+    parser.add_argument("--algorithm", action="append", default=[], metavar="COLLECTIVE=NAME",
+                        help="collective algorithm, e.g. allreduce=ring (repeatable)")
 
 
 def algorithms(items) -> dict:

@@ -54,17 +54,8 @@ def add_arguments(parser) -> None:
 
 def _options(args) -> argparse.Namespace:
     """The scale options given before and after SCRIPT; ``args.args`` keeps only the command's own."""
-    from ppt.cli.parser import Parser
-    inner = Parser(prog="ppt scale", allow_abbrev=False, add_help=False)
-    _scale_options(inner, defaults=False)
-    tokens = list(args.args)
-    cut = tokens.index("--") if "--" in tokens else len(tokens)     # '--': the rest is the program's
-    after, base = inner.parse_known_args(tokens[:cut])
-    for name, value in vars(after).items():
-        if value is not None:
-            setattr(args, name, value)
-    args.args = base + tokens[cut:]
-    return args
+    from ppt.cli.parser import options_among
+    return options_among(args, "ppt scale", _scale_options)
 
 
 def kind_of(script: str) -> str:

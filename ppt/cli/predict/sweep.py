@@ -77,19 +77,8 @@ def add_arguments(parser) -> None:
 
 def _options(args) -> argparse.Namespace:
     """The sweep options given before and after COMMAND; ``args.args`` keeps only the command's own."""
-    from ppt.cli.parser import Parser
-    inner = Parser(prog="ppt sweep", allow_abbrev=False, add_help=False)
-    _sweep_options(inner, defaults=False)
-    tokens = list(args.args)
-    cut = tokens.index("--") if "--" in tokens else len(tokens)     # '--': the rest is a program's (exec)
-    after, base = inner.parse_known_args(tokens[:cut])
-    for name, value in vars(after).items():
-        if name == "sets":
-            args.sets = args.sets + value
-        elif value is not None:
-            setattr(args, name, value)
-    args.args = base + tokens[cut:]
-    return args
+    from ppt.cli.parser import options_among
+    return options_among(args, "ppt sweep", _sweep_options, appended=("sets",))
 
 
 def _point_args(parser, point):
