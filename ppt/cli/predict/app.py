@@ -9,11 +9,9 @@ preset as in every command.  One line per finished point on stderr, as ``ppt sna
 """
 from __future__ import annotations
 
-import os
-
 from ppt.cli.common import add_dpi_option, count, load_preset, pick_network, whole_number
-from ppt.cli.output import (add_columns_option, add_json_flag, check_writable, duration, emit, pick_columns,
-                            preload_plotting, write_plot)
+from ppt.cli.output import add_columns_option, add_json_flag, check_writable, emit, pick_columns, write_plot
+from ppt.cli.predict.snap import core_counts, scaling_runs
 from ppt.errors import PPTError
 
 HELP = "stylized application models (ppt app --list): parameters and strong-scaling predictions"
@@ -91,43 +89,25 @@ def _headers(model) -> list[str]:
             "efficiency"]
 
 
-def _cores(text: str) -> list[int]:
-    try:
-        return [int(item) for item in text.split(",") if item.strip()]
-    except ValueError:
-        raise PPTError(f"bad -n/--ranks {text!r}: give rank (core) counts like 24,48,96") from None
-
-
 def _scale(args, model) -> int:
     from ppt.apps.scaling import app_scaling, check_cores, plot_scaling, sims_traffic
-    from ppt.engine.parallel import launched_ranks
     from ppt.machine import Machine
-    from ppt.progress import Progress
     if args.plot:
         check_writable(args.plot)         # before the run, not after it
     raw_params, args.overrides = split_overrides(args.overrides)
     pick_columns(args.columns, _headers(model), [])        # a misspelled column: before the runs
     params = model.resolve(raw_params)
     preset = load_preset(args)
-    cores = _cores(args.cores)
+    cores = core_counts(args.cores, "-n/--ranks")
 
     def traffic():
         machine = Machine(preset, seed=args.seed)
         return sims_traffic(machine, [model.build(c, params) for c in check_cores(machine, cores)])
     kind = pick_network(args, traffic)
     machine = Machine(preset, network_kind=kind, seed=args.seed)
-    jobs = 1 if launched_ranks() > 1 else args.jobs or len(os.sched_getaffinity(0))   # mpiexec: one run at a time
-
-    def progress(entry, index, total):
-        sim_progress.note(f"cores {entry['cores']}: predicted {duration(entry['predicted_s'])} "
-                          f"({index + 1}/{total}, {entry['wall_s']:.1f} s wall)")
-        if args.plot and jobs > 1 and index == 0 < total - 1:
-            preload_plotting()
-    sim_progress = Progress(f"app {model.name} {args.system}", ranks=True)
-    results = app_scaling(machine, model, params, cores, progress, sim_progress, jobs)
-    sim_progress.done()
-    for entry in results:
-        del entry["wall_s"]            # wall time: not part of the (deterministic) prediction
+    results = scaling_runs(f"app {model.name} {args.system}", args,
+                           lambda progress, sim_progress, jobs: app_scaling(machine, model, params, cores, progress,
+                                                                            sim_progress, jobs))
     changed = ", ".join(f"{k}={v}" for k, v in params.items() if v != model.params[k].default)
     title = f"{model.name} on {machine.name} ({kind} network{', ' + changed if changed else ''})"
     table = [{"cores": r["cores"], **{header: r[key] for key, header in model.columns},

@@ -51,11 +51,33 @@ def add_arguments(parser) -> None:
                              "available CPU; 1 under mpiexec); results do not depend on it")
 
 
-def _cores(text: str) -> list[int]:
+def core_counts(text: str, option: str = "-n/--cores") -> list[int]:
+    """The core counts of ``option``'s ``text`` (``24,48,96``)."""
     try:
         return [int(item) for item in text.split(",") if item.strip()]
     except ValueError:
-        raise PPTError(f"bad -n/--cores {text!r}: give rank (core) counts like 24,48,96") from None
+        raise PPTError(f"bad {option} {text!r}: give rank (core) counts like 24,48,96") from None
+
+
+def scaling_runs(label: str, args, runs) -> list[dict]:
+    """The results of ``runs(progress, sim_progress, jobs)``, a strong-scaling sweep over core counts run
+    ``jobs`` points at a time (``--jobs``, default one per available CPU; one under mpiexec), each finished
+    point a line of the report ``label``, without their wall times (not part of the prediction)."""
+    from ppt.engine.parallel import launched_ranks
+    from ppt.progress import Progress
+    jobs = 1 if launched_ranks() > 1 else args.jobs or len(os.sched_getaffinity(0))
+
+    def progress(entry, index, total):
+        sim_progress.note(f"cores {entry['cores']}: predicted {duration(entry['predicted_s'])} "
+                          f"({index + 1}/{total}, {entry['wall_s']:.1f} s wall)")
+        if args.plot and jobs > 1 and index == 0 < total - 1:
+            preload_plotting()         # on the core the first finished worker leaves idle
+    sim_progress = Progress(label, ranks=True)   # the whole run's, over its points
+    results = runs(progress, sim_progress, jobs)
+    sim_progress.done()
+    for entry in results:
+        del entry["wall_s"]
+    return results
 
 
 def run(args) -> int:
@@ -67,26 +89,13 @@ def run(args) -> int:
     if iterations < 1:
         raise PPTError(f"--iterations must be at least 1, got {iterations}")
     preset = load_preset(args)
-    cores = _cores(args.cores)
+    cores = core_counts(args.cores)
     kind = pick_network(args, lambda: packet_hops(Machine(preset, seed=args.seed), args.study, cores, iterations,
                                                   args.npey, args.npez))
     machine = Machine(preset, network_kind=kind, seed=args.seed)
 
-    from ppt.engine.parallel import launched_ranks
-    from ppt.progress import Progress
-    jobs = 1 if launched_ranks() > 1 else args.jobs or len(os.sched_getaffinity(0))   # mpiexec: one run at a time
-
-    def progress(entry, index, total):
-        sim_progress.note(f"cores {entry['cores']}: predicted {duration(entry['predicted_s'])} "
-                          f"({index + 1}/{total}, {entry['wall_s']:.1f} s wall)")
-        if args.plot and jobs > 1 and index == 0 < total - 1:
-            preload_plotting()         # on the core the first finished worker leaves idle
-    sim_progress = Progress(f"snap {args.system}", ranks=True)   # the whole run's, over its points
-    results = strong_scaling(machine, args.study, cores, iterations, args.npey, args.npez, progress,
-                             sim_progress, jobs)
-    sim_progress.done()
-    for entry in results:
-        del entry["wall_s"]            # wall time: not part of the (deterministic) prediction
+    results = scaling_runs(f"snap {args.system}", args, lambda progress, sim_progress, jobs: strong_scaling(
+        machine, args.study, cores, iterations, args.npey, args.npez, progress, sim_progress, jobs))
     title = f"SNAP study {args.study} on {machine.name} ({kind} network, {iterations} inner iteration(s))"
     rows = [[r["cores"], f"{r['npey']}x{r['npez']}" + (f" x{r['threads']}t" if r["threads"] > 1 else ""),
              r["predicted_s"], r["compute_s"], r["comm_s"], round(r["speedup"], 3), round(r["efficiency"], 3)]

@@ -145,8 +145,8 @@ def _rank_counts(point, point_args) -> list[int]:
         from ppt.traces.readers.dumpi import TraceSet
         return [TraceSet(point_args.trace).ranks]
     if command == "snap":
-        from ppt.cli.predict.snap import _cores
-        return _cores(point_args.cores)
+        from ppt.cli.predict.snap import core_counts
+        return core_counts(point_args.cores)
     return []
 
 
