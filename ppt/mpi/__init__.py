@@ -24,9 +24,22 @@ and ``job``, which places a job's ranks on nodes and runs them on the engine.
 """
 from ppt.mpi.constants import ANY_SOURCE, ANY_TAG, PROC_NULL, UNDEFINED
 from ppt.mpi.errors import MPIError
-from ppt.mpi.job import JobResult, MPIJob
-from ppt.mpi.collectives.ops import BAND, BOR, BXOR, LAND, LOR, MAX, MIN, PROD, SUM, Op
-from ppt.mpi.surface.requests import Request, Status
+
+#: Names taken from the rooms on first use, so a command that reads only the base (a preset's ``mpi``
+#: settings, say) does not load the engine, the surface and numpy with them.
+_LAZY = {"MPIJob": "ppt.mpi.job", "JobResult": "ppt.mpi.job", "Request": "ppt.mpi.surface.requests",
+         "Status": "ppt.mpi.surface.requests", **{name: "ppt.mpi.collectives.ops" for name in
+         ("Op", "SUM", "PROD", "MAX", "MIN", "LAND", "LOR", "BAND", "BOR", "BXOR")}}
 
 __all__ = ["MPIJob", "JobResult", "MPIError", "Request", "Status", "Op", "ANY_SOURCE", "ANY_TAG", "PROC_NULL",
            "UNDEFINED", "SUM", "PROD", "MAX", "MIN", "LAND", "LOR", "BAND", "BOR", "BXOR"]
+
+
+def __getattr__(name):
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'ppt.mpi' has no attribute {name!r}")
+    from importlib import import_module
+    value = getattr(import_module(module), name)
+    globals()[name] = value
+    return value
