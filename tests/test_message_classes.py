@@ -75,11 +75,59 @@ def test_a_nic_sends_a_high_priority_message_before_a_long_one_queued_ahead(netw
         net, _ = ring(traffic_classes=2, **classes, **network)
         return MPIJob(net, 8, comm=None, settings=settings).run(behind_a_long_message, long_B).returns[3:5]
 
-    short_s, long_s = arrivals(class_priority=[0, 1])
     # the short message waits for at most the long one's packet on the wire at the NIC and at each port
     wait_s = (HEADER_B + PAYLOAD_B) / 1e9 * 5
+    short_s, long_s = arrivals(class_priority=[0, 1])
     assert short_s < lone_packet_s(3, HEADER_B + 40) + wait_s < 0.1 * long_s
-    assert arrivals()[0] > 0.5 * long_s             # equal priority: the NIC sends in order, the long one first
+    short_s, long_s = arrivals()                    # equal classes: the short one's class gets half the NIC at once
+    assert short_s < lone_packet_s(3, HEADER_B + 40) + 2 * wait_s < 0.1 * long_s
+
+
+def test_in_one_class_a_nic_sends_in_order_the_long_message_first():
+    long_B = 64 * 1024
+    net, _ = ring(traffic_classes=2)
+    settings = MPISettings(eager_threshold_B=long_B)
+    short_s, long_s = MPIJob(net, 8, comm=None, settings=settings).run(behind_a_long_message, long_B).returns[3:5]
+    assert short_s > 0.5 * long_s
+
+
+#: Messages each class sends in the NIC share tests, and their size (eager), bytes.
+SHARE_MESSAGES, SHARE_B = 20, 8192
+
+
+def two_streams(mpi):
+    """Rank 0 sends SHARE_MESSAGES messages to rank 3 (tag 5) and as many to rank 5 (tag 1), alternately;
+    ranks 3 and 5 return when their last arrived.  The two go opposite ways round the ring, so only rank 0's
+    NIC is shared."""
+    comm = mpi.COMM_WORLD
+    if comm.rank == 0:
+        requests = []
+        for _ in range(SHARE_MESSAGES):
+            requests += [comm.isend(None, 3, tag=5, nbytes=SHARE_B), comm.isend(None, 5, tag=1, nbytes=SHARE_B)]
+        mpi.Request.waitall(requests)
+    elif comm.rank in (3, 5):
+        for _ in range(SHARE_MESSAGES):
+            comm.recv(source=0)
+        return mpi.Wtime()
+
+
+@pytest.mark.parametrize("network", [{}, {"buffer_B": 4096}])
+@pytest.mark.parametrize("shares,priority,first,first_done", [([0.25, 0.75], None, 1, 1 / 1.5),
+                                                               ([0.75, 0.25], None, 0, 1 / 1.5),
+                                                               ([0.5, 0.5], None, None, 1.0),
+                                                               ([0.5, 0.5], [0, 1], 1, 0.5)])
+def test_a_nic_shares_its_injection_among_classes_by_their_shares(shares, priority, first, first_done, network):
+    """Both classes backlogged at a NIC slower than the links: the class of share s ends its bytes B at
+    B / (s x bandwidth), while both have some left, and the other ends at 2B / bandwidth; with priority the
+    favoured class has the NIC alone until it is done."""
+    settings = MPISettings(eager_threshold_B=SHARE_B, class_of={"5": 1})
+    net, _ = ring(traffic_classes=2, class_shares=shares, class_priority=priority, nic_bandwidth_Bps=0.5e9,
+                  **network)
+    done = MPIJob(net, 8, comm=None, settings=settings).run(two_streams).returns
+    class1_s, class0_s = done[3], done[5]
+    assert min(class0_s, class1_s) / max(class0_s, class1_s) == pytest.approx(first_done, rel=0.02)
+    if first is not None:
+        assert (class1_s < class0_s) == (first == 1)
 
 
 def flood(mpi):

@@ -122,8 +122,9 @@ struct ppt_net {
     int32_t classes, class_vcs;
     double *class_cost;                     /* [class] virtual bytes per byte served: 1 / share */
     int32_t *class_priority;                /* [class] strict priority level */
-    int32_t nic_by_priority;                /* classes of unequal priority: a NIC's FIFO sends its first message
-                                             * of the highest priority first (fifo_pick) */
+    double *nic_class_tag;                  /* [node * classes + class] a NIC's fair queueing finish tag, virtual B */
+    double *nic_vtime;                      /* [node] start tag of the packet the NIC cut last, virtual bytes */
+    int32_t *nic_class_msgs;                /* [node * classes + class] messages queued at the NIC (fifo_pick) */
     double *class_tag;                      /* [port * classes + class] fair queueing finish tag, virtual bytes */
     double *port_vtime;                     /* [port] start tag of the packet last started, virtual bytes */
     int32_t *class_rr;                      /* [port * classes + class] round-robin pointer among its VCs */

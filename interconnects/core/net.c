@@ -857,33 +857,68 @@ static void post_sent(ppt_net_t *net, int32_t node, double t, uint64_t uid)
     post(net, t, nic_key(net, node), EV_SENT, node, (int32_t)(uid >> 32), (int32_t)(uint32_t)uid);
 }
 
-/* The message of the FIFO from `head` that sends next: the head, or with classes of unequal priority
- * the first message of the highest priority, so that one NIC sending in several classes (mpi.class_of)
- * does not hold a high-priority message behind a long one; *before: the message ahead of it, or NONE. */
-static int32_t fifo_pick(const ppt_net_t *net, int32_t head, int32_t *before)
+/* A NIC shares its injection among the classes of the messages queued at it as an output port shares its
+ * wire (start-time fair queueing, above), per node: messages of one class leave in the order they were
+ * queued, and the class that sends next is the one of highest priority, then of lowest start tag
+ * max(class tag, the NIC's virtual time) (the earlier message on ties).  With one class queued the
+ * FIFO's head sends, as without classes. */
+
+/* The message of the FIFO from `head` at `node` that sends next; *before: the message ahead of it, or NONE. */
+static int32_t fifo_pick(const ppt_net_t *net, int32_t node, int32_t head, int32_t *before)
 {
-    int32_t pick = head;
     *before = NONE;
-    if (!net->nic_by_priority)
+    int32_t C = net->classes, present = 0;
+    if (C == 1)
         return head;
-    for (int32_t last = head, m = net->msgs[head].next; m != NONE; last = m, m = net->msgs[m].next)
-        if (net->class_priority[net->msgs[m].tclass] > net->class_priority[net->msgs[pick].tclass]) {
+    const int32_t *queued = &net->nic_class_msgs[(int64_t)node * C];
+    for (int32_t c = 0; c < C; c++)
+        present += queued[c] > 0;
+    if (present < 2)
+        return head;
+    const double *tags = &net->nic_class_tag[(int64_t)node * C];
+    double vtime = net->nic_vtime[node];
+    uint64_t seen = 0;                          /* classes met so far (at most 8: classes.py) */
+    int32_t pick = NONE, best_prio = 0, seen_count = 0;
+    double best_tag = 0.0;
+    for (int32_t last = NONE, m = head; m != NONE && seen_count < present; last = m, m = net->msgs[m].next) {
+        int32_t c = net->msgs[m].tclass;
+        if (seen >> c & 1)
+            continue;                           /* a later message of a class already seen */
+        seen |= (uint64_t)1 << c;
+        seen_count++;
+        int32_t prio = net->class_priority[c];
+        double tag = tags[c] > vtime ? tags[c] : vtime;
+        if (pick == NONE || prio > best_prio || (prio == best_prio && tag < best_tag)) {
             pick = m;
             *before = last;
+            best_prio = prio;
+            best_tag = tag;
         }
+    }
     return pick;
 }
 
-/* Cut the next packet of the FIFO's (*head, *tail) message that sends next (fifo_pick), now; the message
- * leaves the FIFO with its last packet, and *notify is then its uid if Python asked to hear it sent
- * (else 0). */
-static int32_t fifo_cut(ppt_net_t *net, int32_t *head, int32_t *tail, uint64_t *notify)
+/* Account packet p, just cut at `node`, to its class's share of the NIC. */
+static void nic_class_started(ppt_net_t *net, int32_t node, const ppt_packet_t *pkt)
+{
+    double *tag = &net->nic_class_tag[(int64_t)node * net->classes + pkt->tclass];
+    double start = *tag > net->nic_vtime[node] ? *tag : net->nic_vtime[node];
+    net->nic_vtime[node] = start;
+    *tag = start + pkt->size_B * net->class_cost[pkt->tclass];
+}
+
+/* Cut the next packet of the FIFO's (*head, *tail) message at `node` that sends next (fifo_pick), now; the
+ * message leaves the FIFO with its last packet, and *notify is then its uid if Python asked to hear it
+ * sent (else 0). */
+static int32_t fifo_cut(ppt_net_t *net, int32_t node, int32_t *head, int32_t *tail, uint64_t *notify)
 {
     int32_t before;
-    int32_t m = fifo_pick(net, *head, &before);
+    int32_t m = fifo_pick(net, node, *head, &before);
     int32_t p = nic_cut(net, m, net->now);
     message_t *msg = &net->msgs[m];
     *notify = 0;
+    if (net->classes > 1)
+        nic_class_started(net, node, &net->pkts[p]);
     if (msg->cut == msg->npackets) {
         if (before == NONE)
             *head = msg->next;
@@ -893,6 +928,8 @@ static int32_t fifo_cut(ppt_net_t *net, int32_t *head, int32_t *tail, uint64_t *
             *tail = before;
         if (msg->notify_sent)
             *notify = msg->uid;
+        if (net->classes > 1)
+            net->nic_class_msgs[(int64_t)node * net->classes + msg->tclass]--;
         message_free(net, m);
     }
     return p;
@@ -949,7 +986,7 @@ static int32_t rail_next_packet(ppt_net_t *net, int32_t node, int32_t rail)
     int64_t i = rail_index(net, node, rail);
     uint64_t notify;
     if (net->nic_out_head[i] != NONE) {
-        p = fifo_cut(net, &net->nic_out_head[i], &net->nic_out_tail[i], &notify);
+        p = fifo_cut(net, node, &net->nic_out_head[i], &net->nic_out_tail[i], &notify);
         net->rail_queued_B[i] -= net->pkts[p].payload_B;
         if (notify)
             post_sent(net, node, net->now + net->pkts[p].size_B * net->nic_inv_bw[i], notify);
@@ -958,7 +995,7 @@ static int32_t rail_next_packet(ppt_net_t *net, int32_t node, int32_t rail)
     if (!shared_free)
         return NONE;
     if (net->nic_shared_head[node] != NONE) {
-        p = fifo_cut(net, &net->nic_shared_head[node], &net->nic_shared_tail[node], &notify);
+        p = fifo_cut(net, node, &net->nic_shared_head[node], &net->nic_shared_tail[node], &notify);
         int claimed = rail_claims(net, node, rail, p);
         if (notify) {   /* its last byte leaves after its rail's wire and the packets on the other rails */
             int32_t k = claimed ? rail : net->nic_held_rail[node];
@@ -1037,7 +1074,7 @@ static void nic_queue(ppt_net_t *net, int32_t node, int32_t m)
     message_t *msg = &net->msgs[m];
     int per_packet = net->rail_unit == PPT_RAIL_PER_PACKET;
     int32_t rail = per_packet ? NONE : choose_rail(net, node, msg->dst, msg->uid << 24);
-    if (!net->credit_on && !net->traffic_on && !net->cc_on && !net->nic_by_priority) {
+    if (!net->credit_on && !net->traffic_on && !net->cc_on && net->classes == 1) {
         /* unbounded buffers: nothing can hold a rail up, so lay out all packets now (FIFO per rail) */
         double done = net->now;
         while (msg->cut < msg->npackets) {
@@ -1065,6 +1102,8 @@ static void nic_queue(ppt_net_t *net, int32_t node, int32_t m)
     else
         net->msgs[*tail].next = m;
     *tail = m;
+    if (net->classes > 1)
+        net->nic_class_msgs[(int64_t)node * net->classes + msg->tclass]++;
     if (per_packet)
         ppt_nic_pump(net, node);
     else
@@ -1382,8 +1421,10 @@ ppt_net_t *ppt_net_new(const ppt_net_config_t *cfg, const ppt_routing_t *routing
         for (int32_t c = 0; c < C; c++) {
             net->class_cost[c] = 1.0 / cfg->class_share[c];
             net->class_priority[c] = cfg->class_priority ? cfg->class_priority[c] : 0;
-            net->nic_by_priority |= net->class_priority[c] != net->class_priority[0];
         }
+        net->nic_class_tag = ppt_alloc((size_t)N * (size_t)C, sizeof(double));
+        net->nic_vtime = ppt_alloc((size_t)N, sizeof(double));
+        net->nic_class_msgs = ppt_alloc((size_t)N * (size_t)C, sizeof(int32_t));
         net->class_tag = ppt_alloc((size_t)(ports * C), sizeof(double));
         net->class_rr = ppt_alloc((size_t)(ports * C), sizeof(int32_t));
         net->port_vtime = ppt_alloc((size_t)ports, sizeof(double));
@@ -1432,7 +1473,8 @@ void ppt_net_free(ppt_net_t *net)
                       net->nic_send_key, net->plane_routing, (void *)net->node_plane, net->plane_hops,
                       net->pkts, net->msgs, net->partial.keys, net->partial.left, net->out,
                       net->sources, net->outbox_len, net->outbox_cap, net->class_cost, net->class_priority,
-                      net->class_tag, net->class_rr, net->port_vtime, net->node_class, net->class_counters,
+                      net->class_tag, net->class_rr, net->port_vtime, net->nic_class_tag, net->nic_vtime,
+                      net->nic_class_msgs, net->node_class, net->class_counters,
                       net->class_latency, net->cc_marks, net->ccti, net->cc_next_s, net->cc_timer_on,
                       net->dcqcn_rate, net->dcqcn_target, net->dcqcn_alpha, net->dcqcn_cut_s};
     for (size_t k = 0; k < sizeof tables / sizeof *tables; k++)
