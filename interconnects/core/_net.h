@@ -128,6 +128,7 @@ struct ppt_net {
     double *class_tag;                      /* [port * classes + class] fair queueing finish tag, virtual bytes */
     double *port_vtime;                     /* [port] start tag of the packet last started, virtual bytes */
     int32_t *class_rr;                      /* [port * classes + class] round-robin pointer among its VCs */
+    int32_t *class_queued;                  /* [port * classes + class] packets queued (class_pick_vc skips none) */
     int32_t *node_class;                    /* [node] class of messages from the node, or NULL: 0 */
     struct ppt_class_counters *class_counters;  /* [class] (observe.h) */
     ppt_histogram_t *class_latency;         /* [class] */

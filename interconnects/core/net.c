@@ -334,13 +334,12 @@ static void class_started(ppt_net_t *net, int64_t i, const ppt_packet_t *pkt)
 /* The VC of class c whose head packet may start on port i now (round-robin among the class's VCs), or -1. */
 static int32_t class_ready_vc(const ppt_net_t *net, int64_t i, int32_t c, int to_router)
 {
-    int32_t nv = net->class_vcs, start = net->class_rr[i * net->classes + c];
-    for (int32_t k = 0; k < nv; k++) {
-        int32_t vc = c * nv + (start + k) % nv;
-        int64_t q = i * net->num_vcs + vc;
+    int32_t nv = net->class_vcs, v = net->class_rr[i * net->classes + c];
+    for (int32_t k = 0; k < nv; k++, v = v + 1 < nv ? v + 1 : 0) {
+        int64_t q = i * net->num_vcs + c * nv + v;
         int32_t p = net->q_head[q];
         if (p != NONE && (!to_router || net->credits[q] >= net->pkts[p].size_B))
-            return vc;
+            return c * nv + v;
     }
     return NONE;
 }
@@ -351,7 +350,10 @@ static int32_t class_pick_vc(ppt_net_t *net, int64_t i, int to_router)
 {
     int32_t best_vc = NONE, best_prio = 0;
     double best_tag = 0.0, vtime = net->port_vtime[i];
+    const int32_t *queued = &net->class_queued[i * net->classes];
     for (int32_t c = 0; c < net->classes; c++) {
+        if (!queued[c])
+            continue;
         int32_t vc = class_ready_vc(net, i, c, to_router);
         if (vc == NONE)
             continue;
@@ -404,8 +406,7 @@ static void serve(ppt_net_t *net, int32_t r, int32_t port)
             return;
         nvc = 1;                                /* the loop below takes that VC */
     }
-    for (int32_t k = 0; k < nvc; k++) {
-        int32_t vc = (start + k) % net->num_vcs;
+    for (int32_t k = 0, vc = start; k < nvc; k++, vc = vc + 1 < net->num_vcs ? vc + 1 : 0) {
         int64_t q = i * net->num_vcs + vc;
         int32_t p = net->q_head[q];
         if (p == NONE)
@@ -417,7 +418,9 @@ static void serve(ppt_net_t *net, int32_t r, int32_t port)
             net->q_tail[q] = NONE;
         net->pkts[p].next = NONE;
         o->queued_B -= net->pkts[p].size_B;
-        net->rr[i] = vc + 1;
+        if (net->classes > 1)
+            net->class_queued[i * net->classes + net->pkts[p].tclass]--;
+        net->rr[i] = vc + 1 < net->num_vcs ? vc + 1 : 0;
         transmit(net, r, p, port, vc);
         return;
     }
@@ -623,6 +626,8 @@ static void router_take(ppt_net_t *net, int32_t r, int32_t p, int32_t port, int3
     }
     packet_append(net, &net->q_head[q], &net->q_tail[q], p);
     o->queued_B += size;
+    if (net->classes > 1)
+        net->class_queued[i * net->classes + net->pkts[p].tclass]++;
     if (o->queued_B > o->max_queued_B)
         o->max_queued_B = o->queued_B;
     serve(net, r, port);
@@ -1427,6 +1432,7 @@ ppt_net_t *ppt_net_new(const ppt_net_config_t *cfg, const ppt_routing_t *routing
         net->nic_class_msgs = ppt_alloc((size_t)N * (size_t)C, sizeof(int32_t));
         net->class_tag = ppt_alloc((size_t)(ports * C), sizeof(double));
         net->class_rr = ppt_alloc((size_t)(ports * C), sizeof(int32_t));
+        net->class_queued = ppt_alloc((size_t)(ports * C), sizeof(int32_t));
         net->port_vtime = ppt_alloc((size_t)ports, sizeof(double));
         net->class_counters = ppt_alloc((size_t)C, sizeof(ppt_class_counters_t));
         net->class_latency = ppt_alloc((size_t)C, sizeof(ppt_histogram_t));
@@ -1473,8 +1479,8 @@ void ppt_net_free(ppt_net_t *net)
                       net->nic_send_key, net->plane_routing, (void *)net->node_plane, net->plane_hops,
                       net->pkts, net->msgs, net->partial.keys, net->partial.left, net->out,
                       net->sources, net->outbox_len, net->outbox_cap, net->class_cost, net->class_priority,
-                      net->class_tag, net->class_rr, net->port_vtime, net->nic_class_tag, net->nic_vtime,
-                      net->nic_class_msgs, net->node_class, net->class_counters,
+                      net->class_tag, net->class_rr, net->class_queued, net->port_vtime, net->nic_class_tag,
+                      net->nic_vtime, net->nic_class_msgs, net->node_class, net->class_counters,
                       net->class_latency, net->cc_marks, net->ccti, net->cc_next_s, net->cc_timer_on,
                       net->dcqcn_rate, net->dcqcn_target, net->dcqcn_alpha, net->dcqcn_cut_s};
     for (size_t k = 0; k < sizeof tables / sizeof *tables; k++)
