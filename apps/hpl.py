@@ -69,7 +69,8 @@ def pivot_B(jb: int) -> int:
 class HPLSim:
     """HPL of order ``n`` with ``nb``-column blocks on a ``p`` x ``q`` grid; ``lookahead`` 0 or 1;
     ``bcast`` one of :data:`BCASTS`; ``sample_steps`` 0 (every step) or K >= 2 sampled steps;
-    ``dgemm_efficiency`` (0: the machine's processor's) scales the level-3 work."""
+    ``dgemm_efficiency`` (0: the machine's processor's) scales the level-3 work; ``threads`` cores per
+    rank, which share every part of its work evenly (a threaded BLAS; HPL's hybrid runs)."""
 
     n: int
     nb: int
@@ -79,9 +80,10 @@ class HPLSim:
     bcast: str = "1ring"
     sample_steps: int = 0
     dgemm_efficiency: float = 0.0
+    threads: int = 1
 
     def __post_init__(self):
-        for name in ("n", "nb", "p", "q"):
+        for name in ("n", "nb", "p", "q", "threads"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:
                 raise ConfigError(f"HPL {name} must be a positive integer, got {value!r}")
@@ -120,10 +122,10 @@ class HPLSim:
         from ppt.mpi import MPIJob
         node = machine.node_model
         efficiency = self.dgemm_efficiency or (node.dgemm_efficiency if node is not None else 1.0)
-        per_node = min(machine.cores_per_node, self.ranks)
-        job = MPIJob.on_machine(machine, self.ranks, per_node, seed=seed).run(hpl_main, self, efficiency,
-                                                                              progress=progress)
-        result = AppResult.of_job(job)
+        per_node = min(machine.cores_per_node // self.threads, self.ranks)
+        job = MPIJob.on_machine(machine, self.ranks, per_node, seed=seed, threads_per_rank=self.threads).run(
+            hpl_main, self, efficiency, progress=progress)
+        result = AppResult.of_job(job, threads=self.threads)
         simulated_s = job.predicted_s
         if self.is_sampled:
             step_s = step_times(self, job.returns)
@@ -131,7 +133,7 @@ class HPLSim:
             scale = total_s / simulated_s
             result.predicted_s, result.compute_s, result.comm_s = (total_s, result.compute_s * scale,
                                                                    result.comm_s * scale)
-        rpeak = node.peak_flops_per_s / node.cores * self.ranks if node is not None else math.nan
+        rpeak = node.peak_flops_per_s / node.cores * self.ranks * self.threads if node is not None else math.nan
         gflops = hpl_flops(self.n) / result.predicted_s / 1e9
         result.extra = {"N": self.n, "NB": self.nb, "P": self.p, "Q": self.q, "gflops": gflops,
                         "rpeak_gflops": rpeak / 1e9, "rmax_over_rpeak": gflops * 1e9 / rpeak,
@@ -293,7 +295,7 @@ def _build(ranks: int, params: dict) -> HPLSim:
     elif p * q != ranks:
         raise ConfigError(f"app.P x app.Q = {p} x {q} = {p * q} is not the {ranks} ranks; give a grid of {ranks}")
     return HPLSim(params["N"], params["NB"], p, q, params["lookahead"], params["bcast"], params["sample_steps"],
-                  params["dgemm_efficiency"])
+                  params["dgemm_efficiency"], params["threads"])
 
 
 register(AppModel(
@@ -306,7 +308,8 @@ register(AppModel(
      "bcast": Param("1ring", "panel broadcast: 1ring (increasing ring) or long (spread-roll)"),
      "sample_steps": Param(0, "panel steps simulated, spread over the run and summed by the "
                               "trapezoid rule (0: all)"),
-     "dgemm_efficiency": Param(0.0, "fraction of the FMA peak DGEMM sustains (0: the processor preset's)")},
+     "dgemm_efficiency": Param(0.0, "fraction of the FMA peak DGEMM sustains (0: the processor preset's)"),
+     "threads": Param(1, "cores per rank (a threaded BLAS sharing the rank's work)")},
     _build, source="netlib HPL algorithm (https://www.netlib.org/benchmark/hpl/algorithm.html); "
                    "Dongarra, Luszczek, Petitet 2003",
     columns=(("gflops", "Gflop/s"), ("rmax_over_rpeak", "Rmax/Rpeak"))))

@@ -16,7 +16,12 @@ list gives NB); the grid is the most square P <= Q; look-ahead 1, increasing-rin
 lists: the DGEMM efficiencies come from single-node Linpack measurements
 (``hardware/processors/*.json``), and Hopper's and the BG/Q's have none (1.0).
 
-Run: ``python benchmarks/hpl_top500.py [--nodes 64] [--samples 12] [--network analytic]``.
+``--full`` runs each whole machine as its TOP500 entry lists it (cores / cores per node nodes, N = Nmax,
+or the memory fill above where none is listed) in HPL's hybrid form: one rank per node whose threads
+(a threaded BLAS) share its work over all the node's cores, so the grid is of nodes (Edison: 68 x 82),
+not of cores.
+
+Run: ``python benchmarks/hpl_top500.py [--nodes 64 | --full] [--samples 12] [--network analytic]``.
 """
 from __future__ import annotations
 
@@ -63,26 +68,33 @@ def main() -> None:
     parser.add_argument("--samples", type=int, default=12)
     parser.add_argument("--network", default="analytic")
     parser.add_argument("--systems", default=",".join(TOP500))
+    parser.add_argument("--full", action="store_true", help="whole machines, one rank per node (hybrid)")
     args = parser.parse_args()
     rows = []
     for system in args.systems.split(","):
         machine = Machine(load_system(system), network_kind=args.network)
-        ranks = args.nodes * machine.cores_per_node
-        p, q = near_square_grid(ranks)
-        n = problem_size(system, ranks, machine.cores_per_node)
-        began = time.perf_counter()
-        result = HPLSim(n, NB, p, q, 1, "1ring", args.samples).run(machine).as_json()
-        wall = time.perf_counter() - began
+        per_node = machine.cores_per_node
         listed, cores, rmax, rpeak, nmax = TOP500[system]
+        if args.full:
+            ranks, threads = cores // per_node, per_node
+        else:
+            ranks, threads = args.nodes * per_node, 1
+        p, q = near_square_grid(ranks)
+        n = problem_size(system, ranks * threads, per_node)
+        began = time.perf_counter()
+        result = HPLSim(n, NB, p, q, 1, "1ring", args.samples, threads=threads).run(machine).as_json()
+        wall = time.perf_counter() - began
         measured = rmax / rpeak
         error = (result["rmax_over_rpeak"] / measured - 1) * 100
-        rows.append([system, listed, ranks, f"{p}x{q}", n, round(result["gflops"] / 1e3, 2),
-                     round(result["rmax_over_rpeak"], 3), round(measured, 3), f"{error:+.1f}%", round(wall, 1)])
-        print(f"{system}: N={n} on {ranks} ranks ({p}x{q}): {result['gflops'] / 1e3:.3g} Tflop/s, Rmax/Rpeak "
-              f"{result['rmax_over_rpeak']:.3f} vs TOP500 {measured:.3f} ({error:+.1f} %), {wall:.0f} s wall", flush=True)
+        rows.append([system, listed, result["cores"], f"{ranks}x{threads}", f"{p}x{q}", n,
+                     round(result["gflops"] / 1e3, 2), round(result["rmax_over_rpeak"], 3), round(measured, 3),
+                     f"{error:+.1f}%", round(wall, 1)])
+        print(f"{system}: N={n} on {ranks} ranks x {threads} threads ({p}x{q}): {result['gflops'] / 1e3:.4g} "
+              f"Tflop/s, Rmax/Rpeak {result['rmax_over_rpeak']:.3f} vs TOP500 {measured:.3f} ({error:+.1f} %), "
+              f"{wall:.0f} s wall", flush=True)
     print()
-    print(format_table(["system", "list", "ranks", "grid", "N", "Tflop/s", "pred Rmax/Rpeak", "TOP500",
-                        "error", "wall_s"], rows, width=1 << 30))
+    print(format_table(["system", "list", "cores", "ranks x threads", "grid", "N", "Tflop/s", "pred Rmax/Rpeak",
+                        "TOP500", "error", "wall_s"], rows, width=1 << 30))
 
 
 if __name__ == "__main__":

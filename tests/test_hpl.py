@@ -74,6 +74,30 @@ def test_compute_time_is_the_sum_of_the_tasklists(edison):
         assert stats["compute_s"] == pytest.approx(expected, rel=1e-9)
 
 
+def test_threads_share_each_ranks_tasklists_and_count_in_rpeak(edison):
+    """Six ranks of four threads fill one Edison node: each rank's compute is its tasklists' time split
+    over four cores of a full node, and Rpeak counts every thread's core."""
+    sim = HPLSim(700, 64, 2, 3, lookahead=0, threads=4)
+    result = sim.run(edison)
+    node = edison.node_model.core_view(sim.ranks * 4)
+    eff = edison.node_model.dgemm_efficiency
+    for rank, stats in enumerate(result.job.per_rank):
+        p, q = divmod(rank, sim.q)
+        expected = 0.0
+        for j in range(sim.steps):
+            jb = panel_width(sim.n, sim.nb, j)
+            if q == j % sim.q:
+                rows = owned(sim.n, sim.nb, j, p, sim.p)
+                expected += sum(node.time_compute(panel_column_tasklist(rows, jb - c - 1, jb), 4) for c in range(jb))
+            m, n = owned(sim.n, sim.nb, j + 1, p, sim.p), owned(sim.n, sim.nb, j + 1, q, sim.q)
+            expected += (node.time_compute(trsm_tasklist(jb, n, eff), 4)
+                         + node.time_compute(dgemm_tasklist(m, n, jb, eff), 4))
+        assert stats["compute_s"] == pytest.approx(expected, rel=1e-9)
+    report = result.as_json()
+    assert (report["cores"], report["threads"]) == (24, 4)
+    assert report["rpeak_gflops"] == pytest.approx(24 * 2.4 * 8)         # 24 Ivy Bridge cores, 8 flops/cycle
+
+
 def test_gflops_follow_hpl_formula_and_rpeak_the_node_peak(edison):
     assert hpl_flops(1000) == pytest.approx(2 / 3 * 1e9 + 1.5e6)
     result = HPLSim(800, 64, 2, 2).run(edison).as_json()
