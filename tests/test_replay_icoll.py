@@ -204,3 +204,14 @@ def test_a_parallel_replay_prints_the_serial_json(tmp_path):
     assert serial.returncode == parallel.returncode == 0, serial.stderr + parallel.stderr
     assert _without_wall_time(parallel.stdout) == _without_wall_time(serial.stdout)
     assert json.loads(serial.stdout)["calls"]["MPI_Ialltoallv"] == RANKS
+
+
+def test_a_trace_run_as_a_jobs_program_predicts_what_its_replay_does():
+    """``ppt mix`` runs a trace as a job's program (the Python replay on a program's ranks): its nonblocking
+    collectives start as a program's do, to the same prediction."""
+    from ppt.traces.replay import rank_program
+    trace = trace_of(RANKS, mixed)
+    main, args, _ = rank_program(trace, RANKS, compute_clock="wall")
+    ran = job().run(main, *args)
+    replayed = predicted(trace)
+    assert ran.predicted_s == replayed["predicted_s"] and ran.calls == replayed["calls"]
