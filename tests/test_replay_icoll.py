@@ -215,3 +215,10 @@ def test_a_trace_run_as_a_jobs_program_predicts_what_its_replay_does():
     ran = job().run(main, *args)
     replayed = predicted(trace)
     assert ran.predicted_s == replayed["predicted_s"] and ran.calls == replayed["calls"]
+
+
+def test_trace_info_counts_their_bytes_as_their_blocking_calls():
+    from ppt.traces.info import summarize
+    alltoallv_B = sum(100 * (rank + 1) * (peer + 1) for rank in range(RANKS) for peer in range(RANKS))
+    assert summarize(trace_of(RANKS, mixed))["collective_bytes"] == {
+        "MPI_Iallreduce": RANKS * 800, "MPI_Ibcast": RANKS * 70000, "MPI_Ialltoallv": alltoallv_B}
