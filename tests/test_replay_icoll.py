@@ -195,15 +195,18 @@ def test_the_folder_form_keeps_them_and_writers_that_cannot_say_them_refuse_in_o
 
 
 @pytest.mark.mpiexec
-def test_a_parallel_replay_prints_the_serial_json(tmp_path):
+@pytest.mark.parametrize("system, network, nodes", [("edison", "analytic", 5576), ("dragonfly-booksim", "packet", 1056)])
+def test_a_parallel_replay_prints_the_serial_json(tmp_path, system, network, nodes):
     from test_compiled_parallel import _run, _without_wall_time
     folder = save(trace_of(RANKS, mixed), tmp_path / "icoll")
-    command = [sys.executable, "-m", "ppt.cli.main", "replay", str(folder), "--system", "edison", "--network",
-               "analytic", "--ranks-per-node", "1", "--mapping", "random", "--json"]
+    command = [sys.executable, "-m", "ppt.cli.main", "replay", str(folder), "--system", system, "--network",
+               network, "--ranks-per-node", "1", "--mapping", "random", "--json"]
     serial, parallel = _run(command), _run(command, 2)
     assert serial.returncode == parallel.returncode == 0, serial.stderr + parallel.stderr
     assert _without_wall_time(parallel.stdout) == _without_wall_time(serial.stdout)
-    assert json.loads(serial.stdout)["calls"]["MPI_Ialltoallv"] == RANKS
+    result = json.loads(serial.stdout)
+    assert len({r["node"] * 2 // nodes for r in result["per_rank"]}) == 2        # ranks on both processes
+    assert result["calls"]["MPI_Ialltoallv"] == RANKS
 
 
 def test_a_trace_run_as_a_jobs_program_predicts_what_its_replay_does():
