@@ -44,7 +44,10 @@ match as they did):
 * ``Waitany``/``Waitsome`` complete the requests at the recorded indices.
 
 ``Cart_sub`` (a CART_SUB op) is replayed as the equivalent ``Comm_split`` (colour: the
-coordinates in the dropped dimensions; key: the Cartesian rank).
+coordinates in the dropped dimensions; key: the Cartesian rank).  A nonblocking collective
+(IALLREDUCE ...) starts its blocking call in the background as a program's does
+(:mod:`ppt.mpi.surface.icoll`; MPI_Ibarrier its own rounds), its request completed by the op that
+names it, so the compute before that op overlaps it.
 
 Compute clock.  DUMPI records every call's start and stop on the wall clock
 and on the rank's CPU clock.  A rank that had its core to itself spends about
