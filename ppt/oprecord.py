@@ -68,6 +68,31 @@ class Op(IntEnum):
     GROUP_FREE = 45     #: aux = [group]
     OP_CREATE = 46      #: op (the new one), flag (1: commutative)
     OP_FREE = 47        #: op
+    # Nonblocking collectives: each its blocking kind's fields (the blocking kind is kind - NONBLOCKING), plus
+    # request; the request completes through WAIT, WAITALL, TEST ... as a point-to-point one does.
+    IBARRIER = 48       #: as BARRIER, plus request
+    IBCAST = 49         #: as BCAST, plus request
+    IREDUCE = 50        #: as REDUCE, plus request
+    IALLREDUCE = 51     #: as ALLREDUCE, plus request
+    ISCAN = 52          #: as SCAN, plus request
+    IEXSCAN = 53        #: as EXSCAN, plus request
+    IGATHER = 54        #: as GATHER, plus request (Igather and Igatherv)
+    ISCATTER = 55       #: as SCATTER, plus request
+    ISCATTERV = 56      #: as SCATTERV, plus request
+    IALLGATHER = 57     #: as ALLGATHER, plus request
+    IALLGATHERV = 58    #: as ALLGATHERV, plus request
+    IALLTOALL = 59      #: as ALLTOALL, plus request
+    IALLTOALLV = 60     #: as ALLTOALLV, plus request (Ialltoallv and Ialltoallw)
+    IREDUCE_SCATTER = 61  #: as REDUCE_SCATTER, plus request
+
+
+#: A nonblocking collective's kind minus its blocking kind's (IBARRIER - BARRIER ... IREDUCE_SCATTER -
+#: REDUCE_SCATTER): the two ranges are alike, in one order.
+NONBLOCKING = Op.IBARRIER - Op.BARRIER
+assert Op.IREDUCE_SCATTER - Op.REDUCE_SCATTER == NONBLOCKING
+#: The collective kinds, blocking and nonblocking.
+BLOCKING_COLLECTIVES = range(Op.BARRIER, Op.REDUCE_SCATTER + 1)
+NONBLOCKING_COLLECTIVES = range(Op.IBARRIER, Op.IREDUCE_SCATTER + 1)
 
 
 #: Communicator handles every stream starts with; a reader numbers the ones calls create from 2 up.

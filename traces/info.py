@@ -10,13 +10,13 @@ rank's type table for DUMPI):
 * collectives, per call and rank (the data that rank contributes): the op's bytes for BCAST/REDUCE/
   ALLREDUCE/SCAN/EXSCAN/GATHER (Gather, Gatherv)/SCATTER/ALLGATHER/ALLGATHERV/ALLTOALL (a per-peer
   count for Scatter/Alltoall); the sum of its per-rank bytes for ALLTOALLV (Alltoallv, Alltoallw),
-  SCATTERV (at its root) and REDUCE_SCATTER.
+  SCATTERV (at its root) and REDUCE_SCATTER; a nonblocking collective's as its blocking kind's.
 """
 from __future__ import annotations
 
 from collections import Counter
 
-from ppt.oprecord import AUX_LEN, AUX_START, CALL, KIND, NBYTES, Op
+from ppt.oprecord import AUX_LEN, AUX_START, CALL, KIND, NBYTES, NONBLOCKING, NONBLOCKING_COLLECTIVES, Op
 
 _SENDS = frozenset((Op.SEND, Op.ISEND))
 _RECVS = frozenset((Op.RECV, Op.IRECV))
@@ -30,6 +30,8 @@ def collective_bytes(op, aux) -> int | None:
     """The bytes one rank contributes to collective ``op`` (a row of an :class:`~ppt.traces.opstream.OpChunk`,
     ``aux`` its chunk's aux values), by the rules above; None for a barrier or a non-collective op."""
     kind = op[KIND]
+    if kind in NONBLOCKING_COLLECTIVES:     # as its blocking kind
+        kind -= NONBLOCKING
     if kind in _NBYTES_COLLECTIVES:
         return op[NBYTES]
     if kind in _SUMMED_COLLECTIVES:

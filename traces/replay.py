@@ -44,7 +44,10 @@ match as they did):
 * ``Waitany``/``Waitsome`` complete the requests at the recorded indices.
 
 ``Cart_sub`` (a CART_SUB op) is replayed as the equivalent ``Comm_split`` (colour: the
-coordinates in the dropped dimensions; key: the Cartesian rank).
+coordinates in the dropped dimensions; key: the Cartesian rank).  A nonblocking collective
+(IALLREDUCE ...) starts its blocking call in the background as a program's does
+(:mod:`ppt.mpi.surface.icoll`; MPI_Ibarrier its own rounds), its request completed by the op that
+names it, so the compute before that op overlaps it.
 
 Compute clock.  DUMPI records every call's start and stop on the wall clock
 and on the rank's CPU clock.  A rank that had its core to itself spends about
@@ -65,9 +68,10 @@ from collections import Counter
 
 from ppt.errors import ConfigError, TraceError
 from ppt.mpi.engine.replay import replay_job
+from ppt.mpi.surface.icoll import background
 from ppt.traces.handles import Handles
-from ppt.oprecord import (AUX_LEN, AUX_START, CALL, CALL_S, COMM, FLAG, GAP_CPU_S, GAP_WALL_S, KIND, NBYTES, OP, PEER, REQUEST, ROOT, START_S,
-    TAG, Op)
+from ppt.oprecord import (AUX_LEN, AUX_START, CALL, CALL_S, COMM, FLAG, GAP_CPU_S, GAP_WALL_S, KIND, NBYTES, NONBLOCKING,
+    NONBLOCKING_COLLECTIVES, OP, PEER, REQUEST, ROOT, START_S, TAG, Op)
 
 #: Records a rank replays between two progress checks.
 PROGRESS_EVERY = 256
@@ -308,6 +312,17 @@ class RankReplay:
     def reduce_scatter(self, op):
         self._comm(op).reduce_scatter(None, self.handles.op(op[OP]), self._aux(op))
 
+    def icoll(self, op):
+        """A nonblocking collective: MPI_Ibarrier's own, else its blocking kind's call started in the background
+        (:mod:`ppt.mpi.surface.icoll`); its request kept under the op's id."""
+        comm = self._comm(op)
+        if op[KIND] == Op.IBARRIER:
+            request = comm.ibarrier()
+        else:
+            blocking = (op[KIND] - NONBLOCKING,) + tuple(op[1:])
+            request = background(comm, lambda: self.handle(blocking))
+        self.handles.start(op[REQUEST], request)
+
     # -- communicators, groups, ops -------------------------------------------------------
     def comm_dup(self, op):
         self.handles.set_comm(self._aux(op)[0], self._comm(op).dup())
@@ -400,6 +415,7 @@ METHODS = {
     Op.GROUP_UNION: "group_union", Op.GROUP_INTERSECTION: "group_intersection",
     Op.GROUP_DIFFERENCE: "group_difference", Op.GROUP_FREE: "group_free",
     Op.OP_CREATE: "op_create", Op.OP_FREE: "op_free",
+    **dict.fromkeys(map(Op, NONBLOCKING_COLLECTIVES), "icoll"),
 }
 _OTHER, _INIT, _WTIME = int(Op.OTHER), int(Op.INIT), int(Op.WTIME)
 

@@ -207,6 +207,9 @@ TRACE_COLLECTIVES = {
 #: Calls whose per-rank bytes (traces.info's rule) are a sum over the ``ranks`` peers: the algorithm
 #: is passed one block, the mean.
 _PER_PEER_SUMS = {"MPI_Alltoallv", "MPI_Alltoallw", "MPI_Scatterv", "MPI_Reduce_scatter"}
+#: The nonblocking collectives (MPI_Iallreduce ...) send what their blocking calls send.
+TRACE_COLLECTIVES.update({"MPI_I" + name[4:].lower(): entry for name, entry in TRACE_COLLECTIVES.items()})
+_PER_PEER_SUMS |= {"MPI_I" + name[4:].lower() for name in _PER_PEER_SUMS}
 
 
 def trace_estimate(trace, estimator: Estimator) -> Estimate:

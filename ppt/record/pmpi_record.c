@@ -65,7 +65,8 @@
     X(Comm_group) X(Group_incl) X(Group_excl) X(Group_union) X(Group_intersection) \
     X(Group_difference) X(Group_free) X(Op_create) X(Op_free) \
     X(Send_init) X(Recv_init) X(Start) X(Startall) X(Request_free) X(Cancel) \
-    X(Ibarrier) X(Ibcast) X(Ireduce) X(Iallreduce) X(Iallgather) X(Ialltoall) \
+    X(Ibarrier) X(Ibcast) X(Ireduce) X(Iallreduce) X(Iscan) X(Iexscan) X(Igather) X(Igatherv) X(Iscatter) \
+    X(Iscatterv) X(Iallgather) X(Iallgatherv) X(Ialltoall) X(Ialltoallv) X(Ialltoallw) X(Ireduce_scatter) \
     X(Reduce_scatter_block) X(Comm_split_type) X(Comm_create_group) X(Intercomm_create) \
     X(Intercomm_merge) X(Dist_graph_create_adjacent) X(Neighbor_alltoall) X(Comm_spawn) \
     X(Win_create) X(Win_allocate) X(Win_fence) X(Win_free) X(Put) X(Get) X(Accumulate) \
@@ -805,7 +806,10 @@ int MPI_Testsome(int count, MPI_Request requests[], int *outcount, int indices[]
 
 
 /* ---- collectives --------------------------------------------------------------------------- */
-static void collective(enum call call, stamp_t t0, MPI_Comm comm, int root, MPI_Op op, int64_t nbytes)
+/* Each collective is recorded by one function, which its nonblocking call (MPI_Iallreduce ...) shares, giving
+ * the request it started (a blocking call: 0). */
+static void collective(enum call call, stamp_t t0, MPI_Comm comm, int root, MPI_Op op, int64_t nbytes,
+                       int64_t request)
 {
     if (!begin(call, t0))
         return;
@@ -813,6 +817,7 @@ static void collective(enum call call, stamp_t t0, MPI_Comm comm, int root, MPI_
     R.now.root = root;
     R.now.op = op == MPI_OP_NULL ? 0 : op_id(op);
     R.now.nbytes = nbytes;
+    R.now.request = request;
     commit();
 }
 
@@ -820,7 +825,7 @@ int MPI_Barrier(MPI_Comm comm)
 {
     stamp_t t0 = stamp();
     int rc = PMPI_Barrier(comm);
-    collective(C_Barrier, t0, comm, 0, MPI_OP_NULL, 0);
+    collective(C_Barrier, t0, comm, 0, MPI_OP_NULL, 0, 0);
     return rc;
 }
 
@@ -828,7 +833,7 @@ int MPI_Bcast(void *buf, int count, MPI_Datatype type, int root, MPI_Comm comm)
 {
     stamp_t t0 = stamp();
     int rc = PMPI_Bcast(buf, count, type, root, comm);
-    collective(C_Bcast, t0, comm, root, MPI_OP_NULL, bytes(count, type));
+    collective(C_Bcast, t0, comm, root, MPI_OP_NULL, bytes(count, type), 0);
     return rc;
 }
 
@@ -836,7 +841,7 @@ int MPI_Bcast_c(void *buf, MPI_Count count, MPI_Datatype type, int root, MPI_Com
 {
     stamp_t t0 = stamp();
     int rc = PMPI_Bcast_c(buf, count, type, root, comm);
-    collective(C_Bcast, t0, comm, root, MPI_OP_NULL, bytes(count, type));
+    collective(C_Bcast, t0, comm, root, MPI_OP_NULL, bytes(count, type), 0);
     return rc;
 }
 
@@ -845,7 +850,7 @@ int MPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype type,
 {
     stamp_t t0 = stamp();
     int rc = PMPI_Reduce(sendbuf, recvbuf, count, type, op, root, comm);
-    collective(C_Reduce, t0, comm, root, op, bytes(count, type));
+    collective(C_Reduce, t0, comm, root, op, bytes(count, type), 0);
     return rc;
 }
 
@@ -854,7 +859,7 @@ int MPI_Reduce_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Dataty
 {
     stamp_t t0 = stamp();
     int rc = PMPI_Reduce_c(sendbuf, recvbuf, count, type, op, root, comm);
-    collective(C_Reduce, t0, comm, root, op, bytes(count, type));
+    collective(C_Reduce, t0, comm, root, op, bytes(count, type), 0);
     return rc;
 }
 
@@ -863,7 +868,7 @@ int MPI_Reduce_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Dataty
     { \
         stamp_t t0 = stamp(); \
         int rc = PMPI_##name(sendbuf, recvbuf, count, type, op, comm); \
-        collective(C_##name, t0, comm, 0, op, bytes(count, type)); \
+        collective(C_##name, t0, comm, 0, op, bytes(count, type), 0); \
         return rc; \
     } \
     int MPI_##name##_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype type, MPI_Op op, \
@@ -871,7 +876,7 @@ int MPI_Reduce_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Dataty
     { \
         stamp_t t0 = stamp(); \
         int rc = PMPI_##name##_c(sendbuf, recvbuf, count, type, op, comm); \
-        collective(C_##name, t0, comm, 0, op, bytes(count, type)); \
+        collective(C_##name, t0, comm, 0, op, bytes(count, type), 0); \
         return rc; \
     }
 
@@ -888,13 +893,55 @@ static int64_t contributed(const void *sendbuf, MPI_Count sendcount, MPI_Datatyp
     return bytes(sendcount, sendtype);
 }
 
+/* A v-collective's per-rank bytes: counts[i] x the size of types[i] (types NULL: of type) for each of the n ranks,
+ * as the record's aux; op: a reduction's (MPI_OP_NULL: none). */
+static void per_rank(enum call call, stamp_t t0, MPI_Comm comm, int root, MPI_Op op, int n, const int counts[],
+                     const MPI_Datatype types[], MPI_Datatype type, int64_t request)
+{
+    if (!begin(call, t0))
+        return;
+    R.now.comm = comm_id(comm);
+    R.now.root = root;
+    R.now.op = op == MPI_OP_NULL ? 0 : op_id(op);
+    R.now.request = request;
+    for (int i = 0; i < n; i++)
+        push(bytes(counts[i], types ? types[i] : type));
+    commit();
+}
+
+/* Bytes this rank contributes to a Gatherv or Allgatherv (`at`: its rank; with MPI_IN_PLACE its receive count). */
+static int64_t contributed_v(const void *sendbuf, int sendcount, MPI_Datatype sendtype, const int recvcounts[],
+                             int at, MPI_Datatype recvtype)
+{
+    return sendbuf == MPI_IN_PLACE ? bytes(recvcounts[at], recvtype) : bytes(sendcount, sendtype);
+}
+
+/* Bytes for each rank of a Scatter: the root's send, elsewhere the receive. */
+static int64_t scattered(MPI_Comm comm, int root, int sendcount, MPI_Datatype sendtype, int recvcount,
+                         MPI_Datatype recvtype)
+{
+    return comm_rank(comm) == root ? bytes(sendcount, sendtype) : bytes(recvcount, recvtype);
+}
+
+/* An Alltoallv's or Alltoallw's (types: the send or receive types, NULL with one type) bytes to each rank. */
+static void alltoallv(enum call call, stamp_t t0, MPI_Comm comm, const void *sendbuf, const int sendcounts[],
+                      const MPI_Datatype sendtypes[], MPI_Datatype sendtype, const int recvcounts[],
+                      const MPI_Datatype recvtypes[], MPI_Datatype recvtype, int64_t request)
+{
+    int n = comm_size(comm);
+    if (sendbuf == MPI_IN_PLACE)
+        per_rank(call, t0, comm, 0, MPI_OP_NULL, n, recvcounts, recvtypes, recvtype, request);
+    else
+        per_rank(call, t0, comm, 0, MPI_OP_NULL, n, sendcounts, sendtypes, sendtype, request);
+}
+
 int MPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
                MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
     stamp_t t0 = stamp();
     int rc = PMPI_Gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
     collective(C_Gather, t0, comm, root, MPI_OP_NULL,
-               contributed(sendbuf, sendcount, sendtype, recvcount, recvtype));
+               contributed(sendbuf, sendcount, sendtype, recvcount, recvtype), 0);
     return rc;
 }
 
@@ -903,8 +950,8 @@ int MPI_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void 
 {
     stamp_t t0 = stamp();
     int rc = PMPI_Gatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm);
-    int64_t mine = sendbuf == MPI_IN_PLACE ? bytes(recvcounts[root], recvtype) : bytes(sendcount, sendtype);
-    collective(C_Gatherv, t0, comm, root, MPI_OP_NULL, mine);
+    collective(C_Gatherv, t0, comm, root, MPI_OP_NULL,
+               contributed_v(sendbuf, sendcount, sendtype, recvcounts, root, recvtype), 0);
     return rc;
 }
 
@@ -913,8 +960,8 @@ int MPI_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void 
 {
     stamp_t t0 = stamp();
     int rc = PMPI_Scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
-    int64_t each = comm_rank(comm) == root ? bytes(sendcount, sendtype) : bytes(recvcount, recvtype);
-    collective(C_Scatter, t0, comm, root, MPI_OP_NULL, each);
+    collective(C_Scatter, t0, comm, root, MPI_OP_NULL, scattered(comm, root, sendcount, sendtype, recvcount, recvtype),
+               0);
     return rc;
 }
 
@@ -923,14 +970,8 @@ int MPI_Scatterv(const void *sendbuf, const int sendcounts[], const int displs[]
 {
     stamp_t t0 = stamp();
     int rc = PMPI_Scatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm);
-    if (begin(C_Scatterv, t0)) {
-        R.now.comm = comm_id(comm);
-        R.now.root = root;
-        if (comm_rank(comm) == root)
-            for (int i = 0, n = comm_size(comm); i < n; i++)
-                push(bytes(sendcounts[i], sendtype));
-        commit();
-    }
+    per_rank(C_Scatterv, t0, comm, root, MPI_OP_NULL, comm_rank(comm) == root ? comm_size(comm) : 0, sendcounts,
+             NULL, sendtype, 0);
     return rc;
 }
 
@@ -939,7 +980,7 @@ int MPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, voi
 {
     stamp_t t0 = stamp();
     int rc = PMPI_Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
-    collective(C_Allgather, t0, comm, 0, MPI_OP_NULL, contributed(sendbuf, sendcount, sendtype, recvcount, recvtype));
+    collective(C_Allgather, t0, comm, 0, MPI_OP_NULL, contributed(sendbuf, sendcount, sendtype, recvcount, recvtype), 0);
     return rc;
 }
 
@@ -948,9 +989,8 @@ int MPI_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, vo
 {
     stamp_t t0 = stamp();
     int rc = PMPI_Allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm);
-    int64_t mine = sendbuf == MPI_IN_PLACE ? bytes(recvcounts[comm_rank(comm)], recvtype)
-                                           : bytes(sendcount, sendtype);
-    collective(C_Allgatherv, t0, comm, 0, MPI_OP_NULL, mine);
+    collective(C_Allgatherv, t0, comm, 0, MPI_OP_NULL,
+               contributed_v(sendbuf, sendcount, sendtype, recvcounts, comm_rank(comm), recvtype), 0);
     return rc;
 }
 
@@ -959,7 +999,7 @@ int MPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void
 {
     stamp_t t0 = stamp();
     int rc = PMPI_Alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
-    collective(C_Alltoall, t0, comm, 0, MPI_OP_NULL, contributed(sendbuf, sendcount, sendtype, recvcount, recvtype));
+    collective(C_Alltoall, t0, comm, 0, MPI_OP_NULL, contributed(sendbuf, sendcount, sendtype, recvcount, recvtype), 0);
     return rc;
 }
 
@@ -968,13 +1008,7 @@ int MPI_Alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls
 {
     stamp_t t0 = stamp();
     int rc = PMPI_Alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm);
-    if (begin(C_Alltoallv, t0)) {
-        R.now.comm = comm_id(comm);
-        int in_place = sendbuf == MPI_IN_PLACE;
-        for (int i = 0, n = comm_size(comm); i < n; i++)
-            push(in_place ? bytes(recvcounts[i], recvtype) : bytes(sendcounts[i], sendtype));
-        commit();
-    }
+    alltoallv(C_Alltoallv, t0, comm, sendbuf, sendcounts, NULL, sendtype, recvcounts, NULL, recvtype, 0);
     return rc;
 }
 
@@ -984,13 +1018,8 @@ int MPI_Alltoallw(const void *sendbuf, const int sendcounts[], const int sdispls
 {
     stamp_t t0 = stamp();
     int rc = PMPI_Alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm);
-    if (begin(C_Alltoallw, t0)) {
-        R.now.comm = comm_id(comm);
-        int in_place = sendbuf == MPI_IN_PLACE;
-        for (int i = 0, n = comm_size(comm); i < n; i++)
-            push(in_place ? bytes(recvcounts[i], recvtypes[i]) : bytes(sendcounts[i], sendtypes[i]));
-        commit();
-    }
+    alltoallv(C_Alltoallw, t0, comm, sendbuf, sendcounts, sendtypes, MPI_DATATYPE_NULL, recvcounts, recvtypes,
+              MPI_DATATYPE_NULL, 0);
     return rc;
 }
 
@@ -999,13 +1028,151 @@ int MPI_Reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[
 {
     stamp_t t0 = stamp();
     int rc = PMPI_Reduce_scatter(sendbuf, recvbuf, recvcounts, type, op, comm);
-    if (begin(C_Reduce_scatter, t0)) {
-        R.now.comm = comm_id(comm);
-        R.now.op = op_id(op);
-        for (int i = 0, n = comm_size(comm); i < n; i++)
-            push(bytes(recvcounts[i], type));
-        commit();
+    per_rank(C_Reduce_scatter, t0, comm, 0, op, comm_size(comm), recvcounts, NULL, type, 0);
+    return rc;
+}
+
+
+/* ---- nonblocking collectives: recorded as their blocking calls are, with the request they start -------------- */
+int MPI_Ibarrier(MPI_Comm comm, MPI_Request *request)
+{
+    stamp_t t0 = stamp();
+    int rc = PMPI_Ibarrier(comm, request);
+    collective(C_Ibarrier, t0, comm, 0, MPI_OP_NULL, 0, request_id(*request));
+    return rc;
+}
+
+int MPI_Ibcast(void *buf, int count, MPI_Datatype type, int root, MPI_Comm comm, MPI_Request *request)
+{
+    stamp_t t0 = stamp();
+    int rc = PMPI_Ibcast(buf, count, type, root, comm, request);
+    collective(C_Ibcast, t0, comm, root, MPI_OP_NULL, bytes(count, type), request_id(*request));
+    return rc;
+}
+
+int MPI_Ireduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype type, MPI_Op op, int root,
+                MPI_Comm comm, MPI_Request *request)
+{
+    stamp_t t0 = stamp();
+    int rc = PMPI_Ireduce(sendbuf, recvbuf, count, type, op, root, comm, request);
+    collective(C_Ireduce, t0, comm, root, op, bytes(count, type), request_id(*request));
+    return rc;
+}
+
+#define IREDUCING(name) \
+    int MPI_##name(const void *sendbuf, void *recvbuf, int count, MPI_Datatype type, MPI_Op op, MPI_Comm comm, \
+                   MPI_Request *request) \
+    { \
+        stamp_t t0 = stamp(); \
+        int rc = PMPI_##name(sendbuf, recvbuf, count, type, op, comm, request); \
+        collective(C_##name, t0, comm, 0, op, bytes(count, type), request_id(*request)); \
+        return rc; \
     }
+
+IREDUCING(Iallreduce)
+IREDUCING(Iscan)
+IREDUCING(Iexscan)
+
+int MPI_Igather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request)
+{
+    stamp_t t0 = stamp();
+    int rc = PMPI_Igather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
+    collective(C_Igather, t0, comm, root, MPI_OP_NULL,
+               contributed(sendbuf, sendcount, sendtype, recvcount, recvtype), request_id(*request));
+    return rc;
+}
+
+int MPI_Igatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
+                 const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request)
+{
+    stamp_t t0 = stamp();
+    int rc = PMPI_Igatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, request);
+    collective(C_Igatherv, t0, comm, root, MPI_OP_NULL,
+               contributed_v(sendbuf, sendcount, sendtype, recvcounts, root, recvtype), request_id(*request));
+    return rc;
+}
+
+int MPI_Iscatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                 MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request)
+{
+    stamp_t t0 = stamp();
+    int rc = PMPI_Iscatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
+    collective(C_Iscatter, t0, comm, root, MPI_OP_NULL, scattered(comm, root, sendcount, sendtype, recvcount, recvtype),
+               request_id(*request));
+    return rc;
+}
+
+int MPI_Iscatterv(const void *sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype,
+                  void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request)
+{
+    stamp_t t0 = stamp();
+    int rc = PMPI_Iscatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
+    per_rank(C_Iscatterv, t0, comm, root, MPI_OP_NULL, comm_rank(comm) == root ? comm_size(comm) : 0, sendcounts,
+             NULL, sendtype, request_id(*request));
+    return rc;
+}
+
+int MPI_Iallgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                   MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
+{
+    stamp_t t0 = stamp();
+    int rc = PMPI_Iallgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
+    collective(C_Iallgather, t0, comm, 0, MPI_OP_NULL, contributed(sendbuf, sendcount, sendtype, recvcount, recvtype),
+               request_id(*request));
+    return rc;
+}
+
+int MPI_Iallgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
+                    const int displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
+{
+    stamp_t t0 = stamp();
+    int rc = PMPI_Iallgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request);
+    collective(C_Iallgatherv, t0, comm, 0, MPI_OP_NULL,
+               contributed_v(sendbuf, sendcount, sendtype, recvcounts, comm_rank(comm), recvtype), request_id(*request));
+    return rc;
+}
+
+int MPI_Ialltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                  MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
+{
+    stamp_t t0 = stamp();
+    int rc = PMPI_Ialltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
+    collective(C_Ialltoall, t0, comm, 0, MPI_OP_NULL, contributed(sendbuf, sendcount, sendtype, recvcount, recvtype),
+               request_id(*request));
+    return rc;
+}
+
+int MPI_Ialltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype,
+                   void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm,
+                   MPI_Request *request)
+{
+    stamp_t t0 = stamp();
+    int rc = PMPI_Ialltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm,
+                             request);
+    alltoallv(C_Ialltoallv, t0, comm, sendbuf, sendcounts, NULL, sendtype, recvcounts, NULL, recvtype,
+              request_id(*request));
+    return rc;
+}
+
+int MPI_Ialltoallw(const void *sendbuf, const int sendcounts[], const int sdispls[], const MPI_Datatype sendtypes[],
+                   void *recvbuf, const int recvcounts[], const int rdispls[], const MPI_Datatype recvtypes[],
+                   MPI_Comm comm, MPI_Request *request)
+{
+    stamp_t t0 = stamp();
+    int rc = PMPI_Ialltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm,
+                             request);
+    alltoallv(C_Ialltoallw, t0, comm, sendbuf, sendcounts, sendtypes, MPI_DATATYPE_NULL, recvcounts, recvtypes,
+              MPI_DATATYPE_NULL, request_id(*request));
+    return rc;
+}
+
+int MPI_Ireduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[], MPI_Datatype type, MPI_Op op,
+                        MPI_Comm comm, MPI_Request *request)
+{
+    stamp_t t0 = stamp();
+    int rc = PMPI_Ireduce_scatter(sendbuf, recvbuf, recvcounts, type, op, comm, request);
+    per_rank(C_Ireduce_scatter, t0, comm, 0, op, comm_size(comm), recvcounts, NULL, type, request_id(*request));
     return rc;
 }
 
@@ -1218,19 +1385,6 @@ UNSUPPORTED(Start, (MPI_Request *request), (request))
 UNSUPPORTED(Startall, (int count, MPI_Request requests[]), (count, requests))
 UNSUPPORTED(Request_free, (MPI_Request *request), (request))
 UNSUPPORTED(Cancel, (MPI_Request *request), (request))
-UNSUPPORTED(Ibarrier, (MPI_Comm comm, MPI_Request *request), (comm, request))
-UNSUPPORTED(Ibcast, (void *buf, int count, MPI_Datatype type, int root, MPI_Comm comm, MPI_Request *request),
-            (buf, count, type, root, comm, request))
-UNSUPPORTED(Ireduce, (const void *sendbuf, void *recvbuf, int count, MPI_Datatype type, MPI_Op op, int root,
-                      MPI_Comm comm, MPI_Request *request), (sendbuf, recvbuf, count, type, op, root, comm, request))
-UNSUPPORTED(Iallreduce, (const void *sendbuf, void *recvbuf, int count, MPI_Datatype type, MPI_Op op,
-                         MPI_Comm comm, MPI_Request *request), (sendbuf, recvbuf, count, type, op, comm, request))
-UNSUPPORTED(Iallgather, (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
-                         MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request),
-            (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request))
-UNSUPPORTED(Ialltoall, (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
-                        MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request),
-            (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request))
 UNSUPPORTED(Reduce_scatter_block, (const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype type,
                                    MPI_Op op, MPI_Comm comm), (sendbuf, recvbuf, recvcount, type, op, comm))
 UNSUPPORTED(Comm_split_type, (MPI_Comm comm, int split_type, int key, MPI_Info info, MPI_Comm *newcomm),

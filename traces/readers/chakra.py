@@ -46,10 +46,10 @@ operator's caller as one, and the converter drops callers and closes cycles with
 says how many were dropped.  A data dependency on an absent node, or a cycle of data dependencies,
 is an error.
 
-Collectives run blocking: the op-stream form has no nonblocking collective kinds (nor has the
-simulated MPI nonblocking collectives other than Ibarrier), so on one stream per rank a collective
-that nothing waits for does not overlap the compute after it; the rank computes again only once it
-completed, which makes the prediction an upper bound for traces whose collectives overlap compute.
+Collectives run blocking: this reader does not use the op stream's nonblocking collective kinds
+(IALLREDUCE ...), so on one stream per rank a collective that nothing waits for does not overlap the
+compute after it; the rank computes again only once it completed, which makes the prediction an upper
+bound for traces whose collectives overlap compute (the overlap form below models that overlap).
 
 Overlap (``ChakraTrace(path, overlap=True)``).  Each Chakra rank r becomes two op-stream ranks, as
 a GPU runs kernels and NCCL's communication side by side: rank 2r runs the compute nodes and rank

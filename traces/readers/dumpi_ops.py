@@ -17,6 +17,8 @@ One op per record, in file order, resolved as the form wants it:
 
 ``Cart_sub`` becomes CART_SUB (replayed as the equivalent Comm_split, whose colour needs the
 Cartesian coordinates only the replay knows).  Calls without an entry in :data:`OPS` become OTHER ops.
+DUMPI's format (MPI-2) has no records for nonblocking collectives, so no DUMPI trace holds the op stream's
+IALLREDUCE and its siblings.
 The first op's gaps count from ``start_s``, the trace's first call; a rank's first CPU gap is its
 wall-clock gap (no CPU reading before its first call).
 """

@@ -35,6 +35,11 @@ collective's from its type):
   only the receivers record, is gathered from the matching call on every member (the k-th
   collective a rank calls on a communicator matches every member's k-th); Alltoallv/w record
   only totals, spread evenly.  An unknown collective type is a TraceError;
+* nonblocking collectives: the call holding a NonBlockingCollectiveRequest names only its request; the
+  NonBlockingCollectiveComplete in the call that completes it (a Wait or Test, which completes that request)
+  gives its type, communicator, root and bytes as MpiCollectiveEnd gives a blocking one's, and the call
+  becomes the nonblocking kind of the blocking one's (IALLREDUCE ...).  One nothing completed, or of a
+  type that moves no data (MPI_Comm_idup), is an OTHER op;
 * communicators are definitions (members, parent; MPI paradigm only), created in the events by a
   CREATE_HANDLE collective on the parent holding a CommCreate event of the new one (OTF2 3,
   Score-P 8 on).  Where the archive does not announce creations so (the definition lacks the
@@ -55,8 +60,7 @@ collective's from its type):
 
 Calls translated from no event (Comm_group, Group_*, Op_create, ...) are LOCAL: the definitions
 resolve groups, and reductions replay MPI_SUM.  Calls without an entry (matched probes, RMA, I/O,
-nonblocking collectives, persistent requests, ...) become OTHER ops: the op stream has no
-nonblocking collective, and a NonBlockingCollectiveComplete in a Wait completes no request of it.
+persistent requests, ...) become OTHER ops.
 
 An archive whose MPI ranks make no MPI call (an HPX program under mpirun) is a TraceError, not a
 0-second trace; a damaged one names the file that does not read (:func:`damaged_file`).
@@ -74,7 +78,8 @@ from collections import deque
 
 from ppt.errors import TraceError
 from ppt.traces.readers import dumpi_ops
-from ppt.oprecord import ANY_SOURCE, ANY_TAG, COMM_NULL, COMM_SELF, COMM_WORLD, NO_INDEX, PROC_NULL, UNDEFINED, Op
+from ppt.oprecord import (ANY_SOURCE, ANY_TAG, COMM_NULL, COMM_SELF, COMM_WORLD, NO_INDEX, NONBLOCKING, PROC_NULL,
+                          UNDEFINED, Op)
 from ppt.traces.opstream import MemoryTrace, OpTrace
 
 #: What to install to read OTF2 archives.
@@ -293,7 +298,7 @@ class Split:
 class RankEvents:
     """Translates one rank's events into its builder's ops, in call order."""
 
-    __slots__ = ("archive", "rank", "location", "builder", "created", "joins", "pending", "irecvs",
+    __slots__ = ("archive", "rank", "location", "builder", "created", "joins", "pending", "irecvs", "icolls",
                  "name", "start_s", "depth", "events", "last_stop_s", "collectives", "instance")
 
     def __init__(self, archive: Archive, rank: int, location, builder):
@@ -302,6 +307,8 @@ class RankEvents:
         self.joins = deque(c for c in archive.unannounced if location in c.group.members)
         self.pending = deque()                  # ops not yet added: [kind, name, gap, call, start, fields, ready]
         self.irecvs = {}                        # request -> deque of the pending IRECVs awaiting their MpiIrecv
+        self.icolls = {}                        # request -> deque of the pending nonblocking collectives awaiting
+                                                # their NonBlockingCollectiveComplete
         self.name, self.start_s, self.depth, self.events = None, 0.0, 0, []
         self.last_stop_s = 0.0
         self.collectives = {}                   # communicator -> collectives this rank called on it
@@ -336,19 +343,29 @@ class RankEvents:
         else:
             kind, encode = CALLS.get(name, (Op.OTHER, _nothing))
             fields = encode(self, events)
+        started = _event(events, "NonBlockingCollectiveRequest")
+        if started is not None:                 # its collective is told by the call that completes it
+            kind, fields = Op.OTHER, {"request": _request(started.request_id)}
         entry = [kind, name, self.start_s - self.last_stop_s, time_s - self.start_s, self.start_s, fields, True]
         self.last_stop_s = time_s
         if kind == Op.IRECV:
             entry[-1] = False
             self.irecvs.setdefault(fields["request"], deque()).append(entry)
-        split = fields.get("aux")
+        elif started is not None:
+            entry[-1] = False
+            self.icolls.setdefault(fields["request"], deque()).append(entry)
+        self.pending.append(entry)
+        self.settle(entry)
+
+    def settle(self, entry) -> None:
+        """Add the pending ops that ``entry``, resolved, lets go: unless it waits for its split's other parts."""
+        split = entry[5].get("aux")
         if isinstance(split, Split):
             if split.missing:
                 entry[-1] = False
                 split.waiting.append((self, entry))
             else:
-                fields["aux"] = list(split.parts)
-        self.pending.append(entry)
+                entry[5]["aux"] = list(split.parts)
         self.flush()
 
     def finish(self) -> None:
@@ -360,7 +377,11 @@ class RankEvents:
         for waiting in self.irecvs.values():
             for entry in waiting:
                 entry[5]["peer"], entry[-1] = PROC_NULL, True
+        for waiting in self.icolls.values():
+            for entry in waiting:
+                entry[-1] = True
         self.irecvs.clear()
+        self.icolls.clear()
         self.flush()
 
     def flush(self) -> None:
@@ -408,7 +429,33 @@ class RankEvents:
                                            peer=event.sender, tag=event.msg_tag, nbytes=event.msg_length))
             elif kind == "MpiRequestCancelled":
                 done.append(self._received(_request(event.request_id), peer=PROC_NULL))
+            elif kind == "NonBlockingCollectiveComplete":
+                done.append(self._collected(event))
         return done
+
+    def _collected(self, event) -> int:
+        """Resolve the oldest nonblocking collective started under ``event``'s request (if any) as the
+        collective ``event`` completes (its type, communicator, root and bytes, as MpiCollectiveEnd tells a
+        blocking one's); returns the request.  Their v-collectives' splits match on each communicator in the
+        order the members complete them.  A type without a blocking kind (MPI_Comm_idup's) leaves the call an
+        OTHER op."""
+        request = _request(event.request_id)
+        waiting = self.icolls.get(request)
+        if not waiting:
+            return request
+        entry = waiting.popleft()
+        if not waiting:
+            del self.icolls[request]
+        translate = self.archive.collectives.get(event.collective_op.value)
+        if translate is not None and translate not in _HANDLES:
+            comm = event.communicator
+            number = self.collectives[comm, NONBLOCKING] = self.collectives.get((comm, NONBLOCKING), 0) + 1
+            self.instance = (comm, NONBLOCKING, number)
+            kind, fields = translate(self, entry[1], event, ())
+            entry[0], entry[5] = kind + NONBLOCKING, dict(fields, request=request)
+        entry[-1] = True
+        self.settle(entry)
+        return request
 
     def _received(self, request: int, **fields) -> int:
         """Fill in the oldest IRECV waiting under ``request`` (if any) with ``fields``; returns ``request``."""
@@ -703,3 +750,5 @@ COLLECTIVES = {
     **{name: _other for name in ("ALLOCATE", "DEALLOCATE", "CREATE_HANDLE_AND_ALLOCATE",
                                  "DESTROY_HANDLE_AND_DEALLOCATE")},
 }
+#: Translations of the collective types that are no data collective: a nonblocking call of one stays OTHER.
+_HANDLES = frozenset((RankEvents.create, RankEvents.destroy, _other))

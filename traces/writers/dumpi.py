@@ -20,7 +20,9 @@ counted in ``renamed``), with its arguments as DUMPI keeps them and the byte lay
   are written as neutral values (COMM_WORLD, the rank's own rank and size, empty arrays, PROC_NULL).
 
 Calls DUMPI's layouts here do not cover (Op.OTHER, such as MPI-IO; rarer local calls) are refused,
-or left out and counted with ``skip_unsupported``: their time then counts as the next call's gap.
+or left out and counted with ``skip_unsupported``: their time then counts as the next call's gap.  So are
+nonblocking collectives (MPI-3), which DUMPI's format has no records for (a completion of one left out
+then names a request no op started, which replay passes over).
 """
 from __future__ import annotations
 
@@ -31,7 +33,7 @@ from collections import Counter
 from ppt.atomicfile import atomic_folder
 from ppt.errors import TraceError
 from ppt.oprecord import (ANY_SOURCE, CALL_S, COMM, COMM_NULL, COMM_SELF, COMM_WORLD, FLAG, GAP_CPU_S, KIND, NBYTES,
-                          NO_INDEX, OP, PEER, REQUEST, ROOT, START_S, TAG, UNDEFINED, Op)
+                          NO_INDEX, NONBLOCKING_COLLECTIVES, OP, PEER, REQUEST, ROOT, START_S, TAG, UNDEFINED, Op)
 from ppt.traces.readers import libundumpi as lu
 from ppt.traces.readers.dumpi_ops import OPS
 from ppt.traces.writers import dumpi_layout as layout
@@ -240,6 +242,12 @@ class _RankFile:
     def values(self, op, aux, name, ident, number):
         """``(call, argument values, at_root)`` of the record for one op, or None (left out)."""
         kind = op[KIND]
+        if kind in NONBLOCKING_COLLECTIVES:
+            if not self.w.skip_unsupported:
+                raise TraceError(f"trace rank {self.rank} calls {name}, a nonblocking collective, which DUMPI has no "
+                                 "record for; convert with --skip-unsupported to leave it out")
+            self.w.dropped[name] += 1
+            return None
         if kind in (Op.LOCAL, Op.OTHER):
             if kind == Op.LOCAL and name in layout.LAYOUTS:
                 return name, self.local(name), True

@@ -45,6 +45,9 @@ receiving it.  The rank spends the receive overhead at the probe rather
 than at the later Recv or Wait, which changes no time when only compute lies
 between the two.
 
+Nonblocking collectives are refused: the writer expands a collective in its place in the rank's order, with
+no operation standing for its request.
+
 What GOAL cannot say is left out and counted (``dropped`` in the result):
 the unsuccessful tests and probes, whose only cost in replay is the poll
 overhead of repeated ones (:attr:`ppt.mpi.settings.MPISettings.poll_overhead_s`),
@@ -65,7 +68,7 @@ from ppt.mpi.collectives import calls as coll
 from ppt.mpi.collectives.schedule import RECV, SEND, STREAM, combine, pack, unpack
 from ppt.traces.handles import RequestFifos, _user_op
 from ppt.oprecord import (ANY_SOURCE, ANY_TAG, AUX_LEN, AUX_START, CALL, COMM, COMM_SELF, COMM_WORLD, FIRST_USER_OP, FLAG, GAP_CPU_S,
-    GAP_WALL_S, KIND, NBYTES, OP, PEER, PROC_NULL, REQUEST, ROOT, TAG, UNDEFINED, Op)
+    GAP_WALL_S, KIND, NBYTES, NONBLOCKING_COLLECTIVES, OP, PEER, PROC_NULL, REQUEST, ROOT, TAG, UNDEFINED, Op)
 
 #: Tags of messages outside COMM_WORLD's user context start here (MPI tags of COMM_WORLD must be below it).
 CONTEXT_TAG_BASE = 2**30
@@ -424,6 +427,9 @@ class GoalWriter:
                     raise TraceError(f"trace rank {st.rank} calls {name}, which replay does not support; "
                                      "convert with --skip-unsupported to leave it out")
                 self.dropped[name] += 1
+            elif kind in NONBLOCKING_COLLECTIVES:
+                raise TraceError(f"trace rank {st.rank} calls {name}, a nonblocking collective, which the GOAL "
+                                 "writer cannot write")
 
     # -- collectives -------------------------------------------------------------------------------
     def resolve(self, comm: _Comm, seq: int, slot: dict) -> dict:

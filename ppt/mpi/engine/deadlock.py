@@ -23,6 +23,18 @@ def describe(rank) -> str:
     return f"{call}({pending[0].describe()}{more})"
 
 
+def barrier_text(comm, dist: int) -> str:
+    """What an MPI_Ibarrier on ``comm`` in its round at distance ``dist`` waits in, for deadlock reports."""
+    return f"Ibarrier round to rank {(comm.rank + dist) % comm.size}, comm={comm.label}"
+
+
+def schedule_text(call: str, comm, step: int, is_send: int, peer: int) -> str:
+    """What nonblocking collective ``call`` (``MPI_Iallreduce`` ...) on ``comm`` waits in, for deadlock reports: its
+    schedule's ``step``, and there a send (``is_send`` 1) or a receive with ``peer``, a rank of ``comm``."""
+    verb = "sending to" if is_send == 1 else "waiting for"
+    return f"{call[4:]} step {step}, {verb} rank {peer}, comm={comm.label}"
+
+
 def _wild(value, wildcard: int, name: str) -> str:
     return name if value == wildcard else str(value)
 

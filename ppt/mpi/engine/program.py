@@ -44,7 +44,7 @@ from ppt.mpi.surface.api import MPI
 from ppt.mpi.engine.replay import Engine, flatten, mismatch, strays
 from ppt.mpi.engine.windows import CallParts, SampledRun, Windows, drive, gathered
 from ppt.mpi.constants import ANY_SOURCE, ANY_TAG, PROC_NULL
-from ppt.mpi.engine.deadlock import describe
+from ppt.mpi.engine.deadlock import barrier_text, describe, schedule_text
 from ppt.mpi.engine.outcome import JobResult, raise_failures, rank_body
 from ppt.mpi.errors import rank_error
 from ppt.mpi.surface.requests import Request, Status
@@ -186,9 +186,7 @@ class CBarrierRequest(CRequest):
 
     def describe(self) -> str:
         """The round the barrier waits in, for deadlock reports."""
-        comm = self.comm
-        dist = lib.ppt_mpi_ibarrier_dist(self._rank.m, self.q)
-        return f"Ibarrier round to rank {(comm.rank + dist) % comm.size}, comm={comm.label}"
+        return barrier_text(self.comm, lib.ppt_mpi_ibarrier_dist(self._rank.m, self.q))
 
 
 class CCollRequest(CRequest):
@@ -226,8 +224,7 @@ class CCollRequest(CRequest):
         """The step the collective waits in, for deadlock reports."""
         out = self._rank.out
         step = lib.ppt_mpi_icoll_waiting(self._rank.m, self.q, out)
-        verb = "sending to" if out[0] == 1 else "waiting for"
-        return f"{self.call[4:]} step {step}, {verb} rank {out[1]}, comm={self.comm.label}"
+        return schedule_text(self.call, self.comm, step, out[0], out[1])
 
 
 class _Matched:

@@ -42,7 +42,7 @@ from ppt.mpi.surface.api import MPI
 from ppt.mpi.collectives.calls import mismatch_error
 from ppt.mpi.engine.windows import CallParts, Windows, drive, gathered
 from ppt.mpi.constants import ANY_SOURCE
-from ppt.mpi.engine.deadlock import describe
+from ppt.mpi.engine.deadlock import barrier_text, describe, schedule_text
 from ppt.mpi.errors import MPIError, rank_error
 from ppt.mpi.engine.outcome import JobResult, raise_failures, stray
 from ppt.mpi.surface.requests import Request
@@ -50,16 +50,30 @@ from ppt.mpi.engine.pynet import PythonModels
 from ppt.mpi.collectives.schedule import FLOW, RECV, SEND, Rounds
 from ppt.mpi.stats import RankStats, total_calls
 from ppt.errors import PPTError, SimulationError
-from ppt.oprecord import KIND, OP_DTYPE, Op
+from ppt.oprecord import BLOCKING_COLLECTIVES, KIND, NONBLOCKING, NONBLOCKING_COLLECTIVES, OP_DTYPE, Op
 
 #: Ops replayed (all ranks) between two progress reports.
 PROGRESS_RECORDS = 1024
-#: What a blocked replay rank waits in (``ppt_mpi_blocked``): a request, a probe, a collective's schedule.
-BLOCKED_REQUEST, BLOCKED_PROBE, BLOCKED_RUN = 1, 2, 3
+#: What a blocked replay rank waits in (``ppt_mpi_blocked``): a request, a probe, a collective's schedule, a
+#: nonblocking collective's request.
+BLOCKED_REQUEST, BLOCKED_PROBE, BLOCKED_RUN, BLOCKED_COLL = 1, 2, 3, 4
 
 
 #: The networks the engine carries in C; any other runs in Python beside it (:mod:`ppt.mpi.engine.pynet`).
 BUILT_IN_NETWORKS = (AnalyticNetwork, FlowNetwork, PacketNetwork)
+
+
+class _Pending:
+    """A nonblocking collective's request a blocked replay rank waits for, as deadlock reports describe it."""
+
+    __slots__ = ("text",)
+    done = False
+
+    def __init__(self, text: str):
+        self.text = text
+
+    def describe(self) -> str:
+        return self.text
 
 
 class _PlanProcess:
@@ -157,6 +171,8 @@ class Planner:
         rank = self.rank(world_rank)
         replayer.aux = aux
         rank.call = name
+        if row[KIND] in NONBLOCKING_COLLECTIVES:     # planned as the blocking call, whose schedule it runs
+            row = (row[KIND] - NONBLOCKING,) + row[1:]
         try:
             replayer.handle(row)
         except PPTError:
@@ -182,12 +198,26 @@ class Planner:
             rank.refusing = False
         return SimulationError(f"compiled MPI engine: {reason}")
 
-    def mismatch(self, m, names: "_Names", world_rank: int, name: str, handle: int) -> MPIError:
-        """The error of a rank's collective call ``name`` on its communicator ``handle`` that received another
-        call's message (:func:`mismatch`)."""
+    def mismatch(self, m, names: "_Names", world_rank: int, name: str, op) -> MPIError:
+        """The error of a rank's op ``op`` of call ``name`` that found its collective call had received another
+        call's message (:func:`mismatch`): a collective's, or a completion's of a nonblocking collective."""
         rank = self.rank(world_rank)
         rank.call = name
-        return mismatch(m, names, rank, self.comm(world_rank, handle))
+        comm = (self.comm(world_rank, op.comm) if op.kind in BLOCKING_COLLECTIVES
+                else rank.by_ctx[lib.ppt_mpi_mismatch_ctx(m) - 1])
+        return mismatch(m, names, rank, comm)
+
+    def unfinished(self, m, names: "_Names", world_rank: int) -> list:
+        """``[(world rank, error text)]`` for a rank whose stream started nonblocking collectives that none of its
+        ops completed (empty if none)."""
+        out = ffi.new("int64_t[3]")
+        count = lib.ppt_mpi_open_colls(m, world_rank, out)
+        if not count:
+            return []
+        comm = self.rank(world_rank).by_ctx[out[0] - 1]
+        more = f" (and {count - 1} more)" if count > 1 else ""
+        return [(world_rank, f"rank {world_rank}: {names.names[out[1]]} on {comm.label} (collective #{out[2]}) never "
+                             f"completed{more}: no Wait or Test of its trace completes the request")]
 
     def blocked(self, m, names: "_Names", world_ranks) -> list[tuple[int, str]]:
         """``(world rank, the call it waits in)`` of every rank of ``world_ranks`` left blocked in the engine,
@@ -200,11 +230,11 @@ class Planner:
                 continue
             rank = self.rank(world_rank)
             rank.call = names.names[out[0]]
-            rank.proc.blocked_in = self._blocked_in(rank, kind, out)
+            rank.proc.blocked_in = self._blocked_in(rank, kind, out, names)
             found.append((world_rank, describe(rank)))
         return found
 
-    def _blocked_in(self, rank: _PlanRank, kind: int, out):
+    def _blocked_in(self, rank: _PlanRank, kind: int, out, names: "_Names"):
         """What the rank's process would wait in (``Process.blocked_in``), from ``ppt_mpi_blocked``."""
         if kind == BLOCKED_REQUEST:
             is_send, peer, ctx, tag, nbytes = out[2], out[3], out[4], out[5], out[6]
@@ -216,6 +246,11 @@ class Planner:
         if kind == BLOCKED_RUN:
             comm = self.comm(rank.world_rank, out[1])
             return (Request(rank, out[2] == 1, comm, comm.local_of(out[3]), 0, comm.coll_ctx),)
+        if kind == BLOCKED_COLL:
+            comm = rank.by_ctx[out[2] - 1]
+            step, is_send, peer = out[4], out[5], out[6]
+            return (_Pending(barrier_text(comm, is_send) if step < 0
+                             else schedule_text(names.names[out[3]], comm, step, is_send, peer)),)
         return None
 
     def plan(self, world_rank: int, name: str, row: tuple, aux: list):
@@ -545,8 +580,9 @@ def replay_job(job, trace, replayer_cls, options: dict, progress=None):
     """Replay ``trace`` on ``job``: the JobResult, whose ``returns`` are the ranks' replay reports, as
     :class:`~ppt.traces.replay.RankReplay` makes them.
     Raises the Python replay's errors, with its text: a call the simulated MPI refuses (at the call),
-    mismatched collectives (at the receive that finds them), a DeadlockError naming every rank left blocked
-    and the call it waits in, and an MPIError for a collective message nobody received (once the run ends).
+    mismatched collectives (at the receive that finds them; a nonblocking collective's at the Wait or Test that
+    completes it), a DeadlockError naming every rank left blocked and the call it waits in, and an MPIError for
+    a collective message nobody received or a nonblocking collective no op completed (once the run ends).
 
     ``options``: ``compute_scale``, ``keep_startup``, ``clock`` (``"wall"`` or ``"cpu"``), and the calls
     replay skips where the trace could not express them (``skip``, a set of names, or all with
@@ -608,11 +644,17 @@ def replay_job(job, trace, replayer_cls, options: dict, progress=None):
 
 def _check_finished(m, names: _Names, planner: Planner, windows) -> None:
     """Raise what :meth:`ppt.mpi.job.MPIJob.result` raises for a replay that ran out of events, over every
-    simulation process of a parallel run (:func:`ppt.mpi.engine.outcome.raise_failures`)."""
+    simulation process of a parallel run (:func:`ppt.mpi.engine.outcome.raise_failures`), else an MPIError for
+    the first rank whose stream started a nonblocking collective none of its ops completed."""
     local = [r for r in range(planner.job.num_ranks) if lib.ppt_mpi_is_local(m, r)]
     part = {"blocked": planner.blocked(m, names, local), "now": lib.ppt_mpi_now(m),
-            "stray": [s for r in local for s in strays(m, names, planner.rank(r))]}
-    raise_failures(gathered(windows, part), planner.job.num_ranks)
+            "stray": [s for r in local for s in strays(m, names, planner.rank(r))],
+            "unfinished": [u for r in local for u in planner.unfinished(m, names, r)]}
+    parts = gathered(windows, part)
+    raise_failures(parts, planner.job.num_ranks)
+    unfinished = sorted(u for p in parts for u in p["unfinished"])
+    if unfinished:
+        raise MPIError(unfinished[0][1])
 
 
 def _reason(m) -> str:
@@ -676,7 +718,7 @@ def _error(engine: Engine, status: int, planner: Planner, streams: list) -> PPTE
     op, row, aux = _op_row(m)
     name = streams[rank].held[3][op.call]
     if status == lib.PPT_MPI_MISMATCH:
-        return planner.mismatch(m, engine.names, rank, name, op.comm)
+        return planner.mismatch(m, engine.names, rank, name, op)
     return planner.refusal(rank, name, row, aux, _reason(m))
 
 

@@ -51,19 +51,24 @@ class _Call:
             proc.glet = outer
 
 
+def background(comm, body):
+    """The request of ``body`` (a blocking collective call on ``comm``) started in the background."""
+    rank = comm._rank
+    call = _Call(rank, body)
+    rank.background = call.hand_over
+    try:
+        call.resume()
+    finally:
+        rank.background = None
+    if call.request is None:                 # over already
+        return rank.isend(comm, PROC_NULL, 0, 0, None, comm.ctx)       # a request complete at once
+    return call.request
+
+
 def nonblocking(name: str, blocking):
     """MPI call ``name``: ``blocking`` (a communicator method) started, its request returned."""
     @mpi_call(name)
     def start(comm, *args, **kwargs):
-        rank = comm._rank
-        call = _Call(rank, lambda: blocking(comm, *args, **kwargs))
-        rank.background = call.hand_over
-        try:
-            call.resume()
-        finally:
-            rank.background = None
-        if call.request is None:                 # over already
-            return rank.isend(comm, PROC_NULL, 0, 0, None, comm.ctx)       # a request complete at once
-        return call.request
+        return background(comm, lambda: blocking(comm, *args, **kwargs))
     start.__name__ = "I" + blocking.__name__.lower()
     return start

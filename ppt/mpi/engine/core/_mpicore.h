@@ -98,6 +98,7 @@ typedef struct {
     struct ibarrier *barrier;   /* an MPI_Ibarrier's request while its rounds go on, else NULL */
     struct icoll *icoll;        /* a nonblocking collective's request while its schedule runs, else NULL */
     int32_t icoll_post;         /* a nonblocking collective's message: its post number in the schedule */
+    int8_t coll;                /* a replayed nonblocking collective's request (its status tag 1: a mismatch) */
     int32_t free_next;
 } req_t;
 
@@ -254,6 +255,7 @@ typedef struct {
     run_t run;
     int32_t world, self;                /* this rank's COMM_WORLD and COMM_SELF (engine's comm indexes) */
     int64_t plan_epoch;                 /* bumped when an op handle is (re)defined: older plans are stale */
+    int64_t open_colls;                 /* nonblocking collectives started and not yet completed by the stream */
     /* what replay reports */
     int64_t records, p2p_bytes, wtimes;
     double dropped_s, recorded_mpi_s, wall_s, cpu_s;
@@ -378,6 +380,7 @@ struct ppt_mpi {
     int32_t need_rank;          /* the rank to continue before the next event, or -1 */
     hdr_t mismatch;             /* a rank's collective got this header (from world rank mismatch_src) ... */
     hdr_t mismatch_own;         /* ... instead of its own */
+    int32_t mismatch_ctx;       /* a replayed nonblocking collective's context, when its wait found the mismatch */
     int32_t mismatch_src;
     int32_t need;
     char reason[256];

@@ -160,12 +160,22 @@ int64_t ppt_mpi_events(const ppt_mpi_t *m);
 /* Ops replayed so far, all ranks. */
 int64_t ppt_mpi_records(const ppt_mpi_t *m);
 /* What a replay rank that has not finished waits in (as a program rank's process's blocked_in):
- * 1 a request, 2 a probe, 3 a collective's schedule, 0 none of those, -1 nothing (it finished).
+ * 1 a request, 2 a probe, 3 a collective's schedule, 4 a nonblocking collective's request, 0 none of
+ * those, -1 nothing (it finished).
  * out[0..1]: its op's job-wide call id and communicator handle; then for a request out[2..6]: 1 if a
  * send, its peer (world rank, or ANY_SOURCE), context, tag and bytes; for a probe out[2..3]: the op's
- * peer and tag; for a schedule out[2..3]: 1 if the message awaited is a send, its peer's world rank
- * (7 int64s in all). */
+ * peer and tag; for a schedule out[2..3]: 1 if the message awaited is a send, its peer's world rank;
+ * for a nonblocking collective out[2..6]: its collective context, its call id, the step of its schedule
+ * it waits in (-1: an Ibarrier), 1 if the message awaited is a send (-1 none; an Ibarrier: its round's
+ * distance), that message's peer's rank in the communicator (7 int64s in all). */
 int32_t ppt_mpi_blocked(const ppt_mpi_t *m, int32_t rank, int64_t *out);
+/* Nonblocking collectives replay rank `rank`'s stream started and completed by none of its ops: how many; out:
+ * the collective context, call id and sequence number on its communicator of the one of the lowest sequence
+ * number (3 int64s; meaningful when the count is not 0). */
+int64_t ppt_mpi_open_colls(const ppt_mpi_t *m, int32_t rank, int64_t *out);
+/* The collective context of the nonblocking collective whose completion stopped a replay at PPT_MPI_MISMATCH
+ * (its op is the Wait or Test that completed it). */
+int32_t ppt_mpi_mismatch_ctx(const ppt_mpi_t *m);
 /* Per rank: compute_s, comm_s, finish_s, startup_dropped_s, recorded_mpi_s, compute_wall_s,
  * compute_cpu_s, wtime first/last simulated and recorded (NaN if absent): 11 doubles; messages_sent,
  * bytes_sent, records, p2p_bytes, unreceived messages, unreceived collective messages, wtime reads:

@@ -7,9 +7,12 @@
  * would have woken its process runs.  A rank's collective calls ask Python for their schedule once per
  * distinct set of arguments (PPT_MPI_NEED_COLL), and the engine keeps the plan for later calls.  Ops
  * on communicators, groups and reduction ops run in Python (PPT_MPI_NEED_COMM); the agreement a new
- * communicator's members reach (a small collective) runs in the engine. */
+ * communicator's members reach (a small collective) runs in the engine.  A nonblocking collective's
+ * request (start_coll) runs its schedule in the background as a program's does (icoll.c, ibarrier.c), and
+ * the completion op that names it retires it. */
 #include <string.h>
 #include "_mpicore.h"
+#include "mpicore_icoll.h"
 
 /* Op kinds: OP_OTHER, OP_SEND, ... OP_OP_FREE, one per member of ppt/oprecord.py's Op with its value, are
  * defined by the build (interconnects/core/build.py), so C and Python share one list. */
@@ -93,11 +96,18 @@ static int block_on(ppt_mpi_t *m, int32_t r, int32_t q)
     return OP_BLOCKED;
 }
 
-/* MPI._complete: retire a completed request. */
-static void complete(ppt_mpi_t *m, int32_t r, int32_t q)
+/* MPI._complete: retire a completed request; PPT_MPI_MISMATCH if it is a nonblocking collective's that received
+ * another collective's message (ppt_mpi_mismatch, of context m->mismatch_ctx), else OP_DONE. */
+static int complete(ppt_mpi_t *m, int32_t r, int32_t q)
 {
+    req_t *rq = REQ(m, q);
     p2p_take(m, r, q);
-    REQ(m, q)->active = 0;
+    rq->active = 0;
+    if (rq->coll && rq->status_tag) {
+        m->mismatch_ctx = rq->ctx;
+        return PPT_MPI_MISMATCH;
+    }
+    return OP_DONE;
 }
 
 static void polled(ppt_mpi_t *m, int32_t r, uint8_t call)
@@ -155,6 +165,7 @@ static int32_t handle_take(ppt_mpi_t *m, int32_t r, int64_t id)
     if (fifo->head < 0)
         fifo->tail = -1;                        /* the empty FIFO stays: traces reuse their request ids */
     REQ(m, q)->handled = 0;
+    RANK(m, r)->open_colls -= REQ(m, q)->coll;
     return q;
 }
 
@@ -211,9 +222,10 @@ static int wl_wait(ppt_mpi_t *m, int32_t r)
         if (!rk->wl_complete || rq->active) {
             if (!p2p_done(m, q))
                 return block_on(m, r, q);
-            p2p_take(m, r, q);
-            if (rk->wl_complete)
-                complete(m, r, q);
+            if (!rk->wl_complete)
+                p2p_take(m, r, q);
+            else if (complete(m, r, q) != OP_DONE)
+                return PPT_MPI_MISMATCH;
         }
         if (!REQ(m, q)->handled)
             p2p_release(m, q);
@@ -294,13 +306,56 @@ static int start_run(ppt_mpi_t *m, int32_t r)
     return OP_DONE;
 }
 
+/* A nonblocking collective op (IBARRIER ... IREDUCE_SCATTER) on engine communicator c, from hphase 0: its
+ * request, under the op's trace id, runs what a program's call runs (ppt/mpi/surface/icoll.py): an
+ * Ibarrier's rounds (ibarrier.c), else the blocking call's plan (Python plans the op as its blocking kind),
+ * whose schedule runs in the background (icoll.c).  A plan that sends nothing, or a schedule the background
+ * runner does not run, runs as the blocking call does, and the request is complete at once. */
+static int start_coll(ppt_mpi_t *m, int32_t r, const ppt_op_t *op, const int64_t *aux, int32_t c)
+{
+    rank_t *rk = RANK(m, r);
+    run_t *run = &rk->run;
+    comm_t *cm = &m->comms[c];
+    int32_t q = -1, st, ctx = cm->ctx + 1;
+    if (op->kind == OP_IBARRIER) {
+        q = ppt_mpi_ibarrier(m, r, cm->members, cm->size, cm->me, ctx, ++cm->coll_seq, rk->call_ids[op->call]);
+    } else {
+        if (rk->hphase == 0) {
+            rk->hphase = 1;
+            int plan = plan_find(m, r, op, aux);
+            if (plan < 0)
+                return PPT_MPI_NEED_COLL;
+            plan_start(m, r, plan);
+        }
+        if (rk->hphase == 1 && run->active && ppt_mpi_icoll_runs(run->schedule)) {
+            run->active = 0;
+            q = ppt_mpi_icoll(m, r, run->schedule, run->sizes, run->nslots, run->members, run->ctx, run->tag,
+                              run->hdr.call, run->hdr.root);
+        } else if (rk->hphase == 1) {
+            rk->hphase = 2;
+            if ((st = start_run(m, r)) != OP_DONE)
+                return st;
+        }
+        if (q < 0)                              /* over already: a request complete at once */
+            q = p2p_isend(m, r, PROC_NULL, ctx, 0, 0, STANDARD, p2p_new_req(m, r));
+    }
+    req_t *rq = REQ(m, q);
+    rq->coll = 1;
+    rq->ctx = ctx;
+    rq->hdr = (hdr_t){rk->call_ids[op->call], -1, cm->coll_seq};
+    rk->open_colls++;
+    handle_start(m, r, op->request, q);
+    return OP_DONE;
+}
+
 static int handler(ppt_mpi_t *m, int32_t r)
 {
     rank_t *rk = RANK(m, r);
     const ppt_op_t *op = rk->op;
     const int64_t *aux = rk->aux + op->aux_start;
     int32_t q, st, c = -1;
-    if ((op->kind >= OP_SEND && op->kind <= OP_IPROBE) || (op->kind >= OP_BARRIER && op->kind <= OP_REDUCE_SCATTER)) {
+    if ((op->kind >= OP_SEND && op->kind <= OP_IPROBE) || (op->kind >= OP_BARRIER && op->kind <= OP_REDUCE_SCATTER)
+        || (op->kind >= OP_IBARRIER && op->kind <= OP_IREDUCE_SCATTER)) {
         c = comm_of(m, r, op->comm);
         if (c < 0)
             return bad(m, r, "a communicator no replayed call created");
@@ -387,9 +442,8 @@ static int handler(ppt_mpi_t *m, int32_t r)
                 if (!rq->active)
                     return OP_DONE;
                 if (p2p_done(m, rk->wl[0]))
-                    complete(m, r, rk->wl[0]);
-                else
-                    polled(m, r, POLL_TEST);
+                    return complete(m, r, rk->wl[0]);
+                polled(m, r, POLL_TEST);
                 return OP_DONE;
             }
             int all = 1;
@@ -400,8 +454,8 @@ static int handler(ppt_mpi_t *m, int32_t r)
                 return OP_DONE;
             }
             for (int32_t i = 0; i < rk->wl_n; i++)
-                if (REQ(m, rk->wl[i])->active)
-                    complete(m, r, rk->wl[i]);
+                if (REQ(m, rk->wl[i])->active && (st = complete(m, r, rk->wl[i])) != OP_DONE)
+                    return st;
             return OP_DONE;
         }
         /* fall through: a test that recorded success waits as Wait/Waitall do */
@@ -432,8 +486,8 @@ static int handler(ppt_mpi_t *m, int32_t r)
             q = rk->wl[0];
             if (REQ(m, q)->active && !p2p_done(m, q))
                 return block_on(m, r, q);
-            if (REQ(m, q)->active)
-                complete(m, r, q);
+            if (REQ(m, q)->active && (st = complete(m, r, q)) != OP_DONE)
+                return st;
             if (!REQ(m, q)->handled)
                 p2p_release(m, q);
             return OP_DONE;
@@ -449,10 +503,8 @@ static int handler(ppt_mpi_t *m, int32_t r)
             for (int32_t i = 0; i < rk->wl_n; i++) {
                 q = rk->wl[i];
                 if (REQ(m, q)->active) {
-                    if (p2p_done(m, q)) {
-                        complete(m, r, q);
-                        return OP_DONE;
-                    }
+                    if (p2p_done(m, q))
+                        return complete(m, r, q);
                     active = 1;
                 }
             }
@@ -492,7 +544,8 @@ static int handler(ppt_mpi_t *m, int32_t r)
             return OP_DONE;
         for (int32_t i = 0; i < rk->wl_n; i++)
             if (REQ(m, rk->wl[i])->active && p2p_done(m, rk->wl[i])) {
-                complete(m, r, rk->wl[i]);
+                if ((st = complete(m, r, rk->wl[i])) != OP_DONE)
+                    return st;
                 retired++;
             }
         if (!retired)
@@ -514,6 +567,8 @@ static int handler(ppt_mpi_t *m, int32_t r)
             }
             return OP_DONE;
         }
+        if (op->kind >= OP_IBARRIER && op->kind <= OP_IREDUCE_SCATTER)
+            return start_coll(m, r, op, aux, c);
         if (op->kind >= OP_COMM_DUP && op->kind <= OP_CART_SUB) {    /* a new communicator: Python makes it */
             switch (rk->hphase) {
             case 0:
@@ -683,10 +738,40 @@ int32_t ppt_mpi_blocked(const ppt_mpi_t *m, int32_t r, int64_t *out)
     if (rk->state != R_BLOCK)
         return 0;
     const req_t *rq = &m->reqs[rk->blocked_req];
+    if (rq->coll) {
+        int64_t at[2] = {-1, 0};
+        out[2] = rq->ctx;
+        out[3] = rq->hdr.call;
+        out[4] = rq->icoll ? ppt_mpi_icoll_waiting(m, rk->blocked_req, at) : -1;
+        out[5] = rq->icoll ? at[0] : ppt_mpi_ibarrier_dist(m, rk->blocked_req);
+        out[6] = at[1];
+        return 4;
+    }
     out[2] = rq->is_send;
     out[3] = rq->src;
     out[4] = rq->ctx;
     out[5] = rq->tag;
     out[6] = rq->nbytes;
     return 1;
+}
+
+int64_t ppt_mpi_open_colls(const ppt_mpi_t *m, int32_t r, int64_t *out)
+{
+    int64_t n = m->ranks[r].open_colls;
+    out[2] = -1;
+    for (int64_t q = 0; n && q < m->nreqs; q++) {
+        const req_t *rq = &m->reqs[q];
+        if (rq->rank == r && rq->coll && rq->handled && (out[2] < 0 || rq->hdr.seq < out[2]
+                                                         || (rq->hdr.seq == out[2] && rq->ctx < out[0]))) {
+            out[0] = rq->ctx;
+            out[1] = rq->hdr.call;
+            out[2] = rq->hdr.seq;
+        }
+    }
+    return n;
+}
+
+int32_t ppt_mpi_mismatch_ctx(const ppt_mpi_t *m)
+{
+    return m->mismatch_ctx;
 }
