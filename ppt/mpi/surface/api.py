@@ -22,7 +22,7 @@ from ppt.mpi.surface.graph import Distgraphcomm, Graphcomm
 from ppt.mpi.surface.group import Group
 from ppt.mpi.surface.intercomm import Intercomm
 from ppt.mpi.surface.message import Message
-from ppt.mpi.surface.names import fill, mpi4py_names
+from ppt.mpi.surface.names import mpi4py_names
 from ppt.mpi.constants import SELF_ID, WORLD_ID
 from ppt.mpi.surface.requests import Request, Status
 from ppt.mpi.surface.persistent import Prequest

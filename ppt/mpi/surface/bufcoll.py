@@ -16,26 +16,11 @@ messages go on while the rank computes; the wait fills the receive buffer.
 """
 from __future__ import annotations
 
-from ppt.mpi.surface.buffers import LOCAL, message, vector
+from ppt.mpi.surface.buffers import IN_PLACE, LOCAL, message, vector
 from ppt.mpi.surface.calls import mpi_call
 from ppt.mpi.surface.icoll import nonblocking
 from ppt.mpi.collectives.ops import SUM, as_op, on_buffers
 
-
-class Marker:
-    """A named constant of mpi4py with no value of its own (``MPI.IN_PLACE``, ``MPI.BOTTOM``)."""
-
-    __slots__ = ("name",)
-
-    def __init__(self, name: str):
-        self.name = name
-
-    def __repr__(self):
-        return self.name
-
-
-#: ``MPI.IN_PLACE``: the receive buffer holds this rank's contribution.
-IN_PLACE = Marker("IN_PLACE")
 
 #: Bytes of one count in the allgather of Reduce_scatter's receive counts.
 INT_B = 4

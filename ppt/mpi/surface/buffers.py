@@ -36,6 +36,24 @@ from ppt.mpi.errors import MPIError
 _BYTE = DATATYPES["UNSIGNED_CHAR"]
 
 
+class Marker:
+    """A named constant of mpi4py with no value of its own (``MPI.IN_PLACE``, ``MPI.BOTTOM``)."""
+
+    __slots__ = ("name",)
+
+    def __init__(self, name: str):
+        self.name = name
+
+    def __repr__(self):
+        return self.name
+
+
+#: ``MPI.IN_PLACE``: the receive buffer holds this rank's contribution.
+IN_PLACE = Marker("IN_PLACE")
+#: ``MPI.BOTTOM``: address zero as a buffer (a window made over it has no memory).
+BOTTOM = Marker("BOTTOM")
+
+
 class _Local:
     """Stands for the rank in the parsing of a local call's buffers (``Op.Reduce_local``): errors name no rank."""
 

@@ -213,8 +213,3 @@ STATUS = {
     "Set_source": _setter("source"), "Set_tag": _setter("tag"), "Set_error": lambda self, error: None,
     "Set_elements": _Set_elements, "count": property(lambda self: self.bytes), "error": 0, "cancelled": False,
 }
-
-
-def Get_coords(self, rank: int) -> list:
-    """mpi4py's ``Cartcomm.Get_coords``: the coordinates of ``rank`` as a list."""
-    return list(self.cart_coords(rank))

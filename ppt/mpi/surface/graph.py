@@ -4,11 +4,10 @@ neighbours, as the neighbourhood collectives (:mod:`ppt.mpi.surface.neighbor`) r
 from __future__ import annotations
 
 from ppt.mpi.constants import DIST_GRAPH, GRAPH
-from ppt.mpi.surface.comm import KINDS, Comm
-from ppt.mpi.surface.names import mpi4py_names
+from ppt.mpi.surface.calls import mpi_call
+from ppt.mpi.surface.comm import INT_B, Comm
 
 
-@mpi4py_names
 class Graphcomm(Comm):
     """A communicator with a graph topology: node i's neighbours are ``edges[index[i-1]:index[i]]``
     (``index[-1]`` taken as 0), the same in both directions."""
@@ -52,7 +51,6 @@ class Graphcomm(Comm):
     outedges = inedges
 
 
-@mpi4py_names
 class Distgraphcomm(Comm):
     """A communicator with a distributed graph topology: each rank knows its in-neighbours (``sources``) and
     out-neighbours (``destinations``), and their weights if given."""
@@ -84,5 +82,53 @@ class Distgraphcomm(Comm):
         return len(self.sources), len(self.destinations), self.weights is not None
 
 
-KINDS["graph"] = Graphcomm
-KINDS["dist_graph"] = Distgraphcomm
+@mpi_call("MPI_Graph_create")
+def graph_create(self, index, edges, reorder: bool = False):
+    """A graph communicator over the first ``len(index)`` ranks (:class:`Graphcomm`);
+    None on the others."""
+    index, edges = [int(i) for i in index], [int(e) for e in edges]
+    nnodes = len(index)
+    if nnodes > self.size or index != sorted(index) or (index and index[-1] != len(edges)) \
+            or any(not 0 <= e < nnodes for e in edges):
+        raise self._rank.error(f"bad graph index={index} edges={edges} for {self.label} of size {self.size}")
+    comm_id = self._new_id(self._agree())
+    if self.rank >= nnodes:
+        return None
+    return self._make(list(self.members[:nnodes]), comm_id, "graph", Graphcomm, graph_index=index,
+                      edges=edges)
+
+
+@mpi_call("MPI_Dist_graph_create_adjacent")
+def dist_graph_create_adjacent(self, sources, destinations, sourceweights=None, destweights=None, info=None,
+                               reorder: bool = False):
+    """A distributed graph communicator of this rank's in- and out-neighbours (ranks here)."""
+    sources, destinations = [int(r) for r in sources], [int(r) for r in destinations]
+    for peer in sources + destinations:
+        self._check_peer(peer, "neighbour", False)
+    weights = None if sourceweights is None else (list(sourceweights), list(destweights))
+    comm_id = self._new_id(self._agree())
+    return self._make(self.members, comm_id, "dist_graph", Distgraphcomm, sources=sources,
+                      destinations=destinations, weights=weights)
+
+
+@mpi_call("MPI_Dist_graph_create")
+def dist_graph_create(self, sources, degrees, destinations, weights=None, info=None, reorder: bool = False):
+    """A distributed graph communicator from edges any rank may name: ``degrees[i]`` edges from
+    ``sources[i]`` to the next entries of ``destinations``.  Every rank's edges are gathered (one
+    allgather); a rank's neighbours come in the order of the ranks that named them, then of their lists."""
+    ends = iter(zip(destinations, weights if weights is not None else [None] * len(destinations)))
+    edges = [(int(s), int(d), w) for s, n in zip(sources, degrees) for d, w in (next(ends) for _ in range(n))]
+    everyone = self._allgather((edges, self._rank.next_ctx), (3 * len(edges) + 1) * INT_B, None, None)
+    comm_id = self._new_id(max(ctx for _, ctx in everyone))
+    ins = [(s, w) for part, _ in everyone for s, d, w in part if d == self.rank]
+    outs = [(d, w) for part, _ in everyone for s, d, w in part if s == self.rank]
+    weights = None if weights is None else ([w for _, w in ins], [w for _, w in outs])
+    return self._make(self.members, comm_id, "dist_graph", Distgraphcomm,
+                      sources=[s for s, _ in ins], destinations=[d for d, _ in outs], weights=weights)
+
+
+#: Comm's calls that make graph communicators, by their PEP 8 and their mpi4py names.
+COMM = {"graph_create": graph_create, "Create_graph": graph_create,
+        "dist_graph_create_adjacent": dist_graph_create_adjacent,
+        "Create_dist_graph_adjacent": dist_graph_create_adjacent,
+        "dist_graph_create": dist_graph_create, "Create_dist_graph": dist_graph_create}

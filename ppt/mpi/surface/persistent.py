@@ -8,7 +8,6 @@ from __future__ import annotations
 
 from ppt.mpi.surface.buffers import message, outgoing
 from ppt.mpi.surface.calls import mpi_call
-from ppt.mpi.surface.names import mpi4py_names
 from ppt.mpi.constants import BUFFERED, STANDARD, SYNC
 from ppt.mpi.surface.requests import Request
 
@@ -16,7 +15,6 @@ from ppt.mpi.surface.requests import Request
 MODES = {"send": STANDARD, "ssend": SYNC, "bsend": BUFFERED, "rsend": STANDARD}
 
 
-@mpi4py_names
 class Prequest(Request):
     """A persistent send (``kind`` a key of :data:`MODES`) or receive (``kind`` ``"recv"``) on ``comm``
     with mpi4py buffer ``buf``; ``peer``: destination or source rank."""

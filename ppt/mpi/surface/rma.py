@@ -20,10 +20,9 @@ from ppt.mpi.constants import CONTROL_B, PROC_NULL, RMA
 from ppt.mpi.errors import UnsupportedCall
 from ppt.mpi.surface import rmasync
 from ppt.mpi.surface import rmatransfer as transfer
-from ppt.mpi.surface.buffers import Buf, message, writable_bytes
+from ppt.mpi.surface.buffers import BOTTOM, Buf, message, writable_bytes
 from ppt.mpi.surface.calls import mpi_call
 from ppt.mpi.surface.group import Group
-from ppt.mpi.surface.names import BOTTOM, mpi4py_names
 from ppt.mpi.surface.nulls import NullOwner
 from ppt.mpi.unsupported import Refusing
 
@@ -82,7 +81,6 @@ def _address(raw) -> int:
     return raw.ctypes.data if raw.size else 0
 
 
-@mpi4py_names
 class Win(metaclass=Refusing):
     """One rank's window of a group (``comm``, a dup the window keeps): its epochs (``fence_open``, ``locks``
     held by target, PSCW's ``started`` targets and ``posted`` completions awaited) and its operations in flight
