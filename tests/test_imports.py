@@ -89,7 +89,7 @@ def test_circles_are_found_in_a_small_graph():
 
 def test_no_module_of_the_package_imports_itself_in_a_circle():
     found = modules()
-    assert "ppt.interconnects.networks.packetnet" in found and "ppt.mpi.surface.comm" in found
+    assert "ppt.interconnects.networks.packetnet" in found and "ppt.mpi.surface.communicators.comm" in found
     assert circles(import_graph(found)) == []
 
 
@@ -148,7 +148,7 @@ CLI_LAYERS = (
 
 
 def subsystem(module: str, depth: int = 2) -> str:
-    """The subsystem ``module`` belongs to: ``ppt.mpi.surface.comm`` -> ``ppt.mpi`` (``depth`` 3: its room
+    """The subsystem ``module`` belongs to: ``ppt.mpi.surface.api`` -> ``ppt.mpi`` (``depth`` 3: its room
     in the subsystem, ``ppt.mpi.surface``)."""
     return ".".join(module.split(".")[:depth])
 

@@ -13,9 +13,9 @@ Four rooms, each importing only those before it:
   (the one-line error for what PPT does not model);
 * ``collectives``: the named algorithms (``calls``), their per-rank schedules
   (``algorithms``, ``schedule``), NCCL's (``nccl``), reduction ops and payload slicing;
-* ``surface``: what a program sees, mpi4py's API (``api``, ``comm``, ``group``, ``cart``,
-  ``requests``, buffers and datatypes, matched probes, persistent requests, ``Ibarrier``,
-  LANL PPT style ``mpi_*`` functions), its hot point-to-point calls compiled (``fast``);
+* ``surface``: what a program sees, mpi4py's API (``api``) in rooms of its own: buffers and
+  datatypes, the core of every call (its hot point-to-point calls compiled: ``fast``),
+  communicators, topologies, RMA windows; and LANL PPT style ``mpi_*`` functions;
 * ``engine``: the one MPI engine (``core``, C) and its Python side: program ranks
   (``program``), trace replay (``replay``), parallel windows (``windows``), models of one's
   own (``pynet``), outcomes and deadlock reports;
@@ -26,7 +26,7 @@ from ppt.mpi.constants import ANY_SOURCE, ANY_TAG, PROC_NULL, UNDEFINED
 from ppt.mpi.errors import MPIError
 from ppt.mpi.job import JobResult, MPIJob
 from ppt.mpi.collectives.ops import BAND, BOR, BXOR, LAND, LOR, MAX, MIN, PROD, SUM, Op
-from ppt.mpi.surface.requests import Request, Status
+from ppt.mpi.surface.core.requests import Request, Status
 
 __all__ = ["MPIJob", "JobResult", "MPIError", "Request", "Status", "Op", "ANY_SOURCE", "ANY_TAG", "PROC_NULL",
            "UNDEFINED", "SUM", "PROD", "MAX", "MIN", "LAND", "LOR", "BAND", "BOR", "BXOR"]

@@ -12,13 +12,13 @@ know nothing of this module; it imports them:
   so the call is counted and timed under the same MPI name;
 * ``_get("attr")`` turns an attribute into mpi4py's ``Get_attr()`` method;
 * the buffer calls (``Send``, ``Recv``, ``Bcast``, ``Allreduce``, ...) take
-  mpi4py's buffer arguments (:mod:`ppt.mpi.surface.buffers`) and move the data for
-  real: :mod:`ppt.mpi.surface.bufp2p` (point to point, requests, statuses) and
-  :mod:`ppt.mpi.surface.bufcoll` (collectives);
+  mpi4py's buffer arguments (:mod:`ppt.mpi.surface.buffers.arguments`) and move the data for
+  real: :mod:`ppt.mpi.surface.communicators.bufp2p` (point to point, requests, statuses) and
+  :mod:`ppt.mpi.surface.communicators.bufcoll` (collectives);
 * the calls that make communicators of other kinds (``Create_cart``,
   ``Create_graph``, ``Create_intercomm`` ...) are their modules' own
-  (:mod:`ppt.mpi.surface.cart`, :mod:`ppt.mpi.surface.graph`,
-  :mod:`ppt.mpi.surface.intercomm`), given to ``Comm`` under both names;
+  (:mod:`ppt.mpi.surface.topology.cart`, :mod:`ppt.mpi.surface.topology.graph`,
+  :mod:`ppt.mpi.surface.communicators.intercomm`), given to ``Comm`` under both names;
 * :mod:`ppt.mpi.surface.environment` holds the functions of the ``MPI`` module
   itself (``Wtick``, ``Get_processor_name``, ``Compute_dims``, ...).
 
@@ -40,18 +40,20 @@ import inspect
 
 from ppt.mpi import constants
 from ppt.mpi.collectives import ops
-from ppt.mpi.surface import bufcoll, bufp2p, cart, environment, graph, intercomm, neighbor
-from ppt.mpi.surface.buffers import BOTTOM, IN_PLACE
-from ppt.mpi.surface.cart import Cartcomm
-from ppt.mpi.surface.comm import Comm
-from ppt.mpi.surface.datatypes import DATATYPES, ORDER_C, ORDER_FORTRAN, TYPEDICT, Datatype
-from ppt.mpi.surface.graph import Distgraphcomm, Graphcomm
-from ppt.mpi.surface.group import Group
-from ppt.mpi.surface.intercomm import Intercomm
-from ppt.mpi.surface.message import Message
-from ppt.mpi.surface.persistent import Prequest
-from ppt.mpi.surface.requests import Request, Status
-from ppt.mpi.surface.rma import Win
+from ppt.mpi.surface import environment
+from ppt.mpi.surface.communicators import bufcoll, bufp2p, intercomm
+from ppt.mpi.surface.topology import cart, graph, neighbor
+from ppt.mpi.surface.buffers.arguments import BOTTOM, IN_PLACE
+from ppt.mpi.surface.topology.cart import Cartcomm
+from ppt.mpi.surface.communicators.comm import Comm
+from ppt.mpi.surface.buffers.datatypes import DATATYPES, ORDER_C, ORDER_FORTRAN, TYPEDICT, Datatype
+from ppt.mpi.surface.topology.graph import Distgraphcomm, Graphcomm
+from ppt.mpi.surface.communicators.group import Group
+from ppt.mpi.surface.communicators.intercomm import Intercomm
+from ppt.mpi.surface.communicators.message import Message
+from ppt.mpi.surface.communicators.persistent import Prequest
+from ppt.mpi.surface.core.requests import Request, Status
+from ppt.mpi.surface.rma.window import Win
 from ppt.mpi.errors import MPIError
 from ppt.mpi.unsupported import Unsupported, mpi4py_api, refuse
 
@@ -81,7 +83,8 @@ UNSUPPORTED_CLASSES = ("File", "Session", "Info", "Errhandler", "Grequest", "Top
 _COMM = {
     "Get_rank": _get("rank"), "Get_size": _get("size"), "Get_name": _get("name"), "Set_name": _set_name,
     "Get_group": _get("group"), "Split": "split", "Split_type": "split_type", "Dup": "dup", "Clone": "dup",
-    "Free": "free", "Create": "create", "Compare": "compare", "Abort": "abort", "Get_topology": _get("topology"), "Is_inter": _value(False), "Is_intra": _value(True),
+    "Free": "free", "Create": "create", "Compare": "compare", "Abort": "abort", "Get_topology": _get("topology"),
+    "Is_inter": _value(False), "Is_intra": _value(True),
     "Get_attr": "get_attr", "Set_errhandler": "set_errhandler", "Barrier": "barrier", "Ibarrier": "ibarrier",
     "Send_init": "send_init", "Ssend_init": "ssend_init", "Bsend_init": "bsend_init", "Rsend_init": "rsend_init",
     "Recv_init": "recv_init",

@@ -3,8 +3,8 @@ from __future__ import annotations
 
 import math
 
-from ppt.mpi.surface.calls import mpi_call
-from ppt.mpi.surface.comm import INT_B, Comm
+from ppt.mpi.surface.core.calls import mpi_call
+from ppt.mpi.surface.communicators.comm import INT_B, Comm
 from ppt.mpi.constants import CART, PROC_NULL
 
 

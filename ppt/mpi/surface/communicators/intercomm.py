@@ -17,10 +17,10 @@ from __future__ import annotations
 from ppt.mpi.collectives.ops import MAX, SUM, as_op, on_buffers
 from ppt.mpi.collectives.payload import size_of
 from ppt.mpi.constants import ANY_SOURCE, PROC_NULL, ROOT
-from ppt.mpi.surface.buffers import message
-from ppt.mpi.surface.calls import mpi_call
-from ppt.mpi.surface.comm import INT_B, Comm
-from ppt.mpi.surface.group import Group
+from ppt.mpi.surface.buffers.arguments import message
+from ppt.mpi.surface.core.calls import mpi_call
+from ppt.mpi.surface.communicators.comm import INT_B, Comm
+from ppt.mpi.surface.communicators.group import Group
 
 
 class Intercomm(Comm):

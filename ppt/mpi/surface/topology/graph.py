@@ -1,11 +1,11 @@
 """Graph and distributed-graph communicators (MPI_Graph_create, MPI_Dist_graph_create(_adjacent)): their
-neighbours, as the neighbourhood collectives (:mod:`ppt.mpi.surface.neighbor`) read them (``inedges``,
+neighbours, as the neighbourhood collectives (:mod:`ppt.mpi.surface.topology.neighbor`) read them (``inedges``,
 ``outedges``, ranks of the communicator)."""
 from __future__ import annotations
 
 from ppt.mpi.constants import DIST_GRAPH, GRAPH
-from ppt.mpi.surface.calls import mpi_call
-from ppt.mpi.surface.comm import INT_B, Comm
+from ppt.mpi.surface.core.calls import mpi_call
+from ppt.mpi.surface.communicators.comm import INT_B, Comm
 
 
 class Graphcomm(Comm):

@@ -1,5 +1,5 @@
-"""Communicators (mpi4py-like, sizes in bytes); their groups are in :mod:`ppt.mpi.surface.group`, Cartesian
-communicators in :mod:`ppt.mpi.surface.cart`.
+"""Communicators (mpi4py-like, sizes in bytes); their groups are in :mod:`ppt.mpi.surface.communicators.group`,
+Cartesian communicators in :mod:`ppt.mpi.surface.topology.cart`.
 
 Each rank holds its own communicator objects.  A communicator has an integer
 id agreed on by its members when it is created: every rank keeps the
@@ -14,19 +14,19 @@ from __future__ import annotations
 from numbers import Integral
 
 from ppt.mpi.collectives import calls as coll
-from ppt.mpi.surface.calls import mpi_call
+from ppt.mpi.surface.core.calls import mpi_call
 from ppt.mpi.collectives.calls import Coll
 from ppt.mpi.constants import (ANY_SOURCE, ANY_TAG, BUFFERED, CONGRUENT, IDENT, KEYVALS, PROC_NULL, SIMILAR,
                                SYNC, TAG_UB_VALUE, UNDEFINED, UNEQUAL)
 from ppt.mpi.errors import AbortCalled
-from ppt.mpi.surface.group import Group
-from ppt.mpi.surface.ibarrier import ibarrier
-from ppt.mpi.surface.message import Message, matched
-from ppt.mpi.surface.nulls import NullOwner
+from ppt.mpi.surface.communicators.group import Group
+from ppt.mpi.surface.communicators.ibarrier import ibarrier
+from ppt.mpi.surface.communicators.message import Message, matched
+from ppt.mpi.surface.core.nulls import NullOwner
 from ppt.mpi.collectives.ops import MAX, SUM, as_op
-from ppt.mpi.surface.persistent import Prequest
+from ppt.mpi.surface.communicators.persistent import Prequest
 from ppt.mpi.collectives.payload import IMMUTABLE, size_of, sized_copy
-from ppt.mpi.surface.fast import _irecv, _isend, irecv, isend, positional, recv, send
+from ppt.mpi.surface.core.fast import _irecv, _isend, irecv, isend, positional, recv, send
 from ppt.mpi.unsupported import Refusing
 
 #: The context ids MPICH's abort report gives the predefined communicators.
@@ -104,7 +104,7 @@ class Comm(metaclass=Refusing):
         return nbytes
 
     # -- point to point ------------------------------------------------------
-    # the hot calls are compiled (ppt.mpi.surface.fast): starting a send or receive, send, isend, recv, irecv
+    # the hot calls are compiled (ppt.mpi.surface.core.fast): starting a send or receive, send, isend, recv, irecv
     _isend, _irecv, send, isend, recv, irecv = _isend, _irecv, send, isend, recv, irecv
 
     @mpi_call("MPI_Ssend")
