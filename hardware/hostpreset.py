@@ -5,7 +5,7 @@ What PPT predicts for a ping-pong between two ranks of one node
 A same-node message is a copy through the node's memory
 (:mod:`ppt.interconnects.networks.nodememory`): ``shm_latency_s`` plus its bytes at
 half the processor's ``memory.copy_bandwidth_Bps`` (a copy reads and writes
-each byte).  The MPI layer (:mod:`ppt.mpi.surface.requests`) adds ``send_overhead_s`` on
+each byte).  The MPI layer (:mod:`ppt.mpi.surface.core.requests`) adds ``send_overhead_s`` on
 the sender and ``recv_overhead_s`` on the receiver, and sends messages above
 ``eager_threshold_B`` by rendezvous: a request-to-send and a clear-to-send of
 ``CONTROL_B`` = 64 bytes each go through the same copy path before the data.

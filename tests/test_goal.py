@@ -59,7 +59,7 @@ ans requires think
 
 
 def test_irequires_and_overlapping_calc_give_the_closed_form_time():
-    """LogGP on the analytic network (ppt/mpi/surface/requests.py): a send reaches the NIC o_s after it starts; a
+    """LogGP on the analytic network (ppt/mpi/surface/core/requests.py): a send reaches the NIC o_s after it starts; a
     rendezvous RTS and CTS are CONTROL_B bytes each (L + C/B one way), then the data (n/B on the wire,
     L more to arrive); a receive costs o_r when its wait takes it over.  Rank 0's 50 us calc runs while
     its send is in flight, so its wait for the send ends when the data has left (after 2(L + C/B) + n/B),

@@ -3,12 +3,14 @@
 A circle (A imports B, B imports A, at module level or inside a function)
 means neither module can be read, tested or moved without the other.  The
 graph counts every ``import`` statement of every module of the installed
-packages; ``from package import name`` counts an edge to the module
-``package.name`` where one exists, else to the package.
+packages (of a Cython module, its Python imports); ``from package import
+name`` counts an edge to the module ``package.name`` where one exists, else to
+the package.
 """
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -20,7 +22,7 @@ FOLDERS = {"ppt": "ppt", "ppt.hardware": "hardware", "ppt.interconnects": "inter
 def modules() -> dict[str, Path]:
     found = {}
     for package, folder in FOLDERS.items():
-        for path in (ROOT / folder).rglob("*.py"):
+        for path in [*(ROOT / folder).rglob("*.py"), *(ROOT / folder).rglob("*.pyx")]:
             parts = path.relative_to(ROOT / folder).with_suffix("").parts
             if parts[-1] == "__init__":
                 parts = parts[:-1]
@@ -28,11 +30,20 @@ def modules() -> dict[str, Path]:
     return found
 
 
+def python_source(path: Path) -> str:
+    """The text of module ``path`` that ``ast`` reads: of a Cython module, its Python imports alone, one a line
+    (its ``cimport`` lines and the rest are Cython's)."""
+    text = path.read_text()
+    if path.suffix != ".pyx":
+        return text
+    return "\n".join(m.group(1) for m in re.finditer(r"^[ \t]*((?:from [\w.]+ )?import (?:\([^)]*\)|.*))$", text, re.M))
+
+
 def import_graph(found: dict[str, Path]) -> dict[str, set[str]]:
     graph = {}
     for name, path in found.items():
         targets = set()
-        for node in ast.walk(ast.parse(path.read_text(), str(path))):
+        for node in ast.walk(ast.parse(python_source(path), str(path))):
             if isinstance(node, ast.Import):
                 targets.update(alias.name for alias in node.names)
             elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
@@ -89,7 +100,7 @@ def test_circles_are_found_in_a_small_graph():
 
 def test_no_module_of_the_package_imports_itself_in_a_circle():
     found = modules()
-    assert "ppt.interconnects.networks.packetnet" in found and "ppt.mpi.surface.comm" in found
+    assert "ppt.interconnects.networks.packetnet" in found and "ppt.mpi.surface.communicators.comm" in found
     assert circles(import_graph(found)) == []
 
 
@@ -147,8 +158,22 @@ CLI_LAYERS = (
 )
 
 
+#: The rooms of ``ppt.mpi.surface`` in the same way: buffers and datatypes, the core of every call, the
+#: communicators, the topologies beside RMA, and above them the modules that tie the rooms together, ``api``
+#: (the ``MPI`` object) above all.
+SURFACE_LAYERS = (
+    ("ppt.mpi.surface.buffers",),
+    ("ppt.mpi.surface.core",),
+    ("ppt.mpi.surface.communicators",),
+    ("ppt.mpi.surface.topology", "ppt.mpi.surface.rma"),
+    ("ppt.mpi.surface.environment", "ppt.mpi.surface.lanl"),
+    ("ppt.mpi.surface.names",),
+    ("ppt.mpi.surface.api",),
+)
+
+
 def subsystem(module: str, depth: int = 2) -> str:
-    """The subsystem ``module`` belongs to: ``ppt.mpi.surface.comm`` -> ``ppt.mpi`` (``depth`` 3: its room
+    """The subsystem ``module`` belongs to: ``ppt.mpi.surface.api`` -> ``ppt.mpi`` (``depth`` 3: its room
     in the subsystem, ``ppt.mpi.surface``)."""
     return ".".join(module.split(".")[:depth])
 
@@ -193,6 +218,17 @@ def test_every_room_of_the_mpi_subsystem_has_a_layer():
 
 def test_imports_within_the_mpi_subsystem_point_down_only():
     assert upward_imports(import_graph(modules()), MPI_LAYERS, "ppt.mpi") == []
+
+
+def test_every_room_of_the_mpi_surface_has_a_layer():
+    rooms = {subsystem(name, 4) for name in modules() if name.startswith("ppt.mpi.surface.")}
+    assert rooms == {n for layer in SURFACE_LAYERS for n in layer}
+
+
+def test_imports_within_the_mpi_surface_point_down_only():
+    graph = import_graph(modules())
+    assert {"ppt.mpi.surface.buffers.arguments", "ppt.mpi.surface.core.requests"} <= graph["ppt.mpi.surface.core.fast"]
+    assert upward_imports(graph, SURFACE_LAYERS, "ppt.mpi.surface") == []
 
 
 def test_every_room_of_the_cli_has_a_layer():

@@ -8,7 +8,7 @@ from mpi_helpers import BANDWIDTH_BPS, LATENCY_S, run
 from ppt.errors import DeadlockError
 from ppt.mpi import MPIError
 from ppt.mpi.constants import CONTROL_B, RMA
-from ppt.mpi.surface.rmasync import LOCK_EXCLUSIVE, LOCK_SHARED, TargetLock
+from ppt.mpi.surface.rma.sync import LOCK_EXCLUSIVE, LOCK_SHARED, TargetLock
 
 #: One control message (a lock request, a grant, a release, an acknowledgement, a get's request).
 CONTROL_S = LATENCY_S + CONTROL_B / BANDWIDTH_BPS

@@ -7,14 +7,14 @@ and says which rank did it: the relayed output is written through as the ranks p
 loses none of it), ``os._exit(status)`` in a rank prints one line naming the rank, its status and the MPI
 call it was in or made last, then ends the process with that status, and a fatal signal (a fault in a C
 extension a rank called: SIGSEGV, SIGBUS, SIGILL, SIGFPE) prints the same line from the compiled surface's
-handler (:func:`ppt.mpi.surface.fast.watch_crashes`) before the signal's default action.
+handler (:func:`ppt.mpi.surface.core.fast.watch_crashes`) before the signal's default action.
 """
 from __future__ import annotations
 
 import contextlib
 import os
 
-from ppt.mpi.surface import fast
+from ppt.mpi.surface.core import fast
 
 
 def _line_buffered(stream) -> bool | None:

@@ -39,7 +39,7 @@ sends and forwards.
 lowercase call (pickling, the pickle buffer, argument handling), in seconds,
 by call kind (:data:`OBJECT_CALLS`): ``{"send": 1.5e-6, "recv": 1.5e-6,
 "allreduce": 4e-6}``.  A program's top-level lowercase call owes it as
-software overhead (:mod:`ppt.mpi.surface.fast`); the lowercase code an
+software overhead (:mod:`ppt.mpi.surface.core.fast`); the lowercase code an
 uppercase buffer call runs inside owes nothing.  A point-to-point message
 pays its sender's kind (``send``/``isend``, before the message leaves) and
 its receiver's (``recv`` once the message is in; ``irecv`` when the request

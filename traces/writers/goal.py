@@ -514,7 +514,8 @@ class GoalWriter:
         return dropped, rank
 
     def _program(self, comm, args):
-        """``fn(c)`` running this member's part of collective ``args`` (as ppt.mpi.surface.comm's methods call it)."""
+        """``fn(c)`` running this member's part of collective ``args`` (as the methods of
+        ppt.mpi.surface.communicators.comm call it)."""
         _, name, kind, op, aux, _, red = args
         size = comm.size
         nbytes, root = op[NBYTES], op[ROOT]
@@ -701,7 +702,8 @@ def _point_to_point(post: str, blocking: bool):
 
 
 def _sendrecv(st: _RankState, op, aux, name):
-    """aux: source, receive tag, bytes posted; the receive is posted first (ppt.mpi.surface.comm.Comm.sendrecv)."""
+    """aux: source, receive tag, bytes posted; the receive is posted first
+    (ppt.mpi.surface.communicators.comm.Comm.sendrecv)."""
     comm = st.comm(op[COMM], name)
     source, recvtag, posted = aux
     src = st.world_peer(comm, source, name)

@@ -1,8 +1,8 @@
 """Python programs on the MPI engine: each rank's messaging in C, its own code in its process.
 
-A rank of a program run is a :class:`CompiledRank`: the rank :mod:`ppt.mpi.surface.comm`, :mod:`ppt.mpi.surface.api`
-and the collectives call, over the engine's matching, protocols, networks and schedules
-(``ppt/mpi/engine/core/program.c``), its hot calls compiled (:mod:`ppt.mpi.surface.fast`).  Its process is a
+A rank of a program run is a :class:`CompiledRank`: the rank :mod:`ppt.mpi.surface.communicators.comm`,
+:mod:`ppt.mpi.surface.api` and the collectives call, over the engine's matching, protocols, networks and schedules
+(``ppt/mpi/engine/core/program.c``), its hot calls compiled (:mod:`ppt.mpi.surface.core.fast`).  Its process is a
 greenlet, which the engine's run resumes at the events that concern it.  A nonblocking call is one
 call into C; a blocking one switches the process out only when it cannot complete at once.
 
@@ -47,10 +47,10 @@ from ppt.mpi.constants import ANY_SOURCE, ANY_TAG, PROC_NULL
 from ppt.mpi.engine.deadlock import barrier_text, describe, schedule_text
 from ppt.mpi.engine.outcome import JobResult, raise_failures, rank_body
 from ppt.mpi.errors import rank_error
-from ppt.mpi.surface.requests import Request, Status
-from ppt.mpi.surface.persistent import Prequest
+from ppt.mpi.surface.core.requests import Request, Status
+from ppt.mpi.surface.communicators.persistent import Prequest
 from ppt.mpi.stats import RankStats, total_calls
-from ppt.mpi.surface.fast import EngineRequest, RankCore, running
+from ppt.mpi.surface.core.fast import EngineRequest, RankCore, running
 from ppt.mpi.unsupported import Refusing
 
 
@@ -129,9 +129,9 @@ class _Process:
 
 
 def _with_calls_of(*classes):
-    """Class decorator of a request class whose state is the engine's (:class:`~ppt.mpi.surface.fast.EngineRequest`):
-    what the bodies of request classes ``classes`` define besides their state (their calls, mpi4py's names and
-    refusals), later classes first, where the decorated class defines nothing of that name itself."""
+    """Class decorator of a request class whose state is the engine's
+    (:class:`~ppt.mpi.surface.core.fast.EngineRequest`): what the bodies of request classes ``classes`` define
+    besides their state (their calls, mpi4py's names and refusals), later classes first, where the decorated class defines nothing of that name itself."""
     def decorate(cls):
         for klass in reversed(classes):
             for name, value in vars(klass).items():
@@ -173,7 +173,7 @@ class CPrequest(EngineRequest, metaclass=Refusing):
 
 class CBarrierRequest(CRequest):
     """The request of an MPI_Ibarrier on ``comm``, its messages tagged ``seq``, whose rounds the engine runs
-    (``ppt/mpi/engine/core/ibarrier.c``; :mod:`ppt.mpi.surface.ibarrier`)."""
+    (``ppt/mpi/engine/core/ibarrier.c``; :mod:`ppt.mpi.surface.communicators.ibarrier`)."""
 
     __slots__ = ()
 
@@ -191,8 +191,8 @@ class CBarrierRequest(CRequest):
 
 class CCollRequest(CRequest):
     """The request of a nonblocking collective call ``c`` (MPI_Iallreduce ...) whose schedule the engine runs in
-    the background (``ppt/mpi/engine/core/icoll.c``; :mod:`ppt.mpi.surface.icoll`): ``flat``, kept while it runs,
-    and the call's key in the engine's parts."""
+    the background (``ppt/mpi/engine/core/icoll.c``; :mod:`ppt.mpi.surface.communicators.icoll`): ``flat``, kept
+    while it runs, and the call's key in the engine's parts."""
 
     __slots__ = ("flat", "key", "me", "call", "finish")
 
@@ -229,8 +229,8 @@ class CCollRequest(CRequest):
 
 class _Matched:
     """An unreceived message a probe found (a matched probe then took it off the rank's queue, as
-    :class:`ppt.mpi.surface.message.Message` reads it): its world source, its tag, its bytes and its index in the
-    engine."""
+    :class:`ppt.mpi.surface.communicators.message.Message` reads it): its world source, its tag, its bytes and its
+    index in the engine."""
 
     __slots__ = ("src", "tag", "nbytes", "index")
 
@@ -261,7 +261,7 @@ class CompiledRank(RankCore):
     """One simulated MPI process: world rank
     ``world_rank`` of ``job``, whose world ranks are the engine's from ``base`` on (``me``: this rank's number
     there), so that several jobs' ranks share one engine (:class:`Jobs`).  Its clock, sends, receives and
-    waits are compiled (:class:`~ppt.mpi.surface.fast.RankCore`)."""
+    waits are compiled (:class:`~ppt.mpi.surface.core.fast.RankCore`)."""
 
     __slots__ = ("job", "world_rank", "node", "sim", "api", "result", "next_ctx", "cpu_mark", "recv_overhead_s",
                  "node_of", "out", "background")
@@ -291,8 +291,8 @@ class CompiledRank(RankCore):
         self.node_of = job.node_of
         self.out = engine.out
         self.request_class = CRequest
-        #: Set by a nonblocking collective call (:mod:`ppt.mpi.surface.icoll`): takes the request of its schedule
-        #: started in the background and returns its slots once complete.
+        #: Set by a nonblocking collective call (:mod:`ppt.mpi.surface.communicators.icoll`): takes the request of its
+        #: schedule started in the background and returns its slots once complete.
         self.background = None
         lib.ppt_mpi_set_program(self.m, self.me)
 

@@ -45,7 +45,7 @@ from ppt.mpi.constants import ANY_SOURCE
 from ppt.mpi.engine.deadlock import barrier_text, describe, schedule_text
 from ppt.mpi.errors import MPIError, rank_error
 from ppt.mpi.engine.outcome import JobResult, raise_failures, stray
-from ppt.mpi.surface.requests import Request
+from ppt.mpi.surface.core.requests import Request
 from ppt.mpi.engine.pynet import PythonModels
 from ppt.mpi.collectives.schedule import FLOW, RECV, SEND, Rounds
 from ppt.mpi.stats import RankStats, total_calls

@@ -15,20 +15,20 @@ from numbers import Real
 
 from ppt.mpi import constants
 from ppt.mpi.collectives import ops
-from ppt.mpi.surface.calls import as_call, mpi_call
-from ppt.mpi.surface.cart import Cartcomm
-from ppt.mpi.surface.comm import Comm
-from ppt.mpi.surface.graph import Distgraphcomm, Graphcomm
-from ppt.mpi.surface.group import Group
-from ppt.mpi.surface.intercomm import Intercomm
-from ppt.mpi.surface.message import Message
-from ppt.mpi.surface.names import fill, mpi4py_names
+from ppt.mpi.surface.core.calls import as_call, mpi_call
+from ppt.mpi.surface.topology.cart import Cartcomm
+from ppt.mpi.surface.communicators.comm import Comm
+from ppt.mpi.surface.topology.graph import Distgraphcomm, Graphcomm
+from ppt.mpi.surface.communicators.group import Group
+from ppt.mpi.surface.communicators.intercomm import Intercomm
+from ppt.mpi.surface.communicators.message import Message
+from ppt.mpi.surface.names import mpi4py_names
 from ppt.mpi.constants import SELF_ID, WORLD_ID
-from ppt.mpi.surface.requests import Request, Status
-from ppt.mpi.surface.persistent import Prequest
-from ppt.mpi.surface.rma import Win
+from ppt.mpi.surface.core.requests import Request, Status
+from ppt.mpi.surface.communicators.persistent import Prequest
+from ppt.mpi.surface.rma.window import Win
 from ppt.mpi.errors import AfterFinalize
-from ppt.mpi.surface.fast import FINALIZED, complete, retire, test, wait, waitall
+from ppt.mpi.surface.core.fast import FINALIZED, complete, retire, test, wait, waitall
 
 
 @mpi4py_names
@@ -82,7 +82,7 @@ class MPI:
 
     @property
     def Win(self) -> type:
-        """mpi4py's ``MPI.Win`` (:class:`ppt.mpi.surface.rma.Win`) of this rank: its windows are made on its
+        """mpi4py's ``MPI.Win`` (:class:`ppt.mpi.surface.rma.window.Win`) of this rank: its windows are made on its
         COMM_SELF where the call names no communicator, as mpi4py's are."""
         if self._win is None:
             self._win = type("Win", (Win,), {"__slots__": (), "_self_comm": self.COMM_SELF})
@@ -162,7 +162,7 @@ class MPI:
         self.compute(seconds)
 
     # -- requests --------------------------------------------------------------
-    # the hot calls are compiled (ppt.mpi.surface.fast): retiring requests, wait, test and waitall
+    # the hot calls are compiled (ppt.mpi.surface.core.fast): retiring requests, wait, test and waitall
     _complete, _retire, wait, test, waitall = complete, retire, wait, test, waitall
 
     def polled(self, call: str) -> None:

@@ -7,9 +7,9 @@ node as Cray systems name theirs (``nid00012``); ``Finalize`` is per rank.
 from __future__ import annotations
 
 from ppt.mpi.errors import AfterFinalize
-from ppt.mpi.surface.buffers import address_of
-from ppt.mpi.surface.calls import mpi_call
-from ppt.mpi.surface.fast import FINALIZED
+from ppt.mpi.surface.buffers.arguments import address_of
+from ppt.mpi.surface.core.calls import mpi_call
+from ppt.mpi.surface.core.fast import FINALIZED
 
 #: The MPI standard version the simulated MPI's calls follow (MPI_Get_version).
 VERSION, SUBVERSION = 3, 1

@@ -12,7 +12,7 @@ runs as an MPIJob main through :func:`lanl_main`.
 from __future__ import annotations
 
 from ppt.mpi.constants import ANY_SOURCE, ANY_TAG, PROC_NULL, UNDEFINED
-from ppt.mpi.surface.requests import Status
+from ppt.mpi.surface.core.requests import Status
 
 #: LANL PPT's default item size for collectives, bytes.
 DEFAULT_DATA_B = 4

@@ -3,16 +3,22 @@
 The simulated MPI's names follow PEP 8 (``comm.split``, ``group.incl``,
 ``status.source``).  Scripts written for mpi4py say ``comm.Split``,
 ``group.Incl``, ``status.Get_source()``, ``comm.Allreduce(sendbuf, recvbuf)``;
-the decorator :func:`mpi4py_names` gives each class those names from
-:data:`MPI4PY_NAMES`, the one place they are listed:
+:func:`mpi4py_names` gives each class those names from :data:`MPI4PY_NAMES`,
+the one place they are listed, when this module is imported (the ``MPI``
+object's own by its decorator in :mod:`ppt.mpi.surface.api`).  The classes
+know nothing of this module; it imports them:
 
 * a string names the PEP 8 attribute it stands for: the same function object,
   so the call is counted and timed under the same MPI name;
 * ``_get("attr")`` turns an attribute into mpi4py's ``Get_attr()`` method;
 * the buffer calls (``Send``, ``Recv``, ``Bcast``, ``Allreduce``, ...) take
-  mpi4py's buffer arguments (:mod:`ppt.mpi.surface.buffers`) and move the data for
-  real: :mod:`ppt.mpi.surface.bufp2p` (point to point, requests, statuses) and
-  :mod:`ppt.mpi.surface.bufcoll` (collectives);
+  mpi4py's buffer arguments (:mod:`ppt.mpi.surface.buffers.arguments`) and move the data for
+  real: :mod:`ppt.mpi.surface.communicators.bufp2p` (point to point, requests, statuses) and
+  :mod:`ppt.mpi.surface.communicators.bufcoll` (collectives);
+* the calls that make communicators of other kinds (``Create_cart``,
+  ``Create_graph``, ``Create_intercomm`` ...) are their modules' own
+  (:mod:`ppt.mpi.surface.topology.cart`, :mod:`ppt.mpi.surface.topology.graph`,
+  :mod:`ppt.mpi.surface.communicators.intercomm`), given to ``Comm`` under both names;
 * :mod:`ppt.mpi.surface.environment` holds the functions of the ``MPI`` module
   itself (``Wtick``, ``Get_processor_name``, ``Compute_dims``, ...).
 
@@ -34,15 +40,22 @@ import inspect
 
 from ppt.mpi import constants
 from ppt.mpi.collectives import ops
-from ppt.mpi.surface import bufcoll, bufp2p, environment, neighbor
-from ppt.mpi.surface.buffers import fill  # noqa: F401  (the api retires mpi4py receive requests with it)
-from ppt.mpi.surface.datatypes import DATATYPES, ORDER_C, ORDER_FORTRAN, TYPEDICT, Datatype
+from ppt.mpi.surface import environment
+from ppt.mpi.surface.communicators import bufcoll, bufp2p, intercomm
+from ppt.mpi.surface.topology import cart, graph, neighbor
+from ppt.mpi.surface.buffers.arguments import BOTTOM, IN_PLACE
+from ppt.mpi.surface.topology.cart import Cartcomm
+from ppt.mpi.surface.communicators.comm import Comm
+from ppt.mpi.surface.buffers.datatypes import DATATYPES, ORDER_C, ORDER_FORTRAN, TYPEDICT, Datatype
+from ppt.mpi.surface.topology.graph import Distgraphcomm, Graphcomm
+from ppt.mpi.surface.communicators.group import Group
+from ppt.mpi.surface.communicators.intercomm import Intercomm
+from ppt.mpi.surface.communicators.message import Message
+from ppt.mpi.surface.communicators.persistent import Prequest
+from ppt.mpi.surface.core.requests import Request, Status
+from ppt.mpi.surface.rma.window import Win
 from ppt.mpi.errors import MPIError
 from ppt.mpi.unsupported import Unsupported, mpi4py_api, refuse
-
-
-IN_PLACE = bufcoll.IN_PLACE
-BOTTOM = bufcoll.Marker("BOTTOM")
 
 
 def _get(attr: str):
@@ -70,14 +83,12 @@ UNSUPPORTED_CLASSES = ("File", "Session", "Info", "Errhandler", "Grequest", "Top
 _COMM = {
     "Get_rank": _get("rank"), "Get_size": _get("size"), "Get_name": _get("name"), "Set_name": _set_name,
     "Get_group": _get("group"), "Split": "split", "Split_type": "split_type", "Dup": "dup", "Clone": "dup",
-    "Free": "free", "Create": "create", "Create_cart": "cart_create", "Compare": "compare", "Abort": "abort",
-    "Create_graph": "graph_create", "Create_dist_graph_adjacent": "dist_graph_create_adjacent",
-    "Create_dist_graph": "dist_graph_create", "Create_intercomm": "create_intercomm",
-    "Get_topology": _get("topology"), "Is_inter": _value(False), "Is_intra": _value(True),
+    "Free": "free", "Create": "create", "Compare": "compare", "Abort": "abort", "Get_topology": _get("topology"),
+    "Is_inter": _value(False), "Is_intra": _value(True),
     "Get_attr": "get_attr", "Set_errhandler": "set_errhandler", "Barrier": "barrier", "Ibarrier": "ibarrier",
     "Send_init": "send_init", "Ssend_init": "ssend_init", "Bsend_init": "bsend_init", "Rsend_init": "rsend_init",
     "Recv_init": "recv_init",
-    **bufp2p.COMM, **bufcoll.COMM,
+    **bufp2p.COMM, **bufcoll.COMM, **cart.COMM, **graph.COMM, **intercomm.COMM,
 }
 
 #: mpi4py's Topocomm: every communicator with a topology has neighbours (``inedges``, ``outedges``) and the
@@ -92,7 +103,7 @@ _TOPOCOMM = {
 MPI4PY_NAMES = {
     "Comm": _COMM,
     "Cartcomm": {
-        "Get_dim": _get("ndim"), "dim": property(lambda self: self.ndim), "Get_coords": bufp2p.Get_coords,
+        "Get_dim": _get("ndim"), "dim": property(lambda self: self.ndim), "Get_coords": cart.Get_coords,
         "Get_cart_rank": "cart_rank", "Shift": "cart_shift", "Sub": "sub", "Get_topo": _get("topo"),
         **_TOPOCOMM,
     },
@@ -119,7 +130,7 @@ MPI4PY_NAMES = {
     "Status": bufp2p.STATUS,
     "Request": bufp2p.REQUEST,
     "Prequest": {"Start": "start", "Startall": "startall"},
-    "Win": {},                          # ppt.mpi.surface.rma.Win has mpi4py's names itself
+    "Win": {},                          # Win has mpi4py's names itself
     "Message": bufp2p.MESSAGE,
     "Op": {
         "Create": classmethod(lambda cls, function, commute=False: cls.create_mpi4py(function, commute)),
@@ -189,4 +200,7 @@ def _refuse_missing(cls) -> None:
             setattr(cls, name, _Refused(name))
 
 
-mpi4py_names(ops.Op)
+#: The classes of the rooms below, each after the class it derives from (a class inherits its base's names).
+for _named in (ops.Op, Status, Request, Prequest, Message, Group, Comm, Cartcomm, Graphcomm, Distgraphcomm, Intercomm,
+               Win):
+    mpi4py_names(_named)

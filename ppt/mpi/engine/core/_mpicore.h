@@ -114,7 +114,7 @@ typedef struct {
     int32_t queue[2][2];
 } peer_t;
 
-/* -- communicators: one per rank per communicator it belongs to (ppt/mpi/surface/comm.py Comm) ----------- */
+/* -- communicators: one per rank per communicator it belongs to (ppt/mpi/surface/communicators/comm.py Comm) -- */
 typedef struct {
     int32_t ctx, size, me;      /* point-to-point context (collectives: ctx + 1); this rank's rank in it */
     const int32_t *members;     /* world rank of each rank of the communicator */
@@ -428,7 +428,7 @@ int32_t p2p_new_req(ppt_mpi_t *m, int32_t rank);
 void p2p_release(ppt_mpi_t *m, int32_t req);
 int32_t p2p_isend(ppt_mpi_t *m, int32_t rank, int32_t dst, int32_t ctx, int64_t tag, int64_t nbytes, int32_t mode,
                   int32_t req);
-/* Send modes (ppt/mpi/surface/requests.py). */
+/* Send modes (ppt/mpi/surface/core/requests.py). */
 enum { STANDARD, SYNC, BUFFERED };
 void p2p_match(ppt_mpi_t *m, int32_t req, int32_t msg);
 int32_t p2p_irecv(ppt_mpi_t *m, int32_t rank, int32_t src, int32_t ctx, int64_t tag, int32_t req);

@@ -1,4 +1,5 @@
-/* MPI_Ibarrier on a program rank: ppt/mpi/surface/ibarrier.py's dissemination barrier, progressed by its messages.
+/* MPI_Ibarrier on a program rank: ppt/mpi/surface/communicators/ibarrier.py's dissemination barrier, progressed by
+ * its messages.
  *
  * ceil(log2 P) rounds: in the round at distance dist (1, 2, 4, ...) the rank sends an empty message to
  * rank me + dist and receives one from rank me - dist of the communicator.  The call starts the first

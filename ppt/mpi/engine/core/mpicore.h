@@ -224,7 +224,7 @@ int32_t ppt_mpi_find(ppt_mpi_t *m, int32_t rank, int32_t ctx, int32_t src, int64
 void ppt_mpi_probe_wait(ppt_mpi_t *m, int32_t rank, int32_t waiting);
 /* A new receive of the rank's that takes message msg, which ppt_mpi_find removed (MPI_Mrecv). */
 int32_t ppt_mpi_mrecv(ppt_mpi_t *m, int32_t rank, int32_t msg);
-/* A new request for an MPI_Ibarrier of the rank's, its rounds started (ppt/mpi/surface/ibarrier.py): the
+/* A new request for an MPI_Ibarrier of the rank's, its rounds started (ppt/mpi/surface/communicators/ibarrier.py): the
  * communicator's members (world ranks; alive as long as the engine), size, the rank's rank in it, its
  * collective context, the barrier's sequence number (its messages' tag) and call id (their header). */
 int32_t ppt_mpi_ibarrier(ppt_mpi_t *m, int32_t rank, const int32_t *members, int32_t size, int32_t me, int32_t ctx,

@@ -1,4 +1,4 @@
-/* One-sided communication (MPI RMA) for program ranks (ppt/mpi/surface/rma.py): transfers that no receive
+/* One-sided communication (MPI RMA) for program ranks (ppt/mpi/surface/rma/window.py): transfers that no receive
  * matches and no receiver's CPU handles, as an RDMA NIC moves them.  Times in seconds, sizes in bytes. */
 
 /* A request of world rank `rank`'s that a transfer completes (ppt_mpi_rma_put), not yet sent: the grant, the

@@ -1,7 +1,7 @@
 """mpi4py's uppercase point-to-point calls, requests, statuses and matched messages.
 
 The buffer calls (``Send``, ``Recv``, ``Sendrecv_replace`` ...) copy data
-out of and into mpi4py buffer arguments (:mod:`ppt.mpi.surface.buffers`) around
+out of and into mpi4py buffer arguments (:mod:`ppt.mpi.surface.buffers.arguments`) around
 the simulated MPI's own calls, under the same MPI names.  Request and
 status methods return what mpi4py returns: ``Wait`` True, ``Test`` a flag,
 ``Waitany`` an index, ``Waitsome``/``Testsome`` a list of indices (None if
@@ -9,10 +9,10 @@ no request is active).
 """
 from __future__ import annotations
 
-from ppt.mpi.surface.buffers import message, outgoing
-from ppt.mpi.surface.calls import mpi_call
+from ppt.mpi.surface.buffers.arguments import message, outgoing
+from ppt.mpi.surface.core.calls import mpi_call
 from ppt.mpi.constants import ANY_SOURCE, ANY_TAG, PROC_NULL, UNDEFINED
-from ppt.mpi.surface.datatypes import DATATYPES
+from ppt.mpi.surface.buffers.datatypes import DATATYPES
 
 
 def _receiving(rank, buf):
@@ -213,8 +213,3 @@ STATUS = {
     "Set_source": _setter("source"), "Set_tag": _setter("tag"), "Set_error": lambda self, error: None,
     "Set_elements": _Set_elements, "count": property(lambda self: self.bytes), "error": 0, "cancelled": False,
 }
-
-
-def Get_coords(self, rank: int) -> list:
-    """mpi4py's ``Cartcomm.Get_coords``: the coordinates of ``rank`` as a list."""
-    return list(self.cart_coords(rank))

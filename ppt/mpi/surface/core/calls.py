@@ -1,13 +1,13 @@
 """Bookkeeping around every top-level MPI call: call counts, time spent, and error naming.
 
-:func:`mpi_call` is compiled (:mod:`ppt.mpi.surface.fast`), where the hot point-to-point calls do the same
+:func:`mpi_call` is compiled (:mod:`ppt.mpi.surface.core.fast`), where the hot point-to-point calls do the same
 bookkeeping without a wrapper.
 """
 from __future__ import annotations
 
 import functools
 
-from ppt.mpi.surface.fast import mpi_call
+from ppt.mpi.surface.core.fast import mpi_call
 
 
 @functools.lru_cache(maxsize=None)

@@ -12,9 +12,9 @@ from __future__ import annotations
 from ppt.mpi.collectives.algorithms import neighbor_exchange
 from ppt.mpi.collectives.calls import Coll
 from ppt.mpi.collectives.payload import size_of, sized_copy
-from ppt.mpi.surface.buffers import message, vector
-from ppt.mpi.surface.calls import mpi_call
-from ppt.mpi.surface.icoll import nonblocking
+from ppt.mpi.surface.buffers.arguments import message, vector
+from ppt.mpi.surface.core.calls import mpi_call
+from ppt.mpi.surface.communicators.icoll import nonblocking
 
 
 def _exchange(comm, blocks: list, sizes: list) -> list:

@@ -1,7 +1,7 @@
 """RMA synchronisation (MPI-3.1 section 11.5): fence, passive-target locks, flushes and PSCW, on a rank's
-window (:class:`ppt.mpi.surface.rma.Win`).
+window (:class:`ppt.mpi.surface.rma.window.Win`).
 
-Costs are those of the messages each needs (:mod:`ppt.mpi.surface.rmatransfer`): a fence completes the rank's
+Costs are those of the messages each needs (:mod:`ppt.mpi.surface.rma.transfer`): a fence completes the rank's
 operations and is a barrier of the window's group; a lock is a request to the target and a grant back, the
 target's lock granting in arrival order (shared locks together, exclusive ones alone); an unlock completes the
 operations to the target, then a release there and an acknowledgement back; a flush waits for the operations
@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections import deque
 
 from ppt.mpi.constants import CONTROL_B, RMA
-from ppt.mpi.surface import rmatransfer as transfer
+from ppt.mpi.surface.rma import transfer
 
 LOCK_EXCLUSIVE, LOCK_SHARED = RMA["LOCK_EXCLUSIVE"], RMA["LOCK_SHARED"]
 MODE_NOCHECK, MODE_NOSUCCEED = RMA["MODE_NOCHECK"], RMA["MODE_NOSUCCEED"]

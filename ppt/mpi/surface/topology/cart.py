@@ -1,13 +1,13 @@
 """Cartesian communicators (MPI_Cart_*): ranks in row-major order on a grid of ``dims``."""
 from __future__ import annotations
 
-from ppt.mpi.surface.calls import mpi_call
-from ppt.mpi.surface.comm import INT_B, KINDS, Comm
+import math
+
+from ppt.mpi.surface.core.calls import mpi_call
+from ppt.mpi.surface.communicators.comm import INT_B, Comm
 from ppt.mpi.constants import CART, PROC_NULL
-from ppt.mpi.surface.names import mpi4py_names
 
 
-@mpi4py_names
 class Cartcomm(Comm):
     """A communicator with a Cartesian topology (row-major rank order)."""
 
@@ -125,4 +125,29 @@ class Coords(list):
     __hash__ = None
 
 
-KINDS["cart"] = Cartcomm
+def Get_coords(self, rank: int) -> list:
+    """mpi4py's ``Cartcomm.Get_coords``: the coordinates of ``rank`` as a list."""
+    return list(self.cart_coords(rank))
+
+
+@mpi_call("MPI_Cart_create")
+def cart_create(self, dims, periods=None, reorder: bool = False):
+    """A Cartesian communicator over the first prod(dims) ranks (row-major); None on the others."""
+    dims = [int(d) for d in dims]
+    periods = [bool(p) for p in periods] if periods is not None else [False] * len(dims)
+    if not dims or any(d < 1 for d in dims) or len(periods) != len(dims):
+        raise self._rank.error(f"bad Cartesian shape dims={dims} periods={periods}: give positive "
+                               "dims and one period flag per dim")
+    cells = math.prod(dims)
+    if cells > self.size:
+        raise self._rank.error(f"Cartesian grid {dims} has {cells} cells, more than the "
+                               f"{self.size} ranks of {self.label}")
+    comm_id = self._new_id(self._agree())
+    if self.rank >= cells:
+        return None
+    return self._make(list(self.members[:cells]), comm_id, "cart", Cartcomm, dims=dims,
+                      periods=periods)
+
+
+#: Comm's call that makes a Cartesian communicator, by its PEP 8 and its mpi4py name.
+COMM = {"cart_create": cart_create, "Create_cart": cart_create}

@@ -19,7 +19,7 @@ from __future__ import annotations
 from greenlet import getcurrent, greenlet
 
 from ppt.mpi.constants import PROC_NULL
-from ppt.mpi.surface.calls import mpi_call
+from ppt.mpi.surface.core.calls import mpi_call
 
 
 class _Call:

@@ -14,7 +14,7 @@ a rendezvous CTS).  The engine runs the rounds (``ppt/mpi/engine/core/ibarrier.c
 """
 from __future__ import annotations
 
-from ppt.mpi.surface.calls import mpi_call
+from ppt.mpi.surface.core.calls import mpi_call
 
 
 @mpi_call("MPI_Ibarrier")

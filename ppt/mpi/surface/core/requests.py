@@ -7,11 +7,9 @@ holds: its communicator, peer, tag and size, whether a wait or test has retired 
 from __future__ import annotations
 
 from ppt.mpi.constants import ANY_SOURCE, ANY_TAG, PROC_NULL, UNDEFINED
-from ppt.mpi.surface.names import mpi4py_names
 from ppt.mpi.unsupported import Refusing
 
 
-@mpi4py_names
 class Status(metaclass=Refusing):
     """Source rank (in the receiving communicator), tag and size in bytes of a received message."""
 
@@ -30,7 +28,6 @@ class Status(metaclass=Refusing):
         return f"Status(source={self.source}, tag={self.tag}, bytes={self.bytes})"
 
 
-@mpi4py_names
 class Request(metaclass=Refusing):
     """A nonblocking send or receive.  After completion ``status`` (receives) and ``value`` are set."""
 

@@ -17,14 +17,12 @@ from __future__ import annotations
 from ppt.mpi.collectives.ops import MAX, SUM, as_op, on_buffers
 from ppt.mpi.collectives.payload import size_of
 from ppt.mpi.constants import ANY_SOURCE, PROC_NULL, ROOT
-from ppt.mpi.surface.buffers import message
-from ppt.mpi.surface.calls import mpi_call
-from ppt.mpi.surface.comm import INT_B, KINDS, Comm
-from ppt.mpi.surface.group import Group
-from ppt.mpi.surface.names import mpi4py_names
+from ppt.mpi.surface.buffers.arguments import message
+from ppt.mpi.surface.core.calls import mpi_call
+from ppt.mpi.surface.communicators.comm import INT_B, Comm
+from ppt.mpi.surface.communicators.group import Group
 
 
-@mpi4py_names
 class Intercomm(Comm):
     """An intercommunicator as one rank sees it: ``rank`` and ``size`` are its local group's, ``members`` the
     remote group's world ranks (which point-to-point ranks name), ``local`` a communicator of the local group
@@ -300,4 +298,13 @@ def _undefined(name: str):
 for _name in UNDEFINED_HERE:
     setattr(Intercomm, _name, _undefined(_name))
 
-KINDS["inter"] = Intercomm
+
+@mpi_call("MPI_Intercomm_create")
+def create_intercomm(self, local_leader: int, peer_comm, remote_leader: int, tag: int = 0):
+    """The intercommunicator between this communicator's group and another (its leader ``remote_leader`` of
+    ``peer_comm``, which holds this one's ``local_leader`` too), the leaders' messages tagged ``tag``."""
+    return Intercomm.of_leaders(self, local_leader, peer_comm, remote_leader, tag)
+
+
+#: Comm's call that makes an intercommunicator, by its PEP 8 and its mpi4py name.
+COMM = {"create_intercomm": create_intercomm, "Create_intercomm": create_intercomm}

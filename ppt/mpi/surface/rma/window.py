@@ -4,7 +4,7 @@ Every member of a window sees one :class:`WindowState` (the members' memories, t
 each holds its own :class:`Win` (its epochs and its operations in flight).  The simulated ranks share one
 address space, so an operation moves its data at the call -- what a correct program reads after the closing
 synchronisation is the same -- while its time is that of an RDMA transfer on the simulated network
-(:mod:`ppt.mpi.surface.rmatransfer`) that the synchronisations wait for (:mod:`ppt.mpi.surface.rmasync`).
+(:mod:`ppt.mpi.surface.rma.transfer`) that the synchronisations wait for (:mod:`ppt.mpi.surface.rma.sync`).
 Displacements are in the target's ``disp_unit`` bytes (a dynamic window's are addresses,
 ``MPI.Get_address``); sizes in bytes.
 """
@@ -18,13 +18,11 @@ from ppt.interconnects.core import lib
 from ppt.mpi.collectives.ops import as_op, on_buffers
 from ppt.mpi.constants import CONTROL_B, PROC_NULL, RMA
 from ppt.mpi.errors import UnsupportedCall
-from ppt.mpi.surface import rmasync
-from ppt.mpi.surface import rmatransfer as transfer
-from ppt.mpi.surface.buffers import Buf, message, writable_bytes
-from ppt.mpi.surface.calls import mpi_call
-from ppt.mpi.surface.group import Group
-from ppt.mpi.surface.names import BOTTOM, mpi4py_names
-from ppt.mpi.surface.nulls import NullOwner
+from ppt.mpi.surface.rma import sync, transfer
+from ppt.mpi.surface.buffers.arguments import BOTTOM, Buf, message, writable_bytes
+from ppt.mpi.surface.core.calls import mpi_call
+from ppt.mpi.surface.communicators.group import Group
+from ppt.mpi.surface.core.nulls import NullOwner
 from ppt.mpi.unsupported import Refusing
 
 #: Per engine, the windows being made or alive, by (job's first engine rank, context, first member) of their
@@ -44,7 +42,7 @@ class WindowState:
         self.memory = [np.zeros(0, np.uint8)] * size
         self.disp_unit = [1] * size
         self.regions = [[] for _ in range(size)]        # dynamic: (address, bytes) attached
-        self.locks = [rmasync.TargetLock() for _ in range(size)]
+        self.locks = [sync.TargetLock() for _ in range(size)]
         self.mail = transfer.Mailbox()
         self.members_left = size
         self.shared = False
@@ -82,7 +80,6 @@ def _address(raw) -> int:
     return raw.ctypes.data if raw.size else 0
 
 
-@mpi4py_names
 class Win(metaclass=Refusing):
     """One rank's window of a group (``comm``, a dup the window keeps): its epochs (``fence_open``, ``locks``
     held by target, PSCW's ``started`` targets and ``posted`` completions awaited) and its operations in flight
@@ -145,7 +142,7 @@ class Win(metaclass=Refusing):
         """Complete the rank's operations and free the window (collective: a barrier of its group)."""
         if self.locks or self.started is not None or self.posted is not None:
             raise self.error("the window is freed inside a lock or PSCW epoch (MPI_ERR_RMA_SYNC)")
-        rmasync.flush_all(self)
+        sync.flush_all(self)
         self.comm.barrier()
         self.freed = True
         self.state.freed_by_one()
@@ -233,35 +230,35 @@ class Win(metaclass=Refusing):
     # -- synchronisation ------------------------------------------------------------------------------
     @mpi_call("MPI_Win_fence")
     def Fence(self, assertion: int = 0) -> None:
-        rmasync.fence(self, assertion)
+        sync.fence(self, assertion)
 
     @mpi_call("MPI_Win_lock")
     def Lock(self, rank: int, lock_type: int = RMA["LOCK_EXCLUSIVE"], assertion: int = 0) -> None:
         self._check_target(rank)
         if self.lock_all:
             raise self.error("MPI_Win_lock inside MPI_Win_lock_all (MPI_ERR_RMA_SYNC)")
-        rmasync.lock(self, [rank], lock_type, assertion)
+        sync.lock(self, [rank], lock_type, assertion)
 
     @mpi_call("MPI_Win_unlock")
     def Unlock(self, rank: int) -> None:
         self._check_target(rank)
         if self.lock_all:
             raise self.error("MPI_Win_unlock inside MPI_Win_lock_all; call MPI_Win_unlock_all (MPI_ERR_RMA_SYNC)")
-        rmasync.unlock(self, [rank])
+        sync.unlock(self, [rank])
 
     @mpi_call("MPI_Win_lock_all")
     def Lock_all(self, assertion: int = 0) -> None:
         """A shared lock at every member."""
         if self.locks:
             raise self.error("MPI_Win_lock_all while the window is locked (MPI_ERR_RMA_SYNC)")
-        rmasync.lock(self, list(range(self.comm.size)), rmasync.LOCK_SHARED, assertion)
+        sync.lock(self, list(range(self.comm.size)), sync.LOCK_SHARED, assertion)
         self.lock_all = True
 
     @mpi_call("MPI_Win_unlock_all")
     def Unlock_all(self) -> None:
         if not self.lock_all:
             raise self.error("MPI_Win_unlock_all without MPI_Win_lock_all (MPI_ERR_RMA_SYNC)")
-        rmasync.unlock(self, list(range(self.comm.size)))
+        sync.unlock(self, list(range(self.comm.size)))
         self.lock_all = False
 
     def _in_passive_epoch(self, rank=None) -> None:
@@ -274,44 +271,44 @@ class Win(metaclass=Refusing):
         """Wait until the rank's operations to ``rank`` are complete there."""
         self._check_target(rank)
         self._in_passive_epoch(rank)
-        rmasync.flush(self, [rank])
+        sync.flush(self, [rank])
 
     @mpi_call("MPI_Win_flush_all")
     def Flush_all(self) -> None:
         self._in_passive_epoch()
-        rmasync.flush_all(self)
+        sync.flush_all(self)
 
     @mpi_call("MPI_Win_flush_local")
     def Flush_local(self, rank: int) -> None:
         """As Flush: an operation's origin buffer is free once it is complete at the target."""
         self._check_target(rank)
         self._in_passive_epoch(rank)
-        rmasync.flush(self, [rank])
+        sync.flush(self, [rank])
 
     @mpi_call("MPI_Win_flush_local_all")
     def Flush_local_all(self) -> None:
         self._in_passive_epoch()
-        rmasync.flush_all(self)
+        sync.flush_all(self)
 
     @mpi_call("MPI_Win_post")
     def Post(self, group, assertion: int = 0) -> None:
-        rmasync.post(self, self._ranks_of(group))
+        sync.post(self, self._ranks_of(group))
 
     @mpi_call("MPI_Win_start")
     def Start(self, group, assertion: int = 0) -> None:
-        rmasync.start(self, self._ranks_of(group))
+        sync.start(self, self._ranks_of(group))
 
     @mpi_call("MPI_Win_complete")
     def Complete(self) -> None:
-        rmasync.complete(self)
+        sync.complete(self)
 
     @mpi_call("MPI_Win_wait")
     def Wait(self) -> None:
-        rmasync.wait(self)
+        sync.wait(self)
 
     @mpi_call("MPI_Win_test")
     def Test(self) -> bool:
-        return rmasync.test(self)
+        return sync.test(self)
 
     def _ranks_of(self, group) -> list[int]:
         """The ranks in the window's group of ``group``'s members."""

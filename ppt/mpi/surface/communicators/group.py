@@ -1,14 +1,12 @@
 """Groups: ordered sets of processes (world ranks), and their algebra (MPI_Group_*)."""
 from __future__ import annotations
 
-from ppt.mpi.surface.calls import mpi_call
+from ppt.mpi.surface.core.calls import mpi_call
 from ppt.mpi.constants import IDENT, PROC_NULL, SIMILAR, UNDEFINED, UNEQUAL
-from ppt.mpi.surface.names import mpi4py_names
-from ppt.mpi.surface.nulls import NullOwner
+from ppt.mpi.surface.core.nulls import NullOwner
 from ppt.mpi.unsupported import Refusing
 
 
-@mpi4py_names
 class Group(metaclass=Refusing):
     """An ordered set of processes (world ranks); ``rank`` is the caller's rank in it or UNDEFINED."""
 

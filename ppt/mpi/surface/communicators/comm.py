@@ -1,5 +1,5 @@
-"""Communicators (mpi4py-like, sizes in bytes); their groups are in :mod:`ppt.mpi.surface.group`, Cartesian
-communicators in :mod:`ppt.mpi.surface.cart`.
+"""Communicators (mpi4py-like, sizes in bytes); their groups are in :mod:`ppt.mpi.surface.communicators.group`,
+Cartesian communicators in :mod:`ppt.mpi.surface.topology.cart`.
 
 Each rank holds its own communicator objects.  A communicator has an integer
 id agreed on by its members when it is created: every rank keeps the
@@ -11,38 +11,30 @@ point-to-point and ``2i + 1`` for collective traffic.
 """
 from __future__ import annotations
 
-import math
 from numbers import Integral
 
 from ppt.mpi.collectives import calls as coll
-from ppt.mpi.surface.calls import mpi_call
+from ppt.mpi.surface.core.calls import mpi_call
 from ppt.mpi.collectives.calls import Coll
 from ppt.mpi.constants import (ANY_SOURCE, ANY_TAG, BUFFERED, CONGRUENT, IDENT, KEYVALS, PROC_NULL, SIMILAR,
                                SYNC, TAG_UB_VALUE, UNDEFINED, UNEQUAL)
 from ppt.mpi.errors import AbortCalled
+from ppt.mpi.surface.communicators.group import Group
+from ppt.mpi.surface.communicators.ibarrier import ibarrier
+from ppt.mpi.surface.communicators.message import Message, matched
+from ppt.mpi.surface.core.nulls import NullOwner
+from ppt.mpi.collectives.ops import MAX, SUM, as_op
+from ppt.mpi.surface.communicators.persistent import Prequest
+from ppt.mpi.collectives.payload import IMMUTABLE, size_of, sized_copy
+from ppt.mpi.surface.core.fast import _irecv, _isend, irecv, isend, positional, recv, send
+from ppt.mpi.unsupported import Refusing
 
 #: The context ids MPICH's abort report gives the predefined communicators.
 MPICH_CONTEXT = {"WORLD": 0, "SELF": 16}
-from ppt.mpi.surface.group import Group
-from ppt.mpi.surface.ibarrier import ibarrier
-from ppt.mpi.surface.message import Message, matched
-from ppt.mpi.surface.names import mpi4py_names
-from ppt.mpi.surface.nulls import NullOwner
-from ppt.mpi.collectives.ops import MAX, SUM, as_op
-from ppt.mpi.surface.persistent import Prequest
-from ppt.mpi.collectives.payload import IMMUTABLE, size_of, sized_copy
-from ppt.mpi.surface.fast import _irecv, _isend, irecv, isend, positional, recv, send
-from ppt.mpi.unsupported import Refusing
-
 #: Bytes of one integer in the agreement messages of communicator creation.
 INT_B = 4
-#: Communicator classes beyond the intra-communicator by kind, each registered by its own module: the virtual
-#: topologies' (``cart``: :mod:`ppt.mpi.surface.cart`; ``graph``, ``dist_graph``: :mod:`ppt.mpi.surface.graph`)
-#: and the intercommunicator's (``inter``: :mod:`ppt.mpi.surface.intercomm`).
-KINDS: dict[str, type] = {}
 
 
-@mpi4py_names
 class Comm(metaclass=Refusing):
     """An intra-communicator as seen by one rank (``rank``, ``size``, ``name``)."""
 
@@ -112,7 +104,7 @@ class Comm(metaclass=Refusing):
         return nbytes
 
     # -- point to point ------------------------------------------------------
-    # the hot calls are compiled (ppt.mpi.surface.fast): starting a send or receive, send, isend, recv, irecv
+    # the hot calls are compiled (ppt.mpi.surface.core.fast): starting a send or receive, send, isend, recv, irecv
     _isend, _irecv, send, isend, recv, irecv = _isend, _irecv, send, isend, recv, irecv
 
     @mpi_call("MPI_Ssend")
@@ -508,72 +500,6 @@ class Comm(metaclass=Refusing):
 
     def set_errhandler(self, errhandler) -> None:
         """Accepted and ignored: every MPI error raises an exception here (as ERRORS_RETURN in mpi4py)."""
-
-    @mpi_call("MPI_Cart_create")
-    def cart_create(self, dims, periods=None, reorder: bool = False):
-        """A Cartesian communicator over the first prod(dims) ranks (row-major); None on the others."""
-        dims = [int(d) for d in dims]
-        periods = [bool(p) for p in periods] if periods is not None else [False] * len(dims)
-        if not dims or any(d < 1 for d in dims) or len(periods) != len(dims):
-            raise self._rank.error(f"bad Cartesian shape dims={dims} periods={periods}: give positive "
-                                   "dims and one period flag per dim")
-        cells = math.prod(dims)
-        if cells > self.size:
-            raise self._rank.error(f"Cartesian grid {dims} has {cells} cells, more than the "
-                                   f"{self.size} ranks of {self.label}")
-        comm_id = self._new_id(self._agree())
-        if self.rank >= cells:
-            return None
-        return self._make(list(self.members[:cells]), comm_id, "cart", KINDS["cart"], dims=dims,
-                          periods=periods)
-
-    @mpi_call("MPI_Graph_create")
-    def graph_create(self, index, edges, reorder: bool = False):
-        """A graph communicator over the first ``len(index)`` ranks (:class:`~ppt.mpi.surface.graph.Graphcomm`);
-        None on the others."""
-        index, edges = [int(i) for i in index], [int(e) for e in edges]
-        nnodes = len(index)
-        if nnodes > self.size or index != sorted(index) or (index and index[-1] != len(edges)) \
-                or any(not 0 <= e < nnodes for e in edges):
-            raise self._rank.error(f"bad graph index={index} edges={edges} for {self.label} of size {self.size}")
-        comm_id = self._new_id(self._agree())
-        if self.rank >= nnodes:
-            return None
-        return self._make(list(self.members[:nnodes]), comm_id, "graph", KINDS["graph"], graph_index=index,
-                          edges=edges)
-
-    @mpi_call("MPI_Dist_graph_create_adjacent")
-    def dist_graph_create_adjacent(self, sources, destinations, sourceweights=None, destweights=None, info=None,
-                                   reorder: bool = False):
-        """A distributed graph communicator of this rank's in- and out-neighbours (ranks here)."""
-        sources, destinations = [int(r) for r in sources], [int(r) for r in destinations]
-        for peer in sources + destinations:
-            self._check_peer(peer, "neighbour", False)
-        weights = None if sourceweights is None else (list(sourceweights), list(destweights))
-        comm_id = self._new_id(self._agree())
-        return self._make(self.members, comm_id, "dist_graph", KINDS["dist_graph"], sources=sources,
-                          destinations=destinations, weights=weights)
-
-    @mpi_call("MPI_Dist_graph_create")
-    def dist_graph_create(self, sources, degrees, destinations, weights=None, info=None, reorder: bool = False):
-        """A distributed graph communicator from edges any rank may name: ``degrees[i]`` edges from
-        ``sources[i]`` to the next entries of ``destinations``.  Every rank's edges are gathered (one
-        allgather); a rank's neighbours come in the order of the ranks that named them, then of their lists."""
-        ends = iter(zip(destinations, weights if weights is not None else [None] * len(destinations)))
-        edges = [(int(s), int(d), w) for s, n in zip(sources, degrees) for d, w in (next(ends) for _ in range(n))]
-        everyone = self._allgather((edges, self._rank.next_ctx), (3 * len(edges) + 1) * INT_B, None, None)
-        comm_id = self._new_id(max(ctx for _, ctx in everyone))
-        ins = [(s, w) for part, _ in everyone for s, d, w in part if d == self.rank]
-        outs = [(d, w) for part, _ in everyone for s, d, w in part if s == self.rank]
-        weights = None if weights is None else ([w for _, w in ins], [w for _, w in outs])
-        return self._make(self.members, comm_id, "dist_graph", KINDS["dist_graph"],
-                          sources=[s for s, _ in ins], destinations=[d for d, _ in outs], weights=weights)
-
-    @mpi_call("MPI_Intercomm_create")
-    def create_intercomm(self, local_leader: int, peer_comm, remote_leader: int, tag: int = 0):
-        """The intercommunicator between this communicator's group and another (its leader ``remote_leader`` of
-        ``peer_comm``, which holds this one's ``local_leader`` too), the leaders' messages tagged ``tag``."""
-        return KINDS["inter"].of_leaders(self, local_leader, peer_comm, remote_leader, tag)
 
 
 def _own(obj):

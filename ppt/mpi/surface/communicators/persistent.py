@@ -6,17 +6,15 @@ the nonblocking call would, and a wait or test retires it back to inactive.
 """
 from __future__ import annotations
 
-from ppt.mpi.surface.buffers import message, outgoing
-from ppt.mpi.surface.calls import mpi_call
-from ppt.mpi.surface.names import mpi4py_names
+from ppt.mpi.surface.buffers.arguments import message, outgoing
+from ppt.mpi.surface.core.calls import mpi_call
 from ppt.mpi.constants import BUFFERED, STANDARD, SYNC
-from ppt.mpi.surface.requests import Request
+from ppt.mpi.surface.core.requests import Request
 
 #: Send mode of each kind of persistent send.
 MODES = {"send": STANDARD, "ssend": SYNC, "bsend": BUFFERED, "rsend": STANDARD}
 
 
-@mpi4py_names
 class Prequest(Request):
     """A persistent send (``kind`` a key of :data:`MODES`) or receive (``kind`` ``"recv"``) on ``comm``
     with mpi4py buffer ``buf``; ``peer``: destination or source rank."""

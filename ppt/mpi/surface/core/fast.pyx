@@ -29,6 +29,8 @@ from ppt.interconnects.core import ffi, lib
 from ppt.mpi.constants import ANY_SOURCE, ANY_TAG, PROC_NULL, STANDARD
 from ppt.mpi.collectives.payload import sized_copy
 from ppt.mpi.errors import AfterFinalize, OtherThread
+from ppt.mpi.surface.buffers.arguments import fill
+from ppt.mpi.surface.core.requests import Status
 
 cdef extern from *:
     """
@@ -353,7 +355,6 @@ cdef class EngineRequest:
             self.received()
         status = self.built
         if status is None:
-            from ppt.mpi.surface.requests import Status
             source, tag, nbytes = self.raw
             status = self.built = Status(self.comm.local_of(source) if source >= 0 else source,
                                          self._rank.engine.tag_of(tag), nbytes)
@@ -518,7 +519,7 @@ cdef class RankCore:
             PyMem_Free(out)
 
 
-# -- the calls of a communicator (methods of ppt.mpi.surface.comm.Comm) ------------------------------------------
+# -- the calls of a communicator (methods of ppt.mpi.surface.communicators.comm.Comm) ----------------------------------
 def _isend(self, obj, dest, tag, nbytes, mode=STANDARD, into=None):
     """Start a send of ``obj`` (a snapshot of it; ``nbytes`` on the wire, default its size) to ``dest`` (a rank of
     ``members``: the communicator's, an intercommunicator's remote group)."""
@@ -656,7 +657,6 @@ def retire(self, req, status):
         return None
     value = req.value
     if req.buffer is not None:
-        from ppt.mpi.surface.buffers import fill
         fill(self._rank, req.buffer, value)
     return value
 

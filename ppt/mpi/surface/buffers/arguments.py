@@ -13,7 +13,7 @@ displacement and a datatype:
   bare buffer (split evenly).
 
 Without a datatype, mpi4py infers it from the buffer (a numpy array's
-dtype, ``MPI.UNSIGNED_CHAR`` for bytes), as :func:`ppt.mpi.surface.datatypes.of_array`
+dtype, ``MPI.UNSIGNED_CHAR`` for bytes), as :func:`ppt.mpi.surface.buffers.datatypes.of_array`
 does.  Counts and displacements are in items of the datatype.  A ``None``
 buffer with a count and datatype sends that many bytes with no data (a
 size-only simulation).
@@ -30,10 +30,28 @@ from numbers import Integral
 
 import numpy as np
 
-from ppt.mpi.surface.datatypes import DATATYPES, Datatype, lookup, of_array
+from ppt.mpi.surface.buffers.datatypes import DATATYPES, Datatype, lookup, of_array
 from ppt.mpi.errors import MPIError
 
 _BYTE = DATATYPES["UNSIGNED_CHAR"]
+
+
+class Marker:
+    """A named constant of mpi4py with no value of its own (``MPI.IN_PLACE``, ``MPI.BOTTOM``)."""
+
+    __slots__ = ("name",)
+
+    def __init__(self, name: str):
+        self.name = name
+
+    def __repr__(self):
+        return self.name
+
+
+#: ``MPI.IN_PLACE``: the receive buffer holds this rank's contribution.
+IN_PLACE = Marker("IN_PLACE")
+#: ``MPI.BOTTOM``: address zero as a buffer (a window made over it has no memory).
+BOTTOM = Marker("BOTTOM")
 
 
 class _Local:

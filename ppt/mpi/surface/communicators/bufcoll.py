@@ -1,7 +1,7 @@
 """mpi4py's uppercase collectives: buffer arguments around the simulated MPI's own collectives.
 
-Each call copies its blocks out of the send buffer (:mod:`ppt.mpi.surface.buffers`),
-runs the collective of :mod:`ppt.mpi.surface.comm` on them (timed by the same
+Each call copies its blocks out of the send buffer (:mod:`ppt.mpi.surface.buffers.arguments`),
+runs the collective of :mod:`ppt.mpi.surface.communicators.comm` on them (timed by the same
 algorithms, counted under the MPI name of the call) and copies what arrives
 into the receive buffer.  ``MPI.IN_PLACE`` is taken where MPI
 allows it: the root's send buffer of Gather(v) and Reduce, the root's
@@ -10,32 +10,17 @@ Alltoall(v), Allreduce, Reduce_scatter(_block), Scan and Exscan.
 Reductions apply the op element-wise in the datatype (:func:`ppt.mpi.collectives.ops.on_buffers`).
 
 The nonblocking collectives (``Ibcast``, ``Iallreduce`` ...) start these calls'
-schedules and return their requests (:mod:`ppt.mpi.surface.icoll`): the
+schedules and return their requests (:mod:`ppt.mpi.surface.communicators.icoll`): the
 messages go on while the rank computes; the wait fills the receive buffer.
-``Ibarrier`` is its own (:mod:`ppt.mpi.surface.ibarrier`).
+``Ibarrier`` is its own (:mod:`ppt.mpi.surface.communicators.ibarrier`).
 """
 from __future__ import annotations
 
-from ppt.mpi.surface.buffers import LOCAL, message, vector
-from ppt.mpi.surface.calls import mpi_call
-from ppt.mpi.surface.icoll import nonblocking
+from ppt.mpi.surface.buffers.arguments import IN_PLACE, LOCAL, message, vector
+from ppt.mpi.surface.core.calls import mpi_call
+from ppt.mpi.surface.communicators.icoll import nonblocking
 from ppt.mpi.collectives.ops import SUM, as_op, on_buffers
 
-
-class Marker:
-    """A named constant of mpi4py with no value of its own (``MPI.IN_PLACE``, ``MPI.BOTTOM``)."""
-
-    __slots__ = ("name",)
-
-    def __init__(self, name: str):
-        self.name = name
-
-    def __repr__(self):
-        return self.name
-
-
-#: ``MPI.IN_PLACE``: the receive buffer holds this rank's contribution.
-IN_PLACE = Marker("IN_PLACE")
 
 #: Bytes of one count in the allgather of Reduce_scatter's receive counts.
 INT_B = 4

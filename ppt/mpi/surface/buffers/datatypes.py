@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ppt.mpi.errors import MPIError
 from ppt.mpi.unsupported import Refusing, refuse
 
 #: MPI_ORDER_C and MPI_ORDER_FORTRAN (MPICH's values) for Create_subarray.
@@ -212,7 +213,6 @@ class Datatype(metaclass=Refusing):
 
 
 def refuse_value(text: str):
-    from ppt.mpi.errors import MPIError
     return MPIError(f"MPI datatype: {text}")
 
 

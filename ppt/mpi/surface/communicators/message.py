@@ -8,15 +8,13 @@ then, as a receive posted at that moment would.
 """
 from __future__ import annotations
 
-from ppt.mpi.surface.calls import mpi_call
+from ppt.mpi.surface.core.calls import mpi_call
 from ppt.mpi.constants import ANY_SOURCE, ANY_TAG, PROC_NULL
-from ppt.mpi.surface.names import mpi4py_names
-from ppt.mpi.surface.nulls import NullOwner
-from ppt.mpi.surface.requests import Request
+from ppt.mpi.surface.core.nulls import NullOwner
+from ppt.mpi.surface.core.requests import Request
 from ppt.mpi.unsupported import Refusing
 
 
-@mpi4py_names
 class Message(metaclass=Refusing):
     """A message matched by a probe, for exactly one receive (``env`` None: from PROC_NULL)."""
 
