@@ -163,9 +163,9 @@ class Line:
             self.bar.refresh()
 
     def _fitted(self, text: str, field: str, n: float | None = None) -> str:
-        """``text`` (the bar's ``field``: its prefix or postfix, parts joined by ", ") without its rates
-        ("... events/s") when the line would not fit the terminal with them, with a bar of at least
-        :data:`LEAST_BAR` columns: tqdm cuts a line too long for the terminal at its end, mid-number."""
+        """``text`` (the bar's ``field``: its prefix or postfix, parts joined by ", ") as much of it as fits
+        the terminal's line with a bar of at least :data:`LEAST_BAR` columns: without its rates ("...
+        events/s") first, then without its last parts (tqdm would cut the line at its end, mid-number)."""
         columns = bar_columns(self.stream)
         bar = self.bar
         def width(candidate: str) -> int:
@@ -175,7 +175,11 @@ class Line:
             return len(bar.format_meter(**fields)) - (10 - LEAST_BAR if "{bar}" in (bar.bar_format or "") else 0)
         if width(text) <= columns:
             return text
-        return ", ".join(part for part in text.split(", ") if not part.endswith("/s"))
+        parts = [part for part in text.split(", ") if not part.endswith("/s")]
+        keep = 1 if field == "prefix" else 0          # the prefix's first part is the label and status
+        while len(parts) > keep and width(", ".join(parts)) > columns:
+            parts.pop()                               # then the last parts, until the bar has its room
+        return ", ".join(parts)
 
     def note(self, text: str) -> None:
         """A line of its own, above a terminal's bar (wrapped to the terminal's width)."""

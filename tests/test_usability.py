@@ -430,3 +430,10 @@ def test_a_terminal_bar_drops_its_event_rate_only_when_the_line_would_not_fit(mo
     frames = [frame for text in stream.getvalue().split("\n") for frame in text.split("\r") if frame]
     assert frames and max(map(len, frames)) <= columns
     assert ("2,273,512 events/s" in frames[-1]) == (columns == 200) and "1.89/8.00 us simulated" in frames[-1]
+    sweep = _Terminal()                        # a sweep's last point: dropped only when the bar has no room
+    line = Line("sweep traffic", sweep, time.perf_counter() - 23.0)
+    line.show(4, 4, "points", "last network.routing=ugal load=0.5")
+    line.close()
+    frames = [frame for text in sweep.getvalue().split("\n") for frame in text.split("\r") if frame]
+    assert max(map(len, frames)) <= columns and "4/4 points" in frames[-1] and "|#" in frames[-1]
+    assert ("last network.routing=ugal load=0.5" in frames[-1]) == (columns == 200)
