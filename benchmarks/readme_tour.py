@@ -236,7 +236,7 @@ def estimate_table(rows: list[dict]) -> str:
         beyond_s = row["cpu_s"] - row.get("analytic_cpu_s", 0.0)
         lines.append(f"{shorten(row['command'].removeprefix('ppt '), cmd_w):<{cmd_w}} {row['estimate_s']:8.3g} "
                      f"{row['cpu_s']:8.3g} {row['estimate_s'] / row['cpu_s']:8.2f} {hops_s:8.3g} {beyond_s:8.3g} "
-                     f"{hops_s / beyond_s if beyond_s > 0 else float('nan'):8.2f}")
+                     + (f"{hops_s / beyond_s:8.2f}" if beyond_s > 0 else f"{'-':>8}"))
     lines.append("hops: the estimate's packet-hop term; cpu-anal: CPU beyond the --network analytic run")
     return "\n".join(lines)
 
