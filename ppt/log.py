@@ -17,17 +17,21 @@ from __future__ import annotations
 import logging
 import sys
 
+from ppt.terminal import fit_terminal
+
 #: The logger every PPT message goes through.
 logger = logging.getLogger("ppt")
 
 
 class _StderrLines(logging.Handler):
     """Each record as one bare line on the *current* ``sys.stderr`` (so redirections made after
-    the handler was added, e.g. on simulation ranks that print nothing, still apply)."""
+    the handler was added, e.g. on simulation ranks that print nothing, still apply), wrapped to the
+    width of a terminal (:func:`fit_terminal`)."""
 
     def emit(self, record: logging.LogRecord) -> None:
         try:
-            sys.stderr.write(self.format(record) + "\n")
+            stream = sys.stderr
+            stream.write(fit_terminal(self.format(record), stream) + "\n")
         except Exception:  # noqa: BLE001  (logging's own contract: report, never raise)
             self.handleError(record)
 

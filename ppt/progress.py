@@ -29,6 +29,8 @@ import sys
 import threading
 import time
 
+from ppt.terminal import bar_columns, fit_terminal, is_terminal
+
 #: Wall seconds between redraws of a terminal's bar unless ``PPT_PROGRESS_INTERVAL`` says otherwise.
 DEFAULT_INTERVAL_S = 0.5
 #: Wall seconds between plain lines when stderr is not a terminal unless ``PPT_PROGRESS_LOG_INTERVAL`` says otherwise.
@@ -65,11 +67,8 @@ def quiet() -> bool:
     return bool(os.environ.get("PPT_QUIET"))
 
 
-def is_terminal(stream) -> bool:
-    try:
-        return stream.isatty()
-    except (AttributeError, ValueError):
-        return False
+#: Columns a terminal's bar keeps for itself before its line drops the rates.
+LEAST_BAR = 10
 
 
 def sim_time(seconds: float) -> str:
@@ -155,20 +154,40 @@ class Line:
         if total and total != self.bar.total:
             self.bar.total = total
         if n is None:
-            self.bar.set_description_str(f"{self.label}: {postfix}", refresh=False)
+            self.bar.set_description_str(self._fitted(f"{self.label}: {postfix}", "prefix"), refresh=False)
         else:
-            self.bar.set_postfix_str(postfix, refresh=False)
+            self.bar.set_postfix_str(self._fitted(postfix, "postfix", n), refresh=False)
         if n is not None and n != self.bar.n:
             self.bar.update(n - self.bar.n)
         else:
             self.bar.refresh()
 
+    def _fitted(self, text: str, field: str, n: float | None = None) -> str:
+        """``text`` (the bar's ``field``: its prefix or postfix, parts joined by ", ") as much of it as fits
+        the terminal's line with a bar of at least :data:`LEAST_BAR` columns: without its rates ("...
+        events/s") first, then without its last parts (tqdm would cut the line at its end, mid-number)."""
+        columns = bar_columns(self.stream)
+        bar = self.bar
+        def width(candidate: str) -> int:
+            fields = {**bar.format_dict, field: candidate, "ncols": None}
+            if n is not None:
+                fields["n"] = n
+            return len(bar.format_meter(**fields)) - (10 - LEAST_BAR if "{bar}" in (bar.bar_format or "") else 0)
+        if width(text) <= columns:
+            return text
+        parts = [part for part in text.split(", ") if not part.endswith("/s")]
+        keep = 1 if field == "prefix" else 0          # the prefix's first part is the label and status
+        while len(parts) > keep and width(", ".join(parts)) > columns:
+            parts.pop()                               # then the last parts, until the bar has its room
+        return ", ".join(parts)
+
     def note(self, text: str) -> None:
-        """A line of its own, above a terminal's bar."""
+        """A line of its own, above a terminal's bar (wrapped to the terminal's width)."""
+        text = fit_terminal(f"{self.label}: {text}", self.stream)
         if self.bar is not None:
-            self.bar.write(f"{self.label}: {text}", file=self.stream)
+            self.bar.write(text, file=self.stream)
         else:
-            self._write(f"{self.label}: {text}")
+            self._write(text)
 
     def close(self) -> None:
         """End the report: a terminal's bar stays as drawn; a log gets the last state if it had a line."""

@@ -107,3 +107,35 @@ def test_an_unknown_name_is_one_line_with_the_closest_names(capsys, name, sugges
     assert main(["describe", name]) == 2
     out, err = capsys.readouterr()
     assert out == "" and err.count("\n") == 1 and suggested in err and "Traceback" not in err
+
+
+def test_the_docs_reference_page_is_what_the_declarations_generate():
+    from pathlib import Path
+    from ppt.cli.tool.describe import REFERENCE_COMMAND, REFERENCE_PAGE, reference_markdown
+    page = Path(__file__).resolve().parent.parent / REFERENCE_PAGE
+    assert page.read_text(encoding="utf-8") == reference_markdown(list(EVERY.values())), \
+        f"{REFERENCE_PAGE} differs from the Param declarations; regenerate it: {REFERENCE_COMMAND}"
+
+
+def test_the_reference_page_has_a_row_per_declared_key_with_its_unit_and_default():
+    from ppt.cli.tool.describe import reference_markdown
+    text = reference_markdown(list(EVERY.values()))
+    for component in EVERY.values():
+        assert f"### {component.name}\n" in text
+        for param in component.params:
+            row = next(line for line in text.split(f"### {component.name}\n")[1].splitlines()
+                       if line.startswith(f"| `{param.name}` |"))
+            cells = [cell.strip() for cell in row.strip("|").split(" | ")]
+            assert cells[2] == param.unit
+            assert cells[3] == ("required" if param.default == "required" else f"`{shown(param.default)}`")
+    assert "| `nic_bandwidth_Bps` | float | B/s | required | > 0 |" in text
+
+
+def test_describe_markdown_prints_one_component_and_refuses_a_system_preset(capsys):
+    text = describe(capsys, "--markdown", "dragonfly")
+    assert text.startswith("# dragonfly\n") and "| `global_bandwidth_Bps` |" in text and "# mpi" not in text
+    assert "Routings (`network.routing`):" in text and "`ugal`" in text
+    for name, said in (("edison", "not the system preset 'edison'"), ("dragonfy", "did you mean dragonfly")):
+        assert main(["describe", "--markdown", name]) == 2
+        out, err = capsys.readouterr()
+        assert out == "" and err.count("\n") == 1 and said in err

@@ -366,3 +366,74 @@ def test_a_strong_scaling_sweep_plots_times_on_a_log_axis(tmp_path, monkeypatch)
     plot_sweep(rows, ["system", "ranks"], "ranks", str(tmp_path / "p.png"), "t", command="run", dpi=150)
     axes, (width, _) = saved[0]
     assert dict(axes) == {"predicted (ms)": "log", "network.mean_hops": "linear"} and width == 2 * 4.6 * 150
+
+
+def test_notes_wrap_to_a_terminal_and_stay_one_line_in_a_log(monkeypatch):
+    """A note longer than the terminal (a saturated traffic run's reason) is wrapped at spaces on a terminal,
+    its words kept in order; a pipe or a file keeps it one line, as a log is searched by."""
+    from ppt.log import logger, to_stderr
+    monkeypatch.setenv("COLUMNS", "80")
+    to_stderr()
+    note = ("saturated: the source backlog grew in each of the last 3 windows, by 2,431 packets in the last "
+            "(the sources offer 12,672 per window); stopped early after 0.6 of 2 us")
+    for stream in (_Terminal(), io.StringIO()):
+        monkeypatch.setattr(sys, "stderr", stream)
+        logger.info(note)
+        lines = stream.getvalue().splitlines()
+        if isinstance(stream, _Terminal):
+            assert len(lines) == 3 and max(map(len, lines)) <= 80 and lines[1].startswith("  ")
+            assert " ".join(line.strip() for line in lines) == note
+        else:
+            assert lines == [note]
+
+
+def test_a_progress_note_above_a_terminal_bar_fits_the_terminal(monkeypatch):
+    from ppt.progress import Line
+    monkeypatch.setenv("COLUMNS", "80")
+    stream = _Terminal()
+    line = Line("run x", stream, time.perf_counter())
+    line.show(1, 4, "points", "last 1")
+    line.note("no simulated progress for 30 s of host time: a rank is running its own code without an MPI call "
+              "(one that never calls MPI runs until Ctrl-C)")
+    line.close()
+    frames = [frame for text in stream.getvalue().split("\n") for frame in text.split("\r")]
+    assert max(map(len, frames)) <= 80
+    assert any(frame.startswith("run x: no simulated progress for 30 s") for frame in frames)
+
+
+def test_a_saturated_traffic_run_on_an_80_column_terminal_fits_it(monkeypatch, capsys):
+    """Everything the tour's saturated traffic line writes on a terminal, bar frames and notes, fits 80 columns."""
+    monkeypatch.setenv("COLUMNS", "80")
+    monkeypatch.setenv("PPT_PROGRESS_INTERVAL", "0")
+    monkeypatch.delenv("PPT_QUIET", raising=False)
+    stream = _Terminal()
+    monkeypatch.setattr(sys, "stderr", stream)
+    assert main(["traffic", "dragonfly-booksim", "--pattern", "wc", "--routing", "ugal", "--load", "0.6",
+                 "--warmup", "1e-6", "--time", "2e-6"]) == 0
+    text = stream.getvalue()
+    assert "saturated: the source backlog grew" in text and "%|" in text
+    frames = [frame for line in text.split("\n") for frame in line.split("\r")]
+    assert max(map(len, frames)) <= 80, [frame for frame in frames if len(frame) > 80]
+    assert max(map(len, capsys.readouterr().out.splitlines())) <= 80
+
+
+@pytest.mark.parametrize("columns", [80, 200])
+def test_a_terminal_bar_drops_its_event_rate_only_when_the_line_would_not_fit(monkeypatch, columns):
+    """tqdm cuts a line too long for the terminal at its end, mid-number; the bar leaves out its rate instead,
+    and keeps it where there is room."""
+    from ppt.progress import Line
+    monkeypatch.setenv("COLUMNS", str(columns))
+    stream = _Terminal()
+    line = Line("traffic dragonfly-booksim", stream, time.perf_counter() - 1.0)
+    line.show(1.89, 8.0, "us simulated", "2,273,512 events/s", 2)
+    line.close()
+    frames = [frame for text in stream.getvalue().split("\n") for frame in text.split("\r") if frame]
+    assert frames and max(map(len, frames)) <= columns
+    assert ("2,273,512 events/s" in frames[-1]) == (columns == 200) and "1.89/8.00 us simulated" in frames[-1]
+    sweep = _Terminal()                        # a sweep's last point: dropped only when the bar has no room
+    line = Line("sweep traffic", sweep, time.perf_counter() - 23.0)
+    line.show(4, 4, "points", "last network.routing=ugal load=0.5")
+    line.close()
+    frames = [frame for text in sweep.getvalue().split("\n") for frame in text.split("\r") if frame]
+    assert max(map(len, frames)) <= columns and "4/4 points" in frames[-1] and "|#" in frames[-1]
+    assert ("last network.routing=ugal load=0.5" in frames[-1]) == (columns == 200)

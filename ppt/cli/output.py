@@ -5,13 +5,13 @@ import contextlib
 import json
 import os
 import re
-import shutil
 import sys
 import tempfile
 import textwrap
 import threading
 from pathlib import Path
 
+from ppt.terminal import terminal_width  # noqa: F401  (the commands' width, here beside the printers)
 from ppt.units import format_rate, format_time
 
 
@@ -104,12 +104,6 @@ def _import_plotting() -> None:
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot  # noqa: F401
-
-
-def terminal_width() -> int:
-    """Columns a human-readable result may use: the terminal's (``$COLUMNS`` first), 80 when there is
-    none (output to a pipe or a file), never fewer than 40."""
-    return max(40, shutil.get_terminal_size((80, 24)).columns)
 
 
 def format_table(headers, rows, width: int | None = None) -> str:

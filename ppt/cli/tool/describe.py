@@ -14,13 +14,31 @@ def add_arguments(parser) -> None:
     parser.add_argument("name", nargs="?", metavar="NAME",
                         help="a topology kind (dragonfly), a preset section (network, mpi) or a system preset "
                              "(see 'ppt systems'); none: list the kinds and sections")
+    parser.add_argument("--markdown", action="store_true",
+                        help="print the parameters of every kind and section (or of NAME) as the Markdown of "
+                             f"the docs reference page ({REFERENCE_PAGE} is '{REFERENCE_COMMAND}')")
     add_json_flag(parser)
+
+
+#: The docs reference page, generated from the declarations by ``ppt describe --markdown``.
+REFERENCE_PAGE = "docs/reference/parameters.md"
+#: The command that writes it, from the checkout's root.
+REFERENCE_COMMAND = f"ppt describe --markdown > {REFERENCE_PAGE}"
 
 
 def run(args) -> int:
     from ppt.catalogue import components
     every = components()
-    if args.name is None:
+    if args.markdown:
+        if args.json:
+            raise PPTError("--markdown and --json each choose the output; give one")
+        if args.name is not None and args.name not in every:
+            read_named_preset(args.name, every)          # the same error for a misspelling
+            raise PPTError(f"--markdown describes topology kinds and preset sections, not the system preset "
+                           f"{args.name!r}; drop --markdown for its values")
+        chosen = [every[args.name]] if args.name is not None else list(every.values())
+        print(reference_markdown(chosen, whole=args.name is None), end="")
+    elif args.name is None:
         show_catalogue(args, every)
     elif args.name in every:
         show_component(args, every[args.name])
@@ -121,3 +139,49 @@ def shown(value) -> str:
     if isinstance(value, str):          # a name, or ppt.params.REQUIRED
         return value
     return f"{value:.6g}" if isinstance(value, float) else json.dumps(value)
+
+
+def reference_markdown(chosen, whole: bool = True) -> str:
+    """The Markdown of the parameters reference page: for each component of ``chosen`` (topology kinds,
+    then preset sections), its summary, a table of its parameters (name, type, unit, default, allowed,
+    meaning) and its routings; ``whole``: with the page's title and introduction."""
+    from ppt.params import REQUIRED
+    text = []
+    if whole:
+        text += ["# Preset parameters", "",
+                 f"<!-- Generated from the Param declarations by '{REFERENCE_COMMAND}'; do not edit. -->", "",
+                 "Every key a system preset may set, as the component that reads it declares it "
+                 "(`ppt describe NAME` prints the same on a terminal). A key none declares is an error naming "
+                 "the nearest valid key; `--set SECTION.KEY=VALUE` overrides any of them on the command line. "
+                 "Units are SI, named by the key's suffix (`_s` seconds, `_B` bytes, `_Bps` bytes per second).",
+                 ""]
+        for kind, title in (("topology", "Topology kinds"), ("section", "Preset sections")):
+            names = [f"[`{c.name}`](#{anchor(c.name)})" for c in chosen if c.kind == kind]
+            text.append(f"- {title} (`topology.kind`):" if kind == "topology" else f"- {title}:")
+            text[-1] += " " + ", ".join(names)
+        text.append("")
+    for kind, title in (("topology", "Topology kinds"), ("section", "Preset sections")):
+        members = [c for c in chosen if c.kind == kind]
+        if whole and members:
+            text += [f"## {title}", ""]
+        for component in members:
+            text += [f"{'###' if whole else '#'} {component.name}", "", f"{_cell(component.summary)}.", "",
+                     "| parameter | type | unit | default | allowed | meaning |", "|---|---|---|---|---|---|"]
+            for row in (param.describe() for param in component.params):
+                default = row["default"] if row["default"] == REQUIRED else f"`{_cell(shown(row['default']))}`"
+                text.append(f"| `{row['parameter']}` | {row['type']} | {row['unit']} | {default} | "
+                            f"{_cell(row['allowed'])} | {_cell(row['meaning'])} |")
+            if component.routings:
+                text += ["", "Routings (`network.routing`): " + ", ".join(f"`{r}`" for r in component.routings) + "."]
+            text.append("")
+    return "\n".join(text)
+
+
+def anchor(name: str) -> str:
+    """The anchor MkDocs gives a heading ``name`` ("network.packet" -> "networkpacket")."""
+    return "".join(ch for ch in name.lower() if ch.isalnum() or ch in "-_ ").replace(" ", "-")
+
+
+def _cell(text: str) -> str:
+    """``text`` as a Markdown table cell: pipes escaped."""
+    return str(text).replace("|", "\\|")
