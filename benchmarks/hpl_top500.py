@@ -17,7 +17,8 @@ lists: the DGEMM efficiencies come from single-node Linpack measurements
 (``hardware/processors/*.json``), and Hopper's and the BG/Q's have none (1.0).
 
 ``--full`` runs each whole machine as its TOP500 entry lists it (cores / cores per node nodes, N = Nmax,
-or the memory fill above where none is listed) in HPL's hybrid form: one rank per node whose threads
+or the memory fill above where none is listed; N scaled as above where the preset has fewer nodes than
+the entry counts) in HPL's hybrid form: one rank per node whose threads
 (a threaded BLAS) share its work over all the node's cores, so the grid is of nodes (Edison: 68 x 82),
 not of cores.
 
@@ -76,7 +77,7 @@ def main() -> None:
         per_node = machine.cores_per_node
         listed, cores, rmax, rpeak, nmax = TOP500[system]
         if args.full:
-            ranks, threads = cores // per_node, per_node
+            ranks, threads = min(cores // per_node, machine.num_nodes), per_node   # Hopper's preset: 6,384 nodes
         else:
             ranks, threads = args.nodes * per_node, 1
         p, q = near_square_grid(ranks)

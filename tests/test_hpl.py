@@ -56,11 +56,15 @@ def test_messages_follow_the_closed_form(edison, p, q, lookahead, bcast):
     assert sim.run(edison).messages == expected_messages(sim)
 
 
-def test_compute_time_is_the_sum_of_the_tasklists(edison):
-    sim = HPLSim(700, 64, 2, 3, lookahead=0)
-    result = sim.run(edison)
-    node = edison.node_model.core_view(sim.ranks)
-    eff = edison.node_model.dgemm_efficiency
+def assert_compute_is_the_tasklists(sim: HPLSim, machine, result) -> None:
+    """Each rank's compute time is the sum of its steps' tasklists (panel columns on the panel's process
+    column, TRSM and DGEMM on every rank), split over its threads on a node with all their cores busy."""
+    node = machine.node_model.core_view(sim.ranks * sim.threads)
+    eff = machine.node_model.dgemm_efficiency
+
+    def time(tasklist):
+        return node.time_compute(tasklist, sim.threads)
+
     for rank, stats in enumerate(result.job.per_rank):
         p, q = divmod(rank, sim.q)
         expected = 0.0
@@ -68,10 +72,15 @@ def test_compute_time_is_the_sum_of_the_tasklists(edison):
             jb = panel_width(sim.n, sim.nb, j)
             if q == j % sim.q:
                 rows = owned(sim.n, sim.nb, j, p, sim.p)
-                expected += sum(node.time_compute(panel_column_tasklist(rows, jb - c - 1, jb)) for c in range(jb))
+                expected += sum(time(panel_column_tasklist(rows, jb - c - 1, jb)) for c in range(jb))
             m, n = owned(sim.n, sim.nb, j + 1, p, sim.p), owned(sim.n, sim.nb, j + 1, q, sim.q)
-            expected += node.time_compute(trsm_tasklist(jb, n, eff)) + node.time_compute(dgemm_tasklist(m, n, jb, eff))
+            expected += time(trsm_tasklist(jb, n, eff)) + time(dgemm_tasklist(m, n, jb, eff))
         assert stats["compute_s"] == pytest.approx(expected, rel=1e-9)
+
+
+def test_compute_time_is_the_sum_of_the_tasklists(edison):
+    sim = HPLSim(700, 64, 2, 3, lookahead=0)
+    assert_compute_is_the_tasklists(sim, edison, sim.run(edison))
 
 
 def test_threads_share_each_ranks_tasklists_and_count_in_rpeak(edison):
@@ -79,20 +88,7 @@ def test_threads_share_each_ranks_tasklists_and_count_in_rpeak(edison):
     over four cores of a full node, and Rpeak counts every thread's core."""
     sim = HPLSim(700, 64, 2, 3, lookahead=0, threads=4)
     result = sim.run(edison)
-    node = edison.node_model.core_view(sim.ranks * 4)
-    eff = edison.node_model.dgemm_efficiency
-    for rank, stats in enumerate(result.job.per_rank):
-        p, q = divmod(rank, sim.q)
-        expected = 0.0
-        for j in range(sim.steps):
-            jb = panel_width(sim.n, sim.nb, j)
-            if q == j % sim.q:
-                rows = owned(sim.n, sim.nb, j, p, sim.p)
-                expected += sum(node.time_compute(panel_column_tasklist(rows, jb - c - 1, jb), 4) for c in range(jb))
-            m, n = owned(sim.n, sim.nb, j + 1, p, sim.p), owned(sim.n, sim.nb, j + 1, q, sim.q)
-            expected += (node.time_compute(trsm_tasklist(jb, n, eff), 4)
-                         + node.time_compute(dgemm_tasklist(m, n, jb, eff), 4))
-        assert stats["compute_s"] == pytest.approx(expected, rel=1e-9)
+    assert_compute_is_the_tasklists(sim, edison, result)
     report = result.as_json()
     assert (report["cores"], report["threads"]) == (24, 4)
     assert report["rpeak_gflops"] == pytest.approx(24 * 2.4 * 8)         # 24 Ivy Bridge cores, 8 flops/cycle
