@@ -12,7 +12,7 @@ from ppt.hardware.presets import PROCESSORS_DIR, list_processors, load_processor
 from ppt.hardware.tasklist import MemAccess, Tasklist
 
 KiB, MiB = 1024, 1024 ** 2
-PRESETS = ["bgq-a2", "dgx-a100", "haswell", "ivybridge", "magnycours", "sandybridge"]
+PRESETS = ["bgq-a2", "dgx-a100", "haswell", "ivybridge", "magnycours", "sandybridge", "xeon-max-9480"]
 
 
 @pytest.fixture(scope="module")
@@ -181,7 +181,8 @@ def test_hit_rates_beyond_the_hierarchy_are_ignored():
 def test_preset_names_and_published_core_counts():
     assert list_processors() == PRESETS
     expected = {"ivybridge": (2, 12, 2.4e9, 4), "haswell": (2, 16, 2.3e9, 4), "magnycours": (2, 12, 2.1e9, 2),
-                "bgq-a2": (1, 16, 1.6e9, 4), "sandybridge": (2, 8, 2.7e9, 4)}
+                "bgq-a2": (1, 16, 1.6e9, 4), "sandybridge": (2, 8, 2.7e9, 4),
+                "xeon-max-9480": (2, 56, 1.9e9, 8)}
     for name, (sockets, cores, clock, lanes) in expected.items():
         node = load_processor(name)
         assert (node.sockets, node.cores_per_socket, node.clock_hz, node.vector_lanes) == (sockets, cores, clock, lanes)
