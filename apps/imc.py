@@ -44,9 +44,18 @@ end event.  Arriving particles are treated like new ones (uniform in the
 sub-domain), an approximation for particles that enter through a face.
 
 Termination uses a blocking allreduce per round, where Branson passes
-completion counts up a binary tree of ranks without stopping transport.  Not
-modelled: frequency groups, the mesh-passing mode, replicated mode, and
-one-sided tallies.
+completion counts up a binary tree of ranks without stopping transport.
+
+Replicated mode (``mode="replicated"``, Branson's ``REPLICATED`` transport
+type): every rank holds the whole mesh and tracks its share of the particles
+(``photons // ranks``, the first ``photons % ranks`` ranks one more) over it;
+no particle is passed.  A step is: an allreduce of the source energy (8 B),
+emission, one transport segment over the whole mesh (a leaver leaves the
+problem), two allreduces of a per-cell tally (absorbed and track-length
+energy: ``8 nx ny nz`` bytes each), the temperature update of every cell, and
+the allreduce of the energy tallies -- 4 allreduces per step, none per round.
+
+Not modelled: frequency groups, the mesh-passing mode and one-sided tallies.
 """
 from __future__ import annotations
 
@@ -82,6 +91,10 @@ CELL_UPDATE_FLOPS = 20
 TALLY_DOUBLES = 4
 #: Face order: -x, +x, -y, +y, -z, +z.
 FACES = 6
+#: Parallel modes: the mesh split over ranks with particle passing, or the whole mesh on every rank.
+MODES = ("decomposed", "replicated")
+#: Allreduces per step in replicated mode: source energy, the two per-cell tallies, the energy tallies.
+REPLICATED_ALLREDUCES = 4
 
 
 @dataclass(frozen=True)
@@ -89,7 +102,8 @@ class IMCSim:
     """IMC on ``ranks`` ranks: ``nx x ny x nz`` cells, ``photons`` emitted per step over ``steps`` steps,
     messages of at most ``batch`` particles; ``mfp`` (mean free path to absorption) and
     ``census_length`` (distance to the end of the step) in cell widths; the source region is the first
-    ``source_fraction`` of the mesh along x, emitting ``source_ratio`` times more per cell."""
+    ``source_fraction`` of the mesh along x, emitting ``source_ratio`` times more per cell.
+    ``mode`` is ``decomposed`` (particle passing) or ``replicated`` (whole mesh on every rank)."""
 
     ranks: int
     nx: int = 64
@@ -103,8 +117,11 @@ class IMCSim:
     source_fraction: float = 0.25
     source_ratio: float = 10.0
     threads: int = 1
+    mode: str = "decomposed"
 
     def __post_init__(self):
+        if self.mode not in MODES:
+            raise ConfigError(f"imc parameter mode must be one of {', '.join(MODES)}, got {self.mode!r}")
         for name in ("ranks", "nx", "ny", "nz", "photons", "steps", "batch", "threads"):
             positive(name, getattr(self, name), "imc")
         for name in ("mfp", "census_length", "source_ratio"):
@@ -120,9 +137,20 @@ class IMCSim:
                                   f"{self.nx}x{self.ny}x{self.nz}")
 
     @property
+    def replicated(self) -> bool:
+        """Whether every rank holds the whole mesh (no particle passing)."""
+        return self.mode == "replicated"
+
+    @property
+    def cells(self) -> int:
+        """Cells of the whole mesh."""
+        return self.nx * self.ny * self.nz
+
+    @property
     def grid(self) -> list[int]:
-        """Process grid (x, y, z), largest factor along x."""
-        return balanced_factors(self.ranks, 3)
+        """Process grid (x, y, z), largest factor along x; [1, 1, 1] when replicated (a rank's
+        domain is the whole mesh)."""
+        return [1, 1, 1] if self.replicated else balanced_factors(self.ranks, 3)
 
     @property
     def local(self) -> tuple[int, int, int]:
@@ -135,7 +163,11 @@ class IMCSim:
         return rank // (py * pz), rank // pz % py, rank % pz
 
     def emitted(self, rank: int) -> int:
-        """Particles ``rank`` emits per step: its share of the emission weight, rounded."""
+        """Particles ``rank`` emits per step: its share of the emission weight, rounded (replicated:
+        an even share of ``photons``; the shares sum to ``photons`` exactly)."""
+        if self.replicated:
+            share, extra = divmod(self.photons, self.ranks)
+            return share + (rank < extra)
         lx = self.local[0]
         x0 = self.coords(rank)[0] * lx
         edge = self.source_fraction * self.nx
@@ -188,7 +220,7 @@ class IMCSim:
         """Run on ``machine`` (a :class:`~ppt.machine.Machine`); ``seed`` seeds every rank's generator."""
         from ppt.mpi import MPIJob
         job = MPIJob.on_machine(machine, self.ranks, ranks_per_node, seed=seed, threads_per_rank=self.threads)
-        result = job.run(imc_main, self, seed, progress=progress)
+        result = job.run(imc_replicated_main if self.replicated else imc_main, self, seed, progress=progress)
         per_rank = result.per_rank
         logs = result.returns
         rounds = [max(log[s]["rounds"] for log in logs) for s in range(self.steps)]
@@ -196,6 +228,7 @@ class IMCSim:
         emitted = sum(log[s]["emitted"] for log in logs for s in range(self.steps))
         extra = {"grid": self.grid, "rounds_per_step": rounds, "particles_passed": passed,
                  "photons_emitted": emitted, "photons_per_s": emitted / result.predicted_s,
+                 "fom_photons_per_s": self.photons / result.predicted_s,
                  "emitted_per_rank_max": max(self.emitted(r) for r in range(self.ranks)),
                  "emitted_per_rank_mean": emitted / self.steps / self.ranks}
         return AppResult("imc", self.ranks, self.threads, result.predicted_s,
@@ -261,6 +294,34 @@ def imc_main(mpi, sim: IMCSim, seed: int) -> list[dict]:
     return log
 
 
+def imc_replicated_main(mpi, sim: IMCSim, seed: int) -> list[dict]:
+    """Rank program of replicated mode (module doc); returns per step the same accounting as
+    :func:`imc_main` (one round, nothing sent)."""
+    world = mpi.COMM_WORLD
+    rng = np.random.Generator(np.random.PCG64(np.random.SeedSequence([seed, mpi.rank])))
+    probabilities = sim.outcomes()
+    emitted = sim.emitted(mpi.rank)
+    update = sim.update_tasklist()
+    tally_B = sim.cells * WORD_B
+    census = 0
+    log = []
+    for _ in range(sim.steps):
+        world.allreduce(None, op=mpi.SUM, nbytes=WORD_B)                 # total source energy
+        mpi.compute(sim.emission_tasklist(emitted))
+        in_hand = emitted + census
+        ends = rng.multinomial(in_hand, probabilities)
+        mpi.compute(sim.transport_tasklist(in_hand, in_hand))
+        census = int(ends[FACES + 1])
+        log.append({"emitted": emitted, "census_in": in_hand - emitted, "absorbed": int(ends[FACES]),
+                    "escaped": int(ends[:FACES].sum()), "census_out": census, "sent": 0, "rounds": 1,
+                    "messages": 0})
+        world.allreduce(None, op=mpi.SUM, nbytes=tally_B)                # absorbed energy per cell
+        world.allreduce(None, op=mpi.SUM, nbytes=tally_B)                # track-length energy per cell
+        mpi.compute(update)
+        world.allreduce(None, op=mpi.SUM, nbytes=TALLY_DOUBLES * WORD_B)
+    return log
+
+
 PARAMS = {
     "nx": Param(64, "mesh cells along x"),
     "ny": Param(64, "mesh cells along y"),
@@ -273,6 +334,8 @@ PARAMS = {
     "source_fraction": Param(0.25, "share of the mesh along x that is the hot source region"),
     "source_ratio": Param(10.0, "emission per cell in the source region over the rest"),
     "threads": Param(1, "cores per rank (threads splitting a rank's particles)"),
+    "mode": Param("decomposed", "decomposed (mesh split, particle passing) or replicated (whole mesh on "
+                                "every rank, particles split, end-of-step reductions only)"),
 }
 
 
@@ -281,5 +344,6 @@ def build(ranks: int, params: dict) -> IMCSim:
     return IMCSim(ranks, **params)
 
 
-register(AppModel("imc", "implicit Monte Carlo photon transport, particle passing (Branson)",
-                  PARAMS, build, "LANL Branson proxy app (github.com/lanl/branson), particle-passing mode"))
+register(AppModel("imc", "implicit Monte Carlo photon transport, particle passing or replicated (Branson)",
+                  PARAMS, build, "LANL Branson proxy app (github.com/lanl/branson), particle-passing and "
+                  "replicated modes"))

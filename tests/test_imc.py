@@ -3,7 +3,7 @@ import math
 
 import pytest
 
-from ppt.apps.imc import FACES, IMCSim
+from ppt.apps.imc import FACES, REPLICATED_ALLREDUCES, TALLY_DOUBLES, WORD_B, IMCSim
 from ppt.apps.registry import get
 from ppt.errors import ConfigError
 from ppt.hardware.systems import load_system
@@ -95,12 +95,48 @@ def test_runs_are_deterministic_per_seed(trinity):
     assert sim.run(trinity, seed=2).as_json()["particles_passed"] != first["particles_passed"]
 
 
+def test_replicated_messages_are_the_end_of_step_reductions_only(trinity):
+    sim = IMCSim(4, nx=6, ny=5, nz=7, photons=1001, steps=3, mode="replicated")
+    result = sim.run(trinity)
+    # Recursive doubling (payload / ranks below the ring cut-off): log2(4) = 2 exchanges of the whole
+    # vector per allreduce; per step 8 B (source energy) + 2 x 8 B per cell (tallies) + the energy tallies.
+    per_step_B = WORD_B + 2 * WORD_B * sim.cells + TALLY_DOUBLES * WORD_B
+    for entry in result.job.per_rank:
+        assert entry["calls"] == {"MPI_Allreduce": REPLICATED_ALLREDUCES * sim.steps}
+        assert entry["messages_sent"] == 2 * REPLICATED_ALLREDUCES * sim.steps
+        assert entry["bytes_sent"] == 2 * sim.steps * per_step_B
+    for step in range(sim.steps):
+        rows = [log[step] for log in result.job.returns]
+        assert sum(r["emitted"] for r in rows) == sim.photons                # 251 + 3 x 250
+        assert sum(r["emitted"] + r["census_in"] for r in rows) == sum(
+            r["absorbed"] + r["escaped"] + r["census_out"] for r in rows)
+        assert all(r["rounds"] == 1 and r["sent"] == 0 for r in rows)
+    assert result.extra["fom_photons_per_s"] == pytest.approx(sim.photons / result.predicted_s)
+
+
+def test_replicated_ranks_see_the_whole_mesh():
+    whole = IMCSim(1, nx=6, ny=5, nz=7)
+    replicated = IMCSim(12, nx=6, ny=5, nz=7, mode="replicated")      # 12 ranks could not split 6x5x7
+    assert replicated.grid == [1, 1, 1] and replicated.local == (6, 5, 7)
+    assert replicated.outcomes() == pytest.approx(whole.outcomes())
+    assert [replicated.emitted(r) for r in (0, 11)] == [whole.photons // 12 + 1, whole.photons // 12]
+
+
+def test_replicated_on_one_rank_computes_what_decomposed_does(trinity):
+    kwargs = dict(nx=6, ny=6, nz=6, photons=3000, steps=3)
+    decomposed = IMCSim(1, **kwargs).run(trinity, seed=4)
+    replicated = IMCSim(1, mode="replicated", **kwargs).run(trinity, seed=4)
+    assert replicated.job.returns == decomposed.job.returns            # same draws, same accounting
+    assert replicated.compute_s == pytest.approx(decomposed.compute_s, rel=1e-12)
+
+
 @pytest.mark.parametrize("kwargs, message", [
     ({"steps": 0}, "steps must be a positive integer"),
     ({"ranks": 3, "nx": 8}, "does not divide its 8 cells"),
     ({"mfp": -1.0}, "mfp must be a number > 0"),
     ({"source_fraction": 1.5}, "source_fraction must lie in"),
     ({"batch": 0}, "batch must be a positive integer"),
+    ({"mode": "mesh"}, "mode must be one of decomposed, replicated"),
 ])
 def test_bad_parameters_are_one_line_errors(kwargs, message):
     fields = {"ranks": 2, "nx": 8, "ny": 8, "nz": 8} | kwargs
@@ -111,5 +147,5 @@ def test_bad_parameters_are_one_line_errors(kwargs, message):
 
 def test_registered_with_its_parameters():
     model = get("imc")
-    sim = model.build(8, model.resolve({"photons": "1e4", "batch": "100", "mfp": "2"}))
-    assert (sim.photons, sim.batch, sim.mfp, sim.ranks) == (10_000, 100, 2.0, 8)
+    sim = model.build(8, model.resolve({"photons": "1e4", "batch": "100", "mfp": "2", "mode": "replicated"}))
+    assert (sim.photons, sim.batch, sim.mfp, sim.ranks, sim.mode) == (10_000, 100, 2.0, 8, "replicated")
