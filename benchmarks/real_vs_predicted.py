@@ -147,9 +147,18 @@ def main(argv=None) -> int:
     if args.programs:
         wanted = args.programs.split(",")
         programs = [p for p in PROGRAMS if p[0] in wanted or p[0].split()[0] in wanted]
+        unknown = sorted(set(wanted) - {p[0] for p in PROGRAMS} - {p[0].split()[0] for p in PROGRAMS})
+        if unknown:
+            print(f"real_vs_predicted.py: error: no program {', '.join(unknown)}: the programs are "
+                  f"{', '.join(p[0].split()[0] for p in PROGRAMS)}", file=sys.stderr)
+            return 2
     ranks_list = [int(r) for r in args.ranks.split(",")]
     load_at_start = os.getloadavg()[0]
-    rows = measure(programs, ranks_list, args.repeats, args.system, args.timeout, args.quiet_wait, args.record)
+    try:
+        rows = measure(programs, ranks_list, args.repeats, args.system, args.timeout, args.quiet_wait, args.record)
+    except PPTError as exc:
+        print(f"real_vs_predicted.py: error: {exc}", file=sys.stderr)
+        return 2
     result = {"system": args.system, "repeats": args.repeats, "rows": rows, **summary(rows),
               "load_average_1min_at_start": load_at_start, "load_average_1min_at_end": os.getloadavg()[0]}
     if args.json:
