@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import json
 import sys
+import tempfile
 from collections import Counter
 from pathlib import Path
 
@@ -102,12 +103,12 @@ def executed_calls(program: str, args, ranks: int, system: str, timeout_s: float
 
 
 def check(program: str, args, ranks: int, folder: str, system: str = "host", timeout_s: float = 300.0) -> dict:
-    """Record ``program`` into ``folder``/recording, replay it on ``system`` and compare its calls with ``ppt
+    """Record ``program`` into a new folder in ``folder``, replay it on ``system`` and compare its calls with ``ppt
     exec``'s: ``replay_predicted_s``, ``recorded_calls`` and ``executed_calls`` (per rank, the compared calls),
     ``counts_equal`` and ``count_differences`` (:func:`differences`), ``recorded_only_calls`` (the calls
     not compared, summed over the ranks), the replay's ``compute_clock`` and ``replay_unreceived_messages`` (messages
     sent in the replay that no receive took: 0 for a whole recording)."""
-    out = Path(folder) / "recording"
+    out = Path(tempfile.mkdtemp(prefix="record-", dir=folder)) / "recording"   # a new one on each try
     record(program, args, ranks, str(out), timeout_s)
     every = recorded_calls(opstream.load(out))
     result = replay(str(out), system, timeout_s)
