@@ -13,9 +13,16 @@ the smallest over the real runs of the largest CPU time of a rank.
 the real run pays for and the prediction (one core per rank, on a second
 node of the preset) does not model; those rows are shown apart.
 
+With ``--record``, each program is also recorded under the same ``mpiexec`` (``ppt record -n N``), the
+recording replayed on the same preset with ``--compute-clock cpu`` (the CPU time between calls, which is what
+``ppt exec`` charges), and the recording's per-rank counts of point-to-point and collective calls set against
+``ppt exec``'s (``ppt.exec.validation.recorded``): the table gains the replay's prediction, its error against
+the same real minimum, and whether the counts are equal.
+
 Run ``ppt calibrate`` first, then::
 
     python benchmarks/real_vs_predicted.py --ranks 2,4 --repeats 4 --json rvp.json --markdown
+    python benchmarks/real_vs_predicted.py --ranks 2 --programs jacobi,ring,sort --record --markdown
 """
 from __future__ import annotations
 
@@ -24,11 +31,12 @@ import json
 import os
 import statistics
 import sys
+import tempfile
 import time
 from pathlib import Path
 
 from ppt.errors import PPTError
-from ppt.exec.validation import validate
+from ppt.exec.validation import recorded, validate
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
@@ -60,13 +68,22 @@ def retried(run, *args, attempts: int = 3):
             time.sleep(15)
 
 
-def measure(programs, ranks_list, repeats: int, system: str, timeout_s: float, quiet_wait_s: float) -> list[dict]:
+def measure(programs, ranks_list, repeats: int, system: str, timeout_s: float, quiet_wait_s: float,
+            record: bool = False) -> list[dict]:
     rows = []
     started = time.perf_counter()
     for name, program, args in programs:
         for ranks in ranks_list:
             row = {"name": name, **retried(validate.measure, str(ROOT / program), args, ranks, repeats, system, 0,
                                            timeout_s, quiet_wait_s)}
+            if record:
+                with tempfile.TemporaryDirectory(prefix="rvp-record-") as folder:
+                    row.update(retried(recorded.check, str(ROOT / program), args, ranks, folder, system, timeout_s))
+                row["replay_error_pct"] = 100.0 * (row["replay_predicted_s"] / row["real_min_s"] - 1.0)
+                print(f"{name:>22} -n {ranks}: replay of the recording {row['replay_predicted_s']:.3f} s "
+                      f"({row['replay_error_pct']:+.1f} %), call counts "
+                      f"{'equal' if row['counts_equal'] else 'differ: ' + json.dumps(row['count_differences'])}",
+                      file=sys.stderr, flush=True)
             rows.append(row)
             print(f"{name:>22} -n {ranks}: real min {row['real_min_s']:.3f} s, median {row['real_median_s']:.3f} s; "
                   f"predicted {row['predicted_median_s']:.3f} s ({row['error_pct']:+.1f} %); "
@@ -79,20 +96,26 @@ def summary(rows) -> dict:
     def med(sel, key="error_pct"):
         return statistics.median(abs(r[key]) for r in sel) if sel else None
     fitting = [r for r in rows if not r["oversubscribed"]]
-    return {"median_abs_error_pct": med(rows), "median_abs_error_pct_one_rank_per_core": med(fitting),
+    replayed = [r for r in rows if "replay_error_pct" in r]
+    return {"median_abs_error_pct": med(rows),
+            "median_abs_replay_error_pct": med(replayed, "replay_error_pct") if replayed else None, "median_abs_error_pct_one_rank_per_core": med(fitting),
             "median_abs_error_pct_oversubscribed": med([r for r in rows if r["oversubscribed"]]),
             "median_abs_error_vs_cpu_pct_one_rank_per_core": med(fitting, "error_vs_cpu_pct")}
 
 
 def table(rows, markdown: bool) -> str:
+    replayed = any("replay_predicted_s" in r for r in rows)
     headers = ["program", "ranks", "real min (s)", "real median (s)", "predicted (s)", "error %",
+               *(["replay (s)", "replay error %", "counts equal"] if replayed else []),
                "others running", "real CPU (s)", "error vs CPU %"]
     lines = []
     for r in rows:
         ranks = f"{r['ranks']}{' (oversubscribed)' if r['oversubscribed'] else ''}"
+        replay = [f"{r['replay_predicted_s']:.3f}", f"{r['replay_error_pct']:+.1f}",
+                  "yes" if r["counts_equal"] else "no"] if "replay_predicted_s" in r else ["-"] * 3
         lines.append([r["name"], ranks, f"{r['real_min_s']:.3f}", f"{r['real_median_s']:.3f}",
-                      f"{r['predicted_median_s']:.3f}", f"{r['error_pct']:+.1f}", f"{r['other_runnable_of_min']:.2f}",
-                      f"{r['real_cpu_min_s']:.3f}", f"{r['error_vs_cpu_pct']:+.1f}"])
+                      f"{r['predicted_median_s']:.3f}", f"{r['error_pct']:+.1f}", *(replay if replayed else []),
+                      f"{r['other_runnable_of_min']:.2f}", f"{r['real_cpu_min_s']:.3f}", f"{r['error_vs_cpu_pct']:+.1f}"])
     if markdown:
         out = ["| " + " | ".join(headers) + " |", "|" + "|".join("---:" if i > 1 else "---" for i in range(len(headers))) + "|"]
         out += ["| " + " | ".join(line) + " |" for line in lines]
@@ -114,6 +137,9 @@ def main(argv=None) -> int:
     parser.add_argument("--quiet-wait", type=float, default=5.0, metavar="S",
                         help="before each real run, wait up to S seconds for no other process to want a core "
                              "(default 5; the host is shared)")
+    parser.add_argument("--record", action="store_true",
+                        help="also record each program with ppt record, replay the recording on the same preset "
+                             "(--compute-clock cpu) and compare its call counts with ppt exec's")
     parser.add_argument("--json", default=None, metavar="FILE", help="also write every time to FILE")
     parser.add_argument("--markdown", action="store_true", help="print the table as markdown")
     args = parser.parse_args(argv)
@@ -121,16 +147,27 @@ def main(argv=None) -> int:
     if args.programs:
         wanted = args.programs.split(",")
         programs = [p for p in PROGRAMS if p[0] in wanted or p[0].split()[0] in wanted]
+        unknown = sorted(set(wanted) - {p[0] for p in PROGRAMS} - {p[0].split()[0] for p in PROGRAMS})
+        if unknown:
+            print(f"real_vs_predicted.py: error: no program {', '.join(unknown)}: the programs are "
+                  f"{', '.join(p[0].split()[0] for p in PROGRAMS)}", file=sys.stderr)
+            return 2
     ranks_list = [int(r) for r in args.ranks.split(",")]
-    rows = measure(programs, ranks_list, args.repeats, args.system, args.timeout, args.quiet_wait)
+    load_at_start = os.getloadavg()[0]
+    try:
+        rows = measure(programs, ranks_list, args.repeats, args.system, args.timeout, args.quiet_wait, args.record)
+    except PPTError as exc:
+        print(f"real_vs_predicted.py: error: {exc}", file=sys.stderr)
+        return 2
     result = {"system": args.system, "repeats": args.repeats, "rows": rows, **summary(rows),
-              "load_average_1min_at_end": os.getloadavg()[0]}
+              "load_average_1min_at_start": load_at_start, "load_average_1min_at_end": os.getloadavg()[0]}
     if args.json:
         Path(args.json).write_text(json.dumps(result, indent=1) + "\n")
     print(table(rows, args.markdown))
     s = summary(rows)
     print()
-    for key, label in (("median_abs_error_pct_one_rank_per_core", "one rank per core"),
+    for key, label in (("median_abs_replay_error_pct", "replay of the recording, all rows"),
+                       ("median_abs_error_pct_one_rank_per_core", "one rank per core"),
                        ("median_abs_error_pct_oversubscribed", "oversubscribed"),
                        ("median_abs_error_pct", "all rows"),
                        ("median_abs_error_vs_cpu_pct_one_rank_per_core", "one rank per core, against real CPU time")):

@@ -46,7 +46,7 @@ match as they did):
 ``Cart_sub`` (a CART_SUB op) is replayed as the equivalent ``Comm_split`` (colour: the
 coordinates in the dropped dimensions; key: the Cartesian rank).  A nonblocking collective
 (IALLREDUCE ...) starts its blocking call in the background as a program's does
-(:mod:`ppt.mpi.surface.icoll`; MPI_Ibarrier its own rounds), its request completed by the op that
+(:mod:`ppt.mpi.surface.communicators.icoll`; MPI_Ibarrier its own rounds), its request completed by the op that
 names it, so the compute before that op overlaps it.
 
 Compute clock.  DUMPI records every call's start and stop on the wall clock
@@ -68,7 +68,7 @@ from collections import Counter
 
 from ppt.errors import ConfigError, TraceError
 from ppt.mpi.engine.replay import replay_job
-from ppt.mpi.surface.icoll import background
+from ppt.mpi.surface.communicators.icoll import background
 from ppt.traces.handles import Handles
 from ppt.oprecord import (AUX_LEN, AUX_START, CALL, CALL_S, COMM, FLAG, GAP_CPU_S, GAP_WALL_S, KIND, NBYTES, NONBLOCKING,
     NONBLOCKING_COLLECTIVES, OP, PEER, REQUEST, ROOT, START_S, TAG, Op)
@@ -314,7 +314,7 @@ class RankReplay:
 
     def icoll(self, op):
         """A nonblocking collective: MPI_Ibarrier's own, else its blocking kind's call started in the background
-        (:mod:`ppt.mpi.surface.icoll`); its request kept under the op's id."""
+        (:mod:`ppt.mpi.surface.communicators.icoll`); its request kept under the op's id."""
         comm = self._comm(op)
         if op[KIND] == Op.IBARRIER:
             request = comm.ibarrier()

@@ -893,9 +893,20 @@ static int64_t contributed(const void *sendbuf, MPI_Count sendcount, MPI_Datatyp
     return bytes(sendcount, sendtype);
 }
 
+/* A per-rank count array, of ints (the classic calls) or of MPI_Counts (their large-count _c variants, which
+ * mpi4py calls whenever the MPI has them). */
+typedef struct { const int *i; const MPI_Count *c; } counts_t;
+#define INTS(a) ((counts_t){(a), NULL})
+#define COUNTS(a) ((counts_t){NULL, (a)})
+
+static MPI_Count count_at(counts_t counts, int i)
+{
+    return counts.c ? counts.c[i] : (MPI_Count)counts.i[i];
+}
+
 /* A v-collective's per-rank bytes: counts[i] x the size of types[i] (types NULL: of type) for each of the n ranks,
  * as the record's aux; op: a reduction's (MPI_OP_NULL: none). */
-static void per_rank(enum call call, stamp_t t0, MPI_Comm comm, int root, MPI_Op op, int n, const int counts[],
+static void per_rank(enum call call, stamp_t t0, MPI_Comm comm, int root, MPI_Op op, int n, counts_t counts,
                      const MPI_Datatype types[], MPI_Datatype type, int64_t request)
 {
     if (!begin(call, t0))
@@ -905,27 +916,27 @@ static void per_rank(enum call call, stamp_t t0, MPI_Comm comm, int root, MPI_Op
     R.now.op = op == MPI_OP_NULL ? 0 : op_id(op);
     R.now.request = request;
     for (int i = 0; i < n; i++)
-        push(bytes(counts[i], types ? types[i] : type));
+        push(bytes(count_at(counts, i), types ? types[i] : type));
     commit();
 }
 
 /* Bytes this rank contributes to a Gatherv or Allgatherv (`at`: its rank; with MPI_IN_PLACE its receive count). */
-static int64_t contributed_v(const void *sendbuf, int sendcount, MPI_Datatype sendtype, const int recvcounts[],
+static int64_t contributed_v(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, counts_t recvcounts,
                              int at, MPI_Datatype recvtype)
 {
-    return sendbuf == MPI_IN_PLACE ? bytes(recvcounts[at], recvtype) : bytes(sendcount, sendtype);
+    return sendbuf == MPI_IN_PLACE ? bytes(count_at(recvcounts, at), recvtype) : bytes(sendcount, sendtype);
 }
 
 /* Bytes for each rank of a Scatter: the root's send, elsewhere the receive. */
-static int64_t scattered(MPI_Comm comm, int root, int sendcount, MPI_Datatype sendtype, int recvcount,
+static int64_t scattered(MPI_Comm comm, int root, MPI_Count sendcount, MPI_Datatype sendtype, MPI_Count recvcount,
                          MPI_Datatype recvtype)
 {
     return comm_rank(comm) == root ? bytes(sendcount, sendtype) : bytes(recvcount, recvtype);
 }
 
 /* An Alltoallv's or Alltoallw's (types: the send or receive types, NULL with one type) bytes to each rank. */
-static void alltoallv(enum call call, stamp_t t0, MPI_Comm comm, const void *sendbuf, const int sendcounts[],
-                      const MPI_Datatype sendtypes[], MPI_Datatype sendtype, const int recvcounts[],
+static void alltoallv(enum call call, stamp_t t0, MPI_Comm comm, const void *sendbuf, counts_t sendcounts,
+                      const MPI_Datatype sendtypes[], MPI_Datatype sendtype, counts_t recvcounts,
                       const MPI_Datatype recvtypes[], MPI_Datatype recvtype, int64_t request)
 {
     int n = comm_size(comm);
@@ -951,7 +962,7 @@ int MPI_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void 
     stamp_t t0 = stamp();
     int rc = PMPI_Gatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm);
     collective(C_Gatherv, t0, comm, root, MPI_OP_NULL,
-               contributed_v(sendbuf, sendcount, sendtype, recvcounts, root, recvtype), 0);
+               contributed_v(sendbuf, sendcount, sendtype, INTS(recvcounts), root, recvtype), 0);
     return rc;
 }
 
@@ -970,7 +981,7 @@ int MPI_Scatterv(const void *sendbuf, const int sendcounts[], const int displs[]
 {
     stamp_t t0 = stamp();
     int rc = PMPI_Scatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm);
-    per_rank(C_Scatterv, t0, comm, root, MPI_OP_NULL, comm_rank(comm) == root ? comm_size(comm) : 0, sendcounts,
+    per_rank(C_Scatterv, t0, comm, root, MPI_OP_NULL, comm_rank(comm) == root ? comm_size(comm) : 0, INTS(sendcounts),
              NULL, sendtype, 0);
     return rc;
 }
@@ -990,7 +1001,7 @@ int MPI_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, vo
     stamp_t t0 = stamp();
     int rc = PMPI_Allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm);
     collective(C_Allgatherv, t0, comm, 0, MPI_OP_NULL,
-               contributed_v(sendbuf, sendcount, sendtype, recvcounts, comm_rank(comm), recvtype), 0);
+               contributed_v(sendbuf, sendcount, sendtype, INTS(recvcounts), comm_rank(comm), recvtype), 0);
     return rc;
 }
 
@@ -1008,7 +1019,7 @@ int MPI_Alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls
 {
     stamp_t t0 = stamp();
     int rc = PMPI_Alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm);
-    alltoallv(C_Alltoallv, t0, comm, sendbuf, sendcounts, NULL, sendtype, recvcounts, NULL, recvtype, 0);
+    alltoallv(C_Alltoallv, t0, comm, sendbuf, INTS(sendcounts), NULL, sendtype, INTS(recvcounts), NULL, recvtype, 0);
     return rc;
 }
 
@@ -1018,7 +1029,7 @@ int MPI_Alltoallw(const void *sendbuf, const int sendcounts[], const int sdispls
 {
     stamp_t t0 = stamp();
     int rc = PMPI_Alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm);
-    alltoallv(C_Alltoallw, t0, comm, sendbuf, sendcounts, sendtypes, MPI_DATATYPE_NULL, recvcounts, recvtypes,
+    alltoallv(C_Alltoallw, t0, comm, sendbuf, INTS(sendcounts), sendtypes, MPI_DATATYPE_NULL, INTS(recvcounts), recvtypes,
               MPI_DATATYPE_NULL, 0);
     return rc;
 }
@@ -1028,10 +1039,111 @@ int MPI_Reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[
 {
     stamp_t t0 = stamp();
     int rc = PMPI_Reduce_scatter(sendbuf, recvbuf, recvcounts, type, op, comm);
-    per_rank(C_Reduce_scatter, t0, comm, 0, op, comm_size(comm), recvcounts, NULL, type, 0);
+    per_rank(C_Reduce_scatter, t0, comm, 0, op, comm_size(comm), INTS(recvcounts), NULL, type, 0);
     return rc;
 }
 
+
+/* The large-count (_c) variants of the collectives above, recorded as their classic calls are: mpi4py calls these
+ * whenever the MPI library has them (MPICH 4 does), so without them its Gather, Alltoallv ... would go unrecorded. */
+int MPI_Gather_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount,
+                 MPI_Datatype recvtype, int root, MPI_Comm comm)
+{
+    stamp_t t0 = stamp();
+    int rc = PMPI_Gather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
+    collective(C_Gather, t0, comm, root, MPI_OP_NULL,
+               contributed(sendbuf, sendcount, sendtype, recvcount, recvtype), 0);
+    return rc;
+}
+
+int MPI_Gatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
+                  const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, int root, MPI_Comm comm)
+{
+    stamp_t t0 = stamp();
+    int rc = PMPI_Gatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm);
+    collective(C_Gatherv, t0, comm, root, MPI_OP_NULL,
+               contributed_v(sendbuf, sendcount, sendtype, COUNTS(recvcounts), root, recvtype), 0);
+    return rc;
+}
+
+int MPI_Scatter_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount,
+                  MPI_Datatype recvtype, int root, MPI_Comm comm)
+{
+    stamp_t t0 = stamp();
+    int rc = PMPI_Scatter_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
+    collective(C_Scatter, t0, comm, root, MPI_OP_NULL, scattered(comm, root, sendcount, sendtype, recvcount, recvtype),
+               0);
+    return rc;
+}
+
+int MPI_Scatterv_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint displs[], MPI_Datatype sendtype,
+                   void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
+{
+    stamp_t t0 = stamp();
+    int rc = PMPI_Scatterv_c(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm);
+    per_rank(C_Scatterv, t0, comm, root, MPI_OP_NULL, comm_rank(comm) == root ? comm_size(comm) : 0,
+             COUNTS(sendcounts), NULL, sendtype, 0);
+    return rc;
+}
+
+int MPI_Allgather_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
+                    MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm)
+{
+    stamp_t t0 = stamp();
+    int rc = PMPI_Allgather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+    collective(C_Allgather, t0, comm, 0, MPI_OP_NULL, contributed(sendbuf, sendcount, sendtype, recvcount, recvtype), 0);
+    return rc;
+}
+
+int MPI_Allgatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
+                     const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, MPI_Comm comm)
+{
+    stamp_t t0 = stamp();
+    int rc = PMPI_Allgatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm);
+    collective(C_Allgatherv, t0, comm, 0, MPI_OP_NULL,
+               contributed_v(sendbuf, sendcount, sendtype, COUNTS(recvcounts), comm_rank(comm), recvtype), 0);
+    return rc;
+}
+
+int MPI_Alltoall_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
+                   MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm)
+{
+    stamp_t t0 = stamp();
+    int rc = PMPI_Alltoall_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+    collective(C_Alltoall, t0, comm, 0, MPI_OP_NULL, contributed(sendbuf, sendcount, sendtype, recvcount, recvtype), 0);
+    return rc;
+}
+
+int MPI_Alltoallv_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], MPI_Datatype sendtype,
+                    void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], MPI_Datatype recvtype,
+                    MPI_Comm comm)
+{
+    stamp_t t0 = stamp();
+    int rc = PMPI_Alltoallv_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm);
+    alltoallv(C_Alltoallv, t0, comm, sendbuf, COUNTS(sendcounts), NULL, sendtype, COUNTS(recvcounts), NULL, recvtype,
+              0);
+    return rc;
+}
+
+int MPI_Alltoallw_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[],
+                    const MPI_Datatype sendtypes[], void *recvbuf, const MPI_Count recvcounts[],
+                    const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm)
+{
+    stamp_t t0 = stamp();
+    int rc = PMPI_Alltoallw_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm);
+    alltoallv(C_Alltoallw, t0, comm, sendbuf, COUNTS(sendcounts), sendtypes, MPI_DATATYPE_NULL, COUNTS(recvcounts),
+              recvtypes, MPI_DATATYPE_NULL, 0);
+    return rc;
+}
+
+int MPI_Reduce_scatter_c(const void *sendbuf, void *recvbuf, const MPI_Count recvcounts[], MPI_Datatype type,
+                         MPI_Op op, MPI_Comm comm)
+{
+    stamp_t t0 = stamp();
+    int rc = PMPI_Reduce_scatter_c(sendbuf, recvbuf, recvcounts, type, op, comm);
+    per_rank(C_Reduce_scatter, t0, comm, 0, op, comm_size(comm), COUNTS(recvcounts), NULL, type, 0);
+    return rc;
+}
 
 /* ---- nonblocking collectives: recorded as their blocking calls are, with the request they start -------------- */
 int MPI_Ibarrier(MPI_Comm comm, MPI_Request *request)
@@ -1089,7 +1201,7 @@ int MPI_Igatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void
     stamp_t t0 = stamp();
     int rc = PMPI_Igatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, request);
     collective(C_Igatherv, t0, comm, root, MPI_OP_NULL,
-               contributed_v(sendbuf, sendcount, sendtype, recvcounts, root, recvtype), request_id(*request));
+               contributed_v(sendbuf, sendcount, sendtype, INTS(recvcounts), root, recvtype), request_id(*request));
     return rc;
 }
 
@@ -1108,7 +1220,7 @@ int MPI_Iscatterv(const void *sendbuf, const int sendcounts[], const int displs[
 {
     stamp_t t0 = stamp();
     int rc = PMPI_Iscatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
-    per_rank(C_Iscatterv, t0, comm, root, MPI_OP_NULL, comm_rank(comm) == root ? comm_size(comm) : 0, sendcounts,
+    per_rank(C_Iscatterv, t0, comm, root, MPI_OP_NULL, comm_rank(comm) == root ? comm_size(comm) : 0, INTS(sendcounts),
              NULL, sendtype, request_id(*request));
     return rc;
 }
@@ -1129,7 +1241,7 @@ int MPI_Iallgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, v
     stamp_t t0 = stamp();
     int rc = PMPI_Iallgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request);
     collective(C_Iallgatherv, t0, comm, 0, MPI_OP_NULL,
-               contributed_v(sendbuf, sendcount, sendtype, recvcounts, comm_rank(comm), recvtype), request_id(*request));
+               contributed_v(sendbuf, sendcount, sendtype, INTS(recvcounts), comm_rank(comm), recvtype), request_id(*request));
     return rc;
 }
 
@@ -1150,7 +1262,7 @@ int MPI_Ialltoallv(const void *sendbuf, const int sendcounts[], const int sdispl
     stamp_t t0 = stamp();
     int rc = PMPI_Ialltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm,
                              request);
-    alltoallv(C_Ialltoallv, t0, comm, sendbuf, sendcounts, NULL, sendtype, recvcounts, NULL, recvtype,
+    alltoallv(C_Ialltoallv, t0, comm, sendbuf, INTS(sendcounts), NULL, sendtype, INTS(recvcounts), NULL, recvtype,
               request_id(*request));
     return rc;
 }
@@ -1162,7 +1274,7 @@ int MPI_Ialltoallw(const void *sendbuf, const int sendcounts[], const int sdispl
     stamp_t t0 = stamp();
     int rc = PMPI_Ialltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm,
                              request);
-    alltoallv(C_Ialltoallw, t0, comm, sendbuf, sendcounts, sendtypes, MPI_DATATYPE_NULL, recvcounts, recvtypes,
+    alltoallv(C_Ialltoallw, t0, comm, sendbuf, INTS(sendcounts), sendtypes, MPI_DATATYPE_NULL, INTS(recvcounts), recvtypes,
               MPI_DATATYPE_NULL, request_id(*request));
     return rc;
 }
@@ -1172,10 +1284,150 @@ int MPI_Ireduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts
 {
     stamp_t t0 = stamp();
     int rc = PMPI_Ireduce_scatter(sendbuf, recvbuf, recvcounts, type, op, comm, request);
-    per_rank(C_Ireduce_scatter, t0, comm, 0, op, comm_size(comm), recvcounts, NULL, type, request_id(*request));
+    per_rank(C_Ireduce_scatter, t0, comm, 0, op, comm_size(comm), INTS(recvcounts), NULL, type, request_id(*request));
     return rc;
 }
 
+
+/* Their large-count (_c) variants (mpi4py's Ibcast, Ialltoallv ... call these when the MPI has them). */
+int MPI_Ibcast_c(void *buf, MPI_Count count, MPI_Datatype type, int root, MPI_Comm comm, MPI_Request *request)
+{
+    stamp_t t0 = stamp();
+    int rc = PMPI_Ibcast_c(buf, count, type, root, comm, request);
+    collective(C_Ibcast, t0, comm, root, MPI_OP_NULL, bytes(count, type), request_id(*request));
+    return rc;
+}
+
+int MPI_Ireduce_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype type, MPI_Op op, int root,
+                  MPI_Comm comm, MPI_Request *request)
+{
+    stamp_t t0 = stamp();
+    int rc = PMPI_Ireduce_c(sendbuf, recvbuf, count, type, op, root, comm, request);
+    collective(C_Ireduce, t0, comm, root, op, bytes(count, type), request_id(*request));
+    return rc;
+}
+
+#define IREDUCING_C(name) \
+    int MPI_##name##_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype type, MPI_Op op, \
+                       MPI_Comm comm, MPI_Request *request) \
+    { \
+        stamp_t t0 = stamp(); \
+        int rc = PMPI_##name##_c(sendbuf, recvbuf, count, type, op, comm, request); \
+        collective(C_##name, t0, comm, 0, op, bytes(count, type), request_id(*request)); \
+        return rc; \
+    }
+
+IREDUCING_C(Iallreduce)
+IREDUCING_C(Iscan)
+IREDUCING_C(Iexscan)
+
+int MPI_Igather_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount,
+                  MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request)
+{
+    stamp_t t0 = stamp();
+    int rc = PMPI_Igather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
+    collective(C_Igather, t0, comm, root, MPI_OP_NULL,
+               contributed(sendbuf, sendcount, sendtype, recvcount, recvtype), request_id(*request));
+    return rc;
+}
+
+int MPI_Igatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
+                   const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, int root,
+                   MPI_Comm comm, MPI_Request *request)
+{
+    stamp_t t0 = stamp();
+    int rc = PMPI_Igatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, request);
+    collective(C_Igatherv, t0, comm, root, MPI_OP_NULL,
+               contributed_v(sendbuf, sendcount, sendtype, COUNTS(recvcounts), root, recvtype), request_id(*request));
+    return rc;
+}
+
+int MPI_Iscatter_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
+                   MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request)
+{
+    stamp_t t0 = stamp();
+    int rc = PMPI_Iscatter_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
+    collective(C_Iscatter, t0, comm, root, MPI_OP_NULL, scattered(comm, root, sendcount, sendtype, recvcount, recvtype),
+               request_id(*request));
+    return rc;
+}
+
+int MPI_Iscatterv_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint displs[], MPI_Datatype sendtype,
+                    void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
+                    MPI_Request *request)
+{
+    stamp_t t0 = stamp();
+    int rc = PMPI_Iscatterv_c(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
+    per_rank(C_Iscatterv, t0, comm, root, MPI_OP_NULL, comm_rank(comm) == root ? comm_size(comm) : 0,
+             COUNTS(sendcounts), NULL, sendtype, request_id(*request));
+    return rc;
+}
+
+int MPI_Iallgather_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
+                     MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
+{
+    stamp_t t0 = stamp();
+    int rc = PMPI_Iallgather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
+    collective(C_Iallgather, t0, comm, 0, MPI_OP_NULL, contributed(sendbuf, sendcount, sendtype, recvcount, recvtype),
+               request_id(*request));
+    return rc;
+}
+
+int MPI_Iallgatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
+                      const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, MPI_Comm comm,
+                      MPI_Request *request)
+{
+    stamp_t t0 = stamp();
+    int rc = PMPI_Iallgatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request);
+    collective(C_Iallgatherv, t0, comm, 0, MPI_OP_NULL,
+               contributed_v(sendbuf, sendcount, sendtype, COUNTS(recvcounts), comm_rank(comm), recvtype),
+               request_id(*request));
+    return rc;
+}
+
+int MPI_Ialltoall_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
+                    MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
+{
+    stamp_t t0 = stamp();
+    int rc = PMPI_Ialltoall_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
+    collective(C_Ialltoall, t0, comm, 0, MPI_OP_NULL, contributed(sendbuf, sendcount, sendtype, recvcount, recvtype),
+               request_id(*request));
+    return rc;
+}
+
+int MPI_Ialltoallv_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[],
+                     MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[],
+                     MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
+{
+    stamp_t t0 = stamp();
+    int rc = PMPI_Ialltoallv_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm,
+                               request);
+    alltoallv(C_Ialltoallv, t0, comm, sendbuf, COUNTS(sendcounts), NULL, sendtype, COUNTS(recvcounts), NULL, recvtype,
+              request_id(*request));
+    return rc;
+}
+
+int MPI_Ialltoallw_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[],
+                     const MPI_Datatype sendtypes[], void *recvbuf, const MPI_Count recvcounts[],
+                     const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Request *request)
+{
+    stamp_t t0 = stamp();
+    int rc = PMPI_Ialltoallw_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm,
+                               request);
+    alltoallv(C_Ialltoallw, t0, comm, sendbuf, COUNTS(sendcounts), sendtypes, MPI_DATATYPE_NULL, COUNTS(recvcounts),
+              recvtypes, MPI_DATATYPE_NULL, request_id(*request));
+    return rc;
+}
+
+int MPI_Ireduce_scatter_c(const void *sendbuf, void *recvbuf, const MPI_Count recvcounts[], MPI_Datatype type,
+                          MPI_Op op, MPI_Comm comm, MPI_Request *request)
+{
+    stamp_t t0 = stamp();
+    int rc = PMPI_Ireduce_scatter_c(sendbuf, recvbuf, recvcounts, type, op, comm, request);
+    per_rank(C_Ireduce_scatter, t0, comm, 0, op, comm_size(comm), COUNTS(recvcounts), NULL, type,
+             request_id(*request));
+    return rc;
+}
 
 /* ---- communicators, groups and ops ----------------------------------------------------------- */
 /* A new communicator's stream number (COMM_NULL for none), taken for it now. */
