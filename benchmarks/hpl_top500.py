@@ -87,15 +87,16 @@ def main() -> None:
         wall = time.perf_counter() - began
         measured = rmax / rpeak
         error = (result["rmax_over_rpeak"] / measured - 1) * 100
+        comm = result["comm_s"] / (result["comm_s"] + result["compute_s"])
         rows.append([system, listed, result["cores"], f"{ranks}x{threads}", f"{p}x{q}", n,
                      round(result["gflops"] / 1e3, 2), round(result["rmax_over_rpeak"], 3), round(measured, 3),
-                     f"{error:+.1f}%", round(wall, 1)])
+                     f"{error:+.1f}%", f"{comm:.0%}", round(wall, 1)])
         print(f"{system}: N={n} on {ranks} ranks x {threads} threads ({p}x{q}): {result['gflops'] / 1e3:.4g} "
               f"Tflop/s, Rmax/Rpeak {result['rmax_over_rpeak']:.3f} vs TOP500 {measured:.3f} ({error:+.1f} %), "
               f"{wall:.0f} s wall", flush=True)
     print()
     print(format_table(["system", "list", "cores", "ranks x threads", "grid", "N", "Tflop/s", "pred Rmax/Rpeak",
-                        "TOP500", "error", "wall_s"], rows, width=1 << 30))
+                        "TOP500", "error", "comm share", "wall_s"], rows, width=1 << 30))
 
 
 if __name__ == "__main__":

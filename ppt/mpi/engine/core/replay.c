@@ -307,7 +307,7 @@ static int start_run(ppt_mpi_t *m, int32_t r)
 }
 
 /* A nonblocking collective op (IBARRIER ... IREDUCE_SCATTER) on engine communicator c, from hphase 0: its
- * request, under the op's trace id, runs what a program's call runs (ppt/mpi/surface/icoll.py): an
+ * request, under the op's trace id, runs what a program's call runs (ppt/mpi/surface/communicators/icoll.py): an
  * Ibarrier's rounds (ibarrier.c), else the blocking call's plan (Python plans the op as its blocking kind),
  * whose schedule runs in the background (icoll.c).  A plan that sends nothing, or a schedule the background
  * runner does not run, runs as the blocking call does, and the request is complete at once. */
