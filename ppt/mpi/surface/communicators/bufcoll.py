@@ -26,7 +26,8 @@ from ppt.mpi.collectives.ops import SUM, as_op, on_buffers
 INT_B = 4
 
 
-def _blocks(buf, size: int):
+def blocks_of(buf, size: int):
+    """Blocks 0..size-1 of parsed message ``buf`` (copies) and their bytes."""
     return [buf.block(i) for i in range(size)], [buf.nbytes(i) for i in range(size)]
 
 
@@ -48,7 +49,7 @@ def Bcast(self, buf, root=0):
 def _scatter(self, sendbuf, recvbuf, root, parse):
     rank = self._rank
     if self.rank == root:
-        blocks, sizes = _blocks(parse(rank, sendbuf, self.size, "send"), self.size)
+        blocks, sizes = blocks_of(parse(rank, sendbuf, self.size, "send"), self.size)
     else:
         blocks = sizes = None
     got = self._scatter(blocks, root, sizes, None)
@@ -112,7 +113,7 @@ def _alltoall(self, sendbuf, recvbuf, parse):
     rank = self._rank
     into = parse(rank, recvbuf, self.size, "receive")
     source = into if sendbuf is IN_PLACE else parse(rank, sendbuf, self.size, "send")
-    blocks, sizes = _blocks(source, self.size)
+    blocks, sizes = blocks_of(source, self.size)
     _put_all(rank, into, self._alltoall(blocks, sizes, None))
 
 
@@ -169,7 +170,7 @@ def Exscan(self, sendbuf, recvbuf, op=SUM):
 def Reduce_scatter_block(self, sendbuf, recvbuf, op=SUM):
     rank = self._rank
     source = message(rank, recvbuf if sendbuf is IN_PLACE else sendbuf, self.size, "send")
-    blocks, sizes = _blocks(source, self.size)
+    blocks, sizes = blocks_of(source, self.size)
     got = self._reduce_scatter(blocks, on_buffers(as_op(op), source.datatype), sizes, None)
     message(rank, recvbuf, 1, "receive").put(rank, 0, got)
 
@@ -183,7 +184,7 @@ def Reduce_scatter(self, sendbuf, recvbuf, recvcounts=None, op=SUM):
             raise rank.error("Reduce_scatter with IN_PLACE needs recvcounts")
         recvcounts = self.allgather(message(rank, recvbuf, 1, "receive").counts[0], INT_B)
     source = vector(rank, recvbuf if sendbuf is IN_PLACE else sendbuf, self.size, "send", list(recvcounts))
-    blocks, sizes = _blocks(source, self.size)
+    blocks, sizes = blocks_of(source, self.size)
     got = self._reduce_scatter(blocks, on_buffers(as_op(op), source.datatype), sizes, None)
     message(rank, recvbuf, 1, "receive").put(rank, 0, got)
 
