@@ -6,7 +6,7 @@ algorithms, counted under the MPI name of the call) and copies what arrives
 into the receive buffer.  ``MPI.IN_PLACE`` is taken where MPI
 allows it: the root's send buffer of Gather(v) and Reduce, the root's
 receive buffer of Scatter(v), and the send buffer of Allgather(v),
-Alltoall(v), Allreduce, Reduce_scatter(_block), Scan and Exscan.
+Alltoall(v,w), Allreduce, Reduce_scatter(_block), Scan and Exscan.
 Reductions apply the op element-wise in the datatype (:func:`ppt.mpi.collectives.ops.on_buffers`).
 
 The nonblocking collectives (``Ibcast``, ``Iallreduce`` ...) start these calls'
@@ -16,7 +16,7 @@ messages go on while the rank computes; the wait fills the receive buffer.
 """
 from __future__ import annotations
 
-from ppt.mpi.surface.buffers.arguments import IN_PLACE, LOCAL, message, vector
+from ppt.mpi.surface.buffers.arguments import IN_PLACE, LOCAL, message, vector, wvector
 from ppt.mpi.surface.core.calls import mpi_call
 from ppt.mpi.surface.communicators.icoll import nonblocking
 from ppt.mpi.collectives.ops import SUM, as_op, on_buffers
@@ -127,6 +127,12 @@ def Alltoallv(self, sendbuf, recvbuf):
     _alltoall(self, sendbuf, recvbuf, vector)
 
 
+@mpi_call("MPI_Alltoallw")
+def Alltoallw(self, sendbuf, recvbuf):
+    """Per rank its own count, byte displacement and datatype (:func:`wvector`); timed as Alltoallv."""
+    _alltoall(self, sendbuf, recvbuf, wvector)
+
+
 # -- reductions ------------------------------------------------------------------------------
 def _contribution(rank, sendbuf, recvbuf):
     return message(rank, recvbuf if sendbuf is IN_PLACE else sendbuf, 1, "send")
@@ -198,7 +204,7 @@ def Reduce_local(self, inbuf, inoutbuf) -> None:
 
 _BLOCKING = {"Bcast": Bcast, "Scatter": Scatter, "Scatterv": Scatterv, "Gather": Gather, "Gatherv": Gatherv,
              "Allgather": Allgather, "Allgatherv": Allgatherv, "Alltoall": Alltoall, "Alltoallv": Alltoallv,
-             "Reduce": Reduce, "Allreduce": Allreduce, "Scan": Scan, "Exscan": Exscan,
+             "Alltoallw": Alltoallw, "Reduce": Reduce, "Allreduce": Allreduce, "Scan": Scan, "Exscan": Exscan,
              "Reduce_scatter": Reduce_scatter, "Reduce_scatter_block": Reduce_scatter_block}
 
 #: Comm's uppercase collectives, blocking and nonblocking.

@@ -17,7 +17,7 @@ from __future__ import annotations
 from ppt.mpi.collectives.ops import MAX, SUM, Op, as_op, blockwise, on_buffers
 from ppt.mpi.collectives.payload import size_of
 from ppt.mpi.constants import ANY_SOURCE, PROC_NULL, ROOT
-from ppt.mpi.surface.buffers.arguments import message, vector
+from ppt.mpi.surface.buffers.arguments import message, vector, wvector
 from ppt.mpi.surface.core.calls import mpi_call
 from ppt.mpi.surface.communicators.bufcoll import blocks_of
 from ppt.mpi.surface.communicators.icoll import nonblocking
@@ -318,6 +318,10 @@ class Intercomm(Comm):
     def Alltoallv(self, sendbuf, recvbuf):
         self._alltoall_into(sendbuf, recvbuf, vector)
 
+    @mpi_call("MPI_Alltoallw")
+    def Alltoallw(self, sendbuf, recvbuf):
+        self._alltoall_into(sendbuf, recvbuf, wvector)
+
     def _reduce_scatter_into(self, sendbuf, recvbuf, recvcounts, op):
         """The other group's reduction of its send buffers, split by ``recvcounts`` (items, one per local
         rank) over this group: block ``self.rank`` into ``recvbuf``."""
@@ -368,7 +372,7 @@ def _keeping_sizes(op: Op) -> Op:
 #: leader-based schedule starts with runs in the background (:mod:`.icoll`), the leaders' messages and what
 #: follows them at the request's wait.
 _NONBLOCKING = ("Bcast", "Reduce", "Allreduce", "Gather", "Gatherv", "Scatter", "Scatterv", "Allgather",
-                "Allgatherv", "Alltoall", "Alltoallv", "Reduce_scatter", "Reduce_scatter_block")
+                "Allgatherv", "Alltoall", "Alltoallv", "Alltoallw", "Reduce_scatter", "Reduce_scatter_block")
 for _name in _NONBLOCKING:
     setattr(Intercomm, f"I{_name.lower()}", nonblocking(f"MPI_I{_name.lower()}", getattr(Intercomm, _name)))
 Intercomm.Ibarrier = Intercomm.ibarrier = nonblocking("MPI_Ibarrier", Intercomm.barrier)

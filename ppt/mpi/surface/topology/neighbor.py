@@ -1,4 +1,4 @@
-"""Neighbourhood collectives (MPI_Neighbor_allgather(v), MPI_Neighbor_alltoall(v), their nonblocking forms)
+"""Neighbourhood collectives (MPI_Neighbor_allgather(v), MPI_Neighbor_alltoall(v,w), their nonblocking forms)
 on communicators with a topology: each rank sends to its out-neighbours (``outedges``) and receives one
 block from each in-neighbour (``inedges``), in their order; a Cartesian communicator's neighbours are, per
 dimension, the ranks one step down and one step up (PROC_NULL off a non-periodic edge: nothing is sent
@@ -12,7 +12,7 @@ from __future__ import annotations
 from ppt.mpi.collectives.algorithms import neighbor_exchange
 from ppt.mpi.collectives.calls import Coll
 from ppt.mpi.collectives.payload import size_of, sized_copy
-from ppt.mpi.surface.buffers.arguments import message, vector
+from ppt.mpi.surface.buffers.arguments import message, vector, wvector
 from ppt.mpi.surface.core.calls import mpi_call
 from ppt.mpi.surface.communicators.icoll import nonblocking
 
@@ -87,8 +87,15 @@ def Neighbor_alltoallv(self, sendbuf, recvbuf):
     _alltoall(self, sendbuf, recvbuf, vector)
 
 
+@mpi_call("MPI_Neighbor_alltoallw")
+def Neighbor_alltoallw(self, sendbuf, recvbuf):
+    """Per neighbour its own count, byte displacement and datatype (:func:`wvector`)."""
+    _alltoall(self, sendbuf, recvbuf, wvector)
+
+
 _BLOCKING = {"Neighbor_allgather": Neighbor_allgather, "Neighbor_allgatherv": Neighbor_allgatherv,
-             "Neighbor_alltoall": Neighbor_alltoall, "Neighbor_alltoallv": Neighbor_alltoallv}
+             "Neighbor_alltoall": Neighbor_alltoall, "Neighbor_alltoallv": Neighbor_alltoallv,
+             "Neighbor_alltoallw": Neighbor_alltoallw}
 
 #: The neighbourhood collectives of a communicator with a topology, by mpi4py name.
 COMM = {"neighbor_allgather": neighbor_allgather, "neighbor_alltoall": neighbor_alltoall, **_BLOCKING,
