@@ -12,6 +12,7 @@ from __future__ import annotations
 from ppt.mpi.collectives.algorithms import neighbor_exchange
 from ppt.mpi.collectives.calls import Coll
 from ppt.mpi.collectives.payload import size_of, sized_copy
+from ppt.mpi.constants import CART
 from ppt.mpi.surface.buffers.arguments import message, vector, wvector
 from ppt.mpi.surface.core.calls import mpi_call
 from ppt.mpi.surface.communicators.icoll import nonblocking
@@ -19,10 +20,15 @@ from ppt.mpi.surface.communicators.icoll import nonblocking
 
 def _exchange(comm, blocks: list, sizes: list) -> list:
     """Send ``blocks[j]`` (``sizes[j]`` bytes) to out-neighbour j (one block: the same to each); the block
-    received from each in-neighbour (None from PROC_NULL)."""
+    received from each in-neighbour (None from PROC_NULL).
+
+    On a Cartesian communicator the block from the neighbour one step down is the one it sent one step up,
+    and the other way round (MPI 4.0 8.6), which matters where both are one rank (a periodic dimension of
+    1 or 2): the receives of each dimension are posted up first, to match the neighbour's sends in order."""
     sources, dests, k = comm.inedges, comm.outedges, len(blocks)
     send_slots = [0] * len(dests) if k == 1 else list(range(k))
-    schedule = neighbor_exchange(sources, dests, send_slots, k, k + len(sources))
+    order = [i ^ 1 for i in range(len(sources))] if comm.topology == CART else None
+    schedule = neighbor_exchange(sources, dests, send_slots, k, k + len(sources), order)
     values = Coll(comm).run(schedule, list(blocks) + [None] * len(sources), list(sizes) + [0] * len(sources))
     return values[k:]
 
