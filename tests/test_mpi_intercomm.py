@@ -163,3 +163,50 @@ def test_an_iallreduce_overlaps_its_local_reduce_with_compute_and_runs_the_rest_
     assert [_took(alone, r) for r in (1, 3)] == pytest.approx([3 * message_s(8)] * 2, rel=1e-12)
     overlapped = run(4, main, 1e-3).returns
     assert [_took(overlapped, r, (0, 2)) for r in (1, 3)] == pytest.approx([1e-3 + 2 * message_s(8)] * 2, rel=1e-12)
+
+
+def test_each_nonblocking_form_gives_what_its_blocking_form_gives_between_groups_of_3_and_2():
+    def main(MPI, start):
+        inter, color = _inter(MPI, 3)
+        me, remote = inter.rank, inter.Get_remote_size()
+        counts = [j + 1 for j in range(remote)]
+        spread = [6 - inter.size + 1] + [1] * (inter.size - 1)
+        got, every, block, part = np.zeros(sum(counts)), np.zeros(remote), np.zeros(6 // inter.size), np.zeros(spread[me])
+        gathered, root = np.zeros(sum(counts)), (MPI.ROOT if me == 1 else MPI.PROC_NULL) if color == 0 else 1
+        calls = [("Allgatherv", np.full(me + 1, 1.0 + me), [got, counts, MPI.DOUBLE]),
+                 ("Alltoall", np.arange(remote, dtype="d") + 10 * me, every),
+                 ("Reduce_scatter_block", np.arange(6.0) + me, block),
+                 ("Reduce_scatter", np.arange(6.0), part, spread),
+                 ("Gatherv", None if root == MPI.ROOT else np.full(me + 1, 5.0 + me),
+                  [gathered, counts, MPI.DOUBLE] if root == MPI.ROOT else None)]
+        for name, *args in calls:
+            if name == "Gatherv":
+                call = getattr(inter, "Igatherv" if start else name)(*args, root=root)
+            else:
+                call = getattr(inter, f"I{name.lower()}" if start else name)(*args)
+            if start:
+                call.Wait()
+        (inter.Ibarrier().Wait() if start else inter.Barrier())
+        return [a.tolist() for a in (got, every, block, part, gathered)]
+
+    assert run(5, main, True).returns == run(5, main, False).returns
+
+
+def test_wrong_roots_and_short_buffers_are_one_line_errors():
+    def outside(MPI):
+        inter, _ = _inter(MPI, 3)
+        inter.Bcast(np.zeros(1), root=3 if MPI.COMM_WORLD.rank >= 3 else MPI.PROC_NULL)
+
+    def short(MPI):
+        inter, color = _inter(MPI, 3)
+        if color == 0:
+            inter.Gatherv(None, [np.zeros(2), [1, 1], MPI.DOUBLE], root=MPI.ROOT if inter.rank == 0 else MPI.PROC_NULL)
+        else:
+            inter.Gatherv(np.zeros(2), None, root=0)
+
+    for main, text in [(outside, r"root 3 of inter#\d+\(split#\d+\(WORLD\)\) must be MPI.ROOT, MPI.PROC_NULL or a "
+                                    r"rank of the remote group \(size 3\)"),
+                       (short, "message truncated: 16 bytes arrived for a receive buffer of 8 bytes")]:
+        with pytest.raises(MPIError, match=text) as caught:
+            run(5, main)
+        assert "\n" not in str(caught.value)
