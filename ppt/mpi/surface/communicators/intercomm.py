@@ -1,16 +1,20 @@
 """Intercommunicators (MPI_Intercomm_create, MPI_Intercomm_merge): two disjoint groups, whose point-to-point
-ranks name the remote group, and the collectives MPI defines between the groups.
+ranks name the remote group, and the collectives MPI defines between the groups (MPI 4.0 6.2.2).
 
 Each group's rank 0 leads, and a collective is timed as the messages of its leader-based algorithm: a
 collective of the local group (on a communicator of the group's own), the leaders' messages in the
 intercommunicator's collective context, then another local collective.  Allreduce is a local reduce, the
-leaders' exchange and a local bcast; Allgather a local gather, the exchange and a local bcast; Barrier a local
-barrier, the leaders' empty messages and an empty local bcast; Bcast and Scatter the root's message to the
-remote leader, then a local bcast or scatter there; Reduce and Gather a local reduce or gather, then the
-leader's message to the root; Alltoall every rank's block to every remote rank directly.  Each group gets the
-other group's data, as MPI defines: an Allreduce gives each group the reduction of the other's contributions.
+leaders' exchange and a local bcast; Allgather(v) a local gather, the exchange and a local bcast; Barrier a
+local barrier, the leaders' empty messages and an empty local bcast; Bcast and Scatter(v) the root's message
+to the remote leader, then a local bcast or scatter there; Reduce and Gather(v) a local reduce or gather,
+then the leader's message to the root; Reduce_scatter(_block) a local reduce, the leaders' exchange and a
+local scatter; Alltoall(v,w) every rank's block to every remote rank directly.  Each group gets the other
+group's data, as MPI defines: an Allreduce gives each group the reduction of the other's contributions.
 In the rooted calls the root passes ``MPI.ROOT``, the rest of its group ``MPI.PROC_NULL``, and the other group
-the root's rank.
+the root's rank; counts index the remote group, but for Reduce_scatter's, which split the other group's
+reduction over the local one.  The nonblocking forms start the same body through :mod:`.icoll`.  MPI
+defines no scan between two groups, and mpi4py's Intercomm has no ``Scan``: looking one up is an
+AttributeError here too.
 """
 from __future__ import annotations
 
