@@ -171,7 +171,8 @@ def test_each_nonblocking_form_gives_what_its_blocking_form_gives_between_groups
         me, remote = inter.rank, inter.Get_remote_size()
         counts = [j + 1 for j in range(remote)]
         spread = [6 - inter.size + 1] + [1] * (inter.size - 1)
-        got, every, block, part = np.zeros(sum(counts)), np.zeros(remote), np.zeros(6 // inter.size), np.zeros(spread[me])
+        got, every, part = np.zeros(sum(counts)), np.zeros(remote), np.zeros(spread[me])
+        block = np.zeros(6 // inter.size)
         gathered, root = np.zeros(sum(counts)), (MPI.ROOT if me == 1 else MPI.PROC_NULL) if color == 0 else 1
         calls = [("Allgatherv", np.full(me + 1, 1.0 + me), [got, counts, MPI.DOUBLE]),
                  ("Alltoall", np.arange(remote, dtype="d") + 10 * me, every),

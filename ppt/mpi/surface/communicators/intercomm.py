@@ -392,7 +392,8 @@ class _Absent:
         self.name = name
 
     def __get__(self, obj, cls=None):
-        raise AttributeError(f"'mpi4py.MPI.Intercomm' object has no attribute '{self.name}'")
+        owner = "type object 'mpi4py.MPI.Intercomm'" if obj is None else "'mpi4py.MPI.Intercomm' object"
+        raise AttributeError(f"{owner} has no attribute '{self.name}'")
 
 
 for _name in ("Scan", "Exscan", "scan", "exscan", "Iscan", "Iexscan"):
