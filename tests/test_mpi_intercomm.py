@@ -211,3 +211,14 @@ def test_wrong_roots_and_short_buffers_are_one_line_errors():
         with pytest.raises(MPIError, match=text) as caught:
             run(5, main)
         assert "\n" not in str(caught.value)
+
+
+def test_the_object_reduce_scatter_gives_each_rank_its_block_of_the_other_groups_reduction():
+    def main(MPI):
+        inter, _ = _inter(MPI, 3)
+        rank, remote = MPI.COMM_WORLD.rank, inter.Get_remote_size()
+        return (inter.reduce_scatter([10 * rank + j for j in range(remote)]),
+                inter.reduce_scatter_block([rank] * remote, op=MPI.MAX))
+
+    # the low group gets block i of 30 + 40 (+ 2 i), the high group block i of 0 + 10 + 20 (+ 3 i)
+    assert run(5, main).returns == [(70, 4), (72, 4), (74, 4), (30, 2), (33, 2)]
