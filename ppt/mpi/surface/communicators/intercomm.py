@@ -127,6 +127,14 @@ class Intercomm(Comm):
             raise self._rank.error(f"root {root!r} of {self.label} must be MPI.ROOT, MPI.PROC_NULL or a rank of "
                                    f"the remote group (size {self.remote_size})")
 
+    def _per_remote(self, objs) -> list:
+        """``objs`` as a list of one block per remote rank."""
+        objs = list(objs)
+        if len(objs) != self.remote_size:
+            raise self._rank.error(f"give {self.remote_size} blocks (one per remote rank of {self.label}), "
+                                   f"got {len(objs)}")
+        return objs
+
     def _remote_sizes(self, objs, nbytes) -> list:
         """Per remote rank, the bytes of its block (``nbytes``: one size, a list, or None for the payloads')."""
         if nbytes is None:
@@ -199,10 +207,7 @@ class Intercomm(Comm):
         return self._leaders(*self._local_gather(obj, self._size(obj, nbytes)))
 
     def _alltoall(self, objs, nbytes, algorithm):
-        objs = list(objs)
-        if len(objs) != self.remote_size:
-            raise self._rank.error(f"give {self.remote_size} blocks (one per remote rank of {self.label}), "
-                                   f"got {len(objs)}")
+        objs = self._per_remote(objs)
         rank, tag = self._rank, self._tag()
         receives = [rank.irecv(self, j, tag, self.coll_ctx) for j in range(self.remote_size)]
         sends = [rank.isend(self, j, tag, n, obj, self.coll_ctx)
@@ -213,10 +218,7 @@ class Intercomm(Comm):
     def _reduce_scatter(self, objs, op, nbytes, algorithm):
         """Block ``self.rank`` of the other group's reduction of its blocks (one per rank of this group,
         ``nbytes`` per block or a list); ``objs``: this rank's blocks, one per remote rank."""
-        objs = list(objs)
-        if len(objs) != self.remote_size:
-            raise self._rank.error(f"give {self.remote_size} blocks (one per remote rank of {self.label}), "
-                                   f"got {len(objs)}")
+        objs = self._per_remote(objs)
         sizes = self._remote_sizes(objs, nbytes)
         return self._reduce_to_scatter((objs, sizes), _keeping_sizes(as_op(op)), sum(sizes), lambda got: got)
 
