@@ -51,6 +51,8 @@ PROGRAMS = [
     ("transpose", "benchmarks/real_programs/transpose.py", []),
     ("ring", "benchmarks/real_programs/ring.py", []),
     ("farm", "benchmarks/real_programs/farm.py", []),
+    ("rma_halo", "benchmarks/real_programs/rma_halo.py", []),
+    ("overlap_allreduce", "benchmarks/real_programs/overlap_allreduce.py", []),
     ("compute_pi (examples)", "examples/mpi4py/compute_pi.py", ["30000000"]),
 ]
 

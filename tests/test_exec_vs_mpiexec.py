@@ -1,7 +1,7 @@
 """``ppt exec`` against the real ``mpiexec``, byte for byte: the project's own small mpi4py programs
 (tests/exec_vs_mpiexec/) run under ``mpiexec -n 2`` of this environment (MPICH) and under
 ``ppt exec -n 2 --compute none --summary FILE`` (in this process, while mpiexec runs, to keep the test
-quick); stdout, stderr and the exit status must be the same.
+quick), some at other sizes too (``SIZES``); stdout, stderr and the exit status must be the same.
 
 Output of a program where only one rank prints is compared whole; where ranks interleave (in an order
 real MPI leaves to the operating system), line by line after sorting.  The one line that carries a
@@ -35,7 +35,11 @@ CASES = {
     "topologies.py": (0, True),
     "intercomm.py": (0, True),
     "module_writes.py": (0, False),
+    "intercomm_collectives.py": (0, True),
+    "neighbor_alltoallw.py": (0, True),
 }
+#: The job sizes a program runs at where not 2 alone.
+SIZES = {"intercomm_collectives.py": (2, 5), "neighbor_alltoallw.py": (4,)}
 
 
 def _env():
@@ -54,15 +58,15 @@ def _comparable(text, whole):
 
 
 @pytest.mark.skipif(not MPIEXEC.exists(), reason="no mpiexec beside this Python (pip install mpich mpi4py)")
-@pytest.mark.parametrize("name", sorted(CASES))
-def test_ppt_exec_prints_and_exits_as_mpiexec_does(name, tmp_path, monkeypatch, capfd):
+@pytest.mark.parametrize("name,ranks", [(name, n) for name in sorted(CASES) for n in SIZES.get(name, (2,))])
+def test_ppt_exec_prints_and_exits_as_mpiexec_does(name, ranks, tmp_path, monkeypatch, capfd):
     status, whole = CASES[name]
     program = str(PROGRAMS / name)
     monkeypatch.chdir(tmp_path)
-    real = subprocess.Popen([str(MPIEXEC), "-n", "2", sys.executable, program], stdout=subprocess.PIPE,
+    real = subprocess.Popen([str(MPIEXEC), "-n", str(ranks), sys.executable, program], stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True, env=_env())
     capfd.readouterr()
-    simulated = main(["exec", program, "-n", "2", "--system", "edison", "--network", "analytic",
+    simulated = main(["exec", program, "-n", str(ranks), "--system", "edison", "--network", "analytic",
                       "--compute", "none", "--summary", "summary.txt"])      # in this process, while mpiexec runs
     out, err = capfd.readouterr()
     real_out, real_err = real.communicate(timeout=DEADLINE_S)

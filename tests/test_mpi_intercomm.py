@@ -76,11 +76,23 @@ def test_an_allreduce_takes_a_local_reduce_the_leaders_exchange_and_a_local_bcas
     assert [run(4, main).returns[r] for r in (1, 3)] == pytest.approx([3 * message_s(8)] * 2, rel=1e-12)
 
 
-def test_collectives_mpi_does_not_define_between_groups_are_refused():
+@pytest.mark.parametrize("name", ["Scan", "Exscan", "scan", "exscan", "Iscan", "Iexscan"])
+def test_scans_mpi_does_not_define_between_groups_are_absent_as_in_mpi4py(name):
     def main(MPI):
-        _inter(MPI, 1)[0].scan(1)
+        inter = _inter(MPI, 1)[0]
+        try:
+            getattr(inter, name)
+        except AttributeError as exc:
+            return hasattr(inter, name), str(exc)
 
-    with pytest.raises(MPIError, match="scan on an intercommunicator is not supported"):
+    assert run(2, main).returns == [(False, f"'mpi4py.MPI.Intercomm' object has no attribute '{name}'")] * 2
+
+
+def test_calls_the_simulation_lacks_on_an_intercommunicator_are_refused():
+    def main(MPI):
+        _inter(MPI, 1)[0].Split(0)
+
+    with pytest.raises(MPIError, match="Split on an intercommunicator is not supported"):
         run(2, main)
 
 
@@ -92,3 +104,121 @@ def test_a_destination_outside_the_smaller_remote_group_is_an_mpi_error():
 
     with pytest.raises(MPIError, match=r"destination 2 is out of range for the remote group of inter#\d+\(split#\d+\(WORLD\)\) \(size 2\)"):
         run(5, main)
+
+
+def _timed(MPI, call):
+    """When ``call(inter, color)`` starts and ends on this rank of the 2 + 2 intercommunicator (seconds)."""
+    inter, color = _inter(MPI, 2)
+    start = MPI.Wtime()
+    call(inter, color)
+    return start, MPI.Wtime()
+
+
+def _took(times, rank: int, starters=(0, 1, 2, 3)) -> float:
+    """Seconds from the last start of ranks ``starters`` to ``rank``'s end (the ranks leave the
+    intercommunicator's creation at different times)."""
+    return times[rank][1] - max(times[r][0] for r in starters)
+
+
+def _rooted(MPI, inter, color):
+    """The root argument of a call rooted at the low group's leader."""
+    return (MPI.ROOT if inter.rank == 0 else MPI.PROC_NULL) if color == 0 else 0
+
+
+def test_a_gatherv_takes_a_local_gather_then_the_leaders_message_of_every_block():
+    def main(MPI):
+        def gatherv(inter, color):
+            root = _rooted(MPI, inter, color)
+            if root == MPI.ROOT:
+                inter.Gatherv(None, [np.zeros(4), [1, 3], MPI.DOUBLE], root=root)
+            else:
+                inter.Gatherv(np.ones(1 + 2 * inter.rank) if color else None, None, root=root)
+        return _timed(MPI, gatherv)
+
+    # the high group's rank 1 sends 24 bytes to its leader, which sends all 32 to the root
+    assert _took(run(4, main).returns, 0) == pytest.approx(message_s(24) + message_s(32), rel=1e-12)
+
+
+def test_a_reduce_scatter_block_takes_a_local_reduce_the_leaders_exchange_and_a_local_scatter():
+    def main(MPI):
+        return _timed(MPI, lambda inter, color: inter.Reduce_scatter_block(np.ones(4), np.zeros(2)))
+
+    # a non-leader waits for the 32-byte reduce and swap, then its 16-byte block
+    times = run(4, main).returns
+    assert [_took(times, r) for r in (1, 3)] == pytest.approx([2 * message_s(32) + message_s(16)] * 2, rel=1e-12)
+
+
+def test_an_iallreduce_overlaps_its_local_reduce_with_compute_and_runs_the_rest_at_the_wait():
+    def main(MPI, compute_s):
+        def iallreduce(inter, color):
+            req = inter.Iallreduce(np.ones(1), np.zeros(1))
+            MPI.compute(compute_s)
+            req.Wait()
+        return _timed(MPI, iallreduce)
+
+    # without compute, a non-leader waits for three 8-byte messages in a row (the local reduce, the leaders'
+    # swap, the local bcast); with it, the local reduce goes on during the compute and the rest follows the
+    # leaders' wait: a non-leader ends two messages after the leaders' compute
+    alone = run(4, main, 0.0).returns
+    assert [_took(alone, r) for r in (1, 3)] == pytest.approx([3 * message_s(8)] * 2, rel=1e-12)
+    overlapped = run(4, main, 1e-3).returns
+    assert [_took(overlapped, r, (0, 2)) for r in (1, 3)] == pytest.approx([1e-3 + 2 * message_s(8)] * 2, rel=1e-12)
+
+
+def test_each_nonblocking_form_gives_what_its_blocking_form_gives_between_groups_of_3_and_2():
+    def main(MPI, start):
+        inter, color = _inter(MPI, 3)
+        me, remote = inter.rank, inter.Get_remote_size()
+        counts = [j + 1 for j in range(remote)]
+        spread = [6 - inter.size + 1] + [1] * (inter.size - 1)
+        got, every, part = np.zeros(sum(counts)), np.zeros(remote), np.zeros(spread[me])
+        block = np.zeros(6 // inter.size)
+        gathered, root = np.zeros(sum(counts)), (MPI.ROOT if me == 1 else MPI.PROC_NULL) if color == 0 else 1
+        calls = [("Allgatherv", np.full(me + 1, 1.0 + me), [got, counts, MPI.DOUBLE]),
+                 ("Alltoall", np.arange(remote, dtype="d") + 10 * me, every),
+                 ("Reduce_scatter_block", np.arange(6.0) + me, block),
+                 ("Reduce_scatter", np.arange(6.0), part, spread),
+                 ("Gatherv", None if root == MPI.ROOT else np.full(me + 1, 5.0 + me),
+                  [gathered, counts, MPI.DOUBLE] if root == MPI.ROOT else None)]
+        for name, *args in calls:
+            if name == "Gatherv":
+                call = getattr(inter, "Igatherv" if start else name)(*args, root=root)
+            else:
+                call = getattr(inter, f"I{name.lower()}" if start else name)(*args)
+            if start:
+                call.Wait()
+        (inter.Ibarrier().Wait() if start else inter.Barrier())
+        return [a.tolist() for a in (got, every, block, part, gathered)]
+
+    assert run(5, main, True).returns == run(5, main, False).returns
+
+
+def test_wrong_roots_and_short_buffers_are_one_line_errors():
+    def outside(MPI):
+        inter, _ = _inter(MPI, 3)
+        inter.Bcast(np.zeros(1), root=3 if MPI.COMM_WORLD.rank >= 3 else MPI.PROC_NULL)
+
+    def short(MPI):
+        inter, color = _inter(MPI, 3)
+        if color == 0:
+            inter.Gatherv(None, [np.zeros(2), [1, 1], MPI.DOUBLE], root=MPI.ROOT if inter.rank == 0 else MPI.PROC_NULL)
+        else:
+            inter.Gatherv(np.zeros(2), None, root=0)
+
+    for main, text in [(outside, r"root 3 of inter#\d+\(split#\d+\(WORLD\)\) must be MPI.ROOT, MPI.PROC_NULL or a "
+                                    r"rank of the remote group \(size 3\)"),
+                       (short, "message truncated: 16 bytes arrived for a receive buffer of 8 bytes")]:
+        with pytest.raises(MPIError, match=text) as caught:
+            run(5, main)
+        assert "\n" not in str(caught.value)
+
+
+def test_the_object_reduce_scatter_gives_each_rank_its_block_of_the_other_groups_reduction():
+    def main(MPI):
+        inter, _ = _inter(MPI, 3)
+        rank, remote = MPI.COMM_WORLD.rank, inter.Get_remote_size()
+        return (inter.reduce_scatter([10 * rank + j for j in range(remote)]),
+                inter.reduce_scatter_block([rank] * remote, op=MPI.MAX))
+
+    # the low group gets block i of 30 + 40 (+ 2 i), the high group block i of 0 + 10 + 20 (+ 3 i)
+    assert run(5, main).returns == [(70, 4), (72, 4), (74, 4), (30, 2), (33, 2)]

@@ -69,3 +69,21 @@ def test_a_neighbourhood_collective_is_one_step_of_messages_and_overlaps_when_no
     one = message_s(1000)
     assert run(4, main, False).returns == pytest.approx([one + compute_s] * 4, rel=1e-12)
     assert run(4, main, True).returns == pytest.approx([max(one, compute_s)] * 4, rel=1e-12)
+
+
+def test_a_neighbor_alltoallw_is_one_step_of_its_blocks_and_a_periodic_pair_swaps_down_and_up():
+    def main(MPI):
+        cart = MPI.COMM_WORLD.Create_cart([2], periods=[True])   # both neighbours are the other rank
+        send = np.zeros(16, np.uint8)
+        send[:4] = np.frombuffer(np.int32(7 + cart.rank).tobytes(), np.uint8)            # down: 4 B
+        send[8:16] = np.frombuffer(np.float64(0.5 + cart.rank).tobytes(), np.uint8)      # up: 8 B
+        recv = np.zeros(16, np.uint8)
+        start = MPI.Wtime()
+        cart.Neighbor_alltoallw([send, [1, 1], [0, 8], [MPI.INT32_T, MPI.DOUBLE]],
+                                [recv, [1, 1], [0, 8], [MPI.DOUBLE, MPI.INT32_T]])
+        took = MPI.Wtime() - start
+        return took, recv[:8].view(np.float64)[0], int(recv[8:12].view(np.int32)[0])
+
+    # from down, what the neighbour sent up; from up, what it sent down; the 4 and 8 B messages at once
+    assert run(2, main).returns == [(pytest.approx(message_s(8), rel=1e-12), 1.5, 8),
+                                    (pytest.approx(message_s(8), rel=1e-12), 0.5, 7)]

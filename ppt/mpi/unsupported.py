@@ -131,7 +131,6 @@ _AREAS = [
     (("Send_init", "Recv_init", "Bsend_init", "Ssend_init", "Rsend_init", "Start"), "persistent requests"),
     (("Agree", "Iagree", "Revoke", "Is_revoked", "Shrink", "Ishrink", "Ack_failed", "Get_failed"),
      "fault tolerance (ULFM)"),
-    (("Alltoallw", "Ialltoallw"), "alltoallw"),
     (("Info", "INFO_"), "info objects"),
     (("Errhandler", "ERRHANDLER_", "Create_errhandler", "Call_errhandler", "Add_error", "Remove_error"),
      "error handlers"),

@@ -419,11 +419,15 @@ def nccl_allgather(me: int, size: int, pieces: int):
 
 
 # -- neighbourhood collectives -------------------------------------------------------
-def neighbor_exchange(sources: list, dests: list, send_slots: list, first_recv: int, slots: int):
-    """One step: a receive from each of ``sources`` into slots ``first_recv``, ``first_recv + 1`` ... and a send
-    of slot ``send_slots[j]`` to each of ``dests``, in order, PROC_NULL ones skipped; then wait for all."""
+def neighbor_exchange(sources: list, dests: list, send_slots: list, first_recv: int, slots: int,
+                      recv_order=None):
+    """One step: a receive from each of ``sources`` into slots ``first_recv``, ``first_recv + 1`` ... (posted
+    in ``recv_order``, indices into ``sources``; default their order) and a send of slot ``send_slots[j]`` to
+    each of ``dests``, in order, PROC_NULL ones skipped; then wait for all.  Two messages between one pair of
+    ranks match in the order they were posted."""
     b = Builder()
-    posted = [b.recv(peer, first_recv + i) for i, peer in enumerate(sources) if peer >= 0]
+    order = range(len(sources)) if recv_order is None else recv_order
+    posted = [b.recv(sources[i], first_recv + i) for i in order if sources[i] >= 0]
     posted += [b.send(peer, slot) for peer, slot in zip(dests, send_slots) if peer >= 0]
     if posted:
         b.wait(*posted)

@@ -10,7 +10,10 @@ displacement and a datatype:
   per-rank ``counts`` and ``displs`` in place of count and displacement:
   ``[buf, counts, displs, datatype]``, ``[buf, (counts, displs), datatype]``,
   ``[buf, counts, datatype]`` (displacements: running sums of counts) or a
-  bare buffer (split evenly).
+  bare buffer (split evenly);
+* ``Alltoallw`` and ``Neighbor_alltoallw`` take, per block, a count, a displacement in bytes and a
+  datatype: ``[buf, counts, displs, datatypes]`` or ``[buf, (counts, displs), datatypes]`` (one datatype
+  for all blocks may stand for the list).
 
 Without a datatype, mpi4py infers it from the buffer (a numpy array's
 dtype, ``MPI.UNSIGNED_CHAR`` for bytes), as :func:`ppt.mpi.surface.buffers.datatypes.of_array`
@@ -261,6 +264,53 @@ def vector(rank, msg, blocks: int, what: str = "send", counts=None):
         raise rank.error(f"the {what} buffer holds {_items_in(array.size, datatype)} items; counts {counts} at "
                          f"displacements {displs} need {end}")
     return Buf(array, datatype, counts, displs)
+
+
+class Parts:
+    """A message whose blocks are :class:`Buf` s of their own (Alltoallw's: each block its datatype);
+    ``block``, ``nbytes`` and ``put`` as a Buf's."""
+
+    __slots__ = ("parts",)
+
+    def __init__(self, parts: list):
+        self.parts = parts
+
+    def nbytes(self, i: int = 0) -> int:
+        return self.parts[i].nbytes(0)
+
+    def block(self, i: int = 0):
+        return self.parts[i].block(0)
+
+    def put(self, rank, i: int, value) -> None:
+        self.parts[i].put(rank, 0, value)
+
+
+def wvector(rank, msg, blocks: int, what: str = "send") -> Parts:
+    """``msg``, ``[buf, counts, displs, datatypes]`` or ``[buf, (counts, displs), datatypes]``, as
+    ``blocks`` blocks: block i is ``counts[i]`` items of ``datatypes[i]`` from byte ``displs[i]`` of ``buf``
+    (None: sizes only)."""
+    if not isinstance(msg, (list, tuple)) or len(msg) not in (3, 4) or len(msg) == 3 and \
+            not (isinstance(msg[1], (list, tuple)) and len(msg[1]) == 2):
+        raise rank.error("give the message as [buf, counts, displs, datatypes] or "
+                         "[buf, (counts, displs), datatypes]")
+    buf, counts, displs, types = (msg[0], *msg[1], msg[2]) if len(msg) == 3 else msg
+    if counts is None or displs is None:
+        raise rank.error("give the counts and the displacements (bytes) of every block")
+    counts = _per_block(rank, counts, blocks, "counts")
+    displs = _per_block(rank, displs, blocks, "displs (bytes)")
+    types = [types] * blocks if _is_type(types) else list(types)
+    if len(types) != blocks:
+        raise rank.error(f"give {blocks} datatypes, got {len(types)}")
+    raw = None if buf is None else _memory(rank, buf, what, msg)[0]
+    parts = []
+    for count, displ, spec in zip(counts, displs, types):
+        datatype = _datatype(rank, spec)
+        array = None if raw is None else _typed(rank, raw[displ:], datatype)
+        if array is not None and datatype.span(count) > array.size:
+            raise rank.error(f"the {what} buffer holds {raw.size} bytes; {count} items of {datatype.name} at byte "
+                             f"{displ} do not fit")
+        parts.append(Buf(array, datatype, [count], [0]))
+    return Parts(parts)
 
 
 def _items_in(elements: int, datatype) -> int:

@@ -6,7 +6,7 @@ algorithms, counted under the MPI name of the call) and copies what arrives
 into the receive buffer.  ``MPI.IN_PLACE`` is taken where MPI
 allows it: the root's send buffer of Gather(v) and Reduce, the root's
 receive buffer of Scatter(v), and the send buffer of Allgather(v),
-Alltoall(v), Allreduce, Reduce_scatter(_block), Scan and Exscan.
+Alltoall(v,w), Allreduce, Reduce_scatter(_block), Scan and Exscan.
 Reductions apply the op element-wise in the datatype (:func:`ppt.mpi.collectives.ops.on_buffers`).
 
 The nonblocking collectives (``Ibcast``, ``Iallreduce`` ...) start these calls'
@@ -16,7 +16,7 @@ messages go on while the rank computes; the wait fills the receive buffer.
 """
 from __future__ import annotations
 
-from ppt.mpi.surface.buffers.arguments import IN_PLACE, LOCAL, message, vector
+from ppt.mpi.surface.buffers.arguments import IN_PLACE, LOCAL, message, vector, wvector
 from ppt.mpi.surface.core.calls import mpi_call
 from ppt.mpi.surface.communicators.icoll import nonblocking
 from ppt.mpi.collectives.ops import SUM, as_op, on_buffers
@@ -26,7 +26,8 @@ from ppt.mpi.collectives.ops import SUM, as_op, on_buffers
 INT_B = 4
 
 
-def _blocks(buf, size: int):
+def blocks_of(buf, size: int):
+    """Blocks 0..size-1 of parsed message ``buf`` (copies) and their bytes."""
     return [buf.block(i) for i in range(size)], [buf.nbytes(i) for i in range(size)]
 
 
@@ -48,7 +49,7 @@ def Bcast(self, buf, root=0):
 def _scatter(self, sendbuf, recvbuf, root, parse):
     rank = self._rank
     if self.rank == root:
-        blocks, sizes = _blocks(parse(rank, sendbuf, self.size, "send"), self.size)
+        blocks, sizes = blocks_of(parse(rank, sendbuf, self.size, "send"), self.size)
     else:
         blocks = sizes = None
     got = self._scatter(blocks, root, sizes, None)
@@ -112,7 +113,7 @@ def _alltoall(self, sendbuf, recvbuf, parse):
     rank = self._rank
     into = parse(rank, recvbuf, self.size, "receive")
     source = into if sendbuf is IN_PLACE else parse(rank, sendbuf, self.size, "send")
-    blocks, sizes = _blocks(source, self.size)
+    blocks, sizes = blocks_of(source, self.size)
     _put_all(rank, into, self._alltoall(blocks, sizes, None))
 
 
@@ -124,6 +125,12 @@ def Alltoall(self, sendbuf, recvbuf):
 @mpi_call("MPI_Alltoallv")
 def Alltoallv(self, sendbuf, recvbuf):
     _alltoall(self, sendbuf, recvbuf, vector)
+
+
+@mpi_call("MPI_Alltoallw")
+def Alltoallw(self, sendbuf, recvbuf):
+    """Per rank its own count, byte displacement and datatype (:func:`wvector`); timed as Alltoallv."""
+    _alltoall(self, sendbuf, recvbuf, wvector)
 
 
 # -- reductions ------------------------------------------------------------------------------
@@ -169,7 +176,7 @@ def Exscan(self, sendbuf, recvbuf, op=SUM):
 def Reduce_scatter_block(self, sendbuf, recvbuf, op=SUM):
     rank = self._rank
     source = message(rank, recvbuf if sendbuf is IN_PLACE else sendbuf, self.size, "send")
-    blocks, sizes = _blocks(source, self.size)
+    blocks, sizes = blocks_of(source, self.size)
     got = self._reduce_scatter(blocks, on_buffers(as_op(op), source.datatype), sizes, None)
     message(rank, recvbuf, 1, "receive").put(rank, 0, got)
 
@@ -183,7 +190,7 @@ def Reduce_scatter(self, sendbuf, recvbuf, recvcounts=None, op=SUM):
             raise rank.error("Reduce_scatter with IN_PLACE needs recvcounts")
         recvcounts = self.allgather(message(rank, recvbuf, 1, "receive").counts[0], INT_B)
     source = vector(rank, recvbuf if sendbuf is IN_PLACE else sendbuf, self.size, "send", list(recvcounts))
-    blocks, sizes = _blocks(source, self.size)
+    blocks, sizes = blocks_of(source, self.size)
     got = self._reduce_scatter(blocks, on_buffers(as_op(op), source.datatype), sizes, None)
     message(rank, recvbuf, 1, "receive").put(rank, 0, got)
 
@@ -197,7 +204,7 @@ def Reduce_local(self, inbuf, inoutbuf) -> None:
 
 _BLOCKING = {"Bcast": Bcast, "Scatter": Scatter, "Scatterv": Scatterv, "Gather": Gather, "Gatherv": Gatherv,
              "Allgather": Allgather, "Allgatherv": Allgatherv, "Alltoall": Alltoall, "Alltoallv": Alltoallv,
-             "Reduce": Reduce, "Allreduce": Allreduce, "Scan": Scan, "Exscan": Exscan,
+             "Alltoallw": Alltoallw, "Reduce": Reduce, "Allreduce": Allreduce, "Scan": Scan, "Exscan": Exscan,
              "Reduce_scatter": Reduce_scatter, "Reduce_scatter_block": Reduce_scatter_block}
 
 #: Comm's uppercase collectives, blocking and nonblocking.

@@ -1,24 +1,30 @@
 """Intercommunicators (MPI_Intercomm_create, MPI_Intercomm_merge): two disjoint groups, whose point-to-point
-ranks name the remote group, and the collectives MPI defines between the groups.
+ranks name the remote group, and the collectives MPI defines between the groups (MPI 4.0 6.2.2).
 
 Each group's rank 0 leads, and a collective is timed as the messages of its leader-based algorithm: a
 collective of the local group (on a communicator of the group's own), the leaders' messages in the
 intercommunicator's collective context, then another local collective.  Allreduce is a local reduce, the
-leaders' exchange and a local bcast; Allgather a local gather, the exchange and a local bcast; Barrier a local
-barrier, the leaders' empty messages and an empty local bcast; Bcast and Scatter the root's message to the
-remote leader, then a local bcast or scatter there; Reduce and Gather a local reduce or gather, then the
-leader's message to the root; Alltoall every rank's block to every remote rank directly.  Each group gets the
-other group's data, as MPI defines: an Allreduce gives each group the reduction of the other's contributions.
+leaders' exchange and a local bcast; Allgather(v) a local gather, the exchange and a local bcast; Barrier a
+local barrier, the leaders' empty messages and an empty local bcast; Bcast and Scatter(v) the root's message
+to the remote leader, then a local bcast or scatter there; Reduce and Gather(v) a local reduce or gather,
+then the leader's message to the root; Reduce_scatter(_block) a local reduce, the leaders' exchange and a
+local scatter; Alltoall(v,w) every rank's block to every remote rank directly.  Each group gets the other
+group's data, as MPI defines: an Allreduce gives each group the reduction of the other's contributions.
 In the rooted calls the root passes ``MPI.ROOT``, the rest of its group ``MPI.PROC_NULL``, and the other group
-the root's rank.
+the root's rank; counts index the remote group, but for Reduce_scatter's, which split the other group's
+reduction over the local one.  The nonblocking forms start the same body through :mod:`.icoll`.  MPI
+defines no scan between two groups, and mpi4py's Intercomm has no ``Scan``: looking one up is an
+AttributeError here too.
 """
 from __future__ import annotations
 
-from ppt.mpi.collectives.ops import MAX, SUM, as_op, on_buffers
+from ppt.mpi.collectives.ops import MAX, SUM, Op, as_op, blockwise, on_buffers
 from ppt.mpi.collectives.payload import size_of
 from ppt.mpi.constants import ANY_SOURCE, PROC_NULL, ROOT
-from ppt.mpi.surface.buffers.arguments import message
+from ppt.mpi.surface.buffers.arguments import message, vector, wvector
 from ppt.mpi.surface.core.calls import mpi_call
+from ppt.mpi.surface.communicators.bufcoll import blocks_of
+from ppt.mpi.surface.communicators.icoll import nonblocking
 from ppt.mpi.surface.communicators.comm import INT_B, Comm
 from ppt.mpi.surface.communicators.group import Group
 
@@ -99,23 +105,35 @@ class Intercomm(Comm):
         rank.wait(req)
         return req.value, req.status.bytes
 
+    def _swap(self, obj, nbytes: int):
+        """The remote leader's ``obj`` given the local leader's (``nbytes``), on the leader (None elsewhere)."""
+        tag = self._tag()
+        if self.rank != 0:
+            return None, 0
+        rank = self._rank
+        req = rank.irecv(self, 0, tag, self.coll_ctx)
+        rank.wait(rank.isend(self, 0, tag, nbytes, obj, self.coll_ctx))
+        rank.wait(req)
+        return req.value, req.status.bytes
+
     def _leaders(self, obj, nbytes: int):
         """The remote leader's ``obj`` given the local leader's (``nbytes``), on every rank of the group: the
         leaders swap, then a local bcast."""
-        tag = self._tag()
-        got = got_B = None
-        if self.rank == 0:
-            rank = self._rank
-            req = rank.irecv(self, 0, tag, self.coll_ctx)
-            rank.wait(rank.isend(self, 0, tag, nbytes, obj, self.coll_ctx))
-            rank.wait(req)
-            got, got_B = req.value, req.status.bytes
+        got, got_B = self._swap(obj, nbytes)
         return self.local._bcast(got, 0, got_B, None)
 
     def _remote_root(self, root) -> None:
         if root not in (ROOT, PROC_NULL) and not (isinstance(root, int) and 0 <= root < self.remote_size):
             raise self._rank.error(f"root {root!r} of {self.label} must be MPI.ROOT, MPI.PROC_NULL or a rank of "
                                    f"the remote group (size {self.remote_size})")
+
+    def _per_remote(self, objs) -> list:
+        """``objs`` as a list of one block per remote rank."""
+        objs = list(objs)
+        if len(objs) != self.remote_size:
+            raise self._rank.error(f"give {self.remote_size} blocks (one per remote rank of {self.label}), "
+                                   f"got {len(objs)}")
+        return objs
 
     def _remote_sizes(self, objs, nbytes) -> list:
         """Per remote rank, the bytes of its block (``nbytes``: one size, a list, or None for the payloads')."""
@@ -144,8 +162,15 @@ class Intercomm(Comm):
                                     lambda n: (self.local._reduce(obj, as_op(op), 0, n, None), n))
 
     def _gather(self, obj, root, nbytes, algorithm):
-        return self._to_remote_root(root, obj, nbytes,
-                                    lambda n: (self.local._gather(obj, 0, n, None), n * self.size))
+        return self._to_remote_root(root, obj, nbytes, lambda n: self._local_gather(obj, n))
+
+    def _local_gather(self, obj, nbytes: int) -> tuple:
+        """The group's objects (``nbytes`` this rank's) gathered on the leader, with their bytes in all;
+        ``(None, 0)`` elsewhere."""
+        pairs = self.local._gather((obj, nbytes), 0, nbytes, None)
+        if pairs is None:
+            return None, 0
+        return [o for o, _ in pairs], sum(n for _, n in pairs)
 
     def _to_remote_root(self, root, obj, nbytes, local):
         """A rooted call whose root is in the remote group: the root (``ROOT``) gets what the other group's
@@ -179,20 +204,31 @@ class Intercomm(Comm):
         return self._leaders(self.local._reduce(obj, as_op(op), 0, nbytes, None), nbytes)
 
     def _allgather(self, obj, nbytes, algorithm, uniform_B):
-        nbytes = self._size(obj, nbytes)
-        return self._leaders(self.local._gather(obj, 0, nbytes, None), nbytes * self.size)
+        return self._leaders(*self._local_gather(obj, self._size(obj, nbytes)))
 
     def _alltoall(self, objs, nbytes, algorithm):
-        objs = list(objs)
-        if len(objs) != self.remote_size:
-            raise self._rank.error(f"give {self.remote_size} blocks (one per remote rank of {self.label}), "
-                                   f"got {len(objs)}")
+        objs = self._per_remote(objs)
         rank, tag = self._rank, self._tag()
         receives = [rank.irecv(self, j, tag, self.coll_ctx) for j in range(self.remote_size)]
         sends = [rank.isend(self, j, tag, n, obj, self.coll_ctx)
                  for j, (obj, n) in enumerate(zip(objs, self._remote_sizes(objs, nbytes)))]
         rank.wait_all(receives + sends)
         return [req.value for req in receives]
+
+    def _reduce_scatter(self, objs, op, nbytes, algorithm):
+        """Block ``self.rank`` of the other group's reduction of its blocks (one per rank of this group,
+        ``nbytes`` per block or a list); ``objs``: this rank's blocks, one per remote rank."""
+        objs = self._per_remote(objs)
+        sizes = self._remote_sizes(objs, nbytes)
+        return self._reduce_to_scatter((objs, sizes), _keeping_sizes(as_op(op)), sum(sizes), lambda got: got)
+
+    def _reduce_to_scatter(self, obj, op, nbytes: int, split):
+        """This rank's part of the other group's reduction: each group reduces its ``obj`` (``nbytes``) on
+        its leader, the leaders swap, and each leader scatters ``split(the other's)``, ``(blocks, bytes per
+        block)`` one per local rank, over its group."""
+        got = self._swap(self.local._reduce(obj, op, 0, nbytes, None), nbytes)[0]
+        blocks, sizes = split(got) if self.rank == 0 else (None, None)
+        return self.local._scatter(blocks, 0, sizes, None)
 
     # -- mpi4py's buffer forms --------------------------------------------------------------------------------
     @mpi_call("MPI_Bcast")
@@ -221,11 +257,10 @@ class Intercomm(Comm):
         got = self._allreduce(mine.block(0), on_buffers(as_op(op), mine.datatype), mine.nbytes(0), None)
         message(rank, recvbuf, 1, "receive").put(rank, 0, got)
 
-    @mpi_call("MPI_Gather")
-    def Gather(self, sendbuf, recvbuf, root=0):
+    def _gather_into(self, sendbuf, recvbuf, root, parse):
         rank = self._rank
         if root == ROOT:
-            into = message(rank, recvbuf, self.remote_size, "receive")
+            into = parse(rank, recvbuf, self.remote_size, "receive")
             for i, value in enumerate(self._gather(None, ROOT, 0, None)):
                 into.put(rank, i, value)
         elif root != PROC_NULL:
@@ -234,34 +269,90 @@ class Intercomm(Comm):
         else:
             self._gather(None, root, 0, None)
 
-    @mpi_call("MPI_Scatter")
-    def Scatter(self, sendbuf, recvbuf, root=0):
+    @mpi_call("MPI_Gather")
+    def Gather(self, sendbuf, recvbuf, root=0):
+        self._gather_into(sendbuf, recvbuf, root, message)
+
+    @mpi_call("MPI_Gatherv")
+    def Gatherv(self, sendbuf, recvbuf, root=0):
+        self._gather_into(sendbuf, recvbuf, root, vector)
+
+    def _scatter_from(self, sendbuf, recvbuf, root, parse):
         rank = self._rank
         if root == ROOT:
-            source = message(rank, sendbuf, self.remote_size, "send")
-            n = self.remote_size
-            self._scatter([source.block(j) for j in range(n)], ROOT, [source.nbytes(j) for j in range(n)], None)
+            blocks, sizes = blocks_of(parse(rank, sendbuf, self.remote_size, "send"), self.remote_size)
+            self._scatter(blocks, ROOT, sizes, None)
         elif root != PROC_NULL:
             message(rank, recvbuf, 1, "receive").put(rank, 0, self._scatter(None, root, None, None))
         else:
             self._scatter(None, root, None, None)
 
-    @mpi_call("MPI_Allgather")
-    def Allgather(self, sendbuf, recvbuf):
+    @mpi_call("MPI_Scatter")
+    def Scatter(self, sendbuf, recvbuf, root=0):
+        self._scatter_from(sendbuf, recvbuf, root, message)
+
+    @mpi_call("MPI_Scatterv")
+    def Scatterv(self, sendbuf, recvbuf, root=0):
+        self._scatter_from(sendbuf, recvbuf, root, vector)
+
+    def _allgather_into(self, sendbuf, recvbuf, parse):
         rank = self._rank
         mine = message(rank, sendbuf, 1, "send")
-        into = message(rank, recvbuf, self.remote_size, "receive")
+        into = parse(rank, recvbuf, self.remote_size, "receive")
         for i, value in enumerate(self._allgather(mine.block(0), mine.nbytes(0), None, None)):
+            into.put(rank, i, value)
+
+    @mpi_call("MPI_Allgather")
+    def Allgather(self, sendbuf, recvbuf):
+        self._allgather_into(sendbuf, recvbuf, message)
+
+    @mpi_call("MPI_Allgatherv")
+    def Allgatherv(self, sendbuf, recvbuf):
+        self._allgather_into(sendbuf, recvbuf, vector)
+
+    def _alltoall_into(self, sendbuf, recvbuf, parse):
+        rank, n = self._rank, self.remote_size
+        into = parse(rank, recvbuf, n, "receive")
+        for i, value in enumerate(self._alltoall(*blocks_of(parse(rank, sendbuf, n, "send"), n), None)):
             into.put(rank, i, value)
 
     @mpi_call("MPI_Alltoall")
     def Alltoall(self, sendbuf, recvbuf):
-        rank, n = self._rank, self.remote_size
-        source = message(rank, sendbuf, n, "send")
-        into = message(rank, recvbuf, n, "receive")
-        got = self._alltoall([source.block(j) for j in range(n)], [source.nbytes(j) for j in range(n)], None)
-        for i, value in enumerate(got):
-            into.put(rank, i, value)
+        self._alltoall_into(sendbuf, recvbuf, message)
+
+    @mpi_call("MPI_Alltoallv")
+    def Alltoallv(self, sendbuf, recvbuf):
+        self._alltoall_into(sendbuf, recvbuf, vector)
+
+    @mpi_call("MPI_Alltoallw")
+    def Alltoallw(self, sendbuf, recvbuf):
+        self._alltoall_into(sendbuf, recvbuf, wvector)
+
+    def _reduce_scatter_into(self, sendbuf, recvbuf, recvcounts, op):
+        """The other group's reduction of its send buffers, split by ``recvcounts`` (items, one per local
+        rank) over this group: block ``self.rank`` into ``recvbuf``."""
+        rank = self._rank
+        if len(recvcounts) != self.size:
+            raise rank.error(f"give {self.size} receive counts (one per rank of the local group), "
+                             f"got {len(recvcounts)}")
+        mine = message(rank, sendbuf, 1, "send")
+        datatype = mine.datatype
+
+        def split(got):
+            return blocks_of(vector(rank, [got, list(recvcounts), datatype], self.size, "send"), self.size)
+
+        got = self._reduce_to_scatter(mine.block(0), on_buffers(as_op(op), datatype), mine.nbytes(0), split)
+        message(rank, recvbuf, 1, "receive").put(rank, 0, got)
+
+    @mpi_call("MPI_Reduce_scatter_block")
+    def Reduce_scatter_block(self, sendbuf, recvbuf, op=SUM):
+        count = message(self._rank, recvbuf, 1, "receive").counts[0]
+        self._reduce_scatter_into(sendbuf, recvbuf, [count] * self.size, op)
+
+    @mpi_call("MPI_Reduce_scatter")
+    def Reduce_scatter(self, sendbuf, recvbuf, recvcounts=None, op=SUM):
+        """``recvcounts`` is required (as mpi4py's TypeError for None says)."""
+        self._reduce_scatter_into(sendbuf, recvbuf, recvcounts, op)
 
     # -- a new intra-communicator ---------------------------------------------------------------------------
     @mpi_call("MPI_Intercomm_merge")
@@ -277,15 +368,44 @@ class Intercomm(Comm):
         return self._make(members if first else members[self.size:] + members[:self.size], comm_id, "merge")
 
 
-#: What Comm offers that this module does not define between two groups.
-UNDEFINED_HERE = ("Scan", "Exscan", "scan", "exscan", "Reduce_scatter", "Reduce_scatter_block", "reduce_scatter",
-                  "reduce_scatter_block", "Allgatherv", "Alltoallv", "Gatherv", "Scatterv", "Ibarrier", "ibarrier",
-                  "Ibcast", "Ireduce", "Iallreduce", "Igather", "Igatherv", "Iscatter", "Iscatterv", "Iallgather",
-                  "Iallgatherv", "Ialltoall", "Ialltoallv", "Iscan", "Iexscan", "Ireduce_scatter",
-                  "Ireduce_scatter_block", "Split", "split", "Split_type", "split_type", "Dup", "dup", "Clone",
-                  "Create", "create", "Create_cart", "cart_create", "Create_graph", "graph_create",
-                  "Create_dist_graph", "dist_graph_create", "Create_dist_graph_adjacent",
-                  "dist_graph_create_adjacent", "Create_intercomm", "create_intercomm")
+def _keeping_sizes(op: Op) -> Op:
+    """``op`` on ``(blocks, bytes per block)`` pairs: block by block on the blocks, the sizes kept."""
+    on_blocks = blockwise(op)
+    return Op(f"sized({op.name})", lambda a, b: (on_blocks(a[0], b[0]), a[1]), op.commutative)
+
+
+#: The collectives whose nonblocking forms (``Ibcast`` ...) start them: the local collective their
+#: leader-based schedule starts with runs in the background (:mod:`.icoll`), the leaders' messages and what
+#: follows them at the request's wait.
+_NONBLOCKING = ("Bcast", "Reduce", "Allreduce", "Gather", "Gatherv", "Scatter", "Scatterv", "Allgather",
+                "Allgatherv", "Alltoall", "Alltoallv", "Alltoallw", "Reduce_scatter", "Reduce_scatter_block")
+for _name in _NONBLOCKING:
+    setattr(Intercomm, f"I{_name.lower()}", nonblocking(f"MPI_I{_name.lower()}", getattr(Intercomm, _name)))
+Intercomm.Ibarrier = Intercomm.ibarrier = nonblocking("MPI_Ibarrier", Intercomm.barrier)
+
+
+class _Absent:
+    """A name mpi4py's Intercomm does not have (MPI defines no scan between two groups): looking it up
+    raises the AttributeError mpi4py raises."""
+
+    __slots__ = ("name",)
+
+    def __init__(self, name: str):
+        self.name = name
+
+    def __get__(self, obj, cls=None):
+        owner = "type object 'mpi4py.MPI.Intercomm'" if obj is None else "'mpi4py.MPI.Intercomm' object"
+        raise AttributeError(f"{owner} has no attribute '{self.name}'")
+
+
+for _name in ("Scan", "Exscan", "scan", "exscan", "Iscan", "Iexscan"):
+    setattr(Intercomm, _name, _Absent(_name))
+
+#: What Comm offers that the simulated MPI does not do on an intercommunicator (MPI defines them there).
+UNDEFINED_HERE = ("Split", "split", "Split_type", "split_type", "Dup", "dup", "Clone", "Create", "create",
+                  "Create_cart", "cart_create", "Create_graph", "graph_create", "Create_dist_graph",
+                  "dist_graph_create", "Create_dist_graph_adjacent", "dist_graph_create_adjacent",
+                  "Create_intercomm", "create_intercomm")
 
 
 def _undefined(name: str):

@@ -1,4 +1,4 @@
-"""Neighbourhood collectives (MPI_Neighbor_allgather(v), MPI_Neighbor_alltoall(v), their nonblocking forms)
+"""Neighbourhood collectives (MPI_Neighbor_allgather(v), MPI_Neighbor_alltoall(v,w), their nonblocking forms)
 on communicators with a topology: each rank sends to its out-neighbours (``outedges``) and receives one
 block from each in-neighbour (``inedges``), in their order; a Cartesian communicator's neighbours are, per
 dimension, the ranks one step down and one step up (PROC_NULL off a non-periodic edge: nothing is sent
@@ -12,17 +12,23 @@ from __future__ import annotations
 from ppt.mpi.collectives.algorithms import neighbor_exchange
 from ppt.mpi.collectives.calls import Coll
 from ppt.mpi.collectives.payload import size_of, sized_copy
-from ppt.mpi.surface.buffers.arguments import message, vector
+from ppt.mpi.constants import CART
+from ppt.mpi.surface.buffers.arguments import message, vector, wvector
 from ppt.mpi.surface.core.calls import mpi_call
 from ppt.mpi.surface.communicators.icoll import nonblocking
 
 
 def _exchange(comm, blocks: list, sizes: list) -> list:
     """Send ``blocks[j]`` (``sizes[j]`` bytes) to out-neighbour j (one block: the same to each); the block
-    received from each in-neighbour (None from PROC_NULL)."""
+    received from each in-neighbour (None from PROC_NULL).
+
+    On a Cartesian communicator the block from the neighbour one step down is the one it sent one step up,
+    and the other way round (MPI 4.0 8.6), which matters where both are one rank (a periodic dimension of
+    1 or 2): the receives of each dimension are posted up first, to match the neighbour's sends in order."""
     sources, dests, k = comm.inedges, comm.outedges, len(blocks)
     send_slots = [0] * len(dests) if k == 1 else list(range(k))
-    schedule = neighbor_exchange(sources, dests, send_slots, k, k + len(sources))
+    order = [i ^ 1 for i in range(len(sources))] if comm.topology == CART else None
+    schedule = neighbor_exchange(sources, dests, send_slots, k, k + len(sources), order)
     values = Coll(comm).run(schedule, list(blocks) + [None] * len(sources), list(sizes) + [0] * len(sources))
     return values[k:]
 
@@ -87,8 +93,15 @@ def Neighbor_alltoallv(self, sendbuf, recvbuf):
     _alltoall(self, sendbuf, recvbuf, vector)
 
 
+@mpi_call("MPI_Neighbor_alltoallw")
+def Neighbor_alltoallw(self, sendbuf, recvbuf):
+    """Per neighbour its own count, byte displacement and datatype (:func:`wvector`)."""
+    _alltoall(self, sendbuf, recvbuf, wvector)
+
+
 _BLOCKING = {"Neighbor_allgather": Neighbor_allgather, "Neighbor_allgatherv": Neighbor_allgatherv,
-             "Neighbor_alltoall": Neighbor_alltoall, "Neighbor_alltoallv": Neighbor_alltoallv}
+             "Neighbor_alltoall": Neighbor_alltoall, "Neighbor_alltoallv": Neighbor_alltoallv,
+             "Neighbor_alltoallw": Neighbor_alltoallw}
 
 #: The neighbourhood collectives of a communicator with a topology, by mpi4py name.
 COMM = {"neighbor_allgather": neighbor_allgather, "neighbor_alltoall": neighbor_alltoall, **_BLOCKING,
