@@ -344,6 +344,6 @@ def build(ranks: int, params: dict) -> IMCSim:
     return IMCSim(ranks, **params)
 
 
-register(AppModel("imc", "implicit Monte Carlo photon transport, particle passing or replicated (Branson)",
+register(AppModel("imc", "implicit Monte Carlo photon transport in the style of Branson",
                   PARAMS, build, "LANL Branson proxy app (github.com/lanl/branson), particle-passing and "
                   "replicated modes"))
