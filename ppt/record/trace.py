@@ -1,8 +1,8 @@
 """A recorded run as an op-stream trace: :class:`RecordedTrace` reads the rank files of ``ppt record``.
 
-Each record becomes one op (docs/op-stream.md): its kind from the call's name by the mapping the
-DUMPI reader uses (:data:`ppt.traces.readers.dumpi_ops.OPS`), or for the calls DUMPI lacks :data:`NOT_IN_DUMPI`
-(a name neither lists is OTHER), the other
+Each record becomes one op (docs/op-stream.md): its kind from the call's name
+(:func:`ppt.traces.callkinds.kind_of`: the DUMPI reader's mapping, and the calls DUMPI lacks; a name
+neither lists is OTHER), the other
 fields as the C library resolved them.  Times: ``start_s`` counts from the trace's start (the
 earliest first call of any rank); ``gap_wall_s`` is a call's start minus the previous call's end
 (the first op's: from the trace's start), ``gap_cpu_s`` the same on the rank's CPU clock (the
@@ -16,27 +16,12 @@ from collections import Counter
 import numpy as np
 
 from ppt.errors import TraceError
-from ppt.oprecord import BLOCKING_COLLECTIVES, NONBLOCKING, OP_DTYPE, Op
+from ppt.oprecord import OP_DTYPE, Op
 from ppt.record import rankfile
 from ppt.traces.opstream import CHUNK_OPS, OpChunk, OpTrace
-from ppt.traces.readers.dumpi_ops import OPS
+from ppt.traces.callkinds import kind_of
 
 _COPIED = ("comm", "peer", "tag", "root", "op", "flag", "nbytes", "request")
-
-#: Calls DUMPI does not trace: matched probes, which the C library records as the probe or receive each
-#: stands for (the receive names the source and tag of the message its probe found), and the nonblocking
-#: collectives (MPI-3), recorded as their blocking calls are with the request they start: each the
-#: nonblocking kind of its blocking call's (MPI_Iallreduce IALLREDUCE, MPI_Ialltoallw IALLTOALLV, ...).
-NOT_IN_DUMPI = {"MPI_Mprobe": Op.PROBE, "MPI_Improbe": Op.IPROBE, "MPI_Mrecv": Op.RECV, "MPI_Imrecv": Op.IRECV,
-                **{"MPI_I" + name[4:].lower(): Op(kind + NONBLOCKING) for name, (kind, _) in OPS.items()
-                   if kind in BLOCKING_COLLECTIVES}}
-
-
-def kind_of(name: str) -> int:
-    """The op kind of call ``name`` (OTHER for a call the op stream cannot express)."""
-    entry = OPS.get(name)
-    return int(entry[0]) if entry is not None else int(NOT_IN_DUMPI.get(name, Op.OTHER))
-
 
 def ops_of(record: rankfile.RankRecord, origin_ns: int) -> tuple:
     """(ops of :data:`OP_DTYPE`, aux, call names) of one rank; times count from ``origin_ns`` (wall ns)."""

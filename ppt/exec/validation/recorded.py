@@ -33,8 +33,8 @@ from ppt.errors import PPTError
 from ppt.exec.validation.validate import _quiet_env
 from ppt.hardware import mpirun
 from ppt.oprecord import BLOCKING_COLLECTIVES, NONBLOCKING_COLLECTIVES, Op
-from ppt.record.trace import kind_of
 from ppt.traces import opstream
+from ppt.traces.callkinds import kind_of
 
 #: Op kinds whose calls both the recording and ``ppt exec`` count: point-to-point, probes, completions, collectives.
 COMPARED_KINDS = frozenset({*range(Op.SEND, Op.TESTSOME + 1), *BLOCKING_COLLECTIVES, *NONBLOCKING_COLLECTIVES})
