@@ -68,7 +68,8 @@ def plot(rows, path, title) -> None:
                            **style)
                 hot = [p for p in pts if p[3]]
                 panel.plot([p[0] for p in hot], [p[column] for p in hot], linestyle="none", **SATURATED)
-        acc.plot([0, 1], [0, 1], ":", color="grey", linewidth=0.8, marker="")
+        acc.plot([0, 1], [0, 1], ":", color="grey", linewidth=0.8, marker="",  # series that take all they
+                 label="accepted = offered")                                  # are offered lie on it, as one
         acc.set(ylabel="accepted load\n(fraction of node bandwidth)", ylim=(0, 1.02))
         lat.set(xlabel="offered load (fraction of node bandwidth)", ylabel="mean packet latency (µs)",
                 yscale="log", xlim=(0, 1.02))
