@@ -191,13 +191,14 @@ def _run_point(preset: dict, network_kind: str, seed: int, sim, index: int | Non
     return _timed(sim, Machine(preset, network_kind=network_kind, seed=seed), hook)
 
 
-def plot_scaling(results, path: str, title: str, x: str = "cores", dpi: int = 200) -> None:
+def plot_scaling(results, path: str, title: str, x: str = "cores", dpi: int | None = None) -> None:
     """Strong scaling against ``x`` (cores or ranks, log axis) as a PNG of three panels: predicted time
     (log) with the ideal line and the mean communication time per rank, speed-up with the ideal line,
     and parallel efficiency.
 
     ``results`` is one list of entries (``x``, ``predicted_s``, ``comm_s``, ``speedup``, ``efficiency``),
-    or ``{label: entries}`` for one set of lines per label (a system); ``dpi``: the PNG's resolution."""
+    or ``{label: entries}`` for one set of lines per label (a system); ``dpi``: the PNG's resolution (else
+    the style's)."""
     import matplotlib.ticker
     from matplotlib.lines import Line2D
     series = results if isinstance(results, dict) else {None: results}

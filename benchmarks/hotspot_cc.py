@@ -102,8 +102,8 @@ def main() -> None:
 def plot(table: dict, args) -> None:
     """The victims' delivered share of their offered load, per case, grouped by system."""
     cases = [name for name, _ in next(iter(table.values()))]
-    with plotstyle.figure(args.plot, panel_in=2.8,
-                          title=f"{args.sources} sources into one node, {args.victims} victims beside it") as (fig, axes):
+    title = f"{args.sources} sources into one node, {args.victims} victims beside it"
+    with plotstyle.figure(args.plot, panel_in=2.8, title=title) as (fig, axes):
         ax = axes[0, 0]
         plotstyle.grouped_bars(ax, cases, {system: [share for _, share in rows] for system, rows in table.items()})
         ax.set_ylabel("victim throughput / offered (0..1)")

@@ -58,8 +58,8 @@ def plot(rows, path, title) -> None:
     with plotstyle.figure(path, 2, title=title, sharex=True) as (fig, (acc, lat)):
         acc, lat = acc[0], lat[0]
         for pattern, routing in sorted({(r["pattern"], r["routing"]) for r in rows}):
-            pts = sorted((r["offered_load"], r["accepted_fraction"], r["mean_latency_s"] * 1e6, bool(r.get("saturated")))
-                         for r in rows if (r["pattern"], r["routing"]) == (pattern, routing))
+            pts = sorted((r["offered_load"], r["accepted_fraction"], r["mean_latency_s"] * 1e6,
+                          bool(r.get("saturated"))) for r in rows if (r["pattern"], r["routing"]) == (pattern, routing))
             k = routings.index(routing)
             style = {"color": plotstyle.OKABE_ITO[k], "marker": plotstyle.MARKERS[k],
                      "linestyle": "-" if pattern == "ur" else "--", "mfc": None if pattern == "ur" else "white"}

@@ -115,9 +115,9 @@ def shared_scales(files: list[tuple[dict, dict]]) -> dict:
             "time_us": max(float(arrays["t_s"][-1]) * 1e6 for _, arrays in files)}
 
 
-def draw_all(meta: dict, arrays: dict, prefix: str, scales: dict | None = None, dpi: int = 200) -> list[str]:
-    """Write every figure the file supports as ``{prefix}-{name}.png`` at ``dpi`` dots per inch; returns the
-    paths.
+def draw_all(meta: dict, arrays: dict, prefix: str, scales: dict | None = None, dpi: int | None = None) -> list[str]:
+    """Write every figure the file supports as ``{prefix}-{name}.png`` at ``dpi`` dots per inch (else the
+    style's); returns the paths.
 
     ``scales`` (from :func:`shared_scales`) gives figures of several files the same colour scales and
     axes; utilization, of links and between groups, is always on a fixed 0..1 scale."""
@@ -139,8 +139,9 @@ def draw_all(meta: dict, arrays: dict, prefix: str, scales: dict | None = None, 
         util = class_utilization(meta, arrays)
         for k, name in enumerate(meta["classes"]):
             if meta["class_ports"][k]:
-                ax.plot(t_us, util[:, k], markevery=max(1, len(t_us) // 20), mfc="none",   # open: a class
-                        label=f"{name} ({meta['class_ports'][k]:,} ports), mean {util[:, k].mean():.2f}")  # under another shows
+                label = f"{name} ({meta['class_ports'][k]:,} ports), mean {util[:, k].mean():.2f}"
+                ax.plot(t_us, util[:, k], markevery=max(1, len(t_us) // 20), mfc="none",  # open: a class under
+                        label=label)                                                     # another still shows
         ax.set(xlabel="simulated time (µs)", ylabel="mean link utilization (0..1)", title="utilization per link class",
                xlim=(0, t_end), ylim=(0, 1))
         plotstyle.legend(fig)

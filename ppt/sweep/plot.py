@@ -96,8 +96,8 @@ def _numeric(values) -> bool:
 
 
 def plot_sweep(rows: list[dict], params: list[str], x: str, path: str, title: str,
-               wanted: list[str] | None = None, command: str | None = None, dpi: int = 200) -> None:
-    """Write a PNG (``dpi`` dots per inch) with one panel per metric (``wanted``, else those
+               wanted: list[str] | None = None, command: str | None = None, dpi: int | None = None) -> None:
+    """Write a PNG (``dpi`` dots per inch, else the style's) with one panel per metric (``wanted``, else those
     :func:`chosen` picks for ``command``) against column ``x``: lines for a numeric ``x``, points side
     by side for a categorical one (systems, routings), saturated points marked, axes in readable
     units without offsets; against rank counts, times on a log axis (strong scaling spans decades).
