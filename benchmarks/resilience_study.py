@@ -124,6 +124,7 @@ def plot(rows, system: str, path: Path, loads) -> None:
         by_load_ax.set(xlabel="background load (share of one rail's injection)", ylabel="SNAP max time\nin MPI (ms)")
         time_ax.set(ylabel="SNAP max time\nin MPI (ms)", title=f"failed links at load {top}:")
         latency_ax.set(ylabel="mean packet\nlatency (µs)", yscale="log")
+        plotstyle.plain_log(latency_ax.yaxis)
         hops_ax.set(xlabel="failed links (%)", ylabel="mean router hops\nper packet")
         for ax in (time_ax, latency_ax):
             ax.sharex(hops_ax)

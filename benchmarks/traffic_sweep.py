@@ -53,7 +53,6 @@ def plot(rows, path, title) -> None:
     marker per routing, solid for UR and dashed for WC; points a run found saturated are ringed, as in
     ``ppt sweep --plot``."""
     from matplotlib.lines import Line2D
-    from matplotlib.ticker import FuncFormatter
     routings = sorted({r["routing"] for r in rows})
     with plotstyle.figure(path, 2, title=title, sharex=True) as (fig, (acc, lat)):
         acc, lat = acc[0], lat[0]
@@ -73,9 +72,7 @@ def plot(rows, path, title) -> None:
         acc.set(ylabel="accepted load\n(fraction of node bandwidth)", ylim=(0, 1.02))
         lat.set(xlabel="offered load (fraction of node bandwidth)", ylabel="mean packet latency (µs)",
                 yscale="log", xlim=(0, 1.02))
-        lat.yaxis.set_major_formatter(FuncFormatter(lambda value, _: f"{value:g}"))   # 4 rather than 4 x 10^0
-        lat.yaxis.set_minor_formatter(FuncFormatter(
-            lambda value, _: f"{value:g}" if f"{value:g}".strip("0.")[:1] in ("2", "3", "5") else ""))
+        plotstyle.plain_log(lat.yaxis)
         handles, labels = acc.get_legend_handles_labels()
         if any(r.get("saturated") for r in rows):
             handles.append(Line2D([], [], linestyle="none", **SATURATED))

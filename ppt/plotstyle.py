@@ -90,6 +90,14 @@ def legend(fig, handles=None, labels=None, ncol: int | None = None) -> None:
         fig.legend(handles, labels, loc="outside lower center", ncol=min(ncol, len(handles)))
 
 
+def plain_log(axis) -> None:
+    """Label log ``axis`` (``ax.yaxis``, a colour bar's) in plain numbers, 2 and 4 rather than 2 x 10^0:
+    every decade, and its 2, 3 and 5 between."""
+    from matplotlib.ticker import FuncFormatter
+    axis.set_major_formatter(FuncFormatter(lambda value, _: f"{value:g}"))
+    axis.set_minor_formatter(FuncFormatter(lambda value, _: f"{value:g}" if f"{value:.0e}"[0] in "235" else ""))
+
+
 def grouped_bars(ax, categories: list[str], groups: dict[str, list[float]], missing: str = "n/a") -> list:
     """Bars of each group's value per category, the groups side by side within a category, each group in
     its colour of the palette with its hatch (apart in grey); a value of None draws no bar but ``missing``

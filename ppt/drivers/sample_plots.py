@@ -123,7 +123,7 @@ def draw_all(meta: dict, arrays: dict, prefix: str, scales: dict | None = None, 
     axes; utilization, of links and between groups, is always on a fixed 0..1 scale."""
     import matplotlib.pyplot as plt
     from matplotlib.colors import LogNorm, Normalize
-    from matplotlib.ticker import FuncFormatter, MaxNLocator
+    from matplotlib.ticker import MaxNLocator
     scales = scales or shared_scales([(meta, arrays)])
     title = f"{describe(meta)};\nsampled every {meta['period_s'] * 1e6:g} µs"
     t_us = arrays["t_s"] * 1e6
@@ -161,9 +161,7 @@ def draw_all(meta: dict, arrays: dict, prefix: str, scales: dict | None = None, 
         bar = fig.colorbar(image, ax=ax)
         bar.set_label(f"mean bytes queued per router\n({unit}" + (", log scale)" if logarithmic else ")"))
         if logarithmic:                       # 2, 5, 10, 20 rather than 2 x 10^0
-            bar.ax.yaxis.set_major_formatter(FuncFormatter(lambda value, _: f"{value:g}"))
-            bar.ax.yaxis.set_minor_formatter(FuncFormatter(
-                lambda value, _: f"{value:g}" if f"{value:g}".strip("0.")[:1] in ("2", "5") else ""))
+            plotstyle.plain_log(bar.ax.yaxis)
         else:
             bar.locator = MaxNLocator(6)
             bar.update_ticks()

@@ -85,12 +85,6 @@ def unit(name: str, values) -> tuple[float, str]:
     return 1.0, label
 
 
-def _log_label(value: float, _position=None) -> str:
-    """A log axis's tick as a plain number (0.2, 1, 50), at 1, 2 and 5 of each decade only."""
-    leading = f"{value:.0e}"[0]
-    return f"{value:g}" if leading in "125" else ""
-
-
 def _numeric(values) -> bool:
     return all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in values)
 
@@ -102,7 +96,6 @@ def plot_sweep(rows: list[dict], params: list[str], x: str, path: str, title: st
     by side for a categorical one (systems, routings), saturated points marked, axes in readable
     units without offsets; against rank counts, times on a log axis (strong scaling spans decades).
     One legend for the whole figure, under the panels."""
-    import matplotlib.ticker
     from matplotlib.lines import Line2D
     names = chosen(rows, params, x, wanted, command)
     cols = 1 if len(names) <= 3 else 2
@@ -138,9 +131,7 @@ def plot_sweep(rows: list[dict], params: list[str], x: str, path: str, title: st
                 if name.endswith("_s") and all(isinstance(row.get(name), (int, float)) and row[name] > 0
                                                for row in rows):
                     panel.set_yscale("log")     # a time that shrinks by factors: equal steps too
-                    plain = matplotlib.ticker.FuncFormatter(_log_label)
-                    panel.yaxis.set_major_formatter(plain)
-                    panel.yaxis.set_minor_formatter(plain)
+                    plotstyle.plain_log(panel.yaxis)
                 ticks = sorted({row[x] for row in rows if isinstance(row.get(x), (int, float))})
                 panel.set_xticks(ticks, [str(t) for t in ticks])
                 panel.minorticks_off()
