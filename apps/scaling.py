@@ -205,7 +205,8 @@ def plot_scaling(results, path: str, title: str, x: str = "cores", dpi: int | No
     ticks = sorted({r[x] for entries in series.values() for r in entries})
     same_base = len({entries[0][x] for entries in series.values()}) == 1
     base = min(ticks)
-    speed_label = f"speed-up over {base} {x}" if same_base else "speed-up over the first point"
+    speed_label = (f"speed-up over {base} {x if base > 1 else x.rstrip('s')}" if same_base
+                   else "speed-up over the first point")
     try:
         with plotstyle.figure(path, 3, title=title, dpi=dpi, sharex=True) as (fig, axes):
             time_ax, speed_ax, eff_ax = axes[:, 0]
