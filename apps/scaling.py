@@ -26,6 +26,7 @@ from __future__ import annotations
 import time
 
 from ppt.apps.snap import SNAPSim, problem_sim
+from ppt import plotstyle
 from ppt.errors import ConfigError
 
 STUDIES = {
@@ -190,61 +191,56 @@ def _run_point(preset: dict, network_kind: str, seed: int, sim, index: int | Non
     return _timed(sim, Machine(preset, network_kind=network_kind, seed=seed), hook)
 
 
-def plot_scaling(results, path: str, title: str, x: str = "cores", dpi: int = 200) -> None:
+def plot_scaling(results, path: str, title: str, x: str = "cores", dpi: int | None = None) -> None:
     """Strong scaling against ``x`` (cores or ranks, log axis) as a PNG of three panels: predicted time
     (log) with the ideal line and the mean communication time per rank, speed-up with the ideal line,
     and parallel efficiency.
 
     ``results`` is one list of entries (``x``, ``predicted_s``, ``comm_s``, ``speedup``, ``efficiency``),
-    or ``{label: entries}`` for one set of lines per label (a system); ``dpi``: the PNG's resolution."""
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    or ``{label: entries}`` for one set of lines per label (a system); ``dpi``: the PNG's resolution (else
+    the style's)."""
     import matplotlib.ticker
+    from matplotlib.lines import Line2D
     series = results if isinstance(results, dict) else {None: results}
-    legend_rows = len(series)                               # three lines a system, three to a row
-    height = 3.6 + 0.25 * legend_rows                       # inches: the panels, then the legend's rows
-    fig, (time_ax, speed_ax, eff_ax) = plt.subplots(1, 3, figsize=(12, height))
     ticks = sorted({r[x] for entries in series.values() for r in entries})
     same_base = len({entries[0][x] for entries in series.values()}) == 1
-    for index, (label, entries) in enumerate(series.items()):
-        colour = f"C{index}"
-        named = (lambda what: what) if label is None else (lambda what: f"{label}: {what}")
-        counts = [r[x] for r in entries]
-        times = [r["predicted_s"] for r in entries]
-        time_ax.loglog(counts, times, "o-", color=colour, label=named("predicted"))
-        time_ax.loglog(counts, [times[0] * counts[0] / c for c in counts], "--", color=colour, alpha=0.6,
-                       label=named("ideal"))
-        time_ax.loglog(counts, [r["comm_s"] for r in entries], "s:", color=colour,
-                       label=named("communication (mean per rank)"))
-        speedups = [r.get("speedup") for r in entries]
-        speed_ax.loglog(counts, speedups, "o-", color=colour, label=named("predicted"))
-        if not same_base:                                   # each system's own ideal, from its first point
-            speed_ax.loglog(counts, [c / counts[0] for c in counts], "--", color=colour, alpha=0.6)
-        efficiencies = [r.get("efficiency") for r in entries]
-        eff_ax.semilogx(counts, efficiencies, "o-", color=colour, label=named("predicted"))
     base = min(ticks)
-    if same_base:
-        speed_ax.loglog(ticks, [t / base for t in ticks], "--", color="grey", label="ideal")
-    eff_ax.axhline(1.0, linestyle="--", color="grey", label="ideal")
-    speed_label = f"speed-up over {base} {x}" if same_base else "speed-up over the first point"
-    for ax, ylabel in ((time_ax, "time (s)"), (speed_ax, speed_label), (eff_ax, "parallel efficiency")):
-        ax.set_xticks(ticks, [str(c) for c in ticks], rotation=45 if len(ticks) > 6 else 0)
-        ax.xaxis.set_minor_formatter(matplotlib.ticker.NullFormatter())
-        ax.set_xlabel(x)
-        ax.set_ylabel(ylabel)
-        ax.grid(True, which="both", alpha=0.3)
-    speed_ticks = sorted({r[x] / entries[0][x] for entries in series.values() for r in entries})
-    speed_ax.set_yticks(speed_ticks, [f"{t:g}" for t in speed_ticks])
-    speed_ax.yaxis.set_minor_formatter(matplotlib.ticker.NullFormatter())
-    eff_ax.set_ylim(0, max(1.05, *(r.get("efficiency") or 0 for entries in series.values() for r in entries)) * 1.05)
-    handles, labels = time_ax.get_legend_handles_labels()
-    fig.legend(handles, labels, loc="lower center", ncol=3, fontsize=9, frameon=False)
-    fig.suptitle(title, fontsize=11)
-    fig.tight_layout(rect=(0, (0.15 + 0.25 * legend_rows) / height, 1, 1))
+    speed_label = (f"speed-up over {base} {x if base > 1 else x.rstrip('s')}" if same_base
+                   else "speed-up over the first point")
     try:
-        fig.savefig(path, format="png", dpi=dpi)
+        with plotstyle.figure(path, 3, title=title, dpi=dpi, sharex=True) as (fig, axes):
+            time_ax, speed_ax, eff_ax = axes[:, 0]
+            handles = []
+            for index, (label, entries) in enumerate(series.items()):
+                style = {"color": plotstyle.OKABE_ITO[index], "marker": plotstyle.MARKERS[index]}
+                counts = [r[x] for r in entries]
+                times = [r["predicted_s"] for r in entries]
+                handles += time_ax.loglog(counts, times, "-", label=label, **style)
+                time_ax.loglog(counts, [times[0] * counts[0] / c for c in counts], "--", color=style["color"],
+                               alpha=0.6)
+                time_ax.loglog(counts, [r["comm_s"] for r in entries], ":", mfc="none", **style)
+                speed_ax.loglog(counts, [r.get("speedup") for r in entries], "-", **style)
+                if not same_base:                           # each system's own ideal, from its first point
+                    speed_ax.loglog(counts, [c / counts[0] for c in counts], "--", color=style["color"], alpha=0.6)
+                eff_ax.semilogx(counts, [r.get("efficiency") for r in entries], "-", **style)
+            kinds = [Line2D([], [], color="grey", linestyle=ls, marker=m, mfc=mfc)   # the line of each quantity
+                     for ls, m, mfc in (("-", "o", "grey"), ("--", "", "grey"), (":", "o", "none"))]
+            systems = [] if None in series else list(series)            # colours name the systems
+            names = systems + ["predicted", "ideal", "communication (mean per rank)"]
+            handles = handles[:len(systems)] + kinds
+            if same_base:
+                speed_ax.loglog(ticks, [t / base for t in ticks], "--", color="grey")
+            eff_ax.axhline(1.0, linestyle="--", color="grey")
+            for ax, ylabel in ((time_ax, "time (s)"), (speed_ax, speed_label), (eff_ax, "parallel efficiency")):
+                ax.set_xticks(ticks, [str(c) for c in ticks], rotation=45 if len(ticks) > 6 else 0)
+                ax.xaxis.set_minor_formatter(matplotlib.ticker.NullFormatter())
+                ax.set_ylabel(ylabel)
+            eff_ax.set_xlabel(x)
+            speed_ticks = sorted({r[x] / entries[0][x] for entries in series.values() for r in entries})
+            speed_ax.set_yticks(speed_ticks, [f"{t:g}" for t in speed_ticks])
+            speed_ax.yaxis.set_minor_formatter(matplotlib.ticker.NullFormatter())
+            eff_ax.set_ylim(0, max(1.05, *(r.get("efficiency") or 0 for entries in series.values()
+                                           for r in entries)) * 1.05)
+            plotstyle.legend(fig, handles, names)
     except OSError as exc:
         raise ConfigError(f"cannot write plot {path!r}: {exc.strerror}") from None
-    finally:
-        plt.close(fig)

@@ -102,7 +102,7 @@ def plot(model: str, sweeps: list[dict], path: str) -> None:
     networks = ", ".join(f"{s['system']} {s['network']}" for s in sweeps)
     title = f"{model}: strong scaling, one rank per core ({networks} network)"
     write_plot(path, lambda tmp: plot_scaling({s["system"]: s["results"] for s in sweeps}, tmp, title,
-                                              x="cores", dpi=80))
+                                              x="cores"))
 
 
 def main() -> None:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import time
 
+from ppt import plotstyle
 from ppt.apps.microbench import collective_timing, pingpong
 from ppt.hardware.systems import load_system
 from ppt.machine import Machine
@@ -39,18 +40,15 @@ def main() -> None:
     for r in ar:
         print(f"{r['bytes']:>9} {r['time_s'] * 1e6:9.3f}")
     if args.plot:
-        import matplotlib
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-        fig, (a, b, c) = plt.subplots(1, 3, figsize=(13, 3.8))
-        a.loglog([r["bytes"] for r in pp], [r["latency_s"] * 1e6 for r in pp], "o-")
-        a.set(xlabel="message bytes", ylabel="one-way time (µs)", title="Trinity ping-pong")
-        b.semilogx([r["bytes"] for r in pp], [r["bandwidth_Bps"] / 1e9 for r in pp], "o-")
-        b.set(xlabel="message bytes", ylabel="bandwidth (GB/s)", title="Trinity ping-pong")
-        c.loglog([r["bytes"] for r in ar], [r["time_s"] * 1e6 for r in ar], "o-")
-        c.set(xlabel="bytes per rank", ylabel="time per call (µs)", title=f"Darter allreduce, {args.ranks} ranks")
-        fig.tight_layout()
-        fig.savefig(args.plot, dpi=110)
+        with plotstyle.figure(args.plot, 3, panel_in=2.0) as (fig, axes):
+            a, b, c = axes[:, 0]
+            a.loglog([r["bytes"] for r in pp], [r["latency_s"] * 1e6 for r in pp])
+            a.set(xlabel="message size (bytes)", ylabel="one-way time (µs)", title="Trinity ping-pong")
+            b.semilogx([r["bytes"] for r in pp], [r["bandwidth_Bps"] / 1e9 for r in pp])
+            b.set(xlabel="message size (bytes)", ylabel="bandwidth (GB/s)", title="Trinity ping-pong")
+            c.loglog([r["bytes"] for r in ar], [r["time_s"] * 1e6 for r in ar])
+            c.set(xlabel="message size per rank (bytes)", ylabel="time per call (µs)",
+                  title=f"Darter allreduce, {args.ranks} ranks")
 
 
 if __name__ == "__main__":

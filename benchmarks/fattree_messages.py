@@ -14,6 +14,7 @@ from __future__ import annotations
 import argparse
 import random
 
+from ppt import plotstyle
 from ppt.hardware.systems import load_system
 from ppt.interconnects.networks.packetnet import PacketNetwork
 from ppt.machine import Machine
@@ -53,20 +54,25 @@ def main() -> None:
                 rows.append((pattern, routing, count, latency))
                 print(f"{count:>8} {pattern:>7} {routing:>7} {latency * 1e6:15.2f}", flush=True)
     if args.plot:
-        import matplotlib
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-        fig, ax = plt.subplots(figsize=(6, 4))
-        for pattern in ("nn", "random"):
-            for routing in ("mlid", "dmodk"):
-                pts = [(c, l * 1e6) for p, r, c, l in rows if (p, r) == (pattern, routing)]
-                ax.plot(*zip(*pts), "o-" if routing == "mlid" else "s--", label=f"{pattern} {routing}")
-        ax.set(xlabel="messages (1,024 B each)", ylabel="mean message latency (µs)",
-               title="4-port 3-tree (16 nodes), FDR links")
-        ax.legend()
-        fig.tight_layout()
-        fig.savefig(args.plot, dpi=110)
+        plot(rows, args.plot)
 
+
+def plot(rows, path: str) -> None:
+    """Mean latency against message count, a colour per pattern and a marker per line; routings whose
+    curves would hide one another are one line saying so (nearest neighbours have one path either way)."""
+    names = {"mlid": "MLID", "dmodk": "d-mod-k", "nn": "neighbour", "random": "random"}
+    curves = {}
+    for pattern, routing in ((p, r) for p in ("nn", "random") for r in ("mlid", "dmodk")):
+        pts = [(c, l * 1e6) for p, r, c, l in rows if (p, r) == (pattern, routing)]
+        curves[pattern, routing] = (f"{names[pattern]} {names[routing]}", *zip(*pts))
+    with plotstyle.figure(path, panel_in=2.6, title="4-port 3-tree (16 nodes), FDR links") as (fig, axes):
+        ax = axes[0, 0]
+        for (pattern, routing), (label, xs, ys) in plotstyle.distinct(curves).items():
+            k, m = ("nn", "random").index(pattern), ("mlid", "dmodk").index(routing)
+            ax.plot(xs, ys, color=plotstyle.OKABE_ITO[k], marker=plotstyle.MARKERS[2 * k + m],
+                    linestyle=plotstyle.LINESTYLES[m], label=label)
+        ax.set(xlabel="messages (1,024 B each)", ylabel="mean message latency (µs)")
+        plotstyle.legend(fig, ncol=1)
 
 if __name__ == "__main__":
     main()

@@ -26,6 +26,7 @@ import numpy as np
 
 from ppt.cli.common import seconds
 from ppt.drivers.traffic import TrafficGenerator
+from ppt import plotstyle
 from ppt.hardware.systems import load_system
 from ppt.interconnects.core import ffi, lib
 from ppt.interconnects.networks.packetnet import PacketNetwork
@@ -100,24 +101,14 @@ def main() -> None:
 
 def plot(table: dict, args) -> None:
     """The victims' delivered share of their offered load, per case, grouped by system."""
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-    systems = list(table)
-    cases = [name for name, _ in table[systems[0]]]
-    fig, ax = plt.subplots(figsize=(6.0, 3.0), constrained_layout=True)
-    width = 0.8 / len(systems)
-    colours = ("#0072B2", "#E69F00", "#009E73")                   # colour-blind-safe (Okabe-Ito)
-    for k, system in enumerate(systems):
-        xs = [i + (k - (len(systems) - 1) / 2) * width for i in range(len(cases))]
-        ax.bar(xs, [share for _, share in table[system]], width, label=system, color=colours[k % 3])
-    ax.set_xticks(range(len(cases)), cases, rotation=30, ha="right", fontsize=8)
-    ax.set_ylabel("victim throughput / offered")
-    ax.set_ylim(0, 1.1)
-    ax.grid(axis="y", alpha=0.3)
-    ax.legend(fontsize=8, frameon=False)
-    ax.set_title(f"{args.sources} sources into one node, {args.victims} victims beside it", fontsize=9)
-    fig.savefig(args.plot, dpi=200)
+    cases = [name for name, _ in next(iter(table.values()))]
+    title = f"{args.sources} sources into one node, {args.victims} victims beside it"
+    with plotstyle.figure(args.plot, panel_in=2.8, title=title) as (fig, axes):
+        ax = axes[0, 0]
+        plotstyle.grouped_bars(ax, cases, {system: [share for _, share in rows] for system, rows in table.items()})
+        ax.set_ylabel("victim throughput / offered (0..1)")
+        ax.set_ylim(0, 1.1)
+        plotstyle.legend(fig)
     print(f"plot: {args.plot}")
 
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 import argparse
 import time
 
+from ppt import plotstyle
 from ppt.hardware.systems import load_system
 from ppt.machine import Machine
 from ppt.mpi import MPIJob
@@ -74,32 +75,28 @@ def print_table(rows: list[dict], algorithms: list[str]) -> None:
 
 
 def plot(rows: list[dict], title: str, path: str) -> None:
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-    fig, (alg, bus) = plt.subplots(1, 2, figsize=(11, 4))
+    """Algorithm and bus bandwidth against size, stacked: a colour per node count, a marker and line style per
+    algorithm; curves that would hide one another are one line saying so."""
     algorithms = list(dict.fromkeys(r["algorithm"] for r in rows))
-    styles = ["o-", "s--", "^:", "d-."]
-    for count in sorted({r["nodes"] for r in rows}):
-        color = None
-        for a, algorithm in enumerate(algorithms):
-            mine = [r for r in rows if r["nodes"] == count and r["algorithm"] == algorithm]
-            label = f"{count} node{'s' if count > 1 else ''} ({mine[0]['ranks']} GPUs)"
-            if len(algorithms) > 1:
-                label = f"{algorithm}, {label}"
-            sizes = [r["bytes"] for r in mine]
-            line, = alg.semilogx(sizes, [r["algbw_GBps"] for r in mine], styles[a % len(styles)], base=2,
-                                 label=label, color=color)
-            bus.semilogx(sizes, [r["busbw_GBps"] for r in mine], styles[a % len(styles)], base=2, label=label,
-                         color=line.get_color())
-            color = line.get_color()
-    alg.set(xlabel="message size (bytes)", ylabel="algorithm bandwidth (GB/s)", title=f"{title}: algbw")
-    bus.set(xlabel="message size (bytes)", ylabel="bus bandwidth (GB/s)", title=f"{title}: busbw")
-    for axes in (alg, bus):
-        axes.grid(True, which="both", alpha=0.3)
-        axes.legend(fontsize="small")
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
+    counts = sorted({r["nodes"] for r in rows})
+    with plotstyle.figure(path, 2, title=title, sharex=True) as (fig, axes):
+        for ax, column, ylabel in zip(axes[:, 0], ("algbw_GBps", "busbw_GBps"),
+                                      ("algorithm bandwidth (GB/s)", "bus bandwidth (GB/s)")):
+            curves = {}
+            for count in counts:
+                for algorithm in algorithms:
+                    mine = [r for r in rows if r["nodes"] == count and r["algorithm"] == algorithm]
+                    label = f"{count} node{'s' if count > 1 else ''} ({mine[0]['ranks']} GPUs)"
+                    if len(algorithms) > 1:
+                        label = f"{algorithm.removeprefix('nccl_')}, {label}"
+                    curves[count, algorithm] = (label, [r["bytes"] for r in mine], [r[column] for r in mine])
+            for (count, algorithm), (label, sizes, values) in plotstyle.distinct(curves).items():
+                a = algorithms.index(algorithm)
+                ax.semilogx(sizes, values, base=2, label=label, color=plotstyle.OKABE_ITO[counts.index(count)],
+                            marker=plotstyle.MARKERS[a], linestyle=plotstyle.LINESTYLES[a])
+            ax.set(ylabel=ylabel)
+        ax.set(xlabel="message size (bytes)")
+        plotstyle.legend(fig, ncol=1)
 
 
 def main() -> None:
@@ -125,7 +122,7 @@ def main() -> None:
           f"({time.perf_counter() - began:.1f} s wall)\n")
     print_table(rows, args.algorithm)
     if args.plot:
-        plot(rows, f"{args.system} {' vs '.join(args.algorithm)}", args.plot)
+        plot(rows, f"{args.system}: {' vs '.join(args.algorithm)} all-reduce", args.plot)
 
 
 if __name__ == "__main__":

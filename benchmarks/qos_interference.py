@@ -22,6 +22,7 @@ import tempfile
 import time
 from pathlib import Path
 
+from ppt import plotstyle
 from ppt.hardware.systems import load_system
 from ppt.jobs.joblist import read_job_list
 from ppt.jobs.mix import JobMix
@@ -101,31 +102,18 @@ def main() -> None:
 def plot(table: dict, args) -> None:
     """Two panels: the allreduce job's slowdown over running alone, and its packets' p99 latency, per case
     (grouped by system)."""
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-    systems = list(table)
-    cases = [name for name, *_ in table[systems[0]]][1:]          # "alone" is the reference, slowdown 1
-    fig, (left, right) = plt.subplots(1, 2, figsize=(7.2, 3.0), constrained_layout=True)
-    width = 0.8 / len(systems)
-    colours = ("#0072B2", "#E69F00", "#009E73")                   # colour-blind-safe (Okabe-Ito)
-    for k, system in enumerate(systems):
-        rows = table[system][1:]
-        xs = [i + (k - (len(systems) - 1) / 2) * width for i in range(len(rows))]
-        left.bar(xs, [slow for _, slow, _ in rows], width, label=system, color=colours[k % 3])
-        right.bar(xs, [(p99 or 0) * 1e6 for _, _, p99 in rows], width, label=system, color=colours[k % 3])
-        for x, (_, _, p99) in zip(xs, rows):
-            if p99 is None:                                        # one class: no per-class statistics
-                right.text(x, 0.05, "n/a", ha="center", va="bottom", fontsize=7, rotation=90)
-    for ax, label in ((left, "slowdown over alone"), (right, "p99 packet latency (µs)")):
-        ax.set_xticks(range(len(cases)), [c.replace("own class, ", "own, ").replace(", one class", "")
-                                          for c in cases], rotation=30, ha="right", fontsize=8)
-        ax.set_ylabel(label)
-        ax.grid(axis="y", alpha=0.3)
-    left.axhline(1.0, color="black", linewidth=0.8)
-    left.legend(fontsize=8, frameon=False)
-    fig.suptitle(f"{args.ranks}-rank allreduce job beside {args.pattern} traffic at load {args.load}", fontsize=9)
-    fig.savefig(args.plot, dpi=200)
+    cases = [name.replace("own class, ", "own, ").replace(", one class", "")
+             for name, *_ in next(iter(table.values()))][1:]          # "alone" is the reference, slowdown 1
+    title = f"{args.ranks}-rank allreduce job beside {args.pattern} traffic at load {args.load}"
+    with plotstyle.figure(args.plot, 2, panel_in=2.4, title=title) as (fig, axes):
+        slow, late = axes[:, 0]
+        plotstyle.grouped_bars(slow, cases, {system: [s for _, s, _ in rows[1:]] for system, rows in table.items()})
+        plotstyle.grouped_bars(late, cases, {system: [p99 and p99 * 1e6 for _, _, p99 in rows[1:]]
+                                             for system, rows in table.items()})  # one class: no class statistics
+        slow.axhline(1.0, color="black", linewidth=0.8)
+        slow.set_ylabel("slowdown over alone (x)")
+        late.set_ylabel("p99 packet latency (µs)")
+        plotstyle.legend(fig)
     print(f"plot: {args.plot}")
 
 

@@ -30,6 +30,8 @@ import tempfile
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
+from ppt import plotstyle
+
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
 
 
@@ -96,39 +98,39 @@ def table(rows) -> str:
 
 
 def plot(rows, system: str, path: Path, loads) -> None:
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-    fig, axes = plt.subplots(1, 4, figsize=(17, 3.9))
+    """Four panels, stacked: SNAP's time in MPI against load, then against failed links at the highest load,
+    and SNAP's and the background's packet latency and hops against failed links; a colour and marker per
+    plane count, solid for SNAP and dashed with open markers for the background."""
     top = max(loads)
-    for planes, style in ((1, "o-"), (2, "s--")):
-        mine = [r for r in rows if r["system"] == system and r["planes"] == planes and "error" not in r]
-        by_load = sorted((r for r in mine if r["failed"] == 0), key=lambda r: r["load"])
-        by_fail = sorted((r for r in mine if r["load"] == top), key=lambda r: r["failed"])
-        label = f"{planes} plane{'s' if planes > 1 else ''}"
-        failed = [r["failed"] for r in by_fail]
-        axes[0].plot([r["load"] for r in by_load], [r["snap_max_comm_s"] * 1e3 for r in by_load], style, label=label)
-        axes[1].plot(failed, [r["snap_max_comm_s"] * 1e3 for r in by_fail], style, label=label)
-        for job, alpha in (("snap", 1.0), ("background", 0.5)):
-            name = "SNAP" if job == "snap" else job
-            axes[2].plot(failed, [r[f"{job}_mean_packet_latency_s"] * 1e6 for r in by_fail], style, alpha=alpha,
-                         label=f"{name}, {label}")
-            axes[3].plot(failed, [r[f"{job}_mean_hops"] for r in by_fail], style, alpha=alpha,
-                         label=f"{name}, {label}")
-    axes[0].set(xlabel="background load (share of one rail's injection)", ylabel="SNAP max time in MPI (ms)",
-                title="rising background load")
-    axes[1].set(xlabel="failed links (%)", ylabel="SNAP max time in MPI (ms)", title=f"failures at load {top}")
-    axes[2].set(xlabel="failed links (%)", ylabel="mean packet latency (µs)", yscale="log",
-                title=f"failures at load {top}")
-    axes[3].set(xlabel="failed links (%)", ylabel="mean router hops per packet", title=f"failures at load {top}")
-    for ax in axes:
-        ax.grid(alpha=0.3)
-        ax.legend(fontsize=7)
-    fig.suptitle(f"{system}: SNAP (study 1) beside uniform-random background traffic "
-                 f"(the same background bytes on 1 and 2 planes)")
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
+    title = (f"{system}: SNAP (study 1) beside uniform-random background traffic "
+             f"(the same background bytes on 1 and 2 planes)")
+    with plotstyle.figure(path, 4, title=title, panel_in=1.9) as (fig, axes):
+        by_load_ax, time_ax, latency_ax, hops_ax = axes[:, 0]
+        for k, planes in enumerate((1, 2)):
+            mine = [r for r in rows if r["system"] == system and r["planes"] == planes and "error" not in r]
+            by_load = sorted((r for r in mine if r["failed"] == 0), key=lambda r: r["load"])
+            by_fail = sorted((r for r in mine if r["load"] == top), key=lambda r: r["failed"])
+            failed = [r["failed"] for r in by_fail]
+            colour = {"color": plotstyle.OKABE_ITO[k], "marker": plotstyle.MARKERS[k]}
+            for job, style in (("snap", {"linestyle": "-"}), ("background", {"linestyle": "--", "mfc": "white"})):
+                label = f"{'SNAP' if job == 'snap' else job}, {planes} plane{'s' if planes > 1 else ''}"
+                if job == "snap":
+                    by_load_ax.plot([r["load"] for r in by_load], [r["snap_max_comm_s"] * 1e3 for r in by_load],
+                                    label=label, **colour, **style)
+                    time_ax.plot(failed, [r["snap_max_comm_s"] * 1e3 for r in by_fail], label=label, **colour, **style)
+                latency_ax.plot(failed, [r[f"{job}_mean_packet_latency_s"] * 1e6 for r in by_fail], label=label,
+                                **colour, **style)
+                hops_ax.plot(failed, [r[f"{job}_mean_hops"] for r in by_fail], label=label, **colour, **style)
+        by_load_ax.set(xlabel="background load (share of one rail's injection)", ylabel="SNAP max time\nin MPI (ms)")
+        time_ax.set(ylabel="SNAP max time\nin MPI (ms)", title=f"failed links at load {top}:")
+        latency_ax.set(ylabel="mean packet\nlatency (µs)", yscale="log")
+        plotstyle.plain_log(latency_ax.yaxis)
+        hops_ax.set(xlabel="failed links (%)", ylabel="mean router hops\nper packet")
+        for ax in (time_ax, latency_ax):
+            ax.sharex(hops_ax)
+            ax.tick_params(labelbottom=False)
+        plotstyle.legend(fig)
+    print(f"plot: {path}", file=sys.stderr)
 
 
 def cached_point(point: dict, args, workdir: Path) -> dict:

@@ -15,7 +15,9 @@ import io
 import json
 import sys
 
+from ppt import plotstyle
 from ppt.cli.main import main as ppt
+from ppt.sweep.plot import SATURATED
 
 
 def main() -> None:
@@ -47,44 +49,35 @@ def main() -> None:
 
 
 def plot(rows, path, title) -> None:
-    """Accepted load and mean latency against offered load, one line per (pattern, routing); points a
-    run found saturated are ringed in red, as in ``ppt sweep --plot``."""
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    """Accepted load and mean latency against offered load, one line per (pattern, routing): a colour and
+    marker per routing, solid for UR and dashed for WC; points a run found saturated are ringed, as in
+    ``ppt sweep --plot``."""
     from matplotlib.lines import Line2D
-    from ppt.sweep.plot import SATURATED, STYLE
-    with matplotlib.rc_context(STYLE):
-        fig, (acc, lat) = plt.subplots(1, 2, figsize=(11, 4.2))
-        series = sorted({(r["pattern"], r["routing"]) for r in rows})
-        for pattern, routing in series:
-            pts = sorted((r["offered_load"], r["accepted_fraction"], r["mean_latency_s"] * 1e6, bool(r.get("saturated")))
-                         for r in rows if (r["pattern"], r["routing"]) == (pattern, routing))
-            style = "-" if pattern == "ur" else "--"
-            label = f"{pattern.upper()} {routing.upper()}"
-            for panel, k in ((acc, 1), (lat, 2)):
-                panel.plot([p[0] for p in pts], [p[k] for p in pts], style, marker="o", markersize=4, label=label)
+    routings = sorted({r["routing"] for r in rows})
+    with plotstyle.figure(path, 2, title=title, sharex=True) as (fig, (acc, lat)):
+        acc, lat = acc[0], lat[0]
+        for pattern, routing in sorted({(r["pattern"], r["routing"]) for r in rows}):
+            pts = sorted((r["offered_load"], r["accepted_fraction"], r["mean_latency_s"] * 1e6,
+                          bool(r.get("saturated"))) for r in rows if (r["pattern"], r["routing"]) == (pattern, routing))
+            k = routings.index(routing)
+            style = {"color": plotstyle.OKABE_ITO[k], "marker": plotstyle.MARKERS[k],
+                     "linestyle": "-" if pattern == "ur" else "--", "mfc": None if pattern == "ur" else "white"}
+            for panel, column in ((acc, 1), (lat, 2)):
+                panel.plot([p[0] for p in pts], [p[column] for p in pts], label=f"{pattern.upper()} {routing.upper()}",
+                           **style)
                 hot = [p for p in pts if p[3]]
-                panel.plot([p[0] for p in hot], [p[k] for p in hot], linestyle="none", **SATURATED)
-        acc.plot([0, 1], [0, 1], ":", color="grey", linewidth=0.8)
-        acc.set(xlabel="offered load (fraction of node bandwidth)", ylabel="accepted load (fraction of node bandwidth)",
-                title="throughput", xlim=(0, 1.02), ylim=(0, 1.02))
+                panel.plot([p[0] for p in hot], [p[column] for p in hot], linestyle="none", **SATURATED)
+        acc.plot([0, 1], [0, 1], ":", color="grey", linewidth=0.8, marker="",  # series that take all they
+                 label="accepted = offered")                                  # are offered lie on it, as one
+        acc.set(ylabel="accepted load\n(fraction of node bandwidth)", ylim=(0, 1.02))
         lat.set(xlabel="offered load (fraction of node bandwidth)", ylabel="mean packet latency (µs)",
-                title="latency", yscale="log", xlim=(0, 1.02))
-        from matplotlib.ticker import FuncFormatter
-        plain = FuncFormatter(lambda value, _: f"{value:g}")       # 0.2, 0.3, ... 4 rather than 4 x 10^0
-        lat.yaxis.set_major_formatter(plain)
-        lat.yaxis.set_minor_formatter(FuncFormatter(
-            lambda value, _: f"{value:g}" if f"{value:g}".strip("0.")[:1] in ("2", "3", "5") else ""))
+                yscale="log", xlim=(0, 1.02))
+        plotstyle.plain_log(lat.yaxis)
         handles, labels = acc.get_legend_handles_labels()
         if any(r.get("saturated") for r in rows):
             handles.append(Line2D([], [], linestyle="none", **SATURATED))
             labels.append("saturated")
-        acc.legend(handles, labels, fontsize=8)
-        fig.suptitle(title)
-        fig.tight_layout()
-        fig.savefig(path, dpi=110)
-        plt.close(fig)
+        plotstyle.legend(fig, handles, labels, ncol=3)
     print(f"plot: {path}", file=sys.stderr)
 
 

@@ -118,7 +118,7 @@ def test_an_import_inside_a_function_closes_a_circle(tmp_path):
 #: package (``ppt.mpi``) or a module at its top (``ppt.errors``).
 LAYERS = (
     ("ppt.errors",),
-    ("ppt.units", "ppt.terminal"),
+    ("ppt.units", "ppt.terminal", "ppt.plotstyle"),
     ("ppt.config", "ppt.textfile", "ppt.atomicfile", "ppt.log", "ppt.oprecord", "ppt.progress", "ppt.hostmemory"),
     ("ppt.params",),
     ("ppt.engine",),

@@ -4,6 +4,7 @@ import json
 from pathlib import Path
 
 from ppt.cli.main import main
+from ppt.plotstyle import COLUMN_IN
 from test_message_classes import flood, run
 
 
@@ -22,7 +23,7 @@ def test_a_result_with_classes_gets_its_class_figure(tmp_path, capsys):
     assert figures == [str(tmp_path / "fig-classes.png")]
     from PIL import Image
     with Image.open(figures[0]) as image:
-        assert [round(x) for x in image.info["dpi"]] == [100, 100] and image.size[0] > 500
+        assert [round(x) for x in image.info["dpi"]] == [100, 100] and image.size[0] == round(COLUMN_IN * 100)
 
 
 def test_a_result_without_classes_is_refused_in_one_line(tmp_path, capsys):

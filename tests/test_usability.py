@@ -12,6 +12,7 @@ import pytest
 
 from ppt.cli.main import main
 from ppt.cli.output import format_fields, format_result, format_table
+from ppt.plotstyle import COLUMN_IN
 
 TRAFFIC = ["traffic", "dragonfly-booksim", "--pattern", "ur", "--load", "0.5", "--warmup", "1e-6", "--time", "2e-6"]
 RUN = ["run", "examples/halo3d.py", "--system", "hopper", "--ranks", "64", "--ranks-per-node", "16"]
@@ -345,7 +346,7 @@ def test_a_scaling_figure_draws_time_speedup_and_efficiency_at_the_dpi_asked(tmp
     (axes, small), (_, large) = saved
     assert [label for label, _ in axes] == ["time (s)", "speed-up over 16 ranks", "parallel efficiency"]
     assert [scale for _, scale in axes] == ["log", "log", "linear"]
-    assert large[0] == 2 * small[0] and large[0] >= 2000                       # paper-ready at 200 dpi
+    assert large[0] == 2 * small[0] == round(2 * 100 * COLUMN_IN)              # one column wide, at the dpi asked
 
 
 def test_systems_of_different_node_sizes_get_their_own_ideal_speed_up(tmp_path, monkeypatch):
@@ -365,7 +366,7 @@ def test_a_strong_scaling_sweep_plots_times_on_a_log_axis(tmp_path, monkeypatch)
     rows = [{"system": "edison", "ranks": r, "predicted_s": 1.0 / r, "network.mean_hops": r / 100} for r in (16, 1024)]
     plot_sweep(rows, ["system", "ranks"], "ranks", str(tmp_path / "p.png"), "t", command="run", dpi=150)
     axes, (width, _) = saved[0]
-    assert dict(axes) == {"predicted (ms)": "log", "network.mean_hops": "linear"} and width == 2 * 4.6 * 150
+    assert dict(axes) == {"predicted (ms)": "log", "network.mean_hops": "linear"} and width == COLUMN_IN * 150
 
 
 def test_notes_wrap_to_a_terminal_and_stay_one_line_in_a_log(monkeypatch):

@@ -8,6 +8,7 @@ import os
 import sys
 from pathlib import Path
 
+from ppt import plotstyle
 from ppt.cli.output import add_json_flag
 from ppt.errors import PPTError
 from ppt.log import logger
@@ -205,8 +206,8 @@ def seconds(text: str) -> float:
     return value
 
 
-#: Resolution of the PNG figures unless ``--dpi`` says otherwise: sharp in a paper and on a screen.
-DEFAULT_DPI = 200
+#: Resolution of the PNG figures unless ``--dpi`` says otherwise: the figure style's, sharp in a paper and on a screen.
+DEFAULT_DPI = plotstyle.DPI
 
 
 class _Dpi(argparse.Action):

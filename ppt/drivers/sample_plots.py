@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ppt import plotstyle
 from ppt.interconnects.networks.latency import bucket_bounds_s
 
 #: Rows of the occupancy heatmap at most.
@@ -114,45 +115,40 @@ def shared_scales(files: list[tuple[dict, dict]]) -> dict:
             "time_us": max(float(arrays["t_s"][-1]) * 1e6 for _, arrays in files)}
 
 
-def draw_all(meta: dict, arrays: dict, prefix: str, scales: dict | None = None, dpi: int = 200) -> list[str]:
-    """Write every figure the file supports as ``{prefix}-{name}.png`` at ``dpi`` dots per inch; returns the
-    paths.
+def draw_all(meta: dict, arrays: dict, prefix: str, scales: dict | None = None, dpi: int | None = None) -> list[str]:
+    """Write every figure the file supports as ``{prefix}-{name}.png`` at ``dpi`` dots per inch (else the
+    style's); returns the paths.
 
     ``scales`` (from :func:`shared_scales`) gives figures of several files the same colour scales and
     axes; utilization, of links and between groups, is always on a fixed 0..1 scale."""
-    import matplotlib
-    matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+    from matplotlib.colors import LogNorm, Normalize
     from matplotlib.ticker import MaxNLocator
     scales = scales or shared_scales([(meta, arrays)])
-    title = f"{describe(meta)}; sampled every {meta['period_s'] * 1e6:g} µs"
+    title = f"{describe(meta)};\nsampled every {meta['period_s'] * 1e6:g} µs"
     t_us = arrays["t_s"] * 1e6
     t_end = scales["time_us"] or t_us[-1]
     written = []
 
-    def save(fig, name):
-        path = f"{prefix}-{name}.png"
-        fig.suptitle(title, fontsize=10)
-        fig.tight_layout()
-        fig.savefig(path, dpi=dpi)
-        plt.close(fig)
-        written.append(path)
+    def figure(name, panel_in=plotstyle.PANEL_IN):
+        written.append(f"{prefix}-{name}.png")
+        return plotstyle.figure(written[-1], title=title, dpi=dpi, panel_in=panel_in)
 
-    with matplotlib.rc_context({"axes.formatter.useoffset": False}):
-        fig, ax = plt.subplots(figsize=(7, 4))
+    with figure("utilization") as (fig, axes):
+        ax = axes[0, 0]
         util = class_utilization(meta, arrays)
         for k, name in enumerate(meta["classes"]):
             if meta["class_ports"][k]:
-                ax.plot(t_us, util[:, k], marker=".", label=f"{name} ({meta['class_ports'][k]:,} ports)")
+                label = f"{name} ({meta['class_ports'][k]:,} ports), mean {util[:, k].mean():.2f}"
+                ax.plot(t_us, util[:, k], markevery=max(1, len(t_us) // 20), mfc="none",  # open: a class under
+                        label=label)                                                     # another still shows
         ax.set(xlabel="simulated time (µs)", ylabel="mean link utilization (0..1)", title="utilization per link class",
                xlim=(0, t_end), ylim=(0, 1))
-        ax.legend(fontsize=8)
-        save(fig, "utilization")
+        plotstyle.legend(fig)
 
-        fig, ax = plt.subplots(figsize=(8, 5))
+    with figure("occupancy", panel_in=2.8) as (fig, axes):
+        ax = axes[0, 0]
         rows, label = occupancy_rows(meta, arrays)
-        from matplotlib.colors import LogNorm, Normalize
-        from matplotlib.ticker import FuncFormatter
         low, high = scales["occupancy_B"] or (0.0, 1.0)
         scale, unit = next((s, u) for s, u in ((1e6, "MB"), (1e3, "kB"), (1.0, "bytes")) if high >= s or s == 1.0)
         low, high = low / scale, high / scale
@@ -163,31 +159,29 @@ def draw_all(meta: dict, arrays: dict, prefix: str, scales: dict | None = None, 
                           extent=(0, t_us[-1], -0.5, rows.shape[0] - 0.5),
                           norm=LogNorm(low, high) if logarithmic else Normalize(0.0, high))
         bar = fig.colorbar(image, ax=ax)
-        bar.set_label(f"mean bytes queued per router ({unit}" + (", log scale)" if logarithmic else ")"))
+        bar.set_label(f"mean bytes queued per router\n({unit}" + (", log scale)" if logarithmic else ")"))
         if logarithmic:                       # 2, 5, 10, 20 rather than 2 x 10^0
-            bar.ax.yaxis.set_major_formatter(FuncFormatter(lambda value, _: f"{value:g}"))
-            bar.ax.yaxis.set_minor_formatter(FuncFormatter(
-                lambda value, _: f"{value:g}" if f"{value:g}".strip("0.")[:1] in ("2", "5") else ""))
+            plotstyle.plain_log(bar.ax.yaxis)
         else:
             bar.locator = MaxNLocator(6)
             bar.update_ticks()
         ax.set(xlabel="simulated time (µs)", ylabel=label, title="router occupancy", xlim=(0, t_end))
-        save(fig, "occupancy")
+        ax.grid(False)
 
-        if "group_bytes" in arrays:
-            fig, ax = plt.subplots(figsize=(6, 5))
+    if "group_bytes" in arrays:
+        with figure("groups", panel_in=3.2) as (fig, axes):
+            ax = axes[0, 0]
             cmap = plt.get_cmap("magma").with_extremes(bad="lightgrey")
             used = group_utilization(arrays)
             if used is not None:
                 image = ax.imshow(used, origin="lower", interpolation="nearest", cmap=cmap, vmin=0.0, vmax=1.0)
                 bar = fig.colorbar(image, ax=ax, ticks=np.linspace(0.0, 1.0, 6))
-                bar.set_label("mean utilization of the links from group to group\n(0..1; grey: no link)")
+                bar.set_label("mean utilization of the links\nfrom group to group (0..1; grey: no link)")
             else:                # a file from before the links' bandwidth was stored: bytes
                 mb = arrays["group_bytes"] / 1e6
                 low, high = scales["group_MB"]
                 norm = None      # a log scale where in-group traffic would drown the rest
                 if low and high and high > 10 * low:
-                    from matplotlib.colors import LogNorm
                     norm = LogNorm(vmin=low, vmax=high)
                 image = ax.imshow(np.where(mb > 0, mb, np.nan), origin="lower", interpolation="nearest", cmap=cmap,
                                   norm=norm)
@@ -195,19 +189,19 @@ def draw_all(meta: dict, arrays: dict, prefix: str, scales: dict | None = None, 
             ax.xaxis.set_major_locator(MaxNLocator(8, integer=True))
             ax.yaxis.set_major_locator(MaxNLocator(8, integer=True))
             ax.set(xlabel="destination group", ylabel="source group", title="traffic between router groups")
-            save(fig, "groups")
+            ax.grid(False)
 
-        fig, ax = plt.subplots(figsize=(7, 4))
+    with figure("latency") as (fig, axes):
+        ax = axes[0, 0]
         for name in ("packet_latency", "message_latency"):
             hist = arrays[name]
             if hist.sum():
                 x, y = latency_cdf(hist)
-                ax.step(x * 1e6, y, where="post", label=f"{name.replace('_', ' ')} ({int(hist.sum()):,})")
+                ax.step(x * 1e6, y, where="post", marker="", label=f"{name.replace('_', ' ')} ({int(hist.sum()):,})")
         ax.set(xlabel="latency (µs)", ylabel="fraction at or below", xscale="log", ylim=(0, 1.02),
                title="latency distribution")
         if scales["latency_us"]:
             low, high = scales["latency_us"]
             ax.set_xlim(low / 1.5, high * 1.5)
-        ax.legend(fontsize=8)
-        save(fig, "latency")
+        plotstyle.legend(fig)
     return written

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 
+from ppt import plotstyle
 from ppt.sweep.table import columns_of, headline, varying
 
 
@@ -42,11 +43,9 @@ def series(rows: list[dict], params: list[str], x: str) -> dict[str, list[dict]]
     return groups
 
 
-#: How a point a traffic run found saturated is marked: a red ring around it.
-SATURATED = {"marker": "o", "color": "red", "markersize": 12, "markerfacecolor": "none", "markeredgecolor": "red",
-             "markeredgewidth": 1.5}
-#: Plain tick labels: no offset (``+1.2e-6``), and no multiplier below 10 million.
-STYLE = {"axes.formatter.useoffset": False, "axes.formatter.limits": (-4, 7)}
+#: How a point a traffic run found saturated is marked: a black ring around it, apart from every series' colour.
+SATURATED = {"marker": "o", "color": "black", "markersize": 9, "markerfacecolor": "none", "markeredgecolor": "black",
+             "markeredgewidth": 1.0}
 
 #: Plotted first unless --metrics says otherwise: the prediction.
 FIRST = "predicted_s"
@@ -86,29 +85,20 @@ def unit(name: str, values) -> tuple[float, str]:
     return 1.0, label
 
 
-def _log_label(value: float, _position=None) -> str:
-    """A log axis's tick as a plain number (0.2, 1, 50), at 1, 2 and 5 of each decade only."""
-    leading = f"{value:.0e}"[0]
-    return f"{value:g}" if leading in "125" else ""
-
-
 def _numeric(values) -> bool:
     return all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in values)
 
 
 def plot_sweep(rows: list[dict], params: list[str], x: str, path: str, title: str,
-               wanted: list[str] | None = None, command: str | None = None, dpi: int = 200) -> None:
-    """Write a PNG (``dpi`` dots per inch) with one panel per metric (``wanted``, else those
+               wanted: list[str] | None = None, command: str | None = None, dpi: int | None = None) -> None:
+    """Write a PNG (``dpi`` dots per inch, else the style's) with one panel per metric (``wanted``, else those
     :func:`chosen` picks for ``command``) against column ``x``: lines for a numeric ``x``, points side
     by side for a categorical one (systems, routings), saturated points marked, axes in readable
     units without offsets; against rank counts, times on a log axis (strong scaling spans decades).
     One legend for the whole figure, under the panels."""
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-    import matplotlib.ticker
+    from matplotlib.lines import Line2D
     names = chosen(rows, params, x, wanted, command)
-    cols = 2 if len(names) == 4 else min(3, max(1, len(names)))
+    cols = 1 if len(names) <= 3 else 2
     nrows = max(1, math.ceil(len(names) / cols))
     groups = series(rows, params, x)
     xs = [row.get(x) for row in rows]
@@ -116,8 +106,7 @@ def plot_sweep(rows: list[dict], params: list[str], x: str, path: str, title: st
     categories = list(dict.fromkeys(str(v) for v in xs))
     x_scale, x_label = (1.0, x) if categorical else unit(x, xs)
     saturated_any = False
-    with matplotlib.rc_context(STYLE):
-        fig, axes = plt.subplots(nrows, cols, figsize=(4.6 * cols, 3.4 * nrows), squeeze=False)
+    with plotstyle.figure(path, nrows, cols, title=title, dpi=dpi) as (fig, axes):
         for panel, name in zip(axes.flat, names):
             scale, label = unit(name, [row.get(name) for row in rows])
             for index, (group, members) in enumerate(groups.items()):
@@ -125,12 +114,10 @@ def plot_sweep(rows: list[dict], params: list[str], x: str, path: str, title: st
                 if categorical:         # side by side around each category's position
                     shift = (index - (len(groups) - 1) / 2) * min(0.6 / max(len(groups), 1), 0.2)
                     at = [categories.index(str(row[x])) + shift for row in points]
-                    style = {"linestyle": "none", "marker": "o"}
                 else:
                     at = [row[x] * x_scale for row in points]
-                    style = {"marker": "o"}
                 values = [row[name] * scale for row in points]
-                line, = panel.plot(at, values, label=group, **style)
+                panel.plot(at, values, label=group, **({"linestyle": "none"} if categorical else {}))
                 hot = [(a, v) for a, v, row in zip(at, values, points) if row.get("saturated") is True]
                 if hot:
                     saturated_any = True
@@ -144,9 +131,7 @@ def plot_sweep(rows: list[dict], params: list[str], x: str, path: str, title: st
                 if name.endswith("_s") and all(isinstance(row.get(name), (int, float)) and row[name] > 0
                                                for row in rows):
                     panel.set_yscale("log")     # a time that shrinks by factors: equal steps too
-                    plain = matplotlib.ticker.FuncFormatter(_log_label)
-                    panel.yaxis.set_major_formatter(plain)
-                    panel.yaxis.set_minor_formatter(plain)
+                    plotstyle.plain_log(panel.yaxis)
                 ticks = sorted({row[x] for row in rows if isinstance(row.get(x), (int, float))})
                 panel.set_xticks(ticks, [str(t) for t in ticks])
                 panel.minorticks_off()
@@ -154,14 +139,6 @@ def plot_sweep(rows: list[dict], params: list[str], x: str, path: str, title: st
             panel.set_visible(False)
         handles, labels = axes.flat[0].get_legend_handles_labels() if names and len(groups) > 1 else ([], [])
         if saturated_any:
-            from matplotlib.lines import Line2D
             handles.append(Line2D([], [], linestyle="none", **SATURATED))
             labels.append("saturated")
-        legend_rows = math.ceil(len(handles) / min(len(handles), 4)) if handles else 0
-        bottom = (0.1 + 0.28 * legend_rows) / (3.4 * nrows) if handles else 0     # inches over the height
-        if handles:
-            fig.legend(handles, labels, loc="lower center", ncol=min(len(handles), 4), fontsize=9, frameon=False)
-        fig.suptitle(title, fontsize=10)
-        fig.tight_layout(rect=(0, bottom, 1, 0.97))
-        fig.savefig(path, dpi=dpi)
-        plt.close(fig)
+        plotstyle.legend(fig, handles, labels)
