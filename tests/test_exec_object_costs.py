@@ -106,3 +106,26 @@ def test_no_setting_and_no_cost_predict_the_same(tmp_path):
     base = predicted_s(tmp_path, pingpong(LOWER))
     assert predicted_s(tmp_path, pingpong(LOWER), {}) == base
     assert predicted_s(tmp_path, pingpong(LOWER), {"send": 0}) == base
+
+
+def test_a_model_owes_no_object_cost():
+    """A model's lowercase calls are PPT's own API, not mpi4py's pickling layer: the same preset with costs
+    predicts the same for a model program (as ``ppt pingpong`` runs)."""
+    def model(mpi):
+        comm = mpi.COMM_WORLD
+        peer = 1 - comm.rank
+        for _ in range(ROUND_TRIPS):
+            if comm.rank == 0:
+                comm.send(None, peer, 7, nbytes=8)
+                comm.recv(source=peer, tag=7)
+            else:
+                comm.recv(source=peer, tag=7)
+                comm.send(None, peer, 7, nbytes=8)
+
+    def model_s(costs):
+        preset = copy.deepcopy(load_system("edison"))
+        if costs is not None:
+            preset.setdefault("mpi", {})["object_overhead_s"] = costs
+        return MPIJob.on_machine(Machine(preset, network_kind="analytic"), 2, 1).run(model).predicted_s
+
+    assert model_s({"send": X, "recv": X}) == model_s(None)

@@ -110,6 +110,7 @@ def exec_program(job, options: ExecOptions, progress=None) -> ExecOutcome:
         runs.append(run)
         if hasattr(rank, "thread"):      # MPI calls from any other thread are refused
             rank.thread = threading.get_ident()
+            rank.object_costs = job.settings.object_costs or None   # a real program pays mpi4py's object layer
         if meter is not None:
             rank.meter = meter
             meter.start(rank)

@@ -287,7 +287,7 @@ class CompiledRank(RankCore):
         self.meter = None
         self.cpu_mark = 0.0
         self.recv_overhead_s = job.settings.recv_overhead_s
-        self.object_costs = job.settings.object_costs or None
+        self.object_costs = None        # mpi4py's object layer: ppt exec charges it (ppt.exec.runner)
         self.node_of = job.node_of
         self.out = engine.out
         self.request_class = CRequest
