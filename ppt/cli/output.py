@@ -87,6 +87,8 @@ def write_plot(path: str, draw) -> None:
     above are complete, since nothing of them is lost."""
     from ppt.atomicfile import atomic_output
     from ppt.errors import PPTError
+    if _preloading:         # two threads importing matplotlib's modules at once can meet one half-made
+        _preloading.pop().join()
     try:
         with atomic_output(path, "--plot", suffix=".png") as tmp:
             draw(tmp)
@@ -94,10 +96,17 @@ def write_plot(path: str, draw) -> None:
         raise PPTError(f"{exc}; the results above are complete") from None
 
 
+#: The thread :func:`preload_plotting` started, until :func:`write_plot` waits for it.
+_preloading: list = []
+
+
 def preload_plotting() -> None:
     """Import matplotlib (Agg backend) in a background thread, for a plot to be drawn later: call it
-    while this process waits for worker processes, and the plot no longer waits for the import."""
-    threading.Thread(target=_import_plotting, daemon=True).start()
+    while this process waits for worker processes, and the plot no longer waits for the import
+    (:func:`write_plot` waits for the thread before drawing)."""
+    thread = threading.Thread(target=_import_plotting, daemon=True)
+    thread.start()
+    _preloading.append(thread)
 
 
 def _import_plotting() -> None:
