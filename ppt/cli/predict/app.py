@@ -9,9 +9,9 @@ preset as in every command.  One line per finished point on stderr, as ``ppt sna
 """
 from __future__ import annotations
 
-from ppt.cli.common import add_dpi_option, count, load_preset, pick_network, whole_number
+from ppt.cli.common import count, load_preset, pick_network
 from ppt.cli.output import add_columns_option, add_json_flag, check_writable, emit, pick_columns, write_plot
-from ppt.cli.predict.snap import core_counts, scaling_runs
+from ppt.cli.predict.snap import add_scaling_output_arguments, core_counts, scaling_runs
 from ppt.errors import PPTError
 
 HELP = "stylized application models (ppt app --list): parameters and strong-scaling predictions"
@@ -36,12 +36,7 @@ def add_arguments(parser) -> None:
     parser.add_argument("--network", choices=["auto", "packet", "flow", "analytic"], default="auto",
                         help="network model (default auto: packet-level unless the estimated packet-hops exceed "
                              "the budget, then flow; stderr says which ran); analytic: contention-free, fastest")
-    parser.add_argument("--plot", metavar="FILE.png", default=None,
-                        help="plot predicted time, speed-up and parallel efficiency against cores to a PNG")
-    add_dpi_option(parser)
-    parser.add_argument("--jobs", type=whole_number, default=None, metavar="N",
-                        help="core counts simulated at a time, each in its own process (default: one per "
-                             "available CPU; 1 under mpiexec); results do not depend on it")
+    add_scaling_output_arguments(parser)
     add_columns_option(parser, "cores, the model's own columns, the times, speed-up and efficiency "
                                "(those that fit the terminal)")
     add_json_flag(parser)

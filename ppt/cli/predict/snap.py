@@ -43,6 +43,11 @@ def add_arguments(parser) -> None:
                              "predicted time grows linearly with it")
     parser.add_argument("--npey", type=whole_number, default=None, help="force the y process count (with --npez)")
     parser.add_argument("--npez", type=whole_number, default=None, help="force the z process count (with --npey)")
+    add_scaling_output_arguments(parser)
+
+
+def add_scaling_output_arguments(parser) -> None:
+    """``--plot``, ``--dpi`` and ``--jobs`` of a strong-scaling sweep (``ppt snap``, ``ppt app``)."""
     parser.add_argument("--plot", metavar="FILE.png", default=None,
                         help="plot predicted time, speed-up and parallel efficiency against cores to a PNG")
     add_dpi_option(parser)

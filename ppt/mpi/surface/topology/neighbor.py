@@ -15,6 +15,7 @@ from ppt.mpi.collectives.payload import size_of, sized_copy
 from ppt.mpi.constants import CART
 from ppt.mpi.surface.buffers.arguments import message, vector, wvector
 from ppt.mpi.surface.core.calls import mpi_call
+from ppt.mpi.surface.communicators.bufcoll import blocks_of
 from ppt.mpi.surface.communicators.icoll import nonblocking
 
 
@@ -66,11 +67,9 @@ def _allgather(self, sendbuf, recvbuf, parse):
 
 
 def _alltoall(self, sendbuf, recvbuf, parse):
-    rank = self._rank
-    source = parse(rank, sendbuf, len(self.outedges), "send")
+    rank, n = self._rank, len(self.outedges)
     into = parse(rank, recvbuf, len(self.inedges), "receive")
-    n = len(self.outedges)
-    _put(self, into, _exchange(self, [source.block(j) for j in range(n)], [source.nbytes(j) for j in range(n)]))
+    _put(self, into, _exchange(self, *blocks_of(parse(rank, sendbuf, n, "send"), n)))
 
 
 @mpi_call("MPI_Neighbor_allgather")
