@@ -322,12 +322,13 @@ static void return_credit(ppt_net_t *net, int32_t r, const ppt_packet_t *pkt, do
  * eligible (empty, or out of credits) is skipped and its share goes to the others (work-conserving),
  * and it cannot bank the time it was idle: its start tag is raised to the port's virtual time. */
 
-/* Account packet pkt, starting on port i now, to its class. */
-static void class_started(ppt_net_t *net, int64_t i, const ppt_packet_t *pkt)
+/* Account packet pkt, starting now on a server (a port, or a NIC) whose classes' finish tags start at
+ * `tags` and whose virtual time is *vtime, to its class. */
+static void class_started(const ppt_net_t *net, double *tags, double *vtime, const ppt_packet_t *pkt)
 {
-    double *tag = &net->class_tag[i * net->classes + pkt->tclass];
-    double start = *tag > net->port_vtime[i] ? *tag : net->port_vtime[i];
-    net->port_vtime[i] = start;
+    double *tag = &tags[pkt->tclass];
+    double start = *tag > *vtime ? *tag : *vtime;
+    *vtime = start;
     *tag = start + pkt->size_B * net->class_cost[pkt->tclass];
 }
 
@@ -383,7 +384,7 @@ static void transmit(ppt_net_t *net, int32_t r, int32_t p, int32_t port, int32_t
     if (o->peer >= 0)
         net->credits[i * net->num_vcs + vc] -= pkt->size_B;
     if (net->classes > 1)
-        class_started(net, i, pkt);
+        class_started(net, &net->class_tag[i * net->classes], &net->port_vtime[i], pkt);
     double end = forward(net, r, p, port, vc, net->now);
     if (o->queued_B)
         port_wake_at(net, r, port, end);
@@ -903,15 +904,6 @@ static int32_t fifo_pick(const ppt_net_t *net, int32_t node, int32_t head, int32
     return pick;
 }
 
-/* Account packet p, just cut at `node`, to its class's share of the NIC. */
-static void nic_class_started(ppt_net_t *net, int32_t node, const ppt_packet_t *pkt)
-{
-    double *tag = &net->nic_class_tag[(int64_t)node * net->classes + pkt->tclass];
-    double start = *tag > net->nic_vtime[node] ? *tag : net->nic_vtime[node];
-    net->nic_vtime[node] = start;
-    *tag = start + pkt->size_B * net->class_cost[pkt->tclass];
-}
-
 /* Cut the next packet of the FIFO's (*head, *tail) message at `node` that sends next (fifo_pick), now; the
  * message leaves the FIFO with its last packet, and *notify is then its uid if Python asked to hear it
  * sent (else 0). */
@@ -923,7 +915,7 @@ static int32_t fifo_cut(ppt_net_t *net, int32_t node, int32_t *head, int32_t *ta
     message_t *msg = &net->msgs[m];
     *notify = 0;
     if (net->classes > 1)
-        nic_class_started(net, node, &net->pkts[p]);
+        class_started(net, &net->nic_class_tag[(int64_t)node * net->classes], &net->nic_vtime[node], &net->pkts[p]);
     if (msg->cut == msg->npackets) {
         if (before == NONE)
             *head = msg->next;
