@@ -21,7 +21,7 @@ from ppt.exec.current import RUNS, current_run
 from ppt.exec.heap import keep_freed_memory
 from ppt.exec.interrupts import KEYBOARD_INTERRUPT_STATUS, user_interrupts
 from ppt.exec.cwd import Cwds
-from ppt.exec.meter import CpuMeter
+from ppt.exec.meter import cpu_meter
 from ppt.exec.program import Program, ProgramExit, RankRun
 from ppt.mpi.constants import ANY_SOURCE, ANY_TAG, SELF_ID, WORLD_ID
 from ppt.exec.streams import RankStream, sinks
@@ -86,8 +86,9 @@ def exec_program(job, options: ExecOptions, progress=None) -> ExecOutcome:
     and PPTError on a bad program or MPI usage.
     """
     program = Program(options.program, options.args)
-    keep_freed_memory()
-    meter = CpuMeter(options.compute_scale) if options.compute == "measured" else None
+    if options.compute != "measured":     # measured: the program sees the C heap its own process would
+        keep_freed_memory()
+    meter = cpu_meter(options.compute_scale) if options.compute == "measured" else None
     if options.output_dir is not None:
         _prepare_output_dir(options.output_dir, job.num_ranks)
     runs: list[RankRun] = []
