@@ -1,71 +1,136 @@
 """The CPU meter of ``ppt exec --compute measured``: a rank is charged its own code's CPU time, and not
-the cost of reading the clock that measures it."""
-from time import thread_time
-from types import SimpleNamespace
+PPT's own work around its MPI calls (the clock reads, the surface's way in and out of a call)."""
+import textwrap
 
 import pytest
 
-from ppt.exec import meter as meter_module
-from ppt.exec.meter import CpuMeter, read_cost_s
-
-#: CPU time a read of the fake clock below takes, half of it before the value is taken (s).
-READ_S = 1e-6
-
-
-class FakeClock:
-    """A thread CPU clock whose every read costs READ_S, and code that runs ``work`` seconds."""
-
-    def __init__(self):
-        self.t = 0.0
-
-    def __call__(self) -> float:
-        self.t += READ_S / 2
-        value = self.t
-        self.t += READ_S / 2
-        return value
-
-    def work(self, seconds: float) -> None:
-        self.t += seconds
+from ppt.exec.meter import path_costs
+from ppt.exec.runner import ExecOptions, exec_program
+from ppt.interconnects.networks.analytic import AnalyticNetwork
+from ppt.mpi.job import MPIJob
+from ppt.mpi.surface.core.fast import CpuMeter, thread_cpu
 
 
-def _rank():
-    return SimpleNamespace(cpu_mark=0.0, owed_s=0.0, stats=SimpleNamespace(compute_s=0.0))
-
-
-@pytest.fixture
-def clock(monkeypatch):
-    fake = FakeClock()
-    monkeypatch.setattr(meter_module, "thread_time", fake)
-    return fake
-
-
-def test_the_read_cost_is_the_gap_between_two_back_to_back_reads(clock):
-    assert read_cost_s(11) == pytest.approx(READ_S)
-
-
-@pytest.mark.parametrize("work_s", [0.0, 3e-7, 2.5e-3])
-def test_a_rank_is_charged_its_code_and_not_the_clock_reads(clock, work_s):
-    """Each measured interval carries one read's cost (the second half of the first read and the first
-    half of the second); the meter takes it off, at 2x the host's time for a target twice as slow."""
-    meter, rank = CpuMeter(scale=2.0), _rank()
-    for _ in range(3):
-        meter.start(rank)
-        clock.work(work_s)
-        meter.stop(rank)
-    assert rank.stats.compute_s == pytest.approx(3 * 2.0 * work_s, abs=1e-15)
-    assert rank.owed_s == rank.stats.compute_s
-    meter.start(rank)
-    clock.work(work_s)
-    meter.lap(rank)                   # a lap charges the same and goes on measuring from there
-    assert rank.stats.compute_s == pytest.approx(4 * 2.0 * work_s, abs=1e-15)
-
-
-def test_busy_code_is_charged_in_full_on_the_real_clock():
-    """20 ms of CPU between start and stop, on a target twice as slow: 40 ms charged."""
-    meter, rank = CpuMeter(scale=2.0), _rank()
-    meter.start(rank)
-    until = thread_time() + 0.020
-    while thread_time() < until:
+def _busy(seconds: float) -> None:
+    until = thread_cpu() + seconds
+    while thread_cpu() < until:
         pass
-    meter.stop(rank)
-    assert 0.0399 <= rank.stats.compute_s <= 0.044      # a coarse CPU clock may overshoot a tick
+
+
+def _charged(steps, meter: CpuMeter) -> float:
+    """compute_s of a 1-rank job whose rank runs ``steps(meter, rank)`` under ``meter``."""
+    out = []
+
+    def main(mpi):
+        rank = mpi._rank
+        rank.meter = meter
+        steps(meter, rank)
+        rank.meter = None
+        out.append(rank.stats.compute_s)
+    MPIJob(AnalyticNetwork(1, 1e-6, 5e9), 1, comm=None).run(main)
+    return out[0]
+
+
+def test_busy_code_is_charged_in_full_at_the_target_speed():
+    """20 ms of CPU between start and stop, on a target twice as slow and with no path to take off: 40 ms."""
+    def steps(meter, rank):
+        meter.start(rank)
+        _busy(0.020)
+        meter.stop(rank)
+    assert 0.0399 <= _charged(steps, CpuMeter(2.0)) <= 0.044      # a coarse CPU clock may overshoot a tick
+
+
+def test_the_path_is_taken_off_and_what_is_left_over_is_a_credit():
+    """With 2 ms of clock reads per interval, an empty interval leaves a 2 ms credit that the next, 20 ms
+    long, uses up: 20 - 2 - 2 = 16 ms charged, never less than nothing."""
+    def steps(meter, rank):
+        meter.start(rank)
+        meter.stop(rank)
+        assert rank.stats.compute_s == 0.0 and rank.meter_credit_s < -0.0019
+        meter.start(rank)
+        _busy(0.020)
+        meter.stop(rank)
+    assert 0.0159 <= _charged(steps, CpuMeter(1.0, read_s=0.002)) <= 0.0175
+
+
+def test_the_path_of_each_common_call_is_measured():
+    costs = path_costs()
+    assert 0.0 < costs["read_s"] < 1e-4
+    for name in ("MPI_Send", "MPI_Recv", "MPI_Isend", "MPI_Irecv", "MPI_Waitall", "MPI_Wait", "MPI_Barrier",
+                 "MPI_Allreduce", "MPI_Bcast", "MPI_Alltoall", "MPI_Sendrecv"):
+        assert 0.0 <= costs["entry_s"][name] < 1e-4 and 0.0 <= costs["exit_s"][name] < 1e-4, name
+    assert 0.0 < costs["default_s"] < 1e-4
+
+
+LOOP_ONLY = textwrap.dedent("""
+    import numpy as np
+    from mpi4py import MPI
+    comm = MPI.COMM_WORLD
+    me = comm.Get_rank()
+    buf = np.zeros(1)
+    for _ in range(3000):
+        if me == 0:
+            comm.Send(buf, 1, 7)
+            comm.Recv(buf, 1, 7)
+        else:
+            comm.Recv(buf, 0, 7)
+            comm.Send(buf, 0, 7)
+        requests = [comm.Irecv(buf, 1 - me, 8), comm.Isend(buf, 1 - me, 8)]
+        MPI.Request.Waitall(requests)
+        comm.Allreduce(MPI.IN_PLACE, buf, op=MPI.SUM)
+""")
+
+
+def _predicted(program, compute: str) -> float:
+    job = MPIJob(AnalyticNetwork(2, 1e-6, 5e9), 2, comm=None)
+    return exec_program(job, ExecOptions(str(program), compute=compute)).result.predicted_s
+
+
+def test_a_program_that_only_calls_mpi_predicts_what_compute_none_does(tmp_path):
+    """Measured compute of a loop of MPI calls and nothing else is within 2 % of ``--compute none``.  Other
+    processes on the host lengthen the measured intervals and the calibration alike but not by the same
+    amount, so each try measures PPT's path afresh just before the run, and the best of five tries counts."""
+    program = tmp_path / "loop_only.py"
+    program.write_text(LOOP_ONLY)
+    none_s = _predicted(program, "none")
+    best_s = float("inf")
+    for _ in range(5):
+        path_costs.cache_clear()
+        best_s = min(best_s, _predicted(program, "measured"))
+        if best_s <= 1.02 * none_s:
+            break
+    assert none_s <= best_s <= 1.02 * none_s
+
+
+WORK = """
+def work():
+    total = 0
+    for i in range(100000):
+        total += i
+    return total
+"""
+
+
+def test_compute_between_calls_is_still_charged(tmp_path):
+    """A loop of Python between Barriers, 20 times: each rank is charged 20 times what the loop takes in
+    this process (the best of five), within the noise of a shared host."""
+    namespace = {}
+    exec(WORK, namespace)
+    one_s = min(_cpu_of(namespace["work"]) for _ in range(5))
+    program = tmp_path / "work.py"
+    program.write_text(WORK + textwrap.dedent("""
+        from mpi4py import MPI
+        for _ in range(20):
+            work()
+            MPI.COMM_WORLD.Barrier()
+    """))
+    job = MPIJob(AnalyticNetwork(2, 1e-6, 5e9), 2, comm=None)
+    result = exec_program(job, ExecOptions(str(program), compute="measured")).result
+    for stats in result.per_rank:
+        assert 0.8 * 20 * one_s <= stats["compute_s"] <= 1.5 * 20 * one_s
+
+
+def _cpu_of(fn) -> float:
+    start = thread_cpu()
+    fn()
+    return thread_cpu() - start

@@ -2,72 +2,157 @@
 
 Simulated ranks are greenlets of one OS thread, and a rank's greenlet is left
 only inside MPI calls (and :func:`ppt.hint.compute`).  So the thread's CPU
-clock, read when the rank leaves one MPI call and again when it enters the
-next, measures that rank's own Python code alone: neither the simulator's
-work nor the other ranks' code falls in between.
+clock, read as the last thing the surface does before a call returns to the
+program and as the first thing it does when the program enters the next one,
+measures that rank's own code: neither the simulator's work nor the other
+ranks' code falls in between (:class:`~ppt.mpi.surface.core.fast.CpuMeter`).
 
-Reading the thread's CPU clock is a system call on many hosts (about 1 us on
-a virtual machine), and part of each read falls inside the interval it
-bounds: a call-heavy program would be charged that for every MPI call.  The
-meter measures the apparent time between two back-to-back reads once
-(:func:`read_cost_s`) and takes it off every interval.
+What an interval still holds of PPT itself, the two clock reads (a system call
+on many hosts) and the surface's way out of one call and into the next, is
+measured once per process by :func:`path_costs`: a 2-rank job on an analytic
+network whose rank 0 makes the common MPI calls in loops, reading the clock
+itself just before and just after each call, so that what lies between its
+reads and the meter's is the surface's way in and out of that call.  The
+meter takes those costs off every interval.
 """
 from __future__ import annotations
 
-from time import thread_time
+import functools
+import statistics
+
+from ppt.mpi.surface.core.fast import CpuMeter
+
+#: Rounds of each calibration loop (after WARM_UP unmetered ones).
+CALLS, WARM_UP = 100, 10
 
 
-#: Back-to-back clock reads :func:`read_cost_s` times (its median is the cost).
-READ_SAMPLES = 2001
+def _loops(mpi, clock, log):
+    """The calibration's loops on ``mpi`` (a rank's MPI): each makes a number of rounds of MPI calls, rank 0
+    calling ``clock()`` just before and just after each and appending ``(call, before_s, after_s, mark_s)``
+    to ``log`` (``mark_s``: the meter's mark as the call returned)."""
+    import numpy as np
+
+    comm = mpi.COMM_WORLD
+    rank = mpi._rank
+    me = comm.Get_rank()
+    other = 1 - me
+    buf, out, many = np.zeros(1), np.zeros(2), np.zeros(2)
+    IN_PLACE, SUM, waitall = mpi.IN_PLACE, mpi.SUM, mpi.Request.Waitall
+
+    def pingpong(calls):
+        for _ in range(calls):
+            if me:
+                comm.Recv(buf, other, 1)
+                comm.Send(buf, other, 1)
+                continue
+            t0 = clock(); comm.Send(buf, other, 1); t1 = clock()
+            log(("MPI_Send", t0, t1, rank.cpu_mark))
+            t0 = clock(); comm.Recv(buf, other, 1); t1 = clock()
+            log(("MPI_Recv", t0, t1, rank.cpu_mark))
+
+    def nonblocking(calls):
+        for _ in range(calls):
+            t0 = clock(); receive = comm.Irecv(buf, other, 2); t1 = clock()
+            log(("MPI_Irecv", t0, t1, rank.cpu_mark))
+            t0 = clock(); send = comm.Isend(buf, other, 2); t1 = clock()
+            log(("MPI_Isend", t0, t1, rank.cpu_mark))
+            requests = [receive, send]
+            t0 = clock(); waitall(requests); t1 = clock()
+            log(("MPI_Waitall", t0, t1, rank.cpu_mark))
+            receive = comm.Irecv(buf, other, 3)
+            send = comm.Isend(buf, other, 3)
+            t0 = clock(); receive.Wait(); t1 = clock()
+            log(("MPI_Wait", t0, t1, rank.cpu_mark))
+            send.Wait()
+
+    def collectives(calls):
+        for _ in range(calls):
+            t0 = clock(); comm.Barrier(); t1 = clock()
+            log(("MPI_Barrier", t0, t1, rank.cpu_mark))
+            t0 = clock(); comm.Bcast(buf, 0); t1 = clock()
+            log(("MPI_Bcast", t0, t1, rank.cpu_mark))
+            t0 = clock(); comm.Reduce(buf, out[:1], SUM, 0); t1 = clock()
+            log(("MPI_Reduce", t0, t1, rank.cpu_mark))
+            t0 = clock(); comm.Allreduce(IN_PLACE, buf, SUM); t1 = clock()
+            log(("MPI_Allreduce", t0, t1, rank.cpu_mark))
+            t0 = clock(); comm.Gather(buf, out, 0); t1 = clock()
+            log(("MPI_Gather", t0, t1, rank.cpu_mark))
+            t0 = clock(); comm.Allgather(buf, out); t1 = clock()
+            log(("MPI_Allgather", t0, t1, rank.cpu_mark))
+            t0 = clock(); comm.Alltoall(out, many); t1 = clock()
+            log(("MPI_Alltoall", t0, t1, rank.cpu_mark))
+            t0 = clock(); comm.Sendrecv(buf, other, 4, many[:1], other, 4); t1 = clock()
+            log(("MPI_Sendrecv", t0, t1, rank.cpu_mark))
+
+    return pingpong, nonblocking, collectives
 
 
-def read_cost_s(samples: int = READ_SAMPLES) -> float:
-    """The median apparent CPU time between two back-to-back reads of this thread's CPU clock, s: what an
-    interval between two reads measures of the reads themselves."""
+def _read_gap_s(clock, samples: int = 2001) -> float:
+    """The median apparent time between two back-to-back reads of ``clock``, s: what an interval between two
+    reads holds of the reads themselves."""
     gaps = []
     for _ in range(samples):
-        first = thread_time()
-        gaps.append(thread_time() - first)
+        first = clock()
+        gaps.append(clock() - first)
     gaps.sort()
     return gaps[len(gaps) // 2]
 
 
-class CpuMeter:
-    """Charges each rank ``scale`` times the thread CPU time its code used since it last left MPI.
+def _trimmed_mean(values: list) -> float:
+    values = sorted(values)
+    return statistics.fmean(values[:max(1, int(len(values) * (1 - TRIM)))])
 
-    ``scale`` (> 0): simulated seconds per second of this host's CPU time, i.e.
-    how much slower the target processor runs this code than this host (0.5:
-    the target is twice as fast).  The charge is compute time of the rank
-    (``RankStats.compute_s``) owed to its clock (``Rank.owed_s``), so a send
-    that follows leaves after it.  ``read_s``: what each measured interval
-    carries of the clock reads (s, default :func:`read_cost_s`), taken off it
-    (an interval never charges less than nothing).
-    """
 
-    __slots__ = ("scale", "read_s")
+#: Share of the longest measurements of each call left out of its mean (a garbage collection, an interrupt).
+TRIM = 0.01
 
-    def __init__(self, scale: float = 1.0, read_s: float | None = None):
-        self.scale = scale
-        self.read_s = read_cost_s() if read_s is None else read_s
 
-    def _used_s(self, now: float, mark: float) -> float:
-        """Host CPU seconds of the rank's code between two reads, at the target's speed (s)."""
-        return max(0.0, now - mark - self.read_s) * self.scale
+@functools.lru_cache(maxsize=None)
+def path_costs() -> dict:
+    """What PPT's own path adds to the meter's intervals on this host, s: ``read_s`` (the clock reads), and by
+    MPI call name ``entry_s`` and ``exit_s``, the surface's way into and out of the call (each the trimmed
+    mean over the calibration's calls, less ``read_s``), and ``default_s``, the median of those, for a
+    call not measured."""
+    from ppt.interconnects.networks.analytic import AnalyticNetwork
+    from ppt.mpi.job import MPIJob
+    from ppt.mpi.surface.core.fast import thread_cpu
 
-    def start(self, rank) -> None:
-        """The rank's code runs from now on (it left MPI, or started)."""
-        rank.cpu_mark = thread_time()
+    read_s = _read_gap_s(thread_cpu)
+    entries: list = []
+    calls: list = []
+    meter = CpuMeter(1.0, samples=entries)
 
-    def stop(self, rank) -> None:
-        """The rank's code stops running (it enters MPI): charge what it used."""
-        used_s = self._used_s(thread_time(), rank.cpu_mark)
-        rank.owed_s += used_s
-        rank.stats.compute_s += used_s
+    def main(mpi):
+        rank = mpi._rank
+        measured = mpi.COMM_WORLD.Get_rank() == 0
+        for loop in _loops(mpi, thread_cpu, calls.append if measured else _ignore):
+            loop(WARM_UP)
+        del calls[:]
+        if measured:
+            rank.meter = meter
+            meter.start(rank)
+        for loop in _loops(mpi, thread_cpu, calls.append if measured else _ignore):
+            loop(CALLS)
+        rank.meter = None
+    MPIJob(AnalyticNetwork(2, 1e-6, 5e9), 2, comm=None).run(main)
 
-    def lap(self, rank) -> None:
-        """Charge what the rank used so far and go on measuring (before its clock is read)."""
-        now = thread_time()
-        used_s = self._used_s(now, rank.cpu_mark)
-        rank.cpu_mark = now
-        rank.owed_s += used_s
-        rank.stats.compute_s += used_s
+    entry_of: dict = {}
+    exit_of: dict = {}
+    entered = iter(entries)
+    for name, before_s, after_s, mark_s in calls:
+        entered_s = next(now for called, now, _ in entered if called == name)
+        entry_of.setdefault(name, []).append(entered_s - before_s - read_s)
+        exit_of.setdefault(name, []).append(after_s - mark_s - read_s)
+    entry_s = {name: max(0.0, _trimmed_mean(values)) for name, values in entry_of.items()}
+    exit_s = {name: max(0.0, _trimmed_mean(values)) for name, values in exit_of.items()}
+    return {"read_s": read_s, "entry_s": entry_s, "exit_s": exit_s,
+            "default_s": statistics.median([*entry_s.values(), *exit_s.values()])}
+
+
+def _ignore(_record) -> None:
+    pass
+
+
+def cpu_meter(scale: float = 1.0) -> CpuMeter:
+    """A meter charging ``scale`` times a rank's CPU time, less PPT's own path (:func:`path_costs`)."""
+    return CpuMeter(scale, **path_costs())

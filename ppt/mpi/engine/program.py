@@ -263,7 +263,7 @@ class CompiledRank(RankCore):
     there), so that several jobs' ranks share one engine (:class:`Jobs`).  Its clock, sends, receives and
     waits are compiled (:class:`~ppt.mpi.surface.core.fast.RankCore`)."""
 
-    __slots__ = ("job", "world_rank", "node", "sim", "api", "result", "next_ctx", "cpu_mark", "recv_overhead_s",
+    __slots__ = ("job", "world_rank", "node", "sim", "api", "result", "next_ctx", "recv_overhead_s",
                  "node_of", "out", "background")
     error = rank_error
     prequest_class = CPrequest

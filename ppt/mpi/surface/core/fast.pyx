@@ -19,11 +19,13 @@ import functools
 
 from cpython.mem cimport PyMem_Free, PyMem_Malloc
 from cpython.object cimport PyObject, PyTypeObject
+from cpython.ref cimport Py_REFCNT
 from cpython.pythread cimport PyThread_get_thread_ident
 from libc.math cimport NAN
 from libc.signal cimport SIGBUS, SIGFPE, SIGILL, SIGSEGV, signal, sighandler_t
 from libc.stdint cimport int32_t, int64_t, uintptr_t
 from libc.string cimport strlen
+from posix.time cimport CLOCK_THREAD_CPUTIME_ID, clock_gettime, timespec
 
 from ppt.interconnects.core import ffi, lib
 from ppt.mpi.constants import ANY_SOURCE, ANY_TAG, PROC_NULL, STANDARD
@@ -179,6 +181,109 @@ def noted() -> tuple:
     return _crash_rank, None if _crash_call == NULL else _crash_call.decode()
 
 
+cdef class RankCore
+
+
+# -- the CPU meter of ppt exec ---------------------------------------------------------------------------
+cdef inline double thread_cpu_s() noexcept nogil:
+    """This thread's CPU clock, s (the one clock all simulated ranks share: they are greenlets of it)."""
+    cdef timespec ts
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts)
+    return <double>ts.tv_sec + 1e-9 * <double>ts.tv_nsec
+
+
+def thread_cpu() -> float:
+    """This thread's CPU clock, s, read as :class:`CpuMeter` reads it."""
+    return thread_cpu_s()
+
+
+#: Retired requests a :class:`CpuMeter` holds at most.
+cdef Py_ssize_t HELD = 256
+
+
+cdef class CpuMeter:
+    """Charges each rank ``scale`` times the CPU time its own code used between two MPI calls (``scale``:
+    simulated seconds per second of this host's CPU, 0.5 for a target twice as fast).
+
+    A rank's interval runs from the clock read at the end of one top-level MPI call (:func:`end`) to the
+    read at the start of the next (:func:`begin`).  It also holds PPT's own work, measured by
+    :func:`ppt.exec.meter.cpu_meter` and taken off: ``read_s``, what an interval holds of the two reads
+    (the gap between back-to-back reads), and by MPI call name, ``exit_s``, the surface's way out of the
+    call that starts the interval (its objects freed), and ``entry_s``, its way into the call that ends
+    it (its arguments taken); ``default_s``: either, for a call not measured; nothing for the program's
+    own start and end.  What is taken off may exceed an interval: the rank then keeps the difference as a
+    credit (``RankCore.meter_credit_s``, <= 0) that its later intervals use up, so over a run a rank is
+    charged its CPU time less PPT's, never below nothing, and noise evens out instead of piling up.
+    ``samples``: a list that, when given, gets ``(call, clock_s, interval_s)`` at every call's entry.  The charge is
+    compute time of the rank (``RankStats.compute_s``) owed to its clock, so a send that follows leaves
+    after it."""
+
+    cdef public double scale, read_s, default_s
+    cdef public dict entry_s, exit_s
+    cdef public list samples
+    cdef list held
+
+    def __init__(self, double scale=1.0, double read_s=0.0, entry_s=None, exit_s=None, double default_s=0.0,
+                 samples=None):
+        self.scale = scale
+        self.read_s = read_s
+        self.entry_s = dict(entry_s or {})
+        self.exit_s = dict(exit_s or {})
+        self.default_s = default_s
+        self.samples = samples
+        self.held = []
+
+    cdef int charge(self, RankCore core, double now, name) except -1:
+        """Charge rank ``core`` what its code used from its mark until ``now`` (this thread's CPU clock, s),
+        when it enters call ``name`` (None: a call the surface does not make)."""
+        cdef double entry = 0.0 if name is None else <double>self.entry_s.get(name, self.default_s)
+        cdef double used = core.meter_credit_s + (now - core.cpu_mark) - self.read_s - core.meter_exit_s - entry
+        if self.samples is not None:
+            self.samples.append((name, now, now - core.cpu_mark))
+        self.sweep()
+        if used <= 0.0:
+            core.meter_credit_s = used
+            return 0
+        core.meter_credit_s = 0.0
+        used *= self.scale
+        surface_set_owed(core.m_core, core.me, surface_owed(core.m_core, core.me) + used)
+        core.stats.compute_s += used
+        return 0
+
+    cdef int hold(self, request) except -1:
+        """Keep retired ``request`` until the program lets go of it, so that it is freed inside an MPI call
+        (:meth:`sweep`), in PPT's time, rather than in the program's."""
+        self.held.append(request)
+        if len(self.held) > HELD:
+            del self.held[:len(self.held) - HELD]
+        return 0
+
+    cdef int sweep(self) except -1:
+        """Free the held requests the program no longer refers to."""
+        cdef Py_ssize_t k
+        if self.held:
+            self.held = [r for r in self.held if Py_REFCNT(r) > 2]   # the list's reference and r's
+        return 0
+
+    cdef inline void mark(self, RankCore core, name) noexcept:
+        """The rank's code runs again, after call ``name``: its interval starts at this read."""
+        core.meter_exit_s = 0.0 if name is None else <double>self.exit_s.get(name, self.default_s)
+        core.cpu_mark = thread_cpu_s()
+
+    def start(self, RankCore rank) -> None:
+        """The rank's code runs from now on (it started, or left a call the surface does not make)."""
+        self.mark(rank, None)
+
+    def stop(self, RankCore rank) -> None:
+        """The rank's code stops running (it ended, or entered a call the surface does not make): charge it."""
+        self.charge(rank, thread_cpu_s(), None)
+
+    def lap(self, RankCore rank) -> None:
+        """Charge what the rank used so far and go on measuring (before its clock is read)."""
+        self.charge(rank, thread_cpu_s(), None)
+        self.mark(rank, None)
+
+
 # -- every top-level MPI call ------------------------------------------------------------------------
 cdef inline double _clock(rank) except? -1.0:
     """The rank's clock, s (the engine's time plus the overhead it owes)."""
@@ -205,6 +310,7 @@ cdef double begin(owner, rank, str name) except? -1.0:
         if call is FINALIZED:
             raise AfterFinalize(rank.world_rank, name)
         return NAN
+    cdef double entered = thread_cpu_s() if core is not None and core.meter is not None else 0.0
     if getattr(owner, "freed", False):
         raise rank.error(f"{owner} was freed; it cannot be used any more", name)
     if core is None:
@@ -217,9 +323,11 @@ cdef double begin(owner, rank, str name) except? -1.0:
         core.call = name
         core.last_name = _c_name(name)
         _runs(core)
-    meter = rank.meter if core is None else core.meter
-    if meter is not None:              # ppt exec: the program's CPU time since it left MPI is compute
-        meter.stop(rank)
+    if core is None:
+        if rank.meter is not None:
+            rank.meter.stop(rank)
+    elif core.meter is not None:       # ppt exec: the program's CPU time since it left MPI is compute
+        (<CpuMeter?>core.meter).charge(core, entered, name)
     start = _clock(rank)
     (rank.stats if core is None else core.stats).calls[name] += 1
     return start
@@ -235,12 +343,14 @@ cdef int end(rank, double start) except -1:
     stats.comm_s += _clock(rank) - start
     if core is None:
         rank.call = None
-    else:
-        core.call = None
-        _runs(core)
-    meter = rank.meter if core is None else core.meter
-    if meter is not None:
-        meter.start(rank)
+        if rank.meter is not None:
+            rank.meter.start(rank)
+        return 0
+    name = core.call
+    core.call = None
+    _runs(core)
+    if core.meter is not None:         # the last thing before the program runs again
+        (<CpuMeter?>core.meter).mark(core, name)
     return 0
 
 
@@ -386,6 +496,9 @@ cdef class RankCore:
     cdef const char *last_name
     cdef public int32_t me, base
     cdef public object engine, proc, stats, call, meter, request_class
+    #: Under a :class:`CpuMeter`: this thread's CPU clock when the rank's code last started running, what of
+    #: the interval since is the surface's way out of its last call, and the rank's credit (<= 0), s.
+    cdef public double cpu_mark, meter_exit_s, meter_credit_s
     cdef public dict object_costs
     #: The thread that made the rank's first MPI call (0 before it): MPI calls from any other are refused.
     cdef public unsigned long thread
@@ -646,7 +759,9 @@ def recv_args(str call, args, kwargs, defaults) -> list:
 # -- completing requests (methods of ppt.mpi.surface.api.MPI) ------------------------------------------------------
 def retire(self, req, status):
     """Retire ``req``, which the rank has taken over: returns its payload (receives), fills ``status`` and any
-    mpi4py receive buffer; the rank owes the object layer's cost of a lowercase ``irecv``."""
+    mpi4py receive buffer; the rank owes the object layer's cost of a lowercase ``irecv``.  The request lets go
+    of its payload and buffer, so that the program freeing it later frees only the request (under
+    ``--compute measured`` that is the program's time)."""
     req.active = False
     if isinstance(req, EngineRequest) and (<EngineRequest>req).due_s:
         owe((<EngineRequest>req)._rank, (<EngineRequest>req).due_s)
@@ -654,10 +769,15 @@ def retire(self, req, status):
     if status is not None and req.status is not None:
         req.status.copy_to(status)
     if req.is_send:
-        return None
-    value = req.value
-    if req.buffer is not None:
-        fill(self._rank, req.buffer, value)
+        value = None
+    else:
+        value = req.value
+        if req.buffer is not None:
+            fill(self._rank, req.buffer, value)
+    if isinstance(req, EngineRequest):
+        (<EngineRequest>req).data = (<EngineRequest>req).buffer = None
+        if (<EngineRequest>req)._rank.meter is not None:
+            (<CpuMeter?>(<EngineRequest>req)._rank.meter).hold(req)
     return value
 
 
