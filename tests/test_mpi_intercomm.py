@@ -286,3 +286,27 @@ def test_a_group_outside_the_local_group_is_a_one_line_error():
     with pytest.raises(MPIError, match=r"the group holds processes outside local\(inter#\d+") as caught:
         run(5, main)
     assert "\n" not in str(caught.value)
+
+
+def test_nonblocking_collectives_in_flight_together_keep_their_order_between_the_groups():
+    def main(MPI, start):
+        inter, color = _inter(MPI, 4)       # a group of one rank goes through a call's local part at once
+        rank, remote = MPI.COMM_WORLD.rank, inter.Get_remote_size()
+        total, every, said = np.zeros(1), np.zeros(remote), np.full(2, -1.0)
+        root = (MPI.ROOT if inter.rank == 0 else MPI.PROC_NULL) if color == 0 else 0
+        if root == MPI.ROOT:
+            said[:] = [7.0, 8.0]
+        calls = [("Allreduce", np.array([rank + 1.0]), total), ("Bcast", said),
+                 ("Allgather", np.array([rank * 1.0]), every)]
+        if start:      # the leaders' exchange of the first comes at the wait, after the second's call
+            MPI.Request.Waitall([getattr(inter, "I" + name.lower())(*args, **({"root": root} if name == "Bcast" else {}))
+                                 for name, *args in calls] + [inter.Ibarrier()])
+        else:
+            for name, *args in calls:
+                getattr(inter, name)(*args, **({"root": root} if name == "Bcast" else {}))
+            inter.Barrier()
+        return total.tolist(), every.tolist(), said.tolist()
+
+    got = run(5, main, True).returns
+    assert got == run(5, main, False).returns
+    assert got[4] == ([10.0], [0.0, 1.0, 2.0, 3.0], [7.0, 8.0])

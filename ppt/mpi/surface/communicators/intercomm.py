@@ -100,7 +100,10 @@ class Intercomm(Comm):
 
     # -- messages between the groups ------------------------------------------------------------------------
     def _tag(self) -> int:
-        self.coll_seq += 1                          # both groups call the collectives in one order
+        """The tag of the next collective's messages between the groups, taken as the call begins: both groups
+        call the collectives in one order, and the leaders' exchange of a nonblocking one may come after the
+        call of the next (its wait), which must not take its tag."""
+        self.coll_seq += 1
         return self.coll_seq
 
     def _send(self, dest: int, obj, nbytes: int, tag: int) -> None:
@@ -114,9 +117,9 @@ class Intercomm(Comm):
         rank.wait(req)
         return req.value, req.status.bytes
 
-    def _swap(self, obj, nbytes: int):
-        """The remote leader's ``obj`` given the local leader's (``nbytes``), on the leader (None elsewhere)."""
-        tag = self._tag()
+    def _swap(self, obj, nbytes: int, tag: int):
+        """The remote leader's ``obj`` given the local leader's (``nbytes``), on the leader (None elsewhere); the
+        messages tagged ``tag``."""
         if self.rank != 0:
             return None, 0
         rank = self._rank
@@ -125,10 +128,10 @@ class Intercomm(Comm):
         rank.wait(req)
         return req.value, req.status.bytes
 
-    def _leaders(self, obj, nbytes: int):
+    def _leaders(self, obj, nbytes: int, tag: int):
         """The remote leader's ``obj`` given the local leader's (``nbytes``), on every rank of the group: the
-        leaders swap, then a local bcast."""
-        got, got_B = self._swap(obj, nbytes)
+        leaders swap (messages tagged ``tag``), then a local bcast."""
+        got, got_B = self._swap(obj, nbytes, tag)
         return self.local._bcast(got, 0, got_B, None)
 
     def _remote_root(self, root) -> None:
@@ -153,8 +156,9 @@ class Intercomm(Comm):
     # -- collectives (the methods Comm's lowercase and these uppercase calls use) ----------------------------
     @mpi_call("MPI_Barrier")
     def barrier(self) -> None:
+        tag = self._tag()
         self.local.barrier()
-        self._leaders(None, 0)
+        self._leaders(None, 0, tag)
 
     def _bcast(self, obj, root, nbytes, algorithm):
         self._remote_root(root)
@@ -209,11 +213,12 @@ class Intercomm(Comm):
         return self.local._scatter(objs, 0, sizes, None)
 
     def _allreduce(self, obj, op, nbytes, algorithm):
-        nbytes = self._size(obj, nbytes)
-        return self._leaders(self.local._reduce(obj, as_op(op), 0, nbytes, None), nbytes)
+        tag, nbytes = self._tag(), self._size(obj, nbytes)
+        return self._leaders(self.local._reduce(obj, as_op(op), 0, nbytes, None), nbytes, tag)
 
     def _allgather(self, obj, nbytes, algorithm, uniform_B):
-        return self._leaders(*self._local_gather(obj, self._size(obj, nbytes)))
+        tag = self._tag()
+        return self._leaders(*self._local_gather(obj, self._size(obj, nbytes)), tag)
 
     def _alltoall(self, objs, nbytes, algorithm):
         objs = self._per_remote(objs)
@@ -235,7 +240,8 @@ class Intercomm(Comm):
         """This rank's part of the other group's reduction: each group reduces its ``obj`` (``nbytes``) on
         its leader, the leaders swap, and each leader scatters ``split(the other's)``, ``(blocks, bytes per
         block)`` one per local rank, over its group."""
-        got = self._swap(self.local._reduce(obj, op, 0, nbytes, None), nbytes)[0]
+        tag = self._tag()
+        got = self._swap(self.local._reduce(obj, op, 0, nbytes, None), nbytes, tag)[0]
         blocks, sizes = split(got) if self.rank == 0 else (None, None)
         return self.local._scatter(blocks, 0, sizes, None)
 
@@ -368,8 +374,9 @@ class Intercomm(Comm):
         """The remote group's ``info`` (``nbytes`` on the wire) given this group's (the same on each of its
         ranks), and the largest ``next_ctx`` of the ranks of both groups: a local 4-byte allreduce, the
         leaders' swap and a local bcast."""
+        tag = self._tag()
         mine = self.local._allreduce(self._rank.next_ctx, MAX, INT_B, None)
-        theirs, largest = self._leaders((info, mine), nbytes + INT_B)
+        theirs, largest = self._leaders((info, mine), nbytes + INT_B, tag)
         return theirs, max(mine, largest)
 
     def _paired(self, local: list, remote: list, agreed: int, kind: str) -> "Intercomm":
@@ -388,8 +395,9 @@ class Intercomm(Comm):
         rank's part and the remote group's part of the same color; None (COMM_NULL) for UNDEFINED or a color
         the remote group does not give.  Timed as a local 12-byte allgather, the leaders' swap of their
         groups' colors and keys, and a local bcast."""
+        tag = self._tag()
         mine = self.local._split_entries(color, key)
-        theirs = self._leaders(mine, 3 * INT_B * len(mine))
+        theirs = self._leaders(mine, 3 * INT_B * len(mine), tag)
         agreed = _pair_id(self._rank, max(e[2] for e in mine + theirs))
         remote = [] if color == UNDEFINED else of_color(theirs, self.members, color)
         if not remote:
