@@ -130,7 +130,7 @@ MPI4PY_NAMES = {
     },
     "Status": bufp2p.STATUS,
     "Request": bufp2p.REQUEST,
-    "Prequest": {"Start": "start", "Startall": "startall"},
+    "Prequest": {"Start": "start", "Startall": "startall", "Free": "free"},
     "Win": {},                          # Win has mpi4py's names itself
     "Message": bufp2p.MESSAGE,
     "Op": {

@@ -464,7 +464,7 @@ class _Absent:
         raise AttributeError(f"{owner} has no attribute '{self.name}'")
 
 
-for _name in ("Scan", "Exscan", "scan", "exscan", "Iscan", "Iexscan"):
+for _name in ("Scan", "Exscan", "scan", "exscan", "Iscan", "Iexscan", "Scan_init", "Exscan_init"):
     setattr(Intercomm, _name, _Absent(_name))
 
 #: What Comm offers that the simulated MPI does not do on an intercommunicator (MPI defines them there).
