@@ -37,9 +37,12 @@ CASES = {
     "module_writes.py": (0, False),
     "intercomm_collectives.py": (0, True),
     "neighbor_alltoallw.py": (0, True),
+    "intercomm_create.py": (0, True),
+    "persistent_collectives.py": (0, True),
 }
 #: The job sizes a program runs at where not 2 alone.
-SIZES = {"intercomm_collectives.py": (2, 5), "neighbor_alltoallw.py": (4,)}
+SIZES = {"intercomm_collectives.py": (2, 5), "neighbor_alltoallw.py": (4,), "intercomm_create.py": (2, 3, 4, 5),
+         "persistent_collectives.py": (2, 3, 4, 5)}
 
 
 def _env():

@@ -319,7 +319,7 @@ def test_unsupported_calls_fail_in_one_line_naming_the_call():
                        (lambda MPI: MPI.DOUBLE.Create_struct, "MPI.Datatype.Create_struct is not supported"),
                        (lambda MPI: MPI.Request.Cancel, "MPI.Request.Cancel is not supported"),
                        (lambda MPI: MPI.Comm.Get_parent(), "MPI.Comm.Get_parent is not supported"),
-                       (lambda MPI: MPI.COMM_WORLD.Create_cart([4]).Neighbor_alltoallw_init, "(graph topologies)")]:
+                       (lambda MPI: MPI.COMM_WORLD.Psend_init, "(partitioned communication)")]:
         assert area in str(failure(call))
 
 

@@ -90,9 +90,9 @@ def test_scans_mpi_does_not_define_between_groups_are_absent_as_in_mpi4py(name):
 
 def test_calls_the_simulation_lacks_on_an_intercommunicator_are_refused():
     def main(MPI):
-        _inter(MPI, 1)[0].Split(0)
+        _inter(MPI, 1)[0].Split_type(MPI.COMM_TYPE_SHARED)
 
-    with pytest.raises(MPIError, match="Split on an intercommunicator is not supported"):
+    with pytest.raises(MPIError, match="Split_type on an intercommunicator is not supported"):
         run(2, main)
 
 
@@ -222,3 +222,91 @@ def test_the_object_reduce_scatter_gives_each_rank_its_block_of_the_other_groups
 
     # the low group gets block i of 30 + 40 (+ 2 i), the high group block i of 0 + 10 + 20 (+ 3 i)
     assert run(5, main).returns == [(70, 4), (72, 4), (74, 4), (30, 2), (33, 2)]
+
+
+def _described(MPI, comm):
+    """What a rank sees of the intercommunicator ``comm`` (None for COMM_NULL): its rank, size, remote size and
+    the world ranks of the remote group, in order."""
+    if comm == MPI.COMM_NULL:
+        return None
+    return comm.rank, comm.size, comm.Get_remote_size(), comm.allgather(MPI.COMM_WORLD.rank)
+
+
+def test_a_dup_has_the_same_groups_and_messages_of_its_own():
+    def main(MPI):
+        inter, color = _inter(MPI, 3)
+        twin = inter.Dup()
+        total = np.zeros(1)
+        twin.Allreduce(np.array([MPI.COMM_WORLD.rank + 1.0]), total)
+        if color == 1:                      # the same tag on both: each receive gets its communicator's message
+            inter.send("on inter", dest=inter.rank)
+            twin.send("on the dup", dest=inter.rank)
+            heard = None
+        else:
+            heard = (twin.recv(source=MPI.ANY_SOURCE, tag=0) if inter.rank < 2 else None,
+                     inter.recv(source=MPI.ANY_SOURCE, tag=0) if inter.rank < 2 else None)
+        return twin.Is_inter(), _described(MPI, twin), total[0], heard, inter.Clone().Get_remote_size()
+
+    got = run(5, main).returns
+    assert [g[1] for g in got] == [(0, 3, 2, [3, 4]), (1, 3, 2, [3, 4]), (2, 3, 2, [3, 4]),
+                                   (0, 2, 3, [0, 1, 2]), (1, 2, 3, [0, 1, 2])]
+    assert [g[2] for g in got] == [9.0] * 3 + [6.0] * 2
+    assert [g[3] for g in got] == [("on the dup", "on inter")] * 2 + [(None, None)] + [None] * 2
+    assert all(g[0] for g in got) and [g[4] for g in got] == [2] * 3 + [3] * 2
+
+
+def test_split_pairs_each_color_of_one_group_with_the_same_color_of_the_other():
+    def main(MPI, colors):
+        inter, _ = _inter(MPI, 3)
+        rank = MPI.COMM_WORLD.rank
+        return _described(MPI, inter.Split(MPI.UNDEFINED if colors[rank] is None else colors[rank], -rank))
+
+    # colors by world rank: the low group 0, 1, 0; the high group 1, 0; ordered by key -rank
+    assert run(5, main, [0, 1, 0, 1, 0]).returns == [(1, 2, 1, [4]), (0, 1, 1, [3]), (0, 2, 1, [4]),
+                                                     (0, 1, 1, [1]), (0, 1, 2, [2, 0])]
+    # a color the other group lacks (2 in the low group, 1 in the high) and UNDEFINED give COMM_NULL
+    assert run(5, main, [0, None, 2, 0, 1]).returns == [(0, 1, 1, [3]), None, None, (0, 1, 1, [0]), None]
+
+
+def test_create_pairs_the_groups_each_side_gives_and_leaves_the_rest_out():
+    def main(MPI, low_ranks, high_ranks):
+        inter, color = _inter(MPI, 3)
+        return _described(MPI, inter.Create(inter.Get_group().Incl(high_ranks if color else low_ranks)))
+
+    assert run(5, main, [2, 0], [0, 1]).returns == [(1, 2, 2, [3, 4]), None, (0, 2, 2, [3, 4]),
+                                                    (0, 2, 2, [2, 0]), (1, 2, 2, [2, 0])]
+    assert run(5, main, [0, 1, 2], []).returns == [None] * 5          # an empty group on either side
+
+
+def test_a_group_outside_the_local_group_is_a_one_line_error():
+    def main(MPI):
+        inter, _ = _inter(MPI, 3)
+        inter.Create(inter.Get_remote_group())
+
+    with pytest.raises(MPIError, match=r"the group holds processes outside local\(inter#\d+") as caught:
+        run(5, main)
+    assert "\n" not in str(caught.value)
+
+
+def test_nonblocking_collectives_in_flight_together_keep_their_order_between_the_groups():
+    def main(MPI, start):
+        inter, color = _inter(MPI, 4)       # a group of one rank goes through a call's local part at once
+        rank, remote = MPI.COMM_WORLD.rank, inter.Get_remote_size()
+        total, every, said = np.zeros(1), np.zeros(remote), np.full(2, -1.0)
+        root = (MPI.ROOT if inter.rank == 0 else MPI.PROC_NULL) if color == 0 else 0
+        if root == MPI.ROOT:
+            said[:] = [7.0, 8.0]
+        calls = [("Allreduce", np.array([rank + 1.0]), total), ("Bcast", said),
+                 ("Allgather", np.array([rank * 1.0]), every)]
+        if start:      # the leaders' exchange of the first comes at the wait, after the second's call
+            MPI.Request.Waitall([getattr(inter, "I" + name.lower())(*args, **({"root": root} if name == "Bcast" else {}))
+                                 for name, *args in calls] + [inter.Ibarrier()])
+        else:
+            for name, *args in calls:
+                getattr(inter, name)(*args, **({"root": root} if name == "Bcast" else {}))
+            inter.Barrier()
+        return total.tolist(), every.tolist(), said.tolist()
+
+    got = run(5, main, True).returns
+    assert got == run(5, main, False).returns
+    assert got[4] == ([10.0], [0.0, 1.0, 2.0, 3.0], [7.0, 8.0])

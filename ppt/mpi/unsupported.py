@@ -148,8 +148,6 @@ def area(name: str) -> str:
     for prefixes, what in _AREAS:
         if any(name.startswith(p) or name.endswith(p) for p in prefixes):
             return what
-    if name.endswith("_init"):
-        return "persistent collectives"
     return "not modelled"
 
 

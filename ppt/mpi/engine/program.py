@@ -48,7 +48,7 @@ from ppt.mpi.engine.deadlock import barrier_text, describe, schedule_text
 from ppt.mpi.engine.outcome import JobResult, raise_failures, rank_body
 from ppt.mpi.errors import rank_error
 from ppt.mpi.surface.core.requests import Request, Status
-from ppt.mpi.surface.communicators.persistent import Prequest
+from ppt.mpi.surface.communicators.persistent import Prequest, live, named, same_handle
 from ppt.mpi.stats import RankStats, total_calls
 from ppt.mpi.surface.core.fast import EngineRequest, RankCore, running
 from ppt.mpi.unsupported import Refusing
@@ -162,13 +162,16 @@ class CRequest(EngineRequest, metaclass=Refusing):
 class CPrequest(EngineRequest, metaclass=Refusing):
     """A persistent request on the compiled engine: each start posts a fresh send or receive in the engine."""
 
-    __slots__ = ("kind", "buf")
+    __slots__ = ("kind", "buf", "freed")
 
     def __init__(self, comm, kind: str, buf, peer: int, tag: int):
         EngineRequest.__init__(self, comm._rank, kind != "recv", comm, peer, tag, comm.ctx)
         self.active = False
         self.kind = kind
         self.buf = buf
+        self.freed = False
+
+    __bool__, __eq__, __hash__, __repr__ = live, same_handle, object.__hash__, named
 
 
 class CBarrierRequest(CRequest):
@@ -227,6 +230,43 @@ class CCollRequest(CRequest):
         return schedule_text(self.call, self.comm, step, out[0], out[1])
 
 
+#: What a request of the engine is, besides its rank and its truth: what a persistent collective takes over from
+#: the request its nonblocking call returns (any request's, then a schedule's, None where the request has none).
+_ENGINE_STATE = ("is_send", "comm", "peer", "tag", "ctx", "nbytes", "data", "raw", "built", "buffer", "due_s", "q")
+_SCHEDULE_STATE = ("flat", "key", "me", "call", "finish")
+
+
+@_with_calls_of(Prequest)
+class CPcollRequest(CCollRequest):
+    """A persistent collective request (MPI_Bcast_init ...) on the compiled engine: each start calls ``begin``,
+    the nonblocking collective (``kind``: ``Ibcast`` ...) of the init's arguments, and takes over the request it
+    returns (a schedule running in the background, an Ibarrier's rounds, or a request complete at once), so
+    that a wait or test completes the collective as one on that request would."""
+
+    __slots__ = ("kind", "begin", "started", "freed")
+
+    def __init__(self, comm, kind: str, begin):
+        EngineRequest.__init__(self, comm._rank, False, comm, PROC_NULL, 0, comm.coll_ctx)
+        self.active = False
+        for name in _SCHEDULE_STATE:
+            setattr(self, name, None)
+        self.kind, self.begin, self.started, self.freed = kind, begin, None, False
+
+    __bool__, __eq__, __hash__, __repr__ = live, same_handle, object.__hash__, named
+
+    def _begin(self) -> None:
+        started = self.begin()
+        for name in _ENGINE_STATE:
+            setattr(self, name, getattr(started, name))
+        for name in _SCHEDULE_STATE:
+            setattr(self, name, getattr(started, name, None))
+        self.active, self.started = True, started
+
+    def describe(self) -> str:
+        """What the started collective waits for, for deadlock reports."""
+        return self.started.describe()
+
+
 class _Matched:
     """An unreceived message a probe found (a matched probe then took it off the rank's queue, as
     :class:`ppt.mpi.surface.communicators.message.Message` reads it): its world source, its tag, its bytes and its
@@ -267,6 +307,7 @@ class CompiledRank(RankCore):
                  "node_of", "out", "background")
     error = rank_error
     prequest_class = CPrequest
+    pcoll_class = CPcollRequest
     barrier_class = CBarrierRequest
 
     def __init__(self, engine: "ProgramEngine", job, base: int, world_rank: int):

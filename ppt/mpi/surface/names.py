@@ -109,7 +109,8 @@ MPI4PY_NAMES = {
     },
     "Intercomm": {
         "Get_remote_size": _get("remote_size"), "Get_remote_group": _get("remote_group"), "Merge": "merge",
-        "Is_inter": _value(True), "Is_intra": _value(False), "Barrier": "barrier",
+        "Is_inter": _value(True), "Is_intra": _value(False), "Barrier": "barrier", "Dup": "dup", "Clone": "dup",
+        "Split": "split", "Create": "create",
     },
     "Graphcomm": {
         "Get_topo": _get("topo"), "Get_dims": _get("dims"), "Get_neighbors": "neighbors_of",
@@ -129,7 +130,7 @@ MPI4PY_NAMES = {
     },
     "Status": bufp2p.STATUS,
     "Request": bufp2p.REQUEST,
-    "Prequest": {"Start": "start", "Startall": "startall"},
+    "Prequest": {"Start": "start", "Startall": "startall", "Free": "free"},
     "Win": {},                          # Win has mpi4py's names itself
     "Message": bufp2p.MESSAGE,
     "Op": {

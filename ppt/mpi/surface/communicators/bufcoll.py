@@ -12,13 +12,16 @@ Reductions apply the op element-wise in the datatype (:func:`ppt.mpi.collectives
 The nonblocking collectives (``Ibcast``, ``Iallreduce`` ...) start these calls'
 schedules and return their requests (:mod:`ppt.mpi.surface.communicators.icoll`): the
 messages go on while the rank computes; the wait fills the receive buffer.
-``Ibarrier`` is its own (:mod:`ppt.mpi.surface.communicators.ibarrier`).
+``Ibarrier`` is its own (:mod:`ppt.mpi.surface.communicators.ibarrier`).  The persistent
+collectives (``Barrier_init``, ``Bcast_init`` ...) start the nonblocking ones at each ``Start``
+(:mod:`ppt.mpi.surface.communicators.persistent`).
 """
 from __future__ import annotations
 
 from ppt.mpi.surface.buffers.arguments import IN_PLACE, LOCAL, message, vector, wvector
 from ppt.mpi.surface.core.calls import mpi_call
 from ppt.mpi.surface.communicators.icoll import nonblocking
+from ppt.mpi.surface.communicators.persistent import persistent_forms
 from ppt.mpi.collectives.ops import SUM, as_op, on_buffers
 
 
@@ -209,4 +212,5 @@ _BLOCKING = {"Bcast": Bcast, "Scatter": Scatter, "Scatterv": Scatterv, "Gather":
 
 #: Comm's uppercase collectives, blocking and nonblocking.
 COMM = {**_BLOCKING,
-        **{f"I{name.lower()}": nonblocking(f"MPI_I{name.lower()}", fn) for name, fn in _BLOCKING.items()}}
+        **{f"I{name.lower()}": nonblocking(f"MPI_I{name.lower()}", fn) for name, fn in _BLOCKING.items()},
+        **persistent_forms(["Barrier", *_BLOCKING])}

@@ -425,25 +425,32 @@ class Comm(metaclass=Refusing):
     @mpi_call("MPI_Comm_split")
     def split(self, color: int = 0, key: int = 0):
         """Communicator of the ranks with the same ``color``, ordered by (key, rank); None for UNDEFINED."""
-        if not isinstance(color, int) or (color < 0 and color != UNDEFINED):
-            raise self._rank.error(f"color {color!r} must be an integer >= 0 or UNDEFINED")
-        entries = self._allgather((color, key, self._rank.next_ctx), 3 * INT_B, None, 3 * INT_B)
+        entries = self._split_entries(color, key)
         comm_id = self._new_id(max(e[2] for e in entries))
         if color == UNDEFINED:
             return None
-        chosen = sorted((k, r) for r, (c, k, _) in enumerate(entries) if c == color)
-        return self._make([self.members[r] for _, r in chosen], comm_id, "split")
+        return self._make(of_color(entries, self.members, color), comm_id, "split")
+
+    def _split_entries(self, color, key) -> list:
+        """Every rank's ``(color, key, next_ctx)``, by rank (a 12-byte allgather); ``color`` checked first."""
+        if not isinstance(color, int) or (color < 0 and color != UNDEFINED):
+            raise self._rank.error(f"color {color!r} must be an integer >= 0 or UNDEFINED")
+        return self._allgather((color, key, self._rank.next_ctx), 3 * INT_B, None, 3 * INT_B)
 
     @mpi_call("MPI_Comm_create")
     def create(self, group: Group):
         """Communicator of ``group``'s members (a subset of this one); None on the others."""
-        missing = [w for w in group.members if w not in self._member_set()]
-        if missing:
-            raise self._rank.error(f"the group holds processes outside {self.label} (world ranks {missing[:4]})")
+        self._check_subgroup(group)
         comm_id = self._new_id(self._agree())
         if group.rank == UNDEFINED:
             return None
         return self._make(group.members, comm_id, "create")
+
+    def _check_subgroup(self, group: Group) -> None:
+        """An MPI error unless every member of ``group`` is one of this communicator's."""
+        missing = [w for w in group.members if w not in self._member_set()]
+        if missing:
+            raise self._rank.error(f"the group holds processes outside {self.label} (world ranks {missing[:4]})")
 
     def _member_set(self):
         return self.members if self.index is None else self.index
@@ -500,6 +507,13 @@ class Comm(metaclass=Refusing):
 
     def set_errhandler(self, errhandler) -> None:
         """Accepted and ignored: every MPI error raises an exception here (as ERRORS_RETURN in mpi4py)."""
+
+
+def of_color(entries: list, members, color: int) -> list:
+    """The world ranks of ``members`` whose split entry (``(color, key, next_ctx)``, by rank) has ``color``,
+    ordered by key, then rank (MPI_Comm_split's order)."""
+    chosen = sorted((k, r) for r, (c, k, _) in enumerate(entries) if c == color)
+    return [members[r] for _, r in chosen]
 
 
 def _own(obj):

@@ -15,17 +15,21 @@ the root's rank; counts index the remote group, but for Reduce_scatter's, which 
 reduction over the local one.  The nonblocking forms start the same body through :mod:`.icoll`.  MPI
 defines no scan between two groups, and mpi4py's Intercomm has no ``Scan``: looking one up is an
 AttributeError here too.
+
+Dup, Split and Create make new intercommunicators (MPI 4.0 7.4.2, 7.6) as Merge makes an intra-communicator:
+the groups agree on an id none of their ranks has used (a local allreduce, the leaders' exchange and a local
+bcast, which carry Split's colors and keys and Create's groups too).
 """
 from __future__ import annotations
 
 from ppt.mpi.collectives.ops import MAX, SUM, Op, as_op, blockwise, on_buffers
 from ppt.mpi.collectives.payload import size_of
-from ppt.mpi.constants import ANY_SOURCE, PROC_NULL, ROOT
+from ppt.mpi.constants import ANY_SOURCE, PROC_NULL, ROOT, UNDEFINED
 from ppt.mpi.surface.buffers.arguments import message, vector, wvector
 from ppt.mpi.surface.core.calls import mpi_call
 from ppt.mpi.surface.communicators.bufcoll import blocks_of
 from ppt.mpi.surface.communicators.icoll import nonblocking
-from ppt.mpi.surface.communicators.comm import INT_B, Comm
+from ppt.mpi.surface.communicators.comm import INT_B, Comm, of_color
 from ppt.mpi.surface.communicators.group import Group
 
 
@@ -56,10 +60,15 @@ class Intercomm(Comm):
                                        INT_B * (comm.size + 1))
             nbytes = INT_B * (len(found[0]) + 1)
         remote, theirs = comm._bcast(found, local_leader, nbytes, None)
-        comm_id = max(mine, theirs)
-        rank.next_ctx = comm_id + 2                 # comm_id + 1: the local groups' own communicators
-        label = f"inter#{comm_id}({comm.label})"
-        return cls(rank, Comm(rank, comm.members, comm.index, comm_id + 1, f"local({label})"), remote, comm_id, label)
+        comm_id = _pair_id(rank, max(mine, theirs))
+        return cls.pair(rank, comm.members, remote, comm_id, f"inter#{comm_id}({comm.label})")
+
+    @classmethod
+    def pair(cls, rank, local: list, remote: list, comm_id: int, label: str) -> "Intercomm":
+        """The intercommunicator ``label`` (id ``comm_id``, its local group's own communicator ``comm_id + 1``)
+        between world ranks ``local`` (this rank's group) and ``remote``."""
+        members, index = rank.job.intern_members(local)
+        return cls(rank, Comm(rank, members, index, comm_id + 1, f"local({label})"), remote, comm_id, label)
 
     # -- the remote group ---------------------------------------------------------------------------------
     @property
@@ -91,7 +100,10 @@ class Intercomm(Comm):
 
     # -- messages between the groups ------------------------------------------------------------------------
     def _tag(self) -> int:
-        self.coll_seq += 1                          # both groups call the collectives in one order
+        """The tag of the next collective's messages between the groups, taken as the call begins: both groups
+        call the collectives in one order, and the leaders' exchange of a nonblocking one may come after the
+        call of the next (its wait), which must not take its tag."""
+        self.coll_seq += 1
         return self.coll_seq
 
     def _send(self, dest: int, obj, nbytes: int, tag: int) -> None:
@@ -105,9 +117,9 @@ class Intercomm(Comm):
         rank.wait(req)
         return req.value, req.status.bytes
 
-    def _swap(self, obj, nbytes: int):
-        """The remote leader's ``obj`` given the local leader's (``nbytes``), on the leader (None elsewhere)."""
-        tag = self._tag()
+    def _swap(self, obj, nbytes: int, tag: int):
+        """The remote leader's ``obj`` given the local leader's (``nbytes``), on the leader (None elsewhere); the
+        messages tagged ``tag``."""
         if self.rank != 0:
             return None, 0
         rank = self._rank
@@ -116,10 +128,10 @@ class Intercomm(Comm):
         rank.wait(req)
         return req.value, req.status.bytes
 
-    def _leaders(self, obj, nbytes: int):
+    def _leaders(self, obj, nbytes: int, tag: int):
         """The remote leader's ``obj`` given the local leader's (``nbytes``), on every rank of the group: the
-        leaders swap, then a local bcast."""
-        got, got_B = self._swap(obj, nbytes)
+        leaders swap (messages tagged ``tag``), then a local bcast."""
+        got, got_B = self._swap(obj, nbytes, tag)
         return self.local._bcast(got, 0, got_B, None)
 
     def _remote_root(self, root) -> None:
@@ -144,8 +156,9 @@ class Intercomm(Comm):
     # -- collectives (the methods Comm's lowercase and these uppercase calls use) ----------------------------
     @mpi_call("MPI_Barrier")
     def barrier(self) -> None:
+        tag = self._tag()
         self.local.barrier()
-        self._leaders(None, 0)
+        self._leaders(None, 0, tag)
 
     def _bcast(self, obj, root, nbytes, algorithm):
         self._remote_root(root)
@@ -200,11 +213,12 @@ class Intercomm(Comm):
         return self.local._scatter(objs, 0, sizes, None)
 
     def _allreduce(self, obj, op, nbytes, algorithm):
-        nbytes = self._size(obj, nbytes)
-        return self._leaders(self.local._reduce(obj, as_op(op), 0, nbytes, None), nbytes)
+        tag, nbytes = self._tag(), self._size(obj, nbytes)
+        return self._leaders(self.local._reduce(obj, as_op(op), 0, nbytes, None), nbytes, tag)
 
     def _allgather(self, obj, nbytes, algorithm, uniform_B):
-        return self._leaders(*self._local_gather(obj, self._size(obj, nbytes)))
+        tag = self._tag()
+        return self._leaders(*self._local_gather(obj, self._size(obj, nbytes)), tag)
 
     def _alltoall(self, objs, nbytes, algorithm):
         objs = self._per_remote(objs)
@@ -226,7 +240,8 @@ class Intercomm(Comm):
         """This rank's part of the other group's reduction: each group reduces its ``obj`` (``nbytes``) on
         its leader, the leaders swap, and each leader scatters ``split(the other's)``, ``(blocks, bytes per
         block)`` one per local rank, over its group."""
-        got = self._swap(self.local._reduce(obj, op, 0, nbytes, None), nbytes)[0]
+        tag = self._tag()
+        got = self._swap(self.local._reduce(obj, op, 0, nbytes, None), nbytes, tag)[0]
         blocks, sizes = split(got) if self.rank == 0 else (None, None)
         return self.local._scatter(blocks, 0, sizes, None)
 
@@ -354,18 +369,69 @@ class Intercomm(Comm):
         """``recvcounts`` is required (as mpi4py's TypeError for None says)."""
         self._reduce_scatter_into(sendbuf, recvbuf, recvcounts, op)
 
-    # -- a new intra-communicator ---------------------------------------------------------------------------
+    # -- new communicators (MPI 4.0 7.4) ---------------------------------------------------------------------
+    def _with_remote(self, info, nbytes: int) -> tuple:
+        """The remote group's ``info`` (``nbytes`` on the wire) given this group's (the same on each of its
+        ranks), and the largest ``next_ctx`` of the ranks of both groups: a local 4-byte allreduce, the
+        leaders' swap and a local bcast."""
+        tag = self._tag()
+        mine = self.local._allreduce(self._rank.next_ctx, MAX, INT_B, None)
+        theirs, largest = self._leaders((info, mine), nbytes + INT_B, tag)
+        return theirs, max(mine, largest)
+
+    def _paired(self, local: list, remote: list, agreed: int, kind: str) -> "Intercomm":
+        """The new intercommunicator ``kind`` between world ranks ``local`` and ``remote``, of id ``agreed``."""
+        return self.pair(self._rank, local, remote, agreed, self._child_name(kind, agreed))
+
+    @mpi_call("MPI_Comm_dup")
+    def dup(self) -> "Intercomm":
+        """A new intercommunicator of the same two groups, with messages of its own."""
+        agreed = _pair_id(self._rank, self._with_remote(None, 0)[1])
+        return self._paired(self.local.members, self.members, agreed, "dup")
+
+    @mpi_call("MPI_Comm_split")
+    def split(self, color: int = 0, key: int = 0):
+        """Each group split by ``color`` (ordered by ``key``, then rank): the intercommunicator between this
+        rank's part and the remote group's part of the same color; None (COMM_NULL) for UNDEFINED or a color
+        the remote group does not give.  Timed as a local 12-byte allgather, the leaders' swap of their
+        groups' colors and keys, and a local bcast."""
+        tag = self._tag()
+        mine = self.local._split_entries(color, key)
+        theirs = self._leaders(mine, 3 * INT_B * len(mine), tag)
+        agreed = _pair_id(self._rank, max(e[2] for e in mine + theirs))
+        remote = [] if color == UNDEFINED else of_color(theirs, self.members, color)
+        if not remote:
+            return None
+        return self._paired(of_color(mine, self.local.members, color), remote, agreed, "split")
+
+    @mpi_call("MPI_Comm_create")
+    def create(self, group: Group):
+        """The intercommunicator between ``group`` (of the local group, the same on all its ranks) and the
+        group the remote ranks give; None (COMM_NULL) outside ``group`` or if either group is empty."""
+        self.local._check_subgroup(group)
+        theirs, agreed = self._with_remote(list(group.members), INT_B * group.size)
+        agreed = _pair_id(self._rank, agreed)
+        if group.rank == UNDEFINED or not theirs:
+            return None
+        return self._paired(group.members, theirs, agreed, "create")
+
     @mpi_call("MPI_Intercomm_merge")
     def merge(self, high: bool = False) -> Comm:
         """The intra-communicator of both groups, the group that passed ``high`` false first (on a tie, the
         group whose leader has the lower world rank)."""
-        rank = self._rank
-        mine = (bool(high), self.local.members[0], self.local._allreduce(rank.next_ctx, MAX, INT_B, None))
-        theirs = self._leaders(mine, 3 * INT_B)
-        comm_id = self._new_id(max(mine[2], theirs[2]))
-        first = mine[:2] < theirs[:2]
+        mine = (bool(high), self.local.members[0])
+        theirs, agreed = self._with_remote(mine, 2 * INT_B)
+        comm_id = self._new_id(agreed)
+        first = mine < theirs
         members = list(self.local.members) + list(self.members)
         return self._make(members if first else members[self.size:] + members[:self.size], comm_id, "merge")
+
+
+def _pair_id(rank, agreed: int) -> int:
+    """``agreed``, the id of a new intercommunicator of ``rank``'s, which moves past it and its local group's
+    own (``agreed + 1``)."""
+    rank.next_ctx = agreed + 2
+    return agreed
 
 
 def _keeping_sizes(op: Op) -> Op:
@@ -398,12 +464,11 @@ class _Absent:
         raise AttributeError(f"{owner} has no attribute '{self.name}'")
 
 
-for _name in ("Scan", "Exscan", "scan", "exscan", "Iscan", "Iexscan"):
+for _name in ("Scan", "Exscan", "scan", "exscan", "Iscan", "Iexscan", "Scan_init", "Exscan_init"):
     setattr(Intercomm, _name, _Absent(_name))
 
 #: What Comm offers that the simulated MPI does not do on an intercommunicator (MPI defines them there).
-UNDEFINED_HERE = ("Split", "split", "Split_type", "split_type", "Dup", "dup", "Clone", "Create", "create",
-                  "Create_cart", "cart_create", "Create_graph", "graph_create", "Create_dist_graph",
+UNDEFINED_HERE = ("Split_type", "split_type", "Create_cart", "cart_create", "Create_graph", "graph_create", "Create_dist_graph",
                   "dist_graph_create", "Create_dist_graph_adjacent", "dist_graph_create_adjacent",
                   "Create_intercomm", "create_intercomm")
 

@@ -17,6 +17,7 @@ from ppt.mpi.surface.buffers.arguments import message, vector, wvector
 from ppt.mpi.surface.core.calls import mpi_call
 from ppt.mpi.surface.communicators.bufcoll import blocks_of
 from ppt.mpi.surface.communicators.icoll import nonblocking
+from ppt.mpi.surface.communicators.persistent import persistent_forms
 
 
 def _exchange(comm, blocks: list, sizes: list) -> list:
@@ -104,4 +105,5 @@ _BLOCKING = {"Neighbor_allgather": Neighbor_allgather, "Neighbor_allgatherv": Ne
 
 #: The neighbourhood collectives of a communicator with a topology, by mpi4py name.
 COMM = {"neighbor_allgather": neighbor_allgather, "neighbor_alltoall": neighbor_alltoall, **_BLOCKING,
-        **{"I" + name.lower(): nonblocking("MPI_I" + name.lower(), fn) for name, fn in _BLOCKING.items()}}
+        **{"I" + name.lower(): nonblocking("MPI_I" + name.lower(), fn) for name, fn in _BLOCKING.items()},
+        **persistent_forms(_BLOCKING)}
