@@ -18,7 +18,6 @@ from ppt.errors import DeadlockError, PPTError
 from ppt.exec import cow
 from ppt.exec.crash import watching
 from ppt.exec.current import RUNS, current_run
-from ppt.exec.heap import keep_freed_memory
 from ppt.exec.interrupts import KEYBOARD_INTERRUPT_STATUS, user_interrupts
 from ppt.exec.cwd import Cwds
 from ppt.exec.meter import cpu_meter
@@ -86,8 +85,6 @@ def exec_program(job, options: ExecOptions, progress=None) -> ExecOutcome:
     and PPTError on a bad program or MPI usage.
     """
     program = Program(options.program, options.args)
-    if options.compute != "measured":     # measured: the program sees the C heap its own process would
-        keep_freed_memory()
     meter = cpu_meter(options.compute_scale) if options.compute == "measured" else None
     if options.output_dir is not None:
         _prepare_output_dir(options.output_dir, job.num_ranks)

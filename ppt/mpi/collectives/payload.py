@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import pickle
+import sys
 
 import numpy as np
 
@@ -45,7 +46,7 @@ def sized_copy(obj) -> tuple:
     if kind in IMMUTABLE or kind is tuple and all(type(item) in IMMUTABLE for item in obj):
         return obj, size_of(obj)
     if kind is np.ndarray:
-        return obj.copy(), int(obj.nbytes)
+        return snapshot(obj), int(obj.nbytes)
     if isinstance(obj, np.generic):
         return obj, int(obj.itemsize)
     data = pickle.dumps(obj, protocol=pickle.HIGHEST_PROTOCOL)
@@ -70,3 +71,52 @@ def join(chunks: list):
     if isinstance(chunks[0], np.ndarray) and chunks[0].ndim:
         return np.concatenate(chunks)
     return chunks[0]
+
+
+#: Snapshots of arrays of at least this many bytes are made in recycled buffers (:class:`SnapshotBuffers`).
+RECYCLED_B = 1 << 16
+
+
+class SnapshotBuffers:
+    """Recycled memory for large message snapshots.
+
+    A send's payload is copied at the send (ranks share one process); a program streaming large messages
+    would otherwise ask the C heap for a fresh block per message and give it back at delivery, which glibc
+    serves with fresh pages from the kernel, each zeroed on first touch (seconds of system time for an
+    OSU-style bandwidth sweep).  Here a snapshot is a view of a buffer this keeps, by power-of-two size,
+    and a buffer is used again once no snapshot of it is alive (nothing but this refers to it).  The
+    buffers kept hold ``limit_B`` bytes at most (beyond: plain copies); the program's own heap is not
+    touched, so its allocations cost what they cost in its own process.
+    """
+
+    def __init__(self, limit_B: int = 512 << 20):
+        self.limit_B = limit_B
+        self.kept_B = 0
+        self.by_size: dict[int, list] = {}
+
+    def copy(self, array: np.ndarray) -> np.ndarray:
+        """A C-ordered copy of ``array`` in a recycled buffer."""
+        size = 1 << (int(array.nbytes) - 1).bit_length()
+        buffers = self.by_size.setdefault(size, [])
+        for buffer in buffers:
+            if sys.getrefcount(buffer) == 3:        # the list, this loop and the call: no snapshot alive
+                break
+        else:
+            if self.kept_B + size > self.limit_B:
+                return array.copy()
+            buffer = np.empty(size, dtype=np.uint8)
+            buffers.append(buffer)
+            self.kept_B += size
+        out = buffer[:array.nbytes].view(array.dtype).reshape(array.shape)
+        np.copyto(out, array)
+        return out
+
+
+_BUFFERS = SnapshotBuffers()
+
+
+def snapshot(array: np.ndarray) -> np.ndarray:
+    """A copy of ``array`` that nothing else changes, as an MPI library's copy of a send buffer is."""
+    if array.nbytes < RECYCLED_B or array.dtype.hasobject:
+        return array.copy()
+    return _BUFFERS.copy(array)

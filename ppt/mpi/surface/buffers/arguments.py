@@ -33,6 +33,7 @@ from numbers import Integral
 
 import numpy as np
 
+from ppt.mpi.collectives.payload import snapshot
 from ppt.mpi.surface.buffers.datatypes import DATATYPES, Datatype, lookup, of_array
 from ppt.mpi.errors import MPIError
 
@@ -95,7 +96,7 @@ class Buf:
     def block(self, i: int = 0):
         """A copy of block ``i`` (numpy elements), or None for a size-only message."""
         elements = self.elements(i)
-        return elements.copy() if elements is not None and self.datatype.contiguous else elements
+        return snapshot(elements) if elements is not None and self.datatype.contiguous else elements
 
     def elements(self, i: int = 0):
         """Block ``i``'s numpy elements, a view where the datatype is contiguous (else a copy), or None for a
