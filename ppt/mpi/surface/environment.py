@@ -10,6 +10,7 @@ from ppt.mpi.errors import AfterFinalize
 from ppt.mpi.surface.buffers.arguments import address_of
 from ppt.mpi.surface.core.calls import mpi_call
 from ppt.mpi.surface.core.fast import FINALIZED
+from ppt.mpi.surface.core.nulls import NULLS
 
 #: The MPI standard version the simulated MPI's calls follow (MPI_Get_version).
 VERSION, SUBVERSION = 3, 1
@@ -157,40 +158,6 @@ def Aint_add(self, base: int, disp: int) -> int:
 
 def Aint_diff(self, addr1: int, addr2: int) -> int:
     return int(addr1) - int(addr2)
-
-
-class Null:
-    """A null handle of mpi4py (``MPI.COMM_NULL`` ...): false, and equal to itself, to None (what PPT
-    returns where MPI gives no communicator) and to a freed object of its ``kinds`` (class names), as a
-    handle turns null when freed."""
-
-    __slots__ = ("name", "kinds")
-
-    def __init__(self, name: str, *kinds: str):
-        self.name = name
-        self.kinds = kinds
-
-    def __eq__(self, other):
-        return other is self or other is None or \
-            type(other).__name__ in self.kinds and getattr(other, "freed", False) is True
-
-    def __ne__(self, other):
-        return not self == other
-
-    __hash__ = object.__hash__
-
-    def __bool__(self):
-        return False
-
-    def __repr__(self):
-        return self.name
-
-
-#: The null handles, by mpi4py name.
-NULLS = {null.name: null for null in (
-    Null("COMM_NULL", "Comm", "Cartcomm"), Null("GROUP_NULL", "Group"), Null("OP_NULL", "Op"),
-    Null("DATATYPE_NULL", "Datatype"), Null("MESSAGE_NULL", "Message"), Null("INFO_NULL"),
-    Null("ERRHANDLER_NULL"), Null("WIN_NULL", "Win"), Null("FILE_NULL"), Null("SESSION_NULL"))}
 
 
 def _group_empty(self):

@@ -14,7 +14,7 @@ from ppt.mpi.surface.buffers.arguments import message, outgoing
 from ppt.mpi.surface.core.calls import mpi_call
 from ppt.mpi.constants import BUFFERED, STANDARD, SYNC
 from ppt.mpi.surface.core.requests import Request
-from ppt.mpi.surface.environment import NULLS
+from ppt.mpi.surface.core.nulls import NULLS
 
 #: mpi4py's ``MPI.INFO_NULL``, the only info object PPT has, which a persistent collective's init may end with.
 INFO_NULL = NULLS["INFO_NULL"]
