@@ -385,8 +385,8 @@ class Topology:
 
     def network_classes(self) -> list[LinkClass]:
         """Link classes of the router-to-router links (no terminal links)."""
-        used = np.unique(self.port_class[self.port_peer >= 0])
-        return [self.link_classes[int(c)] for c in used]
+        used = np.bincount(self.port_class[self.port_peer >= 0], minlength=len(self.link_classes))
+        return [self.link_classes[int(c)] for c in np.flatnonzero(used)]
 
     def terminal_class(self) -> LinkClass:
         """Link class of the node-to-router links (that of node 0)."""
