@@ -2,7 +2,7 @@
 
 Every ``*.h`` in this folder and in the MPI engine's (``ppt/mpi/engine/core``; public
 headers: declarations only, read by the C compiler and, without their ``#``
-lines, by cffi's cdef) and every ``*.c`` of both is compiled into the one
+lines, by cffi's cdef, but for :data:`C_ONLY`) and every ``*.c`` of both is compiled into the one
 extension ``ppt.interconnects.core._packetcore`` by the package's own install
 (``pip install -e .``).  Headers whose name starts with ``_`` are private to the
 C sources.  :data:`CALLBACKS` are the C engine's calls into Python.
@@ -22,7 +22,10 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent.parent
 #: The packet core (here) and the MPI engine.
 FOLDERS = (HERE, ROOT / "ppt" / "mpi" / "engine" / "core")
-HEADERS = sorted((p for folder in FOLDERS for p in folder.glob("*.h") if not p.name.startswith("_")),
+#: Public headers for the C compiler alone: inline code (the event heap), which cffi's cdef cannot read.
+C_ONLY = ("heap.h",)
+HEADERS = sorted((p for folder in FOLDERS for p in folder.glob("*.h")
+                  if not p.name.startswith("_") and p.name not in C_ONLY),
                  key=lambda p: (p.name != "core.h", p.name))
 SOURCES = sorted(p for folder in FOLDERS for p in folder.glob("*.c"))
 #: Functions C calls in Python (ppt.mpi.engine.replay and ppt.mpi.engine.pynet define them): a node pair's path, a message's

@@ -3,9 +3,10 @@
 #define PPT_MPICORE_PRIVATE_H
 #include <math.h>
 #include <stdint.h>
-#include "_heap.h"
-#include "_util.h"
+#include <stdlib.h>
+#include "alloc.h"
 #include "flow.h"
+#include "heap.h"
 #include "histogram.h"
 #include "net.h"
 #include "mpicore.h"
