@@ -5,11 +5,15 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include "alloc.h"
+#include "coreapi.h"
 #include "flow.h"
 #include "heap.h"
 #include "histogram.h"
 #include "net.h"
 #include "mpicore.h"
+
+/* The packet core's calls (bind.c): packet_core->net_run(...) is its ppt_net_run(...). */
+extern const ppt_core_api_t *packet_core;
 
 /* Key bits of an entity's running count (ppt/engine/entity.py KEY_BITS). */
 #define MPI_KEY_BITS 40
