@@ -26,6 +26,8 @@ C_ONLY = ("heap.h",)
 HEADERS = sorted((p for p in HERE.glob("*.h") if not p.name.startswith("_") and p.name not in C_ONLY),
                  key=lambda p: (p.name != "core.h", p.name == "coreapi.h", p.name))
 SOURCES = sorted(HERE.glob("*.c"))
+#: The C compiler's flags, the MPI engine's too.
+COMPILE_ARGS = ["-O2", "-std=c11", "-Wall", "-Wno-unused-function"]
 
 
 def _require_toolchain() -> None:
@@ -54,7 +56,7 @@ ffibuilder.set_source(
     "\n".join(f'#include "{header.name}"' for header in HEADERS),
     sources=[os.path.relpath(source, ROOT) for source in SOURCES],
     include_dirs=[os.path.relpath(HERE, ROOT)],
-    extra_compile_args=["-O2", "-std=c11", "-Wall", "-Wno-unused-function"],
+    extra_compile_args=COMPILE_ARGS,
 )
 
 if __name__ == "__main__":

@@ -40,8 +40,8 @@ extern "Python+C" int32_t ppt_mpi_event_cb(void *handle, double t_s, uint64_t ke
 
 
 def _packet_core_build():
-    """The packet core's build script (its ffibuilder and cdef reader), loaded from its file: at install
-    time neither package can be imported yet."""
+    """The packet core's build script (its ffibuilder, cdef reader and compiler flags), loaded from its
+    file: at install time neither package can be imported yet."""
     spec = importlib.util.spec_from_file_location("ppt_packet_core_build", PACKET_CORE / "build.py")
     build = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(build)
@@ -68,7 +68,7 @@ ffibuilder.set_source(
     sources=[os.path.relpath(source, ROOT) for source in SOURCES],
     include_dirs=[os.path.relpath(HERE, ROOT), os.path.relpath(PACKET_CORE, ROOT)],
     define_macros=op_kinds(),
-    extra_compile_args=["-O2", "-std=c11", "-Wall", "-Wno-unused-function"],
+    extra_compile_args=packet_core.COMPILE_ARGS,
 )
 
 if __name__ == "__main__":
