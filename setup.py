@@ -1,11 +1,13 @@
-"""Two compiled parts, built at install time: the packet core and MPI engine by cffi (see
-interconnects/core/build.py), and the point-to-point surface of the simulated MPI by Cython
-(ppt/mpi/surface/core/fast.pyx), which calls that engine through pointers bound at import."""
+"""Three compiled parts, built at install time: the packet core and the MPI engine, each its own
+extension by cffi (interconnects/core/build.py, ppt/mpi/engine/core/build.py; the engine calls the
+packet core through a table of its functions bound at import), and the point-to-point surface of the
+simulated MPI by Cython (ppt/mpi/surface/core/fast.pyx), which calls that engine through pointers
+bound at import."""
 from Cython.Build import cythonize
 from setuptools import Extension, setup
 
 SURFACE = Extension("ppt.mpi.surface.core.fast", ["ppt/mpi/surface/core/fast.pyx"],
                     include_dirs=["ppt/mpi/engine/core"], extra_compile_args=["-O2"])
 
-setup(cffi_modules=["interconnects/core/build.py:ffibuilder"],
+setup(cffi_modules=["interconnects/core/build.py:ffibuilder", "ppt/mpi/engine/core/build.py:ffibuilder"],
       ext_modules=cythonize([SURFACE], compiler_directives={"language_level": 3}))

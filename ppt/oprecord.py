@@ -5,7 +5,7 @@ engine's ``ppt_op_t`` in ``ppt/mpi/engine/core/mpicore.h`` mirrors it) whose ``k
 the call does, with everything a replay needs already resolved: bytes (not counts and datatypes), peers
 and roots as ranks of the call's communicator, and communicators, groups and ops as handles of the
 stream's own numbering.  :data:`FIELDS` is the table of fields; docs/op-stream.md describes every kind.
-The build gives the C engine the kinds' numbers from :class:`Op` itself (``interconnects/core/build.py``).
+The build gives the C engine the kinds' numbers from :class:`Op` itself (``ppt/mpi/engine/core/build.py``).
 
 This module sits below both the MPI engine (:mod:`ppt.mpi`) and the trace readers and containers
 (:mod:`ppt.traces.opstream`), which share it.  Units: seconds and bytes.

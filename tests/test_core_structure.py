@@ -1,6 +1,6 @@
 """The compiled core's structure, read from its sources: no include cycle between its units, the live
-network's private state seen only by the network's own parts, and public headers (read by cffi)
-free of private ones.
+network's private state seen only by the network's own parts, public headers free of private ones,
+and the MPI engine (an extension of its own) built against the packet core's public headers only.
 
 A unit is a .c file with its headers, named alike: ``net.c``, ``net.h`` and the private ``_net.h``
 are the unit ``net``.  Unit A depends on unit B when a file of A includes a header of B; a cycle
@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 CORE = Path(__file__).resolve().parent.parent / "interconnects" / "core"
+ENGINE = CORE.parent.parent / "ppt" / "mpi" / "engine" / "core"
 INCLUDE = re.compile(r'^[ \t]*#[ \t]*include[ \t]+"([^"]+)"', re.M)
 #: The files that may see the live network's struct (_net.h): the network's own parts.
 NET_PARTS = {"net.c", "observe.c", "traffic.c"}
@@ -85,7 +86,19 @@ def test_only_the_networks_own_parts_see_its_struct():
 @pytest.mark.parametrize("header", sorted(p.name for p in CORE.glob("*.h") if not p.name.startswith("_")))
 def test_public_headers_include_only_public_headers(header):
     private = sorted(h for h in includes()[header] if h.startswith("_"))
-    assert not private, f"{header} (read by cffi) includes private {private}"
+    assert not private, f"{header} (public: read by cffi and the MPI engine) includes private {private}"
+
+
+def test_the_engine_includes_only_public_headers_of_the_packet_core():
+    # the engine reaches the packet core through its public headers and the table of calls coreapi.h
+    # declares, never through the packet core's private state
+    own = {p.name for p in ENGINE.glob("*.h")}
+    public = {p.name for p in CORE.glob("*.h") if not p.name.startswith("_")}
+    assert "coreapi.h" in includes(ENGINE)["_mpicore.h"]
+    assert not own & {p.name for p in CORE.glob("*.h")}, "a header named alike in both folders: ambiguous includes"
+    wrong = {name: sorted(headers - own - public) for name, headers in includes(ENGINE).items()
+             if headers - own - public}
+    assert not wrong, f"the MPI engine includes headers that are not the packet core's public ones: {wrong}"
 
 
 def test_the_core_and_the_engine_lay_out_event_keys_alike():
@@ -98,9 +111,9 @@ def test_the_engine_numbers_op_kinds_as_the_op_record_does():
     # the build defines OP_<NAME> for the C engine from ppt/oprecord.py's source: every kind, its own value
     import importlib.util
     from ppt.oprecord import Op
-    spec = importlib.util.spec_from_file_location("core_build", CORE / "build.py")
+    spec = importlib.util.spec_from_file_location("engine_build", ENGINE / "build.py")
     build = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(build)
     assert dict(build.op_kinds()) == {f"OP_{kind.name}": str(kind.value) for kind in Op}
-    used = set(re.findall(r"\bOP_[A-Z_]+\b", (CORE.parent.parent / "ppt" / "mpi" / "engine" / "core" / "replay.c").read_text()))
+    used = set(re.findall(r"\bOP_[A-Z_]+\b", (ENGINE / "replay.c").read_text()))
     assert used - {"OP_DONE", "OP_BLOCKED"} <= {f"OP_{kind.name}" for kind in Op}

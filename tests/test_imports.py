@@ -135,12 +135,15 @@ LAYERS = (
 
 
 #: The rooms of ``ppt.mpi``, lowest first, in the same way: the base modules, the collectives, the
-#: mpi4py surface, the engine, and the job (the package's ``__init__`` above all).
+#: compiled engine (``ppt.mpi.engine.core``, its C extension, which the surface calls: a room of its own
+#: below its parent's), the mpi4py surface, the engine's Python, and the job (the package's ``__init__``
+#: above all).
 MPI_LAYERS = (
     ("ppt.mpi.constants", "ppt.mpi.errors", "ppt.mpi.classes"),
     ("ppt.mpi.settings", "ppt.mpi.stats", "ppt.mpi.mapping"),
     ("ppt.mpi.unsupported",),
     ("ppt.mpi.collectives",),
+    ("ppt.mpi.engine.core",),
     ("ppt.mpi.surface",),
     ("ppt.mpi.engine",),
     ("ppt.mpi.job",),
@@ -178,6 +181,14 @@ def subsystem(module: str, depth: int = 2) -> str:
     return ".".join(module.split(".")[:depth])
 
 
+def room(module: str, layers, depth: int) -> str:
+    """The room of ``module`` in ``layers``: the deepest package listed that holds it (a room listed
+    inside another, as ``ppt.mpi.engine.core`` inside ``ppt.mpi.engine``, is one apart), else its
+    subsystem at ``depth``."""
+    held = [name for layer in layers for name in layer if module == name or module.startswith(name + ".")]
+    return max(held, key=len, default=subsystem(module, depth))
+
+
 def upward_imports(graph: dict[str, set[str]], layers=LAYERS, top: str = "ppt") -> list[tuple[str, str]]:
     """Every import edge among the modules under ``top`` that points to a higher layer or to a sibling
     subsystem of its own layer; ``top`` itself (its package's ``__init__``) is above all."""
@@ -190,7 +201,7 @@ def upward_imports(graph: dict[str, set[str]], layers=LAYERS, top: str = "ppt") 
         for target in sorted(targets):
             if not target.startswith(top + "."):
                 continue
-            a, b = subsystem(source, depth), subsystem(target, depth)
+            a, b = room(source, layers, depth), room(target, layers, depth)
             if a != b and level[b] >= level[a]:
                 found.append((source, target))
     return found
@@ -207,12 +218,20 @@ def test_an_upward_or_sideways_import_is_found():
                                      ("ppt.mpi.surface.comm", "ppt.traces.replay")]
 
 
+def test_a_room_listed_inside_another_is_a_room_apart():
+    # the compiled engine sits below the surface that calls it, the engine's Python above the surface
+    graph = {"ppt.mpi.surface.core.fast": {"ppt.mpi.engine.core"}, "ppt.mpi.engine.core": {"ppt.mpi.engine.replay"},
+             "ppt.mpi.surface.rma.window": {"ppt.mpi.engine.replay"}}
+    assert upward_imports(graph, MPI_LAYERS, "ppt.mpi") == [("ppt.mpi.engine.core", "ppt.mpi.engine.replay"),
+                                                           ("ppt.mpi.surface.rma.window", "ppt.mpi.engine.replay")]
+
+
 def test_imports_point_down_only():
     assert upward_imports(import_graph(modules())) == []
 
 
 def test_every_room_of_the_mpi_subsystem_has_a_layer():
-    rooms = {subsystem(name, 3) for name in modules() if name.startswith("ppt.mpi.")}
+    rooms = {room(name, MPI_LAYERS, 3) for name in modules() if name.startswith("ppt.mpi.")}
     assert rooms == {n for layer in MPI_LAYERS for n in layer}
 
 

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include "core.h"
 #include "net.h"
-#include "_heap.h"
+#include "_queue.h"
 #include "histogram.h"
 
 #define NONE (-1)          /* no packet, message, router or rail */

@@ -2,7 +2,7 @@
 #include <stdlib.h>
 #include "bench.h"
 #include "core.h"
-#include "_heap.h"
+#include "_queue.h"
 
 uint64_t ppt_bare_loop(int64_t depth, int64_t events, uint64_t seed)
 {

@@ -1,15 +1,15 @@
-"""Builds the compiled core: C through cffi's API mode.
+"""Builds the packet core: C through cffi's API mode.
 
-Every ``*.h`` in this folder and in the MPI engine's (``ppt/mpi/engine/core``; public
-headers: declarations only, read by the C compiler and, without their ``#``
-lines, by cffi's cdef) and every ``*.c`` of both is compiled into the one
-extension ``ppt.interconnects.core._packetcore`` by the package's own install
-(``pip install -e .``).  Headers whose name starts with ``_`` are private to the
-C sources.  :data:`CALLBACKS` are the C engine's calls into Python.
+Every ``*.h`` in this folder whose name does not start with ``_`` is a public header: declarations
+only, read by the C compiler and, without their ``#`` lines, by cffi's cdef -- but for
+:data:`C_ONLY`.  Every ``*.c`` is compiled into the extension ``ppt.interconnects.core._packetcore``
+by the package's own install (``pip install -e .``, which builds the MPI engine's extension beside
+it: ``ppt/mpi/engine/core/build.py``).  Headers whose name starts with ``_`` are private to this
+folder's C sources; C built apart from it (the MPI engine) includes the public ones only, and calls
+the packet core's functions through the table ``coreapi.h`` declares.
 """
 from __future__ import annotations
 
-import ast
 import os
 import shutil
 import sys
@@ -20,22 +20,14 @@ from cffi import FFI
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent.parent
-#: The packet core (here) and the MPI engine.
-FOLDERS = (HERE, ROOT / "ppt" / "mpi" / "engine" / "core")
-HEADERS = sorted((p for folder in FOLDERS for p in folder.glob("*.h") if not p.name.startswith("_")),
-                 key=lambda p: (p.name != "core.h", p.name))
-SOURCES = sorted(p for folder in FOLDERS for p in folder.glob("*.c"))
-#: Functions C calls in Python (ppt.mpi.engine.replay and ppt.mpi.engine.pynet define them): a node pair's path, a message's
-#: wire bytes, a message's route on the flow network; a message handed to a model of one's own, one of its events.
-CALLBACKS = """
-extern "Python+C" int32_t ppt_mpi_path_cb(void *handle, int32_t src, int32_t dst, double *out);
-extern "Python+C" int64_t ppt_mpi_wire_cb(void *handle, int64_t nbytes);
-extern "Python+C" int32_t ppt_mpi_route_cb(void *handle, int32_t src, int32_t dst, int64_t nbytes, double now_s,
-                                           double *out);
-extern "Python+C" int32_t ppt_mpi_send_cb(void *handle, int64_t msg, int32_t src_node, int32_t dst_node,
-                                          int64_t nbytes, double delay_s, int32_t on_sent, double now_s);
-extern "Python+C" int32_t ppt_mpi_event_cb(void *handle, double t_s, uint64_t key);
-"""
+#: Public headers for the C compiler alone: inline code (the event heap), which cffi's cdef cannot read.
+C_ONLY = ("heap.h",)
+#: cdef order: core.h's types first, the table of calls (which names the other headers' types) last.
+HEADERS = sorted((p for p in HERE.glob("*.h") if not p.name.startswith("_") and p.name not in C_ONLY),
+                 key=lambda p: (p.name != "core.h", p.name == "coreapi.h", p.name))
+SOURCES = sorted(HERE.glob("*.c"))
+#: The C compiler's flags, the MPI engine's too.
+COMPILE_ARGS = ["-O2", "-std=c11", "-Wall", "-Wno-unused-function"]
 
 
 def _require_toolchain() -> None:
@@ -50,30 +42,21 @@ def _require_toolchain() -> None:
                  f"install them (e.g. 'apt-get install python3-dev') and run the install again")
 
 
-def op_kinds() -> list[tuple[str, str]]:
-    """``(OP_<NAME>, value)`` for every kind of op of the op record (``ppt/oprecord.py``'s ``Op``), read
-    from its source, so the MPI engine's C numbers its ops as Python does (the build needs no numpy)."""
-    tree = ast.parse((ROOT / "ppt" / "oprecord.py").read_text())
-    op = next(node for node in tree.body if isinstance(node, ast.ClassDef) and node.name == "Op")
-    return [(f"OP_{item.targets[0].id}", str(item.value.value)) for item in op.body
-            if isinstance(item, ast.Assign) and isinstance(item.value, ast.Constant)]
-
-
-def _cdef() -> str:
-    return "\n".join(line for header in HEADERS for line in header.read_text().splitlines()
-                     if not line.lstrip().startswith("#")) + CALLBACKS
+def cdef(headers) -> str:
+    """The declarations of ``headers`` as cffi's cdef reads them: their text without the ``#`` lines."""
+    return "\n".join(line for header in headers for line in header.read_text().splitlines()
+                     if not line.lstrip().startswith("#"))
 
 
 _require_toolchain()
 ffibuilder = FFI()
-ffibuilder.cdef(_cdef())
+ffibuilder.cdef(cdef(HEADERS))
 ffibuilder.set_source(
     "ppt.interconnects.core._packetcore",
     "\n".join(f'#include "{header.name}"' for header in HEADERS),
     sources=[os.path.relpath(source, ROOT) for source in SOURCES],
-    include_dirs=[os.path.relpath(folder, ROOT) for folder in FOLDERS],
-    define_macros=op_kinds(),
-    extra_compile_args=["-O2", "-std=c11", "-Wall", "-Wno-unused-function"],
+    include_dirs=[os.path.relpath(HERE, ROOT)],
+    extra_compile_args=COMPILE_ARGS,
 )
 
 if __name__ == "__main__":

@@ -1,6 +1,6 @@
 /* The calendar queue's slow paths: set-up, advancing over empty days, and rebuilding the ring. */
 #include <string.h>
-#include "_heap.h"
+#include "_queue.h"
 
 #define SAMPLE 512
 

@@ -32,11 +32,11 @@ import numpy as np
 from ppt.engine.core import young_garbage_only
 from ppt.engine.parallel import AUTO
 from ppt.errors import ConfigError
-from ppt.interconnects.core import lib
 from ppt.interconnects.topologies.planes import RAIL_POLICIES
 from ppt.jobs.allocation import allocate
 from ppt.jobs.finish import CHECK_EVERY_S, Countdown, FinishNotices, everywhere
 from ppt.mpi import MPIJob
+from ppt.mpi.engine.core import lib
 from ppt.mpi.engine.program import ProgramRun
 from ppt.mpi.mapping import MAPPINGS, map_ranks
 from ppt.mpi.settings import MPISettings

@@ -39,7 +39,7 @@ from ppt.engine import parallel
 from ppt.engine.core import young_garbage_only
 from ppt.engine.process import run_body
 from ppt.errors import SimulationError
-from ppt.interconnects.core import ffi, lib
+from ppt.mpi.engine.core import ffi, lib
 from ppt.mpi.surface.api import MPI
 from ppt.mpi.engine.replay import Engine, flatten, mismatch, strays
 from ppt.mpi.engine.windows import CallParts, SampledRun, Windows, drive, gathered

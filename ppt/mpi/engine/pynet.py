@@ -38,7 +38,7 @@ from functools import partial
 
 from ppt.engine.entity import KEY_BITS
 from ppt.errors import ConfigError
-from ppt.interconnects.core import ffi, lib
+from ppt.mpi.engine.core import ffi, lib
 
 
 class PythonModels:

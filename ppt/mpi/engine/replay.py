@@ -30,7 +30,6 @@ from array import array
 import numpy as np
 from greenlet import getcurrent, greenlet
 
-from ppt.interconnects.core import ffi, lib
 from ppt.interconnects.networks.analytic import AnalyticNetwork
 from ppt.interconnects.networks.nodememory import NodeMemory
 from ppt.interconnects.networks.flownet import FlowNetwork
@@ -40,6 +39,7 @@ from ppt.engine.core import young_garbage_only
 from ppt.engine.process import ProcessError
 from ppt.mpi.surface.api import MPI
 from ppt.mpi.collectives.calls import mismatch_error
+from ppt.mpi.engine.core import ffi, lib
 from ppt.mpi.engine.windows import CallParts, Windows, drive, gathered
 from ppt.mpi.constants import ANY_SOURCE
 from ppt.mpi.engine.deadlock import barrier_text, describe, schedule_text

@@ -30,8 +30,9 @@ from functools import partial
 import numpy as np
 
 from ppt.engine import parallel
-from ppt.interconnects.core import ffi, lib
+from ppt.interconnects import core as packet_core
 from ppt.mpi.collectives.schedule import Exchange
+from ppt.mpi.engine.core import ffi, lib
 
 #: ``ppt_mpi_remote_t`` (mpicore.h), field for field.
 RECORD = np.dtype([("t", "f8"), ("sent_s", "f8"), ("key", "u8"), ("uid", "u8"), ("tag", "i8"), ("seq", "i8"),
@@ -138,9 +139,9 @@ class Windows:
             return [b""] * self.size
         events, out = self._events_pointer, []
         for process in range(self.size):
-            n = lib.ppt_net_outbox(self.core, process, events)
+            n = packet_core.lib.ppt_net_outbox(self.core, process, events)
             out.append(bytes(ffi.buffer(events[0], n * ffi.sizeof("ppt_remote_t"))) if n else b"")
-        lib.ppt_net_clear_outbox(self.core)
+        packet_core.lib.ppt_net_clear_outbox(self.core)
         return out
 
     def incoming(self, parts: list) -> None:

@@ -3,12 +3,17 @@
 #define PPT_MPICORE_PRIVATE_H
 #include <math.h>
 #include <stdint.h>
-#include "_heap.h"
-#include "_util.h"
+#include <stdlib.h>
+#include "alloc.h"
+#include "coreapi.h"
 #include "flow.h"
+#include "heap.h"
 #include "histogram.h"
 #include "net.h"
 #include "mpicore.h"
+
+/* The packet core's calls (bind.c): packet_core->net_run(...) is its ppt_net_run(...). */
+extern const ppt_core_api_t *packet_core;
 
 /* Key bits of an entity's running count (ppt/engine/entity.py KEY_BITS). */
 #define MPI_KEY_BITS 40

@@ -44,6 +44,10 @@ enum {
 };
 /* After PPT_MPI_UNSUPPORTED, PPT_MPI_REFUSED and PPT_MPI_MISMATCH the run cannot go on. */
 
+/* The packet core's calls (interconnects/core/coreapi.h): the engine, an extension of its own, makes them
+ * through this table.  Bind it once, before any other call (ppt.mpi.engine.core does, at import). */
+void ppt_mpi_bind_core(const struct ppt_core_api *api);
+
 /* A job of num_ranks ranks; rank r runs on node node_of[r], whose NIC entity id is node_eid[node].
  * eager_B: largest eagerly sent message; send/recv/poll overheads as ppt.mpi.settings describes. */
 ppt_mpi_t *ppt_mpi_new(int32_t num_ranks, int32_t num_nodes, const int32_t *node_of, const int64_t *node_eid,

@@ -104,9 +104,9 @@ static void memory_copy(ppt_mpi_t *m, int32_t node, int32_t i, double start_s)
     }
     share_t *mem = &m->memory[node];
     if (!mem->flows) {
-        mem->flows = ppt_flows_new(1, &m->mem_bandwidth_Bps);
+        mem->flows = packet_core->flows_new(1, &m->mem_bandwidth_Bps);
         int32_t len = 1, resource = 0;
-        mem->path = ppt_flows_add_path(mem->flows, 1, &len, &resource);
+        mem->path = packet_core->flows_add_path(mem->flows, 1, &len, &resource);
     }
     share_start(m, mem, mem->path, (double)MSG(m, i)->net_B, -1, (share_msg_t){.msg = i, .then = SHARE_COPY});
 }
@@ -178,18 +178,18 @@ static int32_t past_nic(ppt_mpi_t *m, int32_t path)
     int64_t at;
     if (map_get(&m->map, map_k1(T_PAST, 0), (uint64_t)path, &at))
         return (int32_t)at;
-    int32_t routes = ppt_flows_path_routes(m->flow.flows, path);
+    int32_t routes = packet_core->flows_path_routes(m->flow.flows, path);
     int32_t *lengths = ppt_alloc((size_t)routes, sizeof(int32_t)), *ids = NULL;
     int64_t n = 0, cap = 0;
     for (int32_t k = 0; k < routes; k++) {
         const int32_t *resources;
-        int32_t len = ppt_flows_path_route(m->flow.flows, path, k, &resources);
+        int32_t len = packet_core->flows_path_route(m->flow.flows, path, k, &resources);
         lengths[k] = len - 1;
         ids = ppt_grow(ids, &cap, sizeof(int32_t), n + len);
         for (int32_t j = 1; j < len; j++)
             ids[n++] = resources[j];
     }
-    int32_t past = ppt_flows_add_path(m->flow.flows, routes, lengths, ids);
+    int32_t past = packet_core->flows_add_path(m->flow.flows, routes, lengths, ids);
     free(lengths);
     free(ids);
     map_put(&m->map, map_k1(T_PAST, 0), (uint64_t)path, past);

@@ -17,7 +17,7 @@
 
 void packet_reschedule(ppt_mpi_t *m)
 {
-    double t = ppt_net_next_time(m->net);
+    double t = packet_core->net_next_time(m->net);
     if (t < m->net_wake_s) {
         m->net_wake_s = t;
         m->net_wakes++;
@@ -56,7 +56,7 @@ static int32_t message_class(const ppt_mpi_t *m, const msg_t *g)
 void packet_send(ppt_mpi_t *m, int32_t i, int32_t src_node, int32_t dst_node, double start_s)
 {
     msg_t *g = MSG(m, i);
-    uint64_t uid = ppt_net_send_class(m->net, src_node, dst_node, g->net_B, g->on_sent >= 0, start_s,
+    uint64_t uid = packet_core->net_send_class(m->net, src_node, dst_node, g->net_B, g->on_sent >= 0, start_s,
                                       message_class(m, g));
     g->sent_s = start_s;
     if (g->on_sent >= 0) {
@@ -79,22 +79,22 @@ int64_t packet_wake(ppt_mpi_t *m, int32_t number)
         return 0;
     m->net_wake_s = INFINITY;
     double next = m->heap.len ? m->heap.ev[0].t : INFINITY;
-    int64_t ran = ppt_net_run(m->net, fmin(next + m->net_lead_s, fmin(m->window_end, m->horizon_s)), 1 << 20);
+    int64_t ran = packet_core->net_run(m->net, fmin(next + m->net_lead_s, fmin(m->window_end, m->horizon_s)), 1 << 20);
     ppt_output_t *out;
-    int64_t count = ppt_net_outputs(m->net, &out);
+    int64_t count = packet_core->net_outputs(m->net, &out);
     m->net_owed -= count;                       /* each output settles one message or send completion */
     for (int64_t k = 0; k < count; k++) {
         int64_t v;
         if (out[k].kind == PPT_OUT_DELIVER) {
             map_del(&m->map, map_k1(T_UID_MSG, 0), out[k].uid, &v);
-            ppt_hist_add(m->message_latency, out[k].t - MSG(m, (int32_t)v)->sent_s);
+            packet_core->hist_add(m->message_latency, out[k].t - MSG(m, (int32_t)v)->sent_s);
             mpi_post(m, out[k].t, out[k].key, EV_DELIVER, (int32_t)v, 0);
         } else {
             map_del(&m->map, map_k1(T_UID_SENT, 0), out[k].uid, &v);
             mpi_post(m, out[k].t, out[k].key, EV_SENT, (int32_t)v, 0);
         }
     }
-    ppt_net_clear_outputs(m->net);
+    packet_core->net_clear_outputs(m->net);
     packet_reschedule(m);
     return ran;
 }
@@ -109,7 +109,7 @@ void packet_notice(ppt_mpi_t *m)
 {
     m->events--;                                /* bookkeeping, not a model event */
     if (++m->notices == (m->processes ? m->processes : 1))
-        ppt_net_stop_traffic(m->net, m->now);
+        packet_core->net_stop_traffic(m->net, m->now);
 }
 
 int32_t ppt_mpi_notices(const ppt_mpi_t *m) { return m->notices; }

@@ -39,8 +39,8 @@ void ppt_mpi_set_window(ppt_mpi_t *m, double end_s) { m->window_end = end_s; }
 double ppt_mpi_next_time(const ppt_mpi_t *m)
 {
     double next = ppt_mpi_next_s(m);
-    if (m->net && ppt_net_outbox_min_time(m->net) < next)
-        next = ppt_net_outbox_min_time(m->net);
+    if (m->net && packet_core->net_outbox_min_time(m->net) < next)
+        next = packet_core->net_outbox_min_time(m->net);
     for (int32_t p = 0; p < m->processes; p++)
         if (m->outbox[p].first_s < next)
             next = m->outbox[p].first_s;
@@ -108,7 +108,7 @@ void mpi_send_ahead(ppt_mpi_t *m, uint64_t uid, int32_t i)
 
 void ppt_mpi_receive_packets(ppt_mpi_t *m, const struct ppt_remote *events, int64_t n)
 {
-    ppt_net_receive(m->net, events, n);
+    packet_core->net_receive(m->net, events, n);
     packet_reschedule(m);
 }
 

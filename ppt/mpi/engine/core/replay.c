@@ -15,7 +15,7 @@
 #include "mpicore_icoll.h"
 
 /* Op kinds: OP_OTHER, OP_SEND, ... OP_OP_FREE, one per member of ppt/oprecord.py's Op with its value, are
- * defined by the build (interconnects/core/build.py), so C and Python share one list. */
+ * defined by the build (ppt/mpi/engine/core/build.py), so C and Python share one list. */
 /* Polling calls (api.py MPI.polled). */
 enum { POLL_TEST = 1, POLL_TESTALL = 2, POLL_TESTANY = 4, POLL_TESTSOME = 8, POLL_IPROBE = 16 };
 /* Where a rank is in its current op. */

@@ -12,7 +12,7 @@
 
 int32_t share_start(ppt_mpi_t *m, share_t *sh, int32_t path, double nbytes, int32_t queue, share_msg_t what)
 {
-    int32_t id = ppt_flows_start(sh->flows, m->now, path, nbytes, queue);
+    int32_t id = packet_core->flows_start(sh->flows, m->now, path, nbytes, queue);
     if (id >= sh->cap_msgs)
         sh->msgs = ppt_grow(sh->msgs, &sh->cap_msgs, sizeof(share_msg_t), (int64_t)id + 1);
     sh->msgs[id] = what;
@@ -26,8 +26,8 @@ int32_t share_start(ppt_mpi_t *m, share_t *sh, int32_t path, double nbytes, int3
 void share_reshare(ppt_mpi_t *m, share_t *sh)
 {
     sh->pending = 0;
-    ppt_flows_reshare(sh->flows, m->now);
-    double next = ppt_flows_next_s(sh->flows);
+    packet_core->flows_reshare(sh->flows, m->now);
+    double next = packet_core->flows_next_s(sh->flows);
     if (next == INFINITY)
         return;
     for (int64_t k = 0; k < sh->nwakes; k++)
@@ -45,13 +45,13 @@ void share_wake(ppt_mpi_t *m, share_t *sh, double at)
             sh->wakes[k] = sh->wakes[--sh->nwakes];
             break;
         }
-    if (ppt_flows_next_s(sh->flows) > at)
+    if (packet_core->flows_next_s(sh->flows) > at)
         return;                                 /* stale: a resharing moved the completion */
     int32_t done[256];
     share_msg_t *ended = NULL;
     int64_t nended = 0, cap = 0;
     for (;;) {                                  /* every id is free for reuse before any message goes on */
-        int32_t n = ppt_flows_finish(sh->flows, at, done, 256);
+        int32_t n = packet_core->flows_finish(sh->flows, at, done, 256);
         ended = ppt_grow(ended, &cap, sizeof(share_msg_t), nended + n);
         for (int32_t k = 0; k < n; k++)
             ended[nended++] = sh->msgs[done[k]];
@@ -70,7 +70,7 @@ void share_wake(ppt_mpi_t *m, share_t *sh, double at)
 void share_free(share_t *sh)
 {
     if (sh->flows)
-        ppt_flows_free(sh->flows);
+        packet_core->flows_free(sh->flows);
     free(sh->wakes);
     free(sh->msgs);
 }

@@ -11,9 +11,9 @@ structures and the engine's calls are plain C calls, made with the interpreter l
 planning rank (:mod:`ppt.mpi.engine.replay`), which sends nothing itself, is called through its Python
 methods.
 
-The engine is compiled once, into the packet core's extension (``ppt.interconnects.core``); this
-module calls it through pointers to its functions, bound at import from that extension, so both
-reach one engine and one state.  Times are in seconds, sizes in bytes.
+The engine is compiled once, into its own extension (``ppt.mpi.engine.core``); this module calls
+it through pointers to its functions, bound at import from that extension, so both reach one engine
+and one state.  Times are in seconds, sizes in bytes.
 """
 import functools
 
@@ -27,7 +27,7 @@ from libc.stdint cimport int32_t, int64_t, uintptr_t
 from libc.string cimport strlen
 from posix.time cimport CLOCK_THREAD_CPUTIME_ID, clock_gettime, timespec
 
-from ppt.interconnects.core import ffi, lib
+from ppt.mpi.engine.core import ffi, lib
 from ppt.mpi.constants import ANY_SOURCE, ANY_TAG, PROC_NULL, STANDARD
 from ppt.mpi.collectives.payload import sized_copy
 from ppt.mpi.errors import AfterFinalize, OtherThread
@@ -37,12 +37,12 @@ from ppt.mpi.surface.core.requests import Status
 cdef extern from *:
     """
     #include <stdint.h>
-    struct ppt_net; struct ppt_histogram; struct ppt_flows; struct ppt_remote;
+    struct ppt_net; struct ppt_histogram; struct ppt_flows; struct ppt_remote; struct ppt_core_api;
     #include "mpicore.h"
 
     /* The engine's calls made here: pointers of the header's own types (surface_isend for
-     * ppt_mpi_isend ...), bound by surface_bind to the engine's functions in the packet core's
-     * extension, in the order of SURFACE_CALLS. */
+     * ppt_mpi_isend ...), bound by surface_bind to the engine's functions in its extension, in
+     * the order of SURFACE_CALLS. */
     #define SURFACE_CALLS(X) X(isend) X(irecv) X(req_done) X(req_status) X(wait_one) X(wait_in_turn) \\
         X(unblock) X(owed) X(set_owed) X(clock)
     #define SURFACE_POINTER(name) static __typeof__(&ppt_mpi_##name) surface_##name;
@@ -78,7 +78,7 @@ cdef extern from *:
 
 
 cdef void _bind_engine() except *:
-    """Point every call of SURFACE_CALLS at the engine's function in the packet core's extension."""
+    """Point every call of SURFACE_CALLS at the engine's function in its extension."""
     cdef uintptr_t address[32]
     assert surface_count <= 32
     for k in range(surface_count):

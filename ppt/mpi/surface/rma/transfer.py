@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from collections import defaultdict, deque
 
-from ppt.interconnects.core import ffi, lib
 from ppt.mpi.constants import CONTROL_B
+from ppt.mpi.engine.core import ffi, lib
 
 
 def waitable(rank, comm, peer: int, q: int):

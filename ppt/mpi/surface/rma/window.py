@@ -14,10 +14,10 @@ import weakref
 
 import numpy as np
 
-from ppt.interconnects.core import lib
 from ppt.mpi.collectives.ops import as_op, on_buffers
 from ppt.mpi.constants import CONTROL_B, PROC_NULL, RMA
 from ppt.mpi.errors import UnsupportedCall
+from ppt.mpi.engine.core import lib
 from ppt.mpi.surface.rma import sync, transfer
 from ppt.mpi.surface.buffers.arguments import BOTTOM, Buf, message, writable_bytes
 from ppt.mpi.surface.core.calls import mpi_call
