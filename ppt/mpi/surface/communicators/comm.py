@@ -39,7 +39,7 @@ class Comm(CommCore, metaclass=Refusing):
     """An intra-communicator as seen by one rank (``rank``, ``size``, ``name``); what its point-to-point calls
     read (``_rank``, ``members``, ``ctx``, ``freed``) is in its compiled base."""
 
-    __slots__ = ("index", "rank", "size", "coll_ctx", "label", "coll_seq", "_name")
+    __slots__ = ("index", "rank", "size", "coll_ctx", "label", "coll_seq", "_name", "handovers")
 
     def __init__(self, rank=None, members=(), index=None, comm_id: int = -1, label: str = "COMM_NULL"):
         """The communicator ``label`` of ``rank`` over world ranks ``members``; without a rank, mpi4py's
@@ -57,6 +57,9 @@ class Comm(CommCore, metaclass=Refusing):
         self._name = None
         self.coll_seq = 0
         self.freed = rank is None
+        #: The hand-overs of its collective calls' schedules to the compiled engine, by schedule and slot sizes
+        #: (:meth:`ppt.mpi.engine.program.CompiledRank.handover`); None before the first.
+        self.handovers = None
 
     def __repr__(self):
         return f"communicator {self.label}"

@@ -43,7 +43,7 @@ cdef extern from *:
      * ppt_mpi_isend ...), bound by surface_bind to the engine's functions in the packet core's
      * extension, in the order of SURFACE_CALLS. */
     #define SURFACE_CALLS(X) X(isend) X(irecv) X(req_done) X(req_status) X(wait_one) X(wait_in_turn) \\
-        X(unblock) X(owed) X(set_owed) X(clock)
+        X(unblock) X(owed) X(set_owed) X(clock) X(program_run) X(run_state) X(run) X(need_rank)
     #define SURFACE_POINTER(name) static __typeof__(&ppt_mpi_##name) surface_##name;
     SURFACE_CALLS(SURFACE_POINTER)
     #define SURFACE_NAME(name) "ppt_mpi_" #name,
@@ -74,6 +74,14 @@ cdef extern from *:
     double surface_owed(const ppt_mpi_t *m, int32_t rank)
     void surface_set_owed(ppt_mpi_t *m, int32_t rank, double owed_s)
     double surface_clock(const ppt_mpi_t *m, int32_t rank)
+    int32_t surface_program_run(ppt_mpi_t *m, int32_t rank, const int32_t *schedule, const int64_t *sizes,
+                                int32_t nslots, const int32_t *members, int32_t ctx, int64_t tag, int32_t hdr_call,
+                                int32_t hdr_root)
+    int32_t surface_run_state(const ppt_mpi_t *m, int32_t rank, int64_t *out)
+    int32_t surface_run(ppt_mpi_t *m)
+    int32_t surface_need_rank(const ppt_mpi_t *m)
+    enum:
+        PPT_MPI_NEED_RESUME
 
 
 cdef void _bind_engine() except *:
@@ -86,6 +94,11 @@ cdef void _bind_engine() except *:
 
 
 _bind_engine()
+
+
+cdef inline uintptr_t address(cdata) except? 0:
+    """The address a cffi pointer or array holds."""
+    return int(ffi.cast("uintptr_t", cdata))
 
 
 # -- the rank in progress, for a crash's report --------------------------------------------------------
@@ -415,6 +428,42 @@ cdef class CommCore:
         return self.first + i if self.first >= 0 else self.member_list[i]
 
 
+# -- collectives of the compiled engine -----------------------------------------------------------------
+cdef class Handover:
+    """A collective schedule as a rank hands it to the engine (:meth:`RankCore.run_schedule`), prepared once
+    for every call that runs it: the flattened schedule ``flat`` (a cffi int32 array), its slots' ``sizes``,
+    the communicator's ``members`` (engine ranks) and their cffi array, the call's name id in the engine and
+    its root (-1: none); ``waits_in``: what the rank waits in during the call, for deadlock reports."""
+
+    cdef readonly object flat, members, waits_in
+    cdef object arrays
+    #: The C arrays of ``flat``, the sizes and the members.
+    cdef const int32_t *c_flat
+    cdef const int64_t *c_sizes
+    cdef const int32_t *c_members
+    cdef int32_t nslots, call, root
+
+    def __init__(self, flat, sizes: list, members, members_array, waits_in, int32_t call, int32_t root):
+        sizes_array = ffi.new("int64_t[]", sizes or [0])
+        self.flat, self.members, self.waits_in, self.arrays = flat, members, waits_in, (sizes_array, members_array)
+        self.c_flat = <const int32_t *>address(flat)
+        self.c_sizes = <const int64_t *>address(sizes_array)
+        self.c_members = <const int32_t *>address(members_array)
+        self.nslots, self.call, self.root = len(sizes), call, root
+
+
+def resume_ranks(m, list processes) -> int:
+    """Run engine ``m`` (a cffi pointer), switching to the greenlet (``glet``) of each program rank's process
+    (``processes``: by engine rank) where the engine resumes it, until it returns another status than
+    PPT_MPI_NEED_RESUME; returns that status."""
+    cdef ppt_mpi_t *engine = <ppt_mpi_t *>address(m)
+    cdef int32_t status = surface_run(engine)
+    while status == PPT_MPI_NEED_RESUME:
+        processes[surface_need_rank(engine)].glet.switch()
+        status = surface_run(engine)
+    return status
+
+
 cdef inline int64_t world_rank(RankCore core, int64_t engine_rank):
     """The world rank of ``core``'s job that is ``engine_rank`` in the engine (a wildcard or PROC_NULL as is)."""
     return engine_rank - core.base if engine_rank >= 0 else engine_rank
@@ -445,7 +494,7 @@ cdef class RankCore:
     @m.setter
     def m(self, value):
         self.m_cdata = value
-        self.m_core = <ppt_mpi_t *><uintptr_t>int(ffi.cast("uintptr_t", value))
+        self.m_core = <ppt_mpi_t *>address(value)
 
     def world_of(self, int64_t engine_rank) -> int:
         """The world rank of the job's that is ``engine_rank`` in the engine (a wildcard or PROC_NULL as is)."""
@@ -514,6 +563,19 @@ cdef class RankCore:
     def irecv(self, CommCore comm not None, source, tag, ctx, into=None):
         """Post a receive from rank ``source`` of ``comm`` (or ANY_SOURCE); ``into`` as for :meth:`isend`."""
         return self.start_recv(comm, source, tag, ctx, into)
+
+    # -- collectives ------------------------------------------------------------------------------------
+    def run_schedule(self, Handover handover, int32_t ctx, int64_t tag) -> int:
+        """Run ``handover`` for the rank's collective call in context ``ctx``, its messages tagged ``tag``, the
+        process asleep until the rank's part is over: 1 once over, -1 stopped at a mismatched collective."""
+        cdef int64_t out[8]
+        cdef int32_t state = surface_program_run(self.m_core, self.me, handover.c_flat, handover.c_sizes,
+                                                 handover.nslots, handover.c_members, ctx, tag, handover.call,
+                                                 handover.root)
+        if state == 0:
+            self.proc.hibernate(handover.waits_in)
+            state = surface_run_state(self.m_core, self.me, out)
+        return state
 
     # -- blocking ---------------------------------------------------------------------------------------
     cpdef wait(self, req):
