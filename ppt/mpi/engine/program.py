@@ -374,6 +374,7 @@ class CompiledRank(RankCore):
         return found
 
     def _handover(self, c, schedule, sizes: list, call: str, root) -> Handover:
+        """A new hand-over of ``schedule`` with slot ``sizes`` for call ``c`` (named ``call``, root ``root``)."""
         engine = self.engine
         members, members_array = engine.members_array(c.comm.members, self.base)
         return Handover(engine.flatten(schedule), sizes, members, members_array, [_RunWait(self, c.comm)],

@@ -5,7 +5,9 @@ A program's ``comm.isend``, ``comm.irecv``, ``comm.send``, ``comm.recv``, ``mpi.
 and ``mpi.waitall`` run here, with the bookkeeping every top-level MPI call gets (:func:`mpi_call`:
 counting, timing, the freed check, the CPU meter, a lowercase call's object-layer cost from
 ``mpi.object_overhead_s``), without a Python frame between the program and
-the compiled MPI engine.  On the compiled engine the rank (:class:`RankCore`, the base of
+the compiled MPI engine; so do a communicator's fields those calls read (:class:`CommCore`), the hand-over of a
+collective call's schedule to the engine (:class:`Handover`) and the run loop that resumes the ranks
+(:func:`resume_ranks`).  On the compiled engine the rank (:class:`RankCore`, the base of
 :class:`ppt.mpi.engine.program.CompiledRank`) and its requests (:class:`EngineRequest`) are C
 structures and the engine's calls are plain C calls, made with the interpreter lock held.  A replay's
 planning rank (:mod:`ppt.mpi.engine.replay`), which sends nothing itself, is called through its Python
