@@ -73,11 +73,11 @@ each stream held by its window completes first.
 from __future__ import annotations
 
 from collections import deque
-from itertools import repeat
-from operator import is_not
 from typing import NamedTuple
 
 import numpy as np
+
+from ppt.mpi.surface.core.fast import holds_payload
 
 #: Post kinds.
 SEND, RECV, STREAM, RELAY, FLOW = 0, 1, 2, 3, 4
@@ -296,7 +296,7 @@ class Exchange:
         self.pending: set[int] = set()
 
     def add(self, me: int, schedule, values: list, sizes: list, op) -> None:
-        self.carries = self.carries or any(map(is_not, values, repeat(None)))
+        self.carries = self.carries or holds_payload(values)
         self.runs[me] = (schedule, values, sizes, op)
         self.state[me] = [0, 0, [], True]
         self.pending.add(me)

@@ -50,12 +50,14 @@ from ppt.mpi.errors import rank_error
 from ppt.mpi.surface.core.requests import Request, Status
 from ppt.mpi.surface.communicators.persistent import Prequest, live, named, same_handle
 from ppt.mpi.stats import RankStats, total_calls
-from ppt.mpi.surface.core.fast import EngineRequest, RankCore, running
+from ppt.mpi.surface.core.fast import EngineRequest, Handover, RankCore, resume_ranks, running
 from ppt.mpi.unsupported import Refusing
 
 
 #: Schedules of at most this many steps keep their flattened form for later calls.
 CACHED_STEPS = 64
+#: Hand-overs a communicator keeps, at most (it forgets them all when it would keep more).
+CACHED_HANDOVERS = 64
 #: Tags that are not integers are numbered from here in the engine.
 OBJECT_TAGS = 1 << 60
 
@@ -383,23 +385,41 @@ class CompiledRank(RankCore):
         is over; returns the slots, their payloads combined in Python if any rank's hold one (every rank
         adds its part to the call's :class:`~ppt.mpi.collectives.schedule.Exchange`: the ranks a rank's part waited
         for have all added theirs by its end)."""
-        engine, m, me = self.engine, self.m, self.me
-        members, members_array = engine.members_array(c.comm.members, self.base)
-        key = (c.ctx, c.tag, members[0])         # disjoint communicators may share a context
-        engine.parts.add(key, members, c.me, schedule, values, list(sizes), op)
-        call, root, _ = c.hdr
-        flat = engine.flatten(schedule)                  # alive while the run uses it
-        if self.background is not None and lib.ppt_mpi_icoll_runs(flat):
-            return self.background(CCollRequest(c, flat, sizes, members_array, key))
-        state = lib.ppt_mpi_program_run(m, me, flat, ffi.new("int64_t[]", list(sizes) or [0]), len(sizes),
-                                        members_array, c.ctx, c.tag, engine.names.id(call),
-                                        -1 if root is None else root)
-        if state == 0:
-            self.proc.hibernate([_RunWait(self, c.comm)])
-            state = lib.ppt_mpi_run_state(m, me, self.out)
-        if state < 0:
-            raise mismatch(m, engine.names, self, c.comm, self.base)
+        engine = self.engine
+        handover = self.handover(c, schedule, sizes)
+        key = (c.ctx, c.tag, handover.members[0])         # disjoint communicators may share a context
+        engine.parts.add(key, handover.members, c.me, schedule, values, list(sizes), op)
+        if self.background is not None and lib.ppt_mpi_icoll_runs(handover.flat):
+            members_array = engine.members_array(c.comm.members, self.base)[1]
+            return self.background(CCollRequest(c, handover.flat, sizes, members_array, key))
+        if self.run_schedule(handover, c.ctx, c.tag) < 0:
+            raise mismatch(self.m, engine.names, self, c.comm, self.base)
         return engine.parts.values(key, c.me, combined=False)
+
+    def handover(self, c, schedule, sizes: list) -> Handover:
+        """``schedule`` with slot ``sizes`` as call ``c`` hands it to the engine, kept by the call's communicator for
+        the later calls that run it again if it is short (at most :data:`CACHED_STEPS` steps: the algorithms'
+        cached O(log P) schedules); a long one lives as long as the call that runs it."""
+        call, root, _ = c.hdr
+        if schedule.nsteps > CACHED_STEPS:
+            return self._handover(c, schedule, sizes, call, root)
+        kept = c.comm.handovers
+        if kept is None:
+            kept = c.comm.handovers = {}
+        key = (id(schedule), call, root, *sizes)          # the schedule is kept alive by the engine's flat
+        found = kept.get(key)
+        if found is None:
+            if len(kept) >= CACHED_HANDOVERS:
+                kept.clear()
+            found = kept[key] = self._handover(c, schedule, sizes, call, root)
+        return found
+
+    def _handover(self, c, schedule, sizes: list, call: str, root) -> Handover:
+        """A new hand-over of ``schedule`` with slot ``sizes`` for call ``c`` (named ``call``, root ``root``)."""
+        engine = self.engine
+        members, members_array = engine.members_array(c.comm.members, self.base)
+        return Handover(engine.flatten(schedule), sizes, members, members_array, [_RunWait(self, c.comm)],
+                        engine.names.id(call), -1 if root is None else root)
 
 
 class ProgramEngine(Engine):
@@ -524,7 +544,11 @@ class ProgramRun:
         #: Per job, its ranks on this simulation process.
         self.ranks = [self._local_ranks(job, base, main, args, argv, main_greenlet)
                       for (job, main, args, argv), base in zip(programs, self.jobs.bases)]
-        self.by_engine_rank = {rank.me: rank for ranks in self.ranks for rank in ranks}
+        #: Each local rank's process by engine rank (None for the others).
+        self.processes = [None] * self.jobs.num_ranks
+        for ranks in self.ranks:
+            for rank in ranks:
+                self.processes[rank.me] = rank.proc
         engine.clock.ranks = [rank for ranks in self.ranks for rank in ranks]
         if progress is not None:
             lib.ppt_mpi_set_progress(engine.m, 1 << 62)        # every 65,536 events
@@ -556,12 +580,10 @@ class ProgramRun:
         engine = self.engine
         m = engine.m
         while True:
-            status = lib.ppt_mpi_run(m)
+            status = resume_ranks(m, self.processes)
             if status in (lib.PPT_MPI_DONE, lib.PPT_MPI_HORIZON):
                 return
-            if status == lib.PPT_MPI_NEED_RESUME:
-                self.by_engine_rank[lib.ppt_mpi_need_rank(m)].proc.glet.switch()
-            elif status == lib.PPT_MPI_NEED_PROGRESS:
+            if status == lib.PPT_MPI_NEED_PROGRESS:
                 self.progress(engine.clock)
             elif engine.python is not None and engine.python.failure is not None:
                 raise engine.python.failure         # the model of one's own raised

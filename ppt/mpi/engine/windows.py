@@ -189,7 +189,6 @@ class CallParts:
             here = sum(map(partial(lib.ppt_mpi_is_local, self.m), members)) if self.parallel else len(members)
             found = self.exchanges[key] = (Exchange(here), len(members))
         found[0].add(me, schedule, values, sizes, op)
-        self._drop_if_over(key)
 
     def _drop_if_over(self, key: tuple) -> None:
         exchange, size = self.exchanges[key]
@@ -197,7 +196,8 @@ class CallParts:
             del self.exchanges[key]
 
     def add(self, key: tuple, members, me: int, schedule, values: list, sizes: list, op) -> None:
-        """Member ``me``'s part of call ``key`` of a communicator of ``members`` (world ranks)."""
+        """Member ``me``'s part of call ``key`` of a communicator of ``members`` (world ranks), a member running
+        here (its values still to be taken: the call is not over)."""
         self._add(key, members, me, schedule, values, sizes, op)
         if self.parallel:
             self.added.append((key, members, pickle.dumps((me, schedule, values, sizes), pickle.HIGHEST_PROTOCOL)))
@@ -223,6 +223,7 @@ class CallParts:
     def unpack(self, records, added) -> None:
         for key, members, part in added:
             self._add(key, members, *pickle.loads(part), None)
+            self._drop_if_over(key)
 
 
 class SampledRun:

@@ -26,7 +26,7 @@ from ppt.mpi.surface.core.nulls import NullOwner
 from ppt.mpi.collectives.ops import MAX, SUM, as_op
 from ppt.mpi.surface.communicators.persistent import Prequest
 from ppt.mpi.collectives.payload import IMMUTABLE, size_of, sized_copy
-from ppt.mpi.surface.core.fast import _irecv, _isend, irecv, isend, positional, recv, send
+from ppt.mpi.surface.core.fast import CommCore, _irecv, _isend, irecv, isend, positional, recv, send
 from ppt.mpi.unsupported import Refusing
 
 #: The context ids MPICH's abort report gives the predefined communicators.
@@ -35,11 +35,11 @@ MPICH_CONTEXT = {"WORLD": 0, "SELF": 16}
 INT_B = 4
 
 
-class Comm(metaclass=Refusing):
-    """An intra-communicator as seen by one rank (``rank``, ``size``, ``name``)."""
+class Comm(CommCore, metaclass=Refusing):
+    """An intra-communicator as seen by one rank (``rank``, ``size``, ``name``); what its point-to-point calls
+    read (``_rank``, ``members``, ``ctx``, ``freed``) is in its compiled base."""
 
-    __slots__ = ("_rank", "members", "index", "rank", "size", "ctx", "coll_ctx", "label", "coll_seq", "freed",
-                 "_name")
+    __slots__ = ("index", "rank", "size", "coll_ctx", "label", "coll_seq", "_name", "handovers")
 
     def __init__(self, rank=None, members=(), index=None, comm_id: int = -1, label: str = "COMM_NULL"):
         """The communicator ``label`` of ``rank`` over world ranks ``members``; without a rank, mpi4py's
@@ -57,6 +57,9 @@ class Comm(metaclass=Refusing):
         self._name = None
         self.coll_seq = 0
         self.freed = rank is None
+        #: The hand-overs of its collective calls' schedules to the compiled engine, by schedule and slot sizes
+        #: (:meth:`ppt.mpi.engine.program.CompiledRank.handover`); None before the first.
+        self.handovers = None
 
     def __repr__(self):
         return f"communicator {self.label}"

@@ -5,7 +5,9 @@ A program's ``comm.isend``, ``comm.irecv``, ``comm.send``, ``comm.recv``, ``mpi.
 and ``mpi.waitall`` run here, with the bookkeeping every top-level MPI call gets (:func:`mpi_call`:
 counting, timing, the freed check, the CPU meter, a lowercase call's object-layer cost from
 ``mpi.object_overhead_s``), without a Python frame between the program and
-the compiled MPI engine.  On the compiled engine the rank (:class:`RankCore`, the base of
+the compiled MPI engine; so do a communicator's fields those calls read (:class:`CommCore`), the hand-over of a
+collective call's schedule to the engine (:class:`Handover`) and the run loop that resumes the ranks
+(:func:`resume_ranks`).  On the compiled engine the rank (:class:`RankCore`, the base of
 :class:`ppt.mpi.engine.program.CompiledRank`) and its requests (:class:`EngineRequest`) are C
 structures and the engine's calls are plain C calls, made with the interpreter lock held.  A replay's
 planning rank (:mod:`ppt.mpi.engine.replay`), which sends nothing itself, is called through its Python
@@ -17,6 +19,7 @@ and one state.  Times are in seconds, sizes in bytes.
 """
 import functools
 
+from cpython.dict cimport PyDict_GetItem, PyDict_SetItem
 from cpython.mem cimport PyMem_Free, PyMem_Malloc
 from cpython.object cimport PyObject, PyTypeObject
 from cpython.ref cimport Py_REFCNT
@@ -44,7 +47,7 @@ cdef extern from *:
      * ppt_mpi_isend ...), bound by surface_bind to the engine's functions in its extension, in
      * the order of SURFACE_CALLS. */
     #define SURFACE_CALLS(X) X(isend) X(irecv) X(req_done) X(req_status) X(wait_one) X(wait_in_turn) \\
-        X(unblock) X(owed) X(set_owed) X(clock)
+        X(unblock) X(owed) X(set_owed) X(clock) X(program_run) X(run_state) X(run) X(need_rank)
     #define SURFACE_POINTER(name) static __typeof__(&ppt_mpi_##name) surface_##name;
     SURFACE_CALLS(SURFACE_POINTER)
     #define SURFACE_NAME(name) "ppt_mpi_" #name,
@@ -75,6 +78,14 @@ cdef extern from *:
     double surface_owed(const ppt_mpi_t *m, int32_t rank)
     void surface_set_owed(ppt_mpi_t *m, int32_t rank, double owed_s)
     double surface_clock(const ppt_mpi_t *m, int32_t rank)
+    int32_t surface_program_run(ppt_mpi_t *m, int32_t rank, const int32_t *schedule, const int64_t *sizes,
+                                int32_t nslots, const int32_t *members, int32_t ctx, int64_t tag, int32_t hdr_call,
+                                int32_t hdr_root)
+    int32_t surface_run_state(const ppt_mpi_t *m, int32_t rank, int64_t *out)
+    int32_t surface_run(ppt_mpi_t *m)
+    int32_t surface_need_rank(const ppt_mpi_t *m)
+    enum:
+        PPT_MPI_NEED_RESUME
 
 
 cdef void _bind_engine() except *:
@@ -87,6 +98,11 @@ cdef void _bind_engine() except *:
 
 
 _bind_engine()
+
+
+cdef inline uintptr_t address(cdata) except? 0:
+    """The address a cffi pointer or array holds."""
+    return int(ffi.cast("uintptr_t", cdata))
 
 
 # -- the rank in progress, for a crash's report --------------------------------------------------------
@@ -301,6 +317,21 @@ cdef inline RankCore core_of(rank):
 FINALIZED = "after MPI_Finalize"
 
 
+cdef inline int count(calls, str name) except -1:
+    """``calls[name] += 1`` on a rank's call counts (a Counter) through the dict's own calls: the Counter's
+    ``__delitem__`` sends every item assignment through a Python-level slot."""
+    cdef PyObject *found = PyDict_GetItem(calls, name)
+    PyDict_SetItem(calls, name, 1 if found == NULL else <object>found + 1)
+    return 0
+
+
+cdef inline bint freed(owner) except -1:
+    """Whether ``owner`` (a communicator, group, window ...) was freed."""
+    if isinstance(owner, CommCore):
+        return (<CommCore>owner).freed
+    return getattr(owner, "freed", False)
+
+
 cdef double begin(owner, rank, str name) except? -1.0:
     """Start MPI call ``name`` of ``owner`` (an object with a ``_rank``, ``rank``) if it is the rank's top-level
     call: count it, stop the CPU meter, return the rank's clock (s); NaN inside another MPI call."""
@@ -311,7 +342,7 @@ cdef double begin(owner, rank, str name) except? -1.0:
             raise AfterFinalize(rank.world_rank, name)
         return NAN
     cdef double entered = thread_cpu_s() if core is not None and core.meter is not None else 0.0
-    if getattr(owner, "freed", False):
+    if freed(owner):
         raise rank.error(f"{owner} was freed; it cannot be used any more", name)
     if core is None:
         rank.call = name
@@ -329,7 +360,7 @@ cdef double begin(owner, rank, str name) except? -1.0:
     elif core.meter is not None:       # ppt exec: the program's CPU time since it left MPI is compute
         (<CpuMeter?>core.meter).charge(core, entered, name)
     start = _clock(rank)
-    (rank.stats if core is None else core.stats).calls[name] += 1
+    count((rank.stats if core is None else core.stats).calls, name)
     return start
 
 
@@ -446,7 +477,7 @@ cdef class EngineRequest:
 
     cdef int keep(self, const int64_t *status) except -1:
         """Keep a receive's world source, tag and bytes, and take its payload (handle status[3]; 0: none)."""
-        self.raw = (self._rank.world_of(status[0]), status[1], status[2])
+        self.raw = (world_rank(self._rank, status[0]), status[1], status[2])
         self.data = self._rank.engine.payloads.pop(status[3], None) if status[3] else None
         return 0
 
@@ -482,6 +513,82 @@ cdef class EngineRequest:
 cdef tuple NO_ARGS = ()
 
 
+# -- communicators -------------------------------------------------------------------------------
+cdef class CommCore:
+    """The part of a communicator (the base of :class:`ppt.mpi.surface.communicators.comm.Comm`) its
+    point-to-point calls read in C: the rank that holds it (``_rank``), the world ranks of its ``members``
+    (of an intercommunicator, its remote group's), its point-to-point context ``ctx``, and whether it was
+    ``freed``."""
+
+    cdef public object _rank, ctx
+    cdef public bint freed
+    cdef object member_list
+    #: The first world rank of ``members`` if they are a range of step 1 (COMM_WORLD's), else -1.
+    cdef int64_t first
+
+    @property
+    def members(self):
+        return self.member_list
+
+    @members.setter
+    def members(self, value):
+        self.member_list = value
+        self.first = value.start if type(value) is range and value.step == 1 and value.start >= 0 else -1
+
+    cdef inline int64_t world_of_member(self, Py_ssize_t i) except? -1:
+        """The world rank of the communicator's rank ``i`` (``0 <= i < len(members)``)."""
+        return self.first + i if self.first >= 0 else self.member_list[i]
+
+
+# -- collectives of the compiled engine -----------------------------------------------------------------
+cdef class Handover:
+    """A collective schedule as a rank hands it to the engine (:meth:`RankCore.run_schedule`), prepared once
+    for every call that runs it: the flattened schedule ``flat`` (a cffi int32 array), its slots' ``sizes``,
+    the communicator's ``members`` (engine ranks) and their cffi array, the call's name id in the engine and
+    its root (-1: none); ``waits_in``: what the rank waits in during the call, for deadlock reports."""
+
+    cdef readonly object flat, members, waits_in
+    cdef object arrays
+    #: The C arrays of ``flat``, the sizes and the members.
+    cdef const int32_t *c_flat
+    cdef const int64_t *c_sizes
+    cdef const int32_t *c_members
+    cdef int32_t nslots, call, root
+
+    def __init__(self, flat, sizes: list, members, members_array, waits_in, int32_t call, int32_t root):
+        sizes_array = ffi.new("int64_t[]", sizes or [0])
+        self.flat, self.members, self.waits_in, self.arrays = flat, members, waits_in, (sizes_array, members_array)
+        self.c_flat = <const int32_t *>address(flat)
+        self.c_sizes = <const int64_t *>address(sizes_array)
+        self.c_members = <const int32_t *>address(members_array)
+        self.nslots, self.call, self.root = len(sizes), call, root
+
+
+def holds_payload(list values) -> bool:
+    """Whether any of a collective's slot ``values`` holds a payload (is not None)."""
+    for value in values:
+        if value is not None:
+            return True
+    return False
+
+
+def resume_ranks(m, list processes) -> int:
+    """Run engine ``m`` (a cffi pointer), switching to the greenlet (``glet``) of each program rank's process
+    (``processes``: by engine rank) where the engine resumes it, until it returns another status than
+    PPT_MPI_NEED_RESUME; returns that status."""
+    cdef ppt_mpi_t *engine = <ppt_mpi_t *>address(m)
+    cdef int32_t status = surface_run(engine)
+    while status == PPT_MPI_NEED_RESUME:
+        processes[surface_need_rank(engine)].glet.switch()
+        status = surface_run(engine)
+    return status
+
+
+cdef inline int64_t world_rank(RankCore core, int64_t engine_rank):
+    """The world rank of ``core``'s job that is ``engine_rank`` in the engine (a wildcard or PROC_NULL as is)."""
+    return engine_rank - core.base if engine_rank >= 0 else engine_rank
+
+
 # -- ranks of the compiled engine --------------------------------------------------------------------
 cdef class RankCore:
     """The part of a rank of the compiled engine its point-to-point calls use: the engine ``m`` (a cffi
@@ -510,11 +617,11 @@ cdef class RankCore:
     @m.setter
     def m(self, value):
         self.m_cdata = value
-        self.m_core = <ppt_mpi_t *><uintptr_t>int(ffi.cast("uintptr_t", value))
+        self.m_core = <ppt_mpi_t *>address(value)
 
     def world_of(self, int64_t engine_rank) -> int:
         """The world rank of the job's that is ``engine_rank`` in the engine (a wildcard or PROC_NULL as is)."""
-        return engine_rank - self.base if engine_rank >= 0 else engine_rank
+        return world_rank(self, engine_rank)
 
     def engine_of(self, int64_t world) -> int:
         """The engine's number of the job's world rank ``world`` (a wildcard or PROC_NULL as is)."""
@@ -553,32 +660,45 @@ cdef class RankCore:
         req.reset(self, is_send, comm, peer, tag, ctx, nbytes, data)
         return req
 
-    cdef EngineRequest start_send(self, comm, dest, tag, nbytes, data, int64_t ctx, int32_t mode, into):
+    cdef EngineRequest start_send(self, CommCore comm, dest, tag, nbytes, data, int64_t ctx, int32_t mode, into):
         cdef EngineRequest req = self.request(into, True, comm, dest, tag, ctx, nbytes, data)
         if dest == PROC_NULL:
             return req
         handle = self.engine.keep(data) if data is not None else 0
-        req.q = surface_isend(self.m_core, self.me, comm.members[dest] + self.base, ctx,
+        req.q = surface_isend(self.m_core, self.me, comm.world_of_member(dest) + self.base, ctx,
                               tag if type(tag) is int else self.engine.tag_id(tag), nbytes, mode, handle)
         return req
 
-    cdef EngineRequest start_recv(self, comm, source, tag, int64_t ctx, into):
+    cdef EngineRequest start_recv(self, CommCore comm, source, tag, int64_t ctx, into):
         cdef EngineRequest req = self.request(into, False, comm, source, tag, ctx, 0, None)
         if source == PROC_NULL:
             req.raw = (PROC_NULL, ANY_TAG, 0)
             return req
-        src = ANY_SOURCE if source == ANY_SOURCE else comm.members[source] + self.base
+        src = ANY_SOURCE if source == ANY_SOURCE else comm.world_of_member(source) + self.base
         req.q = surface_irecv(self.m_core, self.me, src, ctx, tag if type(tag) is int else self.engine.tag_id(tag))
         return req
 
-    def isend(self, comm, dest, tag, nbytes, data, ctx, mode=STANDARD, into=None):
+    def isend(self, CommCore comm not None, dest, tag, nbytes, data, ctx, mode=STANDARD, into=None):
         """Start sending ``nbytes`` (payload ``data``) to rank ``dest`` of ``comm`` in send ``mode`` (``into``: a
         persistent request to start, else a new request)."""
         return self.start_send(comm, dest, tag, nbytes, data, ctx, mode, into)
 
-    def irecv(self, comm, source, tag, ctx, into=None):
+    def irecv(self, CommCore comm not None, source, tag, ctx, into=None):
         """Post a receive from rank ``source`` of ``comm`` (or ANY_SOURCE); ``into`` as for :meth:`isend`."""
         return self.start_recv(comm, source, tag, ctx, into)
+
+    # -- collectives ------------------------------------------------------------------------------------
+    def run_schedule(self, Handover handover, int32_t ctx, int64_t tag) -> int:
+        """Run ``handover`` for the rank's collective call in context ``ctx``, its messages tagged ``tag``, the
+        process asleep until the rank's part is over: 1 once over, -1 stopped at a mismatched collective."""
+        cdef int64_t out[8]
+        cdef int32_t state = surface_program_run(self.m_core, self.me, handover.c_flat, handover.c_sizes,
+                                                 handover.nslots, handover.c_members, ctx, tag, handover.call,
+                                                 handover.root)
+        if state == 0:
+            self.proc.hibernate(handover.waits_in)
+            state = surface_run_state(self.m_core, self.me, out)
+        return state
 
     # -- blocking ---------------------------------------------------------------------------------------
     cpdef wait(self, req):
@@ -633,34 +753,44 @@ cdef class RankCore:
 
 
 # -- the calls of a communicator (methods of ppt.mpi.surface.communicators.comm.Comm) ----------------------------------
-def _isend(self, obj, dest, tag, nbytes, mode=STANDARD, into=None):
+cdef start_send(CommCore comm, obj, dest, tag, nbytes, mode, into):
     """Start a send of ``obj`` (a snapshot of it; ``nbytes`` on the wire, default its size) to ``dest`` (a rank of
-    ``members``: the communicator's, an intercommunicator's remote group)."""
-    if type(dest) is not int or not 0 <= dest < len(self.members):
-        self._check_peer(dest, "destination", False)
+    ``comm.members``: the communicator's, an intercommunicator's remote group)."""
+    if type(dest) is not int or not 0 <= dest < len(comm.member_list):
+        comm._check_peer(dest, "destination", False)
     if type(tag) is not int or tag < 0:
-        self._check_tag(tag, False)
+        comm._check_tag(tag, False)
     if obj is not None:                 # the receiver gets a snapshot, as from a real MPI library
         obj, size_B = sized_copy(obj)
         nbytes = size_B if nbytes is None else nbytes
     if type(nbytes) is not int or nbytes < 0:
-        nbytes = self._size(obj, nbytes)
-    rank = self._rank
+        nbytes = comm._size(obj, nbytes)
+    rank = comm._rank
     if isinstance(rank, RankCore):
-        return (<RankCore>rank).start_send(self, dest, tag, nbytes, obj, self.ctx, mode, into)
-    return rank.isend(self, dest, tag, nbytes, obj, self.ctx, mode, into)
+        return (<RankCore>rank).start_send(comm, dest, tag, nbytes, obj, comm.ctx, mode, into)
+    return rank.isend(comm, dest, tag, nbytes, obj, comm.ctx, mode, into)
 
 
-def _irecv(self, source, tag, into=None):
+cdef start_recv(CommCore comm, source, tag, into):
     """Post a receive from ``source`` with ``tag`` (wildcards allowed)."""
-    if type(source) is not int or not 0 <= source < len(self.members):
-        self._check_peer(source, "source", True)
+    if type(source) is not int or not 0 <= source < len(comm.member_list):
+        comm._check_peer(source, "source", True)
     if type(tag) is not int or tag < 0:
-        self._check_tag(tag, True)
-    rank = self._rank
+        comm._check_tag(tag, True)
+    rank = comm._rank
     if isinstance(rank, RankCore):
-        return (<RankCore>rank).start_recv(self, source, tag, self.ctx, into)
-    return rank.irecv(self, source, tag, self.ctx, into)
+        return (<RankCore>rank).start_recv(comm, source, tag, comm.ctx, into)
+    return rank.irecv(comm, source, tag, comm.ctx, into)
+
+
+def _isend(CommCore self not None, obj, dest, tag, nbytes, mode=STANDARD, into=None):
+    """:func:`start_send` as a method of the communicator (persistent requests and the other send modes)."""
+    return start_send(self, obj, dest, tag, nbytes, mode, into)
+
+
+def _irecv(CommCore self not None, source, tag, into=None):
+    """:func:`start_recv` as a method of the communicator."""
+    return start_recv(self, source, tag, into)
 
 
 cdef wait_for(rank, req):
@@ -671,31 +801,31 @@ cdef wait_for(rank, req):
         rank.wait(req)
 
 
-def send(self, obj=None, dest=0, tag=0, nbytes=None):
+def send(CommCore self not None, obj=None, dest=0, tag=0, nbytes=None):
     """Blocking send of ``obj`` (``nbytes`` on the wire; default: the payload's size)."""
     rank = self._rank
     cdef double start = begin(self, rank, "MPI_Send")
     try:
         if start == start:
             owe(rank, object_cost(rank, "send"))
-        wait_for(rank, _isend(self, obj, dest, tag, nbytes))
+        wait_for(rank, start_send(self, obj, dest, tag, nbytes, STANDARD, None))
     finally:
         end(rank, start)
 
 
-def isend(self, obj=None, dest=0, tag=0, nbytes=None):
+def isend(CommCore self not None, obj=None, dest=0, tag=0, nbytes=None):
     """Nonblocking send of ``obj`` (as :meth:`send`); returns its request."""
     rank = self._rank
     cdef double start = begin(self, rank, "MPI_Isend")
     try:
         if start == start:
             owe(rank, object_cost(rank, "isend"))
-        return _isend(self, obj, dest, tag, nbytes)
+        return start_send(self, obj, dest, tag, nbytes, STANDARD, None)
     finally:
         end(rank, start)
 
 
-def recv(self, *args, **kwargs):
+def recv(CommCore self not None, *args, **kwargs):
     """Blocking ``recv(source=ANY_SOURCE, tag=ANY_TAG, status=None)``; returns the payload, fills
     ``status`` (a Status) if given.  mpi4py's ``recv(buf, source, tag, status)`` works too."""
     rank = self._rank
@@ -706,7 +836,7 @@ def recv(self, *args, **kwargs):
             status = None
         else:
             source, tag, status = recv_args("recv", args, kwargs, (ANY_SOURCE, ANY_TAG, None))
-        req = _irecv(self, source, tag)
+        req = start_recv(self, source, tag, None)
         wait_for(rank, req)
         if start == start:
             owe(rank, object_cost(rank, "recv"))
@@ -717,16 +847,16 @@ def recv(self, *args, **kwargs):
         end(rank, start)
 
 
-def irecv(self, *args, **kwargs):
+def irecv(CommCore self not None, *args, **kwargs):
     """Nonblocking ``irecv(source=ANY_SOURCE, tag=ANY_TAG)`` (or mpi4py's ``irecv(buf, source, tag)``)."""
     rank = self._rank
     cdef double start = begin(self, rank, "MPI_Irecv")
     try:
         if not kwargs and len(args) == 2 and type(args[0]) is int:
-            req = _irecv(self, args[0], args[1])
+            req = start_recv(self, args[0], args[1], None)
         else:
             source, tag = recv_args("irecv", args, kwargs, (ANY_SOURCE, ANY_TAG))
-            req = _irecv(self, source, tag)
+            req = start_recv(self, source, tag, None)
         if start == start and isinstance(req, EngineRequest):
             (<EngineRequest>req).due_s = object_cost(rank, "irecv")
         return req
@@ -757,38 +887,62 @@ def recv_args(str call, args, kwargs, defaults) -> list:
 
 
 # -- completing requests (methods of ppt.mpi.surface.api.MPI) ------------------------------------------------------
-def retire(self, req, status):
+cdef retired(api, req, status):
     """Retire ``req``, which the rank has taken over: returns its payload (receives), fills ``status`` and any
     mpi4py receive buffer; the rank owes the object layer's cost of a lowercase ``irecv``.  The request lets go
     of its payload and buffer, so that the program freeing it later frees only the request (under
     ``--compute measured`` that is the program's time)."""
-    req.active = False
-    if isinstance(req, EngineRequest) and (<EngineRequest>req).due_s:
-        owe((<EngineRequest>req)._rank, (<EngineRequest>req).due_s)
-        (<EngineRequest>req).due_s = 0.0
+    cdef EngineRequest r = None
+    if isinstance(req, EngineRequest):
+        r = <EngineRequest>req
+        r.active = False
+        if r.due_s:
+            owe(r._rank, r.due_s)
+            r.due_s = 0.0
+        is_send = r.is_send
+    else:
+        req.active = False
+        is_send = req.is_send
     if status is not None and req.status is not None:
         req.status.copy_to(status)
-    if req.is_send:
+    if is_send:
         value = None
     else:
         value = req.value
         if req.buffer is not None:
-            fill(self._rank, req.buffer, value)
-    if isinstance(req, EngineRequest):
-        (<EngineRequest>req).data = (<EngineRequest>req).buffer = None
-        if (<EngineRequest>req)._rank.meter is not None:
-            (<CpuMeter?>(<EngineRequest>req)._rank.meter).hold(req)
+            fill(api._rank, req.buffer, value)
+    if r is not None:
+        r.data = r.buffer = None
+        if r._rank.meter is not None:
+            (<CpuMeter?>r._rank.meter).hold(r)
     return value
 
 
-def complete(self, req, status):
+cdef bint active(req) except -1:
+    """Whether ``req`` is active (not yet retired by a wait or test)."""
+    if isinstance(req, EngineRequest):
+        return (<EngineRequest>req).active
+    return req.active
+
+
+def retire(self, req, status):
+    """:func:`retired` as a method of the MPI object."""
+    return retired(self, req, status)
+
+
+cdef completed(api, req, status):
     """Retire completed ``req``: returns its payload (receives), fills ``status`` and any mpi4py receive buffer."""
-    rank = self._rank
+    rank = api._rank
     if isinstance(rank, RankCore):
         (<RankCore>rank).wait(req)
     else:
         rank.take(req)
-    return retire(self, req, status)
+    return retired(api, req, status)
+
+
+def complete(self, req, status):
+    """:func:`completed` as a method of the MPI object."""
+    return completed(self, req, status)
 
 
 def wait(self, req, status=None):
@@ -796,10 +950,10 @@ def wait(self, req, status=None):
     rank = self._rank
     cdef double start = begin(self, rank, "MPI_Wait")
     try:
-        if not req.active:
+        if not active(req):
             return None
         wait_for(rank, req)
-        return complete(self, req, status)
+        return completed(self, req, status)
     finally:
         end(rank, start)
 
@@ -810,10 +964,10 @@ def test(self, req, status=None):
     cdef double start = begin(self, rank, "MPI_Test")
     try:
         rank.pay()
-        if not req.active:
+        if not active(req):
             return True, None
         if req.done:
-            return True, complete(self, req, status)
+            return True, completed(self, req, status)
         self.polled("MPI_Test")
         return False, None
     finally:
@@ -824,12 +978,15 @@ def waitall(self, requests, statuses=None) -> list:
     """Wait for all; returns their payloads (None for sends)."""
     rank = self._rank
     cdef double start = begin(self, rank, "MPI_Waitall")
+    cdef Py_ssize_t i
     try:
         if isinstance(rank, RankCore):
             (<RankCore>rank).wait_all(requests)
         else:
             rank.wait_all(requests)
-        return [retire(self, req, statuses[i] if statuses else None) if req.active else None
-                for i, req in enumerate(requests)]
+        values = []
+        for i, req in enumerate(requests):
+            values.append(retired(self, req, statuses[i] if statuses else None) if active(req) else None)
+        return values
     finally:
         end(rank, start)
