@@ -77,7 +77,13 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ppt.mpi.surface.core.fast import holds_payload
+def _holds_payload(values: list) -> bool:
+    """Whether any of a collective's slot ``values`` holds a payload (is not None; an array is not compared)."""
+    for value in values:
+        if value is not None:
+            return True
+    return False
+
 
 #: Post kinds.
 SEND, RECV, STREAM, RELAY, FLOW = 0, 1, 2, 3, 4
@@ -296,7 +302,7 @@ class Exchange:
         self.pending: set[int] = set()
 
     def add(self, me: int, schedule, values: list, sizes: list, op) -> None:
-        self.carries = self.carries or holds_payload(values)
+        self.carries = self.carries or _holds_payload(values)
         self.runs[me] = (schedule, values, sizes, op)
         self.state[me] = [0, 0, [], True]
         self.pending.add(me)

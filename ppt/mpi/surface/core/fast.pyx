@@ -564,14 +564,6 @@ cdef class Handover:
         self.nslots, self.call, self.root = len(sizes), call, root
 
 
-def holds_payload(list values) -> bool:
-    """Whether any of a collective's slot ``values`` holds a payload (is not None)."""
-    for value in values:
-        if value is not None:
-            return True
-    return False
-
-
 def resume_ranks(m, list processes) -> int:
     """Run engine ``m`` (a cffi pointer), switching to the greenlet (``glet``) of each program rank's process
     (``processes``: by engine rank) where the engine resumes it, until it returns another status than
