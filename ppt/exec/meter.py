@@ -1,19 +1,21 @@
 """Measured compute time: the CPU time a rank's own code spends between MPI calls.
 
 Simulated ranks are greenlets of one OS thread, and a rank's greenlet is left
-only inside MPI calls (and :func:`ppt.hint.compute`).  So the thread's CPU
-clock, read as the last thing the surface does before a call returns to the
-program and as the first thing it does when the program enters the next one,
-measures that rank's own code: neither the simulator's work nor the other
-ranks' code falls in between (:class:`~ppt.mpi.surface.core.fast.CpuMeter`).
+only inside MPI calls (and :func:`ppt.hint.compute`).  So clocks read as the
+last thing the surface does before a call returns to the program and as the
+first thing it does when the program enters the next one measure that rank's
+own code: neither the simulator's work nor the other ranks' code falls in
+between (:class:`~ppt.mpi.surface.core.fast.CpuMeter`: the wall clock for a
+short interval, the thread's CPU clock for a long one, which a time slice
+given to another process may have interrupted).
 
-What an interval still holds of PPT itself, the two clock reads (a system call
-on many hosts) and the surface's way out of one call and into the next, is
-measured once per process by :func:`path_costs`: a 2-rank job on an analytic
-network whose rank 0 makes the common MPI calls in loops, reading the clock
-itself just before and just after each call, so that what lies between its
-reads and the meter's is the surface's way in and out of that call.  The
-meter takes those costs off every interval.
+What an interval still holds of PPT itself, the clock reads and the surface's
+way out of one call and into the next, is measured once per process by
+:func:`path_costs`: a 2-rank job on an analytic network whose rank 0 makes the
+common MPI calls in loops, reading the wall clock itself just before and just
+after each call, so that what lies between its reads and the meter's is the
+surface's way in and out of that call.  The meter takes those costs off every
+interval.
 """
 from __future__ import annotations
 
@@ -29,7 +31,7 @@ CALLS, WARM_UP = 100, 10
 def _loops(mpi, clock, log):
     """The calibration's loops on ``mpi`` (a rank's MPI): each makes a number of rounds of MPI calls, rank 0
     calling ``clock()`` just before and just after each and appending ``(call, before_s, after_s, mark_s)``
-    to ``log`` (``mark_s``: the meter's mark as the call returned)."""
+    to ``log`` (``mark_s``: the meter's wall-clock mark as the call returned)."""
     import numpy as np
 
     comm = mpi.COMM_WORLD
@@ -46,43 +48,43 @@ def _loops(mpi, clock, log):
                 comm.Send(buf, other, 1)
                 continue
             t0 = clock(); comm.Send(buf, other, 1); t1 = clock()
-            log(("MPI_Send", t0, t1, rank.cpu_mark))
+            log(("MPI_Send", t0, t1, rank.wall_mark))
             t0 = clock(); comm.Recv(buf, other, 1); t1 = clock()
-            log(("MPI_Recv", t0, t1, rank.cpu_mark))
+            log(("MPI_Recv", t0, t1, rank.wall_mark))
 
     def nonblocking(calls):
         for _ in range(calls):
             t0 = clock(); receive = comm.Irecv(buf, other, 2); t1 = clock()
-            log(("MPI_Irecv", t0, t1, rank.cpu_mark))
+            log(("MPI_Irecv", t0, t1, rank.wall_mark))
             t0 = clock(); send = comm.Isend(buf, other, 2); t1 = clock()
-            log(("MPI_Isend", t0, t1, rank.cpu_mark))
+            log(("MPI_Isend", t0, t1, rank.wall_mark))
             requests = [receive, send]
             t0 = clock(); waitall(requests); t1 = clock()
-            log(("MPI_Waitall", t0, t1, rank.cpu_mark))
+            log(("MPI_Waitall", t0, t1, rank.wall_mark))
             receive = comm.Irecv(buf, other, 3)
             send = comm.Isend(buf, other, 3)
             t0 = clock(); receive.Wait(); t1 = clock()
-            log(("MPI_Wait", t0, t1, rank.cpu_mark))
+            log(("MPI_Wait", t0, t1, rank.wall_mark))
             send.Wait()
 
     def collectives(calls):
         for _ in range(calls):
             t0 = clock(); comm.Barrier(); t1 = clock()
-            log(("MPI_Barrier", t0, t1, rank.cpu_mark))
+            log(("MPI_Barrier", t0, t1, rank.wall_mark))
             t0 = clock(); comm.Bcast(buf, 0); t1 = clock()
-            log(("MPI_Bcast", t0, t1, rank.cpu_mark))
+            log(("MPI_Bcast", t0, t1, rank.wall_mark))
             t0 = clock(); comm.Reduce(buf, out[:1], SUM, 0); t1 = clock()
-            log(("MPI_Reduce", t0, t1, rank.cpu_mark))
+            log(("MPI_Reduce", t0, t1, rank.wall_mark))
             t0 = clock(); comm.Allreduce(IN_PLACE, buf, SUM); t1 = clock()
-            log(("MPI_Allreduce", t0, t1, rank.cpu_mark))
+            log(("MPI_Allreduce", t0, t1, rank.wall_mark))
             t0 = clock(); comm.Gather(buf, out, 0); t1 = clock()
-            log(("MPI_Gather", t0, t1, rank.cpu_mark))
+            log(("MPI_Gather", t0, t1, rank.wall_mark))
             t0 = clock(); comm.Allgather(buf, out); t1 = clock()
-            log(("MPI_Allgather", t0, t1, rank.cpu_mark))
+            log(("MPI_Allgather", t0, t1, rank.wall_mark))
             t0 = clock(); comm.Alltoall(out, many); t1 = clock()
-            log(("MPI_Alltoall", t0, t1, rank.cpu_mark))
+            log(("MPI_Alltoall", t0, t1, rank.wall_mark))
             t0 = clock(); comm.Sendrecv(buf, other, 4, many[:1], other, 4); t1 = clock()
-            log(("MPI_Sendrecv", t0, t1, rank.cpu_mark))
+            log(("MPI_Sendrecv", t0, t1, rank.wall_mark))
 
     return pingpong, nonblocking, collectives
 
@@ -109,15 +111,15 @@ TRIM = 0.01
 
 @functools.lru_cache(maxsize=None)
 def path_costs() -> dict:
-    """What PPT's own path adds to the meter's intervals on this host, s: ``read_s`` (the clock reads), and by
-    MPI call name ``entry_s`` and ``exit_s``, the surface's way into and out of the call (each the trimmed
-    mean over the calibration's calls, less ``read_s``), and ``default_s``, the median of those, for a
-    call not measured."""
+    """What PPT's own path adds to the meter's intervals on this host, s: ``read_s`` and ``cpu_read_s`` (the
+    reads of the wall and the CPU clock), and by MPI call name ``entry_s`` and ``exit_s``, the surface's way
+    into and out of the call (each the trimmed mean over the calibration's calls on the wall clock, less
+    ``read_s``), and ``default_s``, the median of those, for a call not measured."""
     from ppt.interconnects.networks.analytic import AnalyticNetwork
     from ppt.mpi.job import MPIJob
-    from ppt.mpi.surface.core.fast import thread_cpu
+    from ppt.mpi.surface.core.fast import thread_cpu, wall
 
-    read_s = _read_gap_s(thread_cpu)
+    read_s = _read_gap_s(wall)
     entries: list = []
     calls: list = []
     meter = CpuMeter(1.0, samples=entries)
@@ -125,13 +127,13 @@ def path_costs() -> dict:
     def main(mpi):
         rank = mpi._rank
         measured = mpi.COMM_WORLD.Get_rank() == 0
-        for loop in _loops(mpi, thread_cpu, calls.append if measured else _ignore):
+        for loop in _loops(mpi, wall, calls.append if measured else _ignore):
             loop(WARM_UP)
         del calls[:]
         if measured:
             rank.meter = meter
             meter.start(rank)
-        for loop in _loops(mpi, thread_cpu, calls.append if measured else _ignore):
+        for loop in _loops(mpi, wall, calls.append if measured else _ignore):
             loop(CALLS)
         rank.meter = None
     MPIJob(AnalyticNetwork(2, 1e-6, 5e9), 2, comm=None).run(main)
@@ -145,7 +147,7 @@ def path_costs() -> dict:
         exit_of.setdefault(name, []).append(after_s - mark_s - read_s)
     entry_s = {name: max(0.0, _trimmed_mean(values)) for name, values in entry_of.items()}
     exit_s = {name: max(0.0, _trimmed_mean(values)) for name, values in exit_of.items()}
-    return {"read_s": read_s, "entry_s": entry_s, "exit_s": exit_s,
+    return {"read_s": read_s, "cpu_read_s": _read_gap_s(thread_cpu), "entry_s": entry_s, "exit_s": exit_s,
             "default_s": statistics.median([*entry_s.values(), *exit_s.values()])}
 
 

@@ -28,7 +28,7 @@ from libc.math cimport NAN
 from libc.signal cimport SIGBUS, SIGFPE, SIGILL, SIGSEGV, signal, sighandler_t
 from libc.stdint cimport int32_t, int64_t, uintptr_t
 from libc.string cimport strlen
-from posix.time cimport CLOCK_THREAD_CPUTIME_ID, clock_gettime, timespec
+from posix.time cimport CLOCK_MONOTONIC, CLOCK_THREAD_CPUTIME_ID, clock_gettime, timespec
 
 from ppt.mpi.engine.core import ffi, lib
 from ppt.mpi.constants import ANY_SOURCE, ANY_TAG, PROC_NULL, STANDARD
@@ -208,41 +208,62 @@ cdef inline double thread_cpu_s() noexcept nogil:
     return <double>ts.tv_sec + 1e-9 * <double>ts.tv_nsec
 
 
+cdef inline double wall_s() noexcept nogil:
+    """The monotonic wall clock, s (read without a system call where the C library can)."""
+    cdef timespec ts
+    clock_gettime(CLOCK_MONOTONIC, &ts)
+    return <double>ts.tv_sec + 1e-9 * <double>ts.tv_nsec
+
+
 def thread_cpu() -> float:
     """This thread's CPU clock, s, read as :class:`CpuMeter` reads it."""
     return thread_cpu_s()
 
 
+def wall() -> float:
+    """The monotonic wall clock, s, read as :class:`CpuMeter` reads it."""
+    return wall_s()
+
+
 #: Retired requests a :class:`CpuMeter` holds at most.
 cdef Py_ssize_t HELD = 256
+#: Intervals of the wall clock up to this long are measured on it, longer ones on the thread's CPU clock, s.
+cdef double SHORT_S = 50e-6
 
 
 cdef class CpuMeter:
     """Charges each rank ``scale`` times the CPU time its own code used between two MPI calls (``scale``:
     simulated seconds per second of this host's CPU, 0.5 for a target twice as fast).
 
-    A rank's interval runs from the clock read at the end of one top-level MPI call (:func:`end`) to the
-    read at the start of the next (:func:`begin`).  It also holds PPT's own work, measured by
-    :func:`ppt.exec.meter.cpu_meter` and taken off: ``read_s``, what an interval holds of the two reads
-    (the gap between back-to-back reads), and by MPI call name, ``exit_s``, the surface's way out of the
-    call that starts the interval (its objects freed), and ``entry_s``, its way into the call that ends
-    it (its arguments taken); ``default_s``: either, for a call not measured; nothing for the program's
-    own start and end.  What is taken off may exceed an interval: the rank then keeps the difference as a
-    credit (``RankCore.meter_credit_s``, <= 0) that its later intervals use up, so over a run a rank is
-    charged its CPU time less PPT's, never below nothing, and noise evens out instead of piling up.
-    ``samples``: a list that, when given, gets ``(call, clock_s, interval_s)`` at every call's entry.  The charge is
+    A rank's interval runs from the clock reads at the end of one top-level MPI call (:func:`end`) to the
+    read at the start of the next (:func:`begin`).  Two clocks: the thread's CPU clock, a system call on
+    many hosts (about 0.7-0.9 us on a virtual machine, and as noisy), and the monotonic wall clock (tens of
+    ns, no system call).  An interval up to SHORT_S long on the wall clock is measured on it: a time slice
+    given to another process would have made it longer.  A longer one is measured on the CPU clock, read
+    again at its end, so that other processes' time never counts.
+
+    An interval also holds PPT's own work, measured by :func:`ppt.exec.meter.cpu_meter` and taken off:
+    ``read_s`` (``cpu_read_s`` on the CPU clock), what it holds of the clock reads (the gap between
+    back-to-back reads), and by MPI call name, ``exit_s``, the surface's way out of the call that starts
+    the interval (its objects freed), and ``entry_s``, its way into the call that ends it (its arguments
+    taken); ``default_s``: either, for a call not measured; nothing for the program's own start and end.
+    What is taken off may exceed an interval: the rank then keeps the difference as a credit
+    (``RankCore.meter_credit_s``, <= 0) that its later intervals use up, so over a run a rank is charged
+    its CPU time less PPT's, never below nothing, and noise evens out instead of piling up.  ``samples``: a
+    list that, when given, gets ``(call, wall_s, interval_s)`` at every call's entry.  The charge is
     compute time of the rank (``RankStats.compute_s``) owed to its clock, so a send that follows leaves
     after it."""
 
-    cdef public double scale, read_s, default_s
+    cdef public double scale, read_s, cpu_read_s, default_s
     cdef public dict entry_s, exit_s
     cdef public list samples
     cdef list held
 
-    def __init__(self, double scale=1.0, double read_s=0.0, entry_s=None, exit_s=None, double default_s=0.0,
-                 samples=None):
+    def __init__(self, double scale=1.0, double read_s=0.0, double cpu_read_s=0.0, entry_s=None, exit_s=None,
+                 double default_s=0.0, samples=None):
         self.scale = scale
         self.read_s = read_s
+        self.cpu_read_s = cpu_read_s
         self.entry_s = dict(entry_s or {})
         self.exit_s = dict(exit_s or {})
         self.default_s = default_s
@@ -250,12 +271,17 @@ cdef class CpuMeter:
         self.held = []
 
     cdef int charge(self, RankCore core, double now, name) except -1:
-        """Charge rank ``core`` what its code used from its mark until ``now`` (this thread's CPU clock, s),
-        when it enters call ``name`` (None: a call the surface does not make)."""
+        """Charge rank ``core`` what its code used from its marks until ``now`` (the wall clock, s), when it
+        enters call ``name`` (None: a call the surface does not make)."""
         cdef double entry = 0.0 if name is None else <double>self.entry_s.get(name, self.default_s)
-        cdef double used = core.meter_credit_s + (now - core.cpu_mark) - self.read_s - core.meter_exit_s - entry
+        cdef double interval = now - core.wall_mark
+        cdef double reads = self.read_s
+        if interval > SHORT_S:
+            interval = thread_cpu_s() - core.cpu_mark
+            reads = self.cpu_read_s
+        cdef double used = core.meter_credit_s + interval - reads - core.meter_exit_s - entry
         if self.samples is not None:
-            self.samples.append((name, now, now - core.cpu_mark))
+            self.samples.append((name, now, interval))
         self.sweep()
         if used <= 0.0:
             core.meter_credit_s = used
@@ -282,9 +308,11 @@ cdef class CpuMeter:
         return 0
 
     cdef inline void mark(self, RankCore core, name) noexcept:
-        """The rank's code runs again, after call ``name``: its interval starts at this read."""
+        """The rank's code runs again, after call ``name``: its interval starts at these reads (the wall
+        clock's last, as the cheaper and nearer to the program)."""
         core.meter_exit_s = 0.0 if name is None else <double>self.exit_s.get(name, self.default_s)
         core.cpu_mark = thread_cpu_s()
+        core.wall_mark = wall_s()
 
     def start(self, RankCore rank) -> None:
         """The rank's code runs from now on (it started, or left a call the surface does not make)."""
@@ -292,11 +320,11 @@ cdef class CpuMeter:
 
     def stop(self, RankCore rank) -> None:
         """The rank's code stops running (it ended, or entered a call the surface does not make): charge it."""
-        self.charge(rank, thread_cpu_s(), None)
+        self.charge(rank, wall_s(), None)
 
     def lap(self, RankCore rank) -> None:
         """Charge what the rank used so far and go on measuring (before its clock is read)."""
-        self.charge(rank, thread_cpu_s(), None)
+        self.charge(rank, wall_s(), None)
         self.mark(rank, None)
 
 
@@ -341,7 +369,7 @@ cdef double begin(owner, rank, str name) except? -1.0:
         if call is FINALIZED:
             raise AfterFinalize(rank.world_rank, name)
         return NAN
-    cdef double entered = thread_cpu_s() if core is not None and core.meter is not None else 0.0
+    cdef double entered = wall_s() if core is not None and core.meter is not None else 0.0
     if freed(owner):
         raise rank.error(f"{owner} was freed; it cannot be used any more", name)
     if core is None:
@@ -595,9 +623,10 @@ cdef class RankCore:
     cdef const char *last_name
     cdef public int32_t me, base
     cdef public object engine, proc, stats, call, meter, request_class
-    #: Under a :class:`CpuMeter`: this thread's CPU clock when the rank's code last started running, what of
-    #: the interval since is the surface's way out of its last call, and the rank's credit (<= 0), s.
-    cdef public double cpu_mark, meter_exit_s, meter_credit_s
+    #: Under a :class:`CpuMeter`: this thread's CPU clock and the wall clock when the rank's code last started
+    #: running, what of the interval since is the surface's way out of its last call, and the rank's credit
+    #: (<= 0), s.
+    cdef public double cpu_mark, wall_mark, meter_exit_s, meter_credit_s
     cdef public dict object_costs
     #: The thread that made the rank's first MPI call (0 before it): MPI calls from any other are refused.
     cdef public unsigned long thread
