@@ -26,6 +26,8 @@ from ppt.mpi.surface.core.fast import CpuMeter
 
 #: Rounds of each calibration loop (after WARM_UP unmetered ones).
 CALLS, WARM_UP = 100, 10
+#: Share of the longest measurements of each call left out of its mean (a garbage collection, an interrupt).
+TRIM = 0.01
 
 
 def _loops(mpi, clock, log):
@@ -39,7 +41,13 @@ def _loops(mpi, clock, log):
     me = comm.Get_rank()
     other = 1 - me
     buf, out, many = np.zeros(1), np.zeros(2), np.zeros(2)
-    IN_PLACE, SUM, waitall = mpi.IN_PLACE, mpi.SUM, mpi.Request.Waitall
+
+    def timed(name, call, *args):
+        before = clock()
+        result = call(*args)
+        after = clock()
+        log((name, before, after, rank.wall_mark))
+        return result
 
     def pingpong(calls):
         for _ in range(calls):
@@ -47,44 +55,27 @@ def _loops(mpi, clock, log):
                 comm.Recv(buf, other, 1)
                 comm.Send(buf, other, 1)
                 continue
-            t0 = clock(); comm.Send(buf, other, 1); t1 = clock()
-            log(("MPI_Send", t0, t1, rank.wall_mark))
-            t0 = clock(); comm.Recv(buf, other, 1); t1 = clock()
-            log(("MPI_Recv", t0, t1, rank.wall_mark))
+            timed("MPI_Send", comm.Send, buf, other, 1)
+            timed("MPI_Recv", comm.Recv, buf, other, 1)
 
     def nonblocking(calls):
         for _ in range(calls):
-            t0 = clock(); receive = comm.Irecv(buf, other, 2); t1 = clock()
-            log(("MPI_Irecv", t0, t1, rank.wall_mark))
-            t0 = clock(); send = comm.Isend(buf, other, 2); t1 = clock()
-            log(("MPI_Isend", t0, t1, rank.wall_mark))
-            requests = [receive, send]
-            t0 = clock(); waitall(requests); t1 = clock()
-            log(("MPI_Waitall", t0, t1, rank.wall_mark))
-            receive = comm.Irecv(buf, other, 3)
-            send = comm.Isend(buf, other, 3)
-            t0 = clock(); receive.Wait(); t1 = clock()
-            log(("MPI_Wait", t0, t1, rank.wall_mark))
+            requests = [timed("MPI_Irecv", comm.Irecv, buf, other, 2), timed("MPI_Isend", comm.Isend, buf, other, 2)]
+            timed("MPI_Waitall", mpi.Request.Waitall, requests)
+            receive, send = comm.Irecv(buf, other, 3), comm.Isend(buf, other, 3)
+            timed("MPI_Wait", receive.Wait)
             send.Wait()
 
     def collectives(calls):
         for _ in range(calls):
-            t0 = clock(); comm.Barrier(); t1 = clock()
-            log(("MPI_Barrier", t0, t1, rank.wall_mark))
-            t0 = clock(); comm.Bcast(buf, 0); t1 = clock()
-            log(("MPI_Bcast", t0, t1, rank.wall_mark))
-            t0 = clock(); comm.Reduce(buf, out[:1], SUM, 0); t1 = clock()
-            log(("MPI_Reduce", t0, t1, rank.wall_mark))
-            t0 = clock(); comm.Allreduce(IN_PLACE, buf, SUM); t1 = clock()
-            log(("MPI_Allreduce", t0, t1, rank.wall_mark))
-            t0 = clock(); comm.Gather(buf, out, 0); t1 = clock()
-            log(("MPI_Gather", t0, t1, rank.wall_mark))
-            t0 = clock(); comm.Allgather(buf, out); t1 = clock()
-            log(("MPI_Allgather", t0, t1, rank.wall_mark))
-            t0 = clock(); comm.Alltoall(out, many); t1 = clock()
-            log(("MPI_Alltoall", t0, t1, rank.wall_mark))
-            t0 = clock(); comm.Sendrecv(buf, other, 4, many[:1], other, 4); t1 = clock()
-            log(("MPI_Sendrecv", t0, t1, rank.wall_mark))
+            timed("MPI_Barrier", comm.Barrier)
+            timed("MPI_Bcast", comm.Bcast, buf, 0)
+            timed("MPI_Reduce", comm.Reduce, buf, out[:1], mpi.SUM, 0)
+            timed("MPI_Allreduce", comm.Allreduce, mpi.IN_PLACE, buf, mpi.SUM)
+            timed("MPI_Gather", comm.Gather, buf, out, 0)
+            timed("MPI_Allgather", comm.Allgather, buf, out)
+            timed("MPI_Alltoall", comm.Alltoall, out, many)
+            timed("MPI_Sendrecv", comm.Sendrecv, buf, other, 4, many[:1], other, 4)
 
     return pingpong, nonblocking, collectives
 
@@ -105,10 +96,6 @@ def _trimmed_mean(values: list) -> float:
     return statistics.fmean(values[:max(1, int(len(values) * (1 - TRIM)))])
 
 
-#: Share of the longest measurements of each call left out of its mean (a garbage collection, an interrupt).
-TRIM = 0.01
-
-
 @functools.lru_cache(maxsize=None)
 def path_costs() -> dict:
     """What PPT's own path adds to the meter's intervals on this host, s: ``read_s`` and ``cpu_read_s`` (the
@@ -127,9 +114,8 @@ def path_costs() -> dict:
     def main(mpi):
         rank = mpi._rank
         measured = mpi.COMM_WORLD.Get_rank() == 0
-        for loop in _loops(mpi, wall, calls.append if measured else _ignore):
+        for loop in _loops(mpi, wall, _ignore):
             loop(WARM_UP)
-        del calls[:]
         if measured:
             rank.meter = meter
             meter.start(rank)

@@ -302,7 +302,6 @@ cdef class CpuMeter:
 
     cdef int sweep(self) except -1:
         """Free the held requests the program no longer refers to."""
-        cdef Py_ssize_t k
         if self.held:
             self.held = [r for r in self.held if Py_REFCNT(r) > 2]   # the list's reference and r's
         return 0
