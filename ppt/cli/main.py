@@ -27,7 +27,8 @@ def main(argv=None) -> int:
     from ppt import provenance
     provenance.start(sys.argv[1:] if argv is None else argv)
     try:
-        args = build_parser().parse_args(argv)
+        line = sys.argv[1:] if argv is None else list(argv)
+        args = build_parser(line).parse_args(line)
         if not getattr(args, "_run", None):
             raise PPTError("no command given (see 'ppt --help')")
         check_dpi(args)

@@ -59,13 +59,36 @@ def options_among(args, prog: str, add_options, appended: tuple = ()) -> argpars
     return args
 
 
-def build_parser() -> argparse.ArgumentParser:
+class _Version(argparse.Action):
+    """``--version``: prints PPT's version, read only when asked (reading it costs tens of ms at start-up)."""
+
+    def __init__(self, option_strings, dest=argparse.SUPPRESS, default=argparse.SUPPRESS, help=None):
+        super().__init__(option_strings, dest=dest, default=default, nargs=0,
+                         help=help or "show PPT's version and exit")
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        from ppt.provenance import version
+        parser.exit(message=f"ppt {version()}\n")
+
+
+def named_command(argv) -> str | None:
+    """The command ``argv`` names (its first token, ``-`` read as ``_``) when it is one of :data:`COMMANDS`."""
+    first = argv[0].replace("-", "_") if argv else None
+    return first if first in COMMANDS else None
+
+
+def build_parser(argv=None) -> argparse.ArgumentParser:
+    """The ``ppt`` parser.  Given the command line ``argv`` whose first token names a command, only that
+    command's module is imported and its subparser built (the others cost a tenth of a second at start-up
+    and would parse nothing); else every command's, as ``ppt --help`` lists them."""
     parser = Parser(prog="ppt", description="PPT: performance prediction of MPI applications "
                     "on packet-level models of supercomputer interconnects.")
-    from ppt.provenance import version
-    parser.add_argument("--version", action="version", version=f"ppt {version()}")
+    parser.add_argument("--version", action=_Version)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
+    only = named_command(argv) if argv is not None else None
     for name, room in COMMANDS.items():
+        if only is not None and name != only:
+            continue
         module = importlib.import_module(f"ppt.cli.{room}.{name}")
         cmd = sub.add_parser(name.replace("_", "-"), help=module.HELP, description=module.HELP)
         module.add_arguments(cmd)
