@@ -10,7 +10,9 @@ never goes to stdout, which holds the results.
 
 What is counted:
 
-* ``total_s``: simulated time towards a known end (``ppt traffic``: warm-up + window), with an ETA;
+* ``total_s``: simulated time towards a known end (``ppt traffic``: warm-up + window), with an ETA; the
+  driver says what time the run has reached and where it ends (:meth:`Progress.reached`), which the last
+  event's time lags and an early stop brings forward;
 * ``ranks=True`` (``ppt run``, ``exec``, ``snap``): no end is known in advance, so the line gives
   the simulated time, the events executed and their rate, and the ranks finished so far;
   :meth:`Progress.points` adds a bar over several points (``ppt snap``) whose ETA is the
@@ -221,6 +223,9 @@ class Progress:
         self.line = Line(label, self.stream, self.began)
         self.across = None
         self._sim = None
+        #: Simulated seconds the run has reached as its driver says (:meth:`reached`), which ``sim.now``, the
+        #: time of the last event run, may lag by up to a whole window of the packet core's events.
+        self.reached_s = 0.0
         self._sim_began = self.began
         self._started = 0
         self._events = 0
@@ -247,7 +252,8 @@ class Progress:
         """``(n, total, unit, postfix, digits)`` of :meth:`show` for ``sim`` at wall time ``wall``."""
         rate = f"{(sim.events - self._events) / max(wall - self._sim_began, 1e-9):,.0f} events/s"
         if self.total_s:
-            return min(sim.now, self.total_s) * 1e6, self.total_s * 1e6, "us simulated", rate, 2
+            now_s = min(max(sim.now, self.reached_s), self.total_s)
+            return now_s * 1e6, self.total_s * 1e6, "us simulated", rate, 2
         status = f"{sim_time(sim.now)} simulated, {sim.events:,} events, {rate}"
         if self.across:                   # the point's own state beside the whole run's bar
             return (*self.across, f"this point {status}", 0)
@@ -275,6 +281,14 @@ class Progress:
                 except (OSError, ValueError):    # the stream is gone: so is anyone to tell
                     return
                 due += stall_s
+
+    def reached(self, now_s: float, end: bool = False) -> None:
+        """The run has simulated every event before ``now_s`` seconds; ``end``: it ends there, which becomes
+        its total (a run that stops early ends before the total it was given), so the bar's last state is
+        100 %."""
+        self.reached_s = now_s
+        if end and self.total_s:
+            self.total_s = now_s
 
     def points(self, done: float, total: float, unit: str) -> None:
         """The whole run is ``done`` of ``total`` ``unit`` (e.g. ranks of the points finished): the bar

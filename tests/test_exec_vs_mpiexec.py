@@ -39,10 +39,11 @@ CASES = {
     "neighbor_alltoallw.py": (0, True),
     "intercomm_create.py": (0, True),
     "persistent_collectives.py": (0, True),
+    "comm_create.py": (0, True),
 }
 #: The job sizes a program runs at where not 2 alone.
 SIZES = {"intercomm_collectives.py": (2, 5), "neighbor_alltoallw.py": (4,), "intercomm_create.py": (2, 3, 4, 5),
-         "persistent_collectives.py": (2, 3, 4, 5)}
+         "persistent_collectives.py": (2, 3, 4, 5), "comm_create.py": (2, 3, 5)}
 
 
 def _env():

@@ -2,6 +2,7 @@
 import pytest
 
 from mpi_helpers import run
+from ppt.engine.process import ProcessError
 from ppt.errors import ConfigError
 from ppt.mpi import PROC_NULL, UNDEFINED, MPIError
 from ppt.mpi.surface import lanl
@@ -34,6 +35,106 @@ def test_dup_has_its_own_message_space():
         return world.recv(0, 0), dup.recv(0, 0)
 
     assert run(2, main).returns[1] == ("on world", "on dup")
+
+
+def _idup(comm):
+    """The communicator MPI_Comm_idup makes, once its request is complete."""
+    made, request = comm.Idup()
+    request.Wait()
+    return made
+
+
+@pytest.mark.parametrize("make", [
+    lambda MPI, comm: comm.Clone(),
+    lambda MPI, comm: comm.Dup(MPI.INFO_NULL),
+    lambda MPI, comm: comm.Dup_with_info(MPI.INFO_NULL),
+    lambda MPI, comm: _idup(comm),
+    lambda MPI, comm: comm.Idup_with_info(MPI.INFO_NULL)[0],
+])
+def test_a_clone_or_duplicate_has_its_own_message_space(make):
+    def main(MPI):
+        world = MPI.COMM_WORLD
+        twin = make(MPI, world)
+        if world.rank == 0:
+            twin.send("on the twin", 1, 0)
+            world.send("on world", 1, 0)
+            return None
+        return (world.recv(source=MPI.ANY_SOURCE, tag=MPI.ANY_TAG), twin.recv(0, 0), twin.size, twin.rank,
+                twin.Compare(world) == MPI.CONGRUENT)
+
+    assert run(2, main).returns[1] == ("on world", "on the twin", 2, 1, True)
+
+
+def test_a_clone_or_duplicate_of_a_cartesian_communicator_keeps_its_topology():
+    def main(MPI):
+        cart = MPI.COMM_WORLD.Create_cart([2, 3], periods=[True, False])
+        return [(type(c).__name__, c.Get_topo(), c.Shift(0, 1)) for c in (cart.Clone(), cart.Dup(), _idup(cart))]
+
+    got = run(6, main).returns
+    assert got[4] == [("Cartcomm", ([2, 3], [1, 0], [1, 1]), (1, 1))] * 3       # periodic: rank 1 both ways
+
+
+def test_idup_completes_at_once_in_the_time_of_dup():
+    def main(MPI, nonblocking):
+        world = MPI.COMM_WORLD
+        if not nonblocking:
+            return world.Dup().allreduce(world.rank)
+        made, request = world.Idup()
+        return request.Test(), made.allreduce(world.rank), request == MPI.REQUEST_NULL
+
+    blocking, started = run(4, main, False), run(4, main, True)
+    assert started.returns == [(True, 6, True)] * 4
+    assert started.predicted_s == blocking.predicted_s
+    assert started.calls["MPI_Comm_idup"] == 4 and "MPI_Comm_dup" not in started.calls
+
+
+def test_an_info_other_than_info_null_is_a_type_error():
+    def main(MPI):
+        MPI.COMM_WORLD.Dup_with_info({"hint": "1"})
+
+    with pytest.raises(ProcessError, match=r"raised TypeError: Argument 'info' has incorrect type \(expected "
+                                           r"mpi4py.MPI.Info, got dict\)$"):
+        run(1, main)
+
+
+def test_create_group_is_made_by_the_groups_members_alone():
+    def main(MPI):
+        world = MPI.COMM_WORLD
+        pending = world.Ibarrier()              # a collective of the parent in flight meanwhile
+        if world.rank not in (4, 1, 3):          # the others exchange messages of any tag among themselves
+            world.send(f"from {world.rank}", 2 if world.rank == 0 else 0, tag=5)
+            heard = world.recv(source=MPI.ANY_SOURCE, tag=MPI.ANY_TAG)
+            pending.Wait()
+            return heard
+        sub = world.Create_group(world.Get_group().Incl([4, 1, 3]), tag=9)
+        pending.Wait()
+        back = sub.Get_group().Translate_ranks([0, 1, 2], world.Get_group())
+        return (sub.rank, sub.size, back, sub.allgather(world.rank), sub.allreduce(world.rank), sub.ctx,
+                world.ctx)
+
+    first = run(5, main)
+    got = first.returns
+    assert [got[r][:5] for r in (4, 1, 3)] == [(i, 3, [4, 1, 3], [4, 1, 3], 8) for i in range(3)]
+    assert got[0] == "from 2" and got[2] == "from 0" and first.calls["MPI_Comm_create_group"] == 3
+    ids = {got[r][5] for r in (1, 3, 4)}
+    assert len(ids) == 1 and ids != {got[1][6]} and run(5, main).returns == got        # one id, the same each run
+
+
+def test_create_group_gives_comm_null_to_a_caller_outside_the_group():
+    def main(MPI):
+        world = MPI.COMM_WORLD
+        sub = world.Create_group(world.Get_group().Incl([2, 0]))
+        return None if sub == MPI.COMM_NULL else (sub.rank, sub.allreduce(world.rank))
+
+    assert run(3, main).returns == [(1, 2), None, (0, 2)]
+
+
+def test_create_group_of_processes_outside_the_communicator_is_an_error():
+    def main(MPI):
+        MPI.COMM_SELF.Create_group(MPI.COMM_WORLD.Get_group())
+
+    with pytest.raises(MPIError, match="the group holds processes outside SELF"):
+        run(2, main)
 
 
 def test_context_ids_differ_for_overlapping_communicators_created_in_any_order():

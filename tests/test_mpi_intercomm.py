@@ -5,6 +5,7 @@ import numpy as np
 import pytest
 
 from mpi_helpers import message_s, run
+from ppt.engine.process import ProcessError
 from ppt.mpi import MPIError
 
 
@@ -253,6 +254,33 @@ def test_a_dup_has_the_same_groups_and_messages_of_its_own():
     assert [g[2] for g in got] == [9.0] * 3 + [6.0] * 2
     assert [g[3] for g in got] == [("on the dup", "on inter")] * 2 + [(None, None)] + [None] * 2
     assert all(g[0] for g in got) and [g[4] for g in got] == [2] * 3 + [3] * 2
+
+
+def test_idup_and_dup_with_info_give_intercommunicators_of_the_same_groups_with_messages_of_their_own():
+    def main(MPI):
+        inter, color = _inter(MPI, 3)
+        started, request = inter.Idup()
+        request.Wait()
+        comms = {"started": started, "inter": inter, "hinted": inter.Dup_with_info(MPI.INFO_NULL)}
+        seen = [_described(MPI, comms[name]) for name in ("started", "hinted")]
+        if color == 1:
+            for name in ("inter", "hinted", "started"):
+                comms[name].send(f"on {name}", dest=0)
+        elif inter.rank == 0:
+            seen.append([comm.recv(source=MPI.ANY_SOURCE, tag=MPI.ANY_TAG) for comm in comms.values() for _ in "ab"])
+        return seen
+
+    got = run(5, main).returns
+    assert got[1] == [(1, 3, 2, [3, 4])] * 2 and got[4] == [(1, 2, 3, [0, 1, 2])] * 2
+    assert got[0][2] == ["on started"] * 2 + ["on inter"] * 2 + ["on hinted"] * 2
+
+
+def test_create_group_is_absent_as_in_mpi4py():
+    def main(MPI):
+        _inter(MPI, 1)[0].Create_group(MPI.GROUP_EMPTY)
+
+    with pytest.raises(ProcessError, match="'mpi4py.MPI.Intercomm' object has no attribute 'Create_group'"):
+        run(2, main)
 
 
 def test_split_pairs_each_color_of_one_group_with_the_same_color_of_the_other():

@@ -418,6 +418,23 @@ def test_a_saturated_traffic_run_on_an_80_column_terminal_fits_it(monkeypatch, c
     assert max(map(len, capsys.readouterr().out.splitlines())) <= 80
 
 
+@pytest.mark.parametrize("flags,end_us", [([], 2.5), (["--no-early-stop"], 3.0)])
+def test_a_traffic_bar_ends_at_100_percent_of_the_time_the_run_simulated(monkeypatch, flags, end_us):
+    """The core runs a window's packets within a few of the engine's events, so the last event's time lags the
+    window's end: the bar ends where the driver says the run ended (the warm-up and the windows measured:
+    3 of 4 when this saturated run stops early), not at that last event's time."""
+    monkeypatch.setenv("COLUMNS", "80")
+    monkeypatch.setenv("PPT_PROGRESS_INTERVAL", "0")
+    monkeypatch.delenv("PPT_QUIET", raising=False)
+    stream = _Terminal()
+    monkeypatch.setattr(sys, "stderr", stream)
+    assert main(["traffic", "dragonfly-booksim", "--pattern", "wc", "--routing", "ugal", "--load", "0.6",
+                 "--warmup", "1e-6", "--time", "2e-6", "--windows", "4", *flags]) == 0
+    bars = [frame for line in stream.getvalue().split("\n") for frame in line.split("\r") if "%|" in frame]
+    done, total = bars[-1].split("| ")[1].split(" us simulated")[0].split("/")
+    assert float(done) / float(total) == 1.0 and float(total) == end_us and " 100%|" in bars[-1]
+
+
 @pytest.mark.parametrize("columns", [80, 200])
 def test_a_terminal_bar_drops_its_event_rate_only_when_the_line_would_not_fit(monkeypatch, columns):
     """tqdm cuts a line too long for the terminal at its end, mid-number; the bar leaves out its rate instead,

@@ -196,13 +196,16 @@ def run_traffic(machine, pattern: str, load: float, routing: str | None = None, 
     monitor = WindowMonitor(generator.patterns.senders() * window_s / generator.mean_gap_s, warmup_s,
                             patience=patience, latency_factor=latency_factor, precision=precision)
     began = time.perf_counter()
+    reached = progress.reached if progress is not None else lambda now_s, end=False: None
     run(until_s=warmup_s)
+    reached(warmup_s)
     first = last = _totals(sim, net.counters())
     hist_before, ports_before = net.core.packet_latencies(), net.core.port_bytes()
     verdict, measured = None, 0
     while measured < windows and (verdict is None or not early_stop):
         measured += 1
         run(until_s=warmup_s + measured * window_s)
+        reached(warmup_s + measured * window_s)
         now = _totals(sim, net.counters())
         delivered = now["delivered"] - last["delivered"]
         window_latency_s = (now["latency_sum_as"] - last["latency_sum_as"]) / ATTO / delivered if delivered else 0.0
@@ -210,6 +213,8 @@ def run_traffic(machine, pattern: str, load: float, routing: str | None = None, 
         found = monitor.add(Window(delivered, window_latency_s, accepted))
         verdict = verdict if verdict == SATURATED else found
         last = now
+    measured_s = measured * window_s
+    reached(warmup_s + measured_s, end=True)
     run_s = time.perf_counter() - began
     after = net.counters()
     speed = sim.gather({"run_s": run_s, "core_events": after["events"], "queue_depth_sum": after["queue_depth_sum"],
@@ -223,7 +228,6 @@ def run_traffic(machine, pattern: str, load: float, routing: str | None = None, 
     total = {k: last[k] - first[k] for k in WINDOW_COUNTERS}
     core_events = sum(p["core_events"] for p in speed)
     n = total["delivered"]
-    measured_s = measured * window_s
     stopped = verdict if early_stop and measured < windows else None
     return {"system": machine.name, "pattern": pattern, "routing": net.routing.name, "offered_load": load,
             "accepted_fraction": total["bytes_delivered"] / (measured_s * net.num_nodes * net.injection_bandwidth_Bps),

@@ -136,7 +136,6 @@ _AREAS = [
      "error handlers"),
     (("keyval", "Keyval", "KEYVAL_", "_attr"), "attribute caching"),
     (("Cancel", "cancel", "Grequest", "Set_cancelled"), "request cancellation"),
-    (("Create_group", "Idup", "Dup_with_info", "Clone"), "communicator creation beyond Dup, Split and Create"),
     (("Create_", "Get_contents", "Get_envelope", "contents", "envelope", "decode", "combiner", "COMBINER_",
       "Pack", "Unpack", "Resized", "Match_size", "Get_value_index", "TYPECLASS_", "Get_address", "Aint_"),
      "derived datatypes and packing"),

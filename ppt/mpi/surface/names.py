@@ -83,7 +83,9 @@ UNSUPPORTED_CLASSES = ("File", "Session", "Info", "Errhandler", "Grequest", "Top
 _COMM = {
     "Get_rank": _get("rank"), "Get_size": _get("size"), "Get_name": _get("name"), "Set_name": _set_name,
     "Get_group": _get("group"), "Split": "split", "Split_type": "split_type", "Dup": "dup", "Clone": "dup",
-    "Free": "free", "Create": "create", "Compare": "compare", "Abort": "abort", "Get_topology": _get("topology"),
+    "Dup_with_info": "dup_with_info", "Idup": "idup", "Idup_with_info": "idup_with_info", "Free": "free",
+    "Create": "create", "Create_group": "create_group", "Compare": "compare", "Abort": "abort",
+    "Get_topology": _get("topology"),
     "Is_inter": _value(False), "Is_intra": _value(True),
     "Get_attr": "get_attr", "Set_errhandler": "set_errhandler", "Barrier": "barrier", "Ibarrier": "ibarrier",
     "Send_init": "send_init", "Ssend_init": "ssend_init", "Bsend_init": "bsend_init", "Rsend_init": "rsend_init",

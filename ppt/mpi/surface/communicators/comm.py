@@ -24,7 +24,7 @@ from ppt.mpi.surface.communicators.ibarrier import ibarrier
 from ppt.mpi.surface.communicators.message import Message, matched
 from ppt.mpi.surface.core.nulls import NullOwner
 from ppt.mpi.collectives.ops import MAX, SUM, as_op
-from ppt.mpi.surface.communicators.persistent import Prequest
+from ppt.mpi.surface.communicators.persistent import INFO_NULL, Prequest
 from ppt.mpi.collectives.payload import IMMUTABLE, size_of, sized_copy
 from ppt.mpi.surface.core.fast import CommCore, _irecv, _isend, irecv, isend, positional, recv, send
 from ppt.mpi.unsupported import Refusing
@@ -33,6 +33,9 @@ from ppt.mpi.unsupported import Refusing
 MPICH_CONTEXT = {"WORLD": 0, "SELF": 16}
 #: Bytes of one integer in the agreement messages of communicator creation.
 INT_B = 4
+#: The tags of Create_group's agreements in their parent's collective context start here, above the
+#: sequence numbers its collectives are tagged with.
+GROUP_TAG = 1 << 40
 
 
 class Comm(CommCore, metaclass=Refusing):
@@ -416,10 +419,33 @@ class Comm(CommCore, metaclass=Refusing):
         return (cls or Comm)(self._rank, members, index, comm_id, self._child_name(kind, comm_id), **extra)
 
     @mpi_call("MPI_Comm_dup")
-    def dup(self) -> "Comm":
-        """A new communicator with the same members (separate message space)."""
+    def dup(self, info=None) -> "Comm":
+        """A new communicator of the same members and class (a topology's kept), with a message space of its
+        own; ``info``'s hints change nothing here."""
+        hints(info)
         comm_id = self._new_id(self._agree())
-        return self._make(self.members, comm_id, "dup")
+        return self._make(self.members, comm_id, "dup", type(self), **self._topology())
+
+    def _topology(self) -> dict:
+        """What a communicator of this class is made with beyond its members (a topology's dims, edges ...)."""
+        return {}
+
+    @mpi_call("MPI_Comm_dup_with_info")
+    def dup_with_info(self, info) -> "Comm":
+        """:meth:`dup` with ``info`` (mpi4py's ``Dup_with_info``)."""
+        return self.dup(info)
+
+    @mpi_call("MPI_Comm_idup")
+    def idup(self, info=None) -> tuple:
+        """``(newcomm, request)`` of MPI_Comm_idup.  MPI lets a program use ``newcomm`` only once ``request``
+        has completed; here it is made as :meth:`dup` makes it, in the same simulated time, at the call, and
+        ``request`` is complete at once."""
+        return self.dup(info), self._rank.isend(self, PROC_NULL, 0, 0, None, self.ctx)
+
+    @mpi_call("MPI_Comm_idup_with_info")
+    def idup_with_info(self, info) -> tuple:
+        """:meth:`idup` with ``info`` (mpi4py's ``Idup_with_info``)."""
+        return self.idup(info)
 
     def _agree(self) -> int:
         """The largest ``next_ctx`` of all members (a 4-byte allreduce)."""
@@ -448,6 +474,21 @@ class Comm(CommCore, metaclass=Refusing):
         if group.rank == UNDEFINED:
             return None
         return self._make(group.members, comm_id, "create")
+
+    @mpi_call("MPI_Comm_create_group")
+    def create_group(self, group: Group, tag: int = 0):
+        """Communicator of ``group``'s members (a subset of this one), made by them alone: the others need not
+        call, and get None (COMM_NULL) at once if they do, as from MPICH.  The members agree on its id as
+        :meth:`dup`'s do, by an allreduce among themselves in this communicator's collective context with
+        tag ``tag`` (which tells apart concurrent calls on overlapping groups, as in MPI)."""
+        self._check_subgroup(group)
+        self._check_tag(tag, False)
+        if group.rank == UNDEFINED:
+            return None
+        agreeing = self._make(group.members, self.coll_ctx // 2, "group")
+        agreeing.coll_seq = GROUP_TAG + tag - 1          # its one collective's tag: GROUP_TAG + tag
+        comm_id = self._new_id(agreeing._agree())
+        return self._make(group.members, comm_id, "create_group")
 
     def _check_subgroup(self, group: Group) -> None:
         """An MPI error unless every member of ``group`` is one of this communicator's."""
@@ -510,6 +551,13 @@ class Comm(CommCore, metaclass=Refusing):
 
     def set_errhandler(self, errhandler) -> None:
         """Accepted and ignored: every MPI error raises an exception here (as ERRORS_RETURN in mpi4py)."""
+
+
+def hints(info) -> None:
+    """Check a communicator call's ``info`` (None or ``MPI.INFO_NULL``: PPT has no other info object) as mpi4py
+    checks its type."""
+    if info is not None and info is not INFO_NULL:
+        raise TypeError(f"Argument 'info' has incorrect type (expected mpi4py.MPI.Info, got {type(info).__name__})")
 
 
 def of_color(entries: list, members, color: int) -> list:

@@ -29,7 +29,7 @@ from ppt.mpi.surface.buffers.arguments import message, vector, wvector
 from ppt.mpi.surface.core.calls import mpi_call
 from ppt.mpi.surface.communicators.bufcoll import blocks_of
 from ppt.mpi.surface.communicators.icoll import nonblocking
-from ppt.mpi.surface.communicators.comm import INT_B, Comm, of_color
+from ppt.mpi.surface.communicators.comm import INT_B, Comm, hints, of_color
 from ppt.mpi.surface.communicators.group import Group
 
 
@@ -384,8 +384,10 @@ class Intercomm(Comm):
         return self.pair(self._rank, local, remote, agreed, self._child_name(kind, agreed))
 
     @mpi_call("MPI_Comm_dup")
-    def dup(self) -> "Intercomm":
-        """A new intercommunicator of the same two groups, with messages of its own."""
+    def dup(self, info=None) -> "Intercomm":
+        """A new intercommunicator of the same two groups, with messages of its own; ``info``'s hints change
+        nothing here."""
+        hints(info)
         agreed = _pair_id(self._rank, self._with_remote(None, 0)[1])
         return self._paired(self.local.members, self.members, agreed, "dup")
 
@@ -451,8 +453,8 @@ Intercomm.Ibarrier = Intercomm.ibarrier = nonblocking("MPI_Ibarrier", Intercomm.
 
 
 class _Absent:
-    """A name mpi4py's Intercomm does not have (MPI defines no scan between two groups): looking it up
-    raises the AttributeError mpi4py raises."""
+    """A name mpi4py's Intercomm does not have (MPI defines no scan between two groups, and Create_group on
+    intra-communicators only): looking it up raises the AttributeError mpi4py raises."""
 
     __slots__ = ("name",)
 
@@ -464,7 +466,8 @@ class _Absent:
         raise AttributeError(f"{owner} has no attribute '{self.name}'")
 
 
-for _name in ("Scan", "Exscan", "scan", "exscan", "Iscan", "Iexscan", "Scan_init", "Exscan_init"):
+for _name in ("Scan", "Exscan", "scan", "exscan", "Iscan", "Iexscan", "Scan_init", "Exscan_init", "Create_group",
+              "create_group"):
     setattr(Intercomm, _name, _Absent(_name))
 
 #: What Comm offers that the simulated MPI does not do on an intercommunicator (MPI defines them there).

@@ -19,6 +19,9 @@ class Cartcomm(Comm):
         self.dims = [int(d) for d in dims]
         self.periods = [int(bool(p)) for p in periods]
 
+    def _topology(self) -> dict:
+        return {"dims": self.dims, "periods": self.periods}
+
     @property
     def ndim(self) -> int:
         return len(self.dims)

@@ -20,6 +20,9 @@ class Graphcomm(Comm):
 
     topology, is_topo = GRAPH, True
 
+    def _topology(self) -> dict:
+        return {"graph_index": self.graph_index, "edges": self.edges}
+
     @property
     def topo(self) -> tuple[list, list]:
         """``(index, edges)`` (MPI_Graph_get)."""
@@ -64,6 +67,9 @@ class Distgraphcomm(Comm):
         self.weights = weights
 
     topology, is_topo = DIST_GRAPH, True
+
+    def _topology(self) -> dict:
+        return {"sources": self.sources, "destinations": self.destinations, "weights": self.weights}
 
     @property
     def inedges(self) -> list:
