@@ -27,6 +27,8 @@ typedef struct ppt_core_api {
     void (*net_clear_outputs)(ppt_net_t *net);
     void (*net_stop_traffic)(ppt_net_t *net, double stop_s);
     double (*net_outbox_min_time)(const ppt_net_t *net);
+    int64_t (*net_outbox)(ppt_net_t *net, int32_t rank, ppt_remote_t **events);
+    void (*net_clear_outbox)(ppt_net_t *net);
     void (*net_receive)(ppt_net_t *net, const ppt_remote_t *events, int64_t count);
     /* latency histograms (histogram.h) */
     void (*hist_add)(ppt_histogram_t *h, double seconds);

@@ -219,7 +219,7 @@ class PacketCore:
         for rank in range(self.sim.size):
             count = lib.ppt_net_outbox(self.c, rank, self._remote)
             events = bytes(ffi.buffer(self._remote[0], count * ffi.sizeof("ppt_remote_t"))) if count else b""
-            payloads = self._payloads_out[rank]
+            payloads = self._payloads_out[rank] or None
             parts.append((events, payloads) if events or payloads else None)
         lib.ppt_net_clear_outbox(self.c)
         self._payloads_out = [[] for _ in range(self.sim.size)]
@@ -234,7 +234,8 @@ class PacketCore:
             if part is None:
                 continue
             events, payloads = part
-            self.payloads.update(payloads)
+            if payloads:
+                self.payloads.update(payloads)
             if events:
                 lib.ppt_net_receive(self.c, ffi.cast("ppt_remote_t *", ffi.from_buffer(events)), len(events) // size)
         self.reschedule()

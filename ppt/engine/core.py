@@ -152,11 +152,13 @@ class Simulation:
     def add_exchange(self, model) -> None:
         """Register a model that moves its own events between simulation ranks.
 
-        In every parallel window exchange ``model.outgoing()`` gives one object
-        per rank (sent to that rank; None when it has nothing for it, which
-        costs no bytes), ``model.outgoing_min_s()`` the earliest time among
-        them, and ``model.incoming(objects)`` receives what the other ranks
-        sent here, by rank (None from a rank that had nothing for this one).
+        In every parallel window exchange ``model.outgoing()`` gives one part
+        per rank (sent to that rank): None when it has nothing for it, which
+        costs no bytes, else a pair ``(raw, obj)`` of bytes that travel as they
+        are (fixed C records; ``b""`` for none) and a picklable object (None
+        for none).  ``model.outgoing_min_s()`` is the earliest time among
+        them, and ``model.incoming(parts)`` receives what the other ranks sent
+        here, by rank (None from a rank that had nothing for this one).
         """
         self.exchanges.append(model)
 

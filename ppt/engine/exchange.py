@@ -1,9 +1,11 @@
 """One window's exchange between simulation ranks, and what the windows cost.
 
-Each rank sends every other rank one part (its cross-rank events, its exchange models' data and its
-stop note, pickled once per destination; its own part never leaves it) with its earliest pending event
-time, in one ``Alltoall`` of fixed-size slots per window (:class:`Exchanger`), so every rank learns the
-window's start (the least earliest time) in the same collective that moves the parts.
+Each rank sends every other rank one part with its earliest pending event time, in one ``Alltoall`` of
+fixed-size slots per window (:class:`Exchanger`), so every rank learns the window's start (the least
+earliest time) in the same collective that moves the parts.  A part is a pair: raw bytes (fixed C
+records, which the compiled cores pack and unpack themselves and which travel as they are) and a Python
+object (a stop note, Python events, a model's objects), pickled only when there is one.  A rank's own
+part never leaves it.
 
 :class:`WindowStats` counts, per rank, windows, events, bytes sent and the wall time spent running
 windows versus exchanging (waiting for the slowest rank included).  Setting the environment variable
@@ -16,6 +18,7 @@ import atexit
 import json
 import os
 import pickle
+import struct
 import time
 
 import numpy as np
@@ -62,87 +65,96 @@ def _write_stats_at_exit(rank: int) -> None:
         atexit.register(STATS.write, f"{prefix}.{rank}")
 
 
-#: Bytes of a part that travel in the window's one collective at first (more come point to point).
+#: Bytes of a part that the first message of a window carries at first, past its header (more come in a
+#: second message); grown to fit the largest part any rank sent.
 FIRST_SLOT_B = 4096
-#: Fields of a slot's header (float64): the sender's earliest time, its part's bytes, its largest part's bytes.
-HEADER = 3
-#: Windows whose largest part is below a quarter of the slot before the slot halves.
-SHRINK_AFTER = 64
+#: Fields of a message's header (float64): the sender's earliest time, the bytes of its part's raw section
+#: and of its pickled object for this rank, and the bytes of its largest part for any rank.
+HEADER = 4
+_HEADER = struct.Struct(f"{HEADER}d")
+pack_header, unpack_header = _HEADER.pack_into, _HEADER.unpack_from
+#: Message tags: a window's first message, and the rest of a part longer than the slot.
+FIRST_TAG, REST_TAG = 7, 8
 
 
 class Exchanger:
-    """The window exchanges of one window loop: one ``Alltoall`` of fixed slots per window.
+    """The window exchanges of one window loop: one message to and from every other rank per window.
 
-    Each rank sends every rank a slot of :data:`HEADER` float64 (its earliest pending event time, the
-    bytes of its pickled part for that rank and of its largest part) and the first ``slot_B`` bytes
-    of that part; a part longer than the slot sends the rest point to point (the receiver knows from the
-    header), and every rank, seeing every rank's largest part, grows the slot for the next window to
-    fit it (and halves it after :data:`SHRINK_AFTER` windows of small parts), the same everywhere.
-    So a window costs one collective when the parts fit, with no pickled lists and no size round.
+    Each rank sends every other rank one message: a header of :data:`HEADER` float64 (its earliest
+    pending event time, the bytes of its part's two sections for that rank and of its largest part) and
+    the first ``slot_B`` bytes of the part (raw section, then the pickled object), no more than the part
+    has, into a receive buffer of ``slot_B`` past the header.  A part longer than the slot sends its
+    rest in a second message (the receiver knows from the header), and every rank, seeing every rank's
+    largest part, grows the slot for the next window to fit it, the same everywhere.  So a window costs
+    one message each way per pair of ranks, each of the bytes the part has (an ``Alltoall`` of fixed
+    slots moved the whole slot, three times slower on shared memory for the 6 to 36 kB parts of
+    typical windows), and nothing is pickled when the parts are raw records only.
     """
 
     def __init__(self, comm, rank: int, size: int):
         from mpi4py import MPI      # here, not per window: an import statement costs tens of us each time
         self.waitall = MPI.Request.Waitall
         self.comm, self.rank, self.size = comm, rank, size
-        self.slot_B = FIRST_SLOT_B
-        self.small = 0
+        self.peers = [k for k in range(size) if k != rank]
+        self._resize_slot(FIRST_SLOT_B)
         _write_stats_at_exit(rank)
 
-    def exchange(self, local_next_s: float, parts: list) -> tuple[np.ndarray, list]:
+    def _resize_slot(self, slot_B: int) -> None:
+        """Slots of ``slot_B`` bytes past the header: a send and a receive buffer per rank."""
+        self.slot_B = slot_B
+        self.width = HEADER * 8 + slot_B
+        self.out = [bytearray(self.width) for _ in range(self.size)]
+        self.got = [bytearray(self.width) for _ in range(self.size)]
+
+    def exchange(self, local_next_s: float, parts: list) -> tuple[list, list]:
         """Send ``parts[k]`` to rank k (k != rank) with this rank's earliest time ``local_next_s``.
 
-        Returns every rank's earliest time (array of ``size``, s) and the parts received, by source
-        (this rank's own part as it was given, never pickled).  A part None (nothing for that rank) sends
-        no bytes and arrives as None.
+        A part is None (nothing for that rank: only the header travels) or a pair ``(raw, obj)``: ``raw``
+        a bytes-like object sent as it is (``b""`` for none), ``obj`` any picklable object (None for
+        none, pickling nothing).  Returns every rank's earliest time (list of ``size``, s) and the parts
+        received, by source: None, or ``(raw, obj)`` with ``raw`` as bytes (this rank's own part as it
+        was given).
         """
-        comm, rank, size, slot_B = self.comm, self.rank, self.size, self.slot_B
-        blobs = [b"" if k == rank or part is None else pickle.dumps(part, pickle.HIGHEST_PROTOCOL)
-                 for k, part in enumerate(parts)]
-        largest = max(map(len, blobs))
-        width = HEADER * 8 + slot_B
-        out = np.zeros((size, width), dtype=np.uint8)
-        head = out[:, :HEADER * 8].view(np.float64)
-        head[:, 0], head[:, 2] = local_next_s, largest
-        for k, blob in enumerate(blobs):
-            head[k, 1] = len(blob)
-            first = blob[:slot_B]
-            out[k, HEADER * 8:HEADER * 8 + len(first)] = np.frombuffer(first, dtype=np.uint8)
-        got = np.empty_like(out)
+        comm, rank, slot_B, peers = self.comm, self.rank, self.slot_B, self.peers
+        dumps, first_B = pickle.dumps, HEADER * 8
+        datas, raw_B = [b""] * self.size, [0] * self.size
+        for k in peers:
+            part = parts[k]
+            if part is not None:
+                raw, obj = part
+                datas[k] = raw if obj is None else bytes(raw) + dumps(obj, pickle.HIGHEST_PROTOCOL)
+                raw_B[k] = len(raw)
+        largest = max(map(len, datas))
         clock = time.perf_counter()
-        comm.Alltoall(out, got)
+        requests = [comm.Irecv(self.got[k], source=k, tag=FIRST_TAG) for k in peers]
+        for k in peers:
+            out, data = self.out[k], datas[k]
+            pack_header(out, 0, local_next_s, raw_B[k], len(data) - raw_B[k], largest)
+            n = min(len(data), slot_B)
+            out[first_B:first_B + n] = memoryview(data)[:n]
+            requests.append(comm.Isend(memoryview(out)[:first_B + n], dest=k, tag=FIRST_TAG))
+        self.waitall(requests)
         STATS.wait_s += time.perf_counter() - clock
-        heads = got[:, :HEADER * 8].view(np.float64)
-        lengths = heads[:, 1].astype(np.int64)
-        rests = {k: bytearray(int(lengths[k]) - slot_B) for k in range(size) if lengths[k] > slot_B}
-        requests = [comm.Irecv(rest, source=k, tag=1) for k, rest in rests.items()]
-        requests += [comm.Isend(blob[slot_B:], dest=k, tag=1) for k, blob in enumerate(blobs) if len(blob) > slot_B]
-        if requests:
+        heads = [(local_next_s, 0.0, 0.0, largest) if k == rank else unpack_header(self.got[k], 0)
+                 for k in range(self.size)]
+        rests = {k: bytearray(int(heads[k][1] + heads[k][2]) - slot_B) for k in peers
+                 if heads[k][1] + heads[k][2] > slot_B}
+        if rests or largest > slot_B:
+            requests = [comm.Irecv(rest, source=k, tag=REST_TAG) for k, rest in rests.items()]
+            requests += [comm.Isend(datas[k][slot_B:], dest=k, tag=REST_TAG) for k in peers
+                         if len(datas[k]) > slot_B]
             self.waitall(requests)
-        received = []
-        for k in range(size):
-            if k == rank:
-                received.append(parts[k])
-                continue
-            if not lengths[k]:
-                received.append(None)
-                continue
-            data = got[k, HEADER * 8:HEADER * 8 + min(int(lengths[k]), slot_B)].tobytes()
-            received.append(pickle.loads(data + rests[k] if k in rests else data))
-        self._resize(int(heads[:, 2].max()))
-        STATS.bytes_sent += sum(map(len, blobs))
-        STATS.parts_sent += sum(1 for blob in blobs if blob)
-        return heads[:, 0].copy(), received
-
-    def _resize(self, largest_B: int) -> None:
-        """The next window's slot, from every rank's largest part of this one (so the same everywhere)."""
-        if largest_B > self.slot_B:
-            self.slot_B = 1 << (largest_B - 1).bit_length()
-            self.small = 0
-        elif 4 * largest_B < self.slot_B and self.slot_B > FIRST_SLOT_B:
-            self.small += 1
-            if self.small >= SHRINK_AFTER:
-                self.slot_B //= 2
-                self.small = 0
-        else:
-            self.small = 0
+        received = [parts[k] if k == rank else None for k in range(self.size)]
+        for k in peers:
+            raw_n, obj_n = int(heads[k][1]), int(heads[k][2])
+            if raw_n + obj_n:
+                data = bytes(memoryview(self.got[k])[first_B:first_B + min(raw_n + obj_n, slot_B)])
+                if k in rests:
+                    data += rests[k]
+                received[k] = (data[:raw_n], pickle.loads(data[raw_n:])) if obj_n else (data, None)
+        largest_B = int(max(head[3] for head in heads))
+        if largest_B > slot_B:
+            self._resize_slot(1 << (largest_B - 1).bit_length())
+        STATS.bytes_sent += sum(map(len, datas))
+        STATS.parts_sent += sum(1 for data in datas if data)
+        return [head[0] for head in heads], received

@@ -34,6 +34,8 @@ import threading
 import time
 from time import perf_counter
 
+import numpy as np
+
 from ppt.engine.exchange import STATS, Exchanger
 from ppt.errors import SimulationError
 
@@ -224,12 +226,11 @@ def _windows(sim, end: float, guard):
         note = None if failure is None else ("failure", sim.rank, str(failure))
         if guard is not None and guard.interrupted and note is None:
             note = ("interrupt", sim.rank, guard.interrupted)
-        times, received = exchanger.exchange(local_next, [_part(note, batch, [out[k] for out in models])
+        times, received = exchanger.exchange(local_next, [_frame(note, batch, [out[k] for out in models])
                                                           for k, batch in enumerate(sim._outbox)])
         sim._outbox = [[] for _ in range(size)]
-        nothing = (None, (), [None] * len(models))
-        received = [nothing if part is None else part for part in received]
-        start = float(times.min())
+        received = [_unframe(part, len(models)) for part in received]
+        start = min(times)
         notes = [n for n, _, _ in received if n is not None]
         if notes:
             return _stop(sim, notes, failure, start)
@@ -258,12 +259,32 @@ def _windows(sim, end: float, guard):
             stats.run_s += perf_counter() - ran
 
 
-def _part(note, batch: list, extras: list):
-    """What one rank sends another in a window: its note, its events and each exchange model's part (None
-    where the model has nothing for it); None when all are empty, which sends no bytes."""
-    if note is None and not batch and all(extra is None for extra in extras):
+def _frame(note, batch: list, models: list):
+    """What one rank sends another in a window (an :class:`~ppt.engine.exchange.Exchanger` part): None when
+    there is nothing, else the exchange models' raw sections joined (each model's length first when there
+    are several) and, when there is any, the note, the Python events and the models' objects."""
+    raws = [b"" if part is None else part[0] for part in models]
+    objs = [None if part is None else part[1] for part in models]
+    python = note is not None or batch or any(obj is not None for obj in objs)
+    if not python and not any(raws):
         return None
-    return note, batch, extras
+    raw = raws[0] if len(raws) == 1 else np.array(list(map(len, raws)), np.int64).tobytes() + b"".join(raws)
+    return raw, (note, batch, objs) if python else None
+
+
+def _unframe(part, models: int) -> tuple:
+    """``(note, events, model parts)`` from a part :func:`_frame` made (or None), each model's part None
+    or ``(raw, obj)`` as its ``outgoing`` gave it."""
+    if part is None:
+        return None, (), [None] * models
+    raw, python = part
+    note, batch, objs = (None, (), [None] * models) if python is None else python
+    if models == 1:
+        raws = [raw]
+    else:
+        ends = np.cumsum(np.frombuffer(raw[:8 * models], np.int64)) + 8 * models
+        raws = [raw[start:end] for start, end in zip([8 * models, *ends[:-1].tolist()], ends.tolist())]
+    return note, batch, [None if not r and o is None else (r, o) for r, o in zip(raws, objs)]
 
 
 def _stop(sim, notes, failure, next_s: float) -> BaseException:

@@ -42,7 +42,7 @@ class FinishNotices:
 
     # -- the engine's window exchange (parallel runs) ----------------------------------------------
     def outgoing(self) -> list:
-        parts = [None if k == self.rank or not self.outbox else list(self.outbox) for k in range(self.size)]
+        parts = [None if k == self.rank or not self.outbox else (b"", list(self.outbox)) for k in range(self.size)]
         self.outbox = []
         return parts
 
@@ -50,8 +50,8 @@ class FinishNotices:
         return min(self.outbox, default=math.inf)
 
     def incoming(self, parts: list) -> None:
-        for sender, times in enumerate(parts):
-            for at_s in times or ():
+        for sender, part in enumerate(parts):
+            for at_s in () if part is None else part[1]:
                 self.post(at_s, NOTICE_KEY + sender)
 
 

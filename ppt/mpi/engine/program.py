@@ -59,7 +59,7 @@ CACHED_STEPS = 64
 #: Hand-overs a communicator keeps, at most (it forgets them all when it would keep more).
 CACHED_HANDOVERS = 64
 #: Tags that are not integers are numbered from here in the engine.
-OBJECT_TAGS = 1 << 60
+OBJECT_TAGS = 1 << lib.PPT_MPI_OBJECT_TAG_BITS
 
 
 class _Clock:
@@ -488,23 +488,28 @@ class _Cargo:
 
     def pack(self, batches: list) -> list:
         """Per process: the payloads and tag objects of its records, in record order, and the calls' parts
-        (None when it has neither)."""
+        (None when there are none of these)."""
         payloads, tags = self.engine.payloads, self.engine.tag_objects
         out = []
         for records, parts in zip(batches, self.engine.parts.pack(batches)):
-            handles, numbers = records["payload"], records["tag"]
-            out.append(None if parts is None or not (len(records) or parts) else
-                       ([payloads.pop(h) for h in handles[_handles(records)].tolist()],
-                        [tags[t] for t in numbers[numbers >= OBJECT_TAGS].tolist()], parts))
+            data, objects = [], []
+            if len(records):
+                handles, numbers = records["payload"], records["tag"]
+                data = [payloads.pop(h) for h in handles[_handles(records)].tolist()]
+                objects = [tags[t] for t in numbers[numbers >= OBJECT_TAGS].tolist()]
+            out.append((data, objects, parts) if data or objects or parts else None)
         return out
 
     def unpack(self, records, objects) -> None:
         """Keep the payloads and tags here under this process's numbers, and add the calls' parts."""
         engine = self.engine
         data, tags, parts = objects
-        records["payload"][_handles(records)] = [engine.keep(value) for value in data]
-        records["tag"][records["tag"] >= OBJECT_TAGS] = [engine.tag_id(tag) for tag in tags]
-        engine.parts.unpack(records, parts)
+        if data:
+            records["payload"][_handles(records)] = [engine.keep(value) for value in data]
+        if tags:
+            records["tag"][records["tag"] >= OBJECT_TAGS] = [engine.tag_id(tag) for tag in tags]
+        if parts:
+            engine.parts.unpack(records, parts)
 
 
 class Jobs:

@@ -151,12 +151,12 @@ class PythonModels:
 
     def outgoing(self) -> list:
         out, self.sim._outbox = self.sim._outbox, [[] for _ in range(self.sim.size)]
-        return [batch or None for batch in out]
+        return [(b"", batch) if batch else None for batch in out]
 
-    def incoming(self, batches: list) -> None:
+    def incoming(self, parts: list) -> None:
         """Queue the model's events from the other processes, and whatever its own exchanges (the window's
         earlier ones) queued, in the engine."""
-        self.sim._deliver(batch for batch in batches if batch)
+        self.sim._deliver(part[1] for part in parts if part is not None)
         self.to_engine()
 
     # -- the model's calls ---------------------------------------------------------------------------

@@ -25,13 +25,14 @@ from __future__ import annotations
 
 import math
 import pickle
+import struct
 from functools import partial
 
 import numpy as np
 
 from ppt.engine import parallel
-from ppt.interconnects import core as packet_core
 from ppt.mpi.collectives.schedule import Exchange
+from ppt.errors import SimulationError
 from ppt.mpi.engine.core import ffi, lib
 
 #: ``ppt_mpi_remote_t`` (mpicore.h), field for field.
@@ -41,6 +42,9 @@ RECORD = np.dtype([("t", "f8"), ("sent_s", "f8"), ("key", "u8"), ("uid", "u8"), 
                    ("recv_req", "i4"), ("count", "i4"), ("hdr_call", "i4"), ("hdr_root", "i4"), ("in_core", "i4")])
 assert RECORD.itemsize == ffi.sizeof("ppt_mpi_remote_t")
 NO_RECORDS = np.zeros(0, RECORD)
+#: The counts that open a packed part (:func:`ppt_mpi_pack`): records, slot sizes, packet-core events and
+#: records carrying Python cargo.
+PACKED_COUNTS = struct.Struct("4q")
 
 
 class Windows:
@@ -69,8 +73,12 @@ class Windows:
         self._outbox = [[] for _ in range(self.size)]     # run_windows' Python events: none here
         self.exchanges = [self] if model is None else [self, *model.sim.exchanges, model]
         self.step = None
-        self._outbox_pointers = ffi.new("ppt_mpi_remote_t **"), ffi.new("int64_t **"), ffi.new("int64_t *")
-        self._events_pointer = ffi.new("ppt_remote_t **")
+        #: Where the engine packs a part (grown to fit); per process, the call names sent to it so far; per
+        #: process, its call ids as this process numbers them (and as the array the engine reads).
+        self._packed = ffi.new("uint8_t[]", 1 << 16)
+        self._names_sent = [0] * self.size
+        self._call_ids = [[] for _ in range(self.size)]
+        self._call_id_arrays = [ffi.new("int32_t[]", 1) for _ in range(self.size)]
 
     @classmethod
     def of(cls, engine, comm, cargo=None):
@@ -116,51 +124,60 @@ class Windows:
         self.now = lib.ppt_mpi_now(self.m)
 
     def outgoing(self) -> list:
-        """Per process: the bytes of its records, of the slot sizes they carry, this process's call names (by
-        id), the cargo's objects and the packet core's events; None when there is none of these (most
-        windows, for most processes: nothing to pickle).  Raw bytes pickle far faster than record arrays."""
-        m, batches, sizes = self.m, [], []
-        records, parts, nparts = self._outbox_pointers
-        for process in range(self.size):
-            n = lib.ppt_mpi_outbox(m, process, records, parts, nparts)
-            batches.append(np.frombuffer(bytes(ffi.buffer(records[0], n * RECORD.itemsize)), RECORD) if n
-                           else NO_RECORDS)
-            sizes.append(bytes(ffi.buffer(parts[0], nparts[0] * 8)) if nparts[0] else None)
-        lib.ppt_mpi_clear_outboxes(m)
-        objects = [None] * self.size if self.cargo is None else self.cargo.pack(batches)
-        names = tuple(self.names.names)
-        return [None if not len(batch) and size is None and not cargo and not packets else
-                (batch.tobytes(), size, names if len(batch) else (), cargo, packets)
-                for batch, size, cargo, packets in zip(batches, sizes, objects, self._packets())]
+        """Per process: its records, the slot sizes they carry and the packet core's events for it, packed by
+        the engine (:func:`ppt_mpi_pack`) as the raw section, and the call names it has not been sent yet
+        and the cargo's objects as the object (None when there are neither: most windows)."""
+        raws = [b"" if process == self.rank else self._pack(process) for process in range(self.size)]
+        lib.ppt_mpi_clear_exchange(self.m)
+        cargo = [None] * self.size if self.cargo is None else self.cargo.pack([_cargo_records(raw) for raw in raws])
+        names, parts = self.names.names, []
+        for process, (raw, objects) in enumerate(zip(raws, cargo)):
+            new = names[self._names_sent[process]:] if raw else ()
+            self._names_sent[process] += len(new)
+            obj = None if not new and objects is None else (tuple(new), objects)
+            parts.append(None if not raw and obj is None else (raw, obj))
+        return parts
 
-    def _packets(self) -> list:
-        """Per process: the bytes of the packet core's events for it (none without a core)."""
-        if self.core is None:
-            return [b""] * self.size
-        events, out = self._events_pointer, []
-        for process in range(self.size):
-            n = packet_core.lib.ppt_net_outbox(self.core, process, events)
-            out.append(bytes(ffi.buffer(events[0], n * ffi.sizeof("ppt_remote_t"))) if n else b"")
-        packet_core.lib.ppt_net_clear_outbox(self.core)
-        return out
+    def _pack(self, process: int) -> bytes:
+        """The engine's part for ``process``, packed (b"" when it has nothing for it)."""
+        n = lib.ppt_mpi_pack(self.m, process, self._packed, len(self._packed))
+        if n > len(self._packed):
+            self._packed = ffi.new("uint8_t[]", 2 * n)
+            n = lib.ppt_mpi_pack(self.m, process, self._packed, len(self._packed))
+        return ffi.buffer(self._packed, n)[:]
 
     def incoming(self, parts: list) -> None:
-        """Queue the records the other processes sent here."""
-        for part in parts:
+        """Queue what the other processes sent here: the cargo's objects taken in first (they renumber the
+        records' fields), then the packed records and packet-core events (:func:`ppt_mpi_unpack`)."""
+        for source, part in enumerate(parts):
             if part is None:
                 continue
-            raw, sizes, names, objects, packets = part
-            records = np.frombuffer(bytearray(raw), RECORD)     # writable: the cargo renumbers its fields
+            raw, obj = part
+            names, objects = ((), None) if obj is None else obj
+            if names:
+                known = self._call_ids[source] = [*self._call_ids[source], *map(self.names.id, names)]
+                self._call_id_arrays[source] = ffi.new("int32_t[]", known)
             if objects is not None:
-                self.cargo.unpack(records, objects)
-            if packets:
-                lib.ppt_mpi_receive_packets(self.m, ffi.from_buffer("ppt_remote_t[]", packets),
-                                            len(packets) // ffi.sizeof("ppt_remote_t"))
-            if not len(records):
-                continue
-            ids = ffi.new("int32_t[]", [self.names.id(name) for name in names] or [0])
-            lib.ppt_mpi_receive(self.m, ffi.from_buffer("ppt_mpi_remote_t[]", records), len(records),
-                                ffi.NULL if sizes is None else ffi.from_buffer("int64_t[]", sizes), ids, len(names))
+                raw = bytearray(raw)                          # writable: the cargo renumbers its fields
+                self.cargo.unpack(_records(raw), objects)
+            if raw:
+                ids = self._call_id_arrays[source]
+                if lib.ppt_mpi_unpack(self.m, ffi.from_buffer(raw), len(raw), ids, len(self._call_ids[source])):
+                    raise SimulationError(f"simulation process {source} sent a malformed window part "
+                                          f"({len(raw)} bytes)")
+
+
+def _records(raw) -> np.ndarray:
+    """The records of a part :func:`ppt_mpi_pack` packed (a view: writable if ``raw`` is), or none."""
+    if not raw:
+        return NO_RECORDS
+    return np.frombuffer(raw, RECORD, PACKED_COUNTS.unpack_from(raw)[0], PACKED_COUNTS.size)
+
+
+def _cargo_records(raw) -> np.ndarray:
+    """The records of a packed part when any of them carries Python cargo (a payload handle or an object
+    tag), else none: most windows' records carry none, and the cargo then has nothing to look at."""
+    return _records(raw) if raw and PACKED_COUNTS.unpack_from(raw)[3] else NO_RECORDS
 
 
 class CallParts:
@@ -216,9 +233,10 @@ class CallParts:
         return slots
 
     def pack(self, batches: list) -> list:
-        """Per process: the parts added since the last exchange (None for this process)."""
+        """Per process: the parts added since the last exchange (None for this process, and when there are
+        none)."""
         added, self.added = self.added, []
-        return [None if process == self.process else added for process in range(len(batches))]
+        return [None if process == self.process or not added else added for process in range(len(batches))]
 
     def unpack(self, records, added) -> None:
         for key, members, part in added:

@@ -271,13 +271,18 @@ int32_t ppt_mpi_is_local(const ppt_mpi_t *m, int32_t rank);
 void ppt_mpi_set_window(ppt_mpi_t *m, double end_s);
 /* The earliest of the next queued event and the outboxes' records, s (inf: none). */
 double ppt_mpi_next_time(const ppt_mpi_t *m);
-/* The records for a process since the outboxes were last cleared, and the slot sizes they carry. */
-int64_t ppt_mpi_outbox(const ppt_mpi_t *m, int32_t process, const ppt_mpi_remote_t **records,
-                       const int64_t **parts, int64_t *nparts);
-void ppt_mpi_clear_outboxes(ppt_mpi_t *m);
-/* The packet core's events from other processes (ppt_net_outbox's), handed to the core here. */
-void ppt_mpi_receive_packets(ppt_mpi_t *m, const struct ppt_remote *events, int64_t n);
-/* Records another process sent here (their parts_at index parts): queued as their deliveries.  Call ids
- * are per process: the sender's id k is call_ids[k] here (k < num_calls). */
-void ppt_mpi_receive(ppt_mpi_t *m, const ppt_mpi_remote_t *records, int64_t n, const int64_t *parts,
-                     const int32_t *call_ids, int32_t num_calls);
+/* Tags from 2**PPT_MPI_OBJECT_TAG_BITS on number a program's tags that are not integers (Python keeps
+ * the objects; a parallel run's cargo carries them beside the records that hold them). */
+enum { PPT_MPI_OBJECT_TAG_BITS = 60 };
+/* What this process sends a process in a window exchange, packed into out (cap bytes): four int64
+ * counts (records, slot sizes, packet-core events, and the records that carry Python cargo: a program's
+ * payload handle, payload != 0 with hdr_seq 0, or an object tag), then the records (ppt_mpi_remote_t), the slot sizes
+ * they carry (int64) and the packet core's events for that process (ppt_remote_t), each array as it is
+ * in memory.  Returns the bytes the part takes (written only if they fit in cap), 0 when it is empty. */
+int64_t ppt_mpi_pack(const ppt_mpi_t *m, int32_t process, uint8_t *out, int64_t cap);
+/* Empty the outboxes (this engine's and its packet core's) once every process's part is packed. */
+void ppt_mpi_clear_exchange(ppt_mpi_t *m);
+/* A part another process packed (n bytes): the core's events handed to the core, the records queued as
+ * their deliveries.  Call ids are per process: the sender's id k is call_ids[k] here (k < num_calls).
+ * Returns 0, or -1 when n is not the size the part's counts give (nothing is taken then). */
+int32_t ppt_mpi_unpack(ppt_mpi_t *m, const uint8_t *part, int64_t n, const int32_t *call_ids, int32_t num_calls);

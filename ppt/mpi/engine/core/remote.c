@@ -5,7 +5,7 @@
  * end run, later ones wait).  A message delivered to a node of another process leaves in that
  * process's outbox as a fixed-size record (ppt_mpi_remote_t, the slot sizes it carries in a second
  * array) with its event's (time, key); the destination takes it into its own queue with the same
- * (time, key) (ppt_mpi_receive).  Keys are made per scheduling entity, so the order of simultaneous
+ * (time, key) (ppt_mpi_unpack).  Keys are made per scheduling entity, so the order of simultaneous
  * events is the serial run's whatever the partition, and a parallel run makes the serial run's events
  * and results to the last bit. */
 #include <string.h>
@@ -16,6 +16,14 @@ static int is_local_rank(const ppt_mpi_t *m, int32_t r)
     return !m->owner || m->owner[m->node_of[r]] == m->me;
 }
 
+static void clear_outboxes(ppt_mpi_t *m)
+{
+    for (int32_t p = 0; p < m->processes; p++) {
+        m->outbox[p].len = m->outbox[p].nparts = 0;
+        m->outbox[p].first_s = INFINITY;
+    }
+}
+
 void ppt_mpi_set_partition(ppt_mpi_t *m, int32_t me, int32_t processes, const int32_t *owner)
 {
     m->me = me;
@@ -23,7 +31,7 @@ void ppt_mpi_set_partition(ppt_mpi_t *m, int32_t me, int32_t processes, const in
     m->owner = ppt_alloc((size_t)m->num_nodes, sizeof(int32_t));
     memcpy(m->owner, owner, sizeof(int32_t) * (size_t)m->num_nodes);
     m->outbox = ppt_alloc((size_t)processes, sizeof(outbox_t));
-    ppt_mpi_clear_outboxes(m);
+    clear_outboxes(m);
     ppt_heap_t all = m->heap;               /* only the ranks' first resumes are queued yet */
     m->heap = (ppt_heap_t){0};
     for (int64_t k = 0; k < all.len; k++)
@@ -106,32 +114,56 @@ void mpi_send_ahead(ppt_mpi_t *m, uint64_t uid, int32_t i)
     export(m, i, (ppt_mpi_remote_t){.uid = uid, .sent_s = MSG(m, i)->sent_s, .in_core = 1});
 }
 
-void ppt_mpi_receive_packets(ppt_mpi_t *m, const struct ppt_remote *events, int64_t n)
+/* The counts that open a packed part. */
+typedef struct { int64_t records, parts, packets, cargo; } counts_t;
+
+/* Records that carry something Python keeps: a payload handle or an object tag. */
+static int64_t cargo_records(const ppt_mpi_remote_t *records, int64_t n)
 {
-    packet_core->net_receive(m->net, events, n);
-    packet_reschedule(m);
+    int64_t count = 0;
+    for (int64_t k = 0; k < n; k++)
+        count += (records[k].payload != 0 && records[k].hdr_seq == 0)
+                 || records[k].tag >= (INT64_C(1) << PPT_MPI_OBJECT_TAG_BITS);
+    return count;
 }
 
-int64_t ppt_mpi_outbox(const ppt_mpi_t *m, int32_t process, const ppt_mpi_remote_t **records,
-                       const int64_t **parts, int64_t *nparts)
+static int64_t packed_bytes(counts_t c)
+{
+    return (int64_t)sizeof(counts_t) + c.records * (int64_t)sizeof(ppt_mpi_remote_t)
+           + c.parts * (int64_t)sizeof(int64_t) + c.packets * (int64_t)sizeof(ppt_remote_t);
+}
+
+int64_t ppt_mpi_pack(const ppt_mpi_t *m, int32_t process, uint8_t *out, int64_t cap)
 {
     const outbox_t *box = &m->outbox[process];
-    *records = box->records;
-    *parts = box->parts;
-    *nparts = box->nparts;
-    return box->len;
+    ppt_remote_t *events = NULL;
+    counts_t c = {box->len, box->nparts, m->net ? packet_core->net_outbox(m->net, process, &events) : 0,
+                  cargo_records(box->records, box->len)};
+    if (!c.records && !c.parts && !c.packets)
+        return 0;
+    int64_t n = packed_bytes(c);
+    if (n > cap)
+        return n;
+    memcpy(out, &c, sizeof c);
+    out += sizeof c;
+    memcpy(out, box->records, sizeof(ppt_mpi_remote_t) * (size_t)c.records);
+    out += sizeof(ppt_mpi_remote_t) * (size_t)c.records;
+    memcpy(out, box->parts, sizeof(int64_t) * (size_t)c.parts);
+    out += sizeof(int64_t) * (size_t)c.parts;
+    memcpy(out, events, sizeof(ppt_remote_t) * (size_t)c.packets);
+    return n;
 }
 
-void ppt_mpi_clear_outboxes(ppt_mpi_t *m)
+void ppt_mpi_clear_exchange(ppt_mpi_t *m)
 {
-    for (int32_t p = 0; p < m->processes; p++) {
-        m->outbox[p].len = m->outbox[p].nparts = 0;
-        m->outbox[p].first_s = INFINITY;
-    }
+    clear_outboxes(m);
+    if (m->net)
+        packet_core->net_clear_outbox(m->net);
 }
 
-void ppt_mpi_receive(ppt_mpi_t *m, const ppt_mpi_remote_t *records, int64_t n, const int64_t *parts,
-                     const int32_t *call_ids, int32_t num_calls)
+/* Records another process sent here (their parts_at index parts): queued as their deliveries. */
+static void receive(ppt_mpi_t *m, const ppt_mpi_remote_t *records, int64_t n, const int64_t *parts,
+                    const int32_t *call_ids, int32_t num_calls)
 {
     for (int64_t k = 0; k < n; k++) {
         const ppt_mpi_remote_t *rec = &records[k];
@@ -163,4 +195,25 @@ void ppt_mpi_receive(ppt_mpi_t *m, const ppt_mpi_remote_t *records, int64_t n, c
             mpi_post(m, rec->t, rec->key, EV_DELIVER, i, 0);
         }
     }
+}
+
+int32_t ppt_mpi_unpack(ppt_mpi_t *m, const uint8_t *part, int64_t n, const int32_t *call_ids, int32_t num_calls)
+{
+    counts_t c;
+    if (n < (int64_t)sizeof c)
+        return -1;
+    memcpy(&c, part, sizeof c);
+    if (c.records < 0 || c.parts < 0 || c.packets < 0 || c.cargo < 0 || packed_bytes(c) != n || (c.packets && !m->net))
+        return -1;
+    const uint8_t *at = part + sizeof c;
+    const ppt_mpi_remote_t *records = (const ppt_mpi_remote_t *)at;
+    at += sizeof(ppt_mpi_remote_t) * (size_t)c.records;
+    const int64_t *parts = (const int64_t *)at;
+    at += sizeof(int64_t) * (size_t)c.parts;
+    if (c.packets) {
+        packet_core->net_receive(m->net, (const ppt_remote_t *)at, c.packets);
+        packet_reschedule(m);
+    }
+    receive(m, records, c.records, parts, call_ids, num_calls);
+    return 0;
 }
