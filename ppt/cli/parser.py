@@ -68,7 +68,8 @@ class _Version(argparse.Action):
 
     def __call__(self, parser, namespace, values, option_string=None):
         from ppt.provenance import version
-        parser.exit(message=f"ppt {version()}\n")
+        print(f"ppt {version()}")
+        parser.exit()
 
 
 def named_command(argv) -> str | None:
