@@ -115,3 +115,34 @@ def test_bench_parallel_under_mpiexec_says_to_run_it_without(capsys, monkeypatch
     assert main(argv) == 2
     err = capsys.readouterr().err
     assert message in err and len(err.strip().splitlines()) == 1
+
+
+def _workload(**changes):
+    from ppt.bench.projection import Workload
+    base = dict(name="w", loop_s=100.0, windows=1000, bytes_per_window=0.0, cut_share=0.5, window_cost_s=0.0,
+                startup_s=0.0, imbalance={k: 1.0 for k in (2, 16, 64, 128)},
+                cut_share_at={k: 0.5 for k in (2, 16, 64, 128)})
+    return Workload(**{**base, **changes})
+
+
+def test_projection_is_amdahl_with_window_costs():
+    from ppt.bench.projection import parallel_s, speedup
+    free = dict(latency_s=0.0, peer_s=0.0)
+    assert speedup(_workload(), 16, **free) == pytest.approx(16.0)            # perfect split, free windows
+    assert speedup(_workload(imbalance={16: 1.25}), 16, **free) == pytest.approx(16 / 1.25)
+    assert speedup(_workload(startup_s=10.0), 16, **free) == pytest.approx(110 / (10 + 100 / 16))
+    # each window pays c + a + o (K - 1) + the crossing bytes over K links
+    w = _workload(window_cost_s=1e-4, bytes_per_window=8e6, cut_share_at={16: 0.25})
+    expected = 100 / 16 + 1000 * (1e-4 + 3e-6 + 2e-6 * 15 + 8e6 * 0.5 / (16 * 1e9))
+    assert parallel_s(w, 16, latency_s=3e-6, peer_s=2e-6, bandwidth_Bps=1e9) == pytest.approx(expected)
+
+
+def test_projection_table_falls_off_where_windows_cost_more_than_they_split():
+    from ppt.bench.projection import RANKS, WORKLOADS, table
+    rows = table()
+    assert [row["workload"] for row in rows] == [w.name for w in WORKLOADS]
+    for row in rows:
+        gains = [row[f"K={k}"] for k in RANKS]
+        assert all(1.0 < g < k for g, k in zip(gains, RANKS)) and gains == sorted(gains)
+    loop_only, with_startup = rows[0], rows[1]
+    assert all(with_startup[f"K={k}"] < loop_only[f"K={k}"] for k in RANKS)
