@@ -102,6 +102,8 @@ def test_bench_parallel_reports_windows_waits_and_identical_output():
 @pytest.mark.parametrize("argv, message", [
     (["bench", "parallel", "--processes", "1"], "each rank count must be at least 2"),
     (["bench", "engine", "--quick"], "--quick applies to 'ppt bench parallel' only"),
+    (["bench", "parallel", "--columns", "speedup,bogus"], "--columns bogus: no such column"),
+    (["bench", "engine", "--columns", "ratio"], "--columns applies to 'ppt bench mpi' and 'ppt bench parallel'"),
 ])
 def test_bench_parallel_refuses_bad_options_in_one_line(capsys, argv, message):
     assert main(argv) == 2

@@ -22,9 +22,11 @@ MPI_FIELDS = ("workload", "network", "ranks", "messages", "calls", "events", "wa
               "messages_per_s", "calls_per_s", "baseline_events_per_s", "ratio", "predicted_s")
 MPI_COLUMNS = ["workload", "network", "ranks", "messages", "wall_s.min", "messages_per_s", "ratio"]
 
-#: The columns of a ``ppt bench parallel`` table (:func:`ppt.bench.parallel.measure`'s rows).
-PARALLEL_COLUMNS = ["workload", "ranks", "serial_s", "parallel_s", "speedup", "efficiency", "identical", "windows",
-                    "events_per_window", "events_max_over_mean", "exchange_bytes_per_window", "wait_s"]
+#: The columns of a ``ppt bench parallel`` row (:func:`ppt.bench.parallel.measure`), and those its table shows
+#: without ``--columns``.
+PARALLEL_FIELDS = ("workload", "ranks", "serial_s", "parallel_s", "speedup", "efficiency", "identical", "windows",
+                   "events_per_window", "events_max_over_mean", "exchange_bytes_per_window", "wait_s")
+PARALLEL_COLUMNS = list(PARALLEL_FIELDS)
 
 HELP = ("measure simulator speed: engine (PHOLD vs a bare heapq loop), network (packet-hops/s vs a bare "
         "compiled loop), mpi (MPI messages/s vs a bare compiled loop) or parallel (serial vs mpiexec -n K)")
@@ -56,28 +58,31 @@ def add_arguments(parser) -> None:
                              "the host's cores)")
     parser.add_argument("--quick", action="store_true",
                         help="parallel: smaller workloads of the same kinds (a few seconds each)")
-    add_columns_option(parser, "mpi: " + ", ".join(MPI_COLUMNS))
+    add_columns_option(parser, "mpi: " + ", ".join(MPI_COLUMNS) + "; parallel: " + ", ".join(PARALLEL_COLUMNS))
     add_json_flag(parser)
 
 
 def run(args) -> int:
     from ppt.errors import PPTError
     log = lambda message: print(message, file=sys.stderr)  # noqa: E731
-    for option, value in (("--network", args.network), ("--columns", args.columns)):
-        if value is not None and args.target != "mpi":
-            raise PPTError(f"{option} applies to 'ppt bench mpi' only, not to 'ppt bench {args.target}'")
+    if args.network is not None and args.target != "mpi":
+        raise PPTError(f"--network applies to 'ppt bench mpi' only, not to 'ppt bench {args.target}'")
+    if args.columns is not None and args.target not in ("mpi", "parallel"):
+        raise PPTError(f"--columns applies to 'ppt bench mpi' and 'ppt bench parallel' only, not to "
+                       f"'ppt bench {args.target}'")
     for option, used in (("--processes", args.processes is not None), ("--quick", args.quick)):
         if used and args.target != "parallel":
             raise PPTError(f"{option} applies to 'ppt bench parallel' only, not to 'ppt bench {args.target}'")
-    if args.target == "mpi":
-        pick_columns(args.columns, list(MPI_FIELDS), MPI_COLUMNS)      # a misspelled column: before the runs
+    if args.target in ("mpi", "parallel"):                             # a misspelled column: before the runs
+        pick_columns(args.columns, *_columns_of(args.target))
     if args.target == "mpi":
         result = _measure_mpi(args, log)
     elif args.target == "parallel":
         result = _measure_parallel(args, log)
         if not args.json:
-            rows = [[row[c] for c in PARALLEL_COLUMNS] for row in result["workloads"]]
-            emit(args, result, PARALLEL_COLUMNS, rows,
+            columns, width = pick_columns(args.columns, *_columns_of(args.target))
+            rows = [[row[c] for c in columns] for row in result["workloads"]]
+            emit(args, result, columns, rows, width=width,
                  title=paragraph("wall times of whole commands (start-up included); wait_s: each rank's time "
                                  "waiting for the others at the window exchanges") + "\n")
             return 0
@@ -109,10 +114,15 @@ def run(args) -> int:
     return 0
 
 
+def _columns_of(target: str) -> tuple[list, list]:
+    """A bench's row fields and the columns its table shows by default."""
+    return (list(MPI_FIELDS), MPI_COLUMNS) if target == "mpi" else (list(PARALLEL_FIELDS), PARALLEL_COLUMNS)
+
+
 def _print_mpi(args, result: dict) -> None:
     """``ppt bench mpi``'s result as a table of :data:`MPI_COLUMNS` (``--columns`` picks others)."""
     rows = [flatten(row) for row in result["workloads"]]
-    columns, width = pick_columns(args.columns, list(MPI_FIELDS), MPI_COLUMNS)
+    columns, width = pick_columns(args.columns, *_columns_of("mpi"))
     print(paragraph(f"{result['repeats']} run(s) of each workload at scale {result['scale']:g}; wall time: the "
                     f"fastest run; ratio: messages/s over the bare loop's events/s") + "\n")
     emit(args, result, columns, [[row.get(c) for c in columns] for row in rows], width=width)
