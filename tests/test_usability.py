@@ -402,16 +402,21 @@ def test_a_progress_note_above_a_terminal_bar_fits_the_terminal(monkeypatch):
     assert any(frame.startswith("run x: no simulated progress for 30 s") for frame in frames)
 
 
-def test_a_saturated_traffic_run_on_an_80_column_terminal_fits_it(monkeypatch, capsys):
-    """Everything the tour's saturated traffic line writes on a terminal, bar frames and notes, fits 80 columns."""
+def _saturated_traffic_on_a_terminal(monkeypatch, *flags) -> str:
+    """What a saturated traffic run (the tour's) writes on an 80-column terminal's stderr, bar frames included."""
     monkeypatch.setenv("COLUMNS", "80")
     monkeypatch.setenv("PPT_PROGRESS_INTERVAL", "0")
     monkeypatch.delenv("PPT_QUIET", raising=False)
     stream = _Terminal()
     monkeypatch.setattr(sys, "stderr", stream)
     assert main(["traffic", "dragonfly-booksim", "--pattern", "wc", "--routing", "ugal", "--load", "0.6",
-                 "--warmup", "1e-6", "--time", "2e-6"]) == 0
-    text = stream.getvalue()
+                 "--warmup", "1e-6", "--time", "2e-6", *flags]) == 0
+    return stream.getvalue()
+
+
+def test_a_saturated_traffic_run_on_an_80_column_terminal_fits_it(monkeypatch, capsys):
+    """Everything the tour's saturated traffic line writes on a terminal, bar frames and notes, fits 80 columns."""
+    text = _saturated_traffic_on_a_terminal(monkeypatch)
     assert "saturated: the source backlog grew" in text and "%|" in text
     frames = [frame for line in text.split("\n") for frame in line.split("\r")]
     assert max(map(len, frames)) <= 80, [frame for frame in frames if len(frame) > 80]
@@ -423,14 +428,8 @@ def test_a_traffic_bar_ends_at_100_percent_of_the_time_the_run_simulated(monkeyp
     """The core runs a window's packets within a few of the engine's events, so the last event's time lags the
     window's end: the bar ends where the driver says the run ended (the warm-up and the windows measured:
     3 of 4 when this saturated run stops early), not at that last event's time."""
-    monkeypatch.setenv("COLUMNS", "80")
-    monkeypatch.setenv("PPT_PROGRESS_INTERVAL", "0")
-    monkeypatch.delenv("PPT_QUIET", raising=False)
-    stream = _Terminal()
-    monkeypatch.setattr(sys, "stderr", stream)
-    assert main(["traffic", "dragonfly-booksim", "--pattern", "wc", "--routing", "ugal", "--load", "0.6",
-                 "--warmup", "1e-6", "--time", "2e-6", "--windows", "4", *flags]) == 0
-    bars = [frame for line in stream.getvalue().split("\n") for frame in line.split("\r") if "%|" in frame]
+    text = _saturated_traffic_on_a_terminal(monkeypatch, "--windows", "4", *flags)
+    bars = [frame for line in text.split("\n") for frame in line.split("\r") if "%|" in frame]
     done, total = bars[-1].split("| ")[1].split(" us simulated")[0].split("/")
     assert float(done) / float(total) == 1.0 and float(total) == end_us and " 100%|" in bars[-1]
 
