@@ -112,8 +112,9 @@ class Exchanger:
         A part is None (nothing for that rank: only the header travels) or a pair ``(raw, obj)``: ``raw``
         a bytes-like object sent as it is (``b""`` for none), ``obj`` any picklable object (None for
         none, pickling nothing).  Returns every rank's earliest time (list of ``size``, s) and the parts
-        received, by source: None, or ``(raw, obj)`` with ``raw`` as bytes (this rank's own part as it
-        was given).
+        received, by source: None, or ``(raw, obj)`` with ``raw`` a read-only bytes-like object that
+        holds until the next exchange (a view of the receive buffer: tens of MB a window on a million
+        nodes, not copied), this rank's own part as it was given.
         """
         comm, rank, slot_B, peers = self.comm, self.rank, self.slot_B, self.peers
         dumps, first_B = pickle.dumps, HEADER * 8
@@ -147,11 +148,12 @@ class Exchanger:
         received = [parts[k] if k == rank else None for k in range(self.size)]
         for k in peers:
             raw_n, obj_n = int(heads[k][1]), int(heads[k][2])
-            if raw_n + obj_n:
-                data = bytes(memoryview(self.got[k])[first_B:first_B + min(raw_n + obj_n, slot_B)])
-                if k in rests:
-                    data += rests[k]
-                received[k] = (data[:raw_n], pickle.loads(data[raw_n:])) if obj_n else (data, None)
+            if not raw_n + obj_n:
+                continue
+            data = memoryview(self.got[k])[first_B:first_B + min(raw_n + obj_n, slot_B)].toreadonly()
+            if k in rests:
+                data = bytes(data) + rests[k]
+            received[k] = (data[:raw_n], pickle.loads(data[raw_n:])) if obj_n else (data, None)
         largest_B = int(max(head[3] for head in heads))
         if largest_B > slot_B:
             self._resize_slot(1 << (largest_B - 1).bit_length())
