@@ -215,10 +215,13 @@ class PacketCore:
 
     # -- parallel runs: the engine's window exchange ------------------------------
     def outgoing(self) -> list:
+        """Per rank: the core's events for it, as a view of the core's outbox (not copied: tens of MB a window
+        on a million nodes; clearing the outbox keeps its memory, which holds until the next window runs,
+        after the exchange has sent it), and the payloads of messages handed over for it."""
         parts = []
         for rank in range(self.sim.size):
             count = lib.ppt_net_outbox(self.c, rank, self._remote)
-            events = bytes(ffi.buffer(self._remote[0], count * ffi.sizeof("ppt_remote_t"))) if count else b""
+            events = ffi.buffer(self._remote[0], count * ffi.sizeof("ppt_remote_t")) if count else b""
             payloads = self._payloads_out[rank] or None
             parts.append((events, payloads) if events or payloads else None)
         lib.ppt_net_clear_outbox(self.c)
