@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from ppt.mpi.surface.buffers.arguments import message, outgoing
 from ppt.mpi.surface.core.calls import mpi_call
-from ppt.mpi.constants import ANY_SOURCE, ANY_TAG, PROC_NULL, UNDEFINED
+from ppt.mpi.constants import ANY_SOURCE, ANY_TAG, UNDEFINED
 from ppt.mpi.surface.buffers.datatypes import DATATYPES
 
 
@@ -76,14 +76,14 @@ def Sendrecv_replace(self, buf, dest, sendtag=0, source=ANY_SOURCE, recvtag=ANY_
 def Isendrecv(self, sendbuf, dest, sendtag=0, recvbuf=None, source=ANY_SOURCE, recvtag=ANY_TAG):
     """Runs as Sendrecv at the call and returns a completed request (no overlap with later work)."""
     Sendrecv(self, sendbuf, dest, sendtag, recvbuf, source, recvtag)
-    return self._rank.isend(self, PROC_NULL, 0, 0, None, self.ctx)
+    return self._done()
 
 
 @mpi_call("MPI_Isendrecv_replace")
 def Isendrecv_replace(self, buf, dest, sendtag=0, source=ANY_SOURCE, recvtag=ANY_TAG):
     """As Isendrecv, in one buffer."""
     Sendrecv_replace(self, buf, dest, sendtag, source, recvtag)
-    return self._rank.isend(self, PROC_NULL, 0, 0, None, self.ctx)
+    return self._done()
 
 
 @mpi_call("MPI_Probe")

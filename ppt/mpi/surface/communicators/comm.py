@@ -440,12 +440,16 @@ class Comm(CommCore, metaclass=Refusing):
         """``(newcomm, request)`` of MPI_Comm_idup.  MPI lets a program use ``newcomm`` only once ``request``
         has completed; here it is made as :meth:`dup` makes it, in the same simulated time, at the call, and
         ``request`` is complete at once."""
-        return self.dup(info), self._rank.isend(self, PROC_NULL, 0, 0, None, self.ctx)
+        return self.dup(info), self._done()
 
     @mpi_call("MPI_Comm_idup_with_info")
     def idup_with_info(self, info) -> tuple:
         """:meth:`idup` with ``info`` (mpi4py's ``Idup_with_info``)."""
         return self.idup(info)
+
+    def _done(self):
+        """A request complete at once (a send to PROC_NULL), for a nonblocking call that did its work at the call."""
+        return self._rank.isend(self, PROC_NULL, 0, 0, None, self.ctx)
 
     def _agree(self) -> int:
         """The largest ``next_ctx`` of all members (a 4-byte allreduce)."""

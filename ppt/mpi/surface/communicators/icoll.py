@@ -18,7 +18,6 @@ from __future__ import annotations
 
 from greenlet import getcurrent, greenlet
 
-from ppt.mpi.constants import PROC_NULL
 from ppt.mpi.surface.core.calls import mpi_call
 
 
@@ -61,7 +60,7 @@ def background(comm, body):
     finally:
         rank.background = None
     if call.request is None:                 # over already
-        return rank.isend(comm, PROC_NULL, 0, 0, None, comm.ctx)       # a request complete at once
+        return comm._done()
     return call.request
 
 
