@@ -51,10 +51,8 @@ class Windows:
     """The compiled engine of one simulation process, as :func:`~ppt.engine.parallel.run_windows` drives a
     simulation: its peek, its window's run and its exchange of cross-process messages."""
 
-    def __init__(self, m, names, sim, core, cargo=None, model=None):
+    def __init__(self, m, names, sim, cargo=None, model=None):
         self.m = m
-        #: The packet network's core (its events for other processes travel too), or None.
-        self.core = core
         #: A network or node memory model of one's own (:class:`~ppt.mpi.engine.pynet.PythonModels`), or None: its
         #: simulation's events for other processes travel too, and its windows are this one's.
         self.model = model
@@ -74,11 +72,10 @@ class Windows:
         self.exchanges = [self] if model is None else [self, *model.sim.exchanges, model]
         self.step = None
         #: Where the engine packs a part (grown to fit); per process, the call names sent to it so far; per
-        #: process, its call ids as this process numbers them (and as the array the engine reads).
+        #: process, its call ids as this process numbers them, as the array the engine reads.
         self._packed = ffi.new("uint8_t[]", 1 << 16)
         self._names_sent = [0] * self.size
-        self._call_ids = [[] for _ in range(self.size)]
-        self._call_id_arrays = [ffi.new("int32_t[]", 1) for _ in range(self.size)]
+        self._call_ids = [ffi.new("int32_t[]", 0) for _ in range(self.size)]
 
     @classmethod
     def of(cls, engine, comm, cargo=None):
@@ -90,7 +87,7 @@ class Windows:
         sim = engine.sim or net.simulation(comm=comm, name="mpi")
         owner = np.array([sim.owner(net.nic_eid(node)) for node in range(net.num_nodes)], dtype=np.int32)
         lib.ppt_mpi_set_partition(engine.m, sim.rank, sim.size, ffi.from_buffer("int32_t[]", owner))
-        return cls(engine.m, engine.names, sim, engine.core, cargo, engine.python)
+        return cls(engine.m, engine.names, sim, cargo, engine.python)
 
     def run(self, step, until_s: float = math.inf) -> None:
         """Run the engine until no events remain before ``until_s`` on any process (every message due
@@ -155,14 +152,13 @@ class Windows:
             raw, obj = part
             names, objects = ((), None) if obj is None else obj
             if names:
-                known = self._call_ids[source] = [*self._call_ids[source], *map(self.names.id, names)]
-                self._call_id_arrays[source] = ffi.new("int32_t[]", known)
+                self._call_ids[source] = ffi.new("int32_t[]", [*self._call_ids[source], *map(self.names.id, names)])
             if objects is not None:
                 raw = bytearray(raw)                          # writable: the cargo renumbers its fields
                 self.cargo.unpack(_records(raw), objects)
             if raw:
-                ids = self._call_id_arrays[source]
-                if lib.ppt_mpi_unpack(self.m, ffi.from_buffer(raw), len(raw), ids, len(self._call_ids[source])):
+                ids = self._call_ids[source]
+                if lib.ppt_mpi_unpack(self.m, ffi.from_buffer(raw), len(raw), ids, len(ids)):
                     raise SimulationError(f"simulation process {source} sent a malformed window part "
                                           f"({len(raw)} bytes)")
 
