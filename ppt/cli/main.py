@@ -25,9 +25,9 @@ def main(argv=None) -> int:
         sys.stderr = open(os.devnull, "w")
     to_stderr()                       # the ppt logger's notes and warnings, as bare lines on stderr
     from ppt import provenance
-    provenance.start(sys.argv[1:] if argv is None else argv)
+    line = sys.argv[1:] if argv is None else list(argv)
+    provenance.start(line)
     try:
-        line = sys.argv[1:] if argv is None else list(argv)
         args = build_parser(line).parse_args(line)
         if not getattr(args, "_run", None):
             raise PPTError("no command given (see 'ppt --help')")
