@@ -77,6 +77,7 @@ from typing import NamedTuple
 
 import numpy as np
 
+
 def _holds_payload(values: list) -> bool:
     """Whether any of a collective's slot ``values`` holds a payload (is not None; an array is not compared)."""
     for value in values:
