@@ -17,6 +17,7 @@ from ppt.engine import parallel
 from ppt.errors import DeadlockError, PPTError
 from ppt.exec import cow
 from ppt.exec.crash import watching
+from ppt.exec.heaps import own_heap
 from ppt.exec.current import RUNS, current_run
 from ppt.exec.interrupts import KEYBOARD_INTERRUPT_STATUS, user_interrupts
 from ppt.exec.cwd import Cwds
@@ -109,13 +110,15 @@ def exec_program(job, options: ExecOptions, progress=None) -> ExecOutcome:
         if hasattr(rank, "thread"):      # MPI calls from any other thread are refused
             rank.thread = threading.get_ident()
             rank.object_costs = job.settings.object_costs or None   # a real program pays mpi4py's object layer
-        if meter is not None:
-            rank.meter = meter
+        if meter is None:
+            run.run()
+            return
+        rank.meter = meter
+        with own_heap(job.num_ranks):    # measured compute pays the page faults a rank's own process pays
             meter.start(rank)
-        run.run()
-        if meter is not None:        # the code after the last MPI call
-            meter.stop(rank)
-            rank.meter = None
+            run.run()
+        meter.stop(rank)             # the code after the last MPI call
+        rank.meter = None
 
     with _environment(program) as thread_errors, watching(views["os"], real_out, real_err), user_interrupts():
         try:
