@@ -555,7 +555,8 @@ class GoalWriter:
             if kind == Op.REDUCE_SCATTER:
                 fn = self.algorithm("reduce_scatter", size, None, red)
                 return lambda c: fn(c, [None] * size, red, sizes)
-            fn = self.algorithm("alltoall", size)
+            fn = self.algorithm("alltoall", size) if kind == Op.ALLTOALL else \
+                coll.ALGORITHMS["alltoall"][coll.alltoallv_algorithm(self.algorithms)]
             return lambda c: fn(c, [None] * size, sizes)
         raise TraceError(f"{name}: no GOAL expansion for op kind {Op(kind).name}")
 

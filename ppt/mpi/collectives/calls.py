@@ -286,6 +286,11 @@ def alltoall_isend_irecv(c: Coll, objs, sizes):
     return _alltoall(c, algorithms.alltoall_isend_irecv(c.me, c.size), objs, sizes)
 
 
+@costs(lambda p, s: (p * p, p * p * s))
+def alltoall_scattered(c: Coll, objs, sizes):
+    return _alltoall(c, algorithms.alltoall_scattered(c.me, c.size), objs, sizes)
+
+
 # -- reduce_scatter ------------------------------------------------------------
 @costs(_all_pairs)
 def reduce_scatter_ring(c: Coll, objs, op, sizes):
@@ -332,7 +337,7 @@ ALGORITHMS = {
     "scatter": {"binomial": scatter_binomial, "linear": scatter_linear},
     "allgather": {"ring": allgather_ring, "recursive_doubling": allgather_recursive_doubling,
                   "bruck": allgather_bruck},
-    "alltoall": {"pairwise": alltoall_pairwise, "isend_irecv": alltoall_isend_irecv},
+    "alltoall": {"pairwise": alltoall_pairwise, "isend_irecv": alltoall_isend_irecv, "scattered": alltoall_scattered},
     "reduce_scatter": {"ring": reduce_scatter_ring, "reduce_scatterv": reduce_scatter_reduce_scatterv},
     "scan": {"recursive_doubling": scan_recursive_doubling, "linear": scan_linear},
     "exscan": {"recursive_doubling": exscan_recursive_doubling, "linear": exscan_linear},
@@ -358,6 +363,12 @@ def default_algorithm(kind: str, size: int, nbytes=None, op=None) -> str:
     if kind == "reduce_scatter":
         return "ring" if op.commutative else "reduce_scatterv"
     return next(iter(ALGORITHMS[kind]))
+
+
+def alltoallv_algorithm(choices: dict) -> str:
+    """The algorithm of an Alltoallv or Alltoallw: the all-to-all algorithm ``choices`` (``{kind: name}``, a
+    job's) names, else MPICH's default for these calls, ``scattered``, whose own block is a message to itself."""
+    return choices.get("alltoall") or "scattered"
 
 
 def cost(kind: str, size: int, nbytes: int, name: str | None = None) -> tuple[int, int]:

@@ -112,12 +112,12 @@ def Allgatherv(self, sendbuf, recvbuf):
     _allgather(self, sendbuf, recvbuf, vector, False)
 
 
-def _alltoall(self, sendbuf, recvbuf, parse):
+def _alltoall(self, sendbuf, recvbuf, parse, algorithm=None):
     rank = self._rank
     into = parse(rank, recvbuf, self.size, "receive")
     source = into if sendbuf is IN_PLACE else parse(rank, sendbuf, self.size, "send")
     blocks, sizes = blocks_of(source, self.size)
-    _put_all(rank, into, self._alltoall(blocks, sizes, None))
+    _put_all(rank, into, self._alltoall(blocks, sizes, algorithm))
 
 
 @mpi_call("MPI_Alltoall")
@@ -127,13 +127,13 @@ def Alltoall(self, sendbuf, recvbuf):
 
 @mpi_call("MPI_Alltoallv")
 def Alltoallv(self, sendbuf, recvbuf):
-    _alltoall(self, sendbuf, recvbuf, vector)
+    _alltoall(self, sendbuf, recvbuf, vector, self._alltoallv_algorithm())
 
 
 @mpi_call("MPI_Alltoallw")
 def Alltoallw(self, sendbuf, recvbuf):
     """Per rank its own count, byte displacement and datatype (:func:`wvector`); timed as Alltoallv."""
-    _alltoall(self, sendbuf, recvbuf, wvector)
+    _alltoall(self, sendbuf, recvbuf, wvector, self._alltoallv_algorithm())
 
 
 # -- reductions ------------------------------------------------------------------------------

@@ -360,8 +360,12 @@ class Comm(CommCore, metaclass=Refusing):
 
     @mpi_call("MPI_Alltoallv")
     def alltoallv(self, objs=None, nbytes=None, algorithm: str | None = None):
-        """As :meth:`alltoall` with a list of per-destination block sizes."""
-        return _own(self._alltoall(_own(objs), nbytes, algorithm))
+        """As :meth:`alltoall` with a list of per-destination block sizes; by default MPICH's algorithm for
+        it (:func:`~ppt.mpi.collectives.calls.alltoallv_algorithm`)."""
+        return _own(self._alltoall(_own(objs), nbytes, algorithm or self._alltoallv_algorithm()))
+
+    def _alltoallv_algorithm(self) -> str:
+        return coll.alltoallv_algorithm(self._rank.job.algorithms)
 
     def _alltoall(self, objs, nbytes, algorithm):
         objs = self._blocks(objs)
