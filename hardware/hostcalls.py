@@ -1,4 +1,4 @@
-"""What mpi4py's object layer costs a program per call, from ``ppt calibrate``'s timings of call kinds.
+"""What mpi4py's object layer and each call's entry cost a program, from ``ppt calibrate``'s timings of call kinds.
 
 The calibration job (:mod:`ppt.hardware.pingpong_worker`) times, on 2 ranks
 of this host, uppercase buffer calls (``Send``/``Recv``, ``Allreduce``, ...)
@@ -10,6 +10,14 @@ mpi4py's object layer (pickling, the pickle buffer, argument handling):
 :func:`with_object_costs` adds it to each lowercase kind as
 ``object_overhead_s`` (the difference of the minimum times, at least 0; per
 one-way message for point-to-point kinds, per call otherwise).
+
+A buffer call costs more than the messages the model sends for it: mpi4py
+turns its arguments into C arrays (an ``Alltoallv``'s counts and
+displacements), and the MPI library enters the call and picks its
+algorithm.  :func:`with_call_costs` sets each buffer kind of
+:data:`HOST_CALLS` against what the fitted preset predicts for the same call
+(:mod:`ppt.hardware.callmodel`); the remainder, at least 0, becomes
+``mpi.call_overhead_s`` (:func:`call_overheads`).
 
 :func:`object_overheads` turns these into the preset's
 ``mpi.object_overhead_s`` (:mod:`ppt.mpi.settings`), what the model charges
@@ -25,6 +33,10 @@ from __future__ import annotations
 TWINS = {"send/recv": "Send/Recv", "isend/irecv+wait": "Isend/Irecv+Wait", "allreduce": "Allreduce",
          "bcast": "Bcast", "reduce": "Reduce", "gather": "Gather", "scatter": "Scatter", "allgather": "Allgather",
          "alltoall": "Alltoall"}
+#: Buffer call kind timed -> the MPI call of ``mpi.call_overhead_s`` (:data:`ppt.mpi.settings.HOST_CALLS`).
+HOST_CALLS = {"Sendrecv": "MPI_Sendrecv", "Allreduce": "MPI_Allreduce", "Bcast": "MPI_Bcast", "Reduce": "MPI_Reduce",
+              "Gather": "MPI_Gather", "Scatter": "MPI_Scatter", "Allgather": "MPI_Allgather",
+              "Alltoall": "MPI_Alltoall", "Alltoallv": "MPI_Alltoallv", "Barrier": "MPI_Barrier"}
 #: Lowercase kind timed -> the calls of ``mpi.object_overhead_s`` that share its cost evenly.
 CHARGED = {"send/recv": ("send", "recv"), "isend/irecv+wait": ("isend", "irecv")}
 #: Kinds timed per one-way message (half a round trip); the others per call.
@@ -53,3 +65,21 @@ def object_overheads(calls: list[dict]) -> dict:
             shares = CHARGED.get(row["kind"], (row["kind"],))
             costs.update((kind, row["object_overhead_s"] / len(shares)) for kind in shares)
     return costs
+
+
+def with_call_costs(calls: list[dict], modelled_s: dict) -> list[dict]:
+    """``calls`` (rows of :func:`with_object_costs`) with, on the buffer kinds of :data:`HOST_CALLS` that
+    ``modelled_s`` (s per call, by MPI call) has, ``model_s`` and ``call_overhead_s``: the minimum time less the
+    model's, at least 0 (s)."""
+    out = []
+    for row in calls:
+        name = HOST_CALLS.get(row["kind"])
+        if name in modelled_s:
+            row = dict(row, model_s=modelled_s[name], call_overhead_s=max(0.0, row["min_s"] - modelled_s[name]))
+        out.append(row)
+    return out
+
+
+def call_overheads(calls: list[dict]) -> dict:
+    """``mpi.call_overhead_s`` from rows of :func:`with_call_costs`: s per top-level call, by MPI call."""
+    return {HOST_CALLS[row["kind"]]: row["call_overhead_s"] for row in calls if "call_overhead_s" in row}

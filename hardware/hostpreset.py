@@ -53,6 +53,9 @@ Which measurement sets which parameter
   ping-pong sees only their sum, so it is split evenly (LogGP's symmetric
   ``o``; a modelling choice).  It includes mpi4py's call overhead, which real
   mpi4py programs pay too.
+* ``mpi.call_overhead_s``: what each buffer call timed (``Sendrecv``, the
+  collectives, ``Barrier``) costs beyond what the fitted preset predicts for
+  it (:func:`ppt.hardware.hostcalls.with_call_costs`), charged per call.
 * ``mpi.object_overhead_s``: what each lowercase call kind timed costs
   beyond its buffer twin (mpi4py's pickling layer), per call
   (:func:`ppt.hardware.hostcalls.object_overheads`).
@@ -264,6 +267,8 @@ def build(info: dict, pingpong: dict, copy: dict, fit: dict, processor_file: str
             "mpi.object_overhead_s: per lowercase call kind, its minimum time less its uppercase buffer twin's "
             "in the same job, a one-way message's split evenly between its send and its receive "
             "(ppt.hardware.hostcalls).",
+            "mpi.call_overhead_s: per buffer call, its minimum time less what this preset's model predicts for "
+            "the same call on 2 ranks (ppt.hardware.hostcalls, ppt.hardware.callmodel).",
             f"topology: a one-switch fat tree of {NODES} nodes whose links, NICs and packets are set so a message "
             "between nodes costs what the fit gives for a same-node copy (on the real host every message is one); "
             "node 0 is the host, the others let a job of more ranks than cores be placed.",

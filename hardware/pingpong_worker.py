@@ -11,7 +11,8 @@ It times two things, each as a list of timed operations:
   each: the uppercase buffer calls and their lowercase twins that pickle
   (``send``/``recv``, ``isend``/``irecv`` + ``wait``, ``allreduce``, ``bcast``,
   ``reduce``, ``gather``, ``scatter``, ``allgather``, ``alltoall``),
-  so the difference is what mpi4py's object layer costs per call; the
+  so the difference is what mpi4py's object layer costs per call, and
+  ``Alltoallv`` with its counts and displacements; the
   point-to-point kinds are timed per one-way message (half a round trip),
   the others per call.
 
@@ -33,7 +34,8 @@ from mpi4py import MPI
 CALLS = {"Send/Recv": True, "send/recv": True, "Isend/Irecv+Wait": True, "isend/irecv+wait": True,
          "Sendrecv": False, "Allreduce": False, "allreduce": False, "Bcast": False, "bcast": False,
          "Reduce": False, "reduce": False, "Gather": False, "gather": False, "Scatter": False, "scatter": False,
-         "Allgather": False, "allgather": False, "Alltoall": False, "alltoall": False, "Barrier": False}
+         "Allgather": False, "allgather": False, "Alltoall": False, "alltoall": False, "Alltoallv": False,
+         "Barrier": False}
 
 
 def operations(comm, sizes):
@@ -99,6 +101,8 @@ def operations(comm, sizes):
         "allgather": repeated(lambda: comm.allgather(value)),
         "Alltoall": repeated(lambda: comm.Alltoall(pair, pairs)),
         "alltoall": repeated(lambda: comm.alltoall([value, value])),
+        "Alltoallv": repeated(lambda: comm.Alltoallv([pair, [1, 1], [0, 1], MPI.DOUBLE],
+                                                     [pairs, [1, 1], [0, 1], MPI.DOUBLE])),
         "Barrier": repeated(comm.Barrier),
     }
     return [(n, True, pingpong(n)) for n in sizes] + [(name, CALLS[name], calls[name]) for name in CALLS]

@@ -58,6 +58,16 @@ def test_object_layer_cost_is_a_lowercase_call_over_its_buffer_twin():
     assert "object_overhead_s" not in out["bcast"] and "object_overhead_s" not in out["Send/Recv"]   # no twin timed
 
 
+def test_a_calls_own_cost_is_its_time_beyond_the_models_never_negative():
+    rows = [{"kind": "Alltoallv", "min_s": 6e-6}, {"kind": "Barrier", "min_s": 2e-6}, {"kind": "allreduce", "min_s": 9e-6},
+            {"kind": "Bcast", "min_s": 3e-6}]
+    out = {r["kind"]: r for r in hostcalls.with_call_costs(rows, {"MPI_Alltoallv": 2.5e-6, "MPI_Barrier": 2.4e-6})}
+    assert out["Alltoallv"]["call_overhead_s"] == pytest.approx(3.5e-6) and out["Alltoallv"]["model_s"] == 2.5e-6
+    assert out["Barrier"]["call_overhead_s"] == 0.0                          # the model is slower: nothing to charge
+    assert "call_overhead_s" not in out["allreduce"] and "call_overhead_s" not in out["Bcast"]   # not modelled
+    assert hostcalls.call_overheads(list(out.values())) == pytest.approx({"MPI_Alltoallv": 3.5e-6, "MPI_Barrier": 0.0})
+
+
 def test_the_preset_charges_the_object_layer_per_lowercase_call(tmp_path):
     """A one-way message's cost is split between its send and its receive; a collective's is its call's."""
     rows = hostcalls.with_object_costs([
@@ -103,11 +113,16 @@ def test_calibrate_writes_a_preset_whose_pingpong_matches_the_measurement(tmp_pa
     assert sorted(covered) == sorted(measured)              # the segments cover every measured size once
     assert all(s["rms_relative_error"] >= 0 and s["preset_rms_relative_error"] >= 0 for s in fit["segments"])
     calls = {c["kind"]: c for c in result["calls"]}
-    assert set(hostcalls.TWINS) | set(hostcalls.TWINS.values()) | {"Sendrecv", "Barrier"} == set(calls)
+    assert set(hostcalls.TWINS) | set(hostcalls.TWINS.values()) | set(hostcalls.HOST_CALLS) == set(calls)
     assert calls == {c["kind"]: c for c in preset["calibration"]["calls"]}
     assert all(0 < c["min_s"] <= c["median_s"] for c in calls.values())
     assert {k for k, c in calls.items() if "object_overhead_s" in c} == set(hostcalls.TWINS)
     assert preset["mpi"]["object_overhead_s"] == hostcalls.object_overheads(preset["calibration"]["calls"])
+    assert {k for k, c in calls.items() if "call_overhead_s" in c} == set(hostcalls.HOST_CALLS)
+    assert preset["mpi"]["call_overhead_s"] == hostcalls.call_overheads(preset["calibration"]["calls"])
+    for kind, name in hostcalls.HOST_CALLS.items():    # what is left of each call beyond what the model predicts
+        assert 0 < calls[kind]["model_s"] < 1e-4
+        assert calls[kind]["call_overhead_s"] == max(0.0, calls[kind]["min_s"] - calls[kind]["model_s"])
     assert result["fit"] == fit and [r["model_s"] for r in result["pingpong"]] == [r["model_s"] for r in measured.values()]
 
     for dst in ("0", "1"):                # two ranks on one node (a same-node copy), and across the network

@@ -1,4 +1,5 @@
-"""``mpi.object_overhead_s``: a top-level lowercase call owes mpi4py's object-layer cost, an uppercase one does not.
+"""``mpi.object_overhead_s``: a top-level lowercase call owes mpi4py's object-layer cost, an uppercase one does not;
+``mpi.call_overhead_s``: every top-level call of a kind owes its own.
 
 On the analytic network without other overheads a ping-pong's time is closed form, so a cost of ``X``
 seconds per ``send`` adds exactly ``2 N X`` to ``N`` round trips.
@@ -49,12 +50,12 @@ UPPER_COLLECTIVES = """
 """
 
 
-def predicted_s(tmp_path, source, costs=None):
-    """Predicted time of ``source`` on 2 ranks of edison's analytic network, with ``mpi.object_overhead_s`` =
-    ``costs`` (None: the key absent)."""
+def predicted_s(tmp_path, source, costs=None, key="object_overhead_s"):
+    """Predicted time of ``source`` on 2 ranks of edison's analytic network, with ``mpi.key`` = ``costs`` (None:
+    the key absent)."""
     preset = copy.deepcopy(load_system("edison"))
     if costs is not None:
-        preset.setdefault("mpi", {})["object_overhead_s"] = costs
+        preset.setdefault("mpi", {})[key] = costs
     program = tmp_path / "prog.py"
     program.write_text(textwrap.dedent(source))
     job = MPIJob.on_machine(Machine(preset, network_kind="analytic"), 2, 1)
@@ -129,3 +130,23 @@ def test_a_model_owes_no_object_cost():
         return MPIJob.on_machine(Machine(preset, network_kind="analytic"), 2, 1).run(model).predicted_s
 
     assert model_s({"send": X, "recv": X}) == model_s(None)
+
+
+def test_each_top_level_call_owes_its_call_cost_and_a_lowercase_one_its_object_cost_too(tmp_path):
+    upper, lower = UPPER_COLLECTIVES.format(n=ROUND_TRIPS), COLLECTIVES.format(n=ROUND_TRIPS)
+    costs = {"MPI_Allreduce": X, "MPI_Bcast": 2 * X, "MPI_Barrier": 4 * X}
+    assert predicted_s(tmp_path, upper, costs, "call_overhead_s") - predicted_s(tmp_path, upper) == \
+        pytest.approx(ROUND_TRIPS * 3 * X, rel=1e-9)
+    preset = copy.deepcopy(load_system("edison"))
+    preset["mpi"] = dict(preset.get("mpi", {}), call_overhead_s=costs, object_overhead_s={"allreduce": X})
+    program = tmp_path / "prog.py"
+    program.write_text(textwrap.dedent(lower))
+    job = MPIJob.on_machine(Machine(preset, network_kind="analytic"), 2, 1)
+    both = exec_program(job, ExecOptions(str(program), compute="none")).result.predicted_s
+    assert both - predicted_s(tmp_path, lower) == pytest.approx(ROUND_TRIPS * 4 * X, rel=1e-9)
+
+
+def test_a_call_cost_of_an_unknown_call_is_refused(tmp_path):
+    from ppt.errors import ConfigError
+    with pytest.raises(ConfigError, match="mpi.call_overhead_s names 'MPI_Barier', not one of MPI_Sendrecv"):
+        predicted_s(tmp_path, COLLECTIVES.format(n=1), {"MPI_Barier": X}, "call_overhead_s")

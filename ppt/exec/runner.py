@@ -110,6 +110,7 @@ def exec_program(job, options: ExecOptions, progress=None) -> ExecOutcome:
         if hasattr(rank, "thread"):      # MPI calls from any other thread are refused
             rank.thread = threading.get_ident()
             rank.object_costs = job.settings.object_costs or None   # a real program pays mpi4py's object layer
+            rank.call_costs = job.settings.call_costs or None       # and each call's own entry
         if meter is None:
             run.run()
             return

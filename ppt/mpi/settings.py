@@ -46,6 +46,15 @@ its receiver's (``recv`` once the message is in; ``irecv`` when the request
 is retired).  ``ppt calibrate`` measures it on the host
 (:mod:`ppt.hardware.hostcalls`).  Default: none, no call kind costs anything.
 
+``call_overhead_s``: what a top-level call costs a rank beyond the messages
+the model sends for it, in seconds, by MPI call (:data:`HOST_CALLS`):
+mpi4py's argument handling (an ``Alltoallv``'s counts and displacements
+made C arrays) and the MPI library's entry into the call, which the
+point-to-point overheads do not hold.  A lowercase call owes it too, before
+its ``object_overhead_s``.  ``ppt calibrate`` measures it on the host as each
+call's minimum time less what the fitted preset predicts for it.  Default:
+none.
+
 ``class_of``: the traffic class of the job's messages by kind (collectives,
 point-to-point, tag ranges) on a packet network with classes: see
 :mod:`ppt.mpi.classes`.
@@ -70,6 +79,9 @@ NCCL_CHUNK_B = 512 * 1024
 #: Lowercase (object) call kinds ``object_overhead_s`` may name.
 OBJECT_CALLS = ("send", "recv", "isend", "irecv", "bcast", "reduce", "allreduce", "gather", "scatter",
                 "allgather", "alltoall")
+#: MPI calls ``call_overhead_s`` may name: those whose cost the point-to-point overheads do not already hold.
+HOST_CALLS = ("MPI_Sendrecv", "MPI_Allreduce", "MPI_Bcast", "MPI_Reduce", "MPI_Gather", "MPI_Scatter",
+              "MPI_Allgather", "MPI_Alltoall", "MPI_Alltoallv", "MPI_Barrier")
 
 #: The keys of the ``mpi`` section.
 MPI_PARAMS = (
@@ -85,6 +97,9 @@ MPI_PARAMS = (
           positive=True),
     Param("object_overhead_s", "a rank's time per top-level lowercase call (mpi4py's pickling layer), by call kind: "
           + ", ".join(OBJECT_CALLS), dict, {}, shape="mapping of kind to s"),
+    Param("call_overhead_s", "a rank's time per top-level call beyond what the model's messages cost (mpi4py's "
+          "argument handling, the MPI library's entry), by call: " + ", ".join(HOST_CALLS), dict, {},
+          shape="mapping of call to s"),
     CLASS_OF)
 
 
@@ -100,19 +115,16 @@ class MPISettings:
     nccl_chunk_B: int = NCCL_CHUNK_B
     #: ``(kind, s)`` pairs sorted by kind (a mapping given here is made one), so the settings stay hashable.
     object_overhead_s: tuple = ()
+    #: ``(call, s)`` pairs sorted by call, in the same way.
+    call_overhead_s: tuple = ()
     #: Traffic classes of the job's messages (ppt.mpi.classes; given as the setting's mapping, kept read).
     class_of: MessageClasses = MessageClasses()
 
     def __post_init__(self):
         if not isinstance(self.class_of, MessageClasses):
             object.__setattr__(self, "class_of", MessageClasses.read(self.class_of))
-        pairs = tuple(sorted(dict(self.object_overhead_s).items()))
-        for kind, cost in pairs:
-            if kind not in OBJECT_CALLS:
-                raise ConfigError(f"mpi.object_overhead_s names {kind!r}, not one of {', '.join(OBJECT_CALLS)}")
-            if isinstance(cost, bool) or not isinstance(cost, (int, float)) or not 0 <= cost < float("inf"):
-                raise ConfigError(f"mpi.object_overhead_s.{kind} must be a number of seconds >= 0, got {cost!r}")
-        object.__setattr__(self, "object_overhead_s", tuple((kind, float(cost)) for kind, cost in pairs if cost))
+        for key, known in (("object_overhead_s", OBJECT_CALLS), ("call_overhead_s", HOST_CALLS)):
+            object.__setattr__(self, key, _costs(key, getattr(self, key), known))
         if self.eager_threshold_B < 0:
             raise ConfigError(f"mpi.eager_threshold_B must not be negative, got {self.eager_threshold_B}")
         for key in ("nccl_channels", "nccl_chunk_B"):
@@ -130,6 +142,23 @@ class MPISettings:
         return dict(self.object_overhead_s)
 
     @property
+    def call_costs(self) -> dict:
+        """``call_overhead_s`` by MPI call, the calls that cost something only, s."""
+        return dict(self.call_overhead_s)
+
+    @property
     def overhead_s(self) -> float:
         """Both overheads of one message (send + receive), s."""
         return self.send_overhead_s + self.recv_overhead_s
+
+
+def _costs(key: str, given, known: tuple) -> tuple:
+    """The mapping (or pairs) ``given`` of setting ``mpi.key`` as ``(name, s)`` pairs sorted by name, zero costs
+    left out; a name not in ``known`` or a cost that is not a number of seconds >= 0 is a ConfigError."""
+    pairs = tuple(sorted(dict(given).items()))
+    for name, cost in pairs:
+        if name not in known:
+            raise ConfigError(f"mpi.{key} names {name!r}, not one of {', '.join(known)}")
+        if isinstance(cost, bool) or not isinstance(cost, (int, float)) or not 0 <= cost < float("inf"):
+            raise ConfigError(f"mpi.{key}.{name} must be a number of seconds >= 0, got {cost!r}")
+    return tuple((name, float(cost)) for name, cost in pairs if cost)

@@ -71,10 +71,21 @@ def run(args) -> int:
     version = _version()
     preset = hostpreset.build(info, pingpong, copy, fit, processor_file.name, command=command, version=version)
     date = preset["calibration"]["date"]
-    _write_both(target, preset, processor_file, hostpreset.processor(info, copy, fit, date[:10]))
-    _say(f"wrote {target} and {processor_file.name} in {time.perf_counter() - started:.1f} s")
+    processor = hostpreset.processor(info, copy, fit, date[:10])
+    _write_both(target, preset, processor_file, processor)
     from ppt import provenance
+    from ppt.hardware import hostcalls
+    from ppt.hardware.callmodel import modelled_s
     from ppt.hardware.systems import load_system
+    from ppt.machine import Machine
+    from ppt.mpi import MPIJob
+    _say("each call against the preset's model ...")
+    job = MPIJob.on_machine(Machine(load_system(str(target)), "packet"), 2)     # ppt exec's network kind
+    calls = hostcalls.with_call_costs(pingpong["calls"], modelled_s(job))
+    preset["mpi"]["call_overhead_s"] = hostcalls.call_overheads(calls)
+    preset["calibration"]["calls"] = pingpong["calls"] = calls
+    _write_both(target, preset, processor_file, processor)
+    _say(f"wrote {target} and {processor_file.name} in {time.perf_counter() - started:.1f} s")
     provenance.note_machine(load_system(str(target)), None, None)   # --json's provenance: the preset written
     warnings = []
     load = info["load_average_1min"]
@@ -102,28 +113,39 @@ def run(args) -> int:
         print(f"host: {info['processor_name']}, {info['cores']} cores; preset {target}")
         print(f"memory copy (STREAM Copy, best of {copy['repeats']}): 1 core {copy['core_copy_bandwidth_Bps'] / 1e9:.3g} GB/s, "
               f"{copy['processes']} cores {copy['node_copy_bandwidth_Bps'] / 1e9:.3g} GB/s")
-        print(f"fit: latency {fit['latency_s'] * 1e6:.3g} us (copy {fit['shm_latency_s'] * 1e6:.3g} us + overheads "
-              f"{fit['overhead_s'] * 1e6:.3g} us), bandwidth {fit['bandwidth_Bps'] / 1e9:.3g} GB/s, eager up to "
-              f"{fit['eager_threshold_B']} B, rms error {100 * fit['rms_relative_error']:.1f} % "
-              f"(sizes up to {fit['sizes_up_to_B']} B)")
+        _print_wrapped(f"fit: latency {fit['latency_s'] * 1e6:.3g} us (copy {fit['shm_latency_s'] * 1e6:.3g} us + "
+                       f"overheads {fit['overhead_s'] * 1e6:.3g} us), bandwidth {fit['bandwidth_Bps'] / 1e9:.3g} GB/s, "
+                       f"eager up to {fit['eager_threshold_B']} B, rms error {100 * fit['rms_relative_error']:.1f} % "
+                       f"(sizes up to {fit['sizes_up_to_B']} B)")
         print(f"segments found in the measured curve (rms error {100 * fit['segments_rms_relative_error']:.1f} %):")
         for number, segment in enumerate(found, 1):
-            print("  " + _segment_line(number, segment))
+            _print_wrapped(_segment_line(number, segment), "  ")
         print()
         _print_calls(pingpong["calls"])
     emit(args, result, ["bytes", "min_us", "median_us", "model_us", "model_err_%", "segment", "note"], table,
-         title=None if args.json else "MPI ping-pong, one-way time (2 ranks on this host; model = the preset's prediction)")
+         title=None if args.json else "MPI ping-pong, one-way time, 2 ranks on this host (model: the preset's fit)")
     return 0
 
 
 def _print_calls(calls: list[dict]) -> None:
-    """The call kinds' times and what mpi4py's object layer adds to the lowercase ones."""
+    """The call kinds' times, what the model predicts for the buffer calls and what is left as each call's
+    overhead, and what mpi4py's object layer adds to the lowercase ones."""
     from ppt.cli.output import format_table
-    rows = [[c["kind"], c["per"], c["min_s"] * 1e6, c["median_s"] * 1e6,
-             c["object_overhead_s"] * 1e6 if "object_overhead_s" in c else ""] for c in calls]
-    print("mpi4py calls, 8 bytes or a float (2 ranks; object_us = the lowercase call's cost over its buffer twin)")
-    print(format_table(["call", "per", "min_us", "median_us", "object_us"], rows))
+
+    def us(row, key):
+        return row[key] * 1e6 if key in row else ""
+    rows = [[c["kind"], c["per"], us(c, "min_s"), us(c, "median_s"), us(c, "model_s"), us(c, "call_overhead_s"),
+             us(c, "object_overhead_s")] for c in calls]
+    print("mpi4py calls, 8 bytes or a float, 2 ranks (model_us: the preset's prediction; call_us: the")
+    print("rest, charged per call; object_us: a lowercase call's cost over its buffer twin)")
+    print(format_table(["call", "per", "min_us", "median_us", "model_us", "call_us", "object_us"], rows))
     print()
+
+
+def _print_wrapped(text: str, indent: str = "") -> None:
+    """``text`` in lines of at most 80 columns, the first indented by ``indent``, the rest by two more."""
+    import textwrap
+    print(textwrap.fill(text, 80, initial_indent=indent, subsequent_indent=indent + "  "))
 
 
 def _segment_line(number: int, segment: dict) -> str:

@@ -331,6 +331,7 @@ class CompiledRank(RankCore):
         self.cpu_mark = 0.0
         self.recv_overhead_s = job.settings.recv_overhead_s
         self.object_costs = None        # mpi4py's object layer: ppt exec charges it (ppt.exec.runner)
+        self.call_costs = None          # a call's cost beyond its messages: ppt exec charges it too
         self.node_of = job.node_of
         self.out = engine.out
         self.request_class = CRequest

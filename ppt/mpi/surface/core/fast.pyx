@@ -420,6 +420,14 @@ cdef inline double object_cost(rank, str kind):
     return (<RankCore>rank).object_costs.get(kind, 0.0)
 
 
+cdef inline double call_cost(rank, str name):
+    """What the rank's top-level call ``name`` (``MPI_...``) costs beyond its messages, s (0 off the compiled
+    engine, or when its job's ``mpi.call_overhead_s`` names no cost)."""
+    if not isinstance(rank, RankCore) or (<RankCore>rank).call_costs is None:
+        return 0.0
+    return (<RankCore>rank).call_costs.get(name, 0.0)
+
+
 cdef inline int owe(rank, double cost_s) except -1:
     """The rank owes ``cost_s`` more of software overhead (a compiled engine's rank; nothing if 0)."""
     cdef RankCore core
@@ -434,8 +442,8 @@ def mpi_call(str name, str lowercase=None):
 
     The outermost call of a rank is counted and timed (``RankStats.comm_s``);
     calls made inside it (a collective's point-to-point messages) are not.
-    A lowercase call (``lowercase``: its kind in ``mpi.object_overhead_s``,
-    ``"allreduce"`` ...) owes its kind's cost when it is the outermost call, before it runs.
+    The outermost call owes its ``mpi.call_overhead_s`` before it runs and, if it is a lowercase call
+    (``lowercase``: its kind in ``mpi.object_overhead_s``, ``"allreduce"`` ...), its kind's object cost.
     A rank with a CPU meter (``Rank.meter``, see :mod:`ppt.exec.meter`) is
     charged the compute time its code used before the call.
     A call on a freed communicator or group raises an MPIError.
@@ -446,8 +454,8 @@ def mpi_call(str name, str lowercase=None):
             rank = self._rank
             cdef double start = begin(self, rank, name)
             try:
-                if lowercase is not None and start == start:
-                    owe(rank, object_cost(rank, lowercase))
+                if start == start:
+                    owe(rank, call_cost(rank, name) + (object_cost(rank, lowercase) if lowercase is not None else 0.0))
                 return fn(self, *args, **kwargs)
             finally:
                 end(rank, start)
@@ -614,7 +622,8 @@ cdef class RankCore:
     pointer), this rank's number there ``me``, its job's first engine rank ``base``; the rank's ``engine``
     (payloads and tags), ``proc``, ``stats``, the MPI ``call`` in progress, its CPU ``meter``, and the
     class of its nonblocking requests, ``request_class`` (an :class:`EngineRequest`); ``object_costs``: its job's
-    ``mpi.object_overhead_s`` by call kind (s), None when no kind costs anything."""
+    ``mpi.object_overhead_s`` by call kind (s), None when no kind costs anything; ``call_costs`` likewise its
+    ``mpi.call_overhead_s`` by MPI call."""
 
     cdef ppt_mpi_t *m_core
     cdef object m_cdata
@@ -626,7 +635,7 @@ cdef class RankCore:
     #: running, what of the interval since is the surface's way out of its last call, and the rank's credit
     #: (<= 0), s.
     cdef public double cpu_mark, wall_mark, meter_exit_s, meter_credit_s
-    cdef public dict object_costs
+    cdef public dict object_costs, call_costs
     #: The thread that made the rank's first MPI call (0 before it): MPI calls from any other are refused.
     cdef public unsigned long thread
 
