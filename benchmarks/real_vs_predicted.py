@@ -30,6 +30,7 @@ import argparse
 import json
 import os
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -54,6 +55,9 @@ PROGRAMS = [
     ("rma_halo", "benchmarks/real_programs/rma_halo.py", []),
     ("overlap_allreduce", "benchmarks/real_programs/overlap_allreduce.py", []),
     ("compute_pi (examples)", "examples/mpi4py/compute_pi.py", ["30000000"]),
+    ("osu_latency", "benchmarks/osu/osu_latency.py", []),
+    ("osu_bw", "benchmarks/osu/osu_bw.py", []),
+    ("osu_alltoallv", "benchmarks/osu/osu_alltoallv.py", []),
 ]
 
 
@@ -70,14 +74,28 @@ def retried(run, *args, attempts: int = 3):
             time.sleep(15)
 
 
+def calibrated(folder: str) -> tuple[str, float]:
+    """A ``host`` preset measured now by ``ppt calibrate`` in ``folder``: its path and its fitted latency (s)."""
+    path = os.path.join(folder, "host.json")
+    done = subprocess.run([sys.executable, "-m", "ppt.cli.main", "calibrate", "--out", path, "--json"],
+                          capture_output=True, text=True)
+    if done.returncode:
+        raise PPTError(f"ppt calibrate failed: {done.stderr.strip().splitlines()[-1:]}")
+    return path, json.loads(done.stdout)["fit"]["latency_s"]
+
+
 def measure(programs, ranks_list, repeats: int, system: str, timeout_s: float, quiet_wait_s: float,
-            record: bool = False) -> list[dict]:
+            record: bool = False, calibrate_each: bool = False) -> list[dict]:
     rows = []
     started = time.perf_counter()
+    folder = tempfile.TemporaryDirectory(prefix="rvp-host-")
     for name, program, args in programs:
         for ranks in ranks_list:
-            row = {"name": name, **retried(validate.measure, str(ROOT / program), args, ranks, repeats, system, 0,
-                                           timeout_s, quiet_wait_s)}
+            latency = {}
+            if calibrate_each:
+                system, latency["calibrated_latency_s"] = calibrated(folder.name)
+            row = {"name": name, **latency, **retried(validate.measure, str(ROOT / program), args, ranks, repeats,
+                                                      system, 0, timeout_s, quiet_wait_s)}
             if record:
                 with tempfile.TemporaryDirectory(prefix="rvp-record-") as folder:
                     row.update(retried(recorded.check, str(ROOT / program), args, ranks, folder, system, timeout_s))
@@ -142,6 +160,10 @@ def main(argv=None) -> int:
     parser.add_argument("--record", action="store_true",
                         help="also record each program with ppt record, replay the recording on the same preset "
                              "(--compute-clock cpu) and compare its call counts with ppt exec's")
+    parser.add_argument("--calibrate-each", action="store_true",
+                        help="run ppt calibrate before each program and predict on that preset, so the model "
+                             "follows a host whose MPI speed drifts (this one's fitted latency moved 1.8-2.4 us "
+                             "within an hour)")
     parser.add_argument("--json", default=None, metavar="FILE", help="also write every time to FILE")
     parser.add_argument("--markdown", action="store_true", help="print the table as markdown")
     args = parser.parse_args(argv)
@@ -157,7 +179,8 @@ def main(argv=None) -> int:
     ranks_list = [int(r) for r in args.ranks.split(",")]
     load_at_start = os.getloadavg()[0]
     try:
-        rows = measure(programs, ranks_list, args.repeats, args.system, args.timeout, args.quiet_wait, args.record)
+        rows = measure(programs, ranks_list, args.repeats, args.system, args.timeout, args.quiet_wait, args.record,
+                       args.calibrate_each)
     except PPTError as exc:
         print(f"real_vs_predicted.py: error: {exc}", file=sys.stderr)
         return 2
