@@ -82,6 +82,27 @@ def test_the_address_range_shrinks_with_many_ranks_and_has_a_floor():
     assert heaps.reserve_B(10**7) == heaps.LEAST_B
 
 
+def test_beyond_the_most_ranks_the_ranks_share_the_process_heap():
+    def rank():
+        with heaps.own_heap(heaps.MOST_RANKS + 1):
+            return get_handler_name(np.ones(1 << 16))
+    assert greenlet(rank).switch() != "ppt_rank_heap"
+
+
+def test_a_heap_without_its_address_range_still_serves_every_array():
+    from ppt.exec import _rankheap
+
+    def rank():
+        previous = _rankheap.install(1 << 62)          # more addresses than there are: the range is refused
+        try:
+            arrays = [np.full(n, 3.0) for n in (200, 20_000, 300_000, 2_000_000)]
+            assert all((a == 3.0).all() for a in arrays) and not np.zeros(500_000).any()
+            return get_handler_name(arrays[-1])
+        finally:
+            _rankheap.restore(previous)
+    assert greenlet(rank).switch() == "ppt_rank_heap"
+
+
 @pytest.mark.skipif(not GLIBC, reason="the rank heap follows glibc's malloc: compared only where glibc runs")
 def test_page_faults_are_a_fresh_processes_not_a_warm_heaps():
     fresh = _faults("")

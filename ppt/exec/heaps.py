@@ -26,6 +26,10 @@ from ppt.exec import _rankheap
 #: Address range (not memory) a rank's heap may grow over, bytes: 16 GiB, less when many ranks share the
 #: process's 128 TiB of addresses; a heap that outgrows it maps each further array on its own.
 MOST_B, LEAST_B, ALL_RANKS_B = 16 << 30, 64 << 20, 32 << 40
+#: Most ranks given heaps of their own: each takes a few of the kernel's mappings per process (65,530 by
+#: default), so beyond this the ranks share the process's heap (and a heap that cannot have its range or a
+#: mapping falls back to it too).
+MOST_RANKS = 4096
 
 
 def reserve_B(ranks: int) -> int:
@@ -36,7 +40,10 @@ def reserve_B(ranks: int) -> int:
 @contextmanager
 def own_heap(ranks: int):
     """While inside, numpy's arrays made in the calling greenlet come from a heap of its own (one of
-    ``ranks``)."""
+    ``ranks``; none beyond :data:`MOST_RANKS`)."""
+    if ranks > MOST_RANKS:
+        yield
+        return
     previous = _rankheap.install(reserve_B(ranks))
     try:
         yield

@@ -43,6 +43,7 @@
 #define HUGE_B (4u << 20)
 #define PREV_INUSE 1u
 #define IS_MAPPED 2u
+#define MAPPED_MARK 0x7070742d68656170ull  /* in a mapping of ours' prev_size: glibc's mapped chunks hold 0 there */
 #define FLAGS 7u
 
 typedef struct chunk {
@@ -104,6 +105,7 @@ static chunk_t *map_chunk(heap_t *h, size_t nb)
     if (at == MAP_FAILED)
         return NULL;
     chunk_t *c = at;
+    c->prev_size = MAPPED_MARK;
     c->size = len | IS_MAPPED;
     return c;
 }
@@ -217,14 +219,15 @@ static void give_back(heap_t *h, chunk_t *c)
         trim(h);
 }
 
-/* Whether p came from this heap (its range, or a mapping of its own with our header) rather than from
- * the process's malloc (requests under SMALL_B, which glibc never maps on their own). */
+/* Whether p came from this heap (its range, or a mapping of its own with our mark) rather than from the
+ * process's malloc (requests under SMALL_B, and every request once neither the heap nor a mapping could
+ * be had). */
 static int from_heap(const heap_t *h, void *p)
 {
     if ((char *)p >= h->base && (char *)p < h->end)
         return 1;
     chunk_t *c = chunk_at(p);
-    return ((uintptr_t)c & (h->page - 1)) == 0 && (c->size & IS_MAPPED);
+    return ((uintptr_t)c & (h->page - 1)) == 0 && (c->size & IS_MAPPED) && c->prev_size == MAPPED_MARK;
 }
 
 static void release_if_done(heap_t *h)
@@ -252,8 +255,8 @@ static void *heap_calloc_or_malloc(heap_t *h, size_t n, int zero)
     if (c)
         h->live++;
     pthread_mutex_unlock(&h->lock);
-    if (!c)
-        return NULL;
+    if (!c)                                     /* out of address space or mappings: the process's heap */
+        return zero ? calloc(1, n) : malloc(n);
     char *p = user(c);
     if (zero && clean_from && clean_from > p)
         memset(p, 0, (size_t)(clean_from - p) < n ? (size_t)(clean_from - p) : n);
