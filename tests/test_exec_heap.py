@@ -23,7 +23,8 @@ GLIBC = platform.libc_ver()[0] == "glibc"
 
 #: A loop of large temporaries (pi.py's kernel, 8 MB arrays), whose page faults depend on the heap.
 KERNEL = textwrap.dedent("""
-    import resource, numpy as np
+    import ctypes, resource, numpy as np
+    ctypes.CDLL(None).prctl(41, 1, 0, 0, 0)     # PR_SET_THP_DISABLE: 4 KiB pages, whatever huge pages are free
     def kernel():
         h, total = 1 / 80e6, 0.0
         for start in range(0, 20 << 20, 1 << 20):
