@@ -136,8 +136,8 @@ def _print_calls(calls: list[dict]) -> None:
         return row[key] * 1e6 if key in row else ""
     rows = [[c["kind"], c["per"], us(c, "min_s"), us(c, "median_s"), us(c, "model_s"), us(c, "call_overhead_s"),
              us(c, "object_overhead_s")] for c in calls]
-    print("mpi4py calls, 8 bytes or a float, 2 ranks (model_us: the preset's prediction; call_us: the")
-    print("rest, charged per call; object_us: a lowercase call's cost over its buffer twin)")
+    print("mpi4py calls, 8 bytes or a float, 2 ranks (model_us: the preset's prediction;")
+    print("call_us: the rest, charged per call; object_us: a lowercase call over its twin)")
     print(format_table(["call", "per", "min_us", "median_us", "model_us", "call_us", "object_us"], rows))
     print()
 
