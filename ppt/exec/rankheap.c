@@ -9,7 +9,8 @@
  *
  * The rules followed are those glibc 2.x documents for its main arena (mallopt(3), malloc.c's
  * comments), with its default parameters:
- *  - a request is served from the best-fitting free chunk, else from the top chunk, else by a mapping of
+ *  - a request is served from the best-fitting free chunk (within its size class, as glibc's large bins
+ *    are searched), else from the top chunk, else by a mapping of
  *    its own if it is at least the mmap threshold, else by growing the heap by what is missing plus
  *    TOP_PAD_B, page-rounded;
  *  - freeing a mapped chunk unmaps it and, if it was larger than the threshold (up to MMAP_MAX_B),
@@ -45,6 +46,7 @@
 #define IS_MAPPED 2u
 #define MAPPED_MARK 0x7070742d68656170ull  /* in a mapping of ours' prev_size: glibc's mapped chunks hold 0 there */
 #define FLAGS 7u
+#define BINS 128                     /* size classes of free chunks: four per power of two, from MIN_CHUNK_B */
 
 typedef struct chunk {
     size_t prev_size;                /* the previous chunk's size, when it is free */
@@ -58,7 +60,7 @@ typedef struct {
     char *base, *end;                /* the reserved range (none yet: NULL) */
     char *top, *brk;                 /* the top chunk is [top, brk); pages from brk on are not the heap's */
     char *dirty_to;                  /* memory from here to brk is as the kernel gave it: zero */
-    chunk_t *free;                   /* free chunks (not the top), most recently freed first */
+    chunk_t *bins[BINS];             /* free chunks (not the top) by size class, most recently freed first */
     size_t mmap_threshold, trim_threshold;
     size_t page;
     int64_t live;                    /* chunks handed out and not yet freed (mapped ones included) */
@@ -71,9 +73,18 @@ static chunk_t *chunk_at(void *p) { return (chunk_t *)((char *)p - HEADER_B); }
 static void *user(chunk_t *c) { return (char *)c + HEADER_B; }
 static chunk_t *after(chunk_t *c) { return (chunk_t *)((char *)c + chunk_size(c)); }
 
+/* The size class of a chunk of size bytes: its power of two and which quarter of it (as glibc's large
+ * bins, so that finding a fit looks at chunks of about the size asked, not at every free chunk). */
+static int bin_of(size_t size)
+{
+    int power = 63 - __builtin_clzll((unsigned long long)size);
+    int bin = (power - 5) * 4 + (int)((size >> (power - 2)) & 3);
+    return bin < BINS ? bin : BINS - 1;
+}
+
 static void unlink_free(heap_t *h, chunk_t *c)
 {
-    if (c->prev) c->prev->next = c->next; else h->free = c->next;
+    if (c->prev) c->prev->next = c->next; else h->bins[bin_of(chunk_size(c))] = c->next;
     if (c->next) c->next->prev = c->prev;
 }
 
@@ -81,10 +92,11 @@ static void unlink_free(heap_t *h, chunk_t *c)
  * top (they merge into it), so the chunk after a free one is a real chunk. */
 static void link_free(heap_t *h, chunk_t *c)
 {
+    chunk_t **bin = &h->bins[bin_of(chunk_size(c))];
     c->prev = NULL;
-    c->next = h->free;
-    if (h->free) h->free->prev = c;
-    h->free = c;
+    c->next = *bin;
+    if (*bin) (*bin)->prev = c;
+    *bin = c;
     after(c)->prev_size = chunk_size(c);
     after(c)->size &= ~(size_t)PREV_INUSE;
 }
@@ -147,14 +159,25 @@ static int extend(heap_t *h, size_t grow)
     return 1;
 }
 
+/* The free chunk that fits nb bytes best: the smallest of nb's size class that fits, else the first of the
+ * next class that has one (every chunk there fits); NULL if none. */
+static chunk_t *best_fit(heap_t *h, size_t nb)
+{
+    int bin = bin_of(nb);
+    chunk_t *best = NULL;
+    for (chunk_t *c = h->bins[bin]; c; c = c->next)
+        if (chunk_size(c) >= nb && (!best || chunk_size(c) < chunk_size(best)))
+            best = c;
+    while (!best && ++bin < BINS)
+        best = h->bins[bin];
+    return best;
+}
+
 /* A chunk of nb bytes (header included, 16-aligned); *clean_from: where the memory the kernel gave zeroed
  * and nobody has written since begins (NULL: all of it). */
 static chunk_t *take(heap_t *h, size_t nb, char **clean_from)
 {
-    chunk_t *best = NULL;
-    for (chunk_t *c = h->free; c; c = c->next)
-        if (chunk_size(c) >= nb && (!best || chunk_size(c) < chunk_size(best)))
-            best = c;
+    chunk_t *best = best_fit(h, nb);
     if (best) {
         unlink_free(h, best);
         size_t size = chunk_size(best);
