@@ -88,12 +88,12 @@ def measure(programs, ranks_list, repeats: int, system: str, timeout_s: float, q
             record: bool = False, calibrate_each: bool = False) -> list[dict]:
     rows = []
     started = time.perf_counter()
-    folder = tempfile.TemporaryDirectory(prefix="rvp-host-")
+    presets = tempfile.TemporaryDirectory(prefix="rvp-host-") if calibrate_each else None
     for name, program, args in programs:
         for ranks in ranks_list:
             latency = {}
-            if calibrate_each:
-                system, latency["calibrated_latency_s"] = calibrated(folder.name)
+            if presets is not None:
+                system, latency["calibrated_latency_s"] = calibrated(presets.name)
             row = {"name": name, **latency, **retried(validate.measure, str(ROOT / program), args, ranks, repeats,
                                                       system, 0, timeout_s, quiet_wait_s)}
             if record:
