@@ -15,7 +15,7 @@ A buffer call costs more than the messages the model sends for it: mpi4py
 turns its arguments into C arrays (an ``Alltoallv``'s counts and
 displacements), and the MPI library enters the call and picks its
 algorithm.  :func:`with_call_costs` sets each buffer kind of
-:data:`HOST_CALLS` against what the fitted preset predicts for the same call
+:data:`CALL_OF_KIND` against what the fitted preset predicts for the same call
 (:mod:`ppt.hardware.callmodel`); the remainder, at least 0, becomes
 ``mpi.call_overhead_s`` (:func:`call_overheads`).
 
@@ -29,14 +29,14 @@ pickled byte.
 """
 from __future__ import annotations
 
+from ppt.mpi.settings import HOST_CALLS
+
 #: Lowercase (pickling) call kind -> its buffer twin.
 TWINS = {"send/recv": "Send/Recv", "isend/irecv+wait": "Isend/Irecv+Wait", "allreduce": "Allreduce",
          "bcast": "Bcast", "reduce": "Reduce", "gather": "Gather", "scatter": "Scatter", "allgather": "Allgather",
          "alltoall": "Alltoall"}
-#: Buffer call kind timed -> the MPI call of ``mpi.call_overhead_s`` (:data:`ppt.mpi.settings.HOST_CALLS`).
-HOST_CALLS = {"Sendrecv": "MPI_Sendrecv", "Allreduce": "MPI_Allreduce", "Bcast": "MPI_Bcast", "Reduce": "MPI_Reduce",
-              "Gather": "MPI_Gather", "Scatter": "MPI_Scatter", "Allgather": "MPI_Allgather",
-              "Alltoall": "MPI_Alltoall", "Alltoallv": "MPI_Alltoallv", "Barrier": "MPI_Barrier"}
+#: Buffer call kind timed (the MPI name without ``MPI_``) -> its MPI call in ``mpi.call_overhead_s``.
+CALL_OF_KIND = {name.removeprefix("MPI_"): name for name in HOST_CALLS}
 #: Lowercase kind timed -> the calls of ``mpi.object_overhead_s`` that share its cost evenly.
 CHARGED = {"send/recv": ("send", "recv"), "isend/irecv+wait": ("isend", "irecv")}
 #: Kinds timed per one-way message (half a round trip); the others per call.
@@ -68,12 +68,12 @@ def object_overheads(calls: list[dict]) -> dict:
 
 
 def with_call_costs(calls: list[dict], modelled_s: dict) -> list[dict]:
-    """``calls`` (rows of :func:`with_object_costs`) with, on the buffer kinds of :data:`HOST_CALLS` that
+    """``calls`` (rows of :func:`with_object_costs`) with, on the buffer kinds of :data:`CALL_OF_KIND` that
     ``modelled_s`` (s per call, by MPI call) has, ``model_s`` and ``call_overhead_s``: the minimum time less the
     model's, at least 0 (s)."""
     out = []
     for row in calls:
-        name = HOST_CALLS.get(row["kind"])
+        name = CALL_OF_KIND.get(row["kind"])
         if name in modelled_s:
             row = dict(row, model_s=modelled_s[name], call_overhead_s=max(0.0, row["min_s"] - modelled_s[name]))
         out.append(row)
@@ -82,4 +82,4 @@ def with_call_costs(calls: list[dict], modelled_s: dict) -> list[dict]:
 
 def call_overheads(calls: list[dict]) -> dict:
     """``mpi.call_overhead_s`` from rows of :func:`with_call_costs`: s per top-level call, by MPI call."""
-    return {HOST_CALLS[row["kind"]]: row["call_overhead_s"] for row in calls if "call_overhead_s" in row}
+    return {CALL_OF_KIND[row["kind"]]: row["call_overhead_s"] for row in calls if "call_overhead_s" in row}

@@ -113,14 +113,14 @@ def test_calibrate_writes_a_preset_whose_pingpong_matches_the_measurement(tmp_pa
     assert sorted(covered) == sorted(measured)              # the segments cover every measured size once
     assert all(s["rms_relative_error"] >= 0 and s["preset_rms_relative_error"] >= 0 for s in fit["segments"])
     calls = {c["kind"]: c for c in result["calls"]}
-    assert set(hostcalls.TWINS) | set(hostcalls.TWINS.values()) | set(hostcalls.HOST_CALLS) == set(calls)
+    assert set(hostcalls.TWINS) | set(hostcalls.TWINS.values()) | set(hostcalls.CALL_OF_KIND) == set(calls)
     assert calls == {c["kind"]: c for c in preset["calibration"]["calls"]}
     assert all(0 < c["min_s"] <= c["median_s"] for c in calls.values())
     assert {k for k, c in calls.items() if "object_overhead_s" in c} == set(hostcalls.TWINS)
     assert preset["mpi"]["object_overhead_s"] == hostcalls.object_overheads(preset["calibration"]["calls"])
-    assert {k for k, c in calls.items() if "call_overhead_s" in c} == set(hostcalls.HOST_CALLS)
+    assert {k for k, c in calls.items() if "call_overhead_s" in c} == set(hostcalls.CALL_OF_KIND)
     assert preset["mpi"]["call_overhead_s"] == hostcalls.call_overheads(preset["calibration"]["calls"])
-    for kind, name in hostcalls.HOST_CALLS.items():    # what is left of each call beyond what the model predicts
+    for kind, name in hostcalls.CALL_OF_KIND.items():    # what is left of each call beyond what the model predicts
         assert 0 < calls[kind]["model_s"] < 1e-4
         assert calls[kind]["call_overhead_s"] == max(0.0, calls[kind]["min_s"] - calls[kind]["model_s"])
     assert result["fit"] == fit and [r["model_s"] for r in result["pingpong"]] == [r["model_s"] for r in measured.values()]
