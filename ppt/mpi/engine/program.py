@@ -432,6 +432,8 @@ class ProgramEngine(Engine):
         self.clock = _Clock(self.m)
         self.out = ffi.new("int64_t[8]")
         self.payloads: dict[int, object] = {}
+        #: Receives waiting with a large buffer of their own, by request serial (``EngineRequest.listen``).
+        self.receivers: dict[int, object] = {}
         self.next_payload = 0
         #: The collective calls whose slots Python combines (their members on any simulation process).
         self.parts = CallParts(self.m, self.comm)

@@ -93,6 +93,8 @@ typedef struct {
     double overhead_due_s;
     int64_t status_bytes;
     int32_t status_src;         /* receives: the world rank it matched */
+    int64_t serial;             /* this request's number, never reused (its index is, once it is released) */
+    int64_t matched;            /* rendezvous sends: the serial of the receive their CTS named, else -1 */
     int64_t status_tag;
     int64_t payload;            /* a program's payload: Python's handle of the object sent (0: none) */
     int32_t slot, count;        /* schedule posts */
@@ -258,6 +260,9 @@ typedef struct {
     double poll_clock_s;
     uint8_t polls;
     run_t run;
+    const int32_t *turn;                /* a program's wait on turn[turn_k..turn_n) in turn (turn_n 0: none), */
+    int64_t *turn_out;                  /* their statuses out: carried on by the engine, not the process */
+    int32_t turn_k, turn_n;
     int32_t world, self;                /* this rank's COMM_WORLD and COMM_SELF (engine's comm indexes) */
     int64_t plan_epoch;                 /* bumped when an op handle is (re)defined: older plans are stale */
     int64_t open_colls;                 /* nonblocking collectives started and not yet completed by the stream */
@@ -369,6 +374,7 @@ struct ppt_mpi {
     req_t *reqs;
     int64_t nreqs, cap_reqs;
     int32_t free_req;
+    int64_t serials;                    /* requests made: the last one's serial */
     msg_t *msgs;
     int64_t nmsgs, cap_msgs;
     int32_t free_msg;
@@ -472,6 +478,9 @@ void plan_start(ppt_mpi_t *m, int32_t rank, int32_t plan);
 void run_resume(ppt_mpi_t *m, int32_t rank);
 /* replay.c: the op-stream interpreter */
 int replay_continue(ppt_mpi_t *m, int32_t rank);
+/* Program rank r, woken in a wait in turn, takes what completed: 1 once every request is taken (its process
+ * goes on), 0 blocked on the next. */
+int program_turn_on(ppt_mpi_t *m, int32_t r);
 
 static inline rank_t *RANK(ppt_mpi_t *m, int32_t r) { return &m->ranks[r]; }
 static inline req_t *REQ(ppt_mpi_t *m, int32_t q) { return &m->reqs[q]; }

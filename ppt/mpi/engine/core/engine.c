@@ -257,6 +257,8 @@ static int dispatch(ppt_mpi_t *m, const ppt_event_t *ev)
     switch (ev->kind) {
     case EV_RESUME:
         if (RANK(m, ev->target)->program) {
+            if (RANK(m, ev->target)->turn_n && !program_turn_on(m, ev->target))
+                return PPT_MPI_DONE;
             m->need_rank = ev->target;
             return PPT_MPI_NEED_RESUME;
         }

@@ -199,18 +199,27 @@ void ppt_mpi_set_program(ppt_mpi_t *m, int32_t rank);
 int32_t ppt_mpi_isend(ppt_mpi_t *m, int32_t rank, int32_t dst, int32_t ctx, int64_t tag, int64_t nbytes, int32_t mode,
                       int64_t payload);
 int32_t ppt_mpi_irecv(ppt_mpi_t *m, int32_t rank, int32_t src, int32_t ctx, int64_t tag);
-/* A request: done, and for receives the status (world source, tag, bytes) and payload handle. */
+/* A request: done, and for receives the status (world source, tag, bytes) and payload handle; for sends
+ * out[0] is the serial of the receive a rendezvous matched (-1: none, an eager send, a receive of another
+ * simulation process), out[3] the payload handle. */
 int32_t ppt_mpi_req_done(const ppt_mpi_t *m, int32_t req);
 void ppt_mpi_req_status(const ppt_mpi_t *m, int32_t req, int64_t *out);
+/* Request req's serial: its number among every request the engine made, never reused. */
+int64_t ppt_mpi_req_serial(const ppt_mpi_t *m, int32_t req);
 /* Rank.wait on request q: 1 if it was complete, and is then taken and released, its status and payload
  * handle in out[0..3] as ppt_mpi_req_status writes them; else 0, the rank blocked on it as by
  * ppt_mpi_block (unblock it once the process goes on, and call again). */
 int32_t ppt_mpi_wait_one(ppt_mpi_t *m, int32_t rank, int32_t req, int64_t *out);
-/* Rank.wait on reqs[k..n) in turn (entries < 0 skipped): each complete one is taken and released, a
+/* Rank.wait on reqs[0..n) in turn (entries < 0 skipped): each complete one is taken and released, a
  * receive's status and payload handle written to out[4i..4i+3] as ppt_mpi_req_status writes them.
- * Returns the index of the first one still pending, the rank then blocked on it alone as by ppt_mpi_block
- * (unblock it once the process goes on, and call again from there), or n once all are taken. */
-int32_t ppt_mpi_wait_in_turn(ppt_mpi_t *m, int32_t rank, const int32_t *reqs, int32_t k, int32_t n, int64_t *out);
+ * Returns n once all are taken; else the index of the first one still pending, the rank then blocked
+ * on it, and the engine goes on taking them in turn as they complete (reqs and out must stay valid) and
+ * resumes the process once all are taken (no ppt_mpi_unblock then). */
+int32_t ppt_mpi_wait_in_turn(ppt_mpi_t *m, int32_t rank, const int32_t *reqs, int32_t n, int64_t *out);
+/* Where a wait in turn stands: the index it blocks on, -1 if the rank is in none. */
+int32_t ppt_mpi_turn_at(const ppt_mpi_t *m, int32_t rank);
+/* The wait in turn is given up (its process is gone): the engine forgets reqs and out. */
+void ppt_mpi_turn_drop(ppt_mpi_t *m, int32_t rank);
 /* Rank.block: the rank waits until one of reqs completes (the process then sleeps until
  * PPT_MPI_NEED_RESUME); ppt_mpi_unblock once it goes on. */
 void ppt_mpi_block(ppt_mpi_t *m, int32_t rank, const int32_t *reqs, int32_t n);

@@ -78,6 +78,8 @@ int32_t p2p_new_req(ppt_mpi_t *m, int32_t rank)
     rq->rank = rank;
     rq->active = 1;
     rq->prev = rq->next = rq->queue = rq->round_of = -1;
+    rq->matched = -1;
+    rq->serial = ++m->serials;
     rq->count = 1;
     return q;
 }
@@ -431,6 +433,7 @@ void p2p_arrive(ppt_mpi_t *m, int32_t i)
         int32_t q = g->send_req, recv_req = g->recv_req, dst = g->src;
         mpi_free_msg(m, i);
         req_t *rq = REQ(m, q);
+        rq->matched = ppt_mpi_is_local(m, dst) ? REQ(m, recv_req)->serial : -1;     /* (another process's index) */
         int32_t d = mpi_new_msg(m);
         msg_t *data = MSG(m, d);
         data->kind = DATA;

@@ -33,10 +33,15 @@ int32_t ppt_mpi_req_done(const ppt_mpi_t *m, int32_t q)
 void ppt_mpi_req_status(const ppt_mpi_t *m, int32_t q, int64_t *out)
 {
     const req_t *rq = &m->reqs[q];
-    out[0] = rq->status_src;
+    out[0] = rq->is_send ? rq->matched : rq->status_src;
     out[1] = rq->status_tag;
     out[2] = rq->status_bytes;
     out[3] = rq->payload;
+}
+
+int64_t ppt_mpi_req_serial(const ppt_mpi_t *m, int32_t q)
+{
+    return m->reqs[q].serial;
 }
 
 int32_t ppt_mpi_wait_one(ppt_mpi_t *m, int32_t r, int32_t q, int64_t *out)
@@ -51,12 +56,48 @@ int32_t ppt_mpi_wait_one(ppt_mpi_t *m, int32_t r, int32_t q, int64_t *out)
     return 1;
 }
 
-int32_t ppt_mpi_wait_in_turn(ppt_mpi_t *m, int32_t r, const int32_t *reqs, int32_t k, int32_t n, int64_t *out)
+static int32_t take_in_turn(ppt_mpi_t *m, int32_t r, const int32_t *reqs, int32_t k, int32_t n, int64_t *out)
 {
     for (; k < n; k++)
         if (reqs[k] >= 0 && !ppt_mpi_wait_one(m, r, reqs[k], &out[4 * (int64_t)k]))
             return k;
     return n;
+}
+
+/* The process blocks once for the whole wait, not once per pending request: the engine takes each request
+ * as it completes, at the instant the process would have, so times are those of a process woken for each. */
+int32_t ppt_mpi_wait_in_turn(ppt_mpi_t *m, int32_t r, const int32_t *reqs, int32_t n, int64_t *out)
+{
+    rank_t *rk = RANK(m, r);
+    int32_t k = take_in_turn(m, r, reqs, 0, n, out);
+    rk->turn = k < n ? reqs : NULL;
+    rk->turn_out = out;
+    rk->turn_k = k;
+    rk->turn_n = k < n ? n : 0;
+    return k;
+}
+
+int program_turn_on(ppt_mpi_t *m, int32_t r)
+{
+    rank_t *rk = RANK(m, r);
+    ppt_mpi_unblock(m, r, &rk->turn[rk->turn_k], 1);
+    rk->turn_k = take_in_turn(m, r, rk->turn, rk->turn_k, rk->turn_n, rk->turn_out);
+    if (rk->turn_k < rk->turn_n)
+        return 0;
+    rk->turn_n = 0;
+    rk->turn = NULL;
+    return 1;
+}
+
+int32_t ppt_mpi_turn_at(const ppt_mpi_t *m, int32_t r)
+{
+    return m->ranks[r].turn_n ? m->ranks[r].turn_k : -1;
+}
+
+void ppt_mpi_turn_drop(ppt_mpi_t *m, int32_t r)
+{
+    RANK(m, r)->turn_n = 0;
+    RANK(m, r)->turn = NULL;
 }
 
 void ppt_mpi_block(ppt_mpi_t *m, int32_t r, const int32_t *reqs, int32_t n)

@@ -117,13 +117,18 @@ class Buf:
         raw = np.ascontiguousarray(value).reshape(-1).view(np.uint8)
         room = region.size * dtype.itemsize
         if raw.size > room:
-            raise rank.error(f"message truncated: {raw.size} bytes arrived for a receive buffer of "
-                             f"{room} bytes (MPI_ERR_TRUNCATE)")
+            raise truncated(rank, raw.size, room)
         if self.datatype.contiguous:
             region.view(np.uint8)[:raw.size] = raw
         else:                                   # a scattered datatype: whole elements to their places
             values = raw[:raw.size - raw.size % dtype.itemsize].view(dtype)
             self.array[region[:values.size]] = values
+
+
+def truncated(rank, arrived_B: int, room_B: int) -> MPIError:
+    """The error of a message of ``arrived_B`` bytes for a receive buffer of ``room_B``."""
+    return rank.error(f"message truncated: {arrived_B} bytes arrived for a receive buffer of {room_B} bytes "
+                      "(MPI_ERR_TRUNCATE)")
 
 
 def _memory(rank, obj, what: str, msg=None):

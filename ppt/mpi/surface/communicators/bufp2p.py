@@ -9,27 +9,28 @@ no request is active).
 """
 from __future__ import annotations
 
-from ppt.mpi.surface.buffers.arguments import message, outgoing
+from ppt.mpi.surface.buffers.arguments import message
+from ppt.mpi.surface.core import fast
 from ppt.mpi.surface.core.calls import mpi_call
 from ppt.mpi.constants import ANY_SOURCE, ANY_TAG, UNDEFINED
 from ppt.mpi.surface.buffers.datatypes import DATATYPES
 
-
-def _receiving(rank, buf):
-    """The Buf receive buffer ``buf`` stands for (None: the data is dropped)."""
-    return None if buf is None else message(rank, buf, 1, "receive")
+#: The receive buffer a message stands for (None: the data is dropped).
+_receiving = fast.receive_buffer
+#: ``(payload, nbytes)`` of a send buffer, large data lent to the message (``fast.lend``).
+_outgoing = fast.lent_outgoing
 
 
 def _put(rank, target, value) -> None:
     if target is not None:
-        target.put(rank, 0, value)
+        fast.put_into(rank, target, value)
 
 
 # -- sends -------------------------------------------------------------------------------
 def _blocking_send(name: str, method: str):
     @mpi_call(name)
     def send(self, buf, dest, tag=0):
-        data, nbytes = outgoing(self._rank, buf)
+        data, nbytes = _outgoing(self._rank, buf)
         getattr(self, method)(data, dest, tag, nbytes)
     send.__name__ = method.capitalize()
     return send
@@ -38,37 +39,23 @@ def _blocking_send(name: str, method: str):
 def _nonblocking_send(name: str, method: str):
     @mpi_call(name)
     def isend(self, buf, dest, tag=0):
-        data, nbytes = outgoing(self._rank, buf)
+        data, nbytes = _outgoing(self._rank, buf)
         return getattr(self, method)(data, dest, tag, nbytes)
     isend.__name__ = method.capitalize()
     return isend
 
 
 # -- receives ----------------------------------------------------------------------------
-@mpi_call("MPI_Recv")
-def Recv(self, buf=None, source=ANY_SOURCE, tag=ANY_TAG, status=None):
-    target = _receiving(self._rank, buf)
-    _put(self._rank, target, self.recv(source, tag, status))
-
-
-@mpi_call("MPI_Irecv")
-def Irecv(self, buf=None, source=ANY_SOURCE, tag=ANY_TAG):
-    target = _receiving(self._rank, buf)
-    req = self.irecv(source, tag)
-    req.buffer = target          # filled when a wait or test retires the request
-    return req
-
-
 @mpi_call("MPI_Sendrecv")
 def Sendrecv(self, sendbuf, dest, sendtag=0, recvbuf=None, source=ANY_SOURCE, recvtag=ANY_TAG, status=None):
-    data, nbytes = outgoing(self._rank, sendbuf)
+    data, nbytes = _outgoing(self._rank, sendbuf)
     target = _receiving(self._rank, recvbuf)
     _put(self._rank, target, self.sendrecv(data, dest, sendtag, source, recvtag, nbytes, status))
 
 
 @mpi_call("MPI_Sendrecv_replace")
 def Sendrecv_replace(self, buf, dest, sendtag=0, source=ANY_SOURCE, recvtag=ANY_TAG, status=None):
-    data, nbytes = outgoing(self._rank, buf)
+    data, nbytes = _outgoing(self._rank, buf)
     _put(self._rank, _receiving(self._rank, buf), self.sendrecv(data, dest, sendtag, source, recvtag, nbytes, status))
 
 
@@ -99,11 +86,11 @@ def Iprobe(self, source=ANY_SOURCE, tag=ANY_TAG, status=None) -> bool:
 
 #: Comm's uppercase point-to-point calls.
 COMM = {
-    "Send": _blocking_send("MPI_Send", "send"), "Ssend": _blocking_send("MPI_Ssend", "ssend"),
+    "Send": fast.Send, "Ssend": _blocking_send("MPI_Ssend", "ssend"),
     "Bsend": _blocking_send("MPI_Bsend", "bsend"), "Rsend": _blocking_send("MPI_Rsend", "rsend"),
-    "Isend": _nonblocking_send("MPI_Isend", "isend"), "Issend": _nonblocking_send("MPI_Issend", "issend"),
+    "Isend": fast.Isend, "Issend": _nonblocking_send("MPI_Issend", "issend"),
     "Ibsend": _nonblocking_send("MPI_Ibsend", "ibsend"), "Irsend": _nonblocking_send("MPI_Irsend", "irsend"),
-    "Recv": Recv, "Irecv": Irecv, "Sendrecv": Sendrecv, "Sendrecv_replace": Sendrecv_replace,
+    "Recv": fast.Recv, "Irecv": fast.Irecv, "Sendrecv": Sendrecv, "Sendrecv_replace": Sendrecv_replace,
     "Isendrecv": Isendrecv, "Isendrecv_replace": Isendrecv_replace,
     "Probe": Probe, "Iprobe": Iprobe, "Mprobe": "mprobe", "Improbe": "improbe",
 }

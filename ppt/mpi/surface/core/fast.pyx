@@ -32,9 +32,12 @@ from posix.time cimport CLOCK_MONOTONIC, CLOCK_THREAD_CPUTIME_ID, clock_gettime,
 
 from ppt.mpi.engine.core import ffi, lib
 from ppt.mpi.constants import ANY_SOURCE, ANY_TAG, PROC_NULL, STANDARD
-from ppt.mpi.collectives.payload import sized_copy
+import numpy as np
+
+from ppt.mpi.collectives.payload import sized_copy, snapshot
 from ppt.mpi.errors import AfterFinalize, OtherThread
-from ppt.mpi.surface.buffers.arguments import fill
+from ppt.mpi.surface.buffers.arguments import Buf, fill, message, outgoing, truncated
+from ppt.mpi.surface.buffers.datatypes import Datatype
 from ppt.mpi.surface.core.requests import Status
 
 cdef extern from *:
@@ -72,8 +75,7 @@ cdef extern from *:
     int32_t surface_req_done(const ppt_mpi_t *m, int32_t req)
     void surface_req_status(const ppt_mpi_t *m, int32_t req, int64_t *out)
     int32_t surface_wait_one(ppt_mpi_t *m, int32_t rank, int32_t req, int64_t *out)
-    int32_t surface_wait_in_turn(ppt_mpi_t *m, int32_t rank, const int32_t *reqs, int32_t k, int32_t n,
-                                 int64_t *out)
+    int32_t surface_wait_in_turn(ppt_mpi_t *m, int32_t rank, const int32_t *reqs, int32_t n, int64_t *out)
     void surface_unblock(ppt_mpi_t *m, int32_t rank, const int32_t *reqs, int32_t n)
     double surface_owed(const ppt_mpi_t *m, int32_t rank)
     void surface_set_owed(ppt_mpi_t *m, int32_t rank, double owed_s)
@@ -198,6 +200,7 @@ def noted() -> tuple:
 
 
 cdef class RankCore
+cdef class Lent
 
 
 # -- the CPU meter of ppt exec ---------------------------------------------------------------------------
@@ -477,6 +480,9 @@ cdef class EngineRequest:
     cdef public object comm, peer, tag, nbytes, data, raw, built, buffer
     cdef public int64_t ctx
     cdef public int32_t q
+    #: A receive with a large buffer of its own: its serial, under which its engine's ``receivers`` holds it
+    #: (:meth:`listen`), else 0.
+    cdef int64_t listed
 
     def __init__(self, rank, bint is_send, comm, peer, tag, ctx, nbytes=0, data=None):
         """An active request of ``rank``'s, not yet in the engine; ``nbytes`` and ``data``: a send's."""
@@ -485,7 +491,16 @@ cdef class EngineRequest:
     cdef reset(self, RankCore rank, bint is_send, comm, peer, tag, int64_t ctx, nbytes, data):
         self._rank, self.is_send, self.comm, self.peer, self.tag, self.ctx = rank, is_send, comm, peer, tag, ctx
         self.nbytes, self.data, self.raw, self.built, self.q = nbytes, data, None, None, -1
-        self.active, self.buffer, self.due_s = True, None, 0.0
+        self.active, self.buffer, self.due_s, self.listed = True, None, 0.0, 0
+
+    def listen(self, target):
+        """Receive into ``target`` (mpi4py's receive buffer, a parsed message); a large one is listed by the
+        request's serial in the engine, so that a send lending its buffer (:class:`Lent`) may copy its data
+        straight there."""
+        self.buffer = target
+        if self.q >= 0 and isinstance(self._rank, RankCore) and room_B(target) >= LEND_B:
+            self.listed = lib.ppt_mpi_req_serial(self._rank.m_cdata, self.q)
+            self._rank.engine.receivers[self.listed] = self
 
     def _restart(self, *args):
         """This request (a persistent one starting, or a request of a subclass) made anew as by
@@ -512,14 +527,23 @@ cdef class EngineRequest:
 
     cdef int keep(self, const int64_t *status) except -1:
         """Keep a receive's world source, tag and bytes, and take its payload (handle status[3]; 0: none)."""
+        engine = self._rank.engine
         self.raw = (world_rank(self._rank, status[0]), status[1], status[2])
-        self.data = self._rank.engine.payloads.pop(status[3], None) if status[3] else None
+        self.data = engine.payloads.pop(status[3], None) if status[3] else None
+        if self.listed:
+            del engine.receivers[self.listed]
+            self.listed = 0
         return 0
 
     cdef int taken(self, const int64_t *status) except -1:
-        """The engine took and released the request, giving its status and payload handle."""
+        """The engine took and released the request, giving its status and payload handle (a send: the
+        serial of the receive its rendezvous matched, in status[0]); a send that lent its buffer takes it
+        back."""
         self.q = -1
-        if not self.is_send and self.raw is None:
+        if self.is_send:
+            if type(self.data) is Lent:
+                (<Lent>self.data).taken_back(self._rank, status[0])
+        elif self.raw is None:
             self.keep(status)
         return 0
 
@@ -542,7 +566,164 @@ cdef class EngineRequest:
             if not self.done:
                 return None
             self.received()
+        if type(self.data) is Lent:
+            self.data = (<Lent>self.data).copied()
         return self.data
+
+
+#: Sends of contiguous numpy data of at least this many bytes lend their buffer (:class:`Lent`).
+LEND_B = 1 << 16
+
+
+cdef class Lent:
+    """The payload of a send that lends its buffer to the message (``array``, a view of the send buffer).
+
+    MPI lets a sender change its buffer only once it has the send back, complete (a wait or test), so
+    until then the receive copies the data from there, once, instead of from a snapshot taken at the send.
+    A sender that has the send back first copies the data into the receive's buffer, if a rendezvous named
+    the receive and it waits with a buffer of its own with room (:meth:`EngineRequest.listen`), else into
+    a snapshot that the receive copies from later."""
+
+    cdef object array
+    #: delivered: the data is in the receive's buffer; own: ``array`` is a snapshot, no longer the sender's.
+    cdef bint delivered, own
+
+    def __cinit__(self, array):
+        self.array = array
+        self.delivered = self.own = False
+
+    def __reduce__(self):
+        """A message to another simulation process goes as the data (pickled, which copies it)."""
+        return np.asarray, (self.array,)
+
+    cdef int taken_back(self, RankCore sender, int64_t matched) except -1:
+        """The sender has its send back, which the receive of serial ``matched`` (-1: none known) took."""
+        if self.delivered or self.own:
+            return 0
+        cdef EngineRequest receiver = sender.engine.receivers.get(matched) if matched > 0 else None
+        if receiver is not None and receiver.active and room_B(receiver.buffer) >= self.array.nbytes:
+            fill_buffer(receiver._rank, receiver.buffer, self.array)
+            self.delivered = True
+            self.array = None
+        else:
+            self.array = snapshot(self.array)
+            self.own = True
+        return 0
+
+    cdef int copy_into(self, rank, target) except -1:
+        """Copy the data into receive buffer ``target`` (unless the sender did)."""
+        if not self.delivered:
+            fill_buffer(rank, target, self.array)
+            self.delivered = True
+            self.array = None
+        return 0
+
+    cdef object copied(self):
+        """The data as the receive's own array (a receive without a buffer)."""
+        array = self.array if self.own else snapshot(self.array)
+        self.delivered = True
+        self.array = None
+        return array
+
+
+def lend(array, int64_t nbytes):
+    """What a send of ``array`` (numpy elements of a contiguous datatype, ``nbytes`` bytes on the wire)
+    carries: a :class:`Lent` of it if it is large enough to pay, else the array (the send snapshots it)."""
+    if nbytes >= LEND_B and type(array) is np.ndarray and not array.dtype.hasobject:
+        return Lent(array)
+    return array
+
+
+cdef class Whole:
+    """A receive buffer in mpi4py's commonest form, ``[array, datatype]`` with a C-contiguous array of the
+    predefined datatype's elements, whole: its bytes ``raw`` (:class:`~ppt.mpi.surface.buffers.arguments.Buf`
+    reads every other form)."""
+
+    cdef object raw
+    cdef object dtype
+
+    def __cinit__(self, array):
+        self.raw = array.reshape(-1).view(np.uint8)
+        self.dtype = array.dtype
+
+    cdef int put(self, rank, value) except -1:
+        """Copy received ``value`` in (raw bytes, as ``Buf.put``; None: nothing to copy)."""
+        if value is None:
+            return 0
+        if type(value) is not np.ndarray:
+            value = np.asarray(value, dtype=self.dtype)
+        raw = np.ascontiguousarray(value).reshape(-1).view(np.uint8)
+        cdef Py_ssize_t n = raw.size
+        if n > self.raw.size:
+            raise truncated(rank, n, self.raw.size)
+        self.raw[:n] = raw
+        return 0
+
+
+cdef object whole_array(msg):
+    """The array of message ``msg`` if it has mpi4py's commonest form (``[array, datatype]``, a C-contiguous
+    numpy array of the predefined datatype's elements, whole), else None."""
+    if (type(msg) is not list and type(msg) is not tuple) or len(msg) != 2:
+        return None
+    array, datatype = msg
+    if type(array) is not np.ndarray or type(datatype) is not Datatype:
+        return None
+    if datatype.reach_elems != 1 or datatype.extent_elems != 1 or not array.flags.c_contiguous or \
+            array.dtype != datatype.dtype:
+        return None
+    return array
+
+
+cdef Py_ssize_t room_B(target) except? -2:
+    """Bytes receive buffer ``target`` holds in one piece (-1: none, or scattered by its datatype)."""
+    if type(target) is Whole:
+        return (<Whole>target).raw.size
+    if type(target) is Buf and target.array is not None and target.datatype.contiguous:
+        return target.nbytes(0)
+    return -1
+
+
+cdef int fill_buffer(rank, target, value) except -1:
+    """Copy received ``value`` into receive buffer ``target`` (a :class:`Whole`, a ``Buf``, a message)."""
+    if type(target) is Whole:
+        (<Whole>target).put(rank, value)
+    else:
+        fill(rank, target, value)
+    return 0
+
+
+cdef tuple outgoing_data(rank, msg):
+    """``(payload, nbytes)`` of send buffer ``msg``, its data lent to the message if large (:func:`lend`); for an
+    object with no buffer, the object (nbytes None)."""
+    array = whole_array(msg)
+    if array is not None:
+        nbytes = array.nbytes
+        return lend(array.reshape(-1), nbytes), nbytes
+    data, nbytes = outgoing(rank, msg)
+    return (data, nbytes) if nbytes is None else (lend(data, nbytes), nbytes)
+
+
+cdef object receiving(rank, msg):
+    """The receive buffer message ``msg`` stands for (None: the data is dropped)."""
+    if msg is None:
+        return None
+    array = whole_array(msg)
+    return Whole(array) if array is not None else message(rank, msg, 1, "receive")
+
+
+def lent_outgoing(rank, msg) -> tuple:
+    """:func:`outgoing_data` for the uppercase sends written in Python."""
+    return outgoing_data(rank, msg)
+
+
+def receive_buffer(rank, msg):
+    """:func:`receiving` for the uppercase receives written in Python."""
+    return receiving(rank, msg)
+
+
+def put_into(rank, target, value) -> None:
+    """:func:`fill_buffer` for the uppercase receives written in Python."""
+    fill_buffer(rank, target, value)
 
 
 cdef tuple NO_ARGS = ()
@@ -748,13 +929,14 @@ cdef class RankCore:
         self.wait(req)
 
     cpdef wait_all(self, requests):
-        """:meth:`wait` on every active request of ``requests`` in turn, in one engine call per time the rank
-        blocks; the receives' statuses and payloads are kept in their requests."""
+        """:meth:`wait` on every active request of ``requests`` in turn, the process blocked once at most (the
+        engine takes each request as it completes); the receives' statuses and payloads are kept in their
+        requests."""
         live = {}
         for req in requests:                # each once: an engine index is one request's (a null one has none)
             if isinstance(req, EngineRequest) and (<EngineRequest>req).q >= 0:
                 live[(<EngineRequest>req).q] = req
-        cdef int32_t n = len(live), k, i = 0
+        cdef int32_t n = len(live), k = 0, i = 0
         if not n:
             return
         cdef int32_t *qs = <int32_t *>PyMem_Malloc(n * sizeof(int32_t))
@@ -767,18 +949,38 @@ cdef class RankCore:
             for q in live:
                 qs[i] = q
                 i += 1
-            k = surface_wait_in_turn(self.m_core, self.me, qs, 0, n, out)
-            while k < n:
-                self.proc.hibernate((live[qs[k]],))
-                surface_unblock(self.m_core, self.me, qs + k, 1)
-                k = surface_wait_in_turn(self.m_core, self.me, qs, k, n, out)
+            k = surface_wait_in_turn(self.m_core, self.me, qs, n, out)
+            if k < n:
+                self.proc.hibernate(InTurn(self, tuple(live.values())))
+                k = n
             i = 0
             for req in live.values():
                 (<EngineRequest>req).taken(out + 4 * i)
                 i += 1
         finally:
+            if k < n:                       # the process was stopped while it waited
+                lib.ppt_mpi_turn_drop(self.m_cdata, self.me)
             PyMem_Free(qs)
             PyMem_Free(out)
+
+
+cdef class InTurn:
+    """What a rank waiting on ``requests`` in turn waits in (its process's ``blocked_in``, for deadlock reports):
+    the one request the engine's wait stands at."""
+
+    cdef RankCore rank
+    cdef tuple requests
+
+    def __cinit__(self, RankCore rank, tuple requests):
+        self.rank = rank
+        self.requests = requests
+
+    def __len__(self):
+        return 1
+
+    def __iter__(self):
+        k = lib.ppt_mpi_turn_at(self.rank.m_cdata, self.rank.me)
+        return iter(self.requests[k:k + 1])
 
 
 # -- the calls of a communicator (methods of ppt.mpi.surface.communicators.comm.Comm) ----------------------------------
@@ -789,7 +991,7 @@ cdef start_send(CommCore comm, obj, dest, tag, nbytes, mode, into):
         comm._check_peer(dest, "destination", False)
     if type(tag) is not int or tag < 0:
         comm._check_tag(tag, False)
-    if obj is not None:                 # the receiver gets a snapshot, as from a real MPI library
+    if obj is not None and type(obj) is not Lent:   # the receiver gets a snapshot, as from a real MPI library
         obj, size_B = sized_copy(obj)
         nbytes = size_B if nbytes is None else nbytes
     if type(nbytes) is not int or nbytes < 0:
@@ -893,6 +1095,80 @@ def irecv(CommCore self not None, *args, **kwargs):
         end(rank, start)
 
 
+# -- mpi4py's uppercase point-to-point calls most programs make (the others: ppt.mpi.surface.communicators.bufp2p)
+def Send(CommCore self not None, buf, dest, tag=0):
+    """mpi4py's ``Comm.Send``."""
+    rank = self._rank
+    cdef double start = begin(self, rank, "MPI_Send")
+    try:
+        if start == start:
+            owe(rank, call_cost(rank, "MPI_Send"))
+        data, nbytes = outgoing_data(rank, buf)
+        wait_for(rank, start_send(self, data, dest, tag, nbytes, STANDARD, None))
+    finally:
+        end(rank, start)
+
+
+def Isend(CommCore self not None, buf, dest, tag=0):
+    """mpi4py's ``Comm.Isend``."""
+    rank = self._rank
+    cdef double start = begin(self, rank, "MPI_Isend")
+    try:
+        if start == start:
+            owe(rank, call_cost(rank, "MPI_Isend"))
+        data, nbytes = outgoing_data(rank, buf)
+        return start_send(self, data, dest, tag, nbytes, STANDARD, None)
+    finally:
+        end(rank, start)
+
+
+def Recv(CommCore self not None, buf=None, source=ANY_SOURCE, tag=ANY_TAG, status=None):
+    """mpi4py's ``Comm.Recv``."""
+    rank = self._rank
+    cdef double start = begin(self, rank, "MPI_Recv")
+    cdef EngineRequest r
+    try:
+        if start == start:
+            owe(rank, call_cost(rank, "MPI_Recv"))
+        target = receiving(rank, buf)
+        req = start_recv(self, source, tag, None)
+        if target is not None and isinstance(req, EngineRequest):
+            (<EngineRequest>req).listen(target)     # a large send may copy its data straight there
+        wait_for(rank, req)
+        if status is not None:
+            req.status.copy_to(status)
+        if isinstance(req, EngineRequest):
+            r = <EngineRequest>req
+            r.received()
+            value = r.data
+        else:
+            value = req.value
+        if target is None:
+            return
+        if type(value) is Lent:
+            (<Lent>value).copy_into(rank, target)
+        else:
+            fill_buffer(rank, target, value)
+    finally:
+        end(rank, start)
+
+
+def Irecv(CommCore self not None, buf=None, source=ANY_SOURCE, tag=ANY_TAG):
+    """mpi4py's ``Comm.Irecv``: the buffer is filled when a wait or test retires the request."""
+    rank = self._rank
+    cdef double start = begin(self, rank, "MPI_Irecv")
+    try:
+        if start == start:
+            owe(rank, call_cost(rank, "MPI_Irecv"))
+        target = receiving(rank, buf)
+        req = start_recv(self, source, tag, None)
+        if target is not None:
+            req.listen(target)
+        return req
+    finally:
+        end(rank, start)
+
+
 def positional(str call, args, kwargs, names, defaults) -> list:
     """Values of parameters ``names`` (with ``defaults``) from positional ``args`` and keyword ``kwargs``."""
     if len(args) > len(names):
@@ -936,10 +1212,18 @@ cdef retired(api, req, status):
         req.status.copy_to(status)
     if is_send:
         value = None
+    elif r is not None and r.buffer is not None:
+        r.received()
+        value = r.data
+        if type(value) is Lent:
+            (<Lent>value).copy_into(api._rank, r.buffer)
+            value = None
+        else:
+            fill_buffer(api._rank, r.buffer, value)
     else:
         value = req.value
         if req.buffer is not None:
-            fill(api._rank, req.buffer, value)
+            fill_buffer(api._rank, req.buffer, value)
     if r is not None:
         r.data = r.buffer = None
         if r._rank.meter is not None:
