@@ -8,7 +8,10 @@ per block) runs as a whole process, alternately
 
 ``--repeats`` times each.  The table gives each side's wall time (min / median, start-up included: what a
 user waits for) and the median over the pairs of simulated / real, which holds when the machine's speed
-drifts between pairs.  The load average before the first run is printed: the machine is shared.
+drifts between pairs.  The load average before the first run is printed: the machine is shared.  Both
+sides run as Python runs by default, writing and reusing compiled byte code (``PYTHONDONTWRITEBYTECODE`` is
+dropped from the environment: set, it has ``ppt exec`` compile PPT's sources anew at every start, about
+0.3 s, while mpi4py's byte code came with its install).
 
     python benchmarks/exec_vs_mpiexec.py [--repeats 3] [--system edison] [--json FILE]
 """
@@ -35,6 +38,7 @@ def tool(name: str) -> str:
 def wall_s(argv: list[str]) -> float:
     """Seconds ``argv`` takes as a whole process; an error if it fails."""
     env = dict(os.environ, PPT_QUIET="1", OPENBLAS_NUM_THREADS="1")
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
     start = time.perf_counter()
     done = subprocess.run(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, env=env)
     elapsed = time.perf_counter() - start
