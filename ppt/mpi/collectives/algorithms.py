@@ -5,11 +5,12 @@ ranks, from integers alone; the slot layout it documents is what
 :mod:`ppt.mpi.collectives.calls` fills before the run and reads after.  A
 ``sendrecv`` of the algorithms' literature is a receive posted, then a send,
 then waits for both in that order (:meth:`~ppt.mpi.collectives.schedule.Builder.sendrecv`).
-Schedules of the algorithms with O(log P) steps per rank are cached.
+Schedules of the algorithms with O(log P) steps per rank are cached; those with O(P) steps are cached on
+communicators of at most :data:`SMALL_P` ranks, where they are as short.
 """
 from __future__ import annotations
 
-from functools import lru_cache
+from functools import lru_cache, wraps
 
 import numpy as np
 
@@ -19,6 +20,19 @@ from ppt.mpi.collectives.schedule import OP, UNPACK, Builder, Rounds
 CACHED = 4096
 #: Peers MPICH's scattered all-to-all has messages posted with at once (the default of its throttle setting).
 ALLTOALL_THROTTLE = 32
+#: Communicators of at most this many ranks have their O(P)-step schedules cached too.
+SMALL_P = 16
+
+
+def cached_when_small(build):
+    """``build`` (a schedule of O(P) steps, from ``me``, ``size`` and integers) cached while ``size`` is at most
+    :data:`SMALL_P`: a program calling the collective again and again gets the schedule it ran before."""
+    cached = lru_cache(maxsize=CACHED)(build)
+
+    @wraps(build)
+    def schedule(me: int, size: int, *args):
+        return cached(me, size, *args) if size <= SMALL_P else build(me, size, *args)
+    return schedule
 
 
 def pof2_floor(n: int) -> int:
@@ -69,6 +83,7 @@ def bcast_binomial(me: int, size: int, root: int):
     return b.schedule(1)
 
 
+@cached_when_small
 def bcast_linear(me: int, size: int, root: int):
     """Slot 0: the payload."""
     b = Builder()
@@ -108,6 +123,7 @@ def reduce_binomial(me: int, size: int, root: int, commutative: bool):
     return b.schedule(2)
 
 
+@cached_when_small
 def reduce_linear(me: int, size: int, root: int):
     """Slot 0: the contribution; at the root slot ``1 + src``: rank src's, slot ``size + 1``: the result
     (None to start with), combined in rank order."""
@@ -218,6 +234,7 @@ def gather_binomial(me: int, size: int, root: int):
     return b.schedule(size)
 
 
+@cached_when_small
 def gather_linear(me: int, size: int, root: int):
     """Slot r: rank r's block."""
     b = Builder()
@@ -253,6 +270,7 @@ def _scatter_binomial(b: Builder, me: int, size: int, root: int, base: int) -> N
     b.wait(*sends)
 
 
+@cached_when_small
 def scatter_linear(me: int, size: int, root: int):
     """Slot r: the block for rank r."""
     b = Builder()
@@ -305,6 +323,7 @@ def alltoall_pairwise(me: int, size: int):
     return Rounds(2 * size, dests, dests, sources, size + sources)
 
 
+@cached_when_small
 def alltoall_isend_irecv(me: int, size: int):
     """Slots as :func:`alltoall_pairwise`; every receive, then every send, posted at once."""
     b = Builder()
@@ -314,6 +333,7 @@ def alltoall_isend_irecv(me: int, size: int):
     return b.schedule(2 * size)
 
 
+@cached_when_small
 def alltoall_scattered(me: int, size: int, throttle: int = ALLTOALL_THROTTLE):
     """Slots as :func:`alltoall_pairwise`; MPICH's scattered algorithm (its Alltoallv default): the peers in
     blocks of ``throttle``, this rank itself first, each block's receives (from ``me + i``) then sends (to
