@@ -464,9 +464,34 @@ def sparse_exchange(MPI):
     return [repr(sorted(got)), repr(targets)]
 
 
+def large_buffers(MPI):
+    """Messages of 256 KiB around the ring (sent without a copy at the call), the senders changing their buffers
+    as soon as MPI lets them; a receive posted early, a Sendrecv, a receive posted late."""
+    comm = MPI.COMM_WORLD
+    rank, size = comm.Get_rank(), comm.Get_size()
+    right, left = (rank + 1) % size, (rank - 1) % size
+    send, got = np.full(1 << 15, float(rank)), np.zeros(1 << 15)
+    req = comm.Irecv([got, MPI.DOUBLE], source=left, tag=1)
+    comm.Isend([send, MPI.DOUBLE], dest=right, tag=1).Wait()
+    send[:] = -1.0
+    req.Wait()
+    out = [float(got.min()), float(got.max())]
+    send[:] = rank + 10.0
+    comm.Sendrecv([send, MPI.DOUBLE], right, 2, [got, MPI.DOUBLE], left, 2)
+    send[:] = -1.0
+    out.append(float(got.sum()))
+    send[:] = rank * 2.0
+    req = comm.Isend([send, MPI.DOUBLE], dest=right, tag=3)
+    comm.Barrier()                              # every send is out before its receive is posted
+    comm.Recv([got, MPI.DOUBLE], source=left, tag=3)
+    req.Wait()
+    out.append(float(got.mean()))
+    return [repr(x) for x in out]
+
+
 PROGRAMS = {fn.__name__: fn for fn in (p2p_buffers, p2p_objects, requests, collectives_buffers,
                                        collectives_objects, communicators, environment, derived_datatypes,
-                                       sparse_exchange)}
+                                       sparse_exchange, large_buffers)}
 
 if __name__ == "__main__":
     import sys
