@@ -1096,30 +1096,31 @@ def irecv(CommCore self not None, *args, **kwargs):
 
 
 # -- mpi4py's uppercase point-to-point calls most programs make (the others: ppt.mpi.surface.communicators.bufp2p)
-def Send(CommCore self not None, buf, dest, tag=0):
-    """mpi4py's ``Comm.Send``."""
-    rank = self._rank
-    cdef double start = begin(self, rank, "MPI_Send")
+cdef buffer_send(CommCore comm, str name, buf, dest, tag, bint blocking):
+    """MPI call ``name``, a send of mpi4py buffer ``buf`` in standard mode: its request, or None once complete
+    (``blocking``)."""
+    rank = comm._rank
+    cdef double start = begin(comm, rank, name)
     try:
         if start == start:
-            owe(rank, call_cost(rank, "MPI_Send"))
+            owe(rank, call_cost(rank, name))
         data, nbytes = outgoing_data(rank, buf)
-        wait_for(rank, start_send(self, data, dest, tag, nbytes, STANDARD, None))
+        req = start_send(comm, data, dest, tag, nbytes, STANDARD, None)
+        if not blocking:
+            return req
+        wait_for(rank, req)
     finally:
         end(rank, start)
+
+
+def Send(CommCore self not None, buf, dest, tag=0):
+    """mpi4py's ``Comm.Send``."""
+    buffer_send(self, "MPI_Send", buf, dest, tag, True)
 
 
 def Isend(CommCore self not None, buf, dest, tag=0):
     """mpi4py's ``Comm.Isend``."""
-    rank = self._rank
-    cdef double start = begin(self, rank, "MPI_Isend")
-    try:
-        if start == start:
-            owe(rank, call_cost(rank, "MPI_Isend"))
-        data, nbytes = outgoing_data(rank, buf)
-        return start_send(self, data, dest, tag, nbytes, STANDARD, None)
-    finally:
-        end(rank, start)
+    return buffer_send(self, "MPI_Isend", buf, dest, tag, False)
 
 
 def Recv(CommCore self not None, buf=None, source=ANY_SOURCE, tag=ANY_TAG, status=None):
