@@ -1,8 +1,9 @@
 # cython: language_level=3, boundscheck=False, wraparound=False
 """The compiled surface of point-to-point MPI: the calls a Python program makes most, in C.
 
-A program's ``comm.isend``, ``comm.irecv``, ``comm.send``, ``comm.recv``, ``mpi.wait``, ``mpi.test``
-and ``mpi.waitall`` run here, with the bookkeeping every top-level MPI call gets (:func:`mpi_call`:
+A program's ``comm.isend``, ``comm.irecv``, ``comm.send``, ``comm.recv``, mpi4py's ``Send``, ``Isend``,
+``Recv`` and ``Irecv`` of buffers (large sends lending their buffer to the message: :class:`Lent`),
+``mpi.wait``, ``mpi.test`` and ``mpi.waitall`` run here, with the bookkeeping every top-level MPI call gets (:func:`mpi_call`:
 counting, timing, the freed check, the CPU meter, a lowercase call's object-layer cost from
 ``mpi.object_overhead_s``), without a Python frame between the program and
 the compiled MPI engine; so do a communicator's fields those calls read (:class:`CommCore`), the hand-over of a
@@ -30,10 +31,10 @@ from libc.stdint cimport int32_t, int64_t, uintptr_t
 from libc.string cimport strlen
 from posix.time cimport CLOCK_MONOTONIC, CLOCK_THREAD_CPUTIME_ID, clock_gettime, timespec
 
-from ppt.mpi.engine.core import ffi, lib
-from ppt.mpi.constants import ANY_SOURCE, ANY_TAG, PROC_NULL, STANDARD
 import numpy as np
 
+from ppt.mpi.engine.core import ffi, lib
+from ppt.mpi.constants import ANY_SOURCE, ANY_TAG, PROC_NULL, STANDARD
 from ppt.mpi.collectives.payload import sized_copy, snapshot
 from ppt.mpi.errors import AfterFinalize, OtherThread
 from ppt.mpi.surface.buffers.arguments import Buf, fill, message, outgoing, truncated
