@@ -232,6 +232,9 @@ typedef struct {
     int32_t node;
     map_t map;                          /* this rank's tables: peers, queues, requests, plans */
     recent_t peers, handles;            /* recent peers (world rank -> record), request ids (-> queue) */
+    int32_t *peer_row;                  /* once the rank has many peers in a job of few ranks: world rank ->
+                                         * record, -1 not yet looked up (the map stays the record's owner) */
+    int32_t peers_made;
     int8_t state, waiting, probing, startup, has_init, stream_end;
     int8_t program;                     /* driven by a Python program (its process), not an op stream */
     double owed_s;

@@ -71,6 +71,7 @@ void ppt_mpi_free(ppt_mpi_t *m)
         free(rk->calls);
         free(rk->skipped);
         free(rk->wl);
+        free(rk->peer_row);
         free(rk->run.sizes);
         free(rk->run.reqs);
         free(rk->run.relays);

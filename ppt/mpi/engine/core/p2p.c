@@ -24,19 +24,35 @@ int32_t queue_new(ppt_mpi_t *m)
 
 /* A rank's record of a peer (world rank): sequence numbers both ways, and the queues of posted receives
  * and unexpected messages for COMM_WORLD's two contexts (made on first use; index into m->peers). */
+/* A rank talking with more than this many peers, in a job of at most DENSE_RANKS ranks, looks its peers up
+ * in a row indexed by world rank (an all-to-all's pattern), else in its recent cache and its map. */
+#define DENSE_PEERS 64
+#define DENSE_RANKS 4096
+
 static int32_t peer_of(ppt_mpi_t *m, int32_t r, int32_t peer)
 {
     rank_t *rk = RANK(m, r);
     int32_t found;
-    if (recent_find(&rk->peers, peer, &found))  /* the rank's lines are in the cache; its map may not be */
+    if (rk->peer_row) {
+        if (rk->peer_row[peer] >= 0)
+            return rk->peer_row[peer];
+    } else if (recent_find(&rk->peers, peer, &found)) {     /* the rank's lines are in the cache; its map may not be */
         return found;
+    }
     int64_t *at = map_ref(&rk->map, T_PEER, (uint64_t)(uint32_t)peer, -1);
     if (*at < 0) {
         m->peers = ppt_grow(m->peers, &m->cap_peers, sizeof(peer_t), m->npeers + 1);
         m->peers[m->npeers] = (peer_t){.queue = {{-1, -1}, {-1, -1}}};
         *at = m->npeers++;
+        if (++rk->peers_made > DENSE_PEERS && !rk->peer_row && m->num_ranks <= DENSE_RANKS) {
+            rk->peer_row = ppt_alloc((size_t)m->num_ranks, sizeof(int32_t));
+            memset(rk->peer_row, 0xff, sizeof(int32_t) * (size_t)m->num_ranks);
+        }
     }
-    recent_put(&rk->peers, peer, (int32_t)*at);
+    if (rk->peer_row)
+        rk->peer_row[peer] = (int32_t)*at;
+    else
+        recent_put(&rk->peers, peer, (int32_t)*at);
     return (int32_t)*at;
 }
 
