@@ -112,9 +112,7 @@ class Buf:
             return
         region = self._region(i)
         dtype = self.array.dtype
-        if not isinstance(value, np.ndarray):
-            value = np.asarray(value, dtype=dtype)
-        raw = np.ascontiguousarray(value).reshape(-1).view(np.uint8)
+        raw = raw_bytes(value, dtype)
         room = region.size * dtype.itemsize
         if raw.size > room:
             raise truncated(rank, raw.size, room)
@@ -123,6 +121,14 @@ class Buf:
         else:                                   # a scattered datatype: whole elements to their places
             values = raw[:raw.size - raw.size % dtype.itemsize].view(dtype)
             self.array[region[:values.size]] = values
+
+
+def raw_bytes(value, dtype) -> np.ndarray:
+    """Received ``value`` as the bytes a receive copies, byte for byte (an object that is not an array read
+    as elements of ``dtype``, the receive buffer's)."""
+    if not isinstance(value, np.ndarray):
+        value = np.asarray(value, dtype=dtype)
+    return np.ascontiguousarray(value).reshape(-1).view(np.uint8)
 
 
 def truncated(rank, arrived_B: int, room_B: int) -> MPIError:
@@ -199,17 +205,23 @@ def _split(rank, msg, vector: bool):
     return buf, counts, displs, datatype
 
 
-def _whole(msg):
-    """The :class:`Buf` of one block of a message in the form most calls give, ``[array, datatype]`` with a
-    C-contiguous numpy array whose elements are the predefined datatype's, the whole array; else None (the
-    general reading of :func:`message` gives the same Buf for it, slower)."""
+def whole_array(msg):
+    """The array of a message in the form most calls give, ``[array, datatype]`` with a C-contiguous numpy
+    array whose elements are the predefined datatype's, the whole array; else None (the general reading of
+    :func:`message` reads it the same way, slower)."""
     if type(msg) is not list and type(msg) is not tuple or len(msg) != 2:
         return None
     array, datatype = msg
     if type(array) is not np.ndarray or type(datatype) is not Datatype or datatype.reach_elems != 1 or \
             datatype.extent_elems != 1 or array.dtype != datatype.dtype or not array.flags.c_contiguous:
         return None
-    return Buf(array.reshape(-1), datatype, [array.size], [0])
+    return array
+
+
+def _whole(msg):
+    """The :class:`Buf` of one block of a message in the form :func:`whole_array` reads; else None."""
+    array = whole_array(msg)
+    return None if array is None else Buf(array.reshape(-1), msg[1], [array.size], [0])
 
 
 def message(rank, msg, blocks: int = 1, what: str = "send"):

@@ -9,21 +9,17 @@ no request is active).
 """
 from __future__ import annotations
 
-from ppt.mpi.surface.buffers.arguments import message
 from ppt.mpi.surface.core import fast
 from ppt.mpi.surface.core.calls import mpi_call
 from ppt.mpi.constants import ANY_SOURCE, ANY_TAG, UNDEFINED
 from ppt.mpi.surface.buffers.datatypes import DATATYPES
 
 #: The receive buffer a message stands for (None: the data is dropped).
-_receiving = fast.receive_buffer
-#: ``(payload, nbytes)`` of a send buffer, large data lent to the message (``fast.lend``).
-_outgoing = fast.lent_outgoing
-
-
-def _put(rank, target, value) -> None:
-    if target is not None:
-        fast.put_into(rank, target, value)
+_receiving = fast.receiving
+#: ``(payload, nbytes)`` of a send buffer, large data lent to the message (``fast.Lent``).
+_outgoing = fast.outgoing_data
+#: Copy received data into a receive buffer (None: dropped).
+_put = fast.fill_buffer
 
 
 # -- sends -------------------------------------------------------------------------------

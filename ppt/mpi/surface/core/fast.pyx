@@ -37,8 +37,7 @@ from ppt.mpi.engine.core import ffi, lib
 from ppt.mpi.constants import ANY_SOURCE, ANY_TAG, PROC_NULL, STANDARD
 from ppt.mpi.collectives.payload import sized_copy, snapshot
 from ppt.mpi.errors import AfterFinalize, OtherThread
-from ppt.mpi.surface.buffers.arguments import Buf, fill, message, outgoing, truncated
-from ppt.mpi.surface.buffers.datatypes import Datatype
+from ppt.mpi.surface.buffers.arguments import Buf, fill, message, outgoing, raw_bytes, truncated, whole_array
 from ppt.mpi.surface.core.requests import Status
 
 cdef extern from *:
@@ -627,7 +626,7 @@ cdef class Lent:
         return array
 
 
-def lend(array, int64_t nbytes):
+cdef object lend(array, int64_t nbytes):
     """What a send of ``array`` (numpy elements of a contiguous datatype, ``nbytes`` bytes on the wire)
     carries: a :class:`Lent` of it if it is large enough to pay, else the array (the send snapshots it)."""
     if nbytes >= LEND_B and type(array) is np.ndarray and not array.dtype.hasobject:
@@ -651,28 +650,12 @@ cdef class Whole:
         """Copy received ``value`` in (raw bytes, as ``Buf.put``; None: nothing to copy)."""
         if value is None:
             return 0
-        if type(value) is not np.ndarray:
-            value = np.asarray(value, dtype=self.dtype)
-        raw = np.ascontiguousarray(value).reshape(-1).view(np.uint8)
+        raw = raw_bytes(value, self.dtype)
         cdef Py_ssize_t n = raw.size
         if n > self.raw.size:
             raise truncated(rank, n, self.raw.size)
         self.raw[:n] = raw
         return 0
-
-
-cdef object whole_array(msg):
-    """The array of message ``msg`` if it has mpi4py's commonest form (``[array, datatype]``, a C-contiguous
-    numpy array of the predefined datatype's elements, whole), else None."""
-    if (type(msg) is not list and type(msg) is not tuple) or len(msg) != 2:
-        return None
-    array, datatype = msg
-    if type(array) is not np.ndarray or type(datatype) is not Datatype:
-        return None
-    if datatype.reach_elems != 1 or datatype.extent_elems != 1 or not array.flags.c_contiguous or \
-            array.dtype != datatype.dtype:
-        return None
-    return array
 
 
 cdef Py_ssize_t room_B(target) except? -2:
@@ -684,16 +667,21 @@ cdef Py_ssize_t room_B(target) except? -2:
     return -1
 
 
-cdef int fill_buffer(rank, target, value) except -1:
-    """Copy received ``value`` into receive buffer ``target`` (a :class:`Whole`, a ``Buf``, a message)."""
-    if type(target) is Whole:
+cpdef int fill_buffer(rank, target, value) except -1:
+    """Copy received ``value`` (a payload, or the data of a :class:`Lent`) into receive buffer ``target`` (a
+    :class:`Whole`, a ``Buf``, a message; None: the data is dropped)."""
+    if target is None:
+        return 0
+    if type(value) is Lent:
+        (<Lent>value).copy_into(rank, target)
+    elif type(target) is Whole:
         (<Whole>target).put(rank, value)
     else:
         fill(rank, target, value)
     return 0
 
 
-cdef tuple outgoing_data(rank, msg):
+cpdef tuple outgoing_data(rank, msg):
     """``(payload, nbytes)`` of send buffer ``msg``, its data lent to the message if large (:func:`lend`); for an
     object with no buffer, the object (nbytes None)."""
     array = whole_array(msg)
@@ -704,27 +692,12 @@ cdef tuple outgoing_data(rank, msg):
     return (data, nbytes) if nbytes is None else (lend(data, nbytes), nbytes)
 
 
-cdef object receiving(rank, msg):
+cpdef object receiving(rank, msg):
     """The receive buffer message ``msg`` stands for (None: the data is dropped)."""
     if msg is None:
         return None
     array = whole_array(msg)
     return Whole(array) if array is not None else message(rank, msg, 1, "receive")
-
-
-def lent_outgoing(rank, msg) -> tuple:
-    """:func:`outgoing_data` for the uppercase sends written in Python."""
-    return outgoing_data(rank, msg)
-
-
-def receive_buffer(rank, msg):
-    """:func:`receiving` for the uppercase receives written in Python."""
-    return receiving(rank, msg)
-
-
-def put_into(rank, target, value) -> None:
-    """:func:`fill_buffer` for the uppercase receives written in Python."""
-    fill_buffer(rank, target, value)
 
 
 cdef tuple NO_ARGS = ()
@@ -1124,51 +1097,38 @@ def Isend(CommCore self not None, buf, dest, tag=0):
     return buffer_send(self, "MPI_Isend", buf, dest, tag, False)
 
 
-def Recv(CommCore self not None, buf=None, source=ANY_SOURCE, tag=ANY_TAG, status=None):
-    """mpi4py's ``Comm.Recv``."""
-    rank = self._rank
-    cdef double start = begin(self, rank, "MPI_Recv")
-    cdef EngineRequest r
+cdef buffer_recv(CommCore comm, str name, buf, source, tag, bint blocking, status):
+    """MPI call ``name``, a receive into mpi4py buffer ``buf``: its request, the buffer filled when a wait or
+    test retires it, or, ``blocking``, None once the buffer is filled (``status`` too, if given)."""
+    rank = comm._rank
+    cdef double start = begin(comm, rank, name)
     try:
         if start == start:
-            owe(rank, call_cost(rank, "MPI_Recv"))
+            owe(rank, call_cost(rank, name))
         target = receiving(rank, buf)
-        req = start_recv(self, source, tag, None)
-        if target is not None and isinstance(req, EngineRequest):
+        req = start_recv(comm, source, tag, None)
+        if isinstance(req, EngineRequest):
             (<EngineRequest>req).listen(target)     # a large send may copy its data straight there
+        else:
+            req.buffer = target
+        if not blocking:
+            return req
         wait_for(rank, req)
         if status is not None:
             req.status.copy_to(status)
-        if isinstance(req, EngineRequest):
-            r = <EngineRequest>req
-            r.received()
-            value = r.data
-        else:
-            value = req.value
-        if target is None:
-            return
-        if type(value) is Lent:
-            (<Lent>value).copy_into(rank, target)
-        else:
-            fill_buffer(rank, target, value)
+        fill_buffer(rank, target, received_data(req))
     finally:
         end(rank, start)
+
+
+def Recv(CommCore self not None, buf=None, source=ANY_SOURCE, tag=ANY_TAG, status=None):
+    """mpi4py's ``Comm.Recv``."""
+    buffer_recv(self, "MPI_Recv", buf, source, tag, True, status)
 
 
 def Irecv(CommCore self not None, buf=None, source=ANY_SOURCE, tag=ANY_TAG):
     """mpi4py's ``Comm.Irecv``: the buffer is filled when a wait or test retires the request."""
-    rank = self._rank
-    cdef double start = begin(self, rank, "MPI_Irecv")
-    try:
-        if start == start:
-            owe(rank, call_cost(rank, "MPI_Irecv"))
-        target = receiving(rank, buf)
-        req = start_recv(self, source, tag, None)
-        if target is not None:
-            req.listen(target)
-        return req
-    finally:
-        end(rank, start)
+    return buffer_recv(self, "MPI_Irecv", buf, source, tag, False, None)
 
 
 def positional(str call, args, kwargs, names, defaults) -> list:
@@ -1194,6 +1154,15 @@ def recv_args(str call, args, kwargs, defaults) -> list:
 
 
 # -- completing requests (methods of ppt.mpi.surface.api.MPI) ------------------------------------------------------
+cdef object received_data(req):
+    """Completed receive ``req``'s payload as the engine gave it: a :class:`Lent` still to be copied into a
+    receive buffer, where ``req.value`` would make the receive's own copy of its data."""
+    if isinstance(req, EngineRequest):
+        (<EngineRequest>req).received()
+        return (<EngineRequest>req).data
+    return req.value
+
+
 cdef retired(api, req, status):
     """Retire ``req``, which the rank has taken over: returns its payload (receives), fills ``status`` and any
     mpi4py receive buffer; the rank owes the object layer's cost of a lowercase ``irecv``.  The request lets go
@@ -1214,18 +1183,11 @@ cdef retired(api, req, status):
         req.status.copy_to(status)
     if is_send:
         value = None
-    elif r is not None and r.buffer is not None:
-        r.received()
-        value = r.data
-        if type(value) is Lent:
-            (<Lent>value).copy_into(api._rank, r.buffer)
-            value = None
-        else:
-            fill_buffer(api._rank, r.buffer, value)
     else:
-        value = req.value
-        if req.buffer is not None:
-            fill_buffer(api._rank, req.buffer, value)
+        value = received_data(req) if req.buffer is not None else req.value
+        fill_buffer(api._rank, req.buffer, value)
+        if type(value) is Lent:             # its data is the buffer's now
+            value = None
     if r is not None:
         r.data = r.buffer = None
         if r._rank.meter is not None:
