@@ -1,6 +1,8 @@
 """Real MPI between ranks 0 and 1, run by ``ppt calibrate`` as ``mpiexec -n 2 python THIS SIZES ROUNDS BATCH_S [MAX_S]``.
 
-A standalone script (numpy and mpi4py only, no ``ppt`` import, so the ranks start fast).
+A standalone script (numpy and mpi4py only, no ``ppt`` import, so the ranks start fast).  mpi4py is imported
+by :func:`main` alone: :func:`per_call` also gives the calibration's model (:mod:`ppt.hardware.callmodel`) the
+same calls on a simulated MPI.
 It times two things, each as a list of timed operations:
 
 * a ping-pong per size in SIZES (bytes): mpi4py's buffer interface
@@ -28,7 +30,6 @@ import json
 import sys
 
 import numpy as np
-from mpi4py import MPI
 
 #: Call kinds timed besides the ping-pong: name -> True if timed per one-way message (half a round trip).
 CALLS = {"Send/Recv": True, "send/recv": True, "Isend/Irecv+Wait": True, "isend/irecv+wait": True,
@@ -38,16 +39,44 @@ CALLS = {"Send/Recv": True, "send/recv": True, "Isend/Irecv+Wait": True, "isend/
          "Barrier": False}
 
 
-def operations(comm, sizes):
+def per_call(comm, MPI) -> dict:
+    """The kinds of :data:`CALLS` timed per call: kind -> a function making one call of ``comm`` (8 bytes or a
+    Python float; a double per rank where a call takes one from each), ``MPI`` the module that gives ``comm``."""
+    peer = 1 - comm.Get_rank()
+    root = comm.Get_rank() == 0
+    value = 0.5
+    small = np.ones(1, dtype=np.float64)
+    other = np.empty(1, dtype=np.float64)
+    pair = np.ones(2, dtype=np.float64)                 # one float per rank
+    pairs = np.empty(2, dtype=np.float64)
+    return {
+        "Sendrecv": lambda: comm.Sendrecv(small, peer, 12, other, peer, 12),
+        "Allreduce": lambda: comm.Allreduce(small, other),
+        "allreduce": lambda: comm.allreduce(value),
+        "Bcast": lambda: comm.Bcast(small, 0),
+        "bcast": lambda: comm.bcast(value, 0),
+        "Reduce": lambda: comm.Reduce(small, other, root=0),
+        "reduce": lambda: comm.reduce(value, root=0),
+        "Gather": lambda: comm.Gather(small, pairs if root else None, 0),
+        "gather": lambda: comm.gather(value, 0),
+        "Scatter": lambda: comm.Scatter(pair if root else None, other, 0),
+        "scatter": lambda: comm.scatter([value, value] if root else None, 0),
+        "Allgather": lambda: comm.Allgather(small, pairs),
+        "allgather": lambda: comm.allgather(value),
+        "Alltoall": lambda: comm.Alltoall(pair, pairs),
+        "alltoall": lambda: comm.alltoall([value, value]),
+        "Alltoallv": lambda: comm.Alltoallv([pair, [1, 1], [0, 1], MPI.DOUBLE], [pairs, [1, 1], [0, 1], MPI.DOUBLE]),
+        "Barrier": comm.Barrier,
+    }
+
+
+def operations(comm, sizes, MPI):
     """``(label, halve, run(repeats))`` per timed operation: the ping-pong sizes, then :data:`CALLS`."""
     rank = comm.Get_rank()
     peer = 1 - rank
     value = 0.5
     small = np.ones(1, dtype=np.float64)
     other = np.empty(1, dtype=np.float64)
-    pair = np.ones(2, dtype=np.float64)                 # one float per rank
-    pairs = np.empty(2, dtype=np.float64)
-    root = rank == 0
 
     def pingpong(n):
         buf = [np.ones(max(n, 1), dtype=np.uint8), n, MPI.BYTE]
@@ -86,29 +115,13 @@ def operations(comm, sizes):
                                         lambda: comm.Irecv(other, peer, 10).Wait()),
         "isend/irecv+wait": round_trips(lambda: comm.isend(value, peer, 11).wait(),
                                         lambda: comm.irecv(source=peer, tag=11).wait()),
-        "Sendrecv": repeated(lambda: comm.Sendrecv(small, peer, 12, other, peer, 12)),
-        "Allreduce": repeated(lambda: comm.Allreduce(small, other)),
-        "allreduce": repeated(lambda: comm.allreduce(value)),
-        "Bcast": repeated(lambda: comm.Bcast(small, 0)),
-        "bcast": repeated(lambda: comm.bcast(value, 0)),
-        "Reduce": repeated(lambda: comm.Reduce(small, other, root=0)),
-        "reduce": repeated(lambda: comm.reduce(value, root=0)),
-        "Gather": repeated(lambda: comm.Gather(small, pairs if root else None, 0)),
-        "gather": repeated(lambda: comm.gather(value, 0)),
-        "Scatter": repeated(lambda: comm.Scatter(pair if root else None, other, 0)),
-        "scatter": repeated(lambda: comm.scatter([value, value] if root else None, 0)),
-        "Allgather": repeated(lambda: comm.Allgather(small, pairs)),
-        "allgather": repeated(lambda: comm.allgather(value)),
-        "Alltoall": repeated(lambda: comm.Alltoall(pair, pairs)),
-        "alltoall": repeated(lambda: comm.alltoall([value, value])),
-        "Alltoallv": repeated(lambda: comm.Alltoallv([pair, [1, 1], [0, 1], MPI.DOUBLE],
-                                                     [pairs, [1, 1], [0, 1], MPI.DOUBLE])),
-        "Barrier": repeated(comm.Barrier),
+        **{kind: repeated(call) for kind, call in per_call(comm, MPI).items()},
     }
     return [(n, True, pingpong(n)) for n in sizes] + [(name, CALLS[name], calls[name]) for name in CALLS]
 
 
 def main(argv):
+    from mpi4py import MPI
     sizes = [int(s) for s in argv[1].split(",")]
     rounds = int(argv[2])
     budget_s = float(argv[3])
@@ -117,7 +130,7 @@ def main(argv):
     rank = comm.Get_rank()
     if comm.Get_size() != 2:
         raise SystemExit("pingpong_worker: run with exactly 2 ranks")
-    ops = operations(comm, sizes)
+    ops = operations(comm, sizes, MPI)
 
     # Repetitions per operation: from a short probe, so each timed batch lasts about budget_s (rank 0 decides).
     repeats = []

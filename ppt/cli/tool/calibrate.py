@@ -72,16 +72,11 @@ def run(args) -> int:
     preset = hostpreset.build(info, pingpong, copy, fit, processor_file.name, command=command, version=version)
     date = preset["calibration"]["date"]
     processor = hostpreset.processor(info, copy, fit, date[:10])
-    _write_both(target, preset, processor_file, processor)
     from ppt import provenance
     from ppt.hardware import hostcalls
-    from ppt.hardware.callmodel import modelled_s
     from ppt.hardware.systems import load_system
-    from ppt.machine import Machine
-    from ppt.mpi import MPIJob
     _say("each call against the preset's model ...")
-    job = MPIJob.on_machine(Machine(load_system(str(target)), "packet"), 2)     # ppt exec's network kind
-    calls = hostcalls.with_call_costs(pingpong["calls"], modelled_s(job))
+    calls = hostcalls.with_call_costs(pingpong["calls"], _modelled_s(preset, processor, target, processor_file))
     preset["mpi"]["call_overhead_s"] = hostcalls.call_overheads(calls)
     preset["calibration"]["calls"] = pingpong["calls"] = calls
     _write_both(target, preset, processor_file, processor)
@@ -182,6 +177,20 @@ def _probe_writable(target: Path, option: str) -> None:
             pass
     except OSError as exc:
         raise PPTError(f"{option} {target}: cannot write there ({exc.strerror or exc}); choose a writable path") from None
+
+
+def _modelled_s(preset: dict, processor: dict, target: Path, processor_file: Path) -> dict:
+    """What ``preset`` (not written yet, with no call overheads) predicts for each call the calibration timed,
+    s per call by MPI call, on the network kind ``ppt exec`` runs; its files are written to a scratch folder
+    only, to be loaded as ``--system`` loads them."""
+    from ppt.hardware.callmodel import modelled_s
+    from ppt.hardware.systems import load_system
+    from ppt.machine import Machine
+    from ppt.mpi import MPIJob
+    with tempfile.TemporaryDirectory() as scratch:
+        system_file = Path(scratch) / target.name
+        _write_both(system_file, preset, Path(scratch) / processor_file.name, processor)
+        return modelled_s(MPIJob.on_machine(Machine(load_system(str(system_file)), "packet"), 2))
 
 
 def _write_both(target: Path, preset: dict, processor_file: Path, processor: dict) -> None:
